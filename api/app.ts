@@ -1,0 +1,68 @@
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import type { Logger } from 'pino';
+import type { TokenService } from '../shared/auth/token-service';
+import type { Config } from '../shared/config/config';
+import { buildLlmsTxt } from '../shared/description/llms-txt';
+import { buildOpenApiDocument } from '../shared/description/openapi-document';
+import type { Metrics } from '../shared/metrics/metrics';
+import type { Operation, Services } from '../shared/operations/operation';
+import { OPERATIONS, publishedOperations } from '../shared/operations/registry';
+import { accessLog } from './middleware/access-log';
+import { authenticate } from './middleware/authenticate';
+import { errorHandler } from './middleware/error-handler';
+import { httpMetrics } from './middleware/http-metrics';
+import { jsonBody } from './middleware/json-body';
+import { matchOperation } from './middleware/match-operation';
+import { rateLimit } from './middleware/rate-limit';
+import { requestContext } from './middleware/request-context';
+import { requestValidator } from './middleware/request-validator';
+import type { Backend } from '../shared/stores/backend';
+import { descriptionRoutes } from './routes/description-routes';
+import { dispatchOperation } from './routes/dispatch-operation';
+import { healthRoutes } from './routes/health-routes';
+
+/** What the HTTP app is built from; the process entry (or a test) supplies it. */
+export interface AppDependencies {
+  config: Config;
+  backend: Backend;
+  services: Services;
+  tokens: TokenService;
+  metrics: Metrics;
+  logger: Logger;
+  operations?: readonly Operation[];
+}
+
+/**
+ * Builds the API's Express app (it does not listen). The registry is the route table: one chain matches,
+ * authenticates, rate-limits, parses, validates against the generated document, and dispatches.
+ */
+export function createApp({ config, backend, services, tokens, metrics, logger, operations = OPERATIONS }: AppDependencies): Express {
+  const published = publishedOperations(operations);
+  const openApiJson = JSON.stringify(buildOpenApiDocument(published, config.publicUrl));
+  const llmsTxt = buildLlmsTxt(published, { publicUrl: config.publicUrl, dashboardUrl: config.dashboardUrl });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.trustProxy);
+  app.set('etag', false);
+
+  app.use(requestContext, httpMetrics(metrics), accessLog(logger));
+  app.use(helmet({ contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } } }));
+  app.use(descriptionRoutes(openApiJson, llmsTxt), healthRoutes(() => backend.ready()));
+  app.use('/v1', (_req, res, next) => {
+    res.set('Cache-Control', 'no-store');
+    next();
+  });
+  app.use(
+    matchOperation(operations),
+    rateLimit(backend.rateLimits, config.rateLimitPerMinute, 'link-secret'),
+    authenticate(tokens, config.linkSecret, metrics),
+    rateLimit(backend.rateLimits, config.rateLimitPerMinute, 'bearer'),
+    jsonBody,
+    ...requestValidator(buildOpenApiDocument(operations, '/')),
+    dispatchOperation(services),
+  );
+  app.use(errorHandler(logger));
+  return app;
+}

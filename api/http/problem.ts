@@ -1,0 +1,65 @@
+import { AppError, type FieldProblem } from '../../shared/errors/app-error';
+import { MethodNotAllowedError } from '../../shared/errors/method-not-allowed-error';
+import { NotFoundError } from '../../shared/errors/not-found-error';
+import { PayloadTooLargeError } from '../../shared/errors/payload-too-large-error';
+import { UnsupportedMediaTypeError } from '../../shared/errors/unsupported-media-type-error';
+import { ValidationError } from '../../shared/errors/validation-error';
+
+/** The body limit of every JSON request. */
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+/** An RFC 9457 problem body. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  request_id: string;
+  errors?: readonly FieldProblem[];
+}
+
+/** Something went wrong that the caller must not learn about: a generic 500. */
+export class InternalError extends AppError {
+  constructor() {
+    super(500, 'internal', 'Internal error', 'Something went wrong on our side. Retry later; quote the request id if it persists.');
+  }
+}
+
+interface FrameworkError {
+  status?: number;
+  statusCode?: number;
+  type?: string;
+  errors?: Array<{ path?: string; message?: string }>;
+  headers?: Record<string, string>;
+}
+
+/**
+ * Maps anything thrown into an {@link AppError}. Errors of the body parser and of the OpenAPI validator are
+ * translated by status; their own messages are replaced, except validator field messages (schema facts).
+ * Anything unknown becomes a 500 whose cause the caller logs.
+ */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  const framework = (error ?? {}) as FrameworkError;
+  const status = framework.status ?? framework.statusCode;
+  if (framework.type === 'entity.parse.failed') return new ValidationError('The body is not valid JSON.');
+  if (framework.type === 'entity.too.large' || status === 413) return new PayloadTooLargeError(BODY_LIMIT_BYTES);
+  if (framework.type === 'charset.unsupported' || framework.type === 'encoding.unsupported' || status === 415) {
+    return new UnsupportedMediaTypeError();
+  }
+  if (status === 400 && Array.isArray(framework.errors)) {
+    const errors = framework.errors.map((e) => ({ path: String(e.path ?? ''), message: String(e.message ?? 'is invalid') }));
+    return new ValidationError('The request does not match the schema.', errors);
+  }
+  if (status === 400) return new ValidationError('The request is malformed.');
+  if (status === 404) return new NotFoundError();
+  if (status === 405) return new MethodNotAllowedError((framework.headers?.Allow ?? 'GET').split(/,\s*/));
+  return new InternalError();
+}
+
+/** The problem+json body of an error, for the request with this id. */
+export function problemBody(error: AppError, requestId: string): Problem {
+  const body: Problem = { type: error.type, title: error.title, status: error.status, detail: error.message, request_id: requestId };
+  if (error.errors && error.errors.length > 0) body.errors = error.errors;
+  return body;
+}

@@ -1,0 +1,2 @@
+export { createApp, type AppDependencies } from './app';
+export { startApi, type RunningApi } from './start-api';

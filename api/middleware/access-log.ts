@@ -1,0 +1,26 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from 'pino';
+import { state } from '../http/locals';
+
+/**
+ * One JSON line per answered request. It names only the method, the route template, the status, the
+ * duration and the request id: no headers, no query and no body, so no credential can slip in.
+ */
+export function accessLog(logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const start = process.hrtime.bigint();
+    res.once('finish', () => {
+      const { requestId, route } = state(res);
+      const line = {
+        req_id: requestId,
+        method: req.method,
+        route,
+        status: res.statusCode,
+        duration_ms: Math.round(Number(process.hrtime.bigint() - start) / 1e4) / 100,
+      };
+      if (res.statusCode >= 500) logger.warn(line, 'request');
+      else logger.info(line, 'request');
+    });
+    next();
+  };
+}

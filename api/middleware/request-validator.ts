@@ -1,0 +1,19 @@
+import * as OpenApiValidator from 'express-openapi-validator';
+import type { RequestHandler } from 'express';
+import type { OpenApiDocument } from '../../shared/description/openapi-document';
+
+/**
+ * Enforces the generated OpenAPI document on every matched request: parameters, headers and bodies,
+ * unknown fields and unknown query parameters included. Only requests for registry operations reach it.
+ */
+export function requestValidator(document: OpenApiDocument): RequestHandler[] {
+  return OpenApiValidator.middleware({
+    // The validator mutates and dereferences its spec; give it a copy of its own.
+    apiSpec: structuredClone(document) as never,
+    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: true },
+    validateResponses: false,
+    validateSecurity: false,
+    validateApiSpec: true,
+    ignoreUndocumented: true,
+  }) as unknown as RequestHandler[];
+}

@@ -1,0 +1,52 @@
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import type { Config } from '../shared/config/config';
+import { closeServer } from '../shared/lifecycle/shutdown';
+import { Metrics } from '../shared/metrics/metrics';
+import { createMetricsServer } from '../shared/metrics/metrics-server';
+import { buildProcessors } from '../shared/operations/registry';
+import { createServices } from '../shared/services';
+import { createBackend } from '../shared/stores/create-backend';
+import { createApp } from './app';
+
+/** A listening API with its metrics listener. */
+export interface RunningApi {
+  port: number;
+  metricsPort: number;
+  /** Stops accepting, drains in-flight requests and jobs within the grace period, then closes the backend. */
+  close(): Promise<void>;
+}
+
+/** Wires configuration, backend, services and listeners: everything `npm start` and `npm run dev` run. */
+export async function startApi(config: Config, logger: Logger): Promise<RunningApi> {
+  const metrics = new Metrics();
+  const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs });
+  const backend = createBackend(config, processors, metrics, logger);
+  const { services, tokens } = createServices(config, backend, metrics);
+  const app = createApp({ config, backend, services, tokens, metrics, logger });
+
+  const server = app.listen(config.port);
+  const metricsServer = createMetricsServer(metrics).listen(config.metricsPort);
+  await Promise.all([listening(server), listening(metricsServer)]);
+  const port = (server.address() as AddressInfo).port;
+  const metricsPort = (metricsServer.address() as AddressInfo).port;
+  logger.info({ port, metrics_port: metricsPort, public_url: config.publicUrl, backend: backend.kind }, 'api listening');
+
+  return {
+    port,
+    metricsPort,
+    close: async () => {
+      await closeServer(server, config.shutdownGraceMs);
+      await backend.close(config.shutdownGraceMs);
+      await closeServer(metricsServer, 0);
+    },
+  };
+}
+
+function listening(server: import('node:http').Server): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (server.listening) return resolve();
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+}

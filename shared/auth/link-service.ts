@@ -1,0 +1,61 @@
+import { ValidationError } from '../errors/validation-error';
+import type { ConnectionStore } from '../stores/connection-store';
+import { newId } from '../util/ids';
+import type { TokenService } from './token-service';
+
+/** What the dashboard receives when it links a subject. */
+export interface LinkResult {
+  token: string;
+  token_type: 'Bearer';
+  connection_id: string;
+  subject: string;
+  expires_at: string;
+  revoke_url: string;
+}
+
+// C0 controls, DEL and C1 controls: a subject is shown in logs and UIs, so none of these may be in it.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** Mints connections and tokens for the dashboard, and revokes them. */
+export class LinkService {
+  constructor(
+    private readonly connections: ConnectionStore,
+    private readonly tokens: TokenService,
+    private readonly tokenTtlSeconds: number,
+    private readonly revokeUrl: string,
+  ) {}
+
+  /** Creates a new connection for the subject and a token for it. */
+  async link(rawSubject: string): Promise<LinkResult> {
+    const subject = normaliseSubject(rawSubject);
+    const issuedAt = Math.floor(Date.now() / 1000);
+    const expiresAt = issuedAt + this.tokenTtlSeconds;
+    const id = newId('conn');
+    await this.connections.create({ id, subject, issuedAt, expiresAt, revoked: false });
+    return {
+      token: this.tokens.sign(subject, id, issuedAt, expiresAt),
+      token_type: 'Bearer',
+      connection_id: id,
+      subject,
+      expires_at: new Date(expiresAt * 1000).toISOString(),
+      revoke_url: this.revokeUrl,
+    };
+  }
+
+  /** Revokes one connection or all of a subject's; resolves to how many were newly revoked. */
+  async revoke(target: { connection_id?: string; subject?: string }): Promise<number> {
+    if (target.connection_id !== undefined) return this.connections.revoke(target.connection_id);
+    return this.connections.revokeSubject(normaliseSubject(target.subject ?? ''));
+  }
+}
+
+/** Trims a subject and checks it is 1..256 characters with no control characters (400 otherwise). */
+export function normaliseSubject(raw: string): string {
+  const subject = raw.trim();
+  if (subject.length < 1 || subject.length > 256 || CONTROL.test(subject)) {
+    throw new ValidationError('The subject is not valid.', [
+      { path: '/body/subject', message: 'must be 1 to 256 characters after trimming, with no control characters' },
+    ]);
+  }
+  return subject;
+}

@@ -1,0 +1,9 @@
+/** Who a verified bearer token acts for. */
+export interface Principal {
+  subject: string;
+  connectionId: string;
+  /** Seconds since the epoch. */
+  issuedAt: number;
+  /** Seconds since the epoch. */
+  expiresAt: number;
+}

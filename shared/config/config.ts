@@ -1,0 +1,102 @@
+import { cleanEnv, str } from 'envalid';
+import { ConfigError } from '../errors/config-error';
+import { httpsUrl, intInRange, publicUrl, redisUrl, secretOfAtLeast } from './validators';
+
+/** Which process is loading the configuration; they differ in defaults and in what they require. */
+export type ProcessRole = 'api' | 'worker' | 'dev';
+
+/** The validated configuration shared by the API and the worker. */
+export interface Config {
+  readonly connectorSecret: string;
+  readonly publicUrl: string;
+  readonly dashboardUrl: string;
+  readonly linkSecret: string;
+  readonly port: number;
+  readonly metricsPort: number;
+  readonly redisUrl: string | undefined;
+  readonly redisKeyPrefix: string;
+  readonly logLevel: string;
+  readonly tokenTtlSeconds: number;
+  readonly idempotencyTtlSeconds: number;
+  readonly workerConcurrency: number;
+  readonly trustProxy: number;
+  readonly placeholderJobMs: number;
+  readonly shutdownGraceMs: number;
+  readonly rateLimitPerMinute: number;
+  readonly jobAttempts: number;
+  readonly jobBackoffMs: number;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const DAY = 86_400;
+
+/**
+ * Validates the environment. Throws a {@link ConfigError} naming every offending variable (never a value),
+ * so the caller can print it and exit before listening on any port.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): Config {
+  const problems: Array<{ name: string; reason: string }> = [];
+  const clean = cleanEnv(
+    env,
+    {
+      CONNECTOR_SECRET: secretOfAtLeast(32)({ desc: 'secret of the connector; signing keys are derived from it' }),
+      PUBLIC_URL: publicUrl({ desc: 'the address the platform is told to call' }),
+      DASHBOARD_URL: httpsUrl({ desc: 'where users revoke access' }),
+      LINK_SECRET: secretOfAtLeast(1)({ desc: 'shared secret checked on /v1/link' }),
+      PORT: intInRange(0, 65_535)({ default: 8787 }),
+      METRICS_PORT: intInRange(0, 65_535)({ default: role === 'worker' ? 9465 : 9464 }),
+      REDIS_URL: redisUrl({ default: undefined }),
+      REDIS_KEY_PREFIX: str({ default: 'connector:' }),
+      LOG_LEVEL: str({ choices: LOG_LEVELS, default: 'info' }),
+      TOKEN_TTL_SECONDS: intInRange(60, 365 * DAY)({ default: 30 * DAY }),
+      IDEMPOTENCY_TTL_SECONDS: intInRange(60, 30 * DAY)({ default: DAY }),
+      WORKER_CONCURRENCY: intInRange(1, 256)({ default: 4 }),
+      TRUST_PROXY: intInRange(0, 16)({ default: 0 }),
+      PLACEHOLDER_JOB_MS: intInRange(0, 600_000)({ default: 2000 }),
+      SHUTDOWN_GRACE_MS: intInRange(0, 600_000)({ default: 10_000 }),
+      RATE_LIMIT_PER_MINUTE: intInRange(1, 1_000_000)({ default: 120 }),
+      JOB_ATTEMPTS: intInRange(1, 100)({ default: 3 }),
+      JOB_BACKOFF_MS: intInRange(0, 600_000)({ default: 1000 }),
+    },
+    {
+      // envalid's own messages can echo the value; report names with our own reasons only.
+      reporter: ({ errors }) => {
+        for (const [name, error] of Object.entries(errors)) {
+          const missing = error?.constructor?.name === 'EnvMissingError';
+          problems.push({ name, reason: missing ? 'is required' : sanitise(error) });
+        }
+      },
+    },
+  );
+  if (role === 'worker' && !clean.REDIS_URL && !problems.some((p) => p.name === 'REDIS_URL')) {
+    problems.push({ name: 'REDIS_URL', reason: 'is required by the worker' });
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  return {
+    connectorSecret: clean.CONNECTOR_SECRET,
+    publicUrl: clean.PUBLIC_URL,
+    dashboardUrl: clean.DASHBOARD_URL,
+    linkSecret: clean.LINK_SECRET,
+    port: clean.PORT,
+    metricsPort: clean.METRICS_PORT,
+    redisUrl: clean.REDIS_URL,
+    redisKeyPrefix: clean.REDIS_KEY_PREFIX,
+    logLevel: clean.LOG_LEVEL,
+    tokenTtlSeconds: clean.TOKEN_TTL_SECONDS,
+    idempotencyTtlSeconds: clean.IDEMPOTENCY_TTL_SECONDS,
+    workerConcurrency: clean.WORKER_CONCURRENCY,
+    trustProxy: clean.TRUST_PROXY,
+    placeholderJobMs: clean.PLACEHOLDER_JOB_MS,
+    shutdownGraceMs: clean.SHUTDOWN_GRACE_MS,
+    rateLimitPerMinute: clean.RATE_LIMIT_PER_MINUTE,
+    jobAttempts: clean.JOB_ATTEMPTS,
+    jobBackoffMs: clean.JOB_BACKOFF_MS,
+  };
+}
+
+/** Our validators' messages never contain the input; envalid's built-in ones might, so they are replaced. */
+function sanitise(error: Error | undefined): string {
+  const message = error?.message ?? '';
+  return /^(must|is) /.test(message) ? message : 'is invalid';
+}

@@ -1,0 +1,17 @@
+import { ConfigError } from '../errors/config-error';
+import { loadConfig, type Config, type ProcessRole } from './config';
+
+/**
+ * Loads the configuration or, when it is invalid, prints every offending variable by name (never its value)
+ * and exits non-zero: before any port is opened, so a pod without its Secret crash-loops visibly.
+ */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv, role: ProcessRole): Config {
+  try {
+    return loadConfig(env, role);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    const lines = error.problems.map((p) => `  - ${p.name} ${p.reason}`);
+    process.stderr.write(`connector ${role}: refusing to start, invalid configuration:\n${lines.join('\n')}\n`);
+    process.exit(78);
+  }
+}

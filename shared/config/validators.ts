@@ -1,0 +1,64 @@
+import { makeValidator } from 'envalid';
+
+/** Hosts for which a plain-http PUBLIC_URL is allowed: exact matches only, so `localhost.evil.com` is refused. */
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+function parseAbsoluteUrl(input: string): URL {
+  let url: URL;
+  try {
+    url = new URL(input);
+  } catch {
+    throw new Error('must be an absolute URL');
+  }
+  if (url.username || url.password) throw new Error('must not carry credentials');
+  if (url.search || url.hash) throw new Error('must not have a query or fragment');
+  return url;
+}
+
+/** The base URL without a trailing slash, so `${base}/openapi.json` never doubles it. */
+function normalise(url: URL): string {
+  return url.toString().replace(/\/+$/, '');
+}
+
+/** `PUBLIC_URL`: https, or http only on an exact loopback host. */
+export const publicUrl = makeValidator<string>((input) => {
+  const url = parseAbsoluteUrl(input);
+  if (url.protocol === 'https:') return normalise(url);
+  if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return normalise(url);
+  throw new Error('must use https (http is allowed only for localhost, 127.0.0.1 or [::1])');
+});
+
+/** `DASHBOARD_URL`: an absolute https URL. */
+export const httpsUrl = makeValidator<string>((input) => {
+  const url = parseAbsoluteUrl(input);
+  if (url.protocol !== 'https:') throw new Error('must use https');
+  return input.trim();
+});
+
+/** A string of at least `min` characters. */
+export const secretOfAtLeast = (min: number) =>
+  makeValidator<string>((input) => {
+    if (typeof input !== 'string' || input.length < min) throw new Error(`must be at least ${min} characters`);
+    return input;
+  });
+
+/** A non-negative integer within bounds. */
+export const intInRange = (min: number, max: number) =>
+  makeValidator<number>((input) => {
+    if (!/^\d+$/.test(String(input).trim())) throw new Error('must be a whole number');
+    const value = Number(input);
+    if (value < min || value > max) throw new Error(`must be between ${min} and ${max}`);
+    return value;
+  });
+
+/** A Redis URL (`redis://` or `rediss://`). */
+export const redisUrl = makeValidator<string>((input) => {
+  let url: URL;
+  try {
+    url = new URL(input);
+  } catch {
+    throw new Error('must be a redis:// or rediss:// URL');
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new Error('must be a redis:// or rediss:// URL');
+  return input;
+});

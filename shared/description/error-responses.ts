@@ -1,0 +1,26 @@
+import type { HeaderSpec } from '../operations/operation';
+
+interface ErrorResponse {
+  name: string;
+  description: string;
+  headers?: Record<string, HeaderSpec>;
+}
+
+const retryAfter: HeaderSpec = { description: 'Seconds to wait before retrying.', schema: { type: 'integer' }, required: true };
+
+/** The problem+json responses an operation may list, by status. */
+export const ERROR_RESPONSES: Readonly<Record<number, ErrorResponse>> = {
+  400: { name: 'BadRequest', description: 'The request is malformed or does not match the schema; errors lists each problem.' },
+  401: {
+    name: 'Unauthorized',
+    description: 'The credential is missing, expired or revoked. The person must reconnect.',
+    headers: { 'WWW-Authenticate': { description: 'The Bearer challenge.', schema: { type: 'string' } } },
+  },
+  404: { name: 'NotFound', description: 'No such resource for this person.' },
+  413: { name: 'PayloadTooLarge', description: 'The body is over 64 KiB.' },
+  415: { name: 'UnsupportedMediaType', description: 'The body is not application/json.' },
+  422: { name: 'IdempotencyConflict', description: 'The idempotency key was already used with a different payload.' },
+  429: { name: 'TooManyRequests', description: 'Rate limited: wait Retry-After seconds.', headers: { 'Retry-After': retryAfter } },
+  500: { name: 'InternalError', description: 'An unexpected error; nothing about it is disclosed.' },
+  503: { name: 'Unavailable', description: 'Temporarily unavailable: wait Retry-After seconds.', headers: { 'Retry-After': retryAfter } },
+};

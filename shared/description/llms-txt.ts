@@ -1,0 +1,62 @@
+import type { Operation } from '../operations/operation';
+import { SERVICE_INFO } from './service-info';
+
+/** Where llms.txt sends the person and the model. */
+export interface LlmsTxtLinks {
+  publicUrl: string;
+  dashboardUrl: string;
+}
+
+/**
+ * Builds `/llms.txt` (llmstxt.org layout) from the published operations: each description verbatim, with
+ * its cost and polling notes, then the rules an assistant must follow. Nothing here depends on a request.
+ */
+export function buildLlmsTxt(operations: readonly Operation[], { publicUrl, dashboardUrl }: LlmsTxtLinks): string {
+  const byId = new Map(operations.map((operation) => [operation.operationId, operation]));
+  const lines: string[] = [
+    `# ${SERVICE_INFO.name}`,
+    '',
+    `> ${SERVICE_INFO.summary}`,
+    '',
+    '## Setup',
+    '',
+    `- Access: the person connects at ${dashboardUrl} and gets a token there; send it on every call as \`Authorization: Bearer <token>\`. The person can revoke it at the same address.`,
+    `- Base URL: ${publicUrl} (every path below is relative to it).`,
+    '',
+    '## Operations',
+    '',
+  ];
+  for (const operation of operations) {
+    lines.push(`### ${operation.operationId}: ${operation.method.toUpperCase()} ${operation.path}`, '', operation.description, '');
+    lines.push(
+      operation.cost !== undefined
+        ? `- Cost: ${operation.cost} credit${operation.cost === 1 ? '' : 's'}, charged once when the job is accepted. Needs the person's explicit yes before each call. Needs an idempotency key (Idempotency-Key header or idempotency_key field).`
+        : '- Cost: free.',
+    );
+    if (operation.async) {
+      const poll = byId.get(operation.async.pollOperationId);
+      const target = poll ? `${poll.operationId} (${poll.method.toUpperCase()} ${poll.path})` : operation.async.pollOperationId;
+      lines.push(
+        `- Asynchronous: answers 202 with a job at once. Poll ${target} every Retry-After seconds (${operation.async.retryAfterSeconds} s) until status is succeeded or failed.`,
+      );
+    }
+    lines.push('');
+  }
+  lines.push(
+    '## Rules for the assistant',
+    '',
+    '- Before each paid call, tell the person what it does and what it costs, and get a fresh, specific yes for that call. An earlier yes does not cover a new job.',
+    '- To follow a job, poll it. Never call the paid operation again to check progress: that asks for a new job.',
+    '- When a paid call fails with a network error, a timeout, a 429 or a 5xx, retry it with the same idempotency key and the same input; you get the same job and no second charge. Use a new key only for a new job the person asked for.',
+    '- A 422 means the idempotency key was already used for a different request: use a new key for the new request.',
+    `- A 401 means the connection is missing, expired or revoked: ask the person to reconnect at ${dashboardUrl}.`,
+    '- A 429 or a 503 means wait the number of seconds in Retry-After, then try again.',
+    '- Show results as the API returns them; do not invent fields or results.',
+    '',
+    '## OpenAPI',
+    '',
+    `- [OpenAPI description](${publicUrl}/openapi.json): every operation with its full request and response schemas.`,
+    '',
+  );
+  return lines.join('\n');
+}

@@ -1,0 +1,83 @@
+import type { Operation, ResponseSpec } from '../operations/operation';
+import { COMPONENT_SCHEMAS } from '../operations/schemas';
+import { ERROR_RESPONSES } from './error-responses';
+import { SERVICE_INFO } from './service-info';
+
+/** An OpenAPI 3.1 document, as plain JSON. */
+export type OpenApiDocument = Record<string, any>;
+
+const PROBLEM_MEDIA_TYPE = 'application/problem+json';
+
+/**
+ * Builds the OpenAPI 3.1 document from the registry. `serverUrl` is `PUBLIC_URL` for the published copy and
+ * `/` for the validator's copy (the validator only checks paths under the server URL's path). The internal
+ * copy also carries the dashboard's operations, so the same generator validates them too.
+ */
+export function buildOpenApiDocument(operations: readonly Operation[], serverUrl: string): OpenApiDocument {
+  const paths: Record<string, Record<string, unknown>> = {};
+  const internal = operations.some((operation) => operation.auth === 'link-secret');
+  for (const operation of operations) {
+    paths[operation.path] ??= {};
+    paths[operation.path][operation.method] = operationObject(operation);
+  }
+  const securitySchemes: Record<string, unknown> = {
+    bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The token the person got when connecting.' },
+  };
+  if (internal) securitySchemes.linkSecret = { type: 'apiKey', in: 'header', name: 'x-link-secret' };
+  return {
+    openapi: '3.1.0',
+    info: { title: SERVICE_INFO.name, version: SERVICE_INFO.version, description: SERVICE_INFO.summary },
+    servers: [{ url: serverUrl }],
+    paths,
+    components: {
+      schemas: COMPONENT_SCHEMAS,
+      responses: errorComponents(),
+      securitySchemes,
+    },
+  };
+}
+
+function operationObject(operation: Operation): Record<string, unknown> {
+  const responses: Record<string, unknown> = {};
+  for (const [status, spec] of Object.entries(operation.responses)) responses[status] = successResponse(spec);
+  for (const status of operation.errors) responses[String(status)] = { $ref: `#/components/responses/${ERROR_RESPONSES[status].name}` };
+  const object: Record<string, unknown> = {
+    operationId: operation.operationId,
+    summary: operation.summary,
+    description: operation.description,
+    security: [operation.auth === 'bearer' ? { bearerAuth: [] } : { linkSecret: [] }],
+  };
+  if (operation.parameters) object.parameters = operation.parameters;
+  if (operation.requestBody) {
+    object.requestBody = { required: true, content: { 'application/json': { schema: operation.requestBody } } };
+  }
+  object.responses = responses;
+  object['x-openai-isConsequential'] = operation.consequential;
+  if (operation.cost !== undefined) {
+    object['x-requires-confirmation'] = true;
+    object['x-cost'] = { amount: operation.cost, unit: 'credit', charged: 'once, when the job is accepted' };
+  }
+  if (operation.async) {
+    object['x-long-running'] = true;
+    object['x-poll-operationId'] = operation.async.pollOperationId;
+  }
+  return object;
+}
+
+function successResponse(spec: ResponseSpec): Record<string, unknown> {
+  const response: Record<string, unknown> = { description: spec.description, content: { 'application/json': { schema: spec.schema } } };
+  if (spec.headers) response.headers = spec.headers;
+  return response;
+}
+
+function errorComponents(): Record<string, unknown> {
+  const components: Record<string, unknown> = {};
+  for (const { name, description, headers } of Object.values(ERROR_RESPONSES)) {
+    components[name] = {
+      description,
+      ...(headers ? { headers } : {}),
+      content: { [PROBLEM_MEDIA_TYPE]: { schema: { $ref: '#/components/schemas/Problem' } } },
+    };
+  }
+  return components;
+}

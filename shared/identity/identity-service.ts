@@ -1,0 +1,31 @@
+import type { Principal } from '../auth/principal';
+import type { LedgerStore, Usage } from '../stores/ledger-store';
+
+/** What `GET /v1/me` shows. */
+export interface Identity {
+  subject: string;
+  connection_id: string;
+  issued_at: string;
+  expires_at: string;
+  revoke_url: string;
+  usage: Usage;
+}
+
+/** Describes who a token acts for, with what they have been charged. */
+export class IdentityService {
+  constructor(
+    private readonly ledger: LedgerStore,
+    private readonly revokeUrl: string,
+  ) {}
+
+  async describe(principal: Principal): Promise<Identity> {
+    return {
+      subject: principal.subject,
+      connection_id: principal.connectionId,
+      issued_at: new Date(principal.issuedAt * 1000).toISOString(),
+      expires_at: new Date(principal.expiresAt * 1000).toISOString(),
+      revoke_url: this.revokeUrl,
+      usage: await this.ledger.usage(principal.subject),
+    };
+  }
+}

@@ -1,0 +1,16 @@
+import type { JobRecord, JobStatus, NewJob } from './job';
+
+/**
+ * The seam between the API and whatever runs jobs: in memory (in-process) or BullMQ (a separate worker).
+ * Routes never know which one they talk to.
+ */
+export interface JobQueue {
+  /** Adds the job unless a job with its id already exists; never creates a second one. */
+  enqueue(job: NewJob): Promise<void>;
+  /** The stored job, or undefined. */
+  get(id: string): Promise<JobRecord | undefined>;
+  /** Number of jobs in each state, for metrics. */
+  counts(): Promise<Record<JobStatus, number>>;
+  /** Resolves when in-flight work is finished (or the grace period is over); takes no new work. */
+  close(graceMs: number): Promise<void>;
+}

@@ -1,0 +1,105 @@
+import { createHash, createHmac, type KeyObject } from 'node:crypto';
+import { IdempotencyConflictError } from '../errors/idempotency-conflict-error';
+import { NotFoundError } from '../errors/not-found-error';
+import { ServiceUnavailableError } from '../errors/service-unavailable-error';
+import { decodeCursor, encodeCursor } from '../pagination/cursor';
+import type { Page } from '../pagination/page';
+import type { LedgerStore } from '../stores/ledger-store';
+import { canonicalJson } from '../util/canonical-json';
+import { toPublicJob, type Job } from './job';
+import type { JobQueue } from './job-queue';
+
+/** A paid job to start, as the handler hands it over. */
+export interface JobSubmission {
+  subject: string;
+  operation: string;
+  input: Record<string, unknown>;
+  cost: number;
+  idempotencyKey: string;
+}
+
+/** Observers of the submission path; metrics hook here. */
+export interface JobServiceHooks {
+  onSubmitted?(operation: string, cost: number): void;
+  onReplayed?(operation: string): void;
+  onConflict?(operation: string): void;
+}
+
+/** Accepts paid jobs exactly once per (subject, idempotency key) and reads a subject's jobs. */
+export class JobService {
+  constructor(
+    private readonly ledger: LedgerStore,
+    private readonly queue: JobQueue,
+    private readonly jobIdKey: KeyObject,
+    private readonly retentionSeconds: number,
+    private readonly hooks: JobServiceHooks = {},
+  ) {}
+
+  /**
+   * Accepts a job, or returns the one an earlier call with the same key accepted. Charging happens inside
+   * the ledger's atomic claim, so a retry can never charge twice. A replay enqueues again on purpose: the
+   * queue ignores known ids, and it repairs a first attempt that was charged but died before enqueueing.
+   */
+  async submit(submission: JobSubmission): Promise<{ job: Job; replayed: boolean }> {
+    const jobId = this.jobIdFor(submission.subject, submission.idempotencyKey);
+    const outcome = await this.ledger.claim({
+      subject: submission.subject,
+      key: submission.idempotencyKey,
+      fingerprint: fingerprint(submission.operation, submission.input),
+      jobId,
+      operation: submission.operation,
+      cost: submission.cost,
+      ttlSeconds: this.retentionSeconds,
+    });
+    if (outcome === 'conflict') {
+      this.hooks.onConflict?.(submission.operation);
+      throw new IdempotencyConflictError();
+    }
+    if (outcome === 'created') this.hooks.onSubmitted?.(submission.operation, submission.cost);
+    else this.hooks.onReplayed?.(submission.operation);
+    await this.queue.enqueue({
+      id: jobId,
+      subject: submission.subject,
+      operation: submission.operation,
+      input: submission.input,
+      cost: submission.cost,
+      createdAt: new Date().toISOString(),
+    });
+    const stored = await this.queue.get(jobId);
+    // The claim and the enqueue both succeeded, so the job must be there; if not, the backend is failing.
+    if (!stored) throw new ServiceUnavailableError();
+    return { job: toPublicJob(stored), replayed: outcome === 'replayed' };
+  }
+
+  /** One of the subject's jobs; another subject's job is a 404 exactly like an unknown id. */
+  async get(subject: string, id: string): Promise<Job> {
+    const job = await this.queue.get(id);
+    if (!job || job.subject !== subject) throw new NotFoundError('No job with this id.');
+    return toPublicJob(job);
+  }
+
+  /** The subject's jobs, newest first. */
+  async list(subject: string, limit: number, cursor?: string): Promise<Page<Job>> {
+    const before = cursor === undefined ? undefined : decodeCursor(cursor);
+    const ids = await this.ledger.listJobIds(subject, { limit: limit + 1, before });
+    const hasMore = ids.length > limit;
+    const shown = ids.slice(0, limit);
+    const jobs = await Promise.all(shown.map(({ value }) => this.queue.get(value)));
+    const items = jobs.filter((job) => job !== undefined && job.subject === subject).map((job) => toPublicJob(job!));
+    return { items, next_cursor: hasMore ? encodeCursor(shown[shown.length - 1].seq) : null };
+  }
+
+  /**
+   * The job id for a subject's key: an HMAC, so it is stable across retries and replicas, unguessable by
+   * anyone without the connector secret, and safe for BullMQ (no `:`, never an integer).
+   */
+  jobIdFor(subject: string, idempotencyKey: string): string {
+    const mac = createHmac('sha256', this.jobIdKey).update(`${subject}\n${idempotencyKey}`, 'utf8').digest('base64url');
+    return `job_${mac.slice(0, 32)}`;
+  }
+}
+
+/** Fingerprint of what a key was first used for: the operation and its payload, key order ignored. */
+export function fingerprint(operation: string, input: unknown): string {
+  return createHash('sha256').update(canonicalJson({ operation, input }), 'utf8').digest('base64url');
+}

@@ -1,0 +1,36 @@
+import pino, { type Logger } from 'pino';
+
+/**
+ * Paths that must never reach a log line: credentials in headers and bodies. pino removes them before
+ * serialising, so even a debug dump of a request cannot leak them.
+ */
+export const REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers["x-link-secret"]',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+  'headers.authorization',
+  'headers["x-link-secret"]',
+  'token',
+  '*.token',
+  'secret',
+  '*.secret',
+  'connectorSecret',
+  'linkSecret',
+  '*.connectorSecret',
+  '*.linkSecret',
+];
+
+/** A JSON-lines logger on stdout (or on `destination`, which tests use to capture a session). */
+export function createLogger(level: string, name: string, destination?: NodeJS.WritableStream): Logger {
+  return pino(
+    {
+      name,
+      level,
+      redact: { paths: REDACT_PATHS, remove: true },
+      base: { service: name },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    destination ?? pino.destination({ sync: false }),
+  );
+}

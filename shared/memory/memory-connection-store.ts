@@ -1,0 +1,39 @@
+import type { Connection, ConnectionStore } from '../stores/connection-store';
+
+/** Connections in a Map; expired ones are dropped lazily. */
+export class MemoryConnectionStore implements ConnectionStore {
+  private readonly byId = new Map<string, Connection>();
+
+  async create(connection: Connection): Promise<void> {
+    this.sweep();
+    this.byId.set(connection.id, { ...connection });
+  }
+
+  async get(id: string): Promise<Connection | undefined> {
+    const found = this.byId.get(id);
+    return found ? { ...found } : undefined;
+  }
+
+  async revoke(id: string): Promise<number> {
+    const found = this.byId.get(id);
+    if (!found || found.revoked) return 0;
+    found.revoked = true;
+    return 1;
+  }
+
+  async revokeSubject(subject: string): Promise<number> {
+    let count = 0;
+    for (const connection of this.byId.values()) {
+      if (connection.subject === subject && !connection.revoked) {
+        connection.revoked = true;
+        count++;
+      }
+    }
+    return count;
+  }
+
+  private sweep(): void {
+    const now = Date.now() / 1000;
+    for (const [id, connection] of this.byId) if (connection.expiresAt < now) this.byId.delete(id);
+  }
+}

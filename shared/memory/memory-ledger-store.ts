@@ -1,0 +1,48 @@
+import type { PageQuery, SeqItem } from '../pagination/page';
+import type { ClaimOutcome, ClaimRequest, LedgerStore, Usage } from '../stores/ledger-store';
+import { SubjectSequence } from './subject-sequence';
+
+interface IdempotencyRecord {
+  fingerprint: string;
+  expiresAt: number;
+}
+
+/**
+ * Idempotency records, usage and the job index in memory. `claim` has no await between its check and its
+ * writes, so concurrent requests in this one process cannot both win.
+ */
+export class MemoryLedgerStore implements LedgerStore {
+  private readonly records = new Map<string, IdempotencyRecord>();
+  private readonly usageBySubject = new Map<string, Usage>();
+  private readonly jobs = new SubjectSequence<string>();
+
+  async claim(request: ClaimRequest): Promise<ClaimOutcome> {
+    const now = Date.now();
+    const existing = this.records.get(request.jobId);
+    if (existing && existing.expiresAt > now) {
+      return existing.fingerprint === request.fingerprint ? 'replayed' : 'conflict';
+    }
+    this.records.set(request.jobId, { fingerprint: request.fingerprint, expiresAt: now + request.ttlSeconds * 1000 });
+    const usage = this.usageBySubject.get(request.subject) ?? { jobs_charged: 0, credits_spent: 0 };
+    usage.jobs_charged += 1;
+    usage.credits_spent += request.cost;
+    this.usageBySubject.set(request.subject, usage);
+    this.jobs.add(request.subject, request.jobId);
+    return 'created';
+  }
+
+  async listJobIds(subject: string, query: PageQuery): Promise<Array<SeqItem<string>>> {
+    return this.jobs.page(subject, query);
+  }
+
+  async usage(subject: string): Promise<Usage> {
+    return { ...(this.usageBySubject.get(subject) ?? { jobs_charged: 0, credits_spent: 0 }) };
+  }
+
+  /** Forgets expired records and index entries of jobs that are gone; called by the queue's sweeper. */
+  prune(jobExists: (jobId: string) => boolean): void {
+    const now = Date.now();
+    for (const [jobId, record] of this.records) if (record.expiresAt <= now) this.records.delete(jobId);
+    this.jobs.prune(jobExists);
+  }
+}

@@ -1,0 +1,39 @@
+import type { Operation } from './operation';
+
+/** `POST /v1/link`: the dashboard mints a token for a subject. Not shown to the model. */
+export const link: Operation = {
+  operationId: 'link',
+  method: 'post',
+  path: '/v1/link',
+  summary: 'Mint a bearer token for a subject',
+  description: "For the operator's dashboard only: creates a new connection for the subject and returns its bearer token.",
+  auth: 'link-secret',
+  published: false,
+  consequential: true,
+  requestBody: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['subject'],
+    properties: { subject: { type: 'string', minLength: 1, maxLength: 1024 } },
+  },
+  responses: {
+    201: {
+      description: 'The new connection and its token.',
+      schema: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['token', 'token_type', 'connection_id', 'subject', 'expires_at', 'revoke_url'],
+        properties: {
+          token: { type: 'string' },
+          token_type: { type: 'string', enum: ['Bearer'] },
+          connection_id: { type: 'string', pattern: '^conn_' },
+          subject: { type: 'string' },
+          expires_at: { type: 'string', format: 'date-time' },
+          revoke_url: { type: 'string', format: 'uri' },
+        },
+      },
+    },
+  },
+  errors: [400, 401, 413, 415, 429, 500, 503],
+  handle: async (request, services) => ({ status: 201, body: await services.links.link(request.body.subject) }),
+};

@@ -1,0 +1,87 @@
+import type { LinkService } from '../auth/link-service';
+import type { Principal } from '../auth/principal';
+import type { IdentityService } from '../identity/identity-service';
+import type { JobService } from '../jobs/job-service';
+import type { Processor } from '../jobs/processor';
+import type { ThingService } from '../things/thing-service';
+
+/** A JSON Schema (2020-12, as OpenAPI 3.1 uses it). */
+export type JsonSchema = Record<string, unknown>;
+
+/** How an operation authenticates its caller. */
+export type AuthScheme = 'bearer' | 'link-secret';
+
+/** The domain functions handlers call; built once per process. */
+export interface Services {
+  links: LinkService;
+  identity: IdentityService;
+  things: ThingService;
+  jobs: JobService;
+}
+
+/** A validated request, independent of Express. */
+export interface OperationRequest {
+  /** Set for bearer operations: who the token acts for. */
+  principal?: Principal;
+  body: any;
+  query: Record<string, unknown>;
+  params: Record<string, string>;
+  header(name: string): string | undefined;
+}
+
+/** What a handler answers; the HTTP layer writes it. */
+export interface OperationResult {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+/** A documented response header. */
+export interface HeaderSpec {
+  description: string;
+  schema: JsonSchema;
+  required?: boolean;
+}
+
+/** A documented success response. */
+export interface ResponseSpec {
+  description: string;
+  schema: JsonSchema;
+  headers?: Record<string, HeaderSpec>;
+}
+
+/** Settings a processor may need, from the configuration. */
+export interface ProcessorSettings {
+  placeholderJobMs: number;
+}
+
+/**
+ * One operation: the single source for its route, its OpenAPI entry, its llms.txt entry and, for paid
+ * asynchronous operations, the processor the worker runs.
+ */
+export interface Operation {
+  operationId: string;
+  method: 'get' | 'post';
+  /** OpenAPI path template, e.g. `/v1/jobs/{id}`. */
+  path: string;
+  summary: string;
+  /** At most 300 characters: read by the platform's model, copied verbatim into llms.txt. */
+  description: string;
+  auth: AuthScheme;
+  /** False for the dashboard's operations: they are routed and validated but not shown to the model. */
+  published: boolean;
+  /** True when the call changes something the person would want to approve. */
+  consequential: boolean;
+  parameters?: ReadonlyArray<Record<string, unknown>>;
+  requestBody?: JsonSchema;
+  responses: Readonly<Record<number, ResponseSpec>>;
+  /** Error statuses this operation can answer (problem+json). */
+  errors: readonly number[];
+  /** Price in credits of a paid operation, charged once when a job is accepted. */
+  cost?: number;
+  /** For asynchronous operations: which operation to poll, and how long to wait between polls. */
+  async?: { pollOperationId: string; retryAfterSeconds: number };
+  /** For paid asynchronous operations: builds the processor the worker runs for its jobs. */
+  processor?: (settings: ProcessorSettings) => Processor;
+  handle(request: OperationRequest, services: Services): Promise<OperationResult>;
+}

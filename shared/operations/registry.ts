@@ -1,0 +1,28 @@
+import type { ProcessorMap } from '../jobs/processor';
+import { createJob } from './create-job';
+import { createThing } from './create-thing';
+import { getJob } from './get-job';
+import { getMe } from './get-me';
+import { link } from './link';
+import { listJobs } from './list-jobs';
+import { listThings } from './list-things';
+import type { Operation, ProcessorSettings } from './operation';
+import { revoke } from './revoke';
+
+/**
+ * Every operation of the service, in the order the documents list them. Routes, `/openapi.json`,
+ * `/llms.txt` and the worker's processors are all generated from this one list: add an operation here.
+ */
+export const OPERATIONS: readonly Operation[] = [getMe, listThings, createThing, createJob, listJobs, getJob, link, revoke];
+
+/** The operations shown to the platform's model. */
+export function publishedOperations(operations: readonly Operation[] = OPERATIONS): Operation[] {
+  return operations.filter((operation) => operation.published);
+}
+
+/** The processors of the paid operations, by operation id. */
+export function buildProcessors(settings: ProcessorSettings, operations: readonly Operation[] = OPERATIONS): ProcessorMap {
+  const processors = new Map();
+  for (const operation of operations) if (operation.processor) processors.set(operation.operationId, operation.processor(settings));
+  return processors;
+}

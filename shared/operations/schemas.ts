@@ -1,0 +1,140 @@
+import type { JsonSchema } from './operation';
+
+/** Reference to a component schema of the generated document. */
+export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+
+const timestamp: JsonSchema = { type: 'string', format: 'date-time' };
+const nullableTimestamp: JsonSchema = { type: ['string', 'null'], format: 'date-time' };
+
+/** Idempotency keys: 1..255 printable ASCII characters. */
+export const IDEMPOTENCY_KEY_SCHEMA: JsonSchema = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' };
+
+/** Component schemas shared by operations. */
+export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
+  Problem: {
+    type: 'object',
+    description: 'An RFC 9457 problem.',
+    required: ['type', 'title', 'status', 'detail'],
+    properties: {
+      type: { type: 'string' },
+      title: { type: 'string' },
+      status: { type: 'integer' },
+      detail: { type: 'string' },
+      instance: { type: 'string' },
+      request_id: { type: 'string' },
+      errors: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['path', 'message'],
+          properties: { path: { type: 'string' }, message: { type: 'string' } },
+        },
+      },
+    },
+  },
+  Usage: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['jobs_charged', 'credits_spent'],
+    properties: {
+      jobs_charged: { type: 'integer', minimum: 0, description: 'Paid jobs accepted so far.' },
+      credits_spent: { type: 'integer', minimum: 0, description: 'Credits charged so far.' },
+    },
+  },
+  Identity: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['subject', 'connection_id', 'issued_at', 'expires_at', 'revoke_url', 'usage'],
+    properties: {
+      subject: { type: 'string', description: 'Who this connection acts for.' },
+      connection_id: { type: 'string' },
+      issued_at: timestamp,
+      expires_at: timestamp,
+      revoke_url: { type: 'string', format: 'uri', description: 'Where the person can revoke access.' },
+      usage: ref('Usage'),
+    },
+  },
+  Thing: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['id', 'name', 'notes', 'created_at'],
+    properties: {
+      id: { type: 'string', pattern: '^thing_' },
+      name: { type: 'string', minLength: 1, maxLength: 200 },
+      notes: { type: ['string', 'null'], maxLength: 2000 },
+      created_at: timestamp,
+    },
+  },
+  ThingPage: page('Thing'),
+  JobInput: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['prompt'],
+    properties: { prompt: { type: 'string', minLength: 1, maxLength: 4000, description: 'What the job should work on.' } },
+  },
+  Job: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['id', 'operation', 'status', 'input', 'cost', 'created_at', 'started_at', 'finished_at', 'result', 'error', 'attempts'],
+    properties: {
+      id: { type: 'string', pattern: '^job_' },
+      operation: { type: 'string', description: 'The operation that started the job.' },
+      status: {
+        type: 'string',
+        enum: ['queued', 'running', 'succeeded', 'failed'],
+        description: 'queued or running: poll again later. succeeded or failed: final.',
+      },
+      input: { type: 'object' },
+      cost: { type: 'integer', minimum: 0, description: 'Credits charged for this job (once).' },
+      created_at: timestamp,
+      started_at: nullableTimestamp,
+      finished_at: nullableTimestamp,
+      result: { type: ['object', 'null'], description: 'Set when status is succeeded.' },
+      error: {
+        type: ['object', 'null'],
+        additionalProperties: false,
+        required: ['message'],
+        properties: { message: { type: 'string' } },
+        description: 'Set when status is failed.',
+      },
+      attempts: { type: 'integer', minimum: 0 },
+    },
+  },
+  JobPage: page('Job'),
+};
+
+function page(item: string): JsonSchema {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['items', 'next_cursor'],
+    properties: {
+      items: { type: 'array', items: ref(item) },
+      next_cursor: { type: ['string', 'null'], description: 'Pass as cursor for the next page; null on the last page.' },
+    },
+  };
+}
+
+/** `limit` and `cursor` query parameters of every list. */
+export const PAGE_PARAMETERS: ReadonlyArray<Record<string, unknown>> = [
+  {
+    name: 'limit',
+    in: 'query',
+    required: false,
+    description: 'How many items to return (1 to 100).',
+    schema: { type: 'integer', minimum: 1, maximum: 100, default: 25 },
+  },
+  {
+    name: 'cursor',
+    in: 'query',
+    required: false,
+    description: 'The next_cursor of the previous page.',
+    schema: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' },
+  },
+];
+
+/** Reads the validated `limit` (defaulted by the schema) and `cursor` of a list request. */
+export function pageArgs(query: Record<string, unknown>): { limit: number; cursor?: string } {
+  const limit = Number(query.limit ?? 25);
+  return { limit: Number.isInteger(limit) ? limit : 25, cursor: typeof query.cursor === 'string' ? query.cursor : undefined };
+}

@@ -1,0 +1,39 @@
+import type { Config } from './config/config';
+import { deriveKeys } from './auth/derived-keys';
+import { LinkService } from './auth/link-service';
+import { TokenService } from './auth/token-service';
+import { IdentityService } from './identity/identity-service';
+import { JobService } from './jobs/job-service';
+import type { Metrics } from './metrics/metrics';
+import type { Services } from './operations/operation';
+import type { Backend } from './stores/backend';
+import { ThingService } from './things/thing-service';
+
+/** The domain services plus the token verifier the HTTP layer uses. */
+export interface ServiceContainer {
+  services: Services;
+  tokens: TokenService;
+}
+
+/** Builds the domain once per process from the configuration and a backend. Keys are derived here, once. */
+export function createServices(config: Config, backend: Backend, metrics: Metrics): ServiceContainer {
+  const keys = deriveKeys(config.connectorSecret);
+  const tokens = new TokenService(keys.tokenKey, config.publicUrl, backend.connections);
+  const jobs = new JobService(backend.ledger, backend.queue, keys.jobIdKey, config.idempotencyTtlSeconds, {
+    onSubmitted: (operation, cost) => {
+      metrics.jobsSubmitted.inc({ operation });
+      metrics.creditsCharged.inc({ operation }, cost);
+    },
+    onReplayed: (operation) => metrics.jobsReplayed.inc({ operation }),
+    onConflict: (operation) => metrics.idempotencyConflicts.inc({ operation }),
+  });
+  return {
+    tokens,
+    services: {
+      links: new LinkService(backend.connections, tokens, config.tokenTtlSeconds, config.dashboardUrl),
+      identity: new IdentityService(backend.ledger, config.dashboardUrl),
+      things: new ThingService(backend.things),
+      jobs,
+    },
+  };
+}

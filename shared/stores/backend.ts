@@ -1,0 +1,19 @@
+import type { JobQueue } from '../jobs/job-queue';
+import type { ConnectionStore } from './connection-store';
+import type { LedgerStore } from './ledger-store';
+import type { RateLimitStore } from './rate-limit-store';
+import type { ThingStore } from './thing-store';
+
+/** Everything stateful the API needs, from one backend (memory or Redis). */
+export interface Backend {
+  readonly kind: 'memory' | 'redis';
+  readonly connections: ConnectionStore;
+  readonly things: ThingStore;
+  readonly ledger: LedgerStore;
+  readonly rateLimits: RateLimitStore;
+  readonly queue: JobQueue;
+  /** True when the backend answers (for `/readyz`). */
+  ready(): Promise<boolean>;
+  /** Drains the queue within `graceMs`, then releases connections. */
+  close(graceMs: number): Promise<void>;
+}

@@ -1,0 +1,29 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config/config';
+import { jobObserver } from '../jobs/job-observer';
+import type { ProcessorMap } from '../jobs/processor';
+import { createMemoryBackend } from '../memory/memory-backend';
+import type { Metrics } from '../metrics/metrics';
+import type { Backend } from './backend';
+
+/** The warning printed when no Redis is configured. */
+export const MEMORY_BACKEND_WARNING =
+  'REDIS_URL is not set: using the embedded in-memory backend. Every token, thing, job and charge is lost on exit, ' +
+  'revocations are not shared, and jobs run in this process: do not run more than one replica.';
+
+/** Picks the backend from the configuration: Redis when `REDIS_URL` is set (never memory then), else memory. */
+export function createBackend(config: Config, processors: ProcessorMap, metrics: Metrics, logger: Logger): Backend {
+  if (config.redisUrl) throw new Error('the Redis backend is not available in this build');
+  logger.warn(MEMORY_BACKEND_WARNING);
+  const backend = createMemoryBackend({
+    processors,
+    concurrency: config.workerConcurrency,
+    attempts: config.jobAttempts,
+    backoffMs: config.jobBackoffMs,
+    retentionSeconds: config.idempotencyTtlSeconds,
+    onJobTransition: jobObserver(metrics, logger),
+    onUnexpectedJobError: (error, job) => logger.error({ err: error, job_id: job.id, operation: job.operation }, 'job attempt threw'),
+  });
+  metrics.observeQueue(() => backend.queue.counts());
+  return backend;
+}
