@@ -1,0 +1,225 @@
+{{/*
+The chart name, or nameOverride.
+*/}}
+{{- define "connector.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+The fully qualified name: fullnameOverride, or <release>-<chart> (just <release> when it already contains
+the chart name). Truncated to 63 characters for DNS names; component suffixes are added by the callers, so
+the base is cut at 50 to leave room for "-worker-metrics" and the like.
+*/}}
+{{- define "connector.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 50 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 50 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 50 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+chart name and version for the helm.sh/chart label.
+*/}}
+{{- define "connector.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Labels every object carries.
+*/}}
+{{- define "connector.labels" -}}
+helm.sh/chart: {{ include "connector.chart" . }}
+{{ include "connector.selectorLabels" . }}
+{{- if .Chart.AppVersion }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+{{- end }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: {{ include "connector.name" . }}
+{{- end }}
+
+{{/*
+Selector labels shared by all components.
+*/}}
+{{- define "connector.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "connector.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{/*
+Labels of one component. Call with (dict "ctx" $ "component" "api").
+*/}}
+{{- define "connector.componentLabels" -}}
+{{ include "connector.labels" .ctx }}
+app.kubernetes.io/component: {{ .component }}
+{{- end }}
+
+{{/*
+Selector labels of one component. Call with (dict "ctx" $ "component" "api").
+*/}}
+{{- define "connector.componentSelectorLabels" -}}
+{{ include "connector.selectorLabels" .ctx }}
+app.kubernetes.io/component: {{ .component }}
+{{- end }}
+
+{{/*
+Names of the objects.
+*/}}
+{{- define "connector.apiName" -}}
+{{- printf "%s-api" (include "connector.fullname" .) }}
+{{- end }}
+{{- define "connector.workerName" -}}
+{{- printf "%s-worker" (include "connector.fullname" .) }}
+{{- end }}
+{{- define "connector.redisName" -}}
+{{- printf "%s-redis" (include "connector.fullname" .) }}
+{{- end }}
+{{- define "connector.configMapName" -}}
+{{- printf "%s-config" (include "connector.fullname" .) }}
+{{- end }}
+
+{{/*
+The Secret loaded with envFrom: secrets.existingSecret, or the one this chart creates.
+*/}}
+{{- define "connector.secretName" -}}
+{{- if .Values.secrets.existingSecret }}
+{{- .Values.secrets.existingSecret }}
+{{- else }}
+{{- printf "%s-secret" (include "connector.fullname" .) }}
+{{- end }}
+{{- end }}
+
+{{/*
+The service account name.
+*/}}
+{{- define "connector.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "connector.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/*
+An image reference from {repository, tag} with the chart's appVersion as the default tag.
+Call with (dict "image" .Values.api.image "ctx" $).
+*/}}
+{{- define "connector.image" -}}
+{{- printf "%s:%s" .image.repository (default .ctx.Chart.AppVersion .image.tag | toString) }}
+{{- end }}
+
+{{/*
+PUBLIC_URL: config.publicUrl, else https://<ingress.host> when the ingress is enabled, else empty.
+*/}}
+{{- define "connector.publicUrl" -}}
+{{- if .Values.config.publicUrl }}
+{{- .Values.config.publicUrl }}
+{{- else if and .Values.ingress.enabled .Values.ingress.host }}
+{{- printf "https://%s" .Values.ingress.host }}
+{{- end }}
+{{- end }}
+
+{{/*
+TRUST_PROXY: config.trustProxy, else 1 behind the ingress, else 0.
+*/}}
+{{- define "connector.trustProxy" -}}
+{{- if kindIs "invalid" .Values.config.trustProxy }}
+{{- ternary 1 0 .Values.ingress.enabled }}
+{{- else }}
+{{- .Values.config.trustProxy }}
+{{- end }}
+{{- end }}
+
+{{/*
+Whether the chart can tell that a Redis is configured (false does not prove there is none: an
+existingSecret may carry REDIS_URL).
+*/}}
+{{- define "connector.redisConfigured" -}}
+{{- if or .Values.redis.dev.enabled .Values.redis.existingSecret.name .Values.redis.url }}true{{ end }}
+{{- end }}
+
+{{/*
+terminationGracePeriodSeconds: the drain budget plus a margin.
+*/}}
+{{- define "connector.terminationGracePeriodSeconds" -}}
+{{- add (int .Values.shutdown.drainSeconds) (int .Values.shutdown.extraGraceSeconds) }}
+{{- end }}
+
+{{/*
+Pod annotations: a checksum of the ConfigMap and of the chart's Secret, so that a configuration change
+rolls the pods, plus Prometheus discovery annotations. Call with
+(dict "ctx" $ "port" <metrics port> "extra" <podAnnotations>).
+*/}}
+{{- define "connector.podAnnotations" -}}
+checksum/config: {{ include (print .ctx.Template.BasePath "/configmap.yaml") .ctx | sha256sum }}
+checksum/secret: {{ include (print .ctx.Template.BasePath "/secret.yaml") .ctx | sha256sum }}
+{{- if .ctx.Values.metrics.podAnnotations }}
+prometheus.io/scrape: "true"
+prometheus.io/port: {{ .port | quote }}
+prometheus.io/path: /metrics
+{{- end }}
+{{- with .extra }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{/*
+Configuration of both containers: the ConfigMap, then the Secret (optional, so that a missing Secret
+or key makes the process exit naming the variable, and the pod crash-loop, instead of
+CreateContainerConfigError). For duplicate keys the Secret wins over the ConfigMap. Call with $.
+*/}}
+{{- define "connector.envFrom" -}}
+envFrom:
+  - configMapRef:
+      name: {{ include "connector.configMapName" . }}
+  - secretRef:
+      name: {{ include "connector.secretName" . }}
+      optional: true
+{{- end }}
+
+{{/*
+The workload's own env entries (they win over envFrom): its ports, REDIS_URL from a dedicated secret key
+(not optional: a missing Redis secret must not silently start the in-memory backend) or from the dev Redis,
+then the workload's extraEnv. Call with (dict "ctx" $ "env" <dict NAME: value> "extraEnv" <list>).
+*/}}
+{{- define "connector.env" -}}
+{{- $ctx := .ctx -}}
+env:
+{{- range $name, $value := .env }}
+  - name: {{ $name }}
+    value: {{ $value | toString | quote }}
+{{- end }}
+{{- if $ctx.Values.redis.existingSecret.name }}
+  - name: REDIS_URL
+    valueFrom:
+      secretKeyRef:
+        name: {{ $ctx.Values.redis.existingSecret.name }}
+        key: {{ $ctx.Values.redis.existingSecret.key }}
+{{- else if $ctx.Values.redis.dev.enabled }}
+  - name: REDIS_URL
+    value: {{ printf "redis://%s:6379" (include "connector.redisName" $ctx) | quote }}
+{{- end }}
+{{- with .extraEnv }}
+{{ toYaml . | indent 2 }}
+{{- end }}
+{{- end }}
+
+{{/*
+The /tmp volume mount and volume: the only writable path.
+*/}}
+{{- define "connector.tmpVolumeMount" -}}
+volumeMounts:
+  - name: tmp
+    mountPath: /tmp
+{{- end }}
+{{- define "connector.tmpVolume" -}}
+volumes:
+  - name: tmp
+    emptyDir:
+      sizeLimit: {{ .Values.tmpSizeLimit }}
+{{- end }}
