@@ -1,0 +1,48 @@
+# syntax=docker/dockerfile:1
+#
+# One build, two images:
+#   docker build --target api    -t connector-api .
+#   docker build --target worker -t connector-worker .
+#
+# Stages: deps (all dependencies, for the compiler) -> build (tsc into dist/) -> runtime (production
+# dependencies and dist/ only, non-root) -> api | worker (the command differs).
+
+ARG NODE_VERSION=20.20.2
+
+# ---- deps: every dependency, dev ones included, to compile ----------------------------------------------
+FROM node:${NODE_VERSION}-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+
+# ---- build: TypeScript -> dist/ -------------------------------------------------------------------------
+FROM deps AS build
+COPY . .
+RUN npm run build
+
+# ---- runtime: the base of both images -------------------------------------------------------------------
+FROM node:${NODE_VERSION}-bookworm-slim AS runtime
+ENV NODE_ENV=production \
+    NPM_CONFIG_UPDATE_NOTIFIER=false
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund \
+ && npm cache clean --force \
+ && rm -rf /root/.npm
+COPY --from=build /app/dist ./dist
+# Everything under /app stays owned by root and read-only to the process. The only place meant for
+# writing is /tmp (an emptyDir in Kubernetes, where the root filesystem is read-only).
+# The base image's entrypoint script is dropped, so that node itself is PID 1 and receives SIGTERM.
+ENTRYPOINT []
+# The `node` user of the base image (uid 1000), numeric so Kubernetes can verify runAsNonRoot.
+USER 1000:1000
+
+# ---- api: HTTP on PORT (8787), Prometheus on METRICS_PORT (9464) ----------------------------------------
+FROM runtime AS api
+EXPOSE 8787 9464
+CMD ["node", "dist/api/main.js"]
+
+# ---- worker: BullMQ consumer; /healthz, /readyz, /metrics on METRICS_PORT (9465) ------------------------
+FROM runtime AS worker
+EXPOSE 9465
+CMD ["node", "dist/worker/main.js"]

@@ -1,0 +1,111 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import YAML from 'yaml';
+import { chartDir, repoRoot } from './support/helm';
+import { dockerfileStages, effective, globalArgs, lineage, type Stage } from './support/dockerfile';
+
+const dockerfile = readFileSync(path.join(repoRoot, 'Dockerfile'), 'utf8');
+const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8'));
+
+function stage(stages: Stage[], name: string): Stage {
+  const found = stages.find((s) => s.name === name);
+  if (!found) throw new Error(`no stage ${name}`);
+  return found;
+}
+
+function runs(s: Stage): string[] {
+  return s.instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args);
+}
+
+describe('Dockerfile', function () {
+  const stages = dockerfileStages(dockerfile);
+
+  it('has the stages deps, build, runtime, api and worker, with api and worker built on runtime', function () {
+    expect(stages.map((s) => s.name)).to.include.members(['deps', 'build', 'runtime', 'api', 'worker']);
+    expect(stage(stages, 'api').from).to.equal('runtime');
+    expect(stage(stages, 'worker').from).to.equal('runtime');
+    expect(stage(stages, 'build').from).to.equal('deps');
+  });
+
+  it('starts from an official Node 20 slim image pinned to a full version', function () {
+    const args = globalArgs(dockerfile);
+    const bases = stages.map((s) => s.from).filter((from) => !stages.some((other) => other.name === from));
+    expect(bases.length).to.be.greaterThan(0);
+    for (const base of bases) {
+      const resolved = base.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (_, name: string) => args[name] ?? '');
+      expect(resolved).to.match(/^node:20\.\d+\.\d+-bookworm-slim$/);
+    }
+  });
+
+  it('compiles with npm run build in the build stage, and that script runs tsc into dist/', function () {
+    expect(runs(stage(stages, 'build'))).to.include('npm run build');
+    expect(pkg.scripts.build).to.match(/\btsc -p tsconfig\.build\.json\b/);
+    const tsconfig = JSON.parse(readFileSync(path.join(repoRoot, 'tsconfig.json'), 'utf8'));
+    expect(tsconfig.compilerOptions.outDir).to.equal('dist');
+    expect(tsconfig.compilerOptions.rootDir).to.equal('.');
+  });
+
+  it('installs only production dependencies in the runtime base with npm ci --omit=dev and NODE_ENV=production', function () {
+    const runtime = stage(stages, 'runtime');
+    expect(runs(runtime).some((r) => /^npm ci --omit=dev\b/.test(r))).to.equal(true);
+    expect(runs(runtime).some((r) => /npm (install|i)\b/.test(r))).to.equal(false);
+    const env = runtime.instructions.filter((i) => i.keyword === 'ENV').map((i) => i.args).join(' ');
+    expect(env).to.match(/\bNODE_ENV=production\b/);
+    const copies = runtime.instructions.filter((i) => i.keyword === 'COPY').map((i) => i.args);
+    expect(copies).to.include('--from=build /app/dist ./dist');
+    expect(copies.some((c) => /--from=(deps|build) \/app\/node_modules/.test(c)), 'no dev node_modules copied').to.equal(false);
+  });
+
+  for (const [target, script] of [['api', 'start'], ['worker', 'start:worker']] as const) {
+    it(`runs the ${target} target as a non-root numeric user with exec-form CMD equal to npm's ${script} script`, function () {
+      const user = effective(stages, target, 'USER');
+      expect(user).to.match(/^[0-9]+(:[0-9]+)?$/);
+      expect(Number(user!.split(':')[0])).to.be.greaterThan(0);
+      const cmd = JSON.parse(effective(stages, target, 'CMD')!) as string[];
+      expect(cmd).to.deep.equal((pkg.scripts[script] as string).split(' '));
+      expect(cmd[0]).to.equal('node');
+      expect(JSON.parse(effective(stages, target, 'ENTRYPOINT')!)).to.deep.equal([]);
+    });
+  }
+
+  it('runs entry points whose TypeScript sources exist where tsc puts them in dist/', function () {
+    for (const script of ['start', 'start:worker']) {
+      const entry = (pkg.scripts[script] as string).split(' ')[1]!;
+      expect(entry).to.match(/^dist\/.+\.js$/);
+      const source = entry.replace(/^dist\//, '').replace(/\.js$/, '.ts');
+      expect(existsSync(path.join(repoRoot, source)), `${source} (for ${script})`).to.equal(true);
+    }
+  });
+
+  it('exposes the ports the chart configures by default (api 8787 and 9464, worker 9465)', function () {
+    const values = YAML.parse(readFileSync(path.join(chartDir, 'values.yaml'), 'utf8'));
+    const exposed = (target: string) => lineage(stages, target)
+      .flatMap((s) => s.instructions.filter((i) => i.keyword === 'EXPOSE').flatMap((i) => i.args.split(' ').map(Number)));
+    expect(exposed('api').sort()).to.deep.equal([values.api.port, values.api.metricsPort].sort());
+    expect(exposed('worker')).to.deep.equal([values.worker.metricsPort]);
+  });
+
+  it('never runs npm, a shell or a package manager as the container command', function () {
+    for (const target of ['api', 'worker']) {
+      const cmd = effective(stages, target, 'CMD')!;
+      expect(cmd.startsWith('['), `${target}: exec form`).to.equal(true);
+      expect(cmd).not.to.match(/\b(npm|npx|sh|bash|yarn)\b/);
+    }
+  });
+});
+
+describe('.dockerignore', function () {
+  const ignored = readFileSync(path.join(repoRoot, '.dockerignore'), 'utf8')
+    .split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+
+  it('keeps node_modules, dist, .git, .tools and secrets (.env) out of the build context', function () {
+    expect(ignored).to.include.members(['node_modules', 'dist', '.git', '.tools', '.env']);
+  });
+
+  it('keeps what npm ci and npm run build need in the build context', function () {
+    for (const needed of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'api', 'worker', 'shared']) {
+      expect(ignored, needed).not.to.include(needed);
+    }
+  });
+});
