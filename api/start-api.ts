@@ -4,7 +4,8 @@ import type { Config } from '../shared/config/config';
 import { closeServer } from '../shared/lifecycle/shutdown';
 import { Metrics } from '../shared/metrics/metrics';
 import { createMetricsServer } from '../shared/metrics/metrics-server';
-import { buildProcessors } from '../shared/operations/registry';
+import type { Operation } from '../shared/operations/operation';
+import { buildProcessors, OPERATIONS } from '../shared/operations/registry';
 import { createServices } from '../shared/services';
 import { createBackend } from '../shared/stores/create-backend';
 import { createApp } from './app';
@@ -17,13 +18,19 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
+/** Options for embedding the API (tests, or a template user with their own registry). */
+export interface StartApiOptions {
+  /** The operations registry; defaults to the built-in one. */
+  operations?: readonly Operation[];
+}
+
 /** Wires configuration, backend, services and listeners: everything `npm start` and `npm run dev` run. */
-export async function startApi(config: Config, logger: Logger): Promise<RunningApi> {
+export async function startApi(config: Config, logger: Logger, { operations = OPERATIONS }: StartApiOptions = {}): Promise<RunningApi> {
   const metrics = new Metrics();
-  const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs });
+  const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs }, operations);
   const backend = createBackend(config, processors, metrics, logger);
   const { services, tokens } = createServices(config, backend, metrics);
-  const app = createApp({ config, backend, services, tokens, metrics, logger });
+  const app = createApp({ config, backend, services, tokens, metrics, logger, operations });
 
   const server = app.listen(config.port);
   const metricsServer = createMetricsServer(metrics).listen(config.metricsPort);

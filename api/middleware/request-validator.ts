@@ -10,7 +10,7 @@ export function requestValidator(document: OpenApiDocument): RequestHandler[] {
   return OpenApiValidator.middleware({
     // The validator mutates and dereferences its spec; give it a copy of its own.
     apiSpec: structuredClone(document) as never,
-    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: true },
+    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
     validateResponses: false,
     validateSecurity: false,
     validateApiSpec: true,

@@ -1,0 +1,152 @@
+import { expect } from 'chai';
+import jwt from 'jsonwebtoken';
+import { deriveKeys } from '../../shared/auth/derived-keys';
+import { BACKENDS } from '../support/backends';
+import { BASE_ENV, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+
+for (const backend of BACKENDS) {
+  describe(`link, revoke and bearer tokens [${backend}]`, () => {
+    let c: ConnectorUnderTest;
+    before(async () => {
+      c = await startConnector(backend);
+    });
+    after(async () => c.close());
+
+    const link = (body: unknown, secret: string | null = BASE_ENV.LINK_SECRET) =>
+      c.call('POST', '/v1/link', { body, headers: secret === null ? {} : { 'x-link-secret': secret } });
+    const now = () => Math.floor(Date.now() / 1000);
+    const key = deriveKeys(BASE_ENV.CONNECTOR_SECRET).tokenKey;
+
+    it('POST /v1/link with the secret answers 201 with a Bearer token, a connection id and the revoke URL', async () => {
+      const res = await link({ subject: 'alice@example.com' });
+      expect(res.status).to.equal(201);
+      expect(res.body).to.include({ token_type: 'Bearer', subject: 'alice@example.com', revoke_url: BASE_ENV.DASHBOARD_URL });
+      expect(res.body.connection_id).to.match(/^conn_/);
+      const claims = jwt.decode(res.body.token, { complete: true }) as jwt.Jwt;
+      expect(claims.header.alg).to.equal('HS256');
+      expect(claims.payload).to.include({ iss: BASE_ENV.PUBLIC_URL, aud: BASE_ENV.PUBLIC_URL, sub: 'alice@example.com', jti: res.body.connection_id });
+      expect(new Date(res.body.expires_at).getTime() / 1000).to.equal((claims.payload as jwt.JwtPayload).exp);
+    });
+
+    it('the token is not signed with the raw CONNECTOR_SECRET but with a derived key', async () => {
+      const { token } = (await link({ subject: newSubject() })).body;
+      expect(() => jwt.verify(token, BASE_ENV.CONNECTOR_SECRET, { algorithms: ['HS256'] })).to.throw(/invalid signature/);
+      expect(() => jwt.verify(token, key, { algorithms: ['HS256'] })).to.not.throw();
+    });
+
+    it('each link makes a new connection, and GET /v1/me shows who the token acts for', async () => {
+      const subject = newSubject();
+      const a = (await link({ subject })).body;
+      const b = (await link({ subject })).body;
+      expect(a.connection_id).to.not.equal(b.connection_id);
+      const me = await c.call('GET', '/v1/me', { token: b.token });
+      expect(me.status).to.equal(200);
+      expect(me.body).to.deep.include({ subject, connection_id: b.connection_id, revoke_url: BASE_ENV.DASHBOARD_URL, expires_at: b.expires_at });
+      expect(me.body.usage).to.deep.equal({ jobs_charged: 0, credits_spent: 0 });
+    });
+
+    it('a missing and a wrong x-link-secret both answer the same 401 and mint nothing', async () => {
+      const missing = await link({ subject: 'x' }, null);
+      const wrong = await link({ subject: 'x' }, `${BASE_ENV.LINK_SECRET}x`);
+      expect(missing.status).to.equal(401);
+      expect(wrong.status).to.equal(401);
+      expect({ ...missing.body, request_id: 0 }).to.deep.equal({ ...wrong.body, request_id: 0 });
+      expect(wrong.text).to.not.contain(BASE_ENV.LINK_SECRET);
+    });
+
+    it('a subject is trimmed; an empty, over-long or control-character subject answers 400', async () => {
+      expect((await link({ subject: '  bob  ' })).body.subject).to.equal('bob');
+      for (const subject of ['   ', 'x'.repeat(257), 'a\u0000b', 'tab\there', 'c1\u0085']) {
+        expect((await link({ subject })).status, JSON.stringify(subject)).to.equal(400);
+      }
+      expect((await link({ subject: 'x'.repeat(256) })).status).to.equal(201);
+    });
+
+    it('a link body with unknown fields or without subject answers 400', async () => {
+      expect((await link({ subject: 'a', admin: true })).status).to.equal(400);
+      expect((await link({})).status).to.equal(400);
+      expect((await link({ subject: 42 })).status).to.equal(400);
+    });
+
+    it('revoking a connection makes its token answer 401 on the next request, other connections unaffected', async () => {
+      const subject = newSubject();
+      const a = (await link({ subject })).body;
+      const b = (await link({ subject })).body;
+      const res = await c.call('POST', '/v1/link/revoke', { body: { connection_id: a.connection_id }, headers: { 'x-link-secret': BASE_ENV.LINK_SECRET } });
+      expect(res.status).to.equal(200);
+      expect(res.body).to.deep.equal({ revoked: 1 });
+      const refused = await c.call('GET', '/v1/me', { token: a.token });
+      expect(refused.status).to.equal(401);
+      expect(refused.headers.get('www-authenticate')).to.match(/^Bearer /);
+      expect((await c.call('GET', '/v1/me', { token: b.token })).status).to.equal(200);
+      const again = await c.call('POST', '/v1/link/revoke', { body: { connection_id: a.connection_id }, headers: { 'x-link-secret': BASE_ENV.LINK_SECRET } });
+      expect(again.body).to.deep.equal({ revoked: 0 });
+    });
+
+    it('revoking by subject revokes all of that subject’s connections and no one else’s', async () => {
+      const subject = newSubject();
+      const tokens = [(await link({ subject })).body.token, (await link({ subject })).body.token];
+      const bystander = (await link({ subject: newSubject() })).body.token;
+      const res = await c.call('POST', '/v1/link/revoke', { body: { subject }, headers: { 'x-link-secret': BASE_ENV.LINK_SECRET } });
+      expect(res.body).to.deep.equal({ revoked: 2 });
+      for (const token of tokens) expect((await c.call('GET', '/v1/me', { token })).status).to.equal(401);
+      expect((await c.call('GET', '/v1/me', { token: bystander })).status).to.equal(200);
+    });
+
+    it('revoke without the link secret answers 401; with both fields or neither, 400', async () => {
+      expect((await c.call('POST', '/v1/link/revoke', { body: { subject: 'a' } })).status).to.equal(401);
+      const headers = { 'x-link-secret': BASE_ENV.LINK_SECRET };
+      expect((await c.call('POST', '/v1/link/revoke', { body: { subject: 'a', connection_id: 'b' }, headers })).status).to.equal(400);
+      expect((await c.call('POST', '/v1/link/revoke', { body: {}, headers })).status).to.equal(400);
+    });
+
+    it('a request without a token answers 401 with a Bearer challenge', async () => {
+      const res = await c.call('GET', '/v1/me');
+      expect(res.status).to.equal(401);
+      expect(res.headers.get('www-authenticate')).to.equal('Bearer realm="connector"');
+      expect(res.headers.get('content-type')).to.match(/^application\/problem\+json/);
+    });
+
+    const forged: Array<[string, () => Promise<string>]> = [
+      ['a malformed header value', async () => 'not a jwt at all'],
+      ['an expired token', async () => sign({ exp: now() - 10 })],
+      ['a token for another issuer', async () => sign({}, { issuer: 'https://evil.example.com' })],
+      ['a token for another audience', async () => sign({}, { audience: 'https://evil.example.com' })],
+      ['a token with alg none', async () => unsigned()],
+      ['a token signed with HS512 by the same key', async () => sign({}, { algorithm: 'HS512' })],
+      ['a token signed with the raw connector secret', async () => sign({}, {}, BASE_ENV.CONNECTOR_SECRET)],
+      ['a token for a connection that was never made', async () => sign({}, { jwtid: 'conn_forged' })],
+      ['a token whose subject differs from its connection', async () => {
+        const real = (await link({ subject: newSubject() })).body;
+        return sign({}, { jwtid: real.connection_id, subject: 'someone-else' });
+      }],
+    ];
+    for (const [name, make] of forged) {
+      it(`${name} answers 401 with invalid_token`, async () => {
+        const res = await c.call('GET', '/v1/me', { headers: { authorization: `Bearer ${await make()}` } });
+        expect(res.status).to.equal(401);
+        expect(res.headers.get('www-authenticate')).to.contain('error="invalid_token"');
+      });
+    }
+
+    it('a token is refused by a connector with another CONNECTOR_SECRET', async () => {
+      const token = (await link({ subject: newSubject() })).body.token;
+      const rotated = await startConnector(backend, { CONNECTOR_SECRET: 'a-completely-different-secret-of-more-than-32-chars' });
+      try {
+        expect((await rotated.call('GET', '/v1/me', { token })).status).to.equal(401);
+      } finally {
+        await rotated.close();
+      }
+    });
+
+    function sign(claims: object, options: jwt.SignOptions = {}, secret: jwt.Secret = key): string {
+      return jwt.sign({ iat: now(), exp: now() + 600, ...claims }, secret, {
+        algorithm: 'HS256', issuer: BASE_ENV.PUBLIC_URL, audience: BASE_ENV.PUBLIC_URL, subject: 'alice', jwtid: 'conn_x', ...options,
+      });
+    }
+    function unsigned(): string {
+      const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+      return `${part({ alg: 'none', typ: 'JWT' })}.${part({ sub: 'alice', jti: 'conn_x', iss: BASE_ENV.PUBLIC_URL, aud: BASE_ENV.PUBLIC_URL, iat: now(), exp: now() + 60 })}.`;
+    }
+  });
+}
