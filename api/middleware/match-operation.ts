@@ -43,7 +43,7 @@ export function matchOperation(operations: readonly Operation[]) {
       const locals = state(res);
       locals.route = path.template;
       const operation = path.byMethod.get(req.method);
-      if (!operation) return next(new MethodNotAllowedError([...path.byMethod.keys()]));
+      if (!operation) return next(new MethodNotAllowedError([...path.byMethod.keys()].sort()));
       const params: Record<string, string> = {};
       try {
         path.names.forEach((name, i) => (params[name] = decodeURIComponent(match[i + 1])));

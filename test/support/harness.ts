@@ -74,7 +74,7 @@ export async function startConnector(
   const logger = createLogger(config.logLevel, 'connector-test', logs);
   const api = await startApi(config, logger, options);
   const baseUrl = `http://127.0.0.1:${api.port}`;
-  const published = await (await fetch(`${baseUrl}/openapi.json`)).json();
+  const published = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as Record<string, any>;
   const checker = new OpenApiResponseChecker(published);
 
   const call = async (method: string, path: string, options: CallOptions = {}): Promise<CallResult> => {
