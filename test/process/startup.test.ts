@@ -1,0 +1,60 @@
+import { expect } from 'chai';
+import net from 'node:net';
+import { BASE_ENV } from '../support/harness';
+import { freePort } from '../support/free-port';
+import { spawnNode } from '../support/spawn-process';
+
+const REQUIRED: Record<string, string> = {
+  CONNECTOR_SECRET: BASE_ENV.CONNECTOR_SECRET,
+  PUBLIC_URL: BASE_ENV.PUBLIC_URL,
+  DASHBOARD_URL: BASE_ENV.DASHBOARD_URL,
+  LINK_SECRET: BASE_ENV.LINK_SECRET,
+};
+
+const INVALID: Array<[string, string]> = [
+  ['CONNECTOR_SECRET', 'too-short-secret'],
+  ['PUBLIC_URL', 'http://public.example.com'],
+  ['PUBLIC_URL', 'http://localhost.evil.com'],
+  ['DASHBOARD_URL', 'http://dashboard.example.com'],
+  ['LINK_SECRET', ''],
+];
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => { socket.destroy(); resolve(false); });
+    socket.once('error', () => resolve(true));
+  });
+}
+
+describe('startup refusal of the built API (dist/api/main.js)', () => {
+  for (const name of Object.keys(REQUIRED)) {
+    it(`with ${name} missing it names ${name}, exits non-zero and never listens`, async () => {
+      const port = await freePort();
+      const env = { ...REQUIRED, PORT: String(port), METRICS_PORT: String(await freePort()) };
+      delete (env as Record<string, string>)[name];
+      const proc = spawnNode('dist/api/main.js', env);
+      const code = await proc.exited;
+      expect(code).to.not.equal(0);
+      expect(proc.stderr()).to.contain(`${name} is required`);
+      expect(proc.stdout()).to.not.contain('listening');
+      expect(await portIsFree(port)).to.equal(true);
+    });
+  }
+
+  for (const [name, value] of INVALID) {
+    it(`with ${name} invalid it names ${name} without printing the value and exits non-zero`, async () => {
+      const proc = spawnNode('dist/api/main.js', { ...REQUIRED, [name]: value, PORT: String(await freePort()), METRICS_PORT: String(await freePort()) });
+      expect(await proc.exited).to.not.equal(0);
+      expect(proc.stderr()).to.contain(name);
+      if (value) expect(proc.stderr() + proc.stdout()).to.not.contain(value);
+      expect(proc.stdout()).to.not.contain('listening');
+    });
+  }
+
+  it('with every variable missing it names all four in one report', async () => {
+    const proc = spawnNode('dist/api/main.js', {});
+    expect(await proc.exited).to.not.equal(0);
+    for (const name of Object.keys(REQUIRED)) expect(proc.stderr()).to.contain(name);
+  });
+});

@@ -1,0 +1,25 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+/** The repository root, for spawning built entry points. */
+export const ROOT = path.resolve(__dirname, '..', '..');
+
+/** A spawned process with its output collected. */
+export interface Spawned {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit code (or the signal name) once the process has exited. */
+  exited: Promise<number | string>;
+}
+
+/** Spawns `node <entry>` from the repo root with exactly `env` (plus PATH), collecting its output. */
+export function spawnNode(entry: string, env: Record<string, string>): Spawned {
+  const child = spawn(process.execPath, [path.join(ROOT, entry)], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (chunk) => (out += chunk));
+  child.stderr!.on('data', (chunk) => (err += chunk));
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  return { child, stdout: () => out, stderr: () => err, exited };
+}

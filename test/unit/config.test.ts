@@ -1,0 +1,75 @@
+import { expect } from 'chai';
+import { loadConfig } from '../../shared/config/config';
+import { ConfigError } from '../../shared/errors/config-error';
+import { BASE_ENV } from '../support/harness';
+
+const REQUIRED = { CONNECTOR_SECRET: BASE_ENV.CONNECTOR_SECRET, PUBLIC_URL: BASE_ENV.PUBLIC_URL, DASHBOARD_URL: BASE_ENV.DASHBOARD_URL, LINK_SECRET: BASE_ENV.LINK_SECRET };
+
+function problemsOf(env: Record<string, string | undefined>, role: 'api' | 'worker' = 'api'): string[] {
+  try {
+    loadConfig(env as NodeJS.ProcessEnv, role);
+    return [];
+  } catch (error) {
+    expect(error).to.be.instanceOf(ConfigError);
+    return (error as ConfigError).problems.map((p) => p.name);
+  }
+}
+
+describe('configuration rules', () => {
+  it('the four required variables with valid values load, with the documented defaults', () => {
+    const config = loadConfig(REQUIRED, 'api');
+    expect(config).to.include({ port: 8787, metricsPort: 9464, redisUrl: undefined, idempotencyTtlSeconds: 86_400, trustProxy: 0, placeholderJobMs: 2000 });
+    expect(loadConfig({ ...REQUIRED, REDIS_URL: 'redis://127.0.0.1:6379' }, 'worker').metricsPort).to.equal(9465);
+  });
+
+  it('an empty environment names all four required variables', () => {
+    expect(problemsOf({}).sort()).to.deep.equal(['CONNECTOR_SECRET', 'DASHBOARD_URL', 'LINK_SECRET', 'PUBLIC_URL']);
+  });
+
+  it('CONNECTOR_SECRET needs at least 32 characters', () => {
+    expect(problemsOf({ ...REQUIRED, CONNECTOR_SECRET: 'x'.repeat(31) })).to.deep.equal(['CONNECTOR_SECRET']);
+    expect(problemsOf({ ...REQUIRED, CONNECTOR_SECRET: 'x'.repeat(32) })).to.deep.equal([]);
+  });
+
+  it('LINK_SECRET must not be empty', () => {
+    expect(problemsOf({ ...REQUIRED, LINK_SECRET: '' })).to.deep.equal(['LINK_SECRET']);
+  });
+
+  it('PUBLIC_URL accepts https anywhere and http only on exactly localhost, 127.0.0.1 or [::1]', () => {
+    for (const ok of ['https://connector.example.com', 'https://a.example.com/base', 'http://localhost:8787', 'http://127.0.0.1:8787', 'http://[::1]:8787']) {
+      expect(problemsOf({ ...REQUIRED, PUBLIC_URL: ok }), ok).to.deep.equal([]);
+    }
+    for (const bad of ['http://example.com', 'http://localhost.evil.com', 'http://127.0.0.1.nip.io', 'http://10.0.0.1', 'ftp://localhost', 'localhost:8787', '/relative', 'https://user:pw@example.com', 'https://example.com/?q=1']) {
+      expect(problemsOf({ ...REQUIRED, PUBLIC_URL: bad }), bad).to.deep.equal(['PUBLIC_URL']);
+    }
+  });
+
+  it('DASHBOARD_URL must be an absolute https URL', () => {
+    for (const bad of ['http://dashboard.example.com', 'http://localhost:3000', 'dashboard.example.com', 'not a url']) {
+      expect(problemsOf({ ...REQUIRED, DASHBOARD_URL: bad }), bad).to.deep.equal(['DASHBOARD_URL']);
+    }
+  });
+
+  it('the worker also requires REDIS_URL', () => {
+    expect(problemsOf(REQUIRED, 'worker')).to.deep.equal(['REDIS_URL']);
+    expect(problemsOf({ ...REQUIRED, REDIS_URL: 'redis://127.0.0.1:6379' }, 'worker')).to.deep.equal([]);
+  });
+
+  it('an error message names variables and never contains their values', () => {
+    const secret = 'short-but-secret-value';
+    try {
+      loadConfig({ ...REQUIRED, CONNECTOR_SECRET: secret, PUBLIC_URL: 'http://secret-host.example.com' }, 'api');
+      expect.fail('should have thrown');
+    } catch (error) {
+      const text = String((error as Error).message);
+      expect(text).to.contain('CONNECTOR_SECRET').and.contain('PUBLIC_URL');
+      expect(text).to.not.contain(secret).and.not.contain('secret-host');
+    }
+  });
+
+  it('optional numbers out of range are refused by name', () => {
+    expect(problemsOf({ ...REQUIRED, PORT: '70000' })).to.deep.equal(['PORT']);
+    expect(problemsOf({ ...REQUIRED, WORKER_CONCURRENCY: '0' })).to.deep.equal(['WORKER_CONCURRENCY']);
+    expect(problemsOf({ ...REQUIRED, LOG_LEVEL: 'loud' })).to.deep.equal(['LOG_LEVEL']);
+  });
+});
