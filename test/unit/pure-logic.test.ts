@@ -1,0 +1,75 @@
+import { expect } from 'chai';
+import fc from 'fast-check';
+import { deriveKeys } from '../../shared/auth/derived-keys';
+import { secretEquals } from '../../shared/auth/secret-equals';
+import { ValidationError } from '../../shared/errors/validation-error';
+import { backoffDelay } from '../../shared/jobs/job-runner';
+import { fingerprint, JobService } from '../../shared/jobs/job-service';
+import { MemoryJobQueue } from '../../shared/memory/memory-job-queue';
+import { MemoryLedgerStore } from '../../shared/memory/memory-ledger-store';
+import { decodeCursor, encodeCursor } from '../../shared/pagination/cursor';
+import { canonicalJson } from '../../shared/util/canonical-json';
+
+describe('cursors', () => {
+  it('any sequence number survives an encode/decode round trip', () => {
+    fc.assert(fc.property(fc.nat({ max: 999_999_999_999_999 }), (seq) => decodeCursor(encodeCursor(seq)) === seq));
+  });
+
+  it('any string that was not issued by encodeCursor is refused with a 400', () => {
+    fc.assert(
+      fc.property(fc.string(), (text) => {
+        fc.pre(!/^v1\.\d{1,15}$/.test(Buffer.from(text, 'base64url').toString('utf8')));
+        expect(() => decodeCursor(text)).to.throw(ValidationError);
+      }),
+    );
+  });
+});
+
+describe('payload fingerprints', () => {
+  it('the canonical form ignores key order at every depth', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (object) => {
+        const reversed = Object.fromEntries(Object.entries(object).reverse());
+        return canonicalJson(object) === canonicalJson(reversed);
+      }),
+    );
+  });
+
+  it('different prompts, or the same prompt for another operation, give different fingerprints', () => {
+    expect(fingerprint('createJob', { prompt: 'a' })).to.not.equal(fingerprint('createJob', { prompt: 'b' }));
+    expect(fingerprint('createJob', { prompt: 'a' })).to.not.equal(fingerprint('otherJob', { prompt: 'a' }));
+    expect(fingerprint('createJob', { a: 1, b: [1, { c: 2, d: 3 }] })).to.equal(fingerprint('createJob', { b: [1, { d: 3, c: 2 }], a: 1 }));
+  });
+});
+
+describe('job ids', () => {
+  const queue = new MemoryJobQueue({ processors: new Map(), concurrency: 1, attempts: 1, backoffMs: 0, retentionMs: 1000 });
+  const service = (secret: string) => new JobService(new MemoryLedgerStore(), queue, deriveKeys(secret).jobIdKey, 60);
+  const a = service('a'.repeat(32));
+
+  it('the same subject and key always give the same BullMQ-safe id', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1 }), fc.string({ minLength: 1, maxLength: 255 }), (subject, key) => {
+        const id = a.jobIdFor(subject, key);
+        return id === a.jobIdFor(subject, key) && /^job_[A-Za-z0-9_-]{32}$/.test(id) && !id.includes(':');
+      }),
+    );
+  });
+
+  it('subject and key cannot be shifted into each other, and another secret gives other ids', () => {
+    expect(a.jobIdFor('ab', 'c')).to.not.equal(a.jobIdFor('a', 'bc'));
+    expect(a.jobIdFor('alice', 'k')).to.not.equal(a.jobIdFor('bob', 'k'));
+    expect(service('b'.repeat(32)).jobIdFor('alice', 'k')).to.not.equal(a.jobIdFor('alice', 'k'));
+  });
+});
+
+describe('secret comparison and backoff', () => {
+  it('secretEquals is true only for the exact secret', () => {
+    expect(secretEquals('s3cret', 's3cret')).to.equal(true);
+    for (const other of [undefined, '', 's3cre', 's3cret ', 'S3cret', 's3cret\u0000']) expect(secretEquals(other, 's3cret')).to.equal(false);
+  });
+
+  it('backoff doubles after each failed attempt', () => {
+    expect([1, 2, 3, 4].map((attempt) => backoffDelay(100, attempt))).to.deep.equal([100, 200, 400, 800]);
+  });
+});
