@@ -8,6 +8,7 @@ import type { Operation } from '../shared/operations/operation';
 import { buildProcessors, OPERATIONS } from '../shared/operations/registry';
 import { createServices } from '../shared/services';
 import { createBackend } from '../shared/stores/create-backend';
+import { createJobWorker } from '../worker/job-worker';
 import { createApp } from './app';
 
 /** A listening API with its metrics listener. */
@@ -22,13 +23,20 @@ export interface RunningApi {
 export interface StartApiOptions {
   /** The operations registry; defaults to the built-in one. */
   operations?: readonly Operation[];
+  /**
+   * On Redis, also consume the job queue in this process (`npm run dev`, tests). `npm start` leaves it off:
+   * in production the API only enqueues and worker processes run the jobs. The memory backend always runs
+   * its jobs in-process, so this changes nothing there.
+   */
+  runWorker?: boolean;
 }
 
 /** Wires configuration, backend, services and listeners: everything `npm start` and `npm run dev` run. */
-export async function startApi(config: Config, logger: Logger, { operations = OPERATIONS }: StartApiOptions = {}): Promise<RunningApi> {
+export async function startApi(config: Config, logger: Logger, { operations = OPERATIONS, runWorker = false }: StartApiOptions = {}): Promise<RunningApi> {
   const metrics = new Metrics();
   const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs }, operations);
   const backend = createBackend(config, processors, metrics, logger);
+  const jobWorker = runWorker && backend.kind === 'redis' ? createJobWorker({ config, processors, metrics, logger }) : undefined;
   const { services, tokens } = createServices(config, backend, metrics);
   const app = createApp({ config, backend, services, tokens, metrics, logger, operations });
 
@@ -37,13 +45,14 @@ export async function startApi(config: Config, logger: Logger, { operations = OP
   await Promise.all([listening(server), listening(metricsServer)]);
   const port = (server.address() as AddressInfo).port;
   const metricsPort = (metricsServer.address() as AddressInfo).port;
-  logger.info({ port, metrics_port: metricsPort, public_url: config.publicUrl, backend: backend.kind }, 'api listening');
+  logger.info({ port, metrics_port: metricsPort, public_url: config.publicUrl, backend: backend.kind, runs_jobs: backend.kind === 'memory' || !!jobWorker }, 'api listening');
 
   return {
     port,
     metricsPort,
     close: async () => {
       await closeServer(server, config.shutdownGraceMs);
+      await jobWorker?.close(config.shutdownGraceMs);
       await backend.close(config.shutdownGraceMs);
       await closeServer(metricsServer, 0);
     },

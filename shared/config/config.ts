@@ -25,6 +25,12 @@ export interface Config {
   readonly rateLimitPerMinute: number;
   readonly jobAttempts: number;
   readonly jobBackoffMs: number;
+  /** Redis mode: a command without a reply after this long fails (and the request answers 503). */
+  readonly redisCommandTimeoutMs: number;
+  /** Redis mode: how long a worker's lock on a running job lasts; a dead worker's job is retaken after it. */
+  readonly jobLockMs: number;
+  /** Redis mode: how often workers look for jobs whose lock has expired (stalled jobs). */
+  readonly jobStalledIntervalMs: number;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -57,6 +63,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
       RATE_LIMIT_PER_MINUTE: intInRange(1, 1_000_000)({ default: 120 }),
       JOB_ATTEMPTS: intInRange(1, 100)({ default: 3 }),
       JOB_BACKOFF_MS: intInRange(0, 600_000)({ default: 1000 }),
+      REDIS_COMMAND_TIMEOUT_MS: intInRange(100, 60_000)({ default: 2000 }),
+      JOB_LOCK_MS: intInRange(1000, 600_000)({ default: 30_000 }),
+      JOB_STALLED_INTERVAL_MS: intInRange(500, 600_000)({ default: 30_000 }),
     },
     {
       // envalid's own messages can echo the value; report names with our own reasons only.
@@ -92,6 +101,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
     rateLimitPerMinute: clean.RATE_LIMIT_PER_MINUTE,
     jobAttempts: clean.JOB_ATTEMPTS,
     jobBackoffMs: clean.JOB_BACKOFF_MS,
+    redisCommandTimeoutMs: clean.REDIS_COMMAND_TIMEOUT_MS,
+    jobLockMs: clean.JOB_LOCK_MS,
+    jobStalledIntervalMs: clean.JOB_STALLED_INTERVAL_MS,
   };
 }
 

@@ -4,6 +4,7 @@ import { jobObserver } from '../jobs/job-observer';
 import type { ProcessorMap } from '../jobs/processor';
 import { createMemoryBackend } from '../memory/memory-backend';
 import type { Metrics } from '../metrics/metrics';
+import { createRedisBackend } from '../redis/redis-backend';
 import type { Backend } from './backend';
 
 /** The warning printed when no Redis is configured. */
@@ -11,9 +12,17 @@ export const MEMORY_BACKEND_WARNING =
   'REDIS_URL is not set: using the embedded in-memory backend. Every token, thing, job and charge is lost on exit, ' +
   'revocations are not shared, and jobs run in this process: do not run more than one replica.';
 
-/** Picks the backend from the configuration: Redis when `REDIS_URL` is set (never memory then), else memory. */
+/**
+ * Picks the backend from the configuration: Redis when `REDIS_URL` is set, else memory. Once `REDIS_URL` is
+ * set there is no fallback: an unreachable Redis means 503s and a failing `/readyz`, never a silent switch
+ * to state that other replicas cannot see.
+ */
 export function createBackend(config: Config, processors: ProcessorMap, metrics: Metrics, logger: Logger): Backend {
-  if (config.redisUrl) throw new Error('the Redis backend is not available in this build');
+  if (config.redisUrl) {
+    const backend = createRedisBackend(config, metrics, logger);
+    metrics.observeQueue(() => backend.queue.counts());
+    return backend;
+  }
   logger.warn(MEMORY_BACKEND_WARNING);
   const backend = createMemoryBackend({
     processors,

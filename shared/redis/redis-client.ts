@@ -1,0 +1,98 @@
+import Redis, { type RedisOptions } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Metrics } from '../metrics/metrics';
+import { checkEvictionPolicy } from './eviction-policy';
+
+/**
+ * What a client is for. `commands` serves requests and must fail fast while Redis is away so that a
+ * request answers 503 instead of hanging; `worker` is handed to BullMQ's Worker, which needs commands to
+ * wait for the connection (BullMQ requires `maxRetriesPerRequest: null` for its blocking connection).
+ */
+export type RedisClientRole = 'commands' | 'worker';
+
+/** How a client is created. */
+export interface RedisClientOptions {
+  url: string;
+  role: RedisClientRole;
+  /** Shown in `CLIENT LIST`, which helps when several processes share a server. */
+  connectionName: string;
+  /** A command without a reply after this long is rejected (commands role only). */
+  commandTimeoutMs: number;
+  logger: Logger;
+  metrics?: Metrics;
+}
+
+/** Reconnect delays grow 100 ms, 200 ms, 400 ms, … up to this cap, forever: Redis coming back is always picked up. */
+export const MAX_RECONNECT_DELAY_MS = 2000;
+
+/** Reconnects forever with capped exponential backoff (ioredis stops reconnecting if this returns nothing). */
+export function reconnectDelay(attempt: number): number {
+  return Math.min(100 * 2 ** Math.min(attempt - 1, 10), MAX_RECONNECT_DELAY_MS);
+}
+
+/**
+ * Creates an ioredis client and wires its connection events to the `connector_redis_up` gauge, the
+ * `connector_redis_errors_total` counter and the log. Connection errors are logged once per outage, not once
+ * per reconnect attempt, so a long outage does not flood the log.
+ */
+export function createRedisClient(options: RedisClientOptions): Redis {
+  const failFast = options.role === 'commands';
+  const settings: RedisOptions = {
+    connectionName: options.connectionName,
+    retryStrategy: reconnectDelay,
+    connectTimeout: 5000,
+    // Commands role: refuse at once while disconnected and give a reply-less command a deadline, so every
+    // request gets an answer in bounded time. Worker role: BullMQ manages its own waiting and retries.
+    enableOfflineQueue: !failFast,
+    maxRetriesPerRequest: failFast ? 1 : null,
+    commandTimeout: failFast ? options.commandTimeoutMs : undefined,
+    // A missing ready check would let commands through while Redis is still loading its dataset.
+    enableReadyCheck: true,
+  };
+  const client = new Redis(options.url, settings);
+  const log = options.logger.child({ redis_client: options.connectionName });
+  let up = false;
+  let policyChecked = false;
+  options.metrics?.redisUp.set(0);
+
+  client.on('ready', () => {
+    if (!up) log.info('redis connected');
+    up = true;
+    options.metrics?.redisUp.set(1);
+    if (!policyChecked) {
+      policyChecked = true;
+      void checkEvictionPolicy(client, log);
+    }
+  });
+  client.on('error', (error: Error) => {
+    options.metrics?.redisErrors.inc();
+    if (up) log.warn({ err: { message: error.message, code: (error as NodeJS.ErrnoException).code } }, 'redis connection error');
+    up = false;
+    options.metrics?.redisUp.set(0);
+  });
+  client.on('close', () => {
+    if (up) log.warn('redis connection lost; reconnecting');
+    up = false;
+    options.metrics?.redisUp.set(0);
+  });
+  return client;
+}
+
+/**
+ * Closes a client politely (QUIT lets in-flight replies arrive) but never waits more than `timeoutMs`:
+ * when Redis is down QUIT cannot be answered, and shutdown must still finish within the grace period.
+ */
+export async function closeRedisClient(client: Redis, timeoutMs = 1000): Promise<void> {
+  if (client.status === 'end') return;
+  if (client.status === 'ready') {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      client.quit().catch(() => undefined),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+  client.disconnect();
+}

@@ -1,0 +1,67 @@
+import { createHash } from 'node:crypto';
+
+/** The BullMQ queue every paid job goes through; its keys live under {@link RedisKeys.bullPrefix}. */
+export const JOB_QUEUE_NAME = 'jobs';
+
+/**
+ * Every Redis key the connector uses, built from one configurable prefix so that several connectors (or
+ * test runs) can share a server. Subjects are hashed into key names: a subject may be an e-mail address,
+ * and key names show up in monitoring tools, slow logs and `SCAN` output where personal data has no place.
+ */
+export class RedisKeys {
+  constructor(readonly prefix: string) {}
+
+  /** The prefix handed to BullMQ; its keys then read `<prefix>bull:jobs:…`. */
+  get bullPrefix(): string {
+    return `${this.prefix}bull`;
+  }
+
+  /** Hash of one connection: subject, issued_at, expires_at, revoked (0/1); expires with the token. */
+  connection(connectionId: string): string {
+    return `${this.prefix}conn:${connectionId}`;
+  }
+
+  /** Set of a subject's connection ids, for "revoke every connection of this subject". */
+  subjectConnections(subject: string): string {
+    return `${this.subjectRoot(subject)}:conns`;
+  }
+
+  /** Sorted set of a subject's things: score = sequence number, member = the thing as JSON. */
+  subjectThings(subject: string): string {
+    return `${this.subjectRoot(subject)}:things`;
+  }
+
+  /** Sorted set of a subject's job ids: score = sequence number. */
+  subjectJobs(subject: string): string {
+    return `${this.subjectRoot(subject)}:jobs`;
+  }
+
+  /** Hash of what a subject has been charged: jobs_charged, credits_spent. */
+  subjectUsage(subject: string): string {
+    return `${this.subjectRoot(subject)}:usage`;
+  }
+
+  /** Counter that numbers a subject's things and jobs, so pages are cut by position, not by time. */
+  subjectSequence(subject: string): string {
+    return `${this.subjectRoot(subject)}:seq`;
+  }
+
+  /** The idempotency record of one accepted job (value: the payload fingerprint), kept for the retention. */
+  idempotency(jobId: string): string {
+    return `${this.prefix}idem:${jobId}`;
+  }
+
+  /** One fixed rate-limit window; the limiter's key may name a subject or an address, so it is hashed too. */
+  rateWindow(limiterKey: string): string {
+    return `${this.prefix}rl:${digest(limiterKey)}`;
+  }
+
+  private subjectRoot(subject: string): string {
+    return `${this.prefix}subj:${digest(subject)}`;
+  }
+}
+
+/** 128 bits of SHA-256, base64url: short, fixed-length, collision-free in practice. */
+function digest(value: string): string {
+  return createHash('sha256').update(value, 'utf8').digest('base64url').slice(0, 22);
+}

@@ -1,0 +1,66 @@
+import type Redis from 'ioredis';
+import type { PageQuery, SeqItem } from '../pagination/page';
+import type { ClaimOutcome, ClaimRequest, LedgerStore, Usage } from '../stores/ledger-store';
+import { defineLuaScript, type LuaScript } from './lua-script';
+import type { RedisGuard } from './redis-guard';
+import type { RedisKeys } from './redis-keys';
+import { pageBySeq } from './sequence-page';
+
+/**
+ * The claim, as one script: Redis runs it without interleaving any other command, so among any number of
+ * concurrent claims for the same job, on any number of replicas, exactly one sees its SET NX succeed and
+ * only that one charges and indexes the job. The record and the charge cannot be separated by a crash
+ * either: a script is applied whole or not at all.
+ *
+ * KEYS: idempotency record, subject usage, subject job index, subject sequence.
+ * ARGV: fingerprint, retention seconds, cost, job id.
+ */
+const CLAIM = `
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2]) then
+  redis.call('HINCRBY', KEYS[2], 'jobs_charged', 1)
+  redis.call('HINCRBY', KEYS[2], 'credits_spent', ARGV[3])
+  local seq = redis.call('INCR', KEYS[4])
+  redis.call('ZADD', KEYS[3], seq, ARGV[4])
+  return 'created'
+end
+if redis.call('GET', KEYS[1]) == ARGV[1] then return 'replayed' end
+return 'conflict'
+`;
+
+const OUTCOMES: ReadonlySet<string> = new Set<ClaimOutcome>(['created', 'replayed', 'conflict']);
+
+/** Idempotency records, charges and the per-subject job index in Redis. */
+export class RedisLedgerStore implements LedgerStore {
+  private readonly claimScript: LuaScript<string>;
+
+  constructor(
+    private readonly client: Redis,
+    private readonly keys: RedisKeys,
+    private readonly guard: RedisGuard,
+  ) {
+    this.claimScript = defineLuaScript(client, 'ledger_claim', 4, CLAIM);
+  }
+
+  async claim(request: ClaimRequest): Promise<ClaimOutcome> {
+    const keys = [
+      this.keys.idempotency(request.jobId),
+      this.keys.subjectUsage(request.subject),
+      this.keys.subjectJobs(request.subject),
+      this.keys.subjectSequence(request.subject),
+    ];
+    const outcome = await this.guard.run(() => this.claimScript(keys, [request.fingerprint, request.ttlSeconds, request.cost, request.jobId]));
+    // Anything else means the script and this code disagree; refusing beats guessing about money.
+    if (!OUTCOMES.has(outcome)) throw new Error(`unexpected claim outcome ${String(outcome)}`);
+    return outcome as ClaimOutcome;
+  }
+
+  async listJobIds(subject: string, query: PageQuery): Promise<Array<SeqItem<string>>> {
+    const found = await this.guard.run(() => pageBySeq(this.client, this.keys.subjectJobs(subject), query));
+    return found.map(({ seq, member }) => ({ seq, value: member }));
+  }
+
+  async usage(subject: string): Promise<Usage> {
+    const fields = await this.guard.run(() => this.client.hgetall(this.keys.subjectUsage(subject)));
+    return { jobs_charged: Number(fields.jobs_charged ?? 0), credits_spent: Number(fields.credits_spent ?? 0) };
+  }
+}

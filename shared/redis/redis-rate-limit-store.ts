@@ -1,0 +1,36 @@
+import type Redis from 'ioredis';
+import type { RateLimitStore, RateWindow } from '../stores/rate-limit-store';
+import { defineLuaScript, type LuaScript } from './lua-script';
+import type { RedisGuard } from './redis-guard';
+import type { RedisKeys } from './redis-keys';
+
+// Counts the hit and starts the window's clock in one step. Were INCR and EXPIRE separate, a failure in
+// between would leave a counter without expiry that blocks its key forever; the TTL < 0 branch also repairs
+// such a key if one ever exists (EXPIRE NX in a script, written portably for Redis before 7).
+const HIT = `
+local count = redis.call('INCR', KEYS[1])
+local ttl = redis.call('TTL', KEYS[1])
+if ttl < 0 then
+  redis.call('EXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {count, ttl}
+`;
+
+/** Fixed windows shared by every replica: a subject's budget is the same whichever replica it reaches. */
+export class RedisRateLimitStore implements RateLimitStore {
+  private readonly hitScript: LuaScript<[number, number]>;
+
+  constructor(
+    client: Redis,
+    private readonly keys: RedisKeys,
+    private readonly guard: RedisGuard,
+  ) {
+    this.hitScript = defineLuaScript(client, 'rate_hit', 1, HIT);
+  }
+
+  async hit(key: string, windowSeconds: number): Promise<RateWindow> {
+    const [count, ttl] = await this.guard.run(() => this.hitScript([this.keys.rateWindow(key)], [windowSeconds]));
+    return { count: Number(count), resetInSeconds: Math.max(1, Number(ttl)) };
+  }
+}

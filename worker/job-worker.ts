@@ -1,0 +1,140 @@
+import { UnrecoverableError, Worker, type Job as BullJob } from 'bullmq';
+import type { Logger } from 'pino';
+import type { Config } from '../shared/config/config';
+import type { JobRecord } from '../shared/jobs/job';
+import { jobObserver } from '../shared/jobs/job-observer';
+import { runAttempt } from '../shared/jobs/job-runner';
+import type { ProcessorMap } from '../shared/jobs/processor';
+import type { Metrics } from '../shared/metrics/metrics';
+import { readProgress, type BullJobData, type BullJobProgress } from '../shared/redis/bullmq-job-record';
+import { closeRedisClient, createRedisClient } from '../shared/redis/redis-client';
+import { RedisGuard } from '../shared/redis/redis-guard';
+import { JOB_QUEUE_NAME, RedisKeys } from '../shared/redis/redis-keys';
+
+/** The settings a job worker reads from the configuration. */
+export type JobWorkerConfig = Pick<
+  Config,
+  'redisUrl' | 'redisKeyPrefix' | 'redisCommandTimeoutMs' | 'workerConcurrency' | 'jobLockMs' | 'jobStalledIntervalMs'
+>;
+
+/** A running BullMQ consumer. */
+export interface JobWorker {
+  /** True while Redis answers this worker's connection. */
+  ready(): Promise<boolean>;
+  /** Takes no new jobs, lets running ones finish within `graceMs`, then closes Redis (last). */
+  close(graceMs: number): Promise<void>;
+}
+
+type BullJobOf = BullJob<BullJobData, Record<string, unknown>, string>;
+
+/**
+ * Consumes the paid-jobs queue: dispatches each job by its name (the operation id) to the registry's
+ * processor and applies the same attempt rules as the in-memory queue (`runAttempt`): a processor's
+ * `JobError` message is shown, anything else becomes the generic message; a non-retryable `JobError` fails
+ * at once, others are retried with exponential backoff until the attempts are spent. A worker that dies
+ * mid-job loses its lock after `jobLockMs`, and another worker's stalled-job check puts the job back.
+ */
+export function createJobWorker(options: { config: JobWorkerConfig; processors: ProcessorMap; metrics: Metrics; logger: Logger }): JobWorker {
+  const { config, processors, metrics, logger } = options;
+  if (!config.redisUrl) throw new Error('the job worker needs REDIS_URL');
+  const keys = new RedisKeys(config.redisKeyPrefix);
+  // BullMQ requires a connection whose commands wait for Redis (maxRetriesPerRequest: null); it duplicates
+  // it for its blocking fetch and closes the duplicates itself, and this client is closed last by us.
+  const client = createRedisClient({
+    url: config.redisUrl,
+    role: 'worker',
+    connectionName: `${config.redisKeyPrefix}worker`,
+    commandTimeoutMs: config.redisCommandTimeoutMs,
+    logger,
+    metrics,
+  });
+  const observe = jobObserver(metrics, logger);
+
+  const process = async (job: BullJobOf): Promise<Record<string, unknown>> => {
+    const attempt = job.attemptsMade + 1;
+    const maxAttempts = job.opts.attempts ?? 1;
+    const progress = readProgress(job.progress);
+    const startedAt = progress.started_at ?? new Date(job.processedOn ?? Date.now()).toISOString();
+    if (!progress.started_at) await saveProgress(job, { ...progress, started_at: startedAt });
+    const record = (status: JobRecord['status'], extra: Partial<JobRecord> = {}) => ({
+      id: job.id!,
+      operation: job.name,
+      status,
+      created_at: job.data.created_at,
+      started_at: startedAt,
+      finished_at: null,
+      attempts: Math.max(job.attemptsStarted, attempt),
+      error: null,
+      ...extra,
+    });
+    observe(record('running'));
+
+    const outcome = await runAttempt(processors, { id: job.id!, operation: job.name, input: job.data.input }, attempt, maxAttempts, (error) =>
+      logger.error({ err: error, job_id: job.id, operation: job.name, attempt }, 'job attempt threw'),
+    );
+    if (outcome.kind === 'succeeded') {
+      observe(record('succeeded', { finished_at: new Date().toISOString() }));
+      return outcome.result;
+    }
+    // The safe message is kept beside the job: BullMQ's failedReason may also hold its own messages.
+    await saveProgress(job, { started_at: startedAt, error: outcome.message });
+    if (outcome.kind === 'retry') {
+      logger.warn({ job_id: job.id, operation: job.name, attempt, error: outcome.message }, 'job attempt failed; retrying');
+      throw new Error(outcome.message);
+    }
+    observe(record('failed', { finished_at: new Date().toISOString(), error: { message: outcome.message } }));
+    // Unrecoverable: BullMQ must not retry a job we have decided is finished (non-retryable or out of attempts).
+    throw new UnrecoverableError(outcome.message);
+  };
+
+  const worker = new Worker<BullJobData, Record<string, unknown>, string>(JOB_QUEUE_NAME, process, {
+    connection: client,
+    prefix: keys.bullPrefix,
+    concurrency: config.workerConcurrency,
+    lockDuration: config.jobLockMs,
+    stalledInterval: config.jobStalledIntervalMs,
+    // One stall is forgiven (the job runs again elsewhere); a job that keeps killing workers fails.
+    maxStalledCount: 1,
+  });
+  worker.on('error', (error: Error) => {
+    // Connection errors are already counted and logged (once per outage) by the client.
+    if (!/ECONNREFUSED|ECONNRESET|Connection is closed|ETIMEDOUT|Stream isn't writeable/.test(error.message)) {
+      logger.warn({ err: error }, 'job worker error');
+    }
+  });
+  worker.on('stalled', (jobId: string) => logger.warn({ job_id: jobId }, 'job stalled (its worker stopped renewing the lock); it will run again'));
+
+  const pingGuard = new RedisGuard(1000);
+  let closing: Promise<void> | undefined;
+  return {
+    ready: async () => {
+      if (client.status !== 'ready' || !worker.isRunning()) return false;
+      return pingGuard.run(() => client.ping()).then(
+        (reply) => reply === 'PONG',
+        () => false,
+      );
+    },
+    close: (graceMs) => {
+      closing ??= (async () => {
+        let timer: NodeJS.Timeout | undefined;
+        const drained = worker.close().then(() => true);
+        const expired = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), graceMs)));
+        const finished = await Promise.race([drained, expired]).catch(() => false);
+        clearTimeout(timer);
+        if (!finished) {
+          // Out of time: stop waiting. The unfinished jobs keep their lock until it expires, then another
+          // worker takes them over (processing is at-least-once).
+          logger.warn({ grace_ms: graceMs }, 'jobs still running at the end of the grace period; leaving them to other workers');
+          await worker.close(true).catch(() => undefined);
+        }
+        await closeRedisClient(client);
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Progress writes are best effort: losing one only loses a start time or falls back to the generic message. */
+async function saveProgress(job: BullJobOf, progress: BullJobProgress): Promise<void> {
+  await job.updateProgress(progress as Record<string, unknown>).catch(() => undefined);
+}

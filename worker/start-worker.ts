@@ -1,0 +1,43 @@
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import type { Config } from '../shared/config/config';
+import { closeServer } from '../shared/lifecycle/shutdown';
+import { Metrics } from '../shared/metrics/metrics';
+import { createMetricsServer } from '../shared/metrics/metrics-server';
+import { buildProcessors } from '../shared/operations/registry';
+import { createJobWorker } from './job-worker';
+
+/** A running worker process: its job consumer and its small HTTP port. */
+export interface RunningWorker {
+  /** The port serving `/healthz`, `/readyz` and `/metrics`. */
+  metricsPort: number;
+  /** Stops taking jobs, finishes running ones within the grace period, closes Redis, then the port. */
+  close(): Promise<void>;
+}
+
+/**
+ * Everything `npm run start:worker` runs: the BullMQ consumer and, on `METRICS_PORT`, the probes and metrics
+ * (the worker has no other port). It starts even when Redis is down: `/readyz` answers 503 until Redis is
+ * reachable, and the consumer picks up work by itself once it is.
+ */
+export async function startWorker(config: Config, logger: Logger): Promise<RunningWorker> {
+  const metrics = new Metrics();
+  const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs });
+  const jobWorker = createJobWorker({ config, processors, metrics, logger });
+  const server = createMetricsServer(metrics, () => jobWorker.ready()).listen(config.metricsPort);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const metricsPort = (server.address() as AddressInfo).port;
+  logger.info({ metrics_port: metricsPort, concurrency: config.workerConcurrency, operations: [...processors.keys()] }, 'worker started');
+
+  return {
+    metricsPort,
+    close: async () => {
+      await jobWorker.close(config.shutdownGraceMs);
+      // The probe port goes last so that the orchestrator can watch the drain.
+      await closeServer(server, 0);
+    },
+  };
+}
