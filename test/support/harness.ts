@@ -6,6 +6,7 @@ import { createLogger } from '../../shared/logging/logger';
 import type { BackendKind } from './backends';
 import { LogCapture } from './log-capture';
 import { OpenApiResponseChecker } from './openapi-check';
+import { startRedis } from './redis-server';
 
 /** The environment every test connector starts from; tests override single variables. */
 export const BASE_ENV = {
@@ -57,8 +58,12 @@ type BackendEnv = (env: Record<string, string>) => Promise<{ env: Record<string,
 
 const BACKEND_ENV: Record<BackendKind, BackendEnv> = {
   memory: async (env) => ({ env, cleanup: async () => {} }),
-  redis: async () => {
-    throw new Error('the redis backend harness is not wired yet');
+  // A private redis-server per connector (never the system one), and a distinct key prefix so that keys
+  // could not collide even if a server were shared.
+  redis: async (env) => {
+    const redis = await startRedis();
+    const prefix = `test-${randomBytes(4).toString('hex')}:`;
+    return { env: { ...env, REDIS_URL: redis.url, REDIS_KEY_PREFIX: prefix }, cleanup: () => redis.stop() };
   },
 };
 
@@ -72,7 +77,8 @@ export async function startConnector(
   const config = loadConfig(prepared.env, 'dev');
   const logs = new LogCapture();
   const logger = createLogger(config.logLevel, 'connector-test', logs);
-  const api = await startApi(config, logger, options);
+  // On Redis the API only enqueues; the same process also consumes the queue, as `npm run dev` does.
+  const api = await startApi(config, logger, { runWorker: true, ...options });
   const baseUrl = `http://127.0.0.1:${api.port}`;
   const published = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as Record<string, any>;
   const checker = new OpenApiResponseChecker(published);
