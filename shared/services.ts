@@ -30,7 +30,10 @@ export function createServices(config: Config, backend: Backend, metrics: Metric
   return {
     tokens,
     services: {
-      links: new LinkService(backend.connections, tokens, config.tokenTtlSeconds, config.dashboardUrl),
+      links: new LinkService(backend.connections, tokens, config.tokenTtlSeconds, config.dashboardUrl, {
+        onIssued: () => metrics.tokensIssued.inc(),
+        onRevoked: (count) => metrics.connectionsRevoked.inc(count),
+      }),
       identity: new IdentityService(backend.ledger, config.dashboardUrl),
       things: new ThingService(backend.things),
       jobs,

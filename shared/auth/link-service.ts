@@ -16,6 +16,14 @@ export interface LinkResult {
 // C0 controls, DEL and C1 controls: a subject is shown in logs and UIs, so none of these may be in it.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
+/** Observers of linking and revoking; metrics hook here. */
+export interface LinkServiceHooks {
+  /** A token was minted for a new connection. */
+  onIssued?(): void;
+  /** `count` connections were newly revoked (0 when they already were). */
+  onRevoked?(count: number): void;
+}
+
 /** Mints connections and tokens for the dashboard, and revokes them. */
 export class LinkService {
   constructor(
@@ -23,6 +31,7 @@ export class LinkService {
     private readonly tokens: TokenService,
     private readonly tokenTtlSeconds: number,
     private readonly revokeUrl: string,
+    private readonly hooks: LinkServiceHooks = {},
   ) {}
 
   /** Creates a new connection for the subject and a token for it. */
@@ -32,8 +41,10 @@ export class LinkService {
     const expiresAt = issuedAt + this.tokenTtlSeconds;
     const id = newId('conn');
     await this.connections.create({ id, subject, issuedAt, expiresAt, revoked: false });
+    const token = this.tokens.sign(subject, id, issuedAt, expiresAt);
+    this.hooks.onIssued?.();
     return {
-      token: this.tokens.sign(subject, id, issuedAt, expiresAt),
+      token,
       token_type: 'Bearer',
       connection_id: id,
       subject,
@@ -44,8 +55,12 @@ export class LinkService {
 
   /** Revokes one connection or all of a subject's; resolves to how many were newly revoked. */
   async revoke(target: { connection_id?: string; subject?: string }): Promise<number> {
-    if (target.connection_id !== undefined) return this.connections.revoke(target.connection_id);
-    return this.connections.revokeSubject(normaliseSubject(target.subject ?? ''));
+    const count =
+      target.connection_id !== undefined
+        ? await this.connections.revoke(target.connection_id)
+        : await this.connections.revokeSubject(normaliseSubject(target.subject ?? ''));
+    if (count > 0) this.hooks.onRevoked?.(count);
+    return count;
   }
 }
 

@@ -72,6 +72,9 @@ export class Metrics {
 
   constructor({ defaultMetrics = true }: { defaultMetrics?: boolean } = {}) {
     if (defaultMetrics) collectDefaultMetrics({ register: this.registry });
+    // prom-client starts an unlabelled gauge at 0; a process without Redis would then report Redis as down
+    // (and fire the Redis-down alert). The sample only appears once a Redis client sets it.
+    this.redisUp.remove({});
   }
 
   /** Reads queue depth on each scrape; `counts` must be cheap (one round trip). */
