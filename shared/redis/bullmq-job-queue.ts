@@ -23,24 +23,17 @@ export interface BullmqJobQueueOptions {
  * BullMQ itself refuses a second job for the same key.
  */
 export class BullmqJobQueue implements JobQueue {
-  private readonly queue: Queue<BullJobData, Record<string, unknown>, string>;
+  private queue?: Queue<BullJobData, Record<string, unknown>, string>;
+  private opening?: Promise<Queue<BullJobData, Record<string, unknown>, string>>;
+  private closed = false;
   private readonly jobOptions: JobsOptions;
 
   constructor(
-    client: Redis,
-    keys: RedisKeys,
+    private readonly client: Redis,
+    private readonly keys: RedisKeys,
     private readonly guard: RedisGuard,
-    options: BullmqJobQueueOptions,
+    private readonly options: BullmqJobQueueOptions,
   ) {
-    // The client is shared with the stores: it fails fast while Redis is away, which is what a request wants.
-    this.queue = new Queue(JOB_QUEUE_NAME, { connection: client, prefix: keys.bullPrefix });
-    // Without a listener an 'error' event would crash the process; the client's own listener already
-    // counts and logs connection errors, so only other errors are logged here.
-    this.queue.on('error', (error: Error) => {
-      if (!/ECONNREFUSED|ECONNRESET|Connection is closed|Stream isn't writeable|ETIMEDOUT/.test(error.message)) {
-        options.logger.warn({ err: error }, 'job queue error');
-      }
-    });
     this.jobOptions = {
       attempts: options.attempts,
       backoff: { type: 'exponential', delay: options.backoffMs },
@@ -54,22 +47,23 @@ export class BullmqJobQueue implements JobQueue {
    * holding *our* data, not the stored data, so the result is ignored: callers read the job with `get`.
    */
   async enqueue(job: NewJob): Promise<void> {
-    await this.guard.run(() => this.queue.add(job.operation, toBullJobData(job), { ...this.jobOptions, jobId: job.id }));
+    await this.guard.run(async () => (await this.open()).add(job.operation, toBullJobData(job), { ...this.jobOptions, jobId: job.id }));
   }
 
   async get(id: string): Promise<JobRecord | undefined> {
     return this.guard.run(async () => {
+      const queue = await this.open();
       // State first: a job seen as finished in its state is already complete in its hash (BullMQ writes both
       // in one script), so the record read next is never less finished than the state says.
-      const state = await this.queue.getJobState(id);
+      const state = await queue.getJobState(id);
       if (state === 'unknown') return undefined;
-      return toJobRecord(await this.queue.getJob(id), state);
+      return toJobRecord(await queue.getJob(id), state);
     });
   }
 
   async counts(): Promise<Record<JobStatus, number>> {
-    const counts = await this.guard.run(() =>
-      this.queue.getJobCounts('waiting', 'delayed', 'prioritized', 'waiting-children', 'active', 'completed', 'failed'),
+    const counts = await this.guard.run(async () =>
+      (await this.open()).getJobCounts('waiting', 'delayed', 'prioritized', 'waiting-children', 'active', 'completed', 'failed'),
     );
     const n = (state: string): number => Number(counts[state] ?? 0);
     return {
@@ -82,8 +76,44 @@ export class BullmqJobQueue implements JobQueue {
 
   /** The API runs no jobs, so there is nothing to drain: release the queue (the shared client stays open). */
   async close(graceMs: number): Promise<void> {
+    this.closed = true;
+    const queue = this.queue ?? (await this.opening?.catch(() => undefined));
+    if (!queue) return;
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.queue.close().catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    await Promise.race([queue.close().catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
     clearTimeout(timer);
   }
+
+  /**
+   * The BullMQ Queue, created on first use once the client is connected. A Queue created while Redis is
+   * down waits for it inside BullMQ, where our fail-fast settings do not reach: a request would time out
+   * and its `add` would still run minutes later when Redis returns. Opening only on a ready client keeps
+   * every call fail-fast; a failed opening is dropped and tried again on the next call.
+   */
+  private open(): Promise<Queue<BullJobData, Record<string, unknown>, string>> {
+    if (this.queue) return Promise.resolve(this.queue);
+    if (this.closed) return Promise.reject(new Error('the job queue is closed'));
+    if (this.client.status !== 'ready') return Promise.reject(new Error('redis is not connected'));
+    this.opening ??= (async () => {
+      const queue = new Queue<BullJobData, Record<string, unknown>, string>(JOB_QUEUE_NAME, { connection: this.client, prefix: this.keys.bullPrefix });
+      // Without a listener an 'error' event would crash the process; the client's own listener already
+      // counts and logs connection errors, so only other errors are logged here.
+      queue.on('error', (error: Error) => {
+        if (!CONNECTION_ERROR.test(error.message)) this.options.logger.warn({ err: error }, 'job queue error');
+      });
+      try {
+        await queue.waitUntilReady();
+        this.queue = queue;
+        return queue;
+      } catch (error) {
+        this.opening = undefined;
+        await queue.close().catch(() => undefined);
+        throw error;
+      }
+    })();
+    return this.opening;
+  }
 }
+
+/** Messages of connection failures, which the client's listener already reports. */
+const CONNECTION_ERROR = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|Connection is closed|Stream isn't writeable|max retries per request/i;

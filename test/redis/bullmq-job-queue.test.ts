@@ -1,0 +1,92 @@
+import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import { Queue } from 'bullmq';
+import type { NewJob } from '../../shared/jobs/job';
+import { BullmqJobQueue } from '../../shared/redis/bullmq-job-queue';
+import { JOB_QUEUE_NAME } from '../../shared/redis/redis-keys';
+import { startRedis, type TestRedis } from '../support/redis-server';
+import { connectStoreClient, quietLogger, type StoreClient } from './support/redis-fixture';
+
+function newJob(overrides: Partial<NewJob> = {}): NewJob {
+  return {
+    id: `job_${randomBytes(24).toString('base64url').slice(0, 32)}`,
+    subject: 'alice@example.com',
+    operation: 'createJob',
+    input: { prompt: 'hello' },
+    cost: 1,
+    createdAt: new Date().toISOString(),
+    ...overrides,
+  };
+}
+
+describe('BullmqJobQueue (the API side of the queue) on a private redis-server', () => {
+  let redis: TestRedis;
+  let store: StoreClient;
+  let queue: BullmqJobQueue;
+
+  before(async () => {
+    redis = await startRedis();
+    store = await connectStoreClient(redis.url, 'q:');
+    queue = new BullmqJobQueue(store.client, store.keys, store.guard, { attempts: 3, backoffMs: 100, retentionSeconds: 7200, logger: quietLogger });
+  });
+  after(async () => {
+    await queue?.close(1000);
+    await store?.close();
+    await redis?.stop();
+  });
+
+  it('an enqueued job reads back queued, unstarted, with its owner, input, cost and creation time', async () => {
+    const job = newJob();
+    await queue.enqueue(job);
+    expect(await queue.get(job.id)).to.deep.equal({
+      id: job.id,
+      subject: job.subject,
+      operation: 'createJob',
+      status: 'queued',
+      input: job.input,
+      cost: 1,
+      created_at: job.createdAt,
+      started_at: null,
+      finished_at: null,
+      result: null,
+      error: null,
+      attempts: 0,
+    });
+  });
+
+  it('enqueueing an existing id keeps the stored job and never creates a second one', async () => {
+    const job = newJob();
+    await queue.enqueue(job);
+    await queue.enqueue({ ...job, input: { prompt: 'something else' }, createdAt: new Date(0).toISOString() });
+    const stored = await queue.get(job.id);
+    expect(stored?.input).to.deep.equal({ prompt: 'hello' });
+    expect(stored?.created_at).to.equal(job.createdAt);
+    expect((await queue.counts()).queued).to.equal(2);
+  });
+
+  it('an unknown id reads undefined', async () => {
+    expect(await queue.get('job_doesnotexistdoesnotexistdoesno')).to.equal(undefined);
+  });
+
+  it('jobs carry the attempts, exponential backoff and a retention of at least the idempotency TTL', async () => {
+    const job = newJob();
+    await queue.enqueue(job);
+    const raw = new Queue(JOB_QUEUE_NAME, { connection: store.client, prefix: store.keys.bullPrefix });
+    try {
+      const stored = await raw.getJob(job.id);
+      expect(stored?.name).to.equal('createJob');
+      expect(stored?.opts.attempts).to.equal(3);
+      expect(stored?.opts.backoff).to.deep.equal({ type: 'exponential', delay: 100 });
+      expect(stored?.opts.removeOnComplete).to.deep.equal({ age: 7200 });
+      expect(stored?.opts.removeOnFail).to.deep.equal({ age: 7200 });
+    } finally {
+      await raw.close();
+    }
+  });
+
+  it('BullMQ keys live under the configured prefix', async () => {
+    const keys = await store.client.keys('*');
+    expect(keys.length).to.be.greaterThan(0);
+    expect(keys.every((key) => key.startsWith('q:bull:jobs:'))).to.equal(true, keys.join(', '));
+  });
+});

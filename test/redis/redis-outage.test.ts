@@ -1,0 +1,133 @@
+import { expect } from 'chai';
+import { ServiceUnavailableError } from '../../shared/errors/service-unavailable-error';
+import { Metrics } from '../../shared/metrics/metrics';
+import { createRedisBackend } from '../../shared/redis/redis-backend';
+import type { Backend } from '../../shared/stores/backend';
+import { startRedis, type TestRedis } from '../support/redis-server';
+import { waitFor } from '../support/wait-for';
+import { metricValue, quietLogger } from './support/redis-fixture';
+
+const COMMAND_TIMEOUT_MS = 500;
+/** The bound a caller waits at most: the command timeout plus the guard's margin, plus slack for a busy CI. */
+const BOUND_MS = COMMAND_TIMEOUT_MS + 500 + 250;
+
+function config(url: string) {
+  return {
+    redisUrl: url,
+    redisKeyPrefix: 'outage:',
+    redisCommandTimeoutMs: COMMAND_TIMEOUT_MS,
+    jobAttempts: 3,
+    jobBackoffMs: 100,
+    idempotencyTtlSeconds: 3600,
+  };
+}
+
+/** Every operation a request may need, each expected to fail with a 503 within the bound. */
+function everyOperation(backend: Backend): Array<[string, () => Promise<unknown>]> {
+  return [
+    ['connections.get', () => backend.connections.get('conn_x')],
+    ['connections.create', () => backend.connections.create({ id: 'conn_x', subject: 's', issuedAt: 1, expiresAt: 4102444800, revoked: false })],
+    ['connections.revokeSubject', () => backend.connections.revokeSubject('s')],
+    ['things.add', () => backend.things.add('s', { id: 'thing_x', name: 'n', notes: null, created_at: new Date().toISOString() })],
+    ['things.list', () => backend.things.list('s', { limit: 5 })],
+    ['ledger.claim', () => backend.ledger.claim({ subject: 's', key: 'k', fingerprint: 'f', jobId: 'job_x', operation: 'createJob', cost: 1, ttlSeconds: 60 })],
+    ['ledger.usage', () => backend.ledger.usage('s')],
+    ['rateLimits.hit', () => backend.rateLimits.hit('sub:s', 60)],
+    ['queue.enqueue', () => backend.queue.enqueue({ id: 'job_x', subject: 's', operation: 'createJob', input: {}, cost: 1, createdAt: new Date().toISOString() })],
+    ['queue.get', () => backend.queue.get('job_x')],
+    ['queue.counts', () => backend.queue.counts()],
+  ];
+}
+
+async function expectUnavailableWithinBound(name: string, operation: () => Promise<unknown>): Promise<number> {
+  const started = Date.now();
+  const error = await operation().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  const elapsed = Date.now() - started;
+  expect(error, `${name} should fail while Redis is down`).to.be.instanceOf(ServiceUnavailableError);
+  expect((error as ServiceUnavailableError).status).to.equal(503);
+  expect((error as ServiceUnavailableError).headers['Retry-After']).to.match(/^\d+$/);
+  expect(elapsed, `${name} took ${elapsed} ms`).to.be.below(BOUND_MS);
+  return elapsed;
+}
+
+describe('the Redis backend during Redis outages (in-process)', () => {
+  describe('Redis killed while the backend runs, then restarted on the same port', () => {
+    let redis: TestRedis;
+    let backend: Backend;
+    const metrics = new Metrics({ defaultMetrics: false });
+
+    before(async () => {
+      redis = await startRedis();
+      backend = createRedisBackend(config(redis.url), metrics, quietLogger);
+      await waitFor(() => backend.ready(), { what: 'the backend to be ready' });
+    });
+    after(async () => {
+      await backend?.close(1000);
+      await redis?.stop();
+    });
+
+    it('works while Redis is up and reports connector_redis_up 1', async () => {
+      expect(await backend.ledger.usage('s')).to.deep.equal({ jobs_charged: 0, credits_spent: 0 });
+      expect(await metricValue(metrics, 'connector_redis_up')).to.equal(1);
+    });
+
+    it('every store and queue operation fails with a 503 within the bound, and ready() is false', async () => {
+      await redis.kill();
+      const errorsBefore = await metricValue(metrics, 'connector_redis_errors_total');
+      const elapsed: number[] = [];
+      for (const [name, operation] of everyOperation(backend)) elapsed.push(await expectUnavailableWithinBound(name, operation));
+      const readyStarted = Date.now();
+      expect(await backend.ready()).to.equal(false);
+      expect(Date.now() - readyStarted).to.be.below(1500);
+      expect(await metricValue(metrics, 'connector_redis_errors_total')).to.be.greaterThan(errorsBefore);
+      // The gauge follows the client's close event, which may trail the first refused command by a tick.
+      await waitFor(async () => (await metricValue(metrics, 'connector_redis_up')) === 0, { timeoutMs: 2000, what: 'connector_redis_up 0' });
+      console.log(`      503 latency while Redis is down: max ${Math.max(...elapsed)} ms over ${elapsed.length} operations`);
+    });
+
+    it('recovers by itself once Redis is back: ready() true and writes succeed, with no new backend', async () => {
+      const restarted = Date.now();
+      await redis.restart();
+      await waitFor(() => backend.ready(), { timeoutMs: 15_000, what: 'the backend to reconnect' });
+      console.log(`      ready again ${Date.now() - restarted} ms after the restart`);
+      expect(await backend.ledger.claim({ subject: 's', key: 'k', fingerprint: 'f', jobId: 'job_after', operation: 'createJob', cost: 1, ttlSeconds: 60 })).to.equal('created');
+      await backend.queue.enqueue({ id: 'job_after', subject: 's', operation: 'createJob', input: { prompt: 'p' }, cost: 1, createdAt: new Date().toISOString() });
+      expect((await backend.queue.get('job_after'))?.status).to.equal('queued');
+      expect(await metricValue(metrics, 'connector_redis_up')).to.equal(1);
+    });
+  });
+
+  describe('Redis down when the backend starts', () => {
+    let redis: TestRedis;
+    let backend: Backend;
+
+    before(async () => {
+      redis = await startRedis();
+      await redis.kill();
+      backend = createRedisBackend(config(redis.url), new Metrics({ defaultMetrics: false }), quietLogger);
+    });
+    after(async () => {
+      await backend?.close(1000);
+      await redis?.stop();
+    });
+
+    it('answers 503 within the bound for every operation (the queue included) and is not ready', async () => {
+      for (const [name, operation] of everyOperation(backend)) await expectUnavailableWithinBound(name, operation);
+      expect(await backend.ready()).to.equal(false);
+    });
+
+    it('starts working once Redis comes up, the BullMQ queue included', async () => {
+      await redis.restart();
+      await waitFor(() => backend.ready(), { timeoutMs: 15_000, what: 'the backend to connect' });
+      await waitFor(
+        () => backend.queue.enqueue({ id: 'job_late', subject: 's', operation: 'createJob', input: {}, cost: 1, createdAt: new Date().toISOString() }).then(() => true),
+        { what: 'the queue to accept a job' },
+      );
+      expect((await backend.queue.get('job_late'))?.id).to.equal('job_late');
+      expect((await backend.queue.counts()).queued).to.equal(1);
+    });
+  });
+});

@@ -1,0 +1,41 @@
+import type Redis from 'ioredis';
+import pino from 'pino';
+import { Metrics } from '../../../shared/metrics/metrics';
+import { createRedisClient } from '../../../shared/redis/redis-client';
+import { RedisGuard } from '../../../shared/redis/redis-guard';
+import { RedisKeys } from '../../../shared/redis/redis-keys';
+import { waitFor } from '../../support/wait-for';
+
+/** A silent logger: store tests assert on behaviour, not on log lines. */
+export const quietLogger = pino({ level: 'silent' });
+
+/** A fail-fast client on a test Redis, as the API builds it, and the helpers the stores need. */
+export interface StoreClient {
+  client: Redis;
+  keys: RedisKeys;
+  guard: RedisGuard;
+  metrics: Metrics;
+  close(): Promise<void>;
+}
+
+/** Connects a commands-role client with its own metrics, and waits until it is ready. */
+export async function connectStoreClient(url: string, prefix: string, { commandTimeoutMs = 1000, waitReady = true } = {}): Promise<StoreClient> {
+  const metrics = new Metrics({ defaultMetrics: false });
+  const client = createRedisClient({ url, role: 'commands', connectionName: `${prefix}test`, commandTimeoutMs, logger: quietLogger, metrics });
+  if (waitReady) await waitFor(() => client.status === 'ready', { what: 'the redis client to be ready' });
+  return {
+    client,
+    keys: new RedisKeys(prefix),
+    guard: new RedisGuard(commandTimeoutMs + 500, () => metrics.redisErrors.inc()),
+    metrics,
+    close: async () => client.disconnect(),
+  };
+}
+
+/** Reads one metric's current value from a registry (first series when labels are not given). */
+export async function metricValue(metrics: Metrics, name: string): Promise<number> {
+  const metric = metrics.registry.getSingleMetric(name);
+  if (!metric) throw new Error(`no metric ${name}`);
+  const { values } = await metric.get();
+  return values[0]?.value ?? 0;
+}

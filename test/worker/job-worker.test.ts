@@ -1,0 +1,138 @@
+import { expect } from 'chai';
+import { randomBytes } from 'node:crypto';
+import { JobError } from '../../shared/errors/job-error';
+import type { JobRecord, NewJob } from '../../shared/jobs/job';
+import { GENERIC_JOB_FAILURE } from '../../shared/jobs/job-runner';
+import type { Processor } from '../../shared/jobs/processor';
+import { Metrics } from '../../shared/metrics/metrics';
+import { BullmqJobQueue } from '../../shared/redis/bullmq-job-queue';
+import { createJobWorker, type JobWorker } from '../../worker/job-worker';
+import { connectStoreClient, metricValue, quietLogger, type StoreClient } from '../redis/support/redis-fixture';
+import { startRedis, type TestRedis } from '../support/redis-server';
+import { waitFor } from '../support/wait-for';
+
+function newJob(operation: string, input: Record<string, unknown> = { prompt: 'x' }): NewJob {
+  return { id: `job_${randomBytes(24).toString('base64url').slice(0, 32)}`, subject: 's', operation, input, cost: 1, createdAt: new Date().toISOString() };
+}
+
+describe('the BullMQ job worker, in-process, on a private redis-server', () => {
+  let redis: TestRedis;
+  let store: StoreClient;
+  let queue: BullmqJobQueue;
+  let worker: JobWorker;
+  const metrics = new Metrics({ defaultMetrics: false });
+  const calls = new Map<string, number>();
+  const count = (id: string) => calls.set(id, (calls.get(id) ?? 0) + 1);
+
+  const processors = new Map<string, Processor>([
+    ['echo', async (input, { jobId }) => (count(jobId), { echoed: input.prompt })],
+    ['flaky', async (_input, { jobId, attempt }) => {
+      count(jobId);
+      if (attempt < 3) throw new Error('socket hang up at 10.0.0.7');
+      return { attempt };
+    }],
+    ['broken', async (_input, { jobId }) => {
+      count(jobId);
+      throw new Error('ECONNREFUSED internal-db:5432 password=hunter2');
+    }],
+    ['refused', async (_input, { jobId }) => {
+      count(jobId);
+      throw new JobError('The prompt asks for something we cannot do.', { retryable: false });
+    }],
+    ['busy', async (_input, { jobId, attempt }) => {
+      count(jobId);
+      throw new JobError(`Still busy (attempt ${attempt}).`);
+    }],
+  ]);
+
+  before(async () => {
+    redis = await startRedis();
+    store = await connectStoreClient(redis.url, 'w:');
+    queue = new BullmqJobQueue(store.client, store.keys, store.guard, { attempts: 3, backoffMs: 20, retentionSeconds: 3600, logger: quietLogger });
+    worker = createJobWorker({
+      config: { redisUrl: redis.url, redisKeyPrefix: 'w:', redisCommandTimeoutMs: 1000, workerConcurrency: 4, jobLockMs: 5000, jobStalledIntervalMs: 5000 },
+      processors,
+      metrics,
+      logger: quietLogger,
+    });
+  });
+  after(async () => {
+    await worker?.close(2000);
+    await queue?.close(1000);
+    await store?.close();
+    await redis?.stop();
+  });
+
+  async function runToEnd(job: NewJob): Promise<JobRecord> {
+    await queue.enqueue(job);
+    return waitFor(async () => {
+      const stored = await queue.get(job.id);
+      return stored && (stored.status === 'succeeded' || stored.status === 'failed') ? stored : undefined;
+    }, { what: `job ${job.operation} to finish` });
+  }
+
+  it('is ready while Redis answers', async () => {
+    expect(await waitFor(() => worker.ready(), { what: 'worker readiness' })).to.equal(true);
+  });
+
+  it('a job dispatched by its name succeeds with the processor’s result, times and one attempt', async () => {
+    const job = newJob('echo', { prompt: 'hi' });
+    const done = await runToEnd(job);
+    expect(done.status).to.equal('succeeded');
+    expect(done.result).to.deep.equal({ echoed: 'hi' });
+    expect(done.attempts).to.equal(1);
+    expect(done.error).to.equal(null);
+    expect(Date.parse(done.started_at!)).to.be.at.least(Date.parse(done.created_at));
+    expect(Date.parse(done.finished_at!)).to.be.at.least(Date.parse(done.started_at!));
+  });
+
+  it('a processor that fails twice with an unknown error is retried and succeeds on attempt 3', async () => {
+    const job = newJob('flaky');
+    const done = await runToEnd(job);
+    expect(done.status).to.equal('succeeded');
+    expect(done.result).to.deep.equal({ attempt: 3 });
+    expect(done.attempts).to.equal(3);
+    expect(calls.get(job.id)).to.equal(3);
+  });
+
+  it('an unknown error on every attempt fails the job after all attempts with the generic message only', async () => {
+    const job = newJob('broken');
+    const done = await runToEnd(job);
+    expect(done.status).to.equal('failed');
+    expect(done.error).to.deep.equal({ message: GENERIC_JOB_FAILURE });
+    expect(JSON.stringify(done)).to.not.match(/ECONNREFUSED|hunter2|internal-db/);
+    expect(calls.get(job.id)).to.equal(3);
+  });
+
+  it('a non-retryable JobError fails the job at once with its own message', async () => {
+    const job = newJob('refused');
+    const done = await runToEnd(job);
+    expect(done.status).to.equal('failed');
+    expect(done.error).to.deep.equal({ message: 'The prompt asks for something we cannot do.' });
+    expect(calls.get(job.id)).to.equal(1);
+    expect(done.attempts).to.equal(1);
+  });
+
+  it('a retryable JobError on every attempt fails with the last attempt’s message', async () => {
+    const job = newJob('busy');
+    const done = await runToEnd(job);
+    expect(done.status).to.equal('failed');
+    expect(done.error).to.deep.equal({ message: 'Still busy (attempt 3).' });
+    expect(calls.get(job.id)).to.equal(3);
+  });
+
+  it('a job whose operation has no processor fails with the generic message', async () => {
+    const done = await runToEnd(newJob('unknownOperation'));
+    expect(done.status).to.equal('failed');
+    expect(done.error).to.deep.equal({ message: GENERIC_JOB_FAILURE });
+  });
+
+  it('job transitions are measured: completions by outcome, run and wait times', async () => {
+    const text = await metrics.registry.metrics();
+    expect(text).to.match(/connector_jobs_completed_total\{operation="echo",outcome="succeeded"\} [1-9]/);
+    expect(text).to.match(/connector_jobs_completed_total\{operation="refused",outcome="failed"\} 1/);
+    expect(text).to.match(/connector_job_wait_seconds_count\{operation="echo"\} [1-9]/);
+    expect(text).to.match(/connector_job_duration_seconds_count\{operation="flaky"\} 1/);
+    expect(await metricValue(metrics, 'connector_redis_up')).to.equal(1);
+  });
+});
