@@ -11,6 +11,10 @@ export const REDACT_PATHS = [
   'res.headers["set-cookie"]',
   'headers.authorization',
   'headers["x-link-secret"]',
+  'authorization',
+  '*.authorization',
+  '["x-link-secret"]',
+  '*["x-link-secret"]',
   'token',
   '*.token',
   'secret',
@@ -19,6 +23,9 @@ export const REDACT_PATHS = [
   'linkSecret',
   '*.connectorSecret',
   '*.linkSecret',
+  // REDIS_URL may carry a password.
+  'redisUrl',
+  '*.redisUrl',
 ];
 
 /** A JSON-lines logger on stdout (or on `destination`, which tests use to capture a session). */
