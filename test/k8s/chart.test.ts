@@ -27,8 +27,13 @@ function podSpec(deployment: K8sObject) {
   return deployment.spec.template.spec;
 }
 
+/** The ConfigMaps other than the Grafana dashboard's (component `dashboard`). */
+function settingsConfigMaps(objects: K8sObject[]): K8sObject[] {
+  return ofKind(objects, 'ConfigMap').filter((o) => o.metadata.labels?.['app.kubernetes.io/component'] !== 'dashboard');
+}
+
 function configMapOf(objects: K8sObject[]): Record<string, string> {
-  const maps = ofKind(objects, 'ConfigMap');
+  const maps = settingsConfigMaps(objects);
   expect(maps, 'exactly one ConfigMap').to.have.length(1);
   return maps[0]!.data as Record<string, string>;
 }
@@ -137,7 +142,7 @@ describe('helm chart charts/connector', function () {
       });
 
       it('loads the ConfigMap then the Secret into api and worker with envFrom, the Secret reference optional', function () {
-        const configMap = ofKind(objects, 'ConfigMap')[0]!;
+        const configMap = settingsConfigMaps(objects)[0]!;
         for (const component of ['api', 'worker']) {
           const deployment = byComponent(objects, 'Deployment', component);
           if (!deployment) continue;
