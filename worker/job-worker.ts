@@ -1,4 +1,5 @@
 import { UnrecoverableError, Worker, type Job as BullJob } from 'bullmq';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Config } from '../shared/config/config';
 import type { JobRecord } from '../shared/jobs/job';
@@ -117,17 +118,21 @@ export function createJobWorker(options: { config: JobWorkerConfig; processors: 
     close: (graceMs) => {
       closing ??= (async () => {
         let timer: NodeJS.Timeout | undefined;
-        const drained = worker.close().then(() => true);
+        const drained = worker.close().then(
+          () => true,
+          () => true,
+        );
         const expired = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), graceMs)));
         const finished = await Promise.race([drained, expired]).catch(() => false);
         clearTimeout(timer);
         if (!finished) {
-          // Out of time: stop waiting. The unfinished jobs keep their lock until it expires, then another
-          // worker takes them over (processing is at-least-once).
+          // Out of time. BullMQ's close cannot be upgraded to a forced one once started, so the connections
+          // are cut instead: the unfinished jobs keep their lock until it expires, then another worker's
+          // stalled check takes them over (processing is at-least-once).
           logger.warn({ grace_ms: graceMs }, 'jobs still running at the end of the grace period; leaving them to other workers');
-          await worker.close(true).catch(() => undefined);
+          await Promise.race([worker.disconnect().catch(() => undefined), delay(500)]);
         }
-        await closeRedisClient(client);
+        await closeRedisClient(client, 500);
       })();
       return closing;
     },

@@ -7,6 +7,9 @@ import { createMetricsServer } from '../shared/metrics/metrics-server';
 import { buildProcessors } from '../shared/operations/registry';
 import { createJobWorker } from './job-worker';
 
+/** The part of the grace period kept for closing connections after the drain. */
+const SHUTDOWN_RESERVE_MS = 1000;
+
 /** A running worker process: its job consumer and its small HTTP port. */
 export interface RunningWorker {
   /** The port serving `/healthz`, `/readyz` and `/metrics`. */
@@ -35,7 +38,9 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
   return {
     metricsPort,
     close: async () => {
-      await jobWorker.close(config.shutdownGraceMs);
+      // Up to a second of the grace period is kept for cutting connections and closing Redis, so that the
+      // whole shutdown fits in SHUTDOWN_GRACE_MS.
+      await jobWorker.close(Math.max(0, config.shutdownGraceMs - SHUTDOWN_RESERVE_MS));
       // The probe port goes last so that the orchestrator can watch the drain.
       await closeServer(server, 0);
     },

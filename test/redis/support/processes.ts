@@ -1,0 +1,114 @@
+import { expect } from 'chai';
+import { BASE_ENV } from '../../support/harness';
+import { freePort } from '../../support/free-port';
+import { OpenApiResponseChecker } from '../../support/openapi-check';
+import { spawnNode, type Spawned } from '../../support/spawn-process';
+import { waitFor } from '../../support/wait-for';
+
+/** A response from a spawned process, already checked against the published OpenAPI document. */
+export interface Reply {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+/** A built process (`dist/…/main.js`) started with its own ports. */
+export interface ProcessUnderTest {
+  readonly proc: Spawned;
+  readonly port: number;
+  readonly metricsPort: number;
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(): Promise<number | string>;
+  /** SIGKILL: no cleanup at all, as when a node dies. */
+  kill(): Promise<number | string>;
+  /** Parsed JSON log lines so far. */
+  logLines(): Array<Record<string, unknown>>;
+}
+
+/** A spawned API with an HTTP client whose every answer is validated against the published document. */
+export interface ApiUnderTest extends ProcessUnderTest {
+  readonly baseUrl: string;
+  call(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<Reply>;
+  link(subject: string): Promise<{ token: string; connection_id: string }>;
+}
+
+/** The environment both processes share: BASE_ENV, the Redis URL, and a key prefix. */
+export function redisEnv(url: string, prefix: string, overrides: Record<string, string> = {}): Record<string, string> {
+  return { ...BASE_ENV, LOG_LEVEL: 'info', REDIS_URL: url, REDIS_KEY_PREFIX: prefix, ...overrides };
+}
+
+function wrap(proc: Spawned, port: number, metricsPort: number): ProcessUnderTest {
+  return {
+    proc,
+    port,
+    metricsPort,
+    stop: async () => {
+      if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGTERM');
+      return proc.exited;
+    },
+    kill: async () => {
+      if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGKILL');
+      return proc.exited;
+    },
+    logLines: () =>
+      proc
+        .stdout()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
+  };
+}
+
+/** Starts `node dist/api/main.js` and waits until it listens. */
+export async function startApiProcess(env: Record<string, string>): Promise<ApiUnderTest> {
+  const port = Number(env.PORT && env.PORT !== '0' ? env.PORT : await freePort());
+  const metricsPort = await freePort();
+  const proc = spawnNode('dist/api/main.js', { ...env, PORT: String(port), METRICS_PORT: String(metricsPort) });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitFor(() => fetch(`${baseUrl}/healthz`).then((r) => r.ok, () => false), { what: `the API on ${port} to listen` });
+  const published = await (await fetch(`${baseUrl}/openapi.json`)).json();
+  const checker = new OpenApiResponseChecker(published as Record<string, any>);
+
+  const call: ApiUnderTest['call'] = async (method, path, options = {}) => {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    let body: string | undefined;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+    const text = await response.text();
+    checker.check({ method, path, status: response.status, headers: response.headers, text });
+    const type = response.headers.get('content-type') ?? '';
+    return { status: response.status, headers: response.headers, text, body: /json/.test(type) && text ? JSON.parse(text) : undefined };
+  };
+
+  return {
+    ...wrap(proc, port, metricsPort),
+    baseUrl,
+    call,
+    link: async (subject) => {
+      const res = await call('POST', '/v1/link', { body: { subject }, headers: { 'x-link-secret': env.LINK_SECRET } });
+      expect(res.status, res.text).to.equal(201);
+      return res.body;
+    },
+  };
+}
+
+/** Starts `node dist/worker/main.js` and waits until its probe port answers. */
+export async function startWorkerProcess(env: Record<string, string>): Promise<ProcessUnderTest> {
+  const metricsPort = await freePort();
+  const proc = spawnNode('dist/worker/main.js', { ...env, METRICS_PORT: String(metricsPort) });
+  await waitFor(() => fetch(`http://127.0.0.1:${metricsPort}/healthz`).then((r) => r.ok, () => false), { what: 'the worker to listen' });
+  return wrap(proc, 0, metricsPort);
+}
+
+/** Polls a job through an API until `accept` says yes; returns the last answer's body. */
+export async function pollJob(api: ApiUnderTest, token: string, id: string, accept: (job: any) => boolean, timeoutMs = 15_000): Promise<any> {
+  return waitFor(async () => {
+    const res = await api.call('GET', `/v1/jobs/${id}`, { token });
+    return res.status === 200 && accept(res.body) ? res.body : undefined;
+  }, { timeoutMs, what: `job ${id}` });
+}
