@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import Redis from 'ioredis';
 import { ServiceUnavailableError } from '../../shared/errors/service-unavailable-error';
 import { Metrics } from '../../shared/metrics/metrics';
 import { createRedisBackend } from '../../shared/redis/redis-backend';
@@ -128,6 +129,43 @@ describe('the Redis backend during Redis outages (in-process)', () => {
       );
       expect((await backend.queue.get('job_late'))?.id).to.equal('job_late');
       expect((await backend.queue.counts()).queued).to.equal(1);
+    });
+  });
+
+  describe('Redis frozen (SIGSTOP: the connection stays open, nothing answers), then resumed', () => {
+    let redis: TestRedis;
+    let backend: Backend;
+    let pid: number;
+
+    before(async () => {
+      redis = await startRedis();
+      backend = createRedisBackend(config(redis.url), new Metrics({ defaultMetrics: false }), quietLogger);
+      await waitFor(() => backend.ready(), { what: 'the backend to be ready' });
+      // Touch the queue once so that it is open, as it is in a running API.
+      await backend.queue.counts();
+      const probe = new Redis(redis.url);
+      pid = Number(/^process_id:(\d+)/m.exec(await probe.info('server'))?.[1]);
+      probe.disconnect();
+      expect(pid).to.be.greaterThan(0);
+    });
+    after(async () => {
+      if (pid) process.kill(pid, 'SIGCONT');
+      await backend?.close(1000);
+      await redis?.stop();
+    });
+
+    it('every operation answers 503 within the command timeout bound instead of hanging, and ready() is false', async () => {
+      process.kill(pid, 'SIGSTOP');
+      const elapsed = await Promise.all(everyOperation(backend).map(([name, operation]) => expectUnavailableWithinBound(name, operation)));
+      console.log(`      503 latency with Redis frozen: max ${Math.max(...elapsed)} ms (command timeout ${COMMAND_TIMEOUT_MS} ms)`);
+      expect(Math.min(...elapsed)).to.be.at.least(COMMAND_TIMEOUT_MS - 50);
+      expect(await backend.ready()).to.equal(false);
+    });
+
+    it('answers again once Redis resumes', async () => {
+      process.kill(pid, 'SIGCONT');
+      await waitFor(() => backend.ready(), { timeoutMs: 15_000, what: 'the backend to answer again' });
+      expect(await backend.rateLimits.hit('sub:after', 60)).to.include({ count: 1 });
     });
   });
 });
