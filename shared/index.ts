@@ -20,3 +20,4 @@ export * from './description/llms-txt';
 export * from './services';
 export * from './stores/backend';
 export * from './stores/create-backend';
+export * from './redis/redis-backend';
