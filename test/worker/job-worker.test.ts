@@ -22,12 +22,14 @@ describe('the BullMQ job worker, in-process, on a private redis-server', () => {
   let worker: JobWorker;
   const metrics = new Metrics({ defaultMetrics: false });
   const calls = new Map<string, number>();
+  const attemptTimes = new Map<string, number[]>();
   const count = (id: string) => calls.set(id, (calls.get(id) ?? 0) + 1);
 
   const processors = new Map<string, Processor>([
     ['echo', async (input, { jobId }) => (count(jobId), { echoed: input.prompt })],
     ['flaky', async (_input, { jobId, attempt }) => {
       count(jobId);
+      attemptTimes.set(jobId, [...(attemptTimes.get(jobId) ?? []), Date.now()]);
       if (attempt < 3) throw new Error('socket hang up at 10.0.0.7');
       return { attempt };
     }],
@@ -86,13 +88,17 @@ describe('the BullMQ job worker, in-process, on a private redis-server', () => {
     expect(Date.parse(done.finished_at!)).to.be.at.least(Date.parse(done.started_at!));
   });
 
-  it('a processor that fails twice with an unknown error is retried and succeeds on attempt 3', async () => {
+  it('a processor that fails twice with an unknown error is retried with exponential backoff and succeeds on attempt 3', async () => {
     const job = newJob('flaky');
     const done = await runToEnd(job);
     expect(done.status).to.equal('succeeded');
     expect(done.result).to.deep.equal({ attempt: 3 });
     expect(done.attempts).to.equal(3);
     expect(calls.get(job.id)).to.equal(3);
+    // Exponential backoff from a 20 ms base: at least 20 ms before attempt 2 and 40 ms before attempt 3.
+    const [first, second, third] = attemptTimes.get(job.id)!;
+    expect(second - first).to.be.at.least(20);
+    expect(third - second).to.be.at.least(40);
   });
 
   it('an unknown error on every attempt fails the job after all attempts with the generic message only', async () => {
