@@ -31,16 +31,16 @@ describe('graceful shutdown of the built API on the embedded backend', () => {
   });
 
   it('on SIGTERM it finishes the running job, stops accepting, and exits 0', async () => {
-    const linked = await (await fetch(`${base}/v1/link`, {
+    const linked = (await (await fetch(`${base}/v1/link`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-link-secret': BASE_ENV.LINK_SECRET },
       body: JSON.stringify({ subject: 'shutdown' }),
-    })).json();
-    const job = await (await fetch(`${base}/v1/jobs`, {
+    })).json()) as { token: string };
+    const job = (await (await fetch(`${base}/v1/jobs`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${linked.token}`, 'idempotency-key': 'sigterm-1' },
       body: JSON.stringify({ input: { prompt: 'drain me' } }),
-    })).json();
+    })).json()) as { id: string; status: string };
     expect(job.status).to.be.oneOf(['queued', 'running']);
     await waitFor(() => proc.stdout().includes('"job started"'), { what: 'the job to start' });
 
