@@ -5,8 +5,13 @@ import type { JobRecord, JobStatus, NewJob } from './job';
  * Routes never know which one they talk to.
  */
 export interface JobQueue {
-  /** Adds the job unless a job with its id already exists; never creates a second one. */
-  enqueue(job: NewJob): Promise<void>;
+  /**
+   * Adds the job unless a job with its id already exists; never creates a second one. With
+   * `replaceFinished`, a *finished* job holding the id is replaced: it is left over from an idempotency key
+   * whose record has expired (finished jobs are removed lazily, a little after the retention), and the new
+   * claim has just charged for a new job, so the person must get one.
+   */
+  enqueue(job: NewJob, options?: { replaceFinished?: boolean }): Promise<void>;
   /** The stored job, or undefined. */
   get(id: string): Promise<JobRecord | undefined>;
   /** Number of jobs in each state, for metrics. */

@@ -57,14 +57,17 @@ export class JobService {
     }
     if (outcome === 'created') this.hooks.onSubmitted?.(submission.operation, submission.cost);
     else this.hooks.onReplayed?.(submission.operation);
-    await this.queue.enqueue({
-      id: jobId,
-      subject: submission.subject,
-      operation: submission.operation,
-      input: submission.input,
-      cost: submission.cost,
-      createdAt: new Date().toISOString(),
-    });
+    await this.queue.enqueue(
+      {
+        id: jobId,
+        subject: submission.subject,
+        operation: submission.operation,
+        input: submission.input,
+        cost: submission.cost,
+        createdAt: new Date().toISOString(),
+      },
+      { replaceFinished: outcome === 'created' },
+    );
     const stored = await this.queue.get(jobId);
     // The claim and the enqueue both succeeded, so the job must be there; if not, the backend is failing.
     if (!stored) throw new ServiceUnavailableError();
@@ -85,6 +88,8 @@ export class JobService {
     const hasMore = ids.length > limit;
     const shown = ids.slice(0, limit);
     const jobs = await Promise.all(shown.map(({ value }) => this.queue.get(value)));
+    const missing = shown.filter((_, i) => jobs[i] === undefined).map(({ value }) => value);
+    if (missing.length > 0) await this.ledger.pruneJobs(subject, missing);
     const items = jobs.filter((job) => job !== undefined && job.subject === subject).map((job) => toPublicJob(job!));
     return { items, next_cursor: hasMore ? encodeCursor(shown[shown.length - 1].seq) : null };
   }

@@ -28,8 +28,9 @@ export class MemoryJobQueue implements JobQueue {
 
   constructor(private readonly options: MemoryQueueOptions) {}
 
-  async enqueue(job: NewJob): Promise<void> {
-    if (this.jobs.has(job.id) || this.closing) return;
+  async enqueue(job: NewJob, { replaceFinished = false }: { replaceFinished?: boolean } = {}): Promise<void> {
+    const existing = this.jobs.get(job.id);
+    if ((existing && !(replaceFinished && isTerminal(existing.status))) || this.closing) return;
     this.jobs.set(job.id, queuedRecord(job));
     this.waiting.push(job.id);
     this.pump();

@@ -27,6 +27,8 @@ export class MemoryLedgerStore implements LedgerStore {
     usage.jobs_charged += 1;
     usage.credits_spent += request.cost;
     this.usageBySubject.set(request.subject, usage);
+    // A key claimed again after its record expired names the same job id: keep one index entry, the newest.
+    if (existing) this.jobs.pruneSubject(request.subject, (id) => id !== request.jobId);
     this.jobs.add(request.subject, request.jobId);
     return 'created';
   }
@@ -37,6 +39,12 @@ export class MemoryLedgerStore implements LedgerStore {
 
   async usage(subject: string): Promise<Usage> {
     return { ...(this.usageBySubject.get(subject) ?? { jobs_charged: 0, credits_spent: 0 }) };
+  }
+
+  async pruneJobs(subject: string, jobIds: readonly string[]): Promise<void> {
+    const now = Date.now();
+    const gone = new Set(jobIds.filter((id) => !((this.records.get(id)?.expiresAt ?? 0) > now)));
+    this.jobs.pruneSubject(subject, (id) => !gone.has(id));
   }
 
   /** Forgets expired records and index entries of jobs that are gone; called by the queue's sweeper. */

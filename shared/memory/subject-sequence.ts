@@ -20,6 +20,15 @@ export class SubjectSequence<T> {
     return out;
   }
 
+  /** Drops one subject's entries for which `keep` is false. */
+  pruneSubject(subject: string, keep: (value: T) => boolean): void {
+    const list = this.lists.get(subject);
+    if (!list) return;
+    const kept = list.filter((item) => keep(item.value));
+    if (kept.length === 0) this.lists.delete(subject);
+    else this.lists.set(subject, kept);
+  }
+
   /** Drops entries for which `keep` is false (used when jobs pass their retention). */
   prune(keep: (value: T) => boolean): void {
     for (const [subject, list] of this.lists) {

@@ -46,8 +46,16 @@ export class BullmqJobQueue implements JobQueue {
    * Adds the job. When a job with this id exists BullMQ keeps the stored one and resolves to an object
    * holding *our* data, not the stored data, so the result is ignored: callers read the job with `get`.
    */
-  async enqueue(job: NewJob): Promise<void> {
-    await this.guard.run(async () => (await this.open()).add(job.operation, toBullJobData(job), { ...this.jobOptions, jobId: job.id }));
+  async enqueue(job: NewJob, { replaceFinished = false }: { replaceFinished?: boolean } = {}): Promise<void> {
+    await this.guard.run(async () => {
+      const queue = await this.open();
+      if (replaceFinished) {
+        const state = await queue.getJobState(job.id);
+        // Only a finished job is replaced; a queued or running one is never touched.
+        if (state === 'completed' || state === 'failed') await queue.remove(job.id);
+      }
+      await queue.add(job.operation, toBullJobData(job), { ...this.jobOptions, jobId: job.id });
+    });
   }
 
   async get(id: string): Promise<JobRecord | undefined> {

@@ -27,11 +27,23 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return 'replayed' end
 return 'conflict'
 `;
 
+/**
+ * Drops a job from the subject's index only while its idempotency record is absent, in one step: a new
+ * claim of the same key (same job id) between a separate check and removal would otherwise lose its entry.
+ *
+ * KEYS: subject job index, idempotency record. ARGV: job id.
+ */
+const PRUNE = `
+if redis.call('EXISTS', KEYS[2]) == 0 then redis.call('ZREM', KEYS[1], ARGV[1]) end
+return 0
+`;
+
 const OUTCOMES: ReadonlySet<string> = new Set<ClaimOutcome>(['created', 'replayed', 'conflict']);
 
 /** Idempotency records, charges and the per-subject job index in Redis. */
 export class RedisLedgerStore implements LedgerStore {
   private readonly claimScript: LuaScript<string>;
+  private readonly pruneScript: LuaScript<number>;
 
   constructor(
     private readonly client: Redis,
@@ -39,6 +51,7 @@ export class RedisLedgerStore implements LedgerStore {
     private readonly guard: RedisGuard,
   ) {
     this.claimScript = defineLuaScript(client, 'ledger_claim', 4, CLAIM);
+    this.pruneScript = defineLuaScript(client, 'ledger_prune', 2, PRUNE);
   }
 
   async claim(request: ClaimRequest): Promise<ClaimOutcome> {
@@ -57,6 +70,11 @@ export class RedisLedgerStore implements LedgerStore {
   async listJobIds(subject: string, query: PageQuery): Promise<Array<SeqItem<string>>> {
     const found = await this.guard.run(() => pageBySeq(this.client, this.keys.subjectJobs(subject), query));
     return found.map(({ seq, member }) => ({ seq, value: member }));
+  }
+
+  async pruneJobs(subject: string, jobIds: readonly string[]): Promise<void> {
+    const index = this.keys.subjectJobs(subject);
+    await this.guard.run(() => Promise.all(jobIds.map((id) => this.pruneScript([index, this.keys.idempotency(id)], [id]))));
   }
 
   async usage(subject: string): Promise<Usage> {

@@ -30,4 +30,9 @@ export interface LedgerStore {
   /** Job ids of a subject, newest first. */
   listJobIds(subject: string, query: PageQuery): Promise<Array<SeqItem<string>>>;
   usage(subject: string): Promise<Usage>;
+  /**
+   * Drops from the subject's index those of `jobIds` whose idempotency record has expired: their jobs are
+   * gone for good. An id whose record is still alive is kept, since its job may be about to be enqueued.
+   */
+  pruneJobs(subject: string, jobIds: readonly string[]): Promise<void>;
 }
