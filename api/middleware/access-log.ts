@@ -2,6 +2,8 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { state } from '../http/locals';
 
+const PROBE_ROUTES = new Set(['/healthz', '/readyz']);
+
 /**
  * One JSON line per answered request. It names only the method, the route template, the status, the
  * duration and the request id: no headers, no query and no body, so no credential can slip in.
@@ -18,7 +20,10 @@ export function accessLog(logger: Logger) {
         status: res.statusCode,
         duration_ms: Math.round(Number(process.hrtime.bigint() - start) / 1e4) / 100,
       };
-      if (res.statusCode >= 500) logger.warn(line, 'request');
+      // Probes hit these every few seconds; at info or warn they would drown the log (a not-ready 503 is
+      // expected while Redis is away, and connector_redis_up already says so).
+      if (PROBE_ROUTES.has(route)) logger.debug(line, 'request');
+      else if (res.statusCode >= 500) logger.warn(line, 'request');
       else logger.info(line, 'request');
     });
     next();

@@ -7,9 +7,8 @@ import { createLogger } from '../../shared/logging/logger';
 import type { Operation } from '../../shared/operations/operation';
 import { OPERATIONS } from '../../shared/operations/registry';
 import { BACKENDS } from '../support/backends';
-import { BASE_ENV, newKey, newSubject, type ConnectorUnderTest } from '../support/harness';
+import { BASE_ENV, newKey, newSubject, type ConnectorUnderTest, startConnector } from '../support/harness';
 import { LogCapture } from '../support/log-capture';
-import { startReadyConnector } from '../support/ready-connector';
 import { waitFor } from '../support/wait-for';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -83,7 +82,7 @@ for (const backend of BACKENDS) {
   describe(`structured logs of the API [${backend}]`, () => {
     let c: ConnectorUnderTest;
     before(async () => {
-      c = await startReadyConnector(backend, { PLACEHOLDER_JOB_MS: '10' }, { operations: SCRIPTED });
+      c = await startConnector(backend, { PLACEHOLDER_JOB_MS: '10' }, { operations: SCRIPTED });
     });
     after(async () => c.close());
 
@@ -146,7 +145,7 @@ for (const backend of BACKENDS) {
     });
 
     it('a whole session at LOG_LEVEL=trace logs no token, secret, x-link-secret or Authorization value, and only JSON lines', async () => {
-      const session = await startReadyConnector(backend, { LOG_LEVEL: 'trace', PLACEHOLDER_JOB_MS: '10' }, { operations: SCRIPTED });
+      const session = await startConnector(backend, { LOG_LEVEL: 'trace', PLACEHOLDER_JOB_MS: '10' }, { operations: SCRIPTED });
       const secrets = [BASE_ENV.CONNECTOR_SECRET, BASE_ENV.LINK_SECRET];
       try {
         // Tokens minted, then used for every kind of answer: 2xx, 202 jobs, 400, 404, 413, 415, 422, 500.
@@ -211,7 +210,7 @@ for (const backend of BACKENDS) {
     });
 
     it('LOG_LEVEL=warn drops access lines of answers below 500 but keeps a 500 and its cause', async () => {
-      const quiet = await startReadyConnector(backend, { LOG_LEVEL: 'warn' }, { operations: SCRIPTED });
+      const quiet = await startConnector(backend, { LOG_LEVEL: 'warn' }, { operations: SCRIPTED });
       try {
         const token = await quiet.link(newSubject());
         expect((await quiet.call('GET', '/v1/me', { token })).status).to.equal(200);
@@ -230,7 +229,7 @@ for (const backend of BACKENDS) {
     });
 
     it('LOG_LEVEL=silent writes no line at all, even for a 500', async () => {
-      const silent = await startReadyConnector(backend, { LOG_LEVEL: 'silent' }, { operations: SCRIPTED });
+      const silent = await startConnector(backend, { LOG_LEVEL: 'silent' }, { operations: SCRIPTED });
       try {
         const boom = await silent.call('GET', '/v1/me', { token: await silent.link(BOOM_SUBJECT) });
         expect(boom.status).to.equal(500);

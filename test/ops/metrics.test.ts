@@ -8,12 +8,11 @@ import type { Operation } from '../../shared/operations/operation';
 import { OPERATIONS } from '../../shared/operations/registry';
 import { placeholderProcessor } from '../../shared/processors/placeholder-processor';
 import { BACKENDS } from '../support/backends';
-import { BASE_ENV, newKey, newSubject, type CallOptions, type CallResult, type ConnectorUnderTest } from '../support/harness';
+import { BASE_ENV, newKey, newSubject, type CallOptions, type CallResult, type ConnectorUnderTest, startConnector } from '../support/harness';
 import {
   AUTH_FAILURE_REASONS, CONTRACT_METRICS, HTTP_BUCKETS, JOB_OUTCOMES, QUEUE_STATES, sampleNames,
 } from '../support/metric-contract';
 import { deltas, samplesOf, scrape, seriesKey, sumOf, type Exposition, type Labels } from '../support/prometheus-text';
-import { startReadyConnector } from '../support/ready-connector';
 import { waitFor } from '../support/wait-for';
 
 /** Every sample name of the contract metrics, except the queue gauge (a level, not a count) and histogram sums. */
@@ -120,7 +119,7 @@ for (const backend of BACKENDS) {
     // The harness runs jobs inside the API process on both backends (on Redis through startApi's in-process
     // worker), so this one registry also counts job completions. worker-metrics.test.ts covers a separate worker.
     before(async () => {
-      c = await startReadyConnector(backend, { PLACEHOLDER_JOB_MS: '20' }, { operations: SCRIPTED_JOBS });
+      c = await startConnector(backend, { PLACEHOLDER_JOB_MS: '20' }, { operations: SCRIPTED_JOBS });
     });
     after(async () => {
       held.release();

@@ -2,10 +2,9 @@ import { expect } from 'chai';
 import { loadConfig } from '../../shared/config/config';
 import { createLogger } from '../../shared/logging/logger';
 import { startWorker, type RunningWorker } from '../../worker/start-worker';
-import { BASE_ENV, newKey, newSubject, type ConnectorUnderTest } from '../support/harness';
+import { BASE_ENV, newKey, newSubject, type ConnectorUnderTest, startConnector } from '../support/harness';
 import { LogCapture } from '../support/log-capture';
 import { deltas, samplesOf, scrape, sumOf } from '../support/prometheus-text';
-import { startReadyConnector } from '../support/ready-connector';
 import { waitFor } from '../support/wait-for';
 
 /** The job-side counters and histogram counts; the worker owns these when the API only enqueues. */
@@ -22,7 +21,7 @@ describe('Prometheus metrics and logs of a separate worker [redis]', () => {
   const workerLogs = new LogCapture();
 
   before(async () => {
-    api = await startReadyConnector('redis', { PLACEHOLDER_JOB_MS: '20' }, { runWorker: false });
+    api = await startConnector('redis', { PLACEHOLDER_JOB_MS: '20' }, { runWorker: false });
     const config = loadConfig(
       { ...BASE_ENV, PLACEHOLDER_JOB_MS: '20', REDIS_URL: api.config.redisUrl!, REDIS_KEY_PREFIX: api.config.redisKeyPrefix },
       'worker',

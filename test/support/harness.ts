@@ -6,6 +6,7 @@ import { createLogger } from '../../shared/logging/logger';
 import type { BackendKind } from './backends';
 import { LogCapture } from './log-capture';
 import { OpenApiResponseChecker } from './openapi-check';
+import { waitFor } from './wait-for';
 import { startRedis } from './redis-server';
 
 /** The environment every test connector starts from; tests override single variables. */
@@ -67,7 +68,7 @@ const BACKEND_ENV: Record<BackendKind, BackendEnv> = {
   },
 };
 
-/** Starts a connector on the given backend with `BASE_ENV` plus `overrides`. */
+/** Starts a connector on the given backend with `BASE_ENV` plus `overrides`, and waits until it is ready. */
 export async function startConnector(
   kind: BackendKind,
   overrides: Record<string, string> = {},
@@ -80,6 +81,15 @@ export async function startConnector(
   // On Redis the API only enqueues; the same process also consumes the queue, as `npm run dev` does.
   const api = await startApi(config, logger, { runWorker: true, ...options });
   const baseUrl = `http://127.0.0.1:${api.port}`;
+  // On Redis the API listens before its client has connected, and until then requests that need Redis
+  // answer 503 by design; a connector under test is handed out ready.
+  try {
+    await waitFor(async () => (await fetch(`${baseUrl}/readyz`)).status === 200, { what: `the ${kind} connector to be ready` });
+  } catch (error) {
+    await api.close();
+    await prepared.cleanup();
+    throw error;
+  }
   const published = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as Record<string, any>;
   const checker = new OpenApiResponseChecker(published);
 
