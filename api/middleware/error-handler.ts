@@ -11,8 +11,11 @@ export function errorHandler(logger: Logger) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const appError = toAppError(error);
     const { requestId, route } = state(res);
-    if (appError.status >= 500) {
-      logger.error({ req_id: requestId, route, method: req.method, err: error }, 'request failed');
+    // Log what the caller is not told: an unexpected error, or a deliberate 5xx that carries a cause (a
+    // Redis failure). A bare 503 such as /readyz's "not ready" has nothing more to say.
+    const unexpected = appError !== error || (error as Error).cause !== undefined;
+    if (appError.status >= 500 && unexpected) {
+      logger.error({ req_id: requestId, route, method: req.method, err: error, cause: (error as Error).cause }, 'request failed');
     }
     if (res.headersSent) {
       res.destroy();
