@@ -1,5 +1,4 @@
 import express, { type Express } from 'express';
-import helmet from 'helmet';
 import type { Logger } from 'pino';
 import type { TokenService } from '../shared/auth/token-service';
 import type { Config } from '../shared/config/config';
@@ -15,6 +14,7 @@ import { httpMetrics } from './middleware/http-metrics';
 import { jsonBody } from './middleware/json-body';
 import { matchOperation } from './middleware/match-operation';
 import { rateLimit } from './middleware/rate-limit';
+import { securityHeaders } from './middleware/security-headers';
 import { requestContext } from './middleware/request-context';
 import { requestValidator } from './middleware/request-validator';
 import type { Backend } from '../shared/stores/backend';
@@ -48,7 +48,7 @@ export function createApp({ config, backend, services, tokens, metrics, logger, 
   app.set('etag', false);
 
   app.use(requestContext, httpMetrics(metrics), accessLog(logger));
-  app.use(helmet({ contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } } }));
+  app.use(securityHeaders);
   app.use(descriptionRoutes(openApiJson, llmsTxt), healthRoutes(() => backend.ready()));
   app.use('/v1', (_req, res, next) => {
     res.set('Cache-Control', 'no-store');

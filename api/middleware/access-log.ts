@@ -10,6 +10,8 @@ const PROBE_ROUTES = new Set(['/healthz', '/readyz']);
  */
 export function accessLog(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
+    // Nothing to do at levels that drop every access line (warn still keeps a 5xx's line).
+    if (!logger.isLevelEnabled('warn')) return next();
     const start = process.hrtime.bigint();
     res.once('finish', () => {
       const { requestId, route } = state(res);
