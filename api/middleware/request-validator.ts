@@ -15,5 +15,7 @@ export function requestValidator(document: OpenApiDocument): RequestHandler[] {
     validateSecurity: false,
     validateApiSpec: true,
     ignoreUndocumented: true,
+    // Only JSON bodies are accepted (415 otherwise): no multipart stage on every request.
+    fileUploader: false,
   }) as unknown as RequestHandler[];
 }
