@@ -5,7 +5,8 @@ import { loadConfig, type Config } from '../../shared/config/config';
 import { createLogger } from '../../shared/logging/logger';
 import type { BackendKind } from './backends';
 import { LogCapture } from './log-capture';
-import { OpenApiResponseChecker } from './openapi-check';
+import { checkedClient, type CallOptions, type CallResult } from './checked-client';
+import type { OpenApiResponseChecker } from './openapi-check';
 import { waitFor } from './wait-for';
 import { startRedis } from './redis-server';
 
@@ -23,22 +24,7 @@ export const BASE_ENV = {
   LOG_LEVEL: 'info',
 } as const;
 
-/** Options of one request through the test client. */
-export interface CallOptions {
-  token?: string;
-  body?: unknown;
-  /** Sent as is, without JSON encoding (for malformed bodies). */
-  rawBody?: string | Buffer;
-  headers?: Record<string, string>;
-}
-
-/** A response, already checked against the published OpenAPI document. */
-export interface CallResult {
-  status: number;
-  headers: Headers;
-  text: string;
-  body: any;
-}
+export type { CallOptions, CallResult } from './checked-client';
 
 /** A real connector listening on a free port, with its captured log. */
 export interface ConnectorUnderTest {
@@ -90,23 +76,7 @@ export async function startConnector(
     await prepared.cleanup();
     throw error;
   }
-  const published = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as Record<string, any>;
-  const checker = new OpenApiResponseChecker(published);
-
-  const call = async (method: string, path: string, options: CallOptions = {}): Promise<CallResult> => {
-    const headers: Record<string, string> = { ...options.headers };
-    if (options.token) headers.authorization = `Bearer ${options.token}`;
-    let body: string | Buffer | undefined = options.rawBody;
-    if (options.body !== undefined) {
-      body = JSON.stringify(options.body);
-      headers['content-type'] ??= 'application/json';
-    }
-    const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
-    const text = await response.text();
-    checker.check({ method, path, status: response.status, headers: response.headers, text });
-    const type = response.headers.get('content-type') ?? '';
-    return { status: response.status, headers: response.headers, text, body: /json/.test(type) && text ? JSON.parse(text) : undefined };
-  };
+  const { call, checker } = await checkedClient(baseUrl);
 
   return {
     baseUrl,

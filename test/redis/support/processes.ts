@@ -1,17 +1,12 @@
 import { expect } from 'chai';
 import { BASE_ENV } from '../../support/harness';
 import { freePort } from '../../support/free-port';
-import { OpenApiResponseChecker } from '../../support/openapi-check';
+import { checkedClient, type CallOptions, type CallResult } from '../../support/checked-client';
 import { spawnNode, type Spawned } from '../../support/spawn-process';
 import { waitFor } from '../../support/wait-for';
 
 /** A response from a spawned process, already checked against the published OpenAPI document. */
-export interface Reply {
-  status: number;
-  headers: Headers;
-  body: any;
-  text: string;
-}
+export type Reply = CallResult;
 
 /** A built process (`dist/…/main.js`) started with its own ports. */
 export interface ProcessUnderTest {
@@ -29,7 +24,7 @@ export interface ProcessUnderTest {
 /** A spawned API with an HTTP client whose every answer is validated against the published document. */
 export interface ApiUnderTest extends ProcessUnderTest {
   readonly baseUrl: string;
-  call(method: string, path: string, options?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<Reply>;
+  call(method: string, path: string, options?: CallOptions): Promise<Reply>;
   link(subject: string): Promise<{ token: string; connection_id: string }>;
 }
 
@@ -67,23 +62,7 @@ export async function startApiProcess(env: Record<string, string>): Promise<ApiU
   const proc = spawnNode('dist/api/main.js', { ...env, PORT: String(port), METRICS_PORT: String(metricsPort) });
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitFor(() => fetch(`${baseUrl}/healthz`).then((r) => r.ok, () => false), { what: `the API on ${port} to listen` });
-  const published = await (await fetch(`${baseUrl}/openapi.json`)).json();
-  const checker = new OpenApiResponseChecker(published as Record<string, any>);
-
-  const call: ApiUnderTest['call'] = async (method, path, options = {}) => {
-    const headers: Record<string, string> = { ...options.headers };
-    if (options.token) headers.authorization = `Bearer ${options.token}`;
-    let body: string | undefined;
-    if (options.body !== undefined) {
-      body = JSON.stringify(options.body);
-      headers['content-type'] ??= 'application/json';
-    }
-    const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
-    const text = await response.text();
-    checker.check({ method, path, status: response.status, headers: response.headers, text });
-    const type = response.headers.get('content-type') ?? '';
-    return { status: response.status, headers: response.headers, text, body: /json/.test(type) && text ? JSON.parse(text) : undefined };
-  };
+  const { call } = await checkedClient(baseUrl);
 
   return {
     ...wrap(proc, port, metricsPort),
