@@ -51,7 +51,7 @@ export function createJobWorker(options: { config: JobWorkerConfig; processors: 
   });
   const observe = jobObserver(metrics, logger);
 
-  const process = async (job: BullJobOf): Promise<Record<string, unknown>> => {
+  const processJob = async (job: BullJobOf): Promise<Record<string, unknown>> => {
     const attempt = job.attemptsMade + 1;
     const maxAttempts = job.opts.attempts ?? 1;
     const progress = readProgress(job.progress);
@@ -88,7 +88,7 @@ export function createJobWorker(options: { config: JobWorkerConfig; processors: 
     throw new UnrecoverableError(outcome.message);
   };
 
-  const worker = new Worker<BullJobData, Record<string, unknown>, string>(JOB_QUEUE_NAME, process, {
+  const worker = new Worker<BullJobData, Record<string, unknown>, string>(JOB_QUEUE_NAME, processJob, {
     connection: client,
     prefix: keys.bullPrefix,
     concurrency: config.workerConcurrency,
