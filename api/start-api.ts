@@ -1,6 +1,7 @@
-import type { AddressInfo } from 'node:net';
+import http from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from '../shared/config/config';
+import { listen } from '../shared/lifecycle/listen';
 import { closeServer } from '../shared/lifecycle/shutdown';
 import { Metrics } from '../shared/metrics/metrics';
 import { createMetricsServer } from '../shared/metrics/metrics-server';
@@ -40,11 +41,9 @@ export async function startApi(config: Config, logger: Logger, { operations = OP
   const { services, tokens } = createServices(config, backend, metrics);
   const app = createApp({ config, backend, services, tokens, metrics, logger, operations });
 
-  const server = app.listen(config.port);
-  const metricsServer = createMetricsServer(metrics).listen(config.metricsPort);
-  await Promise.all([listening(server), listening(metricsServer)]);
-  const port = (server.address() as AddressInfo).port;
-  const metricsPort = (metricsServer.address() as AddressInfo).port;
+  const server = http.createServer(app);
+  const metricsServer = createMetricsServer(metrics);
+  const [port, metricsPort] = await Promise.all([listen(server, config.port), listen(metricsServer, config.metricsPort)]);
   logger.info({ port, metrics_port: metricsPort, public_url: config.publicUrl, backend: backend.kind, runs_jobs: backend.kind === 'memory' || !!jobWorker }, 'api listening');
 
   return {
@@ -59,10 +58,3 @@ export async function startApi(config: Config, logger: Logger, { operations = OP
   };
 }
 
-function listening(server: import('node:http').Server): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (server.listening) return resolve();
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
-}

@@ -8,8 +8,7 @@ import { runAttempt } from '../shared/jobs/job-runner';
 import type { ProcessorMap } from '../shared/jobs/processor';
 import type { Metrics } from '../shared/metrics/metrics';
 import { readProgress, type BullJobData, type BullJobProgress } from '../shared/redis/bullmq-job-record';
-import { closeRedisClient, createRedisClient } from '../shared/redis/redis-client';
-import { RedisGuard } from '../shared/redis/redis-guard';
+import { closeRedisClient, createRedisClient, redisAnswers } from '../shared/redis/redis-client';
 import { JOB_QUEUE_NAME, RedisKeys } from '../shared/redis/redis-keys';
 
 /** The settings a job worker reads from the configuration. */
@@ -105,16 +104,9 @@ export function createJobWorker(options: { config: JobWorkerConfig; processors: 
   });
   worker.on('stalled', (jobId: string) => logger.warn({ job_id: jobId }, 'job stalled (its worker stopped renewing the lock); it will run again'));
 
-  const pingGuard = new RedisGuard(1000);
   let closing: Promise<void> | undefined;
   return {
-    ready: async () => {
-      if (client.status !== 'ready' || !worker.isRunning()) return false;
-      return pingGuard.run(() => client.ping()).then(
-        (reply) => reply === 'PONG',
-        () => false,
-      );
-    },
+    ready: async () => worker.isRunning() && redisAnswers(client),
     close: (graceMs) => {
       closing ??= (async () => {
         let timer: NodeJS.Timeout | undefined;

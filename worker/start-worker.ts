@@ -1,6 +1,6 @@
-import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { Config } from '../shared/config/config';
+import { listen } from '../shared/lifecycle/listen';
 import { closeServer } from '../shared/lifecycle/shutdown';
 import { Metrics } from '../shared/metrics/metrics';
 import { createMetricsServer } from '../shared/metrics/metrics-server';
@@ -27,12 +27,8 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
   const metrics = new Metrics();
   const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs });
   const jobWorker = createJobWorker({ config, processors, metrics, logger });
-  const server = createMetricsServer(metrics, () => jobWorker.ready()).listen(config.metricsPort);
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
-  const metricsPort = (server.address() as AddressInfo).port;
+  const server = createMetricsServer(metrics, () => jobWorker.ready());
+  const metricsPort = await listen(server, config.metricsPort);
   logger.info({ metrics_port: metricsPort, concurrency: config.workerConcurrency, operations: [...processors.keys()] }, 'worker started');
 
   return {

@@ -1,6 +1,4 @@
 import { AppError, type FieldProblem } from '../../shared/errors/app-error';
-import { MethodNotAllowedError } from '../../shared/errors/method-not-allowed-error';
-import { NotFoundError } from '../../shared/errors/not-found-error';
 import { PayloadTooLargeError } from '../../shared/errors/payload-too-large-error';
 import { UnsupportedMediaTypeError } from '../../shared/errors/unsupported-media-type-error';
 import { ValidationError } from '../../shared/errors/validation-error';
@@ -30,12 +28,12 @@ interface FrameworkError {
   statusCode?: number;
   type?: string;
   errors?: Array<{ path?: string; message?: string }>;
-  headers?: Record<string, string>;
 }
 
 /**
  * Maps anything thrown into an {@link AppError}. Errors of the body parser and of the OpenAPI validator are
  * translated by status; their own messages are replaced, except validator field messages (schema facts).
+ * Unknown routes and methods never get here as framework errors: the registry matcher answers them first.
  * Anything unknown becomes a 500 whose cause the caller logs.
  */
 export function toAppError(error: unknown): AppError {
@@ -52,8 +50,6 @@ export function toAppError(error: unknown): AppError {
     return new ValidationError('The request does not match the schema.', errors);
   }
   if (status === 400) return new ValidationError('The request is malformed.');
-  if (status === 404) return new NotFoundError();
-  if (status === 405) return new MethodNotAllowedError((framework.headers?.Allow ?? 'GET').split(/,\s*/));
   return new InternalError();
 }
 

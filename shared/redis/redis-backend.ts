@@ -3,16 +3,13 @@ import type { Config } from '../config/config';
 import type { Metrics } from '../metrics/metrics';
 import type { Backend } from '../stores/backend';
 import { BullmqJobQueue } from './bullmq-job-queue';
-import { closeRedisClient, createRedisClient } from './redis-client';
+import { closeRedisClient, createRedisClient, redisAnswers } from './redis-client';
 import { RedisConnectionStore } from './redis-connection-store';
 import { RedisGuard } from './redis-guard';
 import { RedisKeys } from './redis-keys';
 import { RedisLedgerStore } from './redis-ledger-store';
 import { RedisRateLimitStore } from './redis-rate-limit-store';
 import { RedisThingStore } from './redis-thing-store';
-
-/** `/readyz` waits at most this long for Redis to answer PING. */
-export const READY_PING_TIMEOUT_MS = 1000;
 
 /**
  * The production backend: every store and the job queue on one Redis, shared by every replica. Requests
@@ -43,7 +40,6 @@ export function createRedisBackend(
     retentionSeconds: config.idempotencyTtlSeconds,
     logger,
   });
-  const pingGuard = new RedisGuard(READY_PING_TIMEOUT_MS);
 
   return {
     kind: 'redis',
@@ -52,13 +48,7 @@ export function createRedisBackend(
     ledger: new RedisLedgerStore(client, keys, guard),
     rateLimits: new RedisRateLimitStore(client, keys, guard),
     queue,
-    ready: async () => {
-      if (client.status !== 'ready') return false;
-      return pingGuard.run(() => client.ping()).then(
-        (reply) => reply === 'PONG',
-        () => false,
-      );
-    },
+    ready: () => redisAnswers(client),
     close: async (graceMs) => {
       await queue.close(graceMs);
       // Last: everything above may still need Redis while it closes.

@@ -2,6 +2,7 @@ import Redis, { type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics/metrics';
 import { checkEvictionPolicy } from './eviction-policy';
+import { RedisGuard } from './redis-guard';
 
 /**
  * What a client is for. `commands` serves requests and must fail fast while Redis is away so that a
@@ -95,4 +96,17 @@ export async function closeRedisClient(client: Redis, timeoutMs = 1000): Promise
     clearTimeout(timer);
   }
   client.disconnect();
+}
+
+/** `/readyz` waits at most this long for Redis to answer PING. */
+export const READY_PING_TIMEOUT_MS = 1000;
+const readyGuard = new RedisGuard(READY_PING_TIMEOUT_MS);
+
+/** True when the client is connected and Redis answers PING within {@link READY_PING_TIMEOUT_MS}. */
+export async function redisAnswers(client: Redis): Promise<boolean> {
+  if (client.status !== 'ready') return false;
+  return readyGuard.run(() => client.ping()).then(
+    (reply) => reply === 'PONG',
+    () => false,
+  );
 }
