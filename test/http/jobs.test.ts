@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import type { Operation } from '../../shared/operations/operation';
+import { OPERATIONS } from '../../shared/operations/registry';
 import { BACKENDS } from '../support/backends';
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { waitFor } from '../support/wait-for';
@@ -27,15 +29,13 @@ for (const backend of BACKENDS) {
       expect(res.headers.get('idempotent-replayed')).to.equal(null);
     });
 
-    it('a job polled through its Location succeeds with a deterministic result; Retry-After only while it runs', async () => {
+    it('a job polled through its Location succeeds with a deterministic result and no Retry-After once final', async () => {
       const token = await c.link(newSubject());
       const created = await submit(token, 'one two three', newKey());
       const done = await waitFor(async () => {
         const res = await c.call('GET', created.headers.get('location')!, { token });
         expect(res.status).to.equal(200);
-        if (res.body.status === 'succeeded') return res;
-        expect(res.headers.get('retry-after')).to.equal('2');
-        return undefined;
+        return res.body.status === 'succeeded' ? res : undefined;
       }, { what: 'the job to succeed' });
       expect(done.headers.get('retry-after')).to.equal(null);
       expect(done.body.result).to.include({ characters: 13, words: 3, summary: 'one two three' });
@@ -190,6 +190,38 @@ for (const backend of BACKENDS) {
       const token = await c.link(newSubject());
       expect((await c.call('GET', '/v1/jobs/bad%20id', { token })).status).to.equal(400);
       expect((await c.call('GET', '/v1/jobs/job_unknown', { token })).status).to.equal(404);
+    });
+  });
+
+  describe(`polling an unfinished job [${backend}]`, () => {
+    // createJob's processor waits for the test to open the gate, so the job is certainly not final while polled.
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const GATED: readonly Operation[] = OPERATIONS.map((operation) =>
+      operation.operationId === 'createJob' ? { ...operation, processor: () => async () => (await gate, { done: true }) } : operation,
+    );
+    let g: ConnectorUnderTest;
+    before(async () => {
+      g = await startConnector(backend, {}, { operations: GATED });
+    });
+    after(async () => {
+      open();
+      await g.close();
+    });
+
+    it('GET /v1/jobs/{id} sends Retry-After while the job is not final, and none once it is', async () => {
+      const token = await g.link(newSubject());
+      const created = await g.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'wait' } }, headers: { 'idempotency-key': newKey() } });
+      const pending = await g.call('GET', `/v1/jobs/${created.body.id}`, { token });
+      expect(pending.body.status).to.be.oneOf(['queued', 'running']);
+      expect(pending.headers.get('retry-after')).to.equal('2');
+      open();
+      const done = await waitFor(async () => {
+        const res = await g.call('GET', `/v1/jobs/${created.body.id}`, { token });
+        return res.body.status === 'succeeded' ? res : undefined;
+      }, { what: 'the job to succeed once the gate opens' });
+      expect(done.body.result).to.deep.equal({ done: true });
+      expect(done.headers.get('retry-after')).to.equal(null);
     });
   });
 }
