@@ -2,8 +2,7 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { RedisConnectionStore } from '../../shared/redis/redis-connection-store';
 import type { Connection } from '../../shared/stores/connection-store';
-import { startRedis, type TestRedis } from '../support/redis-server';
-import { connectStoreClient, type StoreClient } from './support/redis-fixture';
+import { twoClientStores } from './support/redis-fixture';
 
 function connection(subject: string, lifetimeSeconds = 3600): Connection {
   const now = Math.floor(Date.now() / 1000);
@@ -11,79 +10,62 @@ function connection(subject: string, lifetimeSeconds = 3600): Connection {
 }
 
 describe('RedisConnectionStore on a private redis-server', () => {
-  let redis: TestRedis;
-  let a: StoreClient;
-  let b: StoreClient;
-  let storeA: RedisConnectionStore;
-  let storeB: RedisConnectionStore;
-
-  before(async () => {
-    redis = await startRedis();
-    a = await connectStoreClient(redis.url, 'conns:');
-    b = await connectStoreClient(redis.url, 'conns:');
-    storeA = new RedisConnectionStore(a.client, a.keys, a.guard);
-    storeB = new RedisConnectionStore(b.client, b.keys, b.guard);
-  });
-  after(async () => {
-    await a?.close();
-    await b?.close();
-    await redis?.stop();
-  });
+  const t = twoClientStores('conns:', (client) => new RedisConnectionStore(client.client, client.keys, client.guard));
 
   it('a created connection reads back identically through another client; an unknown id reads undefined', async () => {
     const created = connection('alice@example.com');
-    await storeA.create(created);
-    expect(await storeB.get(created.id)).to.deep.equal(created);
-    expect(await storeB.get('conn_unknown')).to.equal(undefined);
+    await t.storeA.create(created);
+    expect(await t.storeB.get(created.id)).to.deep.equal(created);
+    expect(await t.storeB.get('conn_unknown')).to.equal(undefined);
   });
 
   it('a connection key expires when its token does', async () => {
     const created = connection('ttl@example.com', 600);
-    await storeA.create(created);
-    const ttl = await a.client.ttl(a.keys.connection(created.id));
+    await t.storeA.create(created);
+    const ttl = await t.a.client.ttl(t.a.keys.connection(created.id));
     expect(ttl).to.be.within(590, 600);
-    expect(await a.client.ttl(a.keys.subjectConnections('ttl@example.com'))).to.be.within(590, 600);
+    expect(await t.a.client.ttl(t.a.keys.subjectConnections('ttl@example.com'))).to.be.within(590, 600);
   });
 
   it('a revocation through one client is seen by the next read through another', async () => {
     const created = connection('bob@example.com');
-    await storeA.create(created);
-    expect(await storeA.revoke(created.id)).to.equal(1);
-    expect((await storeB.get(created.id))?.revoked).to.equal(true);
+    await t.storeA.create(created);
+    expect(await t.storeA.revoke(created.id)).to.equal(1);
+    expect((await t.storeB.get(created.id))?.revoked).to.equal(true);
   });
 
   it('concurrent revocations of one connection count it once; unknown ids count zero', async () => {
     const created = connection('carol@example.com');
-    await storeA.create(created);
-    const counts = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? storeA : storeB).revoke(created.id)));
+    await t.storeA.create(created);
+    const counts = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? t.storeA : t.storeB).revoke(created.id)));
     expect(counts.reduce((sum, n) => sum + n, 0)).to.equal(1);
-    expect(await storeA.revoke('conn_unknown')).to.equal(0);
+    expect(await t.storeA.revoke('conn_unknown')).to.equal(0);
   });
 
   it("revokeSubject revokes every live connection of that subject only, and a second call revokes none", async () => {
     const mine = [connection('dave@example.com'), connection('dave@example.com'), connection('dave@example.com')];
     const other = connection('erin@example.com');
-    for (const c of [...mine, other]) await storeA.create(c);
-    await storeA.revoke(mine[0].id);
-    expect(await storeB.revokeSubject('dave@example.com')).to.equal(2);
-    for (const c of mine) expect((await storeA.get(c.id))?.revoked).to.equal(true);
-    expect((await storeA.get(other.id))?.revoked).to.equal(false);
-    expect(await storeB.revokeSubject('dave@example.com')).to.equal(0);
+    for (const c of [...mine, other]) await t.storeA.create(c);
+    await t.storeA.revoke(mine[0].id);
+    expect(await t.storeB.revokeSubject('dave@example.com')).to.equal(2);
+    for (const c of mine) expect((await t.storeA.get(c.id))?.revoked).to.equal(true);
+    expect((await t.storeA.get(other.id))?.revoked).to.equal(false);
+    expect(await t.storeB.revokeSubject('dave@example.com')).to.equal(0);
   });
 
   it('revokeSubject drops index entries whose connection has expired', async () => {
     const live = connection('frank@example.com');
     const gone = connection('frank@example.com');
-    await storeA.create(live);
-    await storeA.create(gone);
-    await a.client.del(a.keys.connection(gone.id));
-    expect(await storeA.revokeSubject('frank@example.com')).to.equal(1);
-    expect(await a.client.smembers(a.keys.subjectConnections('frank@example.com'))).to.deep.equal([live.id]);
+    await t.storeA.create(live);
+    await t.storeA.create(gone);
+    await t.a.client.del(t.a.keys.connection(gone.id));
+    expect(await t.storeA.revokeSubject('frank@example.com')).to.equal(1);
+    expect(await t.a.client.smembers(t.a.keys.subjectConnections('frank@example.com'))).to.deep.equal([live.id]);
   });
 
   it('subjects never appear in key names', async () => {
-    await storeA.create(connection('secret.person@example.com'));
-    const keys = await a.client.keys('conns:*');
+    await t.storeA.create(connection('secret.person@example.com'));
+    const keys = await t.a.client.keys('conns:*');
     expect(keys.length).to.be.greaterThan(0);
     expect(keys.some((key) => key.includes('secret.person'))).to.equal(false);
   });

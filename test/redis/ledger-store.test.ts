@@ -2,8 +2,7 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { RedisLedgerStore } from '../../shared/redis/redis-ledger-store';
 import type { ClaimRequest } from '../../shared/stores/ledger-store';
-import { startRedis, type TestRedis } from '../support/redis-server';
-import { connectStoreClient, type StoreClient } from './support/redis-fixture';
+import { twoClientStores } from './support/redis-fixture';
 
 function request(overrides: Partial<ClaimRequest> = {}): ClaimRequest {
   return {
@@ -19,61 +18,44 @@ function request(overrides: Partial<ClaimRequest> = {}): ClaimRequest {
 }
 
 describe('RedisLedgerStore (Lua claim) on a private redis-server', () => {
-  let redis: TestRedis;
-  let a: StoreClient;
-  let b: StoreClient;
-  let ledgerA: RedisLedgerStore;
-  let ledgerB: RedisLedgerStore;
-
-  before(async () => {
-    redis = await startRedis();
-    a = await connectStoreClient(redis.url, 'ledger:');
-    b = await connectStoreClient(redis.url, 'ledger:');
-    ledgerA = new RedisLedgerStore(a.client, a.keys, a.guard);
-    ledgerB = new RedisLedgerStore(b.client, b.keys, b.guard);
-  });
-  after(async () => {
-    await a?.close();
-    await b?.close();
-    await redis?.stop();
-  });
+  const t = twoClientStores('ledger:', (client) => new RedisLedgerStore(client.client, client.keys, client.guard));
 
   it('a first claim answers created, charges the cost once and indexes the job', async () => {
     const claim = request({ cost: 3 });
-    expect(await ledgerA.claim(claim)).to.equal('created');
-    expect(await ledgerA.usage(claim.subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 3 });
-    const ids = await ledgerA.listJobIds(claim.subject, { limit: 10 });
+    expect(await t.storeA.claim(claim)).to.equal('created');
+    expect(await t.storeA.usage(claim.subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 3 });
+    const ids = await t.storeA.listJobIds(claim.subject, { limit: 10 });
     expect(ids.map((item) => item.value)).to.deep.equal([claim.jobId]);
   });
 
   it('a repeated claim with the same fingerprint answers replayed and charges nothing more', async () => {
     const claim = request();
-    await ledgerA.claim(claim);
-    expect(await ledgerB.claim(claim)).to.equal('replayed');
-    expect(await ledgerA.usage(claim.subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
-    expect(await ledgerA.listJobIds(claim.subject, { limit: 10 })).to.have.length(1);
+    await t.storeA.claim(claim);
+    expect(await t.storeB.claim(claim)).to.equal('replayed');
+    expect(await t.storeA.usage(claim.subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
+    expect(await t.storeA.listJobIds(claim.subject, { limit: 10 })).to.have.length(1);
   });
 
   it('a claim of a used key with another fingerprint answers conflict and charges nothing', async () => {
     const claim = request();
-    await ledgerA.claim(claim);
-    expect(await ledgerA.claim({ ...claim, fingerprint: 'fp-b' })).to.equal('conflict');
-    expect(await ledgerA.usage(claim.subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
+    await t.storeA.claim(claim);
+    expect(await t.storeA.claim({ ...claim, fingerprint: 'fp-b' })).to.equal('conflict');
+    expect(await t.storeA.usage(claim.subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
   });
 
   it('200 concurrent claims of one key over two connections give exactly one created and one charge', async () => {
     const claim = request();
-    const outcomes = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? ledgerA : ledgerB).claim(claim)));
+    const outcomes = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? t.storeA : t.storeB).claim(claim)));
     expect(outcomes.filter((o) => o === 'created')).to.have.length(1);
     expect(outcomes.filter((o) => o === 'replayed')).to.have.length(199);
-    expect(await ledgerA.usage(claim.subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
-    expect(await ledgerB.listJobIds(claim.subject, { limit: 100 })).to.have.length(1);
+    expect(await t.storeA.usage(claim.subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
+    expect(await t.storeB.listJobIds(claim.subject, { limit: 100 })).to.have.length(1);
   });
 
   it('concurrent claims of one key with two payloads: one created, the other payload only ever conflicts', async () => {
     const claim = request();
     const outcomes = await Promise.all(
-      Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? ledgerA : ledgerB).claim({ ...claim, fingerprint: i % 2 === 0 ? 'fp-a' : 'fp-b' })),
+      Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? t.storeA : t.storeB).claim({ ...claim, fingerprint: i % 2 === 0 ? 'fp-a' : 'fp-b' })),
     );
     const winner = outcomes.indexOf('created');
     expect(outcomes.filter((o) => o === 'created')).to.have.length(1);
@@ -81,43 +63,43 @@ describe('RedisLedgerStore (Lua claim) on a private redis-server', () => {
       if (i === winner) return;
       expect(outcome).to.equal(i % 2 === winner % 2 ? 'replayed' : 'conflict');
     });
-    expect((await ledgerA.usage(claim.subject)).jobs_charged).to.equal(1);
+    expect((await t.storeA.usage(claim.subject)).jobs_charged).to.equal(1);
   });
 
   it('concurrent claims of distinct keys each charge once and get distinct sequence numbers', async () => {
     const subject = `subject-${randomBytes(4).toString('hex')}`;
     const claims = Array.from({ length: 50 }, (_, i) => request({ subject, key: `k${i}` }));
-    const outcomes = await Promise.all(claims.map((claim, i) => (i % 2 ? ledgerA : ledgerB).claim(claim)));
+    const outcomes = await Promise.all(claims.map((claim, i) => (i % 2 ? t.storeA : t.storeB).claim(claim)));
     expect(outcomes.every((o) => o === 'created')).to.equal(true);
-    expect(await ledgerA.usage(subject)).to.deep.equal({ jobs_charged: 50, credits_spent: 50 });
-    const ids = await ledgerA.listJobIds(subject, { limit: 100 });
+    expect(await t.storeA.usage(subject)).to.deep.equal({ jobs_charged: 50, credits_spent: 50 });
+    const ids = await t.storeA.listJobIds(subject, { limit: 100 });
     expect(new Set(ids.map((item) => item.seq)).size).to.equal(50);
     expect(new Set(ids.map((item) => item.value))).to.deep.equal(new Set(claims.map((c) => c.jobId)));
   });
 
   it('the idempotency record is written with the retention as its TTL', async () => {
     const claim = request({ ttlSeconds: 120 });
-    await ledgerA.claim(claim);
-    const ttl = await a.client.ttl(a.keys.idempotency(claim.jobId));
+    await t.storeA.claim(claim);
+    const ttl = await t.a.client.ttl(t.a.keys.idempotency(claim.jobId));
     expect(ttl).to.be.within(110, 120);
-    expect(await a.client.get(a.keys.idempotency(claim.jobId))).to.equal(claim.fingerprint);
+    expect(await t.a.client.get(t.a.keys.idempotency(claim.jobId))).to.equal(claim.fingerprint);
   });
 
   it('listJobIds pages newest first, strictly below the cursor, and stays correct while jobs are added', async () => {
     const subject = `subject-${randomBytes(4).toString('hex')}`;
     const first = Array.from({ length: 5 }, (_, i) => request({ subject, key: `a${i}` }));
-    for (const claim of first) await ledgerA.claim(claim);
-    const page1 = await ledgerA.listJobIds(subject, { limit: 2 });
+    for (const claim of first) await t.storeA.claim(claim);
+    const page1 = await t.storeA.listJobIds(subject, { limit: 2 });
     expect(page1.map((i) => i.value)).to.deep.equal([first[4].jobId, first[3].jobId]);
-    await ledgerB.claim(request({ subject, key: 'late' }));
-    const page2 = await ledgerA.listJobIds(subject, { limit: 2, before: page1[1].seq });
+    await t.storeB.claim(request({ subject, key: 'late' }));
+    const page2 = await t.storeA.listJobIds(subject, { limit: 2, before: page1[1].seq });
     expect(page2.map((i) => i.value)).to.deep.equal([first[2].jobId, first[1].jobId]);
-    const page3 = await ledgerA.listJobIds(subject, { limit: 2, before: page2[1].seq });
+    const page3 = await t.storeA.listJobIds(subject, { limit: 2, before: page2[1].seq });
     expect(page3.map((i) => i.value)).to.deep.equal([first[0].jobId]);
   });
 
   it('a subject that never claimed has zero usage and no jobs', async () => {
-    expect(await ledgerA.usage('nobody')).to.deep.equal({ jobs_charged: 0, credits_spent: 0 });
-    expect(await ledgerA.listJobIds('nobody', { limit: 5 })).to.deep.equal([]);
+    expect(await t.storeA.usage('nobody')).to.deep.equal({ jobs_charged: 0, credits_spent: 0 });
+    expect(await t.storeA.listJobIds('nobody', { limit: 5 })).to.deep.equal([]);
   });
 });

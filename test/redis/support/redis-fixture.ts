@@ -4,6 +4,7 @@ import { Metrics } from '../../../shared/metrics/metrics';
 import { createRedisClient } from '../../../shared/redis/redis-client';
 import { RedisGuard } from '../../../shared/redis/redis-guard';
 import { RedisKeys } from '../../../shared/redis/redis-keys';
+import { startRedis, type TestRedis } from '../../support/redis-server';
 import { waitFor } from '../../support/wait-for';
 
 /** A silent logger: store tests assert on behaviour, not on log lines. */
@@ -38,4 +39,34 @@ export async function metricValue(metrics: Metrics, name: string): Promise<numbe
   if (!metric) throw new Error(`no metric ${name}`);
   const { values } = await metric.get();
   return values[0]?.value ?? 0;
+}
+
+/** A private redis-server with two clients on it and one store per client, filled in by mocha hooks. */
+export interface TwoClientStores<S> {
+  redis: TestRedis;
+  a: StoreClient;
+  b: StoreClient;
+  storeA: S;
+  storeB: S;
+}
+
+/**
+ * Registers `before`/`after` hooks that start a private redis-server, connect two clients (as two replicas
+ * would) and build one store on each; the returned object is filled in once the hooks have run.
+ */
+export function twoClientStores<S>(prefix: string, make: (client: StoreClient) => S): TwoClientStores<S> {
+  const t = {} as TwoClientStores<S>;
+  before(async () => {
+    t.redis = await startRedis();
+    t.a = await connectStoreClient(t.redis.url, prefix);
+    t.b = await connectStoreClient(t.redis.url, prefix);
+    t.storeA = make(t.a);
+    t.storeB = make(t.b);
+  });
+  after(async () => {
+    await t.a?.close();
+    await t.b?.close();
+    await t.redis?.stop();
+  });
+  return t;
 }
