@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { TokenService } from '../../shared/auth/token-service';
-import { secretEquals } from '../../shared/auth/secret-equals';
+import { secretMatcher } from '../../shared/auth/secret-equals';
 import { UnauthorizedError } from '../../shared/errors/unauthorized-error';
 import type { Metrics } from '../../shared/metrics/metrics';
 import { state } from '../http/locals';
@@ -12,11 +12,12 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
  * or the dashboard's link secret (compared in constant time). Every refusal is counted by reason.
  */
 export function authenticate(tokens: TokenService, linkSecret: string, metrics: Metrics) {
+  const isLinkSecret = secretMatcher(linkSecret);
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const locals = state(res);
     try {
       if (locals.operation!.auth === 'link-secret') {
-        if (!secretEquals(req.get('x-link-secret'), linkSecret)) throw new UnauthorizedError('bad_link_secret', 'link-secret');
+        if (!isLinkSecret(req.get('x-link-secret'))) throw new UnauthorizedError('bad_link_secret', 'link-secret');
       } else {
         const header = req.get('authorization');
         if (!header) throw new UnauthorizedError('missing', 'bearer');

@@ -1,12 +1,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 
+const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
+
 /**
- * Compares a presented secret with the expected one in constant time. Both are hashed first so the
- * comparison takes the same time whatever the lengths.
+ * Makes a constant-time check against one expected secret. Both sides are hashed, so the comparison takes
+ * the same time whatever the lengths; the expected side is hashed once, here.
  */
-export function secretEquals(presented: string | undefined, expected: string): boolean {
-  if (typeof presented !== 'string') return false;
-  const a = createHash('sha256').update(presented, 'utf8').digest();
-  const b = createHash('sha256').update(expected, 'utf8').digest();
-  return timingSafeEqual(a, b);
+export function secretMatcher(expected: string): (presented: string | undefined) => boolean {
+  const want = digest(expected);
+  return (presented) => typeof presented === 'string' && timingSafeEqual(digest(presented), want);
 }

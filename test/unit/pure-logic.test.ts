@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { deriveKeys } from '../../shared/auth/derived-keys';
-import { secretEquals } from '../../shared/auth/secret-equals';
+import { secretMatcher } from '../../shared/auth/secret-equals';
 import { ValidationError } from '../../shared/errors/validation-error';
 import { backoffDelay } from '../../shared/jobs/job-runner';
 import { fingerprint, JobService } from '../../shared/jobs/job-service';
@@ -64,9 +64,10 @@ describe('job ids', () => {
 });
 
 describe('secret comparison and backoff', () => {
-  it('secretEquals is true only for the exact secret', () => {
-    expect(secretEquals('s3cret', 's3cret')).to.equal(true);
-    for (const other of [undefined, '', 's3cre', 's3cret ', 'S3cret', 's3cret\u0000']) expect(secretEquals(other, 's3cret')).to.equal(false);
+  it('a secret matcher is true only for the exact secret', () => {
+    const matches = secretMatcher('s3cret');
+    expect(matches('s3cret')).to.equal(true);
+    for (const other of [undefined, '', 's3cre', 's3cret ', 'S3cret', 's3cret\u0000']) expect(matches(other)).to.equal(false);
   });
 
   it('backoff doubles after each failed attempt', () => {
