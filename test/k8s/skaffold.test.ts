@@ -8,8 +8,8 @@ import { helm, lint, render, repoRoot } from './support/helm';
 import { mustFind } from './support/manifests';
 import { dockerfileStages } from './support/dockerfile';
 
-/** The published skaffold schema lives beside the repository, shared by the project: read in place. */
-const schemaPath = path.resolve(repoRoot, '..', 'shared', 'schemas', 'skaffold-v4beta14.json');
+/** Skaffold's published schema, vendored with its licence note (test/k8s/schemas/README.md). */
+const schemaPath = path.join(repoRoot, 'test', 'k8s', 'schemas', 'skaffold-v4beta14.json');
 
 function loadSkaffold(): any {
   return YAML.parse(readFileSync(path.join(repoRoot, 'skaffold.yaml'), 'utf8'));
