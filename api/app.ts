@@ -13,6 +13,7 @@ import { errorHandler } from './middleware/error-handler';
 import { httpMetrics } from './middleware/http-metrics';
 import { jsonBody } from './middleware/json-body';
 import { matchOperation } from './middleware/match-operation';
+import { stripPublicPath } from './middleware/public-path';
 import { rateLimit } from './middleware/rate-limit';
 import { securityHeaders } from './middleware/security-headers';
 import { requestContext } from './middleware/request-context';
@@ -49,6 +50,9 @@ export function createApp({ config, backend, services, tokens, metrics, logger, 
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false);
 
+  // First of all: with a PUBLIC_URL path, everything below sees `/v1/...` whether the prefix was kept or not.
+  const publicPath = stripPublicPath(config.publicUrl);
+  if (publicPath) app.use(publicPath);
   app.use(requestContext, httpMetrics(metrics), accessLog(logger));
   app.use(securityHeaders);
   app.use(descriptionRoutes(openApiJson, llmsTxt), healthRoutes(async () => !stopping() && backend.ready()));
