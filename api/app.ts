@@ -13,6 +13,7 @@ import { errorHandler } from './middleware/error-handler';
 import { httpMetrics } from './middleware/http-metrics';
 import { jsonBody } from './middleware/json-body';
 import { matchOperation } from './middleware/match-operation';
+import { stripPublicPath } from './middleware/public-path';
 import { rateLimit } from './middleware/rate-limit';
 import { securityHeaders } from './middleware/security-headers';
 import { requestContext } from './middleware/request-context';
@@ -31,13 +32,15 @@ export interface AppDependencies {
   metrics: Metrics;
   logger: Logger;
   operations?: readonly Operation[];
+  /** True once the process is shutting down: `/readyz` then answers 503 whatever the backend says. */
+  stopping?: () => boolean;
 }
 
 /**
  * Builds the API's Express app (it does not listen). The registry is the route table: one chain matches,
  * authenticates, rate-limits, parses, validates against the generated document, and dispatches.
  */
-export function createApp({ config, backend, services, tokens, metrics, logger, operations = OPERATIONS }: AppDependencies): Express {
+export function createApp({ config, backend, services, tokens, metrics, logger, operations = OPERATIONS, stopping = () => false }: AppDependencies): Express {
   const published = publishedOperations(operations);
   const openApiJson = JSON.stringify(buildOpenApiDocument(published, config.publicUrl));
   const llmsTxt = buildLlmsTxt(published, { publicUrl: config.publicUrl, dashboardUrl: config.dashboardUrl });
@@ -47,9 +50,12 @@ export function createApp({ config, backend, services, tokens, metrics, logger, 
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false);
 
+  // First of all: with a PUBLIC_URL path, everything below sees `/v1/...` whether the prefix was kept or not.
+  const publicPath = stripPublicPath(config.publicUrl);
+  if (publicPath) app.use(publicPath);
   app.use(requestContext, httpMetrics(metrics), accessLog(logger));
   app.use(securityHeaders);
-  app.use(descriptionRoutes(openApiJson, llmsTxt), healthRoutes(() => backend.ready()));
+  app.use(descriptionRoutes(openApiJson, llmsTxt), healthRoutes(async () => !stopping() && backend.ready()));
   app.use('/v1', (_req, res, next) => {
     res.set('Cache-Control', 'no-store');
     next();
