@@ -39,7 +39,7 @@ for (const backend of BACKENDS) {
       ...options,
       headers: { ...options.headers, 'x-forwarded-for': address },
     });
-    const link = (address: string, secret = BASE_ENV.LINK_SECRET, subject = newSubject()) =>
+    const link = (address: string, secret: string = BASE_ENV.LINK_SECRET, subject = newSubject()) =>
       c.call('POST', '/v1/link', from(address, { body: { subject }, headers: { 'x-link-secret': secret } }));
     const tokenFor = async (address: string) => {
       const res = await link(address);
