@@ -29,7 +29,7 @@ export class IdentityService {
       this.budget.limit === undefined ? 0 : this.ledger.spentOn(subject, this.budget.today()),
     ]);
     return {
-      subject: principal.subject,
+      subject,
       connection_id: principal.connectionId,
       issued_at: new Date(principal.issuedAt * 1000).toISOString(),
       expires_at: new Date(principal.expiresAt * 1000).toISOString(),
