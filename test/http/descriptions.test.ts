@@ -61,6 +61,20 @@ for (const backend of BACKENDS) {
       expect([...ids].sort()).to.deep.equal(['createJob', 'createThing', 'getJob', 'getMe', 'listJobs', 'listThings']);
     });
 
+    it('every success answer and the 429 answer declare the RateLimit-Policy and RateLimit headers as required', () => {
+      for (const [path, item] of Object.entries<any>(document.paths)) {
+        for (const [method, op] of Object.entries<any>(item)) {
+          for (const [status, response] of Object.entries<any>(op.responses)) {
+            if (!status.startsWith('2')) continue;
+            for (const name of ['RateLimit-Policy', 'RateLimit']) expect(response.headers?.[name]?.required, `${method} ${path} ${status} ${name}`).to.equal(true);
+          }
+          expect(op.responses['429'], `${method} ${path} documents 429`).to.deep.equal({ $ref: '#/components/responses/TooManyRequests' });
+        }
+      }
+      const tooMany = document.components.responses.TooManyRequests.headers;
+      for (const name of ['Retry-After', 'RateLimit-Policy', 'RateLimit']) expect(tooMany[name]?.required, name).to.equal(true);
+    });
+
     it('the paid operation is marked consequential, needing confirmation, with its price and its poll target', () => {
       const op = document.paths['/v1/jobs'].post;
       expect(op).to.deep.include({
@@ -70,7 +84,7 @@ for (const backend of BACKENDS) {
         'x-poll-operationId': 'getJob',
       });
       expect(op['x-cost']).to.include({ amount: 1, unit: 'credit' });
-      expect(op.responses['202'].headers).to.have.keys(['Location', 'Retry-After', 'Idempotent-Replayed']);
+      expect(op.responses['202'].headers).to.have.keys(['Location', 'Retry-After', 'Idempotent-Replayed', 'RateLimit-Policy', 'RateLimit']);
       expect(op.responses['422']).to.not.equal(undefined);
     });
 
@@ -102,7 +116,7 @@ for (const backend of BACKENDS) {
       expect(llms).to.not.contain('/v1/link');
     });
 
-    it('llms.txt states the cost, the polling and the assistant rules (confirm, poll, reuse key, 401, 429)', () => {
+    it('llms.txt states the cost, the polling and the assistant rules (confirm, poll, reuse key, 401, 402, 429)', () => {
       expect(llms).to.match(/Cost: 1 credit, charged once/);
       expect(llms).to.contain('Poll getJob (GET /v1/jobs/{id})');
       expect(llms).to.match(/fresh, specific yes/);
@@ -110,6 +124,15 @@ for (const backend of BACKENDS) {
       expect(llms).to.match(/same idempotency key/);
       expect(llms).to.match(new RegExp(`A 401 .*reconnect at ${BASE_ENV.DASHBOARD_URL.replace(/[./]/g, '\\$&')}`));
       expect(llms).to.match(/A 429 .*Retry-After/);
+      expect(llms).to.match(/A 402 .*daily credit budget.*resets/);
+    });
+
+    it('createJob documents 402 with Retry-After, and getMe documents the nullable daily_budget', () => {
+      expect(document.paths['/v1/jobs'].post.responses['402']).to.deep.equal({ $ref: '#/components/responses/CreditBudgetExhausted' });
+      expect(document.components.responses.CreditBudgetExhausted.headers['Retry-After'].required).to.equal(true);
+      expect(document.components.schemas.Identity.required).to.include('daily_budget');
+      expect(document.components.schemas.DailyBudget.type).to.deep.equal(['object', 'null']);
+      expect(document.components.schemas.DailyBudget.required).to.have.members(['limit', 'spent', 'remaining', 'resets_at']);
     });
 
     it('neither document contains a secret, and both are the same for every caller', async () => {

@@ -1,6 +1,6 @@
 import { Metrics } from '../../shared/metrics/metrics';
 
-/** A metric as ../shared/CONTRACT.md fixes it ("Operations side"), plus the Redis error counter of issue 5. */
+/** A metric as ../shared/CONTRACT.md fixes it ("Operations side"), plus the Redis error counter of issue 5 and the over-budget counter of issue 8. */
 export interface ContractMetric {
   type: 'counter' | 'gauge' | 'histogram';
   labels: readonly string[];
@@ -17,6 +17,7 @@ export const CONTRACT_METRICS: Readonly<Record<string, ContractMetric>> = {
   connector_jobs_replayed_total: { type: 'counter', labels: ['operation'] },
   connector_idempotency_conflicts_total: { type: 'counter', labels: ['operation'] },
   connector_credits_charged_total: { type: 'counter', labels: ['operation'] },
+  connector_jobs_over_budget_total: { type: 'counter', labels: ['operation'] },
   connector_jobs_completed_total: { type: 'counter', labels: ['operation', 'outcome'] },
   connector_job_duration_seconds: { type: 'histogram', labels: ['operation'] },
   connector_job_wait_seconds: { type: 'histogram', labels: ['operation'] },
@@ -32,8 +33,10 @@ export const HTTP_BUCKETS = ['0.001', '0.0025', '0.005', '0.01', '0.025', '0.05'
 export const QUEUE_STATES = ['queued', 'running', 'succeeded', 'failed'] as const;
 export const JOB_OUTCOMES = ['succeeded', 'failed'] as const;
 
-/** Auth failure reasons (`connector_auth_failures_total{reason}`). */
-export const AUTH_FAILURE_REASONS = ['missing', 'invalid', 'expired', 'revoked', 'bad_link_secret'] as const;
+/** Auth failure reasons (`connector_auth_failures_total{reason}`) of a 401. */
+export const UNAUTHORIZED_REASONS = ['missing', 'invalid', 'expired', 'revoked', 'bad_link_secret'] as const;
+/** Every reason: the 401s, and the 429 to an address over its failed-authentication budget. */
+export const AUTH_FAILURE_REASONS = [...UNAUTHORIZED_REASONS, 'too_many_failures'] as const;
 
 /** The names a histogram or summary family exposes as samples. */
 export function sampleNames(family: string, type: string): string[] {
