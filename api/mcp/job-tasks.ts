@@ -36,7 +36,7 @@ function taskOf(job: Job, ttlMs: number, modern: boolean): Record<string, unknow
   const task: Record<string, unknown> = {
     taskId: job.id,
     status,
-    statusMessage: `The job is ${job.status}.`,
+    statusMessage: `Job status: ${job.status}.`,
     createdAt: job.created_at,
     lastUpdatedAt: job.finished_at ?? job.started_at ?? job.created_at,
   };
@@ -48,9 +48,12 @@ function finalResult(job: Job) {
   return jsonResult(job, job.status === 'failed');
 }
 
-/** The answer to a task-augmented `tools/call` that accepted `job`. */
+/**
+ * The answer to a task-augmented `tools/call` that accepted `job`. On 2025-11-25 the SDK only lets a
+ * `tools/call` answer out as a tool result, so the task rides next to the queued job's ordinary content.
+ */
 export function toCreateTaskResult(job: Job, ttlMs: number, modern: boolean): Record<string, unknown> {
-  return modern ? { resultType: 'task', ...taskOf(job, ttlMs, modern) } : { task: taskOf(job, ttlMs, modern) };
+  return modern ? { resultType: 'task', ...taskOf(job, ttlMs, modern) } : { ...jsonResult(job), task: taskOf(job, ttlMs, modern) };
 }
 
 /**
