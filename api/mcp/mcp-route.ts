@@ -1,4 +1,3 @@
-import { createMcpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { TokenService } from '../../shared/auth/token-service';
@@ -15,6 +14,7 @@ import { authenticate } from '../middleware/authenticate';
 import { jsonBody } from '../middleware/json-body';
 import { rateLimit } from '../middleware/rate-limit';
 import type { McpCaller, McpDependencies } from './mcp-context';
+import { mcpHttpHandler } from './mcp-http-handler';
 import { mcpServerFactory } from './mcp-server-factory';
 
 /** The MCP endpoint's path on the API port. */
@@ -43,7 +43,7 @@ export function mcpRoute(options: McpRouteOptions): Router {
   const allowedOrigins = new Set([new URL(config.publicUrl).origin, ...config.mcpAllowedOrigins]);
   const metadataUrl = resourceMetadataUrl(config.publicUrl);
   const onerror = (error: Error) => logger.warn({ err: error }, 'mcp request refused');
-  const handler = createMcpHandler(mcpServerFactory(options), { responseMode: 'auto', maxRequestBodySize: BODY_LIMIT_BYTES, onerror });
+  const handler = mcpHttpHandler(mcpServerFactory(options), { maxRequestBodySize: BODY_LIMIT_BYTES, onerror });
   const serve = toNodeHandler(handler, { onerror, maxRequestBodySize: BODY_LIMIT_BYTES });
 
   const router = express.Router();
