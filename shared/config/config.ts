@@ -31,7 +31,7 @@ export interface Config {
   readonly jobLockMs: number;
   /** Redis mode: how often workers look for jobs whose lock has expired (stalled jobs). */
   readonly jobStalledIntervalMs: number;
-  /** Origins, besides PUBLIC_URL's, whose browser pages may call `/mcp` (DNS-rebinding protection). */
+  /** Origins, besides PUBLIC_URL's, allowed in the Origin header of `/mcp` requests (DNS-rebinding protection). */
   readonly mcpAllowedOrigins: readonly string[];
 }
 
