@@ -17,13 +17,19 @@ const GUESSES: ReadonlySet<AuthFailureReason> = new Set<AuthFailureReason>(['bad
 
 const failureKey = (req: Request): string => `authfail:${req.ip ?? 'unknown'}`;
 
+/** The two halves of the budget: a gate before authentication, a counter (error middleware) after it. */
+export interface AuthFailureBudget {
+  gate: (req: Request, res: Response, next: NextFunction) => Promise<void>;
+  record: (error: unknown, req: Request, res: Response, next: NextFunction) => Promise<void>;
+}
+
 /**
  * A per-address budget of failed authentications (policy `auth-failures`), shared by every replica through
  * the rate-limit store. `gate` goes before anything looks at the credential, so an address that has spent
  * its budget gets 429 without a signature check or a store lookup, whatever it sends, until the window
  * ends. `record` is an error middleware after authentication: it counts each guess and lets the 401 through.
  */
-export function authFailureBudget(store: RateLimitStore, perMinute: number, metrics: Metrics) {
+export function authFailureBudget(store: RateLimitStore, perMinute: number, metrics: Metrics): AuthFailureBudget {
   const policy: RatePolicy = { name: 'auth-failures', quota: perMinute, windowSeconds: WINDOW_SECONDS };
 
   const gate = async (req: Request, res: Response, next: NextFunction): Promise<void> => {

@@ -1,6 +1,6 @@
 import { cleanEnv, str } from 'envalid';
 import { ConfigError } from '../errors/config-error';
-import { httpsUrl, intInRange, publicUrl, redisUrl, secretOfAtLeast } from './validators';
+import { httpsUrl, intInRange, originList, publicUrl, redisUrl, secretOfAtLeast } from './validators';
 
 /** Which process is loading the configuration; they differ in defaults and in what they require. */
 export type ProcessRole = 'api' | 'worker' | 'dev';
@@ -39,6 +39,8 @@ export interface Config {
   readonly shutdownDelayMs: number;
   /** HTTP limits of the API's listener (see `api/http/http-server.ts`). */
   readonly http: HttpLimits;
+  /** Origins, besides PUBLIC_URL's, allowed in the Origin header of `/mcp` requests (DNS-rebinding protection). */
+  readonly mcpAllowedOrigins: readonly string[];
 }
 
 /** Limits of the API's HTTP listener. */
@@ -93,6 +95,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
       HTTP_HEADERS_TIMEOUT_MS: intInRange(1000, 600_000)({ default: 20_000 }),
       HTTP_REQUEST_TIMEOUT_MS: intInRange(1000, 600_000)({ default: 30_000 }),
       HTTP_MAX_HEADER_BYTES: intInRange(4096, 65_536)({ default: 16_384 }),
+      MCP_ALLOWED_ORIGINS: originList({ default: [] }),
     },
     {
       // envalid's own messages can echo the value; report names with our own reasons only.
@@ -144,6 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
       requestTimeoutMs: clean.HTTP_REQUEST_TIMEOUT_MS,
       maxHeaderBytes: clean.HTTP_MAX_HEADER_BYTES,
     },
+    mcpAllowedOrigins: clean.MCP_ALLOWED_ORIGINS,
   };
 }
 
