@@ -112,6 +112,26 @@ for (const backend of BACKENDS) {
       expect((await c.call('GET', '/v1/me', from(newAddress(), { token }))).status, 'the same token from another address').to.equal(200);
     });
 
+    it(`forged tokens on POST /mcp spend the same budget: after ${FAILURE_BUDGET}, that address gets 429 on /mcp and on /v1/me, even with a valid token`, async () => {
+      const guesser = newAddress();
+      const token = await tokenFor(newAddress());
+      const mcp = (bearer: string, address: string) =>
+        fetch(`${c.baseUrl}/mcp`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${bearer}`, 'x-forwarded-for': address },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+        });
+      for (let i = 0; i < FAILURE_BUDGET; i++) {
+        expect((await mcp(`forged.${i}.token`, guesser)).status, `forgery ${i + 1}`).to.equal(401);
+      }
+      const limited = await mcp(token, guesser);
+      expect(limited.status, 'a valid token on /mcp from the guessing address').to.equal(429);
+      expect(limited.headers.get('content-type')).to.match(PROBLEM);
+      expect(member(limited.headers.get('ratelimit'), 'auth-failures')).to.include({ r: 0 });
+      expect((await c.call('GET', '/v1/me', from(guesser, { token }))).status, 'REST from the guessing address').to.equal(429);
+      expect((await mcp(token, newAddress())).status, 'the same token on /mcp from another address').to.equal(200);
+    });
+
     it('missing, expired and revoked tokens answer 401 without spending the budget', async () => {
       const address = newAddress();
       const subject = newSubject();
