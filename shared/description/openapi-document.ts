@@ -1,6 +1,6 @@
 import type { Operation, ResponseSpec } from '../operations/operation';
 import { COMPONENT_SCHEMAS } from '../operations/schemas';
-import { ERROR_RESPONSES } from './error-responses';
+import { CHAIN_ERRORS, ERROR_RESPONSES } from './error-responses';
 import { SERVICE_INFO } from './service-info';
 
 /** An OpenAPI 3.1 document, as plain JSON. */
@@ -40,7 +40,8 @@ export function buildOpenApiDocument(operations: readonly Operation[], serverUrl
 function operationObject(operation: Operation): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
   for (const [status, spec] of Object.entries(operation.responses)) responses[status] = successResponse(spec);
-  for (const status of operation.errors) responses[String(status)] = { $ref: `#/components/responses/${ERROR_RESPONSES[status].name}` };
+  const errors = [...new Set([...operation.errors, ...CHAIN_ERRORS])].sort((a, b) => a - b);
+  for (const status of errors) responses[String(status)] = { $ref: `#/components/responses/${ERROR_RESPONSES[status].name}` };
   const object: Record<string, unknown> = {
     operationId: operation.operationId,
     summary: operation.summary,
