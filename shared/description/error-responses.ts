@@ -24,10 +24,3 @@ export const ERROR_RESPONSES: Readonly<Record<number, ErrorResponse>> = {
   500: { name: 'InternalError', description: 'An unexpected error; nothing about it is disclosed.' },
   503: { name: 'Unavailable', description: 'Temporarily unavailable: wait Retry-After seconds.', headers: { 'Retry-After': retryAfter } },
 };
-
-/**
- * Statuses the shared request chain (authentication, rate limit, body parser, validator, backend) can answer
- * for any operation, whatever the operation lists: a GET with an unknown query parameter or an unwanted body
- * still gets a 400, 413 or 415. The document declares them on every operation so that it tells the truth.
- */
-export const CHAIN_ERRORS: readonly number[] = [400, 401, 413, 415, 429, 500, 503];

@@ -1,6 +1,7 @@
 import type { Operation, ResponseSpec } from '../operations/operation';
 import { COMPONENT_SCHEMAS } from '../operations/schemas';
-import { CHAIN_ERRORS, ERROR_RESPONSES } from './error-responses';
+import { CHAIN_ERRORS } from './chain-errors';
+import { ERROR_RESPONSES } from './error-responses';
 import { SERVICE_INFO } from './service-info';
 
 /** An OpenAPI 3.1 document, as plain JSON. */

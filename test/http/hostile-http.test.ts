@@ -2,7 +2,7 @@ import net from 'node:net';
 import { expect } from 'chai';
 import { OPERATIONS } from '../../shared/operations/registry';
 import { buildOpenApiDocument } from '../../shared/description/openapi-document';
-import { CHAIN_ERRORS } from '../../shared/description/error-responses';
+import { CHAIN_ERRORS } from '../../shared/description/chain-errors';
 import { BACKENDS } from '../support/backends';
 import { newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { RawClient, type RawResponse } from '../support/raw-client';
