@@ -10,8 +10,8 @@ import { buildProcessors, OPERATIONS } from '../shared/operations/registry';
 import { createServices } from '../shared/services';
 import { createBackend } from '../shared/stores/create-backend';
 import { createJobWorker } from '../worker/job-worker';
-import { createApp } from './app';
 import { answerClientErrors } from './http/client-error';
+import { createApp } from './app';
 
 /** A listening API with its metrics listener. */
 export interface RunningApi {
@@ -43,8 +43,8 @@ export async function startApi(config: Config, logger: Logger, { operations = OP
   const app = createApp({ config, backend, services, tokens, metrics, logger, operations });
 
   const server = http.createServer(app);
-  answerClientErrors(server);
   const metricsServer = createMetricsServer(metrics);
+  answerClientErrors(server);
   const [port, metricsPort] = await Promise.all([listen(server, config.port), listen(metricsServer, config.metricsPort)]);
   logger.info({ port, metrics_port: metricsPort, public_url: config.publicUrl, backend: backend.kind, runs_jobs: backend.kind === 'memory' || !!jobWorker }, 'api listening');
 

@@ -1,8 +1,8 @@
 import type { Operation, ResponseSpec } from '../operations/operation';
 import { COMPONENT_SCHEMAS } from '../operations/schemas';
-import { CHAIN_ERRORS } from './chain-errors';
 import { ERROR_RESPONSES } from './error-responses';
 import { SERVICE_INFO } from './service-info';
+import { CHAIN_ERRORS } from './chain-errors';
 
 /** An OpenAPI 3.1 document, as plain JSON. */
 export type OpenApiDocument = Record<string, any>;
