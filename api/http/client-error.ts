@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type http from 'node:http';
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AppError } from '../../shared/errors/app-error';
 import { HeaderFieldsTooLargeError } from '../../shared/errors/header-fields-too-large-error';
@@ -20,8 +19,8 @@ function toProblem(error: NodeJS.ErrnoException): AppError {
  * that took too long) are answered with problem+json too, instead of Node's bare status line. The parser's
  * message is never sent: it can quote the request's bytes back.
  */
-export function answerClientErrors(server: http.Server): void {
-  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex & { _httpMessage?: http.ServerResponse | null }) => {
+export function answerClientErrors(server: Server): void {
+  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex & { _httpMessage?: ServerResponse | null }) => {
     // A reset connection has no one to answer. A keep-alive socket may be mid-way through an earlier
     // answer: writing then would corrupt it (Node's own handler makes the same check on the same field).
     const midResponse = socket._httpMessage?.headersSent === true;
@@ -29,7 +28,8 @@ export function answerClientErrors(server: http.Server): void {
       const problem = toProblem(error);
       const requestId = randomUUID();
       const body = JSON.stringify(problemBody(problem, requestId));
-      // An answer to HEAD has no body, even when the HEAD request could not be parsed to the end.
+      // An answer to HEAD has no body, even when the HEAD request could not be parsed to the end. The raw
+      // packet is the chunk being parsed: best effort, but a bodiless HEAD nearly always arrives in one.
       const head = error.rawPacket?.toString('latin1', 0, 5) === 'HEAD ';
       socket.write(
         `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n` +

@@ -131,11 +131,10 @@ function fuzzBackend(backend: BackendKind): void {
       const seed = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
       const details = await fc.check(property, { numRuns: Math.ceil(requests / BATCH), seed, path: process.env.FUZZ_PATH });
       if (details.failed) {
-        if (process.env.FUZZ_DEBUG) console.log(JSON.stringify(details.counterexample, null, 1).slice(0, 20000));
         const error = details.errorInstance instanceof Error ? details.errorInstance.message : String(details.errorInstance);
         throw new Error(
           `fuzzing failed; replay with FUZZ_SEED=${details.seed} FUZZ_PATH="${details.counterexamplePath}" ` +
-            `(shrunk ${details.numShrinks} times)\n${error}`,
+            `(shrunk ${details.numShrinks} times)\n${error}\nthe shrunk batch:\n${(details.counterexample?.[0] ?? []).map(describeRequest).join('\n')}`,
         );
       }
       expect(sent, 'requests sent').to.be.at.least(requests);
