@@ -103,8 +103,15 @@ function fuzzBackend(backend: BackendKind): void {
     let c: ConnectorUnderTest;
     let raw: RawClient;
     before(async () => {
-      // Limits high enough that the fuzzer's own volume is never what it measures; jobs finish at once.
-      c = await startConnector(backend, { RATE_LIMIT_PER_MINUTE: '1000000', PLACEHOLDER_JOB_MS: '0', SHUTDOWN_GRACE_MS: '2000', LOG_LEVEL: 'warn' });
+      // Limits high enough that the fuzzer's own volume (and its many refused tokens) is never what it
+      // measures; jobs finish at once.
+      c = await startConnector(backend, {
+        RATE_LIMIT_PER_MINUTE: '1000000',
+        AUTH_FAILURES_PER_MINUTE: '1000000',
+        PLACEHOLDER_JOB_MS: '0',
+        SHUTDOWN_GRACE_MS: '2000',
+        LOG_LEVEL: 'warn',
+      });
       raw = new RawClient(c.baseUrl);
     });
     after(async () => {

@@ -86,6 +86,22 @@ for (const backend of BACKENDS) {
       expect(JSON.parse(second.split('\r\n\r\n')[1])).to.include({ status: 400 });
     });
 
+    it('ambiguous framing (request smuggling shapes) is refused with a problem+json 400 and the connection closed', async () => {
+      const port = Number(new URL(c.baseUrl).port);
+      const attempts = [
+        'POST /v1/things HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+        'POST /v1/things HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}',
+        'GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization : Bearer x\r\n\r\n',
+        'GET /v1/me HTTP/1.1\r\nHost: x\r\nX-A: 1\r\n folded\r\n\r\n',
+      ];
+      for (const attempt of attempts) {
+        const answers = await exchange(port, [attempt]);
+        expect(answers, JSON.stringify(attempt)).to.have.length(1);
+        expect(answers[0], JSON.stringify(attempt)).to.match(/^HTTP\/1\.1 400 /);
+        expect(answers[0]).to.match(/content-type: application\/problem\+json/i);
+      }
+    });
+
     it('a GET with an unknown query parameter or a non-JSON body answers a 400 or 415 the document declares', async () => {
       const authorization = `Bearer ${token}`;
       const cases: Array<[string, Record<string, string>, string | undefined, number]> = [
