@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES, type Server, type ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AppError } from '../../shared/errors/app-error';
+import { ExpectationFailedError } from '../../shared/errors/expectation-failed-error';
 import { HeaderFieldsTooLargeError } from '../../shared/errors/header-fields-too-large-error';
 import { RequestTimeoutError } from '../../shared/errors/request-timeout-error';
 import { ValidationError } from '../../shared/errors/validation-error';
@@ -16,10 +17,15 @@ function toProblem(error: NodeJS.ErrnoException): AppError {
 
 /**
  * Requests Node refuses before Express sees them (headers over the size limit, unparseable HTTP, a request
- * that took too long) are answered with problem+json too, instead of Node's bare status line. The parser's
- * message is never sent: it can quote the request's bytes back.
+ * that took too long, an `Expect` other than 100-continue) are answered with problem+json too, instead of
+ * Node's bare status line. The parser's message is never sent: it can quote the request's bytes back.
  */
 export function answerClientErrors(server: Server): void {
+  server.on('checkExpectation', (_req: IncomingMessage, res: ServerResponse) => {
+    const requestId = randomUUID();
+    res.writeHead(417, { 'Content-Type': 'application/problem+json; charset=utf-8', 'X-Request-Id': requestId, Connection: 'close' });
+    res.end(JSON.stringify(problemBody(new ExpectationFailedError(), requestId)));
+  });
   server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex & { _httpMessage?: ServerResponse | null }) => {
     // A reset connection has no one to answer. A keep-alive socket may be mid-way through an earlier
     // answer: writing then would corrupt it (Node's own handler makes the same check on the same field).

@@ -57,7 +57,7 @@ function checkAnswer(checker: OpenApiResponseChecker, request: FuzzRequest, res:
       expect(problem.status, `problem.status equals the HTTP status: ${where}`).to.equal(res.status);
     }
   }
-  // HEAD answers carry no body to check; answers of the HTTP parser are to no operation at all.
+  // HEAD answers carry no body to check; what Node refuses before the app is no operation's answer.
   if (request.method !== 'HEAD' && !request.parserRejects) {
     try {
       checker.check({ method: request.method, path: request.path, status: res.status, headers: res.headers, text: res.text });

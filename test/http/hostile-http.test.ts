@@ -86,6 +86,16 @@ for (const backend of BACKENDS) {
       expect(JSON.parse(second.split('\r\n\r\n')[1])).to.include({ status: 400 });
     });
 
+    it('an Expect other than 100-continue answers 417 problem+json; 100-continue still works', async () => {
+      const refused = await raw.send({ method: 'GET', path: '/v1/me', headers: { authorization: `Bearer ${token}`, expect: 'the-impossible' } });
+      expectProblem(refused, 417);
+      const port = Number(new URL(c.baseUrl).port);
+      const answers = await exchange(port, [
+        `GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`,
+      ]);
+      expect(answers.join('')).to.match(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
+    });
+
     it('ambiguous framing (request smuggling shapes) is refused with a problem+json 400 and the connection closed', async () => {
       const port = Number(new URL(c.baseUrl).port);
       const attempts = [

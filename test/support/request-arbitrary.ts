@@ -17,8 +17,8 @@ export interface FuzzCredentials {
 
 /** One request to send, and what is known of it before it is sent. */
 export interface FuzzRequest extends RawRequest {
-  /** Set when Node's HTTP parser must refuse it before the app sees it (unknown method, oversized headers). */
-  parserRejects?: 400 | 431;
+  /** Set when Node must refuse it before the app sees it (unknown method, an Expect it cannot meet, oversized headers). */
+  parserRejects?: 400 | 417 | 431;
 }
 
 /** Node refuses the whole header block above this; the fuzzer stays well below or well above it. */
@@ -157,6 +157,7 @@ function hostileHeaders(credentials: FuzzCredentials): fc.Arbitrary<(headers: Re
     set('content-type', fc.oneof(fc.constantFrom(...CONTENT_TYPES), headerValue(60))),
     set('content-encoding', fc.constantFrom('gzip', 'deflate', 'br', 'identity', 'x-unknown', 'gzip, gzip')),
     set('x-request-id', fc.oneof(headerValue(200), fc.constant('a'.repeat(129)), fc.constant('<script>'))),
+    set('expect', fc.constantFrom('100-continue', '100-Continue', 'the-impossible', '')),
     set('idempotency-key', fc.oneof(fc.constantFrom('', ' ', 'x'.repeat(256), 'é', '\t'), headerValue(300))),
     fc.tuple(headerName, headerValue(100)).map(([name, value]) => (headers: Record<string, string>) => void (headers[name.toLowerCase()] ??= value)),
     fc.integer({ min: 1, max: SMALL_HEADER }).map((n) => (headers: Record<string, string>) => void (headers['x-padding'] = 'p'.repeat(n))),
@@ -193,6 +194,7 @@ function mutate(request: FuzzRequest, credentials: FuzzCredentials): fc.Arbitrar
     // The parser reads the method first: an unknown one is refused whatever follows.
     if (UNKNOWN_METHODS.includes(next.method)) next.parserRejects = 400;
     else if (headerBytes(next) > HEADER_LIMIT) next.parserRejects = 431;
+    else if (next.headers.expect !== undefined && !/^100-continue$/i.test(next.headers.expect)) next.parserRejects = 417;
     return next;
   });
 }
