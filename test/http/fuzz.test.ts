@@ -149,6 +149,9 @@ function fuzzBackend(backend: BackendKind): void {
         const missing = OPERATION_PATTERNS.filter((o) => !reached.has(o.name)).map((o) => o.name);
         expect(missing, 'operations never reached (no 2xx, or no 404 for one by id): the valid-shaped requests are not valid').to.deep.equal([]);
       }
+      // The connector runs in this process: a `__proto__` or `constructor.prototype` key that reached an
+      // unsafe merge would show here.
+      expect(Object.prototype, 'Object.prototype is not polluted').to.not.have.own.property('admin');
       const failures = c.logs.lines.filter((line) => line.includes('"request failed"'));
       expect(failures, 'no unexpected error was logged').to.deep.equal([]);
     });
