@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { deriveKeys } from '../../shared/auth/derived-keys';
 import { buildOpenApiDocument } from '../../shared/description/openapi-document';
 import { OPERATIONS } from '../../shared/operations/registry';
-import type { BackendKind } from '../support/backends';
+import { BACKENDS, type BackendKind } from '../support/backends';
 import { freshClaims, hmacToken, nowSeconds, unsignedToken } from '../support/forged-tokens';
 import { BASE_ENV, newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import type { OpenApiResponseChecker } from '../support/openapi-check';
@@ -158,5 +158,4 @@ function fuzzBackend(backend: BackendKind): void {
   });
 }
 
-fuzzBackend('memory');
-fuzzBackend('redis');
+for (const backend of BACKENDS) fuzzBackend(backend);
