@@ -6,7 +6,8 @@ import { state } from '../http/locals';
  * configuration, so they are identical for every caller and cost nothing per request.
  */
 export function descriptionRoutes(openApiJson: string, llmsTxt: string): Router {
-  const router = Router();
+  // Exact paths, as the registry matches them: no trailing-slash or upper-case aliases.
+  const router = Router({ strict: true, caseSensitive: true });
   router.get('/openapi.json', (_req, res) => {
     state(res).route = '/openapi.json';
     res.type('application/json').set('Cache-Control', 'public, max-age=300').send(openApiJson);

@@ -4,7 +4,8 @@ import { state } from '../http/locals';
 
 /** `/healthz` (the process runs) and `/readyz` (its backend answers), for probes. */
 export function healthRoutes(ready: () => Promise<boolean>): Router {
-  const router = Router();
+  // Exact paths, as the registry matches them: no trailing-slash or upper-case aliases.
+  const router = Router({ strict: true, caseSensitive: true });
   router.get('/healthz', (_req, res) => {
     state(res).route = '/healthz';
     res.set('Cache-Control', 'no-store').json({ status: 'ok' });

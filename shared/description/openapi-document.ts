@@ -3,6 +3,7 @@ import { COMPONENT_SCHEMAS } from '../operations/schemas';
 import { ERROR_RESPONSES } from './error-responses';
 import { rateLimitHeaderSpecs } from './rate-limit-header-specs';
 import { SERVICE_INFO } from './service-info';
+import { CHAIN_ERRORS } from './chain-errors';
 
 /** An OpenAPI 3.1 document, as plain JSON. */
 export type OpenApiDocument = Record<string, any>;
@@ -41,7 +42,8 @@ export function buildOpenApiDocument(operations: readonly Operation[], serverUrl
 function operationObject(operation: Operation): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
   for (const [status, spec] of Object.entries(operation.responses)) responses[status] = successResponse(spec);
-  for (const status of operation.errors) responses[String(status)] = { $ref: `#/components/responses/${ERROR_RESPONSES[status].name}` };
+  const errors = [...new Set([...operation.errors, ...CHAIN_ERRORS])].sort((a, b) => a - b);
+  for (const status of errors) responses[String(status)] = { $ref: `#/components/responses/${ERROR_RESPONSES[status].name}` };
   const object: Record<string, unknown> = {
     operationId: operation.operationId,
     summary: operation.summary,

@@ -14,7 +14,6 @@ for (const backend of BACKENDS) {
 
     const link = (body: unknown, secret: string | null = BASE_ENV.LINK_SECRET) =>
       c.call('POST', '/v1/link', { body, headers: secret === null ? {} : { 'x-link-secret': secret } });
-    const now = () => Math.floor(Date.now() / 1000);
     const key = deriveKeys(BASE_ENV.CONNECTOR_SECRET).tokenKey;
 
     it('POST /v1/link with the secret answers 201 with a Bearer token, a connection id and the revoke URL', async () => {
@@ -99,54 +98,5 @@ for (const backend of BACKENDS) {
       expect((await c.call('POST', '/v1/link/revoke', { body: { subject: 'a', connection_id: 'b' }, headers })).status).to.equal(400);
       expect((await c.call('POST', '/v1/link/revoke', { body: {}, headers })).status).to.equal(400);
     });
-
-    it('a request without a token answers 401 with a Bearer challenge', async () => {
-      const res = await c.call('GET', '/v1/me');
-      expect(res.status).to.equal(401);
-      expect(res.headers.get('www-authenticate')).to.equal('Bearer realm="connector"');
-      expect(res.headers.get('content-type')).to.match(/^application\/problem\+json/);
-    });
-
-    const forged: Array<[string, () => Promise<string>]> = [
-      ['a malformed header value', async () => 'not a jwt at all'],
-      ['an expired token', async () => sign({ exp: now() - 10 })],
-      ['a token for another issuer', async () => sign({}, { issuer: 'https://evil.example.com' })],
-      ['a token for another audience', async () => sign({}, { audience: 'https://evil.example.com' })],
-      ['a token with alg none', async () => unsigned()],
-      ['a token signed with HS512 by the same key', async () => sign({}, { algorithm: 'HS512' })],
-      ['a token signed with the raw connector secret', async () => sign({}, {}, BASE_ENV.CONNECTOR_SECRET)],
-      ['a token for a connection that was never made', async () => sign({}, { jwtid: 'conn_forged' })],
-      ['a token whose subject differs from its connection', async () => {
-        const real = (await link({ subject: newSubject() })).body;
-        return sign({}, { jwtid: real.connection_id, subject: 'someone-else' });
-      }],
-    ];
-    for (const [name, make] of forged) {
-      it(`${name} answers 401 with invalid_token`, async () => {
-        const res = await c.call('GET', '/v1/me', { headers: { authorization: `Bearer ${await make()}` } });
-        expect(res.status).to.equal(401);
-        expect(res.headers.get('www-authenticate')).to.contain('error="invalid_token"');
-      });
-    }
-
-    it('a token is refused by a connector with another CONNECTOR_SECRET', async () => {
-      const token = (await link({ subject: newSubject() })).body.token;
-      const rotated = await startConnector(backend, { CONNECTOR_SECRET: 'a-completely-different-secret-of-more-than-32-chars' });
-      try {
-        expect((await rotated.call('GET', '/v1/me', { token })).status).to.equal(401);
-      } finally {
-        await rotated.close();
-      }
-    });
-
-    function sign(claims: object, options: jwt.SignOptions = {}, secret: jwt.Secret = key): string {
-      return jwt.sign({ iat: now(), exp: now() + 600, ...claims }, secret, {
-        algorithm: 'HS256', issuer: BASE_ENV.PUBLIC_URL, audience: BASE_ENV.PUBLIC_URL, subject: 'alice', jwtid: 'conn_x', ...options,
-      });
-    }
-    function unsigned(): string {
-      const part = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
-      return `${part({ alg: 'none', typ: 'JWT' })}.${part({ sub: 'alice', jti: 'conn_x', iss: BASE_ENV.PUBLIC_URL, aud: BASE_ENV.PUBLIC_URL, iat: now(), exp: now() + 60 })}.`;
-    }
   });
 }
