@@ -1,5 +1,6 @@
 import { cleanEnv, str } from 'envalid';
 import { ConfigError } from '../errors/config-error';
+import { loadOAuthSettings, type OAuthSettings } from '../oauth/oauth-config';
 import { httpsUrl, intInRange, publicUrl, redisUrl, secretOfAtLeast } from './validators';
 
 /** Which process is loading the configuration; they differ in defaults and in what they require. */
@@ -31,6 +32,8 @@ export interface Config {
   readonly jobLockMs: number;
   /** Redis mode: how often workers look for jobs whose lock has expired (stalled jobs). */
   readonly jobStalledIntervalMs: number;
+  /** OAuth 2.1 authorization server settings (`CONSENT_URL`, `OAUTH_*`). */
+  readonly oauth: OAuthSettings;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -80,6 +83,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
   if (role === 'worker' && !clean.REDIS_URL && !problems.some((p) => p.name === 'REDIS_URL')) {
     problems.push({ name: 'REDIS_URL', reason: 'is required by the worker' });
   }
+  const oauth = loadOAuthSettings(env, { publicUrl: clean.PUBLIC_URL, dashboardUrl: clean.DASHBOARD_URL }, problems);
   if (problems.length > 0) throw new ConfigError(problems);
 
   return {
@@ -104,6 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
     redisCommandTimeoutMs: clean.REDIS_COMMAND_TIMEOUT_MS,
     jobLockMs: clean.JOB_LOCK_MS,
     jobStalledIntervalMs: clean.JOB_STALLED_INTERVAL_MS,
+    oauth,
   };
 }
 
