@@ -8,6 +8,7 @@ import type { Metrics } from '../shared/metrics/metrics';
 import type { Operation, Services } from '../shared/operations/operation';
 import { OPERATIONS, publishedOperations } from '../shared/operations/registry';
 import { accessLog } from './middleware/access-log';
+import { authFailureBudget } from './middleware/auth-failure-budget';
 import { authenticate } from './middleware/authenticate';
 import { errorHandler } from './middleware/error-handler';
 import { httpMetrics } from './middleware/http-metrics';
@@ -35,7 +36,7 @@ export interface AppDependencies {
 
 /**
  * Builds the API's Express app (it does not listen). The registry is the route table: one chain matches,
- * authenticates, rate-limits, parses, validates against the generated document, and dispatches.
+ * checks the address's failed-authentication budget, authenticates, rate-limits, parses, validates against the generated document, and dispatches.
  */
 export function createApp({ config, backend, services, tokens, metrics, logger, operations = OPERATIONS }: AppDependencies): Express {
   const published = publishedOperations(operations);
@@ -54,10 +55,13 @@ export function createApp({ config, backend, services, tokens, metrics, logger, 
     res.set('Cache-Control', 'no-store');
     next();
   });
+  const failures = authFailureBudget(backend.rateLimits, config.authFailuresPerMinute, metrics);
   app.use(
     matchOperation(operations),
+    failures.gate,
     rateLimit(backend.rateLimits, config.rateLimitPerMinute, 'link-secret'),
     authenticate(tokens, config.linkSecret, metrics),
+    failures.record,
     rateLimit(backend.rateLimits, config.rateLimitPerMinute, 'bearer'),
     jsonBody,
     ...requestValidator(buildOpenApiDocument(operations, '/')),

@@ -24,6 +24,8 @@ export interface Config {
   readonly placeholderJobMs: number;
   readonly shutdownGraceMs: number;
   readonly rateLimitPerMinute: number;
+  /** Failed authentications (wrong link secret, forged token) allowed per client address per minute. */
+  readonly authFailuresPerMinute: number;
   readonly jobAttempts: number;
   readonly jobBackoffMs: number;
   /** Redis mode: a command without a reply after this long fails (and the request answers 503). */
@@ -64,6 +66,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
       PLACEHOLDER_JOB_MS: intInRange(0, 600_000)({ default: 2000 }),
       SHUTDOWN_GRACE_MS: intInRange(0, 600_000)({ default: 10_000 }),
       RATE_LIMIT_PER_MINUTE: intInRange(1, 1_000_000)({ default: 120 }),
+      AUTH_FAILURES_PER_MINUTE: intInRange(1, 1_000_000)({ default: 20 }),
       JOB_ATTEMPTS: intInRange(1, 100)({ default: 3 }),
       JOB_BACKOFF_MS: intInRange(0, 600_000)({ default: 1000 }),
       REDIS_COMMAND_TIMEOUT_MS: intInRange(100, 60_000)({ default: 2000 }),
@@ -103,6 +106,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
     placeholderJobMs: clean.PLACEHOLDER_JOB_MS,
     shutdownGraceMs: clean.SHUTDOWN_GRACE_MS,
     rateLimitPerMinute: clean.RATE_LIMIT_PER_MINUTE,
+    authFailuresPerMinute: clean.AUTH_FAILURES_PER_MINUTE,
     jobAttempts: clean.JOB_ATTEMPTS,
     jobBackoffMs: clean.JOB_BACKOFF_MS,
     redisCommandTimeoutMs: clean.REDIS_COMMAND_TIMEOUT_MS,

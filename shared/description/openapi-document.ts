@@ -1,6 +1,7 @@
 import type { Operation, ResponseSpec } from '../operations/operation';
 import { COMPONENT_SCHEMAS } from '../operations/schemas';
 import { ERROR_RESPONSES } from './error-responses';
+import { rateLimitHeaderSpecs } from './rate-limit-header-specs';
 import { SERVICE_INFO } from './service-info';
 
 /** An OpenAPI 3.1 document, as plain JSON. */
@@ -64,10 +65,13 @@ function operationObject(operation: Operation): Record<string, unknown> {
   return object;
 }
 
+/** Every operation passes the rate limiter, so every success answer also carries its headers. */
 function successResponse(spec: ResponseSpec): Record<string, unknown> {
-  const response: Record<string, unknown> = { description: spec.description, content: { 'application/json': { schema: spec.schema } } };
-  if (spec.headers) response.headers = spec.headers;
-  return response;
+  return {
+    description: spec.description,
+    headers: { ...spec.headers, ...rateLimitHeaderSpecs(true) },
+    content: { 'application/json': { schema: spec.schema } },
+  };
 }
 
 function errorComponents(): Record<string, unknown> {

@@ -34,7 +34,7 @@ export class Metrics {
   });
   readonly authFailures = new Counter({
     name: 'connector_auth_failures_total',
-    help: 'Refused credentials, by reason (missing, invalid, expired, revoked, bad_link_secret).',
+    help: 'Refused credentials, by reason (missing, invalid, expired, revoked, bad_link_secret; too_many_failures: 429 to an address over its failure budget).',
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });

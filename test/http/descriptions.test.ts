@@ -61,6 +61,20 @@ for (const backend of BACKENDS) {
       expect([...ids].sort()).to.deep.equal(['createJob', 'createThing', 'getJob', 'getMe', 'listJobs', 'listThings']);
     });
 
+    it('every success answer and the 429 answer declare the RateLimit-Policy and RateLimit headers as required', () => {
+      for (const [path, item] of Object.entries<any>(document.paths)) {
+        for (const [method, op] of Object.entries<any>(item)) {
+          for (const [status, response] of Object.entries<any>(op.responses)) {
+            if (!status.startsWith('2')) continue;
+            for (const name of ['RateLimit-Policy', 'RateLimit']) expect(response.headers?.[name]?.required, `${method} ${path} ${status} ${name}`).to.equal(true);
+          }
+          expect(op.responses['429'], `${method} ${path} documents 429`).to.deep.equal({ $ref: '#/components/responses/TooManyRequests' });
+        }
+      }
+      const tooMany = document.components.responses.TooManyRequests.headers;
+      for (const name of ['Retry-After', 'RateLimit-Policy', 'RateLimit']) expect(tooMany[name]?.required, name).to.equal(true);
+    });
+
     it('the paid operation is marked consequential, needing confirmation, with its price and its poll target', () => {
       const op = document.paths['/v1/jobs'].post;
       expect(op).to.deep.include({
@@ -70,7 +84,7 @@ for (const backend of BACKENDS) {
         'x-poll-operationId': 'getJob',
       });
       expect(op['x-cost']).to.include({ amount: 1, unit: 'credit' });
-      expect(op.responses['202'].headers).to.have.keys(['Location', 'Retry-After', 'Idempotent-Replayed']);
+      expect(op.responses['202'].headers).to.have.keys(['Location', 'Retry-After', 'Idempotent-Replayed', 'RateLimit-Policy', 'RateLimit']);
       expect(op.responses['422']).to.not.equal(undefined);
     });
 
