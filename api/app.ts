@@ -21,7 +21,9 @@ import { requestValidator } from './middleware/request-validator';
 import type { Backend } from '../shared/stores/backend';
 import { descriptionRoutes } from './routes/description-routes';
 import { dispatchOperation } from './routes/dispatch-operation';
+import { devConsentRoutes } from './routes/dev-consent-routes';
 import { healthRoutes } from './routes/health-routes';
+import { oauthRoutes } from './routes/oauth-routes';
 
 /** What the HTTP app is built from; the process entry (or a test) supplies it. */
 export interface AppDependencies {
@@ -51,6 +53,8 @@ export function createApp({ config, backend, services, tokens, metrics, logger, 
   app.use(requestContext, httpMetrics(metrics), accessLog(logger));
   app.use(securityHeaders);
   app.use(descriptionRoutes(openApiJson, llmsTxt), healthRoutes(() => backend.ready()));
+  app.use(oauthRoutes({ oauth: services.oauth, publicUrl: config.publicUrl, rateLimits: backend.rateLimits, perMinute: config.rateLimitPerMinute }));
+  if (config.oauth.devConsent) app.use(devConsentRoutes(services.oauth.consent, config.publicUrl, config.connectorSecret));
   app.use('/v1', (_req, res, next) => {
     res.set('Cache-Control', 'no-store');
     next();

@@ -1,4 +1,4 @@
-import { normaliseSubject } from '../auth/link-service';
+import { normalizeSubject } from '../identity/normalize-subject';
 import { NotFoundError } from '../errors/not-found-error';
 import type { ConnectionStore } from '../stores/connection-store';
 import type { OAuthStateStore } from '../stores/oauth-state-store';
@@ -93,7 +93,7 @@ export class ConsentService {
   /** Answers a pending request once; resolves to where the dashboard sends the browser. */
   async answer(requestId: string, answer: ConsentAnswer): Promise<string> {
     // The subject is checked before the request is used up, so a typo does not cost the person the flow.
-    const subject = 'subject' in answer ? normaliseSubject(answer.subject) : undefined;
+    const subject = 'subject' in answer ? normalizeSubject(answer.subject) : undefined;
     const consumed = await this.store.consume('request', requestId);
     if (!consumed || consumed.reused) throw expiredRequest();
     const pending = JSON.parse(consumed.value) as PendingRequest;
