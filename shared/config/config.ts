@@ -86,7 +86,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
   if (role === 'worker' && !clean.REDIS_URL && !problems.some((p) => p.name === 'REDIS_URL')) {
     problems.push({ name: 'REDIS_URL', reason: 'is required by the worker' });
   }
-  const oauth = loadOAuthSettings(env, { publicUrl: clean.PUBLIC_URL, dashboardUrl: clean.DASHBOARD_URL }, problems);
+  // envalid refuses to read a variable that failed validation, so the URLs are only passed on when valid.
+  const urlsValid = !problems.some((p) => p.name === 'PUBLIC_URL' || p.name === 'DASHBOARD_URL');
+  const oauth = loadOAuthSettings(env, urlsValid ? { publicUrl: clean.PUBLIC_URL, dashboardUrl: clean.DASHBOARD_URL } : {}, problems);
   if (problems.length > 0) throw new ConfigError(problems);
 
   return {
