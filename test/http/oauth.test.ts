@@ -29,7 +29,7 @@ for (const kind of BACKENDS) {
       for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
         const res = await fetch(`${connector.baseUrl}${path}`);
         expect(res.status, path).to.equal(200);
-        expect(await res.json(), path).to.deep.equal({
+        expect((await res.json()) as any, path).to.deep.equal({
           resource: BASE_ENV.PUBLIC_URL,
           authorization_servers: [BASE_ENV.PUBLIC_URL],
           bearer_methods_supported: ['header'],
@@ -39,7 +39,7 @@ for (const kind of BACKENDS) {
 
     it('authorization-server metadata names the issuer, the four endpoints, S256 only, CIMD and the iss parameter', async () => {
       const res = await fetch(`${connector.baseUrl}/.well-known/oauth-authorization-server`);
-      const body = await res.json();
+      const body = (await res.json()) as any;
       expect(body).to.include({
         issuer: BASE_ENV.PUBLIC_URL,
         authorization_endpoint: `${BASE_ENV.PUBLIC_URL}/oauth/authorize`,
@@ -54,7 +54,7 @@ for (const kind of BACKENDS) {
     });
 
     it('the published document offers the oauth2 authorization-code scheme beside bearer', async () => {
-      const document = await (await fetch(`${connector.baseUrl}/openapi.json`)).json();
+      const document = (await (await fetch(`${connector.baseUrl}/openapi.json`)).json()) as any;
       expect(document.components.securitySchemes.oauth2.flows.authorizationCode).to.include({
         authorizationUrl: `${BASE_ENV.PUBLIC_URL}/oauth/authorize`,
         tokenUrl: `${BASE_ENV.PUBLIC_URL}/oauth/token`,
@@ -145,7 +145,7 @@ for (const kind of BACKENDS) {
       const res = await authorize(connector.baseUrl, params);
       expect(res.status).to.equal(400);
       expect(res.headers.get('location')).to.equal(null);
-      expect((await res.json()).error).to.equal('invalid_request');
+      expect(((await res.json()) as any).error).to.equal('invalid_request');
     });
 
     it('a token request whose redirect_uri differs from the authorization request is refused', async () => {
@@ -158,7 +158,7 @@ for (const kind of BACKENDS) {
       const { params } = authorizeParams(connector, 'dcr_doesnotexist000000000');
       const res = await authorize(connector.baseUrl, params);
       expect(res.status).to.equal(400);
-      expect((await res.json()).error).to.equal('invalid_client');
+      expect(((await res.json()) as any).error).to.equal('invalid_client');
       const token = await tokenRequest(connector.baseUrl, codeForm('dcr_doesnotexist000000000', 'abc', 'x'.repeat(43)));
       expect(token.status).to.equal(401);
       expect(token.body.error).to.equal('invalid_client');
@@ -175,7 +175,7 @@ for (const kind of BACKENDS) {
         const { params } = authorizeParams(connector, url);
         const res = await authorize(connector.baseUrl, params);
         expect(res.status).to.equal(400);
-        const body = await res.json();
+        const body = (await res.json()) as any;
         expect(body.error).to.equal('invalid_client');
         expect(body.error_description).to.match(what === 'http' ? /https/ : /public internet/);
       });
@@ -252,7 +252,7 @@ for (const kind of BACKENDS) {
       ]) {
         const res = await fetch(`${connector.baseUrl}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
         expect(res.status).to.equal(400);
-        expect((await res.json()).error).to.match(/^invalid_(client_metadata|redirect_uri)$/);
+        expect(((await res.json()) as any).error).to.match(/^invalid_(client_metadata|redirect_uri)$/);
       }
     });
   });
@@ -291,7 +291,7 @@ for (const kind of BACKENDS) {
           body: JSON.stringify({ client_name: `cap ${i}`, redirect_uris: [REDIRECT_URI] }),
         });
         status = res.status;
-        if (status === 503) expect((await res.json()).error).to.equal('temporarily_unavailable');
+        if (status === 503) expect(((await res.json()) as any).error).to.equal('temporarily_unavailable');
       }
       expect(status).to.equal(503);
     });

@@ -18,7 +18,7 @@ export async function registerClient(baseUrl: string, redirectUris: string[] = [
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ client_name: 'Test App', redirect_uris: redirectUris, token_endpoint_auth_method: 'none' }),
   });
-  const body = await res.json();
+  const body = (await res.json()) as any;
   expect(res.status, JSON.stringify(body)).to.equal(201);
   return body.client_id as string;
 }
@@ -71,7 +71,7 @@ export async function tokenRequest(baseUrl: string, form: Record<string, string>
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
     body: new URLSearchParams(form),
   });
-  return { status: res.status, body: await res.json(), headers: res.headers };
+  return { status: res.status, body: (await res.json()) as any, headers: res.headers };
 }
 
 /** Runs register → authorize → approve and answers the code with what is needed to redeem it. */
