@@ -1,7 +1,7 @@
 import { cleanEnv, str } from 'envalid';
 import { ConfigError } from '../errors/config-error';
 import { loadOAuthSettings, type OAuthSettings } from '../oauth/oauth-config';
-import { httpsUrl, intInRange, publicUrl, redisUrl, secretOfAtLeast } from './validators';
+import { httpsUrl, intInRange, originList, publicUrl, redisUrl, secretOfAtLeast } from './validators';
 
 /** Which process is loading the configuration; they differ in defaults and in what they require. */
 export type ProcessRole = 'api' | 'worker' | 'dev';
@@ -36,6 +36,8 @@ export interface Config {
   readonly jobStalledIntervalMs: number;
   /** OAuth 2.1 authorization server settings (`CONSENT_URL`, `OAUTH_*`). */
   readonly oauth: OAuthSettings;
+  /** Origins, besides PUBLIC_URL's, whose browser pages may call `/mcp` (DNS-rebinding protection). */
+  readonly mcpAllowedOrigins: readonly string[];
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -72,6 +74,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
       REDIS_COMMAND_TIMEOUT_MS: intInRange(100, 60_000)({ default: 2000 }),
       JOB_LOCK_MS: intInRange(1000, 600_000)({ default: 30_000 }),
       JOB_STALLED_INTERVAL_MS: intInRange(500, 600_000)({ default: 30_000 }),
+      MCP_ALLOWED_ORIGINS: originList({ default: [] }),
     },
     {
       // envalid's own messages can echo the value; report names with our own reasons only.
@@ -115,6 +118,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
     jobLockMs: clean.JOB_LOCK_MS,
     jobStalledIntervalMs: clean.JOB_STALLED_INTERVAL_MS,
     oauth,
+    mcpAllowedOrigins: clean.MCP_ALLOWED_ORIGINS,
   };
 }
 
