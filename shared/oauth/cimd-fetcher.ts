@@ -57,7 +57,18 @@ function getOnce(url: URL, options: CimdFetchOptions): Promise<Answer> {
     return Promise.reject(new CimdFetchError('the client metadata host is not on the public internet'));
   }
   return new Promise((resolve, reject) => {
-    const fail = (message: string) => reject(new CimdFetchError(message));
+    // Exactly one outcome: a destroyed request can still emit a late 'end' with a partial body.
+    let settled = false;
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      outcome();
+    };
+    const abort = (message: string) => {
+      settle(() => reject(new CimdFetchError(message)));
+      request.destroy();
+    };
     const request = https.get(url, {
       lookup: checkedLookup(options.testHosts ?? {}),
       ...(options.testCa ? { ca: options.testCa } : {}),
@@ -65,40 +76,30 @@ function getOnce(url: URL, options: CimdFetchOptions): Promise<Answer> {
       timeout: TIMEOUT_MS,
       agent: false,
     });
-    const deadline = setTimeout(() => request.destroy(new CimdFetchError('the client metadata document took too long')), TIMEOUT_MS);
-    request.on('timeout', () => request.destroy(new CimdFetchError('the client metadata document took too long')));
+    const deadline = setTimeout(() => abort('the client metadata document took too long'), TIMEOUT_MS);
+    request.on('timeout', () => abort('the client metadata document took too long'));
     request.on('error', (error) => {
-      clearTimeout(deadline);
-      fail(error instanceof CimdFetchError ? error.message : 'the client metadata document could not be fetched');
+      settle(() => reject(new CimdFetchError(error instanceof CimdFetchError ? error.message : 'the client metadata document could not be fetched')));
     });
     request.on('response', (response) => {
       const status = response.statusCode ?? 0;
       if (status >= 300 && status < 400 && response.headers.location) {
-        clearTimeout(deadline);
-        response.resume();
-        resolve({ kind: 'redirect', location: response.headers.location });
+        const location = response.headers.location;
+        settle(() => resolve({ kind: 'redirect', location }));
         request.destroy();
         return;
       }
-      if (status !== 200) {
-        request.destroy(new CimdFetchError('the client metadata document was not found'));
-        return;
-      }
-      if (Number(response.headers['content-length'] ?? 0) > CIMD_MAX_BYTES) {
-        request.destroy(new CimdFetchError('the client metadata document is too large'));
-        return;
-      }
+      if (status !== 200) return abort('the client metadata document was not found');
+      if (Number(response.headers['content-length'] ?? 0) > CIMD_MAX_BYTES) return abort('the client metadata document is too large');
       const chunks: Buffer[] = [];
       let size = 0;
       response.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (size > CIMD_MAX_BYTES) request.destroy(new CimdFetchError('the client metadata document is too large'));
+        if (size > CIMD_MAX_BYTES) abort('the client metadata document is too large');
         else chunks.push(chunk);
       });
-      response.on('end', () => {
-        clearTimeout(deadline);
-        resolve({ kind: 'body', text: Buffer.concat(chunks).toString('utf8') });
-      });
+      response.on('end', () => settle(() => resolve({ kind: 'body', text: Buffer.concat(chunks).toString('utf8') })));
+      response.on('error', () => abort('the client metadata document could not be fetched'));
     });
   });
 }
