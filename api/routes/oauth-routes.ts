@@ -10,8 +10,11 @@ import { clientCredentials } from './client-credentials';
 
 const FORM = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20, type: () => true });
 const JSON_BODY = express.json({ limit: '16kb', strict: true, type: () => true });
-/** Registration is cheap to ask for and costly to keep: a smaller per-address budget than the rest. */
-const REGISTER_SHARE = 10;
+// Per client address and minute, as multiples of RATE_LIMIT_PER_MINUTE. Platforms redeem codes and refresh
+// tokens from a few server addresses for all their users, so the general budget is large; registration is
+// cheap to ask for and costly to keep, so it gets the plain one.
+const GENERAL_MULTIPLIER = 10;
+const REGISTER_MULTIPLIER = 1;
 
 /** What the OAuth router needs. */
 export interface OAuthRouteDependencies {
@@ -38,10 +41,10 @@ export function oauthRoutes({ oauth, publicUrl, rateLimits, perMinute }: OAuthRo
     }
     next();
   };
-  const limit = (share: number) => async (req: Request, _res: Response, next: NextFunction) => {
+  const limit = (multiplier: number) => async (req: Request, _res: Response, next: NextFunction) => {
     try {
-      const window = await rateLimits.hit(`oauth:${share}:${req.ip ?? 'unknown'}`, 60);
-      if (window.count > Math.max(1, Math.floor(perMinute / share))) throw new RateLimitedError(window.resetInSeconds);
+      const window = await rateLimits.hit(`oauth:${multiplier}:${req.ip ?? 'unknown'}`, 60);
+      if (window.count > perMinute * multiplier) throw new RateLimitedError(window.resetInSeconds);
       next();
     } catch (error) {
       next(error);
@@ -54,10 +57,15 @@ export function oauthRoutes({ oauth, publicUrl, rateLimits, perMinute }: OAuthRo
   const { resource, authorizationServer } = wellKnownPaths(publicUrl);
   const resourceJson = protectedResourceMetadata(publicUrl);
   const serverJson = authorizationServerMetadata(publicUrl);
-  router.all(resource, label('/.well-known/oauth-protected-resource'), (_req, res) => void res.set('Cache-Control', 'public, max-age=3600').json(resourceJson));
-  router.all(authorizationServer, label('/.well-known/oauth-authorization-server'), (_req, res) => void res.set('Cache-Control', 'public, max-age=3600').json(serverJson));
+  for (const [paths, route, body] of [
+    [resource, '/.well-known/oauth-protected-resource', resourceJson],
+    [authorizationServer, '/.well-known/oauth-authorization-server', serverJson],
+  ] as const) {
+    router.options(paths, label(route));
+    router.get(paths, label(route), (_req, res) => void res.set('Cache-Control', 'public, max-age=3600').json(body));
+  }
 
-  router.get(OAUTH_PATHS.authorize, label(OAUTH_PATHS.authorize), limit(1), async (req, res, next) => {
+  router.get(OAUTH_PATHS.authorize, label(OAUTH_PATHS.authorize), limit(GENERAL_MULTIPLIER), async (req, res, next) => {
     try {
       res.redirect(302, await oauth.consent.authorize(req.query as Record<string, unknown>));
     } catch (error) {
@@ -70,7 +78,7 @@ export function oauthRoutes({ oauth, publicUrl, rateLimits, perMinute }: OAuthRo
     if (req.method !== 'POST') return next(new OAuthProtocolError('invalid_request', 'use POST', 405, { Allow: 'POST' }));
     next();
   });
-  router.post(OAUTH_PATHS.token, label(OAUTH_PATHS.token), limit(1), FORM, async (req, res, next) => {
+  router.post(OAUTH_PATHS.token, label(OAUTH_PATHS.token), limit(GENERAL_MULTIPLIER), FORM, async (req, res, next) => {
     try {
       isForm(req);
       const form = req.body as Record<string, unknown>;
@@ -82,7 +90,7 @@ export function oauthRoutes({ oauth, publicUrl, rateLimits, perMinute }: OAuthRo
       next(error);
     }
   });
-  router.post(OAUTH_PATHS.revoke, label(OAUTH_PATHS.revoke), limit(1), FORM, async (req, res, next) => {
+  router.post(OAUTH_PATHS.revoke, label(OAUTH_PATHS.revoke), limit(GENERAL_MULTIPLIER), FORM, async (req, res, next) => {
     try {
       isForm(req);
       const client = await clientCredentials(req, oauth.clients);
@@ -94,7 +102,7 @@ export function oauthRoutes({ oauth, publicUrl, rateLimits, perMinute }: OAuthRo
       next(error);
     }
   });
-  router.post(OAUTH_PATHS.register, label(OAUTH_PATHS.register), limit(REGISTER_SHARE), JSON_BODY, async (req, res, next) => {
+  router.post(OAUTH_PATHS.register, label(OAUTH_PATHS.register), limit(REGISTER_MULTIPLIER), JSON_BODY, async (req, res, next) => {
     try {
       if (!req.is('application/json')) throw new OAuthProtocolError('invalid_client_metadata', 'the body must be application/json');
       res.status(201).json(await oauth.clients.register(req.body));
