@@ -54,7 +54,7 @@ export const createJob: Operation = {
       },
     },
   },
-  errors: [400, 401, 413, 415, 422, 429, 500, 503],
+  errors: [400, 401, 402, 413, 415, 422, 429, 500, 503],
   processor: (settings) => placeholderProcessor(settings.placeholderJobMs),
   handle: async (request, services) => {
     const idempotencyKey: string | undefined = request.header('idempotency-key') ?? request.body.idempotency_key;
