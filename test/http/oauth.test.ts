@@ -245,6 +245,18 @@ for (const kind of BACKENDS) {
       expect((await revoke('not-a-token')).status).to.equal(200);
     });
 
+    it('no code, verifier, access or refresh token ever reaches the log, through a flow with refusals', async () => {
+      const { clientId, code, verifier } = await codeFor(connector, newSubject());
+      await tokenRequest(connector.baseUrl, codeForm(clientId, code, 'z'.repeat(43)));
+      const again = await codeFor(connector, newSubject(), clientId);
+      const tokens = (await tokenRequest(connector.baseUrl, codeForm(clientId, again.code, again.verifier))).body;
+      await tokenRequest(connector.baseUrl, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId });
+      await tokenRequest(connector.baseUrl, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId });
+      const log = connector.logs.text();
+      expect(log).to.include('/oauth/token');
+      for (const secret of [code, verifier, again.code, again.verifier, tokens.access_token, tokens.refresh_token]) expect(log).to.not.include(secret);
+    });
+
     it('dynamic registration refuses confidential clients and non-https redirect URIs', async () => {
       for (const body of [
         { client_name: 'x', redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'client_secret_post' },
