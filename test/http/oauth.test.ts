@@ -138,6 +138,13 @@ for (const kind of BACKENDS) {
       expect((await me(first.body.access_token)).status).to.equal(401);
     });
 
+    it('a code redeemed by several concurrent requests yields tokens exactly once', async () => {
+      const { clientId, code, verifier } = await codeFor(connector, newSubject());
+      const answers = await Promise.all(Array.from({ length: 8 }, () => tokenRequest(connector.baseUrl, codeForm(clientId, code, verifier))));
+      expect(answers.filter((answer) => answer.status === 200)).to.have.length(1);
+      expect(answers.filter((answer) => answer.body.error === 'invalid_grant')).to.have.length(7);
+    });
+
     it('a redirect_uri that is not registered is shown as an error, never redirected to', async () => {
       const clientId = await registerClient(connector.baseUrl);
       const { params } = authorizeParams(connector, clientId, { redirect_uri: 'https://attacker.example/cb' });
