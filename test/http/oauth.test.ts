@@ -52,6 +52,20 @@ for (const kind of BACKENDS) {
       expect(body.grant_types_supported).to.have.members(['authorization_code', 'refresh_token']);
     });
 
+    it('browser clients may call the metadata, registration and token endpoints from any origin (CORS preflight 204)', async () => {
+      for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-authorization-server', '/oauth/register', '/oauth/token', '/oauth/revoke']) {
+        const res = await fetch(`${connector.baseUrl}${path}`, {
+          method: 'OPTIONS',
+          headers: { origin: 'http://localhost:6274', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+        });
+        expect(res.status, path).to.equal(204);
+        expect(res.headers.get('access-control-allow-origin'), path).to.equal('*');
+        expect(res.headers.get('access-control-allow-headers'), path).to.include('content-type');
+      }
+      const metadata = await fetch(`${connector.baseUrl}/.well-known/oauth-authorization-server`, { headers: { origin: 'http://localhost:6274' } });
+      expect(metadata.headers.get('access-control-allow-origin')).to.equal('*');
+    });
+
     it('the published document offers the oauth2 authorization-code scheme beside bearer', async () => {
       const document = (await (await fetch(`${connector.baseUrl}/openapi.json`)).json()) as any;
       expect(document.components.securitySchemes.oauth2.flows.authorizationCode).to.include({
