@@ -38,7 +38,7 @@ export interface Config {
   readonly jobStalledIntervalMs: number;
   /** OAuth 2.1 authorization server settings (`CONSENT_URL`, `OAUTH_*`). */
   readonly oauth: OAuthSettings;
-  /** Origins, besides PUBLIC_URL's, whose browser pages may call `/mcp` (DNS-rebinding protection). */
+  /** Origins, besides PUBLIC_URL's, allowed in the Origin header of `/mcp` requests (DNS-rebinding protection). */
   readonly mcpAllowedOrigins: readonly string[];
   /** After SIGTERM, how long the API keeps serving (with `/readyz` at 503) before it stops accepting. */
   readonly shutdownDelayMs: number;
