@@ -45,3 +45,26 @@ for (const kind of BACKENDS) {
     });
   });
 }
+
+describe('OAuth 2.1 registration rate limit [memory]', function () {
+  this.timeout(60_000);
+  let connector: ConnectorUnderTest;
+  before(async () => {
+    connector = await startConnector('memory', { RATE_LIMIT_PER_MINUTE: '2' });
+  });
+  after(async () => connector?.close());
+
+  it('an address over its registration budget gets 429 temporarily_unavailable with Retry-After', async () => {
+    const register = () => fetch(`${connector.baseUrl}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'burst', redirect_uris: [REDIRECT_URI] }),
+    });
+    expect((await register()).status).to.equal(201);
+    expect((await register()).status).to.equal(201);
+    const limited = await register();
+    expect(limited.status).to.equal(429);
+    expect(Number(limited.headers.get('retry-after'))).to.be.within(1, 60);
+    expect(((await limited.json()) as any).error).to.equal('temporarily_unavailable');
+  });
+});
