@@ -14,9 +14,9 @@ import { errorHandler } from './middleware/error-handler';
 import { httpMetrics } from './middleware/http-metrics';
 import { jsonBody } from './middleware/json-body';
 import { matchOperation } from './middleware/match-operation';
-import { stripPublicPath } from './middleware/public-path';
 import { mcpRoute } from './mcp/mcp-route';
 import { buildToolDefinitions } from '../shared/mcp/tool-definitions';
+import { stripPublicPath } from './middleware/public-path';
 import { rateLimit } from './middleware/rate-limit';
 import { securityHeaders } from './middleware/security-headers';
 import { requestContext } from './middleware/request-context';
@@ -24,7 +24,9 @@ import { requestValidator } from './middleware/request-validator';
 import type { Backend } from '../shared/stores/backend';
 import { descriptionRoutes } from './routes/description-routes';
 import { dispatchOperation } from './routes/dispatch-operation';
+import { devConsentRoutes } from './routes/dev-consent-routes';
 import { healthRoutes } from './routes/health-routes';
+import { oauthRoutes } from './routes/oauth-routes';
 
 /** What the HTTP app is built from; the process entry (or a test) supplies it. */
 export interface AppDependencies {
@@ -60,6 +62,8 @@ export function createApp({ config, backend, services, tokens, metrics, logger, 
   app.use(requestContext, httpMetrics(metrics), accessLog(logger));
   app.use(securityHeaders);
   app.use(descriptionRoutes(openApiJson, llmsTxt), healthRoutes(async () => !stopping() && backend.ready()));
+  app.use(oauthRoutes({ oauth: services.oauth, publicUrl: config.publicUrl, rateLimits: backend.rateLimits, perMinute: config.rateLimitPerMinute }));
+  if (config.oauth.devConsent) app.use(devConsentRoutes(services.oauth.consent, config.publicUrl, config.connectorSecret));
   app.use('/v1', (_req, res, next) => {
     res.set('Cache-Control', 'no-store');
     next();

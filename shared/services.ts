@@ -6,6 +6,8 @@ import { IdentityService } from './identity/identity-service';
 import { DailyBudget } from './jobs/daily-budget';
 import { JobService } from './jobs/job-service';
 import type { Metrics } from './metrics/metrics';
+import type { CimdFetchOptions } from './oauth/cimd-fetcher';
+import { createOAuthServices } from './oauth/oauth-services';
 import type { Services } from './operations/operation';
 import type { Backend } from './stores/backend';
 import { ThingService } from './things/thing-service';
@@ -17,7 +19,7 @@ export interface ServiceContainer {
 }
 
 /** Builds the domain once per process from the configuration and a backend. Keys are derived here, once. */
-export function createServices(config: Config, backend: Backend, metrics: Metrics): ServiceContainer {
+export function createServices(config: Config, backend: Backend, metrics: Metrics, cimd: CimdFetchOptions = {}): ServiceContainer {
   const keys = deriveKeys(config.connectorSecret);
   const tokens = new TokenService(keys.tokenKey, config.publicUrl, backend.connections);
   const budget = new DailyBudget(config.dailyCreditLimit);
@@ -40,6 +42,10 @@ export function createServices(config: Config, backend: Backend, metrics: Metric
       identity: new IdentityService(backend.ledger, config.dashboardUrl, budget),
       things: new ThingService(backend.things),
       jobs,
+      oauth: createOAuthServices(config, backend, tokens, {
+        onIssued: () => metrics.tokensIssued.inc(),
+        onRevoked: (count) => metrics.connectionsRevoked.inc(count),
+      }, cimd),
     },
   };
 }

@@ -1,5 +1,6 @@
 import { cleanEnv, str } from 'envalid';
 import { ConfigError } from '../errors/config-error';
+import { loadOAuthSettings, type OAuthSettings } from '../oauth/oauth-config';
 import { httpsUrl, intInRange, originList, publicUrl, redisUrl, secretOfAtLeast } from './validators';
 
 /** Which process is loading the configuration; they differ in defaults and in what they require. */
@@ -35,12 +36,14 @@ export interface Config {
   readonly jobLockMs: number;
   /** Redis mode: how often workers look for jobs whose lock has expired (stalled jobs). */
   readonly jobStalledIntervalMs: number;
+  /** OAuth 2.1 authorization server settings (`CONSENT_URL`, `OAUTH_*`). */
+  readonly oauth: OAuthSettings;
+  /** Origins, besides PUBLIC_URL's, allowed in the Origin header of `/mcp` requests (DNS-rebinding protection). */
+  readonly mcpAllowedOrigins: readonly string[];
   /** After SIGTERM, how long the API keeps serving (with `/readyz` at 503) before it stops accepting. */
   readonly shutdownDelayMs: number;
   /** HTTP limits of the API's listener (see `api/http/http-server.ts`). */
   readonly http: HttpLimits;
-  /** Origins, besides PUBLIC_URL's, allowed in the Origin header of `/mcp` requests (DNS-rebinding protection). */
-  readonly mcpAllowedOrigins: readonly string[];
 }
 
 /** Limits of the API's HTTP listener. */
@@ -90,12 +93,12 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
       REDIS_COMMAND_TIMEOUT_MS: intInRange(100, 60_000)({ default: 2000 }),
       JOB_LOCK_MS: intInRange(1000, 600_000)({ default: 30_000 }),
       JOB_STALLED_INTERVAL_MS: intInRange(500, 600_000)({ default: 30_000 }),
+      MCP_ALLOWED_ORIGINS: originList({ default: [] }),
       SHUTDOWN_DELAY_MS: intInRange(0, 600_000)({ default: 0 }),
       HTTP_KEEP_ALIVE_TIMEOUT_MS: intInRange(1000, 3_600_000)({ default: 75_000 }),
       HTTP_HEADERS_TIMEOUT_MS: intInRange(1000, 600_000)({ default: 20_000 }),
       HTTP_REQUEST_TIMEOUT_MS: intInRange(1000, 600_000)({ default: 30_000 }),
       HTTP_MAX_HEADER_BYTES: intInRange(4096, 65_536)({ default: 16_384 }),
-      MCP_ALLOWED_ORIGINS: originList({ default: [] }),
     },
     {
       // envalid's own messages can echo the value; report names with our own reasons only.
@@ -110,6 +113,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
   if (role === 'worker' && !clean.REDIS_URL && !problems.some((p) => p.name === 'REDIS_URL')) {
     problems.push({ name: 'REDIS_URL', reason: 'is required by the worker' });
   }
+  // envalid refuses to read a variable that failed validation, so the URLs are only passed on when valid.
+  const urlsValid = !problems.some((p) => p.name === 'PUBLIC_URL' || p.name === 'DASHBOARD_URL');
+  const oauth = loadOAuthSettings(env, urlsValid ? { publicUrl: clean.PUBLIC_URL, dashboardUrl: clean.DASHBOARD_URL } : {}, problems);
   // Node refuses a request timeout shorter than the headers timeout.
   if (clean.HTTP_REQUEST_TIMEOUT_MS < clean.HTTP_HEADERS_TIMEOUT_MS && !problems.some((p) => p.name.startsWith('HTTP_'))) {
     problems.push({ name: 'HTTP_REQUEST_TIMEOUT_MS', reason: 'must be at least HTTP_HEADERS_TIMEOUT_MS' });
@@ -140,6 +146,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
     redisCommandTimeoutMs: clean.REDIS_COMMAND_TIMEOUT_MS,
     jobLockMs: clean.JOB_LOCK_MS,
     jobStalledIntervalMs: clean.JOB_STALLED_INTERVAL_MS,
+    oauth,
+    mcpAllowedOrigins: clean.MCP_ALLOWED_ORIGINS,
     shutdownDelayMs: clean.SHUTDOWN_DELAY_MS,
     http: {
       keepAliveTimeoutMs: clean.HTTP_KEEP_ALIVE_TIMEOUT_MS,
@@ -147,7 +155,6 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
       requestTimeoutMs: clean.HTTP_REQUEST_TIMEOUT_MS,
       maxHeaderBytes: clean.HTTP_MAX_HEADER_BYTES,
     },
-    mcpAllowedOrigins: clean.MCP_ALLOWED_ORIGINS,
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Operation, ResponseSpec } from '../operations/operation';
 import { COMPONENT_SCHEMAS } from '../operations/schemas';
+import { OAUTH_PATHS } from '../oauth/discovery';
 import { ERROR_RESPONSES } from './error-responses';
 import { rateLimitHeaderSpecs } from './rate-limit-header-specs';
 import { SERVICE_INFO } from './service-info';
@@ -18,13 +19,30 @@ const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 export function buildOpenApiDocument(operations: readonly Operation[], serverUrl: string): OpenApiDocument {
   const paths: Record<string, Record<string, unknown>> = {};
   const internal = operations.some((operation) => operation.auth === 'link-secret');
+  // The published copy (an absolute server URL) also offers OAuth 2.1; the validator's copy does not check
+  // security, so it has no need of absolute endpoint URLs.
+  const oauthBase = /^https?:\/\//.test(serverUrl) ? serverUrl.replace(/\/+$/, '') : undefined;
   for (const operation of operations) {
     paths[operation.path] ??= {};
-    paths[operation.path][operation.method] = operationObject(operation);
+    paths[operation.path][operation.method] = operationObject(operation, oauthBase !== undefined);
   }
   const securitySchemes: Record<string, unknown> = {
     bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The token the person got when connecting.' },
   };
+  if (oauthBase) {
+    securitySchemes.oauth2 = {
+      type: 'oauth2',
+      description: 'OAuth 2.1 authorization code with PKCE (S256); the operator\'s dashboard is the consent screen.',
+      flows: {
+        authorizationCode: {
+          authorizationUrl: `${oauthBase}${OAUTH_PATHS.authorize}`,
+          tokenUrl: `${oauthBase}${OAUTH_PATHS.token}`,
+          refreshUrl: `${oauthBase}${OAUTH_PATHS.token}`,
+          scopes: {},
+        },
+      },
+    };
+  }
   if (internal) securitySchemes.linkSecret = { type: 'apiKey', in: 'header', name: 'x-link-secret' };
   return {
     openapi: '3.1.0',
@@ -39,7 +57,7 @@ export function buildOpenApiDocument(operations: readonly Operation[], serverUrl
   };
 }
 
-function operationObject(operation: Operation): Record<string, unknown> {
+function operationObject(operation: Operation, oauth: boolean): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
   for (const [status, spec] of Object.entries(operation.responses)) responses[status] = successResponse(spec);
   const errors = [...new Set([...operation.errors, ...CHAIN_ERRORS])].sort((a, b) => a - b);
@@ -48,7 +66,7 @@ function operationObject(operation: Operation): Record<string, unknown> {
     operationId: operation.operationId,
     summary: operation.summary,
     description: operation.description,
-    security: [operation.auth === 'bearer' ? { bearerAuth: [] } : { linkSecret: [] }],
+    security: operation.auth === 'bearer' ? [{ bearerAuth: [] }, ...(oauth ? [{ oauth2: [] }] : [])] : [{ linkSecret: [] }],
   };
   if (operation.parameters) object.parameters = operation.parameters;
   if (operation.requestBody) {

@@ -12,6 +12,8 @@ export interface Identity {
   usage: Usage;
   /** Today's credit budget; null when no daily cap is configured. */
   daily_budget: BudgetStatus | null;
+  /** The OAuth client holding this connection; null for a connection made with `/v1/link`. */
+  client: { client_id: string; client_name: string } | null;
 }
 
 /** Describes who a token acts for, with what they have been charged. */
@@ -36,6 +38,7 @@ export class IdentityService {
       revoke_url: this.revokeUrl,
       usage,
       daily_budget: this.budget.status(spentToday),
+      client: principal.client ? { client_id: principal.client.id, client_name: principal.client.name } : null,
     };
   }
 }

@@ -2,6 +2,7 @@ import type { LinkService } from '../auth/link-service';
 import type { Principal } from '../auth/principal';
 import type { IdentityService } from '../identity/identity-service';
 import type { JobService } from '../jobs/job-service';
+import type { OAuthServices } from '../oauth/oauth-services';
 import type { Processor } from '../jobs/processor';
 import type { ThingService } from '../things/thing-service';
 
@@ -17,6 +18,7 @@ export interface Services {
   identity: IdentityService;
   things: ThingService;
   jobs: JobService;
+  oauth: OAuthServices;
 }
 
 /** A validated request, independent of Express. */

@@ -42,7 +42,7 @@ for (const backend of BACKENDS) {
       expect(Object.keys(document.paths).sort()).to.deep.equal([...OPERATION_PATHS].sort());
     });
 
-    it('every operation has a valid operationId, a summary, a description of at most 300 characters and the bearer scheme', () => {
+    it('every operation has a valid operationId, a summary, a description of at most 300 characters and the bearer or oauth2 scheme', () => {
       expect(document.components.securitySchemes.bearerAuth).to.include({ type: 'http', scheme: 'bearer' });
       const ids = new Set<string>();
       for (const [path, item] of Object.entries<any>(document.paths)) {
@@ -53,7 +53,7 @@ for (const backend of BACKENDS) {
           ids.add(op.operationId);
           expect(op.summary, where).to.be.a('string').and.not.equal('');
           expect(op.description.length, where).to.be.within(1, 300);
-          expect(op.security, where).to.deep.equal([{ bearerAuth: [] }]);
+          expect(op.security, where).to.deep.equal([{ bearerAuth: [] }, { oauth2: [] }]);
           expect(op.responses['401'], `${where} documents 401`).to.not.equal(undefined);
           expect(op['x-openai-isConsequential'], where).to.be.a('boolean');
         }
