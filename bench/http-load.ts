@@ -1,0 +1,83 @@
+import autocannon from 'autocannon';
+import type Redis from 'ioredis';
+import { round } from './bench-processes';
+
+/** One HTTP scenario's figures. */
+export interface HttpFigure {
+  /** The issue's letter for the scenario, e.g. `b`; the memory variant of (b) is `b-memory`. */
+  id: string;
+  title: string;
+  backend: 'none' | 'memory' | 'redis';
+  requestsPerSecond: number;
+  requests: number;
+  latencyMs: { p50: number; p99: number; max: number };
+  non2xx: number;
+  errors: number;
+  /** Commands Redis processed per request during the scenario (null without Redis). */
+  redisCommandsPerRequest: number | null;
+  /** Requests per second relative to the run's baseline (a). */
+  ofBaseline?: number;
+}
+
+/** What a scenario sends: autocannon's own request options, against one base URL. */
+export interface HttpScenario {
+  id: string;
+  title: string;
+  backend: HttpFigure['backend'];
+  url: string;
+  options?: Partial<autocannon.Options>;
+}
+
+/** How long and how hard each scenario loads its target. */
+export interface LoadSettings {
+  durationSeconds: number;
+  connections: number;
+  /** The bench's Redis, to count commands per request; absent for scenarios that do not touch it. */
+  redis?: Redis;
+}
+
+/** Redis's count of processed commands (including the INFO that reads it). */
+async function commandsProcessed(redis: Redis): Promise<number> {
+  const info = await redis.info('stats');
+  return Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? NaN);
+}
+
+/**
+ * Runs one scenario with autocannon (as a library, in this process) and fails loudly on any non-2xx answer
+ * or connection error: a run full of 429s or 503s would measure the error path, not the scenario.
+ */
+export async function runLoad(scenario: HttpScenario, settings: LoadSettings): Promise<HttpFigure> {
+  const redis = scenario.backend === 'redis' ? settings.redis : undefined;
+  const before = redis ? await commandsProcessed(redis) : 0;
+  const result = await autocannon({
+    url: scenario.url,
+    duration: settings.durationSeconds,
+    connections: settings.connections,
+    ...scenario.options,
+  });
+  const after = redis ? await commandsProcessed(redis) : 0;
+  const requests = result.requests.total;
+  const figure: HttpFigure = {
+    id: scenario.id,
+    title: scenario.title,
+    backend: scenario.backend,
+    requestsPerSecond: round(requests / result.duration, 0),
+    requests,
+    latencyMs: { p50: result.latency.p50, p99: result.latency.p99, max: result.latency.max },
+    non2xx: result.non2xx,
+    errors: result.errors,
+    // The INFO call after the run counts itself once.
+    redisCommandsPerRequest: redis && requests > 0 ? round((after - before - 1) / requests, 2) : null,
+  };
+  if (figure.non2xx > 0 || figure.errors > 0 || requests === 0) {
+    const statuses = JSON.stringify(result.statusCodeStats ?? {});
+    throw new Error(`scenario (${scenario.id}) ${scenario.title}: ${figure.non2xx} non-2xx, ${figure.errors} errors, ${requests} requests; statuses ${statuses}`);
+  }
+  return figure;
+}
+
+/** A request setup that gives every request a fresh idempotency key (a new paid job each time). */
+export function freshKeys(prefix: string): (request: autocannon.Request) => autocannon.Request {
+  let n = 0;
+  return (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': `${prefix}-${++n}` } });
+}
