@@ -156,3 +156,35 @@ export function round(value: number, digits = 2): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
 }
+
+/**
+ * CPU time (user + system) a process has used so far, in milliseconds, from /proc (Linux); null elsewhere.
+ * CPU per request or per job is far steadier than throughput on a machine others are loading too.
+ */
+export function cpuTimeMs(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+
+/** USER_HZ: 100 on every Linux Node supports. */
+const CLOCK_TICKS = 100;
+
+/**
+ * Read and write system calls a process has made so far, from /proc (Linux); null elsewhere. Every socket
+ * write to a client or to Redis is one, so their count per request shows batching exactly, whatever the load.
+ */
+export function syscalls(pid: number | undefined): { reads: number; writes: number } | null {
+  if (pid === undefined) return null;
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+    return { reads: Number(/^syscr: (\d+)/m.exec(io)?.[1]), writes: Number(/^syscw: (\d+)/m.exec(io)?.[1]) };
+  } catch {
+    return null;
+  }
+}

@@ -1,6 +1,6 @@
 import autocannon from 'autocannon';
 import type Redis from 'ioredis';
-import { round } from './bench-processes';
+import { cpuTimeMs, round, syscalls } from './bench-processes';
 
 /** One HTTP scenario's figures. */
 export interface HttpFigure {
@@ -15,8 +15,17 @@ export interface HttpFigure {
   errors: number;
   /** Commands Redis processed per request during the scenario (null without Redis). */
   redisCommandsPerRequest: number | null;
+  /** CPU the serving process used per request, in microseconds (null where /proc is missing). */
+  serverCpuUsPerRequest: number | null;
+  /** Read and write system calls of the serving process per request (null where /proc is missing). */
+  serverSyscallsPerRequest: { reads: number; writes: number } | null;
   /** Requests per second relative to the run's baseline (a). */
   ofBaseline?: number;
+  /**
+   * The baseline's CPU per request over this scenario's: the throughput ratio a CPU-bound server would reach
+   * on quiet cores. Far less sensitive than `ofBaseline` to other load on the machine.
+   */
+  ofBaselineByCpu?: number | null;
 }
 
 /** What a scenario sends: autocannon's own request options, against one base URL. */
@@ -25,6 +34,8 @@ export interface HttpScenario {
   title: string;
   backend: HttpFigure['backend'];
   url: string;
+  /** The process that serves it, for its CPU time. */
+  pid?: number;
   options?: Partial<autocannon.Options>;
 }
 
@@ -37,7 +48,7 @@ export interface LoadSettings {
 }
 
 /** Redis's count of processed commands (including the INFO that reads it). */
-async function commandsProcessed(redis: Redis): Promise<number> {
+export async function commandsProcessed(redis: Redis): Promise<number> {
   const info = await redis.info('stats');
   return Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? NaN);
 }
@@ -49,12 +60,16 @@ async function commandsProcessed(redis: Redis): Promise<number> {
 export async function runLoad(scenario: HttpScenario, settings: LoadSettings): Promise<HttpFigure> {
   const redis = scenario.backend === 'redis' ? settings.redis : undefined;
   const before = redis ? await commandsProcessed(redis) : 0;
+  const cpuBefore = cpuTimeMs(scenario.pid);
+  const callsBefore = syscalls(scenario.pid);
   const result = await autocannon({
     url: scenario.url,
     duration: settings.durationSeconds,
     connections: settings.connections,
     ...scenario.options,
   });
+  const cpuAfter = cpuTimeMs(scenario.pid);
+  const callsAfter = syscalls(scenario.pid);
   const after = redis ? await commandsProcessed(redis) : 0;
   const requests = result.requests.total;
   const figure: HttpFigure = {
@@ -68,6 +83,11 @@ export async function runLoad(scenario: HttpScenario, settings: LoadSettings): P
     errors: result.errors,
     // The INFO call after the run counts itself once.
     redisCommandsPerRequest: redis && requests > 0 ? round((after - before - 1) / requests, 2) : null,
+    serverSyscallsPerRequest:
+      callsBefore && callsAfter && requests > 0
+        ? { reads: round((callsAfter.reads - callsBefore.reads) / requests, 2), writes: round((callsAfter.writes - callsBefore.writes) / requests, 2) }
+        : null,
+    serverCpuUsPerRequest: cpuBefore !== null && cpuAfter !== null && requests > 0 ? round(((cpuAfter - cpuBefore) * 1000) / requests, 0) : null,
   };
   if (figure.non2xx > 0 || figure.errors > 0 || requests === 0) {
     const statuses = JSON.stringify(result.statusCodeStats ?? {});

@@ -2,13 +2,19 @@ import { randomUUID } from 'node:crypto';
 import { Queue, type JobsOptions } from 'bullmq';
 import type Redis from 'ioredis';
 import { toBullJobData } from '../shared/redis/bullmq-job-record';
-import { round, waitUntil } from './bench-processes';
+import { cpuTimeMs, round, waitUntil } from './bench-processes';
+import { commandsProcessed } from './http-load';
 
 /** How long a drain of `jobs` jobs took. */
 export interface DrainFigure {
   jobs: number;
   seconds: number;
   jobsPerSecond: number;
+  /** CPU per job, in microseconds, of the worker process and of redis-server (null where /proc is missing). */
+  workerCpuUsPerJob: number | null;
+  redisCpuUsPerJob: number | null;
+  /** Commands Redis processed per job (script-internal ones included), the bench's polling excluded. */
+  redisCommandsPerJob: number;
 }
 
 /** Submit-to-succeeded latency of jobs submitted over HTTP at a steady rate. */
@@ -41,7 +47,7 @@ export async function openQueue(client: Redis, name: string, prefix: string): Pr
  * Times how long the queue's worker takes to finish `jobs` jobs: they are added while the queue is paused,
  * then the clock starts at resume and stops at the last job's `finishedOn`. Every job must succeed.
  */
-export async function drain(queue: Queue, client: Redis, jobs: number, jobName: string): Promise<DrainFigure> {
+export async function drain(queue: Queue, client: Redis, jobs: number, jobName: string, pids: { worker?: number; redis?: number } = {}): Promise<DrainFigure> {
   await queue.pause();
   const run = randomUUID().slice(0, 8);
   const job = (i: number) => ({
@@ -52,17 +58,40 @@ export async function drain(queue: Queue, client: Redis, jobs: number, jobName: 
   for (let start = 0; start < jobs; start += 1000) {
     await queue.addBulk(Array.from({ length: Math.min(1000, jobs - start) }, (_, i) => job(start + i)));
   }
-  const completedBefore = await queue.getCompletedCount();
-  const failedBefore = await queue.getFailedCount();
+  // Plain ZCARDs (not BullMQ's count scripts) so that the polling's own commands are known exactly.
+  const finishedCount = async () => {
+    const [completed, failed] = await Promise.all([client.zcard(`${queue.opts.prefix}:${queue.name}:completed`), client.zcard(`${queue.opts.prefix}:${queue.name}:failed`)]);
+    return { completed, failed };
+  };
+  const before = await finishedCount();
+  const cpuBefore = { worker: cpuTimeMs(pids.worker), redis: cpuTimeMs(pids.redis) };
+  const commandsBefore = await commandsProcessed(client);
+  let polls = 0;
   const startedAt = Date.now();
   await queue.resume();
-  await waitUntil(async () => (await queue.getCompletedCount()) + (await queue.getFailedCount()) - completedBefore - failedBefore >= jobs, 600_000, `${jobs} jobs to drain`);
-  const failed = (await queue.getFailedCount()) - failedBefore;
+  await waitUntil(async () => {
+    polls++;
+    const now = await finishedCount();
+    return now.completed + now.failed - before.completed - before.failed >= jobs;
+  }, 600_000, `${jobs} jobs to drain`);
+  const commandsAfter = await commandsProcessed(client);
+  const cpuAfter = { worker: cpuTimeMs(pids.worker), redis: cpuTimeMs(pids.redis) };
+  const failed = (await finishedCount()).failed - before.failed;
   if (failed > 0) throw new Error(`${failed} of ${jobs} drained jobs failed`);
   // The completed set is scored by finishedOn: its last member is the drain's end, whatever the polling delay.
   const [, lastFinished] = await client.zrange(`${queue.opts.prefix}:${queue.name}:completed`, '-1', '-1', 'WITHSCORES');
   const seconds = (Number(lastFinished) - startedAt) / 1000;
-  return { jobs, seconds: round(seconds, 3), jobsPerSecond: round(jobs / seconds, 0) };
+  const perJob = (before: number | null, after: number | null) => (before === null || after === null ? null : round(((after - before) * 1000) / jobs, 0));
+  return {
+    jobs,
+    seconds: round(seconds, 3),
+    jobsPerSecond: round(jobs / seconds, 0),
+    // Redis's share includes the bench's own polling of the counts, the same for both drains.
+    workerCpuUsPerJob: perJob(cpuBefore.worker, cpuAfter.worker),
+    redisCpuUsPerJob: perJob(cpuBefore.redis, cpuAfter.redis),
+    // Each poll is two ZCARDs; the resume and the INFO that reads the count cost a few more.
+    redisCommandsPerJob: round((commandsAfter - commandsBefore - 2 * polls - 1) / jobs, 2),
+  };
 }
 
 /** Sends `POST /v1/jobs` with fresh keys at `ratePerSecond` for `seconds` (open loop) and measures each job. */

@@ -68,17 +68,19 @@ export function formatTable(results: BenchResults): string {
       `${results.machine.cores} cores, Node ${results.machine.node}, Redis ${results.machine.redis}, ` +
       `load average ${results.machine.loadAverage.start.join(' ')} -> ${results.machine.loadAverage.end.join(' ')}`,
     '',
-    '| scenario | backend | req/s | of (a) | p50 ms | p99 ms | Redis cmds/req |',
-    '|---|---|---|---|---|---|---|',
+    '| scenario | backend | req/s | of (a) | p50 ms | p99 ms | server CPU µs/req | of (a) by CPU | syscalls/req r+w | Redis cmds/req |',
+    '|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const f of results.http) {
-    lines.push(`| (${f.id}) ${f.title} | ${f.backend} | ${f.requestsPerSecond} | ${f.ofBaseline?.toFixed(2) ?? ''} | ${f.latencyMs.p50} | ${f.latencyMs.p99} | ${f.redisCommandsPerRequest ?? ''} |`);
+    lines.push(`| (${f.id}) ${f.title} | ${f.backend} | ${f.requestsPerSecond} | ${f.ofBaseline?.toFixed(2) ?? ''} | ${f.latencyMs.p50} | ${f.latencyMs.p99} | ${f.serverCpuUsPerRequest ?? ''} | ${f.ofBaselineByCpu?.toFixed(2) ?? ''} | ${f.serverSyscallsPerRequest ? `${f.serverSyscallsPerRequest.reads}+${f.serverSyscallsPerRequest.writes}` : ''} | ${f.redisCommandsPerRequest ?? ''} |`);
   }
-  if (!results.mcp.available) lines.push(`| (f) MCP tools/call get_me | redis | not available: ${results.mcp.reason} | | | | |`);
+  if (!results.mcp.available) lines.push(`| (f) MCP tools/call get_me | redis | not available: ${results.mcp.reason} | | | | | | | |`);
   const { connector, bare, ofBare } = results.drain;
   lines.push(
     '',
     `(g) drain of ${connector.jobs} jobs: connector worker ${connector.jobsPerSecond} jobs/s (${connector.seconds}s), bare BullMQ ${bare.jobsPerSecond} jobs/s (${bare.seconds}s): ${ofBare.toFixed(2)} of bare`,
+    `    per job: connector worker ${connector.workerCpuUsPerJob ?? 'n/a'} µs CPU + Redis ${connector.redisCpuUsPerJob ?? 'n/a'} µs, ${connector.redisCommandsPerJob} Redis commands; ` +
+      `bare worker ${bare.workerCpuUsPerJob ?? 'n/a'} µs CPU + Redis ${bare.redisCpuUsPerJob ?? 'n/a'} µs, ${bare.redisCommandsPerJob} Redis commands`,
     `(h) ${results.latency.ratePerSecond} jobs/s for ${results.latency.seconds}s: submit-to-succeeded p50 ${results.latency.submitToSucceededMs.p50} ms, p99 ${results.latency.submitToSucceededMs.p99} ms (POST alone p99 ${results.latency.submitMs.p99} ms)`,
     `(i) RSS at the end: API ${results.memory.api?.rssMb ?? 'n/a'} MB (peak ${results.memory.api?.peakRssMb ?? 'n/a'}), worker ${results.memory.worker?.rssMb ?? 'n/a'} MB (peak ${results.memory.worker?.peakRssMb ?? 'n/a'})`,
     '',

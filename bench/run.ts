@@ -98,7 +98,7 @@ async function main(): Promise<void> {
   await queue.pause();
 
   const barePort = await freePort();
-  await started(startNode('bare-server', 'bench/bare-server.js', { PORT: String(barePort) }, () => answers(`http://127.0.0.1:${barePort}/bare`)));
+  const bareServer = await started(startNode('bare-server', 'bench/bare-server.js', { PORT: String(barePort) }, () => answers(`http://127.0.0.1:${barePort}/bare`)));
   const api = await startConnectorApi('api-redis', redis.url);
   const workerEnv = await connectorEnv(redis.url);
   const worker = await started(startNode('worker', 'worker/main.js', workerEnv, () => answers(`http://127.0.0.1:${workerEnv.METRICS_PORT}/readyz`), profileArgs()));
@@ -109,13 +109,14 @@ async function main(): Promise<void> {
   const load: LoadSettings = { durationSeconds: SETTINGS.durationSeconds, connections: SETTINGS.connections, redis: client };
 
   process.stdout.write('HTTP scenarios\n');
-  const bare: HttpScenario = { id: 'a', title: 'bare Express 5 route', backend: 'none', url: `http://127.0.0.1:${barePort}/bare` };
+  const bare: HttpScenario = { id: 'a', title: 'bare Express 5 route', backend: 'none', url: `http://127.0.0.1:${barePort}/bare`, pid: bareServer.child.pid };
+  const apiPid = api.proc.child.pid;
   const baselineFirst = await measure(bare, load);
   const http: HttpFigure[] = [];
-  http.push(await measure({ id: 'b', title: 'GET /v1/me', backend: 'redis', url: `${api.base}/v1/me`, options: { headers: auth } }, load));
+  http.push(await measure({ id: 'b', title: 'GET /v1/me', backend: 'redis', url: `${api.base}/v1/me`, pid: apiPid, options: { headers: auth } }, load));
   http.push(
     await measure(
-      { id: 'c', title: 'POST /v1/things', backend: 'redis', url: `${api.base}/v1/things`, options: { method: 'POST', headers: auth, body: '{"name":"bench thing","notes":"a note"}' } },
+      { id: 'c', title: 'POST /v1/things', backend: 'redis', url: `${api.base}/v1/things`, pid: apiPid, options: { method: 'POST', headers: auth, body: '{"name":"bench thing","notes":"a note"}' } },
       load,
     ),
   );
@@ -126,6 +127,7 @@ async function main(): Promise<void> {
         title: 'POST /v1/jobs, fresh key',
         backend: 'redis',
         url: api.base,
+        pid: apiPid,
         options: { requests: [{ method: 'POST', path: '/v1/jobs', headers: auth, body: JSON.stringify(replayJob), setupRequest: freshKeys(`fresh-${Date.now()}`) }] },
       },
       load,
@@ -133,27 +135,32 @@ async function main(): Promise<void> {
   );
   http.push(
     await measure(
-      { id: 'e', title: 'POST /v1/jobs, replay', backend: 'redis', url: `${api.base}/v1/jobs`, options: { method: 'POST', headers: { ...auth, 'idempotency-key': 'bench-replay' }, body: JSON.stringify(replayJob) } },
+      { id: 'e', title: 'POST /v1/jobs, replay', backend: 'redis', url: `${api.base}/v1/jobs`, pid: apiPid, options: { method: 'POST', headers: { ...auth, 'idempotency-key': 'bench-replay' }, body: JSON.stringify(replayJob) } },
       load,
     ),
   );
   const mcp = await mcpScenario(api.base, auth);
-  if (mcp.scenario) http.push(await measure(mcp.scenario, load));
+  if (mcp.scenario) http.push(await measure({ ...mcp.scenario, pid: apiPid }, load));
 
   const memoryApi = await startConnectorApi('api-memory', undefined);
   const memoryAuth = await link(memoryApi.base);
-  http.push(await measure({ id: 'b-memory', title: 'GET /v1/me', backend: 'memory', url: `${memoryApi.base}/v1/me`, options: { headers: memoryAuth } }, load));
+  http.push(await measure({ id: 'b-memory', title: 'GET /v1/me', backend: 'memory', url: `${memoryApi.base}/v1/me`, pid: memoryApi.proc.child.pid, options: { headers: memoryAuth } }, load));
   await memoryApi.proc.stop();
   const baselineLast = await measure(bare, load);
   const baselineRps = (baselineFirst.requestsPerSecond + baselineLast.requestsPerSecond) / 2;
-  for (const figure of http) figure.ofBaseline = round(figure.requestsPerSecond / baselineRps, 2);
+  const baselineCpu = meanCpu(baselineFirst, baselineLast);
+  for (const figure of http) {
+    figure.ofBaseline = round(figure.requestsPerSecond / baselineRps, 2);
+    figure.ofBaselineByCpu = baselineCpu && figure.serverCpuUsPerRequest ? round(baselineCpu / figure.serverCpuUsPerRequest, 2) : null;
+  }
 
   process.stdout.write('worker drain\n');
   // The jobs the HTTP scenarios queued are not part of the drain.
   await queue.obliterate({ force: true });
   const warmup = Math.max(20, Math.round(SETTINGS.drainJobs / 10));
+  const redisPid = redis.child.pid;
   await drain(queue, client, warmup, 'createJob');
-  const connectorDrain = await drain(queue, client, SETTINGS.drainJobs, 'createJob');
+  const connectorDrain = await drain(queue, client, SETTINGS.drainJobs, 'createJob', { worker: worker.child.pid, redis: redisPid });
   const bareQueue = await openQueue(client, 'bare', 'bench-bare');
   await bareQueue.pause();
   const bareWorker = await started(
@@ -162,7 +169,7 @@ async function main(): Promise<void> {
     ),
   );
   await drain(bareQueue, client, warmup, 'noop');
-  const bareDrain = await drain(bareQueue, client, SETTINGS.drainJobs, 'noop');
+  const bareDrain = await drain(bareQueue, client, SETTINGS.drainJobs, 'noop', { worker: bareWorker.child.pid, redis: redisPid });
   await bareWorker.stop();
   await bareQueue.close();
 
@@ -187,7 +194,7 @@ async function main(): Promise<void> {
     },
     settings: SETTINGS,
     baseline: { first: baselineFirst.requestsPerSecond, last: baselineLast.requestsPerSecond, requestsPerSecond: round(baselineRps, 0) },
-    http: [{ ...baselineFirst, ofBaseline: round(baselineFirst.requestsPerSecond / baselineRps, 2) }, ...http],
+    http: [{ ...baselineFirst, ofBaseline: round(baselineFirst.requestsPerSecond / baselineRps, 2), ofBaselineByCpu: baselineCpu && baselineFirst.serverCpuUsPerRequest ? round(baselineCpu / baselineFirst.serverCpuUsPerRequest, 2) : null }, ...http],
     mcp: { available: mcp.available, ...(mcp.reason ? { reason: mcp.reason } : {}) },
     drain: { connector: connectorDrain, bare: bareDrain, ofBare: round(connectorDrain.jobsPerSecond / bareDrain.jobsPerSecond, 2) },
     latency,
@@ -198,6 +205,11 @@ async function main(): Promise<void> {
   process.stdout.write(`\n${formatTable(results)}\nresults written to ${OUT}\n`);
   await stopAll();
   rmSync(logDir, { recursive: true, force: true });
+}
+
+function meanCpu(first: HttpFigure, last: HttpFigure): number | null {
+  if (first.serverCpuUsPerRequest === null || last.serverCpuUsPerRequest === null) return null;
+  return (first.serverCpuUsPerRequest + last.serverCpuUsPerRequest) / 2;
 }
 
 async function stopAll(): Promise<void> {
