@@ -13,6 +13,8 @@ import { errorHandler } from './middleware/error-handler';
 import { httpMetrics } from './middleware/http-metrics';
 import { jsonBody } from './middleware/json-body';
 import { matchOperation } from './middleware/match-operation';
+import { mcpRoute } from './mcp/mcp-route';
+import { buildToolDefinitions } from '../shared/mcp/tool-definitions';
 import { rateLimit } from './middleware/rate-limit';
 import { securityHeaders } from './middleware/security-headers';
 import { requestContext } from './middleware/request-context';
@@ -54,6 +56,12 @@ export function createApp({ config, backend, services, tokens, metrics, logger, 
     res.set('Cache-Control', 'no-store');
     next();
   });
+  app.use(
+    mcpRoute({
+      config, tokens, rateLimits: backend.rateLimits, services, metrics, logger,
+      tools: buildToolDefinitions(published), taskTtlMs: config.idempotencyTtlSeconds * 1000,
+    }),
+  );
   app.use(
     matchOperation(operations),
     rateLimit(backend.rateLimits, config.rateLimitPerMinute, 'link-secret'),

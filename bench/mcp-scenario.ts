@@ -7,36 +7,39 @@ export interface McpProbe {
   scenario?: HttpScenario;
 }
 
-const PROTOCOL_VERSION = '2025-06-18';
-const ACCEPT = 'application/json, text/event-stream';
+const PROTOCOL_VERSION = '2026-07-28';
 
 /**
- * (f) `tools/call get_me` over MCP's streamable HTTP transport. The connector may not serve `/mcp` yet:
- * then (f) is reported as not available rather than failing the run. When it does, the session is opened
- * once (initialize, then the initialized notification) and the load repeats one `tools/call`.
+ * (f) `tools/call get_me` over MCP: one stateless request per call (protocol 2026-07-28, so no handshake and
+ * no session), the MCP twin of `GET /v1/me`. A connector without `/mcp` reports (f) as not available instead
+ * of failing the run; one probe call must answer a tool result before the load starts.
  */
 export async function mcpScenario(base: string, auth: Record<string, string>): Promise<McpProbe> {
-  const headers: Record<string, string> = { ...auth, accept: ACCEPT, 'content-type': 'application/json', 'mcp-protocol-version': PROTOCOL_VERSION };
-  const initialize = await fetch(`${base}/mcp`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'connector-bench', version: '1' } },
-    }),
+  const headers: Record<string, string> = {
+    authorization: auth.authorization,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': PROTOCOL_VERSION,
+    'mcp-method': 'tools/call',
+    'mcp-name': 'get_me',
+  };
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: {
+      name: 'get_me',
+      arguments: {},
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
+        'io.modelcontextprotocol/clientInfo': { name: 'connector-bench', version: '1.0.0' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
+    },
   });
-  await initialize.text();
-  if (initialize.status === 404 || initialize.status === 405) return { available: false, reason: `POST /mcp answered ${initialize.status}` };
-  if (!initialize.ok) throw new Error(`MCP initialize answered ${initialize.status}`);
-  const session = initialize.headers.get('mcp-session-id');
-  if (session) headers['mcp-session-id'] = session;
-  const initialized = await fetch(`${base}/mcp`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
-  await initialized.text();
-  const call = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'get_me', arguments: {} } });
-  const probe = await fetch(`${base}/mcp`, { method: 'POST', headers, body: call });
+  const probe = await fetch(`${base}/mcp`, { method: 'POST', headers, body });
   const text = await probe.text();
+  if (probe.status === 404) return { available: false, reason: 'POST /mcp answered 404' };
   if (!probe.ok || !text.includes('"result"') || text.includes('"isError":true')) throw new Error(`MCP tools/call get_me answered ${probe.status}: ${text.slice(0, 200)}`);
-  return { available: true, scenario: { id: 'f', title: 'MCP tools/call get_me', backend: 'redis', url: `${base}/mcp`, options: { method: 'POST', headers, body: call } } };
+  return { available: true, scenario: { id: 'f', title: 'MCP tools/call get_me', backend: 'redis', url: `${base}/mcp`, options: { method: 'POST', headers, body } } };
 }

@@ -1,6 +1,6 @@
 import { cleanEnv, str } from 'envalid';
 import { ConfigError } from '../errors/config-error';
-import { httpsUrl, intInRange, publicUrl, redisUrl, secretOfAtLeast } from './validators';
+import { httpsUrl, intInRange, originList, publicUrl, redisUrl, secretOfAtLeast } from './validators';
 
 /** Which process is loading the configuration; they differ in defaults and in what they require. */
 export type ProcessRole = 'api' | 'worker' | 'dev';
@@ -31,6 +31,8 @@ export interface Config {
   readonly jobLockMs: number;
   /** Redis mode: how often workers look for jobs whose lock has expired (stalled jobs). */
   readonly jobStalledIntervalMs: number;
+  /** Origins, besides PUBLIC_URL's, allowed in the Origin header of `/mcp` requests (DNS-rebinding protection). */
+  readonly mcpAllowedOrigins: readonly string[];
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -66,6 +68,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
       REDIS_COMMAND_TIMEOUT_MS: intInRange(100, 60_000)({ default: 2000 }),
       JOB_LOCK_MS: intInRange(1000, 600_000)({ default: 30_000 }),
       JOB_STALLED_INTERVAL_MS: intInRange(500, 600_000)({ default: 30_000 }),
+      MCP_ALLOWED_ORIGINS: originList({ default: [] }),
     },
     {
       // envalid's own messages can echo the value; report names with our own reasons only.
@@ -104,6 +107,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
     redisCommandTimeoutMs: clean.REDIS_COMMAND_TIMEOUT_MS,
     jobLockMs: clean.JOB_LOCK_MS,
     jobStalledIntervalMs: clean.JOB_STALLED_INTERVAL_MS,
+    mcpAllowedOrigins: clean.MCP_ALLOWED_ORIGINS,
   };
 }
 

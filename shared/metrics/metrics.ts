@@ -38,6 +38,12 @@ export class Metrics {
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });
+  readonly mcpToolCalls = new Counter({
+    name: 'connector_mcp_tool_calls_total',
+    help: 'MCP tool calls, by tool and outcome (ok, error).',
+    labelNames: ['tool', 'outcome'] as const,
+    registers: [this.registry],
+  });
   readonly jobsSubmitted = counter(this.registry, 'connector_jobs_submitted_total', 'Paid jobs accepted (new, not replays).');
   readonly jobsReplayed = counter(this.registry, 'connector_jobs_replayed_total', 'Idempotent retries answered with an existing job.');
   readonly idempotencyConflicts = counter(this.registry, 'connector_idempotency_conflicts_total', 'Idempotency keys reused with another payload (422).');

@@ -72,6 +72,10 @@ export interface Operation {
   published: boolean;
   /** True when the call changes something the person would want to approve. */
   consequential: boolean;
+  /** True when the call can destroy or overwrite the person's data (an MCP annotation); default false. */
+  destructive?: boolean;
+  /** True when the call reaches systems beyond the connector's own records (an MCP annotation); default false. */
+  openWorld?: boolean;
   parameters?: ReadonlyArray<Record<string, unknown>>;
   requestBody?: JsonSchema;
   responses: Readonly<Record<number, ResponseSpec>>;

@@ -1,6 +1,6 @@
 import { Metrics } from '../../shared/metrics/metrics';
 
-/** A metric as ../shared/CONTRACT.md fixes it ("Operations side"), plus the Redis error counter of issue 5. */
+/** A metric as ../shared/CONTRACT.md fixes it ("Operations side" and "MCP"), plus the Redis error counter of issue 5. */
 export interface ContractMetric {
   type: 'counter' | 'gauge' | 'histogram';
   labels: readonly string[];
@@ -23,6 +23,7 @@ export const CONTRACT_METRICS: Readonly<Record<string, ContractMetric>> = {
   connector_queue_jobs: { type: 'gauge', labels: ['state'] },
   connector_redis_up: { type: 'gauge', labels: [] },
   connector_redis_errors_total: { type: 'counter', labels: [] },
+  connector_mcp_tool_calls_total: { type: 'counter', labels: ['tool', 'outcome'] },
 };
 
 /** The HTTP latency buckets the issue asks for: 1 ms to 10 s. */
