@@ -49,10 +49,6 @@ export function createRedisClient(options: RedisClientOptions): Redis {
     commandTimeout: failFast ? options.commandTimeoutMs : undefined,
     // A missing ready check would let commands through while Redis is still loading its dataset.
     enableReadyCheck: true,
-    // Commands role: concurrent requests' commands leave in one write per event-loop turn instead of one
-    // write each (fewer syscalls under load; order on the connection is unchanged). bench/README.md has the
-    // figures. The worker's client stays as BullMQ expects it.
-    enableAutoPipelining: failFast,
   };
   const client = new Redis(options.url, settings);
   const log = options.logger.child({ redis_client: options.connectionName });
