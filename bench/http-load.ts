@@ -1,6 +1,6 @@
 import autocannon from 'autocannon';
 import type Redis from 'ioredis';
-import { cpuTimeMs, round, syscalls } from './bench-processes';
+import { cpuTimeMs, residentMemory, round, syscalls } from './bench-processes';
 
 /** One HTTP scenario's figures. */
 export interface HttpFigure {
@@ -19,6 +19,8 @@ export interface HttpFigure {
   serverCpuUsPerRequest: number | null;
   /** Read and write system calls of the serving process per request (null where /proc is missing). */
   serverSyscallsPerRequest: { reads: number; writes: number } | null;
+  /** Resident memory of the serving process right after the scenario, in MB (null where /proc is missing). */
+  serverRssMbAfter: number | null;
   /** Requests per second relative to the run's baseline (a). */
   ofBaseline?: number;
   /**
@@ -87,6 +89,7 @@ export async function runLoad(scenario: HttpScenario, settings: LoadSettings): P
       callsBefore && callsAfter && requests > 0
         ? { reads: round((callsAfter.reads - callsBefore.reads) / requests, 2), writes: round((callsAfter.writes - callsBefore.writes) / requests, 2) }
         : null,
+    serverRssMbAfter: residentMemory(scenario.pid)?.rssMb ?? null,
     serverCpuUsPerRequest: cpuBefore !== null && cpuAfter !== null && requests > 0 ? round(((cpuAfter - cpuBefore) * 1000) / requests, 0) : null,
   };
   if (figure.non2xx > 0 || figure.errors > 0 || requests === 0) {

@@ -68,13 +68,13 @@ export function formatTable(results: BenchResults): string {
       `${results.machine.cores} cores, Node ${results.machine.node}, Redis ${results.machine.redis}, ` +
       `load average ${results.machine.loadAverage.start.join(' ')} -> ${results.machine.loadAverage.end.join(' ')}`,
     '',
-    '| scenario | backend | req/s | of (a) | p50 ms | p99 ms | server CPU µs/req | of (a) by CPU | syscalls/req r+w | Redis cmds/req |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| scenario | backend | req/s | of (a) | p50 ms | p99 ms | server CPU µs/req | of (a) by CPU | syscalls/req r+w | Redis cmds/req | server RSS MB after |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const f of results.http) {
-    lines.push(`| (${f.id}) ${f.title} | ${f.backend} | ${f.requestsPerSecond} | ${f.ofBaseline?.toFixed(2) ?? ''} | ${f.latencyMs.p50} | ${f.latencyMs.p99} | ${f.serverCpuUsPerRequest ?? ''} | ${f.ofBaselineByCpu?.toFixed(2) ?? ''} | ${f.serverSyscallsPerRequest ? `${f.serverSyscallsPerRequest.reads}+${f.serverSyscallsPerRequest.writes}` : ''} | ${f.redisCommandsPerRequest ?? ''} |`);
+    lines.push(`| (${f.id}) ${f.title} | ${f.backend} | ${f.requestsPerSecond} | ${f.ofBaseline?.toFixed(2) ?? ''} | ${f.latencyMs.p50} | ${f.latencyMs.p99} | ${f.serverCpuUsPerRequest ?? ''} | ${f.ofBaselineByCpu?.toFixed(2) ?? ''} | ${f.serverSyscallsPerRequest ? `${f.serverSyscallsPerRequest.reads}+${f.serverSyscallsPerRequest.writes}` : ''} | ${f.redisCommandsPerRequest ?? ''} | ${f.serverRssMbAfter ?? ''} |`);
   }
-  if (!results.mcp.available) lines.push(`| (f) MCP tools/call get_me | redis | not available: ${results.mcp.reason} | | | | | | | |`);
+  if (!results.mcp.available) lines.push(`| (f) MCP tools/call get_me | redis | not available: ${results.mcp.reason} | | | | | | | | |`);
   const { connector, bare, ofBare } = results.drain;
   lines.push(
     '',

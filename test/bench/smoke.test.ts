@@ -10,7 +10,10 @@ const number = { type: 'number', minimum: 0 };
 const positive = { type: 'number', exclusiveMinimum: 0 };
 const httpFigure = {
   type: 'object',
-  required: ['id', 'title', 'backend', 'requestsPerSecond', 'requests', 'latencyMs', 'non2xx', 'errors', 'redisCommandsPerRequest', 'ofBaseline'],
+  required: [
+    'id', 'title', 'backend', 'requestsPerSecond', 'requests', 'latencyMs', 'non2xx', 'errors', 'redisCommandsPerRequest',
+    'serverCpuUsPerRequest', 'serverSyscallsPerRequest', 'serverRssMbAfter', 'ofBaseline', 'ofBaselineByCpu',
+  ],
   properties: {
     id: { type: 'string' },
     backend: { enum: ['none', 'memory', 'redis'] },
@@ -20,10 +23,18 @@ const httpFigure = {
     non2xx: { const: 0 },
     errors: { const: 0 },
     redisCommandsPerRequest: { type: ['number', 'null'] },
+    serverCpuUsPerRequest: { type: ['number', 'null'] },
+    serverSyscallsPerRequest: { type: ['object', 'null'] },
+    serverRssMbAfter: { type: ['number', 'null'] },
     ofBaseline: positive,
+    ofBaselineByCpu: { type: ['number', 'null'] },
   },
 };
-const drainFigure = { type: 'object', required: ['jobs', 'seconds', 'jobsPerSecond'], properties: { jobs: positive, seconds: positive, jobsPerSecond: positive } };
+const drainFigure = {
+  type: 'object',
+  required: ['jobs', 'seconds', 'jobsPerSecond', 'workerCpuUsPerJob', 'redisCpuUsPerJob', 'redisCommandsPerJob'],
+  properties: { jobs: positive, seconds: positive, jobsPerSecond: positive, redisCommandsPerJob: positive },
+};
 const memoryFigure = { type: 'object', required: ['rssMb', 'peakRssMb'], properties: { rssMb: positive, peakRssMb: positive } };
 
 /** The shape `bench/results.json` must have, whichever mode wrote it. */
