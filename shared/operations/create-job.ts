@@ -16,7 +16,7 @@ export const createJob: Operation = {
   description:
     'Starts a paid job that costs 1 credit, charged once when it is accepted. Ask the person for a clear yes ' +
     'first. Send an Idempotency-Key; a retry with the same key returns the same job and is never charged again. ' +
-    'Answers 202 at once: poll getJob for the result.',
+    'Answers 202 at once: poll getJob (over MCP: get_job) for the result.',
   auth: 'bearer',
   published: true,
   consequential: true,
