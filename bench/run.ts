@@ -1,98 +1,95 @@
-import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createSecretKey, hkdfSync } from 'node:crypto';
-import net from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import jwt from 'jsonwebtoken';
-import { mcpGetMeScenario } from './mcp-scenario';
+import Redis from 'ioredis';
+import { JOB_QUEUE_NAME, RedisKeys } from '../shared/redis/redis-keys';
+import { residentMemory, round, setLogDir, startRedis } from './bench-processes';
+import { OUT, SETTINGS, SMOKE, WATCHDOG_MS } from './bench-settings';
+import { link, startApi, startBareServer, startBareWorker, startWorker, stopAll, track } from './connector-processes';
+import { runHttpPhase } from './http-phase';
+import { drain, openQueue, submitToSucceeded } from './job-load';
+import { formatTable, targets, type BenchResults } from './report';
 
-// `npm run bench`: the built API in its own process (embedded backend, logs off) under autocannon from this
-// process, next to a bare Express route as the baseline, plus jwt.verify with a string secret vs a KeyObject.
-const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
-const SECRET = 'bench-connector-secret-0123456789abcdef';
-const LINK_SECRET = 'bench-link-secret';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function startProcess(entry: string, env: Record<string, string>, probe: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [path.join(__dirname, '..', entry)], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'ignore' });
-  for (let i = 0; i < 200; i++) {
-    if (await fetch(probe).then((r) => r.ok, () => false)) return child;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`${entry} did not start`);
-}
-
-async function load(title: string, options: autocannon.Options): Promise<{ title: string; rps: number; p50: number; p99: number; non2xx: number }> {
-  const result = await autocannon({ duration: DURATION, connections: CONNECTIONS, ...options });
-  return { title, rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
-}
-
-function jwtMicro(): { stringMs: number; keyObjectMs: number } {
-  const raw = Buffer.from(hkdfSync('sha256', SECRET, 'salt', 'info', 32));
-  const stringSecret = raw.toString('hex');
-  const keyObject = createSecretKey(raw);
-  const tokenA = jwt.sign({ sub: 'a' }, stringSecret, { algorithm: 'HS256' });
-  const tokenB = jwt.sign({ sub: 'a' }, keyObject, { algorithm: 'HS256' });
-  const time = (fn: () => void, n: number) => {
-    const start = process.hrtime.bigint();
-    for (let i = 0; i < n; i++) fn();
-    return Number(process.hrtime.bigint() - start) / 1e6 / n;
-  };
-  return {
-    stringMs: time(() => jwt.verify(tokenA, stringSecret, { algorithms: ['HS256'] }), 2000),
-    keyObjectMs: time(() => jwt.verify(tokenB, keyObject, { algorithms: ['HS256'] }), 20000),
-  };
-}
-
+// `npm run bench`: a private redis-server, the built API (Redis and memory) and worker, a bare Express
+// process and a bare BullMQ worker as baselines, all separate processes; autocannon runs in this one.
+// bench/README.md describes the scenarios; bench-settings.ts the flags.
 async function main(): Promise<void> {
-  const barePort = await freePort();
-  const bare = await startProcess('bench/bare-server.js', { PORT: String(barePort) }, `http://127.0.0.1:${barePort}/bare`);
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const api = await startProcess('api/main.js', {
-    CONNECTOR_SECRET: SECRET, PUBLIC_URL: 'http://localhost:8787', DASHBOARD_URL: 'https://dashboard.example.com', LINK_SECRET,
-    PORT: String(port), METRICS_PORT: String(await freePort()), LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '1000000', PLACEHOLDER_JOB_MS: '10',
-  }, `${base}/healthz`);
-  try {
-    const link = (await (await fetch(`${base}/v1/link`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-link-secret': LINK_SECRET }, body: '{"subject":"bench"}' })).json()) as { token: string };
-    const auth = { authorization: `Bearer ${link.token}`, 'content-type': 'application/json' };
-    const job = (await (await fetch(`${base}/v1/jobs`, { method: 'POST', headers: { ...auth, 'idempotency-key': 'bench-1' }, body: '{"input":{"prompt":"bench"}}' })).json()) as { id: string };
-    const results = [
-      await load('bare Express 5 route (baseline)', { url: `http://127.0.0.1:${barePort}/bare` }),
-      await load('GET /healthz (full middleware chain, no auth)', { url: `${base}/healthz` }),
-      await load('GET /v1/me (token verify + revocation check + validation)', { url: `${base}/v1/me`, headers: auth }),
-      await load('POST /mcp tools/call get_me (same operation over MCP)', mcpGetMeScenario(base, link.token)),
-      await load('GET /v1/jobs/{id} (poll)', { url: `${base}/v1/jobs/${job.id}`, headers: auth }),
-      await load('POST /v1/jobs same key (idempotent replay)', { url: `${base}/v1/jobs`, method: 'POST', headers: { ...auth, 'idempotency-key': 'bench-1' }, body: '{"input":{"prompt":"bench"}}' }),
-    ];
-    const baseline = results[0].rps;
-    process.stdout.write(`\n${DURATION}s per run, ${CONNECTIONS} connections, ${require('node:os').cpus().length} cores\n\n`);
-    process.stdout.write('| scenario | req/s | of baseline | p50 ms | p99 ms | non-2xx |\n|---|---|---|---|---|---|\n');
-    for (const r of results) {
-      process.stdout.write(`| ${r.title} | ${r.rps} | ${Math.round((r.rps / baseline) * 100)}% | ${r.p50} | ${r.p99} | ${r.non2xx} |\n`);
-    }
-    const rest = results.find((r) => r.title.startsWith('GET /v1/me'))!;
-    const mcp = results.find((r) => r.title.startsWith('POST /mcp'))!;
-    process.stdout.write(`\nMCP tools/call get_me costs ${(rest.rps / mcp.rps).toFixed(2)}x GET /v1/me (target: at most 1.5x)\n`);
-    const micro = jwtMicro();
-    process.stdout.write(`\njwt.verify HS256: string secret ${(micro.stringMs * 1000).toFixed(1)} µs/call, KeyObject ${(micro.keyObjectMs * 1000).toFixed(1)} µs/call\n`);
-  } finally {
-    api.kill('SIGTERM');
-    bare.kill('SIGTERM');
-  }
+  const startedAt = new Date().toISOString();
+  const loadStart = os.loadavg().map((n) => round(n, 2));
+  const logDir = mkdtempSync(path.join(os.tmpdir(), 'connector-bench-'));
+  setLogDir(logDir);
+  process.stdout.write(`${SMOKE ? 'smoke' : 'full'} run; process logs in ${logDir}\n`);
+
+  const redis = await track(startRedis());
+  const client = new Redis(redis.url, { maxRetriesPerRequest: null });
+  const queue = await openQueue(client, JOB_QUEUE_NAME, new RedisKeys('connector:').bullPrefix);
+  // The worker must not take the API's cores while the HTTP scenarios run: its cost is (g) and (h).
+  await queue.pause();
+  const bareServer = await startBareServer();
+  const api = await startApi('api-redis', redis.url);
+  const worker = await startWorker(redis.url);
+
+  process.stdout.write('HTTP scenarios\n');
+  const bare = { id: 'a', title: 'bare Express 5 route', backend: 'none' as const, url: bareServer.url, pid: bareServer.proc.child.pid };
+  const http = await runHttpPhase({ bare, api: { base: api.base, pid: api.proc.child.pid }, redis: client });
+
+  process.stdout.write('worker drain\n');
+  // The jobs the HTTP scenarios queued are not part of the drain; a tenth as many again warm each worker up.
+  await queue.obliterate({ force: true });
+  const warmup = Math.max(20, Math.round(SETTINGS.drainJobs / 10));
+  await drain(queue, client, warmup, 'createJob');
+  const connectorDrain = await drain(queue, client, SETTINGS.drainJobs, 'createJob', { worker: worker.child.pid, redis: redis.child.pid });
+  const bareQueue = await openQueue(client, 'bare', 'bench-bare');
+  await bareQueue.pause();
+  const bareWorker = await startBareWorker(redis.url);
+  await drain(bareQueue, client, warmup, 'noop');
+  const bareDrain = await drain(bareQueue, client, SETTINGS.drainJobs, 'noop', { worker: bareWorker.child.pid, redis: redis.child.pid });
+  await bareWorker.stop();
+  await bareQueue.close();
+
+  process.stdout.write('submit-to-succeeded latency\n');
+  const token = (await link(api.base)).authorization.slice('Bearer '.length);
+  const latency = await submitToSucceeded({ baseUrl: api.base, token, ratePerSecond: SETTINGS.latencyRatePerSecond, seconds: SETTINGS.latencySeconds, queue });
+
+  const memory = { api: residentMemory(api.proc.child.pid), worker: residentMemory(worker.child.pid) };
+  await queue.close();
+  client.disconnect();
+  const measured: Omit<BenchResults, 'targets'> = {
+    schema: 1,
+    mode: SMOKE ? 'smoke' : 'full',
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    machine: {
+      cores: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model ?? 'unknown',
+      platform: `${os.platform()} ${os.release()}`,
+      node: process.version,
+      redis: redis.version,
+      loadAverage: { start: loadStart, end: os.loadavg().map((n) => round(n, 2)) },
+    },
+    settings: SETTINGS,
+    baseline: { first: http.baselineFirst.requestsPerSecond, last: http.baselineLast.requestsPerSecond, requestsPerSecond: round(http.baselineRps, 0) },
+    http: [http.baselineFirst, ...http.figures],
+    mcp: { available: http.mcp.available, ...(http.mcp.reason ? { reason: http.mcp.reason } : {}) },
+    drain: { connector: connectorDrain, bare: bareDrain, ofBare: round(connectorDrain.jobsPerSecond / bareDrain.jobsPerSecond, 2) },
+    latency,
+    memory,
+  };
+  const results: BenchResults = { ...measured, targets: targets(measured) };
+  writeFileSync(OUT, `${JSON.stringify(results, null, 2)}\n`);
+  process.stdout.write(`\n${formatTable(results)}\nresults written to ${OUT}\n`);
+  await stopAll();
+  rmSync(logDir, { recursive: true, force: true });
 }
 
-main().catch((error) => {
-  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
-});
+function fail(error: unknown): void {
+  process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  void stopAll().finally(() => process.exit(1));
+}
+
+setTimeout(() => fail(new Error(`the bench did not finish within ${WATCHDOG_MS / 1000} s`)), WATCHDOG_MS).unref();
+process.once('SIGINT', () => fail(new Error('interrupted')));
+main().then(
+  () => process.exit(0),
+  (error: unknown) => fail(error),
+);

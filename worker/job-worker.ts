@@ -66,7 +66,10 @@ export function createJobWorker(options: { config: JobWorkerConfig; processors: 
     const maxAttempts = job.opts.attempts ?? 1;
     const progress = readProgress(job.progress);
     const startedAt = progress.started_at ?? new Date(job.processedOn ?? Date.now()).toISOString();
-    if (!progress.started_at) await saveProgress(job, { ...progress, started_at: startedAt });
+    // A first attempt's start is BullMQ's processedOn, which readers fall back to, so nothing is written for
+    // it (a write per job cost a sixth of the worker's Redis commands; bench/README.md). A failed attempt saves
+    // the start with its error; only a restart after a crash (a stall) finds none and keeps its own.
+    if (!progress.started_at && Math.max(job.attemptsStarted, attempt) > 1) await saveProgress(job, { ...progress, started_at: startedAt });
     const record = (status: JobRecord['status'], extra: Partial<JobRecord> = {}) => ({
       id: job.id!,
       operation: job.name,

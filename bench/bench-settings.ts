@@ -1,0 +1,48 @@
+import { existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { DIST } from './bench-processes';
+
+// The run's settings, from its flags (`--smoke`, `--out <file>`) and BENCH_* variables.
+const args = process.argv.slice(2);
+const env = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
+
+/** `--smoke`: every scenario briefly (CI and the smoke test). */
+export const SMOKE = args.includes('--smoke');
+
+/** Where results.json goes: `--out`, else bench/results.json for a full run and a temporary file for a smoke run. */
+export const OUT = args.includes('--out')
+  ? path.resolve(args[args.indexOf('--out') + 1])
+  : SMOKE
+    ? path.join(os.tmpdir(), 'connector-bench-smoke.json')
+    : path.join(repoRoot(), 'bench', 'results.json');
+
+/** The nearest directory above the running file that holds package.json: the same from dist/ and from source. */
+function repoRoot(): string {
+  let dir = DIST;
+  while (!existsSync(path.join(dir, 'package.json'))) {
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error('no package.json above the bench');
+    dir = parent;
+  }
+  return dir;
+}
+
+/** How hard and how long each part of the run loads its target (written into results.json). */
+export const SETTINGS = {
+  durationSeconds: env('BENCH_SECONDS', SMOKE ? 1 : 10),
+  connections: env('BENCH_CONNECTIONS', SMOKE ? 10 : 50),
+  workerConcurrency: env('BENCH_WORKER_CONCURRENCY', 4),
+  drainJobs: env('BENCH_DRAIN_JOBS', SMOKE ? 200 : 10_000),
+  latencyRatePerSecond: env('BENCH_LATENCY_RATE', 200),
+  latencySeconds: env('BENCH_LATENCY_SECONDS', SMOKE ? 1 : 10),
+};
+
+/** Unrecorded load before each HTTP scenario, so that the JIT has settled when the clock starts. */
+export const WARMUP_SECONDS = SMOKE ? 0 : 2;
+
+/** The whole run stops by itself, whatever hangs. */
+export const WATCHDOG_MS = SMOKE ? 180_000 : 900_000;
+
+/** Set to a directory to write V8 CPU profiles of the API and the worker (`node --cpu-prof`). */
+export const PROFILE_DIR = process.env.BENCH_CPU_PROF_DIR;

@@ -1,0 +1,79 @@
+import path from 'node:path';
+import { answers, freePort, startNode, type BenchProcess } from './bench-processes';
+import { PROFILE_DIR, SETTINGS } from './bench-settings';
+
+const LINK_SECRET = 'bench-link-secret';
+const running: BenchProcess[] = [];
+
+/** Remembers a started process so that {@link stopAll} stops it, whatever happens to the run. */
+export async function track<T extends BenchProcess>(proc: Promise<T>): Promise<T> {
+  const ready = await proc;
+  running.push(ready);
+  return ready;
+}
+
+/** Stops every tracked process, newest first: the connector's processes close before the Redis they need. */
+export async function stopAll(): Promise<void> {
+  for (const proc of running.reverse().splice(0)) await proc.stop();
+}
+
+/** The connector's environment for the bench: production defaults, the rate limit out of the way. */
+async function connectorEnv(redisUrl: string | undefined): Promise<Record<string, string>> {
+  return {
+    CONNECTOR_SECRET: 'bench-connector-secret-0123456789abcdef',
+    PUBLIC_URL: 'http://localhost:8787',
+    DASHBOARD_URL: 'https://dashboard.example.com',
+    LINK_SECRET,
+    PORT: String(await freePort()),
+    METRICS_PORT: String(await freePort()),
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    PLACEHOLDER_JOB_MS: '0',
+    WORKER_CONCURRENCY: String(SETTINGS.workerConcurrency),
+    ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
+  };
+}
+
+function profileArgs(): string[] {
+  return PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(PROFILE_DIR)] : [];
+}
+
+/** A built API (`dist/api/main.js`) on Redis, or on the embedded backend without `redisUrl`. */
+export async function startApi(name: string, redisUrl: string | undefined): Promise<{ proc: BenchProcess; base: string }> {
+  const env = await connectorEnv(redisUrl);
+  const base = `http://127.0.0.1:${env.PORT}`;
+  const proc = await track(startNode(name, 'api/main.js', env, () => answers(`${base}/readyz`), profileArgs()));
+  return { proc, base };
+}
+
+/** The built worker (`dist/worker/main.js`), ready once its `/readyz` answers. */
+export async function startWorker(redisUrl: string): Promise<BenchProcess> {
+  const env = await connectorEnv(redisUrl);
+  return track(startNode('worker', 'worker/main.js', env, () => answers(`http://127.0.0.1:${env.METRICS_PORT}/readyz`), profileArgs()));
+}
+
+/** The baseline for (a): `bench/bare-server.js`. */
+export async function startBareServer(): Promise<{ proc: BenchProcess; url: string }> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}/bare`;
+  return { proc: await track(startNode('bare-server', 'bench/bare-server.js', { PORT: String(port) }, () => answers(url))), url };
+}
+
+/** The baseline for (g): `bench/bare-worker.js` on the queue `bare` under the prefix `bench-bare`. */
+export async function startBareWorker(redisUrl: string): Promise<BenchProcess> {
+  const env = { REDIS_URL: redisUrl, QUEUE_NAME: 'bare', QUEUE_PREFIX: 'bench-bare', WORKER_CONCURRENCY: String(SETTINGS.workerConcurrency) };
+  return track(startNode('bare-worker', 'bench/bare-worker.js', env, async (output) => output().includes('ready')));
+}
+
+/** POSTs JSON and returns the JSON answer; anything but 2xx fails the run. */
+export async function post(url: string, headers: Record<string, string>, body: unknown): Promise<Record<string, unknown>> {
+  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  if (!response.ok) throw new Error(`POST ${url} answered ${response.status}`);
+  return (await response.json()) as Record<string, unknown>;
+}
+
+/** Links the subject `bench` through the dashboard's endpoint; returns the headers of an authenticated call. */
+export async function link(base: string): Promise<Record<string, string>> {
+  const { token } = (await post(`${base}/v1/link`, { 'x-link-secret': LINK_SECRET }, { subject: 'bench' })) as { token: string };
+  return { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+}

@@ -1,0 +1,92 @@
+import type { HttpFigure } from './http-load';
+import type { DrainFigure, LatencyFigure } from './job-load';
+
+/** Everything one run measured: what `bench/results.json` holds. */
+export interface BenchResults {
+  schema: 1;
+  mode: 'full' | 'smoke';
+  startedAt: string;
+  finishedAt: string;
+  machine: { cores: number; cpuModel: string; platform: string; node: string; redis: string; loadAverage: { start: number[]; end: number[] } };
+  settings: { durationSeconds: number; connections: number; workerConcurrency: number; drainJobs: number; latencyRatePerSecond: number; latencySeconds: number };
+  /** (a) is measured first and last; ratios use the mean of the two. */
+  baseline: { first: number; last: number; requestsPerSecond: number };
+  http: HttpFigure[];
+  /** (f): null figure when the connector has no `/mcp`. */
+  mcp: { available: boolean; reason?: string };
+  drain: { connector: DrainFigure; bare: DrainFigure; ofBare: number };
+  latency: LatencyFigure;
+  memory: { api: MemoryFigure | null; worker: MemoryFigure | null };
+  targets: Target[];
+}
+
+/** Resident memory of one process at the end of the run. */
+export interface MemoryFigure {
+  rssMb: number;
+  peakRssMb: number;
+}
+
+/** One of the issue's targets with the value this run measured. */
+export interface Target {
+  name: string;
+  value: number | null;
+  comparison: '>=' | '<=';
+  target: number;
+  met: boolean | null;
+}
+
+function target(name: string, value: number | null | undefined, comparison: Target['comparison'], limit: number): Target {
+  const known = value === null || value === undefined || Number.isNaN(value) ? null : value;
+  return { name, value: known, comparison, target: limit, met: known === null ? null : comparison === '>=' ? known >= limit : known <= limit };
+}
+
+/** The issue's targets, read from a run's figures. */
+export function targets(results: Omit<BenchResults, 'targets'>): Target[] {
+  const of = (id: string) => results.http.find((figure) => figure.id === id);
+  const meRedis = of('b');
+  const mcp = of('f');
+  return [
+    target('(b) GET /v1/me on Redis / (a)', meRedis?.ofBaseline, '>=', 0.6),
+    target('(d) POST /v1/jobs fresh key / (a)', of('d')?.ofBaseline, '>=', 0.3),
+    target('(e) POST /v1/jobs replay / (a)', of('e')?.ofBaseline, '>=', 0.4),
+    target('(f) MCP tools/call get_me / (b)', mcp && meRedis ? round2(mcp.requestsPerSecond / meRedis.requestsPerSecond) : null, '>=', 0.65),
+    target('(g) worker drain / bare BullMQ', results.drain.ofBare, '>=', 0.8),
+    target('(h) submit-to-succeeded p99 ms', results.latency.submitToSucceededMs.p99, '<=', 50),
+    target('(i) API RSS MB', results.memory.api?.rssMb, '<=', 150),
+    target('(i) worker RSS MB', results.memory.worker?.rssMb, '<=', 120),
+  ];
+}
+
+function round2(value: number): number {
+  return Math.round(value * 100) / 100;
+}
+
+/** The run as a Markdown table (the same shape as the README's), for the terminal. */
+export function formatTable(results: BenchResults): string {
+  const lines = [
+    `${results.mode} run: ${results.settings.durationSeconds}s per HTTP scenario, ${results.settings.connections} connections, ` +
+      `${results.machine.cores} cores, Node ${results.machine.node}, Redis ${results.machine.redis}, ` +
+      `load average ${results.machine.loadAverage.start.join(' ')} -> ${results.machine.loadAverage.end.join(' ')}`,
+    '',
+    '| scenario | backend | req/s | of (a) | p50 ms | p99 ms | server CPU µs/req | of (a) by CPU | syscalls/req r+w | Redis cmds/req | server RSS MB after |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const f of results.http) {
+    lines.push(`| (${f.id}) ${f.title} | ${f.backend} | ${f.requestsPerSecond} | ${f.ofBaseline?.toFixed(2) ?? ''} | ${f.latencyMs.p50} | ${f.latencyMs.p99} | ${f.serverCpuUsPerRequest ?? ''} | ${f.ofBaselineByCpu?.toFixed(2) ?? ''} | ${f.serverSyscallsPerRequest ? `${f.serverSyscallsPerRequest.reads}+${f.serverSyscallsPerRequest.writes}` : ''} | ${f.redisCommandsPerRequest ?? ''} | ${f.serverRssMbAfter ?? ''} |`);
+  }
+  if (!results.mcp.available) lines.push(`| (f) MCP tools/call get_me | redis | not available: ${results.mcp.reason} | | | | | | | | |`);
+  const { connector, bare, ofBare } = results.drain;
+  lines.push(
+    '',
+    `(g) drain of ${connector.jobs} jobs: connector worker ${connector.jobsPerSecond} jobs/s (${connector.seconds}s), bare BullMQ ${bare.jobsPerSecond} jobs/s (${bare.seconds}s): ${ofBare.toFixed(2)} of bare`,
+    `    per job: connector worker ${connector.workerCpuUsPerJob ?? 'n/a'} µs CPU + Redis ${connector.redisCpuUsPerJob ?? 'n/a'} µs, ${connector.redisCommandsPerJob} Redis commands; ` +
+      `bare worker ${bare.workerCpuUsPerJob ?? 'n/a'} µs CPU + Redis ${bare.redisCpuUsPerJob ?? 'n/a'} µs, ${bare.redisCommandsPerJob} Redis commands`,
+    `(h) ${results.latency.ratePerSecond} jobs/s for ${results.latency.seconds}s: submit-to-succeeded p50 ${results.latency.submitToSucceededMs.p50} ms, p99 ${results.latency.submitToSucceededMs.p99} ms (POST alone p99 ${results.latency.submitMs.p99} ms)`,
+    `(i) RSS at the end: API ${results.memory.api?.rssMb ?? 'n/a'} MB (peak ${results.memory.api?.peakRssMb ?? 'n/a'}), worker ${results.memory.worker?.rssMb ?? 'n/a'} MB (peak ${results.memory.worker?.peakRssMb ?? 'n/a'})`,
+    '',
+    '| target | measured | goal | met |',
+    '|---|---|---|---|',
+    ...results.targets.map((t) => `| ${t.name} | ${t.value ?? 'n/a'} | ${t.comparison} ${t.target} | ${t.met === null ? 'n/a' : t.met ? 'yes' : 'NO'} |`),
+  );
+  return `${lines.join('\n')}\n`;
+}

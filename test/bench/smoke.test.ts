@@ -1,0 +1,109 @@
+import { expect } from 'chai';
+import Ajv from 'ajv';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ROOT } from '../support/spawn-process';
+
+const number = { type: 'number', minimum: 0 };
+const positive = { type: 'number', exclusiveMinimum: 0 };
+const httpFigure = {
+  type: 'object',
+  required: [
+    'id', 'title', 'backend', 'requestsPerSecond', 'requests', 'latencyMs', 'non2xx', 'errors', 'redisCommandsPerRequest',
+    'serverCpuUsPerRequest', 'serverSyscallsPerRequest', 'serverRssMbAfter', 'ofBaseline', 'ofBaselineByCpu',
+  ],
+  properties: {
+    id: { type: 'string' },
+    backend: { enum: ['none', 'memory', 'redis'] },
+    requestsPerSecond: positive,
+    requests: positive,
+    latencyMs: { type: 'object', required: ['p50', 'p99', 'max'], properties: { p50: number, p99: number, max: number } },
+    non2xx: { const: 0 },
+    errors: { const: 0 },
+    redisCommandsPerRequest: { type: ['number', 'null'] },
+    serverCpuUsPerRequest: { type: ['number', 'null'] },
+    serverSyscallsPerRequest: { type: ['object', 'null'] },
+    serverRssMbAfter: { type: ['number', 'null'] },
+    ofBaseline: positive,
+    ofBaselineByCpu: { type: ['number', 'null'] },
+  },
+};
+const drainFigure = {
+  type: 'object',
+  required: ['jobs', 'seconds', 'jobsPerSecond', 'workerCpuUsPerJob', 'redisCpuUsPerJob', 'redisCommandsPerJob'],
+  properties: { jobs: positive, seconds: positive, jobsPerSecond: positive, redisCommandsPerJob: positive },
+};
+const memoryFigure = { type: 'object', required: ['rssMb', 'peakRssMb'], properties: { rssMb: positive, peakRssMb: positive } };
+
+/** The shape `bench/results.json` must have, whichever mode wrote it. */
+const RESULTS_SCHEMA = {
+  type: 'object',
+  required: ['schema', 'mode', 'startedAt', 'finishedAt', 'machine', 'settings', 'baseline', 'http', 'mcp', 'drain', 'latency', 'memory', 'targets'],
+  properties: {
+    schema: { const: 1 },
+    mode: { const: 'smoke' },
+    machine: {
+      type: 'object',
+      required: ['cores', 'node', 'redis', 'loadAverage'],
+      properties: {
+        cores: { type: 'integer', minimum: 1 },
+        node: { type: 'string', pattern: '^v\\d+\\.' },
+        redis: { type: 'string', pattern: '^\\d+\\.\\d+' },
+        loadAverage: { type: 'object', required: ['start', 'end'] },
+      },
+    },
+    baseline: { type: 'object', required: ['first', 'last', 'requestsPerSecond'], properties: { first: positive, last: positive, requestsPerSecond: positive } },
+    http: { type: 'array', items: httpFigure, minItems: 6 },
+    mcp: { type: 'object', required: ['available'], properties: { available: { type: 'boolean' } } },
+    drain: { type: 'object', required: ['connector', 'bare', 'ofBare'], properties: { connector: drainFigure, bare: drainFigure, ofBare: positive } },
+    latency: {
+      type: 'object',
+      required: ['ratePerSecond', 'jobs', 'submitToSucceededMs', 'submitMs'],
+      properties: { jobs: positive, submitToSucceededMs: { type: 'object', required: ['p50', 'p99', 'max'] } },
+    },
+    memory: { type: 'object', required: ['api', 'worker'], properties: { api: memoryFigure, worker: memoryFigure } },
+    targets: {
+      type: 'array',
+      minItems: 8,
+      items: { type: 'object', required: ['name', 'value', 'comparison', 'target', 'met'], properties: { met: { type: ['boolean', 'null'] } } },
+    },
+  },
+};
+
+describe('the benchmark smoke run (dist/bench/run.js --smoke) on Redis', function () {
+  // A few seconds of load per scenario plus process start-ups; generous for a loaded CI machine.
+  this.timeout(240_000);
+  let dir: string;
+  before(() => (dir = mkdtempSync(path.join(os.tmpdir(), 'bench-smoke-test-'))));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('runs every scenario end to end with zero non-2xx answers and writes a well-formed results.json', async () => {
+    const out = path.join(dir, 'results.json');
+    const bench = spawn(process.execPath, [path.join(ROOT, 'dist/bench/run.js'), '--smoke', '--out', out], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', TMPDIR: dir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    bench.stdout.on('data', (chunk) => (output += chunk));
+    bench.stderr.on('data', (chunk) => (output += chunk));
+    const code = await new Promise((resolve) => bench.once('exit', (status, signal) => resolve(status ?? signal)));
+    expect(code, output).to.equal(0);
+
+    const results = JSON.parse(readFileSync(out, 'utf8')) as Record<string, any>;
+    const validate = new Ajv({ allErrors: true, strict: false }).compile(RESULTS_SCHEMA);
+    expect(validate(results), JSON.stringify(validate.errors)).to.equal(true);
+    expect(results.machine.cores).to.equal(os.cpus().length);
+    expect(results.machine.node).to.equal(process.version);
+    const ids = results.http.map((figure: { id: string }) => figure.id);
+    expect(ids).to.include.members(['a', 'b', 'c', 'd', 'e', 'b-memory']);
+    expect(results.http.filter((figure: { backend: string }) => figure.backend === 'redis').every((figure: { redisCommandsPerRequest: number }) => figure.redisCommandsPerRequest > 0)).to.equal(true);
+    expect(ids.includes('f')).to.equal(results.mcp.available);
+    expect(results.drain.connector.jobs).to.equal(results.settings.drainJobs);
+    expect(results.latency.jobs).to.equal(results.settings.latencyRatePerSecond * results.settings.latencySeconds);
+    // The table went to the terminal too.
+    expect(output).to.contain('| target | measured | goal | met |');
+  });
+});

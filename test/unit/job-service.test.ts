@@ -1,0 +1,51 @@
+import { expect } from 'chai';
+import { deriveKeys } from '../../shared/auth/derived-keys';
+import type { NewJob } from '../../shared/jobs/job';
+import { fingerprint, JobService } from '../../shared/jobs/job-service';
+import { MemoryJobQueue } from '../../shared/memory/memory-job-queue';
+import { MemoryLedgerStore } from '../../shared/memory/memory-ledger-store';
+
+/** An in-memory queue that counts its enqueues; its processor never finishes, so jobs stay put. */
+class CountingQueue extends MemoryJobQueue {
+  enqueued: string[] = [];
+  override async enqueue(job: NewJob, options?: { replaceFinished?: boolean }): Promise<void> {
+    this.enqueued.push(job.id);
+    await super.enqueue(job, options);
+  }
+}
+
+describe('job submission (JobService on the memory stores)', () => {
+  const submission = { subject: 'alice', operation: 'createJob', input: { prompt: 'hello' }, cost: 1, idempotencyKey: 'key-1' };
+  let ledger: MemoryLedgerStore;
+  let queue: CountingQueue;
+  let jobs: JobService;
+
+  beforeEach(() => {
+    ledger = new MemoryLedgerStore();
+    queue = new CountingQueue({ processors: new Map([['createJob', () => new Promise(() => undefined)]]), concurrency: 1, attempts: 1, backoffMs: 0, retentionMs: 60_000 });
+    jobs = new JobService(ledger, queue, deriveKeys('s'.repeat(32)).jobIdKey, 60);
+  });
+
+  it('a replay whose job is stored answers that job without enqueueing it again', async () => {
+    const first = await jobs.submit(submission);
+    const again = await jobs.submit(submission);
+    expect(again.replayed).to.equal(true);
+    expect(again.job.id).to.equal(first.job.id);
+    expect(queue.enqueued).to.deep.equal([first.job.id]);
+  });
+
+  it('a replay whose job is missing (charged, then died before enqueueing) enqueues it once and charges nothing more', async () => {
+    const jobId = jobs.jobIdFor(submission.subject, submission.idempotencyKey);
+    // The first attempt: the claim charged, and the process died before it enqueued.
+    const claimed = await ledger.claim({ subject: 'alice', key: 'key-1', fingerprint: fingerprint('createJob', submission.input), jobId, operation: 'createJob', cost: 1, ttlSeconds: 60 });
+    expect(claimed).to.equal('created');
+    expect(await queue.get(jobId)).to.equal(undefined);
+
+    const retry = await jobs.submit(submission);
+    expect(retry.replayed).to.equal(true);
+    expect(retry.job.id).to.equal(jobId);
+    expect(queue.enqueued).to.deep.equal([jobId]);
+    expect((await queue.get(jobId))?.input).to.deep.equal({ prompt: 'hello' });
+    expect((await ledger.usage('alice')).jobs_charged).to.equal(1);
+  });
+});
