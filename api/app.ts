@@ -18,6 +18,7 @@ import { mcpRoute } from './mcp/mcp-route';
 import { buildToolDefinitions } from '../shared/mcp/tool-definitions';
 import { stripPublicPath } from './middleware/public-path';
 import { rateLimit } from './middleware/rate-limit';
+import { requireHost } from './middleware/require-host';
 import { securityHeaders } from './middleware/security-headers';
 import { requestContext } from './middleware/request-context';
 import { requestValidator } from './middleware/request-validator';
@@ -59,7 +60,7 @@ export function createApp({ config, backend, services, tokens, metrics, logger, 
   // First of all: with a PUBLIC_URL path, everything below sees `/v1/...` whether the prefix was kept or not.
   const publicPath = stripPublicPath(config.publicUrl);
   if (publicPath) app.use(publicPath);
-  app.use(requestContext, httpMetrics(metrics), accessLog(logger));
+  app.use(requestContext, httpMetrics(metrics), accessLog(logger), requireHost);
   app.use(securityHeaders);
   app.use(descriptionRoutes(openApiJson, llmsTxt), healthRoutes(async () => !stopping() && backend.ready()));
   app.use(oauthRoutes({ oauth: services.oauth, publicUrl: config.publicUrl, rateLimits: backend.rateLimits, perMinute: config.rateLimitPerMinute }));

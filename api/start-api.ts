@@ -11,7 +11,6 @@ import { buildProcessors, OPERATIONS } from '../shared/operations/registry';
 import { createServices } from '../shared/services';
 import { createBackend } from '../shared/stores/create-backend';
 import { createJobWorker } from '../worker/job-worker';
-import { answerClientErrors } from './http/client-error';
 import { createApp } from './app';
 import { createApiServer } from './http/http-server';
 
@@ -52,7 +51,6 @@ export async function startApi(config: Config, logger: Logger, { operations = OP
   const app = createApp({ config, backend, services, tokens, metrics, logger, operations, stopping: () => api.drain.stopping });
   const server = api.server.on('request', app);
   const metricsServer = createMetricsServer(metrics);
-  answerClientErrors(server);
   const [port, metricsPort] = await Promise.all([listen(server, config.port), listen(metricsServer, config.metricsPort)]);
   logger.info({ port, metrics_port: metricsPort, public_url: config.publicUrl, backend: backend.kind, runs_jobs: backend.kind === 'memory' || !!jobWorker }, 'api listening');
 

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { HttpLimits } from '../../shared/config/config';
 import { HttpDrain } from '../../shared/lifecycle/http-drain';
+import { answerClientErrors } from './client-error';
 
 const CHECK_INTERVAL_MS = 1000;
 
@@ -23,7 +24,10 @@ export function createApiServer(limits: HttpLimits): ApiServer {
     headersTimeout: limits.headersTimeoutMs,
     // Node checks both timeouts on this tick (30 s by default), so a timeout would otherwise be up to 30 s late.
     connectionsCheckingInterval: CHECK_INTERVAL_MS,
+    // Node would answer a missing Host with a bare 400; the app's requireHost answers it as problem+json.
+    requireHostHeader: false,
   });
+  answerClientErrors(server);
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   const drain = new HttpDrain(server);
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => drain.track(req, res));

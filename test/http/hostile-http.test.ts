@@ -86,6 +86,16 @@ for (const backend of BACKENDS) {
       expect(JSON.parse(second.split('\r\n\r\n')[1])).to.include({ status: 400 });
     });
 
+    it('an HTTP/1.1 request without Host answers 400 problem+json; an HTTP/1.0 one without Host is served', async () => {
+      const port = Number(new URL(c.baseUrl).port);
+      const [missing] = await exchange(port, ['GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n']);
+      expect(missing).to.match(/^HTTP\/1\.1 400 /);
+      expect(missing).to.match(/content-type: application\/problem\+json/i);
+      expect(JSON.parse(missing.split('\r\n\r\n')[1])).to.include({ status: 400, detail: 'An HTTP/1.1 request needs a Host header.' });
+      const [old] = await exchange(port, ['GET /healthz HTTP/1.0\r\n\r\n']);
+      expect(old).to.match(/^HTTP\/1\.1 200 /);
+    });
+
     it('an Expect other than 100-continue answers 417 problem+json; 100-continue still works', async () => {
       const refused = await raw.send({ method: 'GET', path: '/v1/me', headers: { authorization: `Bearer ${token}`, expect: 'the-impossible' } });
       expectProblem(refused, 417);
