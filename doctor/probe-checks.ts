@@ -21,9 +21,9 @@ function tls({ target }: DoctorContext): CheckResult {
   if (reached.protocol === 'https:') return pass('probe.tls', 'reached over https with a certificate this machine trusts');
   if (target.internal) {
     // Inside a cluster the Service is plain http and TLS ends at the ingress; what matters is the public URL.
-    return published.protocol === 'https:'
-      ? pass('probe.tls', `reached at the in-cluster address over http; the public URL ${target.publicUrl} is https`)
-      : fail('probe.tls', `the public URL ${target.publicUrl} is not https`);
+    if (published.protocol === 'https:') return pass('probe.tls', `reached at the in-cluster address over http; the public URL ${target.publicUrl} is https`);
+    if (isLocalHost(published)) return warn('probe.tls', `the public URL ${target.publicUrl} is plain http on a local host: fine for a demo, platforms need https`);
+    return fail('probe.tls', `the public URL ${target.publicUrl} is not https`);
   }
   if (isLocalHost(reached)) return warn('probe.tls', 'plain http on a local host: fine for a local run, platforms need https');
   return fail('probe.tls', `${target.baseUrl} is plain http; platforms call only https`);
