@@ -109,7 +109,9 @@ async function authorizationServerMetadata(ctx: DoctorContext, issuer: string): 
  */
 async function authorizeRequiresPkce(ctx: DoctorContext, as: Record<string, any>): Promise<CheckResult> {
   const id = 'oauth.authorize-requires-pkce';
-  if (typeof as.registration_endpoint !== 'string') return warn(id, 'no registration_endpoint: cannot register a client to try the authorize endpoint with');
+  if (typeof as.registration_endpoint !== 'string' || !sameOrigin(as.registration_endpoint, new URL(ctx.target.publicUrl).origin)) {
+    return warn(id, 'no registration_endpoint on the public origin: cannot register a client to try the authorize endpoint with');
+  }
   try {
     const registered = await ctx.target.requestUrl(ctx.target.reachable(as.registration_endpoint), {
       json: { client_name: 'connector-doctor', redirect_uris: [DOCTOR_REDIRECT_URI], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'] },

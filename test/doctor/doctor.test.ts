@@ -1,7 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { expect } from 'chai';
 import { BACKENDS } from '../support/backends';
 import { freePort } from '../support/free-port';
 import { BASE_ENV, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { ROOT } from '../support/spawn-process';
 import { failures, runDoctorCli, unexpectedFailures, type DoctorRun } from './support/doctor-cli';
 import { startStandIn, type Breakage, type StandIn } from './support/stand-in';
 
@@ -147,6 +149,12 @@ describe('connector-doctor against deliberately broken stand-ins', function () {
     expect(run.rule('probe.healthz').status).to.equal('FAIL');
     expect(run.rule('openapi.fetch').status).to.equal('FAIL');
     expect(run.code).to.equal(1);
+  });
+
+  it('npx connector-doctor, run inside the package after a build, resolves the package\'s own bin', async function () {
+    const npx = spawnSync('npx', ['--offline', '--no-install', 'connector-doctor', '--help'], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+    expect(npx.status, npx.stderr).to.equal(0);
+    expect(npx.stdout).to.match(/^Usage: connector-doctor <URL>/);
   });
 
   it('a missing or malformed URL is a usage error: exit 2 and no checks', async () => {
