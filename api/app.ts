@@ -8,11 +8,14 @@ import type { Metrics } from '../shared/metrics/metrics';
 import type { Operation, Services } from '../shared/operations/operation';
 import { OPERATIONS, publishedOperations } from '../shared/operations/registry';
 import { accessLog } from './middleware/access-log';
+import { authFailureBudget } from './middleware/auth-failure-budget';
 import { authenticate } from './middleware/authenticate';
 import { errorHandler } from './middleware/error-handler';
 import { httpMetrics } from './middleware/http-metrics';
 import { jsonBody } from './middleware/json-body';
 import { matchOperation } from './middleware/match-operation';
+import { mcpRoute } from './mcp/mcp-route';
+import { buildToolDefinitions } from '../shared/mcp/tool-definitions';
 import { rateLimit } from './middleware/rate-limit';
 import { securityHeaders } from './middleware/security-headers';
 import { requestContext } from './middleware/request-context';
@@ -20,7 +23,9 @@ import { requestValidator } from './middleware/request-validator';
 import type { Backend } from '../shared/stores/backend';
 import { descriptionRoutes } from './routes/description-routes';
 import { dispatchOperation } from './routes/dispatch-operation';
+import { devConsentRoutes } from './routes/dev-consent-routes';
 import { healthRoutes } from './routes/health-routes';
+import { oauthRoutes } from './routes/oauth-routes';
 
 /** What the HTTP app is built from; the process entry (or a test) supplies it. */
 export interface AppDependencies {
@@ -35,7 +40,7 @@ export interface AppDependencies {
 
 /**
  * Builds the API's Express app (it does not listen). The registry is the route table: one chain matches,
- * authenticates, rate-limits, parses, validates against the generated document, and dispatches.
+ * checks the address's failed-authentication budget, authenticates, rate-limits, parses, validates against the generated document, and dispatches.
  */
 export function createApp({ config, backend, services, tokens, metrics, logger, operations = OPERATIONS }: AppDependencies): Express {
   const published = publishedOperations(operations);
@@ -50,14 +55,25 @@ export function createApp({ config, backend, services, tokens, metrics, logger, 
   app.use(requestContext, httpMetrics(metrics), accessLog(logger));
   app.use(securityHeaders);
   app.use(descriptionRoutes(openApiJson, llmsTxt), healthRoutes(() => backend.ready()));
+  app.use(oauthRoutes({ oauth: services.oauth, publicUrl: config.publicUrl, rateLimits: backend.rateLimits, perMinute: config.rateLimitPerMinute }));
+  if (config.oauth.devConsent) app.use(devConsentRoutes(services.oauth.consent, config.publicUrl, config.connectorSecret));
   app.use('/v1', (_req, res, next) => {
     res.set('Cache-Control', 'no-store');
     next();
   });
+  const failures = authFailureBudget(backend.rateLimits, config.authFailuresPerMinute, metrics);
+  app.use(
+    mcpRoute({
+      config, tokens, rateLimits: backend.rateLimits, services, metrics, logger,
+      tools: buildToolDefinitions(published), taskTtlMs: config.idempotencyTtlSeconds * 1000,
+    }),
+  );
   app.use(
     matchOperation(operations),
+    failures.gate,
     rateLimit(backend.rateLimits, config.rateLimitPerMinute, 'link-secret'),
     authenticate(tokens, config.linkSecret, metrics),
+    failures.record,
     rateLimit(backend.rateLimits, config.rateLimitPerMinute, 'bearer'),
     jsonBody,
     ...requestValidator(buildOpenApiDocument(operations, '/')),

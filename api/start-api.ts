@@ -5,6 +5,7 @@ import { listen } from '../shared/lifecycle/listen';
 import { closeServer } from '../shared/lifecycle/shutdown';
 import { Metrics } from '../shared/metrics/metrics';
 import { createMetricsServer } from '../shared/metrics/metrics-server';
+import type { CimdFetchOptions } from '../shared/oauth/cimd-fetcher';
 import type { Operation } from '../shared/operations/operation';
 import { buildProcessors, OPERATIONS } from '../shared/operations/registry';
 import { createServices } from '../shared/services';
@@ -30,15 +31,17 @@ export interface StartApiOptions {
    * its jobs in-process, so this changes nothing there.
    */
   runWorker?: boolean;
+  /** Tests only: lets the Client ID Metadata Document fetcher reach a local https server. */
+  cimdFetch?: CimdFetchOptions;
 }
 
 /** Wires configuration, backend, services and listeners: everything `npm start` and `npm run dev` run. */
-export async function startApi(config: Config, logger: Logger, { operations = OPERATIONS, runWorker = false }: StartApiOptions = {}): Promise<RunningApi> {
+export async function startApi(config: Config, logger: Logger, { operations = OPERATIONS, runWorker = false, cimdFetch }: StartApiOptions = {}): Promise<RunningApi> {
   const metrics = new Metrics();
   const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs }, operations);
   const backend = createBackend(config, processors, metrics, logger);
   const jobWorker = runWorker && backend.kind === 'redis' ? createJobWorker({ config, processors, metrics, logger }) : undefined;
-  const { services, tokens } = createServices(config, backend, metrics);
+  const { services, tokens } = createServices(config, backend, metrics, cimdFetch);
   const app = createApp({ config, backend, services, tokens, metrics, logger, operations });
 
   const server = http.createServer(app);

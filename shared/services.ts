@@ -5,6 +5,8 @@ import { TokenService } from './auth/token-service';
 import { IdentityService } from './identity/identity-service';
 import { JobService } from './jobs/job-service';
 import type { Metrics } from './metrics/metrics';
+import type { CimdFetchOptions } from './oauth/cimd-fetcher';
+import { createOAuthServices } from './oauth/oauth-services';
 import type { Services } from './operations/operation';
 import type { Backend } from './stores/backend';
 import { ThingService } from './things/thing-service';
@@ -16,7 +18,7 @@ export interface ServiceContainer {
 }
 
 /** Builds the domain once per process from the configuration and a backend. Keys are derived here, once. */
-export function createServices(config: Config, backend: Backend, metrics: Metrics): ServiceContainer {
+export function createServices(config: Config, backend: Backend, metrics: Metrics, cimd: CimdFetchOptions = {}): ServiceContainer {
   const keys = deriveKeys(config.connectorSecret);
   const tokens = new TokenService(keys.tokenKey, config.publicUrl, backend.connections);
   const jobs = new JobService(backend.ledger, backend.queue, keys.jobIdKey, config.idempotencyTtlSeconds, {
@@ -37,6 +39,10 @@ export function createServices(config: Config, backend: Backend, metrics: Metric
       identity: new IdentityService(backend.ledger, config.dashboardUrl),
       things: new ThingService(backend.things),
       jobs,
+      oauth: createOAuthServices(config, backend, tokens, {
+        onIssued: () => metrics.tokensIssued.inc(),
+        onRevoked: (count) => metrics.connectionsRevoked.inc(count),
+      }, cimd),
     },
   };
 }

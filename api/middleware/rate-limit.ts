@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { RateLimitedError } from '../../shared/errors/rate-limited-error';
 import type { AuthScheme } from '../../shared/operations/operation';
 import type { RateLimitStore } from '../../shared/stores/rate-limit-store';
+import { announceRateLimit, type RatePolicy } from '../http/rate-limit-headers';
 import { state } from '../http/locals';
 
 const WINDOW_SECONDS = 60;
@@ -9,22 +10,24 @@ const WINDOW_SECONDS = 60;
 const LINK_MULTIPLIER = 10;
 
 /**
- * Fixed one-minute windows: per subject for the platform's calls, per client address for the dashboard's
- * (checked before its secret, which also slows down guessing it). Mount it once per scheme, at the point in
- * the chain where that scheme's key is known.
+ * Fixed one-minute windows: per subject for the platform's calls (policy `subject`), per client address for
+ * the dashboard's (policy `address`, checked before its secret). Every answer past this point carries the
+ * `RateLimit-Policy` and `RateLimit` headers; the request over the quota answers 429 with `Retry-After`.
+ * Mount it once per scheme, at the point in the chain where that scheme's key is known.
  */
 export function rateLimit(store: RateLimitStore, perMinute: number, scheme: AuthScheme) {
+  const policy: RatePolicy =
+    scheme === 'link-secret'
+      ? { name: 'address', quota: perMinute * LINK_MULTIPLIER, windowSeconds: WINDOW_SECONDS }
+      : { name: 'subject', quota: perMinute, windowSeconds: WINDOW_SECONDS };
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const { principal, operation } = state(res);
     if (operation?.auth !== scheme) return next();
     const key = principal ? `sub:${principal.subject}` : `ip:${req.ip ?? 'unknown'}`;
-    const limit = operation?.auth === 'link-secret' ? perMinute * LINK_MULTIPLIER : perMinute;
     try {
       const window = await store.hit(key, WINDOW_SECONDS);
-      res.setHeader('RateLimit-Limit', String(limit));
-      res.setHeader('RateLimit-Remaining', String(Math.max(0, limit - window.count)));
-      res.setHeader('RateLimit-Reset', String(window.resetInSeconds));
-      if (window.count > limit) throw new RateLimitedError(window.resetInSeconds);
+      announceRateLimit(res, policy, window);
+      if (window.count > policy.quota) throw new RateLimitedError(window.resetInSeconds);
       next();
     } catch (error) {
       next(error);

@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors/validation-error';
+import { normalizeSubject } from '../identity/normalize-subject';
 import type { ConnectionStore } from '../stores/connection-store';
 import { newId } from '../util/ids';
 import type { TokenService } from './token-service';
@@ -12,9 +12,6 @@ export interface LinkResult {
   expires_at: string;
   revoke_url: string;
 }
-
-// C0 controls, DEL and C1 controls: a subject is shown in logs and UIs, so none of these may be in it.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** Observers of linking and revoking; metrics hook here. */
 export interface LinkServiceHooks {
@@ -36,7 +33,7 @@ export class LinkService {
 
   /** Creates a new connection for the subject and a token for it. */
   async link(rawSubject: string): Promise<LinkResult> {
-    const subject = normaliseSubject(rawSubject);
+    const subject = normalizeSubject(rawSubject);
     const issuedAt = Math.floor(Date.now() / 1000);
     const expiresAt = issuedAt + this.tokenTtlSeconds;
     const id = newId('conn');
@@ -58,19 +55,8 @@ export class LinkService {
     const count =
       target.connection_id !== undefined
         ? await this.connections.revoke(target.connection_id)
-        : await this.connections.revokeSubject(normaliseSubject(target.subject ?? ''));
+        : await this.connections.revokeSubject(normalizeSubject(target.subject ?? ''));
     if (count > 0) this.hooks.onRevoked?.(count);
     return count;
   }
-}
-
-/** Trims a subject and checks it is 1..256 characters with no control characters (400 otherwise). */
-export function normaliseSubject(raw: string): string {
-  const subject = raw.trim();
-  if (subject.length < 1 || subject.length > 256 || CONTROL.test(subject)) {
-    throw new ValidationError('The subject is not valid.', [
-      { path: '/body/subject', message: 'must be 1 to 256 characters after trimming, with no control characters' },
-    ]);
-  }
-  return subject;
 }

@@ -1,3 +1,5 @@
+import type { ConnectionClient } from '../stores/connection-store';
+
 /** Who a verified bearer token acts for. */
 export interface Principal {
   subject: string;
@@ -6,4 +8,6 @@ export interface Principal {
   issuedAt: number;
   /** Seconds since the epoch. */
   expiresAt: number;
+  /** The OAuth client holding the connection, when it is an OAuth grant. */
+  client?: ConnectionClient;
 }

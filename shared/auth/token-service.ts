@@ -49,6 +49,6 @@ export class TokenService {
     }
     const connection = await this.connections.get(jti);
     if (!connection || connection.revoked || connection.subject !== sub) throw new UnauthorizedError('revoked', 'bearer');
-    return { subject: sub, connectionId: jti, issuedAt: iat, expiresAt: exp };
+    return { subject: sub, connectionId: jti, issuedAt: iat, expiresAt: exp, ...(connection.client ? { client: connection.client } : {}) };
   }
 }

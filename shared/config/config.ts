@@ -1,6 +1,7 @@
 import { cleanEnv, str } from 'envalid';
 import { ConfigError } from '../errors/config-error';
-import { httpsUrl, intInRange, publicUrl, redisUrl, secretOfAtLeast } from './validators';
+import { loadOAuthSettings, type OAuthSettings } from '../oauth/oauth-config';
+import { httpsUrl, intInRange, originList, publicUrl, redisUrl, secretOfAtLeast } from './validators';
 
 /** Which process is loading the configuration; they differ in defaults and in what they require. */
 export type ProcessRole = 'api' | 'worker' | 'dev';
@@ -23,6 +24,8 @@ export interface Config {
   readonly placeholderJobMs: number;
   readonly shutdownGraceMs: number;
   readonly rateLimitPerMinute: number;
+  /** Failed authentications (wrong link secret, forged token) allowed per client address per minute. */
+  readonly authFailuresPerMinute: number;
   readonly jobAttempts: number;
   readonly jobBackoffMs: number;
   /** Redis mode: a command without a reply after this long fails (and the request answers 503). */
@@ -31,6 +34,10 @@ export interface Config {
   readonly jobLockMs: number;
   /** Redis mode: how often workers look for jobs whose lock has expired (stalled jobs). */
   readonly jobStalledIntervalMs: number;
+  /** OAuth 2.1 authorization server settings (`CONSENT_URL`, `OAUTH_*`). */
+  readonly oauth: OAuthSettings;
+  /** Origins, besides PUBLIC_URL's, whose browser pages may call `/mcp` (DNS-rebinding protection). */
+  readonly mcpAllowedOrigins: readonly string[];
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -61,11 +68,13 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
       PLACEHOLDER_JOB_MS: intInRange(0, 600_000)({ default: 2000 }),
       SHUTDOWN_GRACE_MS: intInRange(0, 600_000)({ default: 10_000 }),
       RATE_LIMIT_PER_MINUTE: intInRange(1, 1_000_000)({ default: 120 }),
+      AUTH_FAILURES_PER_MINUTE: intInRange(1, 1_000_000)({ default: 20 }),
       JOB_ATTEMPTS: intInRange(1, 100)({ default: 3 }),
       JOB_BACKOFF_MS: intInRange(0, 600_000)({ default: 1000 }),
       REDIS_COMMAND_TIMEOUT_MS: intInRange(100, 60_000)({ default: 2000 }),
       JOB_LOCK_MS: intInRange(1000, 600_000)({ default: 30_000 }),
       JOB_STALLED_INTERVAL_MS: intInRange(500, 600_000)({ default: 30_000 }),
+      MCP_ALLOWED_ORIGINS: originList({ default: [] }),
     },
     {
       // envalid's own messages can echo the value; report names with our own reasons only.
@@ -80,6 +89,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
   if (role === 'worker' && !clean.REDIS_URL && !problems.some((p) => p.name === 'REDIS_URL')) {
     problems.push({ name: 'REDIS_URL', reason: 'is required by the worker' });
   }
+  // envalid refuses to read a variable that failed validation, so the URLs are only passed on when valid.
+  const urlsValid = !problems.some((p) => p.name === 'PUBLIC_URL' || p.name === 'DASHBOARD_URL');
+  const oauth = loadOAuthSettings(env, urlsValid ? { publicUrl: clean.PUBLIC_URL, dashboardUrl: clean.DASHBOARD_URL } : {}, problems);
   if (problems.length > 0) throw new ConfigError(problems);
 
   return {
@@ -99,11 +111,14 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
     placeholderJobMs: clean.PLACEHOLDER_JOB_MS,
     shutdownGraceMs: clean.SHUTDOWN_GRACE_MS,
     rateLimitPerMinute: clean.RATE_LIMIT_PER_MINUTE,
+    authFailuresPerMinute: clean.AUTH_FAILURES_PER_MINUTE,
     jobAttempts: clean.JOB_ATTEMPTS,
     jobBackoffMs: clean.JOB_BACKOFF_MS,
     redisCommandTimeoutMs: clean.REDIS_COMMAND_TIMEOUT_MS,
     jobLockMs: clean.JOB_LOCK_MS,
     jobStalledIntervalMs: clean.JOB_STALLED_INTERVAL_MS,
+    oauth,
+    mcpAllowedOrigins: clean.MCP_ALLOWED_ORIGINS,
   };
 }
 

@@ -62,3 +62,23 @@ export const redisUrl = makeValidator<string>((input) => {
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new Error('must be a redis:// or rediss:// URL');
   return input;
 });
+
+/** A comma-separated list of web origins (`scheme://host[:port]`, nothing more), e.g. `https://claude.ai`. */
+export const originList = makeValidator<string[]>((input) => {
+  const items = String(input)
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
+  return items.map((item) => {
+    let url: URL;
+    try {
+      url = new URL(item);
+    } catch {
+      throw new Error('must be a comma-separated list of origins such as https://app.example.com');
+    }
+    if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.origin !== item.replace(/\/$/, '')) {
+      throw new Error('must be a comma-separated list of origins such as https://app.example.com');
+    }
+    return url.origin;
+  });
+});

@@ -1,4 +1,5 @@
 import type { HeaderSpec } from '../operations/operation';
+import { rateLimitHeaderSpecs } from './rate-limit-header-specs';
 
 interface ErrorResponse {
   name: string;
@@ -14,13 +15,17 @@ export const ERROR_RESPONSES: Readonly<Record<number, ErrorResponse>> = {
   401: {
     name: 'Unauthorized',
     description: 'The credential is missing, expired or revoked. The person must reconnect.',
-    headers: { 'WWW-Authenticate': { description: 'The Bearer challenge.', schema: { type: 'string' } } },
+    headers: { 'WWW-Authenticate': { description: 'The Bearer challenge.', schema: { type: 'string' } }, ...rateLimitHeaderSpecs(false) },
   },
   404: { name: 'NotFound', description: 'No such resource for this person.' },
   413: { name: 'PayloadTooLarge', description: 'The body is over 64 KiB.' },
   415: { name: 'UnsupportedMediaType', description: 'The body is not application/json.' },
   422: { name: 'IdempotencyConflict', description: 'The idempotency key was already used with a different payload.' },
-  429: { name: 'TooManyRequests', description: 'Rate limited: wait Retry-After seconds.', headers: { 'Retry-After': retryAfter } },
+  429: {
+    name: 'TooManyRequests',
+    description: 'Rate limited, or too many failed authentications from this address: wait Retry-After seconds.',
+    headers: { 'Retry-After': retryAfter, ...rateLimitHeaderSpecs(true) },
+  },
   500: { name: 'InternalError', description: 'An unexpected error; nothing about it is disclosed.' },
   503: { name: 'Unavailable', description: 'Temporarily unavailable: wait Retry-After seconds.', headers: { 'Retry-After': retryAfter } },
 };

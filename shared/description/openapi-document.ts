@@ -1,6 +1,8 @@
 import type { Operation, ResponseSpec } from '../operations/operation';
 import { COMPONENT_SCHEMAS } from '../operations/schemas';
+import { OAUTH_PATHS } from '../oauth/discovery';
 import { ERROR_RESPONSES } from './error-responses';
+import { rateLimitHeaderSpecs } from './rate-limit-header-specs';
 import { SERVICE_INFO } from './service-info';
 
 /** An OpenAPI 3.1 document, as plain JSON. */
@@ -16,13 +18,30 @@ const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 export function buildOpenApiDocument(operations: readonly Operation[], serverUrl: string): OpenApiDocument {
   const paths: Record<string, Record<string, unknown>> = {};
   const internal = operations.some((operation) => operation.auth === 'link-secret');
+  // The published copy (an absolute server URL) also offers OAuth 2.1; the validator's copy does not check
+  // security, so it has no need of absolute endpoint URLs.
+  const oauthBase = /^https?:\/\//.test(serverUrl) ? serverUrl.replace(/\/+$/, '') : undefined;
   for (const operation of operations) {
     paths[operation.path] ??= {};
-    paths[operation.path][operation.method] = operationObject(operation);
+    paths[operation.path][operation.method] = operationObject(operation, oauthBase !== undefined);
   }
   const securitySchemes: Record<string, unknown> = {
     bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The token the person got when connecting.' },
   };
+  if (oauthBase) {
+    securitySchemes.oauth2 = {
+      type: 'oauth2',
+      description: 'OAuth 2.1 authorization code with PKCE (S256); the operator\'s dashboard is the consent screen.',
+      flows: {
+        authorizationCode: {
+          authorizationUrl: `${oauthBase}${OAUTH_PATHS.authorize}`,
+          tokenUrl: `${oauthBase}${OAUTH_PATHS.token}`,
+          refreshUrl: `${oauthBase}${OAUTH_PATHS.token}`,
+          scopes: {},
+        },
+      },
+    };
+  }
   if (internal) securitySchemes.linkSecret = { type: 'apiKey', in: 'header', name: 'x-link-secret' };
   return {
     openapi: '3.1.0',
@@ -37,7 +56,7 @@ export function buildOpenApiDocument(operations: readonly Operation[], serverUrl
   };
 }
 
-function operationObject(operation: Operation): Record<string, unknown> {
+function operationObject(operation: Operation, oauth: boolean): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
   for (const [status, spec] of Object.entries(operation.responses)) responses[status] = successResponse(spec);
   for (const status of operation.errors) responses[String(status)] = { $ref: `#/components/responses/${ERROR_RESPONSES[status].name}` };
@@ -45,7 +64,7 @@ function operationObject(operation: Operation): Record<string, unknown> {
     operationId: operation.operationId,
     summary: operation.summary,
     description: operation.description,
-    security: [operation.auth === 'bearer' ? { bearerAuth: [] } : { linkSecret: [] }],
+    security: operation.auth === 'bearer' ? [{ bearerAuth: [] }, ...(oauth ? [{ oauth2: [] }] : [])] : [{ linkSecret: [] }],
   };
   if (operation.parameters) object.parameters = operation.parameters;
   if (operation.requestBody) {
@@ -64,10 +83,13 @@ function operationObject(operation: Operation): Record<string, unknown> {
   return object;
 }
 
+/** Every operation passes the rate limiter, so every success answer also carries its headers. */
 function successResponse(spec: ResponseSpec): Record<string, unknown> {
-  const response: Record<string, unknown> = { description: spec.description, content: { 'application/json': { schema: spec.schema } } };
-  if (spec.headers) response.headers = spec.headers;
-  return response;
+  return {
+    description: spec.description,
+    headers: { ...spec.headers, ...rateLimitHeaderSpecs(true) },
+    content: { 'application/json': { schema: spec.schema } },
+  };
 }
 
 function errorComponents(): Record<string, unknown> {

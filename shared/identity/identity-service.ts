@@ -9,6 +9,8 @@ export interface Identity {
   expires_at: string;
   revoke_url: string;
   usage: Usage;
+  /** The OAuth client holding this connection; null for a connection made with `/v1/link`. */
+  client: { client_id: string; client_name: string } | null;
 }
 
 /** Describes who a token acts for, with what they have been charged. */
@@ -26,6 +28,7 @@ export class IdentityService {
       expires_at: new Date(principal.expiresAt * 1000).toISOString(),
       revoke_url: this.revokeUrl,
       usage: await this.ledger.usage(principal.subject),
+      client: principal.client ? { client_id: principal.client.id, client_name: principal.client.name } : null,
     };
   }
 }

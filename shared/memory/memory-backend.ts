@@ -4,6 +4,7 @@ import type { Backend } from '../stores/backend';
 import { MemoryConnectionStore } from './memory-connection-store';
 import { MemoryJobQueue } from './memory-job-queue';
 import { MemoryLedgerStore } from './memory-ledger-store';
+import { MemoryOAuthStateStore } from './memory-oauth-state-store';
 import { MemoryRateLimitStore } from './memory-rate-limit-store';
 import { MemoryThingStore } from './memory-thing-store';
 
@@ -44,6 +45,7 @@ export function createMemoryBackend(options: MemoryBackendOptions): Backend {
     ledger,
     rateLimits: new MemoryRateLimitStore(),
     queue,
+    oauth: new MemoryOAuthStateStore(),
     ready: async () => true,
     close: async (graceMs) => {
       clearInterval(sweeper);

@@ -11,7 +11,7 @@ export class MemoryConnectionStore implements ConnectionStore {
 
   async get(id: string): Promise<Connection | undefined> {
     const found = this.byId.get(id);
-    return found ? { ...found } : undefined;
+    return found ? { ...found, client: found.client && { ...found.client } } : undefined;
   }
 
   async revoke(id: string): Promise<number> {

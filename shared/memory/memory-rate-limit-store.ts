@@ -16,6 +16,13 @@ export class MemoryRateLimitStore implements RateLimitStore {
     return { count: window.count, resetInSeconds: Math.max(1, Math.ceil((window.resetAt - now) / 1000)) };
   }
 
+  async peek(key: string): Promise<RateWindow | undefined> {
+    const now = Date.now();
+    const window = this.windows.get(key);
+    if (!window || window.resetAt <= now) return undefined;
+    return { count: window.count, resetInSeconds: Math.max(1, Math.ceil((window.resetAt - now) / 1000)) };
+  }
+
   private sweep(now: number): void {
     for (const [key, window] of this.windows) if (window.resetAt <= now) this.windows.delete(key);
   }

@@ -34,8 +34,14 @@ export class Metrics {
   });
   readonly authFailures = new Counter({
     name: 'connector_auth_failures_total',
-    help: 'Refused credentials, by reason (missing, invalid, expired, revoked, bad_link_secret).',
+    help: 'Refused credentials, by reason (missing, invalid, expired, revoked, bad_link_secret; too_many_failures: 429 to an address over its failure budget).',
     labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+  readonly mcpToolCalls = new Counter({
+    name: 'connector_mcp_tool_calls_total',
+    help: 'MCP tool calls, by tool and outcome (ok, error).',
+    labelNames: ['tool', 'outcome'] as const,
     registers: [this.registry],
   });
   readonly jobsSubmitted = counter(this.registry, 'connector_jobs_submitted_total', 'Paid jobs accepted (new, not replays).');

@@ -2,6 +2,7 @@ import type { LinkService } from '../auth/link-service';
 import type { Principal } from '../auth/principal';
 import type { IdentityService } from '../identity/identity-service';
 import type { JobService } from '../jobs/job-service';
+import type { OAuthServices } from '../oauth/oauth-services';
 import type { Processor } from '../jobs/processor';
 import type { ThingService } from '../things/thing-service';
 
@@ -17,6 +18,7 @@ export interface Services {
   identity: IdentityService;
   things: ThingService;
   jobs: JobService;
+  oauth: OAuthServices;
 }
 
 /** A validated request, independent of Express. */
@@ -72,6 +74,10 @@ export interface Operation {
   published: boolean;
   /** True when the call changes something the person would want to approve. */
   consequential: boolean;
+  /** True when the call can destroy or overwrite the person's data (an MCP annotation); default false. */
+  destructive?: boolean;
+  /** True when the call reaches systems beyond the connector's own records (an MCP annotation); default false. */
+  openWorld?: boolean;
   parameters?: ReadonlyArray<Record<string, unknown>>;
   requestBody?: JsonSchema;
   responses: Readonly<Record<number, ResponseSpec>>;

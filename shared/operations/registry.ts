@@ -1,6 +1,8 @@
 import type { ProcessorMap } from '../jobs/processor';
+import { answerAuthorization } from './answer-authorization';
 import { createJob } from './create-job';
 import { createThing } from './create-thing';
+import { getAuthorization } from './get-authorization';
 import { getJob } from './get-job';
 import { getMe } from './get-me';
 import { link } from './link';
@@ -13,7 +15,7 @@ import { revoke } from './revoke';
  * Every operation of the service, in the order the documents list them. Routes, `/openapi.json`,
  * `/llms.txt` and the worker's processors are all generated from this one list: add an operation here.
  */
-export const OPERATIONS: readonly Operation[] = [getMe, listThings, createThing, createJob, listJobs, getJob, link, revoke];
+export const OPERATIONS: readonly Operation[] = [getMe, listThings, createThing, createJob, listJobs, getJob, link, revoke, getAuthorization, answerAuthorization];
 
 /** The operations shown to the platform's model. */
 export function publishedOperations(operations: readonly Operation[] = OPERATIONS): Operation[] {

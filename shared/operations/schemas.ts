@@ -44,7 +44,7 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
   Identity: {
     type: 'object',
     additionalProperties: false,
-    required: ['subject', 'connection_id', 'issued_at', 'expires_at', 'revoke_url', 'usage'],
+    required: ['subject', 'connection_id', 'issued_at', 'expires_at', 'revoke_url', 'usage', 'client'],
     properties: {
       subject: { type: 'string', description: 'Who this connection acts for.' },
       connection_id: { type: 'string' },
@@ -52,6 +52,13 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
       expires_at: timestamp,
       revoke_url: { type: 'string', format: 'uri', description: 'Where the person can revoke access.' },
       usage: ref('Usage'),
+      client: {
+        type: ['object', 'null'],
+        additionalProperties: false,
+        required: ['client_id', 'client_name'],
+        properties: { client_id: { type: 'string' }, client_name: { type: 'string' } },
+        description: 'The app that holds this connection when it was granted through OAuth; null otherwise.',
+      },
     },
   },
   Thing: {

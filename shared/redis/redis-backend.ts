@@ -8,6 +8,7 @@ import { RedisConnectionStore } from './redis-connection-store';
 import { RedisGuard } from './redis-guard';
 import { RedisKeys } from './redis-keys';
 import { RedisLedgerStore } from './redis-ledger-store';
+import { RedisOAuthStateStore } from './redis-oauth-state-store';
 import { RedisRateLimitStore } from './redis-rate-limit-store';
 import { RedisThingStore } from './redis-thing-store';
 
@@ -48,6 +49,7 @@ export function createRedisBackend(
     ledger: new RedisLedgerStore(client, keys, guard),
     rateLimits: new RedisRateLimitStore(client, keys, guard),
     queue,
+    oauth: new RedisOAuthStateStore(client, keys, guard),
     ready: () => redisAnswers(client),
     close: async (graceMs) => {
       await queue.close(graceMs);

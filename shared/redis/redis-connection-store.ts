@@ -8,6 +8,7 @@ import type { RedisKeys } from './redis-keys';
 // index lives as long as its longest-lived member, so it never outlives every connection it names.
 const CREATE = `
 redis.call('HSET', KEYS[1], 'subject', ARGV[1], 'issued_at', ARGV[2], 'expires_at', ARGV[3], 'revoked', ARGV[6])
+if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'client_id', ARGV[7], 'client_name', ARGV[8]) end
 redis.call('EXPIREAT', KEYS[1], ARGV[3])
 redis.call('SADD', KEYS[2], ARGV[4])
 local ttl = tonumber(ARGV[3]) - tonumber(ARGV[5])
@@ -65,7 +66,7 @@ export class RedisConnectionStore implements ConnectionStore {
     await this.guard.run(() =>
       this.createScript(
         [this.keys.connection(connection.id), this.keys.subjectConnections(connection.subject)],
-        [connection.subject, connection.issuedAt, connection.expiresAt, connection.id, now, connection.revoked ? '1' : '0'],
+        [connection.subject, connection.issuedAt, connection.expiresAt, connection.id, now, connection.revoked ? '1' : '0', connection.client?.id ?? '', connection.client?.name ?? ''],
       ),
     );
   }
@@ -79,6 +80,7 @@ export class RedisConnectionStore implements ConnectionStore {
       issuedAt: Number(fields.issued_at),
       expiresAt: Number(fields.expires_at),
       revoked: fields.revoked !== '0',
+      ...(fields.client_id ? { client: { id: fields.client_id, name: fields.client_name ?? '' } } : {}),
     };
   }
 

@@ -56,6 +56,16 @@ export class RedisKeys {
     return `${this.prefix}rl:${digest(limiterKey)}`;
   }
 
+  /** Hash of one OAuth record (`v`: value, `c`: consumed); keys of codes and refresh tokens are already hashes. */
+  oauth(kind: string, key: string): string {
+    return `${this.prefix}oauth:${kind}:${digest(key)}`;
+  }
+
+  /** Sorted set of the live records of one OAuth kind, scored by expiry, for capped kinds. */
+  oauthIndex(kind: string): string {
+    return `${this.prefix}oauth:${kind}:index`;
+  }
+
   private subjectRoot(subject: string): string {
     return `${this.prefix}subj:${digest(subject)}`;
   }

@@ -1,6 +1,7 @@
 import type { JobQueue } from '../jobs/job-queue';
 import type { ConnectionStore } from './connection-store';
 import type { LedgerStore } from './ledger-store';
+import type { OAuthStateStore } from './oauth-state-store';
 import type { RateLimitStore } from './rate-limit-store';
 import type { ThingStore } from './thing-store';
 
@@ -12,6 +13,7 @@ export interface Backend {
   readonly ledger: LedgerStore;
   readonly rateLimits: RateLimitStore;
   readonly queue: JobQueue;
+  readonly oauth: OAuthStateStore;
   /** True when the backend answers (for `/readyz`). */
   ready(): Promise<boolean>;
   /** Drains the queue within `graceMs`, then releases connections. */

@@ -7,6 +7,14 @@ export interface Connection {
   /** Seconds since the epoch. */
   expiresAt: number;
   revoked: boolean;
+  /** Set when the connection is an OAuth grant: the client that holds it. */
+  client?: ConnectionClient;
+}
+
+/** The OAuth client a connection was granted to. */
+export interface ConnectionClient {
+  id: string;
+  name: string;
 }
 
 /** Where connections and their revocations live; a revocation must be visible to every replica. */

@@ -42,7 +42,7 @@ for (const backend of BACKENDS) {
       expect(Object.keys(document.paths).sort()).to.deep.equal([...OPERATION_PATHS].sort());
     });
 
-    it('every operation has a valid operationId, a summary, a description of at most 300 characters and the bearer scheme', () => {
+    it('every operation has a valid operationId, a summary, a description of at most 300 characters and the bearer or oauth2 scheme', () => {
       expect(document.components.securitySchemes.bearerAuth).to.include({ type: 'http', scheme: 'bearer' });
       const ids = new Set<string>();
       for (const [path, item] of Object.entries<any>(document.paths)) {
@@ -53,12 +53,26 @@ for (const backend of BACKENDS) {
           ids.add(op.operationId);
           expect(op.summary, where).to.be.a('string').and.not.equal('');
           expect(op.description.length, where).to.be.within(1, 300);
-          expect(op.security, where).to.deep.equal([{ bearerAuth: [] }]);
+          expect(op.security, where).to.deep.equal([{ bearerAuth: [] }, { oauth2: [] }]);
           expect(op.responses['401'], `${where} documents 401`).to.not.equal(undefined);
           expect(op['x-openai-isConsequential'], where).to.be.a('boolean');
         }
       }
       expect([...ids].sort()).to.deep.equal(['createJob', 'createThing', 'getJob', 'getMe', 'listJobs', 'listThings']);
+    });
+
+    it('every success answer and the 429 answer declare the RateLimit-Policy and RateLimit headers as required', () => {
+      for (const [path, item] of Object.entries<any>(document.paths)) {
+        for (const [method, op] of Object.entries<any>(item)) {
+          for (const [status, response] of Object.entries<any>(op.responses)) {
+            if (!status.startsWith('2')) continue;
+            for (const name of ['RateLimit-Policy', 'RateLimit']) expect(response.headers?.[name]?.required, `${method} ${path} ${status} ${name}`).to.equal(true);
+          }
+          expect(op.responses['429'], `${method} ${path} documents 429`).to.deep.equal({ $ref: '#/components/responses/TooManyRequests' });
+        }
+      }
+      const tooMany = document.components.responses.TooManyRequests.headers;
+      for (const name of ['Retry-After', 'RateLimit-Policy', 'RateLimit']) expect(tooMany[name]?.required, name).to.equal(true);
     });
 
     it('the paid operation is marked consequential, needing confirmation, with its price and its poll target', () => {
@@ -70,7 +84,7 @@ for (const backend of BACKENDS) {
         'x-poll-operationId': 'getJob',
       });
       expect(op['x-cost']).to.include({ amount: 1, unit: 'credit' });
-      expect(op.responses['202'].headers).to.have.keys(['Location', 'Retry-After', 'Idempotent-Replayed']);
+      expect(op.responses['202'].headers).to.have.keys(['Location', 'Retry-After', 'Idempotent-Replayed', 'RateLimit-Policy', 'RateLimit']);
       expect(op.responses['422']).to.not.equal(undefined);
     });
 

@@ -10,7 +10,7 @@ import { placeholderProcessor } from '../../shared/processors/placeholder-proces
 import { BACKENDS } from '../support/backends';
 import { BASE_ENV, newKey, newSubject, type CallOptions, type CallResult, type ConnectorUnderTest, startConnector } from '../support/harness';
 import {
-  AUTH_FAILURE_REASONS, CONTRACT_METRICS, HTTP_BUCKETS, JOB_OUTCOMES, QUEUE_STATES, sampleNames,
+  CONTRACT_METRICS, HTTP_BUCKETS, JOB_OUTCOMES, QUEUE_STATES, UNAUTHORIZED_REASONS, sampleNames,
 } from '../support/metric-contract';
 import { deltas, samplesOf, scrape, seriesKey, sumOf, type Exposition, type Labels } from '../support/prometheus-text';
 import { waitFor } from '../support/wait-for';
@@ -241,7 +241,7 @@ for (const backend of BACKENDS) {
       expected.add('connector_auth_failures_total', { reason: 'bad_link_secret' }, 3);
       const after = await expectExactDeltas();
       const reasons = new Set(samplesOf(after, 'connector_auth_failures_total').map((s) => s.labels.reason));
-      expect([...reasons].sort()).to.deep.equal([...AUTH_FAILURE_REASONS].sort());
+      expect([...reasons].sort()).to.deep.equal([...UNAUTHORIZED_REASONS].sort());
     });
 
     it('1,000 requests to distinct job ids add no route label: all count under /v1/jobs/{id}', async () => {

@@ -21,6 +21,7 @@ export const BASE_ENV = {
   PLACEHOLDER_JOB_MS: '50',
   JOB_BACKOFF_MS: '10',
   RATE_LIMIT_PER_MINUTE: '100000',
+  AUTH_FAILURES_PER_MINUTE: '100000',
   LOG_LEVEL: 'info',
 } as const;
 

@@ -32,8 +32,10 @@ export const HTTP_BUCKETS = ['0.001', '0.0025', '0.005', '0.01', '0.025', '0.05'
 export const QUEUE_STATES = ['queued', 'running', 'succeeded', 'failed'] as const;
 export const JOB_OUTCOMES = ['succeeded', 'failed'] as const;
 
-/** Auth failure reasons (`connector_auth_failures_total{reason}`). */
-export const AUTH_FAILURE_REASONS = ['missing', 'invalid', 'expired', 'revoked', 'bad_link_secret'] as const;
+/** Auth failure reasons (`connector_auth_failures_total{reason}`) of a 401. */
+export const UNAUTHORIZED_REASONS = ['missing', 'invalid', 'expired', 'revoked', 'bad_link_secret'] as const;
+/** Every reason: the 401s, and the 429 to an address over its failed-authentication budget. */
+export const AUTH_FAILURE_REASONS = [...UNAUTHORIZED_REASONS, 'too_many_failures'] as const;
 
 /** The names a histogram or summary family exposes as samples. */
 export function sampleNames(family: string, type: string): string[] {

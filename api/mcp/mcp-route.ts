@@ -1,0 +1,77 @@
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import type { TokenService } from '../../shared/auth/token-service';
+import type { Config } from '../../shared/config/config';
+import { ForbiddenError } from '../../shared/errors/forbidden-error';
+import { MethodNotAllowedError } from '../../shared/errors/method-not-allowed-error';
+import { UnauthorizedError } from '../../shared/errors/unauthorized-error';
+import { resourceMetadataUrl } from '../../shared/oauth/resource-metadata-url';
+import type { Operation } from '../../shared/operations/operation';
+import type { RateLimitStore } from '../../shared/stores/rate-limit-store';
+import { state } from '../http/locals';
+import { BODY_LIMIT_BYTES } from '../http/problem';
+import { authenticate } from '../middleware/authenticate';
+import { jsonBody } from '../middleware/json-body';
+import { rateLimit } from '../middleware/rate-limit';
+import type { McpCaller, McpDependencies } from './mcp-context';
+import { mcpHttpHandler } from './mcp-http-handler';
+import { mcpServerFactory } from './mcp-server-factory';
+
+/** The MCP endpoint's path on the API port. */
+export const MCP_PATH = '/mcp';
+
+/**
+ * The authentication and rate-limit middlewares act on the matched operation's scheme; `/mcp` is not a
+ * registry operation but authenticates and is limited exactly like one with bearer auth.
+ */
+const MCP_ENDPOINT = { operationId: 'mcp', auth: 'bearer' } as Operation;
+
+/** What the MCP route needs besides the per-request dependencies. */
+export interface McpRouteOptions extends McpDependencies {
+  config: Config;
+  tokens: TokenService;
+  rateLimits: RateLimitStore;
+}
+
+/**
+ * `POST /mcp`: Streamable HTTP with JSON responses, stateless, served by the SDK. The request goes through
+ * the same bearer authentication, rate limit and JSON body parser as REST; request id, access log and HTTP
+ * metrics wrap it in the app. GET and DELETE (session streams and teardown) do not exist here: 405.
+ */
+export function mcpRoute(options: McpRouteOptions): Router {
+  const { config, tokens, rateLimits, metrics, logger } = options;
+  const allowedOrigins = new Set([new URL(config.publicUrl).origin, ...config.mcpAllowedOrigins]);
+  const metadataUrl = resourceMetadataUrl(config.publicUrl);
+  const onerror = (error: Error) => logger.warn({ err: error }, 'mcp request refused');
+  const handler = mcpHttpHandler(mcpServerFactory(options), { maxRequestBodySize: BODY_LIMIT_BYTES, onerror });
+  const serve = toNodeHandler(handler, { onerror, maxRequestBodySize: BODY_LIMIT_BYTES });
+
+  const router = express.Router();
+  router.all(
+    MCP_PATH,
+    (req: Request, res: Response, next: NextFunction) => {
+      const locals = state(res);
+      locals.route = MCP_PATH;
+      if (req.method !== 'POST') return next(new MethodNotAllowedError(['POST']));
+      // A browser page on another origin must not reach a local or intranet connector (DNS rebinding).
+      const origin = req.get('origin');
+      if (origin !== undefined && !allowedOrigins.has(origin)) return next(new ForbiddenError('This origin may not call the MCP endpoint.'));
+      locals.operation = MCP_ENDPOINT;
+      next();
+    },
+    authenticate(tokens, config.linkSecret, metrics),
+    rateLimit(rateLimits, config.rateLimitPerMinute, 'bearer'),
+    jsonBody,
+    async (req: Request, res: Response) => {
+      const { principal, requestId } = state(res);
+      const caller: McpCaller = { principal: principal!, requestId };
+      res.set('Cache-Control', 'no-store');
+      await serve(Object.assign(req, { auth: { token: '', clientId: principal!.connectionId, scopes: [], extra: { caller } } }), res, req.body);
+    },
+  );
+  // MCP clients find the authorization server through the RFC 9728 metadata named in the challenge.
+  router.use(MCP_PATH, (error: unknown, _req: Request, _res: Response, next: NextFunction) => {
+    next(error instanceof UnauthorizedError && error.reason !== 'bad_link_secret' ? new UnauthorizedError(error.reason, 'bearer', metadataUrl) : error);
+  });
+  return router;
+}

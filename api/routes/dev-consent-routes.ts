@@ -1,0 +1,78 @@
+import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import express, { Router } from 'express';
+import { AppError } from '../../shared/errors/app-error';
+import { OAUTH_PATHS } from '../../shared/oauth/discovery';
+import type { ConsentService } from '../../shared/oauth/consent-service';
+import { state } from '../http/locals';
+
+const FORM = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
+const REQUEST_ID = /^authreq_[A-Za-z0-9_-]{1,56}$/;
+
+/**
+ * A plain consent page for local use only (mounted only for a loopback `PUBLIC_URL` without `CONSENT_URL`),
+ * standing in for the dashboard so MCP Inspector or the SDK's example client can connect on a laptop. It
+ * answers through the same {@link ConsentService} as the dashboard's endpoints. The form carries an HMAC
+ * of the request id, and a cross-site `Origin` is refused, so another site cannot answer for the person.
+ */
+export function devConsentRoutes(consent: ConsentService, publicUrl: string, connectorSecret: string): Router {
+  const key = Buffer.from(hkdfSync('sha256', connectorSecret, 'connector', 'dev-consent-csrf/v1', 32));
+  const csrfFor = (request: string) => createHmac('sha256', key).update(request).digest('base64url');
+  const origin = new URL(publicUrl).origin;
+  const router = Router();
+  router.use(OAUTH_PATHS.devConsent, (_req, res, next) => {
+    state(res).route = OAUTH_PATHS.devConsent;
+    res.set('Cache-Control', 'no-store');
+    next();
+  });
+
+  router.get(OAUTH_PATHS.devConsent, async (req, res, next) => {
+    try {
+      const request = requestId(req.query.request);
+      const view = await consent.describe(request);
+      // No form-action: browsers apply it to the redirect after the post too, and that goes to the app.
+      res.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'");
+      res.type('html').send(page(view.client.client_name, view.client.redirect_host, `${publicUrl}${OAUTH_PATHS.devConsent}`, request, csrfFor(request)));
+    } catch (error) {
+      next(error);
+    }
+  });
+  router.post(OAUTH_PATHS.devConsent, FORM, async (req, res, next) => {
+    try {
+      const sentOrigin = req.get('origin');
+      if (sentOrigin !== undefined && sentOrigin !== origin) throw new AppError(403, 'forbidden', 'Forbidden', 'Cross-site consent is refused.');
+      const body = req.body as Record<string, unknown>;
+      const request = requestId(body.request);
+      const expected = Buffer.from(csrfFor(request));
+      const presented = Buffer.from(typeof body.csrf === 'string' ? body.csrf : '');
+      if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) {
+        throw new AppError(403, 'forbidden', 'Forbidden', 'The consent form is not valid.');
+      }
+      const answer = body.decision === 'approve' ? { subject: typeof body.subject === 'string' ? body.subject : '' } : { deny: true as const };
+      const target = await consent.answer(request, answer);
+      res.redirect(303, target);
+    } catch (error) {
+      next(error);
+    }
+  });
+  return router;
+}
+
+function requestId(value: unknown): string {
+  if (typeof value !== 'string' || !REQUEST_ID.test(value)) throw new AppError(400, 'bad-request', 'Bad request', 'The request parameter is missing or malformed.');
+  return value;
+}
+
+const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function page(clientName: string, redirectHost: string, action: string, request: string, csrf: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Connect ${escape(clientName)}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem}input,button{font-size:1rem;padding:.4rem}</style></head>
+<body><h1>Connect ${escape(clientName)}</h1>
+<p>Development consent page: it stands in for the operator's dashboard on a local connector only.</p>
+<p>The app will be sent back to <strong>${escape(redirectHost)}</strong>.</p>
+<form method="post" action="${escape(action)}">
+<input type="hidden" name="request" value="${escape(request)}"><input type="hidden" name="csrf" value="${escape(csrf)}">
+<p><label>Subject (who the app acts for) <input name="subject" autocomplete="off"></label></p>
+<p><button name="decision" value="approve">Approve</button> <button name="decision" value="deny">Deny</button></p>
+</form></body></html>`;
+}

@@ -1,0 +1,38 @@
+import { parseArgs } from 'node:util';
+import { newConfidentialClient, storeConfidentialClient } from '../shared/oauth/confidential-client';
+import { createRedisClient, closeRedisClient } from '../shared/redis/redis-client';
+import { RedisGuard } from '../shared/redis/redis-guard';
+import { RedisKeys } from '../shared/redis/redis-keys';
+import { RedisOAuthStateStore } from '../shared/redis/redis-oauth-state-store';
+import { createLogger } from '../shared/logging/logger';
+import { Metrics } from '../shared/metrics/metrics';
+
+// `npm run oauth:client -- --name "My GPT" --redirect-uri https://chat.openai.com/aip/g-…/oauth/callback`
+// (in an image: `node dist/scripts/oauth-client.js …`). Prints a confidential client's id and secret once.
+// With REDIS_URL in the environment the client is stored in Redis, hashed; without it, the entry to put in
+// OAUTH_CLIENTS is printed instead.
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { name: { type: 'string' }, 'redirect-uri': { type: 'string', multiple: true } } });
+  const { record, secret } = newConfidentialClient(values.name ?? '', values['redirect-uri'] ?? []);
+  const redisUrl = process.env.REDIS_URL;
+  if (redisUrl) {
+    const logger = createLogger('warn', 'oauth-client');
+    const client = createRedisClient({ url: redisUrl, role: 'worker', connectionName: 'oauth-client', commandTimeoutMs: 5000, logger, metrics: new Metrics() });
+    try {
+      const store = new RedisOAuthStateStore(client, new RedisKeys(process.env.REDIS_KEY_PREFIX ?? 'connector:'), new RedisGuard(10_000));
+      await storeConfidentialClient(store, record);
+    } finally {
+      await closeRedisClient(client);
+    }
+    process.stdout.write('Stored in Redis (only a hash of the secret).\n');
+  } else {
+    process.stdout.write(`No REDIS_URL: add this entry to the JSON array in OAUTH_CLIENTS (it holds only a hash of the secret):\n${JSON.stringify(record)}\n`);
+  }
+  process.stdout.write(`client_id=${record.client_id}\nclient_secret=${secret}\nThe secret is shown only now; it cannot be recovered.\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? error.message : 'failed'}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,16 @@
+import { digestsEqual, hashSecret } from './opaque-secret';
+
+/** RFC 7636: 43..128 unreserved characters. */
+const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+/** An S256 challenge is a base64url SHA-256: 43 characters. */
+const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+
+/** True when `challenge` has the shape of an S256 code challenge. */
+export function isS256Challenge(challenge: unknown): challenge is string {
+  return typeof challenge === 'string' && CHALLENGE.test(challenge);
+}
+
+/** PKCE S256 (the only method offered): BASE64URL(SHA256(verifier)) must equal the stored challenge. */
+export function verifiesS256(verifier: unknown, challenge: string): boolean {
+  return typeof verifier === 'string' && VERIFIER.test(verifier) && digestsEqual(hashSecret(verifier), challenge);
+}

@@ -1,0 +1,35 @@
+import { AUTHORIZATION_REQUEST_PARAMETER } from './get-authorization';
+import type { Operation } from './operation';
+
+/**
+ * `POST /v1/link/authorizations/{request}`: the dashboard answers a pending OAuth request, once. Approval
+ * makes a connection for the subject (normalised as `/v1/link` does). Not shown to the model.
+ */
+export const answerAuthorization: Operation = {
+  operationId: 'answerAuthorization',
+  method: 'post',
+  path: '/v1/link/authorizations/{request}',
+  summary: 'Approve or deny a pending authorization request',
+  description: "For the operator's dashboard only: approves the request for a subject, or denies it, and says where to send the browser.",
+  auth: 'link-secret',
+  published: false,
+  consequential: true,
+  parameters: [AUTHORIZATION_REQUEST_PARAMETER],
+  requestBody: {
+    oneOf: [
+      { type: 'object', additionalProperties: false, required: ['subject'], properties: { subject: { type: 'string', minLength: 1, maxLength: 1024 } } },
+      { type: 'object', additionalProperties: false, required: ['deny'], properties: { deny: { const: true } } },
+    ],
+  },
+  responses: {
+    200: {
+      description: "Where to send the browser: the app's redirect URI with a code, or with error=access_denied.",
+      schema: { type: 'object', additionalProperties: false, required: ['redirect_to'], properties: { redirect_to: { type: 'string', format: 'uri' } } },
+    },
+  },
+  errors: [400, 401, 404, 413, 415, 429, 500, 503],
+  handle: async (request, services) => ({
+    status: 200,
+    body: { redirect_to: await services.oauth.consent.answer(request.params.request, request.body) },
+  }),
+};

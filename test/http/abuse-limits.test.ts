@@ -1,0 +1,150 @@
+import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import jwt from 'jsonwebtoken';
+import { deriveKeys } from '../../shared/auth/derived-keys';
+import { BACKENDS } from '../support/backends';
+import { BASE_ENV, newSubject, startConnector, type CallOptions, type ConnectorUnderTest } from '../support/harness';
+import { scrape, sumOf } from '../support/prometheus-text';
+
+const PER_MINUTE = 3;
+const FAILURE_BUDGET = 20;
+const PROBLEM = /^application\/problem\+json/;
+
+/** A fresh documentation-range address (RFC 5737), so tests sharing a connector never share a budget. */
+const newAddress = () => `203.0.${randomBytes(1)[0]}.${1 + (randomBytes(1)[0] % 254)}`;
+
+/** Parses one member of a RateLimit / RateLimit-Policy list: `"name";k=v;k=v`. */
+function member(header: string | null, name: string): Record<string, number> | undefined {
+  for (const item of (header ?? '').split(',').map((s) => s.trim())) {
+    const [quoted, ...params] = item.split(';');
+    if (quoted !== `"${name}"`) continue;
+    return Object.fromEntries(params.map((p) => p.split('=')).map(([k, v]) => [k, Number(v)]));
+  }
+  return undefined;
+}
+
+for (const backend of BACKENDS) {
+  describe(`rate-limit headers and the failed-authentication budget [${backend}]`, () => {
+    let c: ConnectorUnderTest;
+    before(async () => {
+      c = await startConnector(backend, {
+        RATE_LIMIT_PER_MINUTE: String(PER_MINUTE),
+        AUTH_FAILURES_PER_MINUTE: String(FAILURE_BUDGET),
+        TRUST_PROXY: '1',
+      });
+    });
+    after(async () => c.close());
+
+    const from = (address: string, options: CallOptions = {}): CallOptions => ({
+      ...options,
+      headers: { ...options.headers, 'x-forwarded-for': address },
+    });
+    const link = (address: string, secret: string = BASE_ENV.LINK_SECRET, subject = newSubject()) =>
+      c.call('POST', '/v1/link', from(address, { body: { subject }, headers: { 'x-link-secret': secret } }));
+    const tokenFor = async (address: string) => {
+      const res = await link(address);
+      expect(res.status, res.text).to.equal(201);
+      return res.body.token as string;
+    };
+
+    it('an allowed call carries RateLimit-Policy and RateLimit for its policy, and no legacy RateLimit-* fields', async () => {
+      const address = newAddress();
+      const linked = await link(address);
+      expect(member(linked.headers.get('ratelimit-policy'), 'address')).to.deep.equal({ q: PER_MINUTE * 10, w: 60 });
+      expect(member(linked.headers.get('ratelimit'), 'address')).to.include({ r: PER_MINUTE * 10 - 1 });
+      const me = await c.call('GET', '/v1/me', from(address, { token: linked.body.token }));
+      expect(me.status).to.equal(200);
+      expect(member(me.headers.get('ratelimit-policy'), 'subject')).to.deep.equal({ q: PER_MINUTE, w: 60 });
+      const state = member(me.headers.get('ratelimit'), 'subject')!;
+      expect(state.r).to.equal(PER_MINUTE - 1);
+      expect(state.t).to.be.within(1, 60);
+      for (const legacy of ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']) expect(me.headers.get(legacy)).to.equal(null);
+    });
+
+    it('the call past the per-subject quota answers 429 problem+json with Retry-After equal to RateLimit t and r=0', async () => {
+      const token = await tokenFor(newAddress());
+      const statuses: number[] = [];
+      let last;
+      for (let i = 0; i <= PER_MINUTE; i++) {
+        last = await c.call('GET', '/v1/me', { token });
+        statuses.push(last.status);
+      }
+      expect(statuses).to.deep.equal([...Array(PER_MINUTE).fill(200), 429]);
+      expect(last!.headers.get('content-type')).to.match(PROBLEM);
+      const state = member(last!.headers.get('ratelimit'), 'subject')!;
+      expect(state.r).to.equal(0);
+      expect(Number(last!.headers.get('retry-after'))).to.equal(state.t);
+    });
+
+    it(`${FAILURE_BUDGET} wrong link secrets from one address answer 401, then that address gets 429 even with the right secret; another address still links`, async () => {
+      const guesser = newAddress();
+      const before = await scrape(c.metricsUrl);
+      for (let i = 0; i < FAILURE_BUDGET; i++) {
+        const res = await link(guesser, `wrong-${i}`);
+        expect(res.status, `guess ${i + 1}`).to.equal(401);
+        expect(member(res.headers.get('ratelimit'), 'auth-failures')).to.include({ r: FAILURE_BUDGET - i - 1 });
+      }
+      const refused = await link(guesser, 'wrong-again');
+      expect(refused.status).to.equal(429);
+      expect(refused.headers.get('content-type')).to.match(PROBLEM);
+      expect(Number(refused.headers.get('retry-after'))).to.be.within(1, 60);
+      expect(member(refused.headers.get('ratelimit-policy'), 'auth-failures')).to.deep.equal({ q: FAILURE_BUDGET, w: 60 });
+      expect(member(refused.headers.get('ratelimit'), 'auth-failures')).to.include({ r: 0 });
+      expect((await link(guesser)).status, 'the right secret from the guessing address').to.equal(429);
+      expect((await link(newAddress())).status, 'the right secret from another address').to.equal(201);
+      const after = await scrape(c.metricsUrl);
+      const delta = (reason: string) =>
+        sumOf(after, 'connector_auth_failures_total', { reason }) - sumOf(before, 'connector_auth_failures_total', { reason });
+      expect(delta('bad_link_secret')).to.equal(FAILURE_BUDGET);
+      expect(delta('too_many_failures')).to.equal(2);
+    });
+
+    it(`${FAILURE_BUDGET} forged bearer tokens from one address answer 401, then a valid token from there gets 429 and from elsewhere 200`, async () => {
+      const guesser = newAddress();
+      const token = await tokenFor(newAddress());
+      const forged = jwt.sign({ sub: 'someone' }, 'not-the-key', { algorithm: 'HS256', issuer: BASE_ENV.PUBLIC_URL, audience: BASE_ENV.PUBLIC_URL });
+      for (let i = 0; i < FAILURE_BUDGET; i++) {
+        const res = await c.call('GET', '/v1/me', from(guesser, { token: i % 2 ? forged : `garbage.${i}.token` }));
+        expect(res.status, `forgery ${i + 1}`).to.equal(401);
+      }
+      expect((await c.call('GET', '/v1/me', from(guesser, { token: forged }))).status).to.equal(429);
+      expect((await c.call('GET', '/v1/me', from(guesser, { token }))).status, 'a valid token from the guessing address').to.equal(429);
+      expect((await c.call('GET', '/v1/me', from(newAddress(), { token }))).status, 'the same token from another address').to.equal(200);
+    });
+
+    it('missing, expired and revoked tokens answer 401 without spending the budget', async () => {
+      const address = newAddress();
+      const subject = newSubject();
+      const linked = await link(address, BASE_ENV.LINK_SECRET, subject);
+      const revoked = (await link(newAddress(), BASE_ENV.LINK_SECRET, subject)).body.token as string;
+      await c.call('POST', '/v1/link/revoke', from(newAddress(), { body: { connection_id: jwt.decode(revoked, { json: true })!.jti }, headers: { 'x-link-secret': BASE_ENV.LINK_SECRET } }));
+      const issued = jwt.decode(linked.body.token, { json: true })!;
+      const expired = jwt.sign({ iat: issued.iat! - 7200, exp: issued.iat! - 3600 }, deriveKeys(BASE_ENV.CONNECTOR_SECRET).tokenKey, {
+        algorithm: 'HS256', issuer: BASE_ENV.PUBLIC_URL, audience: BASE_ENV.PUBLIC_URL, subject, jwtid: issued.jti,
+      });
+      for (let i = 0; i < FAILURE_BUDGET + 5; i++) {
+        expect((await c.call('GET', '/v1/me', from(address))).status).to.equal(401);
+        expect((await c.call('GET', '/v1/me', from(address, { token: expired }))).status).to.equal(401);
+        expect((await c.call('GET', '/v1/me', from(address, { token: revoked }))).status).to.equal(401);
+      }
+      const me = await c.call('GET', '/v1/me', from(address, { token: linked.body.token }));
+      expect(me.status).to.equal(200);
+      expect(me.headers.get('ratelimit')).to.not.include('auth-failures');
+    });
+  });
+
+  describe(`the failed-authentication budget without a trusted proxy [${backend}]`, () => {
+    let c: ConnectorUnderTest;
+    before(async () => {
+      c = await startConnector(backend, { AUTH_FAILURES_PER_MINUTE: '5', TRUST_PROXY: '0' });
+    });
+    after(async () => c.close());
+
+    it('X-Forwarded-For is ignored: changing it does not escape the budget of the socket address', async () => {
+      const send = (secret: string) =>
+        c.call('POST', '/v1/link', { body: { subject: newSubject() }, headers: { 'x-link-secret': secret, 'x-forwarded-for': newAddress() } });
+      for (let i = 0; i < 5; i++) expect((await send('wrong')).status).to.equal(401);
+      expect((await send(BASE_ENV.LINK_SECRET)).status).to.equal(429);
+    });
+  });
+}

@@ -1,0 +1,89 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import type { ConnectorUnderTest } from './harness';
+
+/** The redirect URI test clients register; nothing listens there: the test reads the redirect itself. */
+export const REDIRECT_URI = 'http://localhost:9/callback';
+
+/** A PKCE verifier and its S256 challenge. */
+export function pkcePair(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+/** Registers a public client by DCR and returns its id. */
+export async function registerClient(baseUrl: string, redirectUris: string[] = [REDIRECT_URI]): Promise<string> {
+  const res = await fetch(`${baseUrl}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: 'Test App', redirect_uris: redirectUris, token_endpoint_auth_method: 'none' }),
+  });
+  const body = (await res.json()) as any;
+  expect(res.status, JSON.stringify(body)).to.equal(201);
+  return body.client_id as string;
+}
+
+/** `GET /oauth/authorize` without following the redirect. */
+export async function authorize(baseUrl: string, params: Record<string, string>): Promise<Response> {
+  return fetch(`${baseUrl}/oauth/authorize?${new URLSearchParams(params)}`, { redirect: 'manual' });
+}
+
+/** Authorization parameters for a client, with a fresh PKCE pair and state. */
+export function authorizeParams(connector: ConnectorUnderTest, clientId: string, overrides: Record<string, string> = {}) {
+  const pkce = pkcePair();
+  const state = randomBytes(8).toString('hex');
+  const params: Record<string, string> = {
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT_URI,
+    code_challenge: pkce.challenge,
+    code_challenge_method: 'S256',
+    state,
+    resource: connector.config.publicUrl,
+    ...overrides,
+  };
+  return { params, pkce, state };
+}
+
+/** Plays the browser up to the consent screen: the pending request id the consent URL carries. */
+export async function pendingRequestId(res: Response): Promise<string> {
+  expect(res.status, await res.clone().text()).to.equal(302);
+  const location = new URL(res.headers.get('location')!);
+  const request = location.searchParams.get('request');
+  expect(request).to.match(/^authreq_/);
+  return request!;
+}
+
+/** Plays the dashboard: answers a pending request with the link secret and returns `redirect_to` parsed. */
+export async function answerConsent(connector: ConnectorUnderTest, request: string, answer: { subject: string } | { deny: true }): Promise<URL> {
+  const res = await connector.call('POST', `/v1/link/authorizations/${request}`, {
+    body: answer,
+    headers: { 'x-link-secret': connector.config.linkSecret },
+  });
+  expect(res.status, res.text).to.equal(200);
+  return new URL(res.body.redirect_to);
+}
+
+/** `POST /oauth/token` with a form body. */
+export async function tokenRequest(baseUrl: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<{ status: number; body: any; headers: Headers }> {
+  const res = await fetch(`${baseUrl}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(form),
+  });
+  return { status: res.status, body: (await res.json()) as any, headers: res.headers };
+}
+
+/** Runs register → authorize → approve and answers the code with what is needed to redeem it. */
+export async function codeFor(connector: ConnectorUnderTest, subject: string, clientId?: string) {
+  const client = clientId ?? (await registerClient(connector.baseUrl));
+  const { params, pkce, state } = authorizeParams(connector, client);
+  const request = await pendingRequestId(await authorize(connector.baseUrl, params));
+  const redirect = await answerConsent(connector, request, { subject });
+  return { clientId: client, code: redirect.searchParams.get('code')!, verifier: pkce.verifier, state, redirect };
+}
+
+/** The token-endpoint form that redeems a code. */
+export function codeForm(clientId: string, code: string, verifier: string, redirectUri = REDIRECT_URI): Record<string, string> {
+  return { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier, client_id: clientId };
+}
