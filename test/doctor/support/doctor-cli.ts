@@ -4,21 +4,9 @@ import { expect } from 'chai';
 import type { CheckResult } from '../../../doctor/check-result';
 import { ROOT, spawnNode } from '../../support/spawn-process';
 
-/**
- * Rule groups for endpoints this branch's connector does not serve yet (MCP: issue 9, OAuth: issue 10).
- * Against the real connector their failures are expected until those land; the stand-in tests check these
- * rules now. Emptied when they are merged, which makes every clean-pass test demand exit 0.
- */
-export const NOT_YET_SERVED: readonly string[] = ['mcp.', 'oauth.'];
-
 /** The FAIL lines of a run, as `id: message`. */
 export function failures(run: DoctorRun): string[] {
   return run.results.filter((r) => r.status === 'FAIL').map((r) => `${r.id}: ${r.message}`);
-}
-
-/** The FAIL lines outside the groups in NOT_YET_SERVED. */
-export function unexpectedFailures(run: DoctorRun): string[] {
-  return failures(run).filter((line) => !NOT_YET_SERVED.some((prefix) => line.startsWith(prefix)));
 }
 
 /** One run of the built CLI: its exit code, what it printed, and (with --json) its parsed results. */
