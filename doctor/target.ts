@@ -55,9 +55,17 @@ export class Target {
     return this.baseUrl !== this.publicUrl;
   }
 
-  /** An absolute URL the connector published (under PUBLIC_URL), rewritten to the address the doctor reaches. */
+  /**
+   * An absolute URL the connector published, rewritten to the address the doctor reaches: under PUBLIC_URL
+   * it keeps its place under the base URL; elsewhere on PUBLIC_URL's origin (RFC 8414/9728 put well-known
+   * documents at the origin's root) it moves to the base URL's origin. Other URLs are left alone.
+   */
   reachable(publishedUrl: string): string {
-    return publishedUrl.startsWith(this.publicUrl) ? this.baseUrl + publishedUrl.slice(this.publicUrl.length) : publishedUrl;
+    if (publishedUrl.startsWith(`${this.publicUrl}/`) || publishedUrl === this.publicUrl) return this.baseUrl + publishedUrl.slice(this.publicUrl.length);
+    const published = new URL(this.publicUrl);
+    const url = new URL(publishedUrl);
+    if (url.origin !== published.origin) return publishedUrl;
+    return new URL(this.baseUrl).origin + url.pathname + url.search;
   }
 
   /** Requests a path under the base URL. */

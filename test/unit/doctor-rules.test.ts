@@ -4,6 +4,7 @@ import { bodyFieldName, gptActionsRules } from '../../doctor/gpt-actions-rules';
 import { protectedResourceUrls, toolNameFor } from '../../doctor/mcp-checks';
 import { ENV_LINK_SECRET, ENV_PUBLIC_URL, parseDoctorArgs } from '../../doctor/options';
 import { formatJson, formatText } from '../../doctor/report';
+import { Target } from '../../doctor/target';
 import { buildOpenApiDocument } from '../../shared/description/openapi-document';
 import { publishedOperations } from '../../shared/operations/registry';
 
@@ -126,6 +127,24 @@ describe('doctor: MCP naming (pure)', () => {
       'https://c.example.com/connector/.well-known/oauth-protected-resource',
       'https://c.example.com/.well-known/oauth-protected-resource/connector',
     ]);
+  });
+});
+
+describe('doctor: published URLs reached from inside a cluster (Target.reachable)', () => {
+  const target = new Target('http://api.ns.svc:80/connector', 'https://host.example.com/connector/', 1000);
+
+  it('keeps a URL under PUBLIC_URL under the base URL', () => {
+    expect(target.reachable('https://host.example.com/connector/oauth/authorize')).to.equal('http://api.ns.svc:80/connector/oauth/authorize');
+    expect(target.reachable('https://host.example.com/connector')).to.equal('http://api.ns.svc:80/connector');
+  });
+
+  it('moves a URL elsewhere on the public origin (well-known documents) to the base origin, query kept', () => {
+    expect(target.reachable('https://host.example.com/.well-known/oauth-authorization-server/connector?x=1')).to.equal('http://api.ns.svc/.well-known/oauth-authorization-server/connector?x=1');
+    expect(target.reachable('https://host.example.com/connectorx/a'), 'only a whole path segment is under PUBLIC_URL').to.equal('http://api.ns.svc/connectorx/a');
+  });
+
+  it('leaves a URL on another origin alone', () => {
+    expect(target.reachable('https://elsewhere.example.com/connector/x')).to.equal('https://elsewhere.example.com/connector/x');
   });
 });
 
