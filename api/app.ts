@@ -16,6 +16,7 @@ import { jsonBody } from './middleware/json-body';
 import { matchOperation } from './middleware/match-operation';
 import { mcpRoute } from './mcp/mcp-route';
 import { buildToolDefinitions } from '../shared/mcp/tool-definitions';
+import { stripPublicPath } from './middleware/public-path';
 import { rateLimit } from './middleware/rate-limit';
 import { securityHeaders } from './middleware/security-headers';
 import { requestContext } from './middleware/request-context';
@@ -36,13 +37,15 @@ export interface AppDependencies {
   metrics: Metrics;
   logger: Logger;
   operations?: readonly Operation[];
+  /** True once the process is shutting down: `/readyz` then answers 503 whatever the backend says. */
+  stopping?: () => boolean;
 }
 
 /**
  * Builds the API's Express app (it does not listen). The registry is the route table: one chain matches,
  * checks the address's failed-authentication budget, authenticates, rate-limits, parses, validates against the generated document, and dispatches.
  */
-export function createApp({ config, backend, services, tokens, metrics, logger, operations = OPERATIONS }: AppDependencies): Express {
+export function createApp({ config, backend, services, tokens, metrics, logger, operations = OPERATIONS, stopping = () => false }: AppDependencies): Express {
   const published = publishedOperations(operations);
   const openApiJson = JSON.stringify(buildOpenApiDocument(published, config.publicUrl));
   const llmsTxt = buildLlmsTxt(published, { publicUrl: config.publicUrl, dashboardUrl: config.dashboardUrl });
@@ -52,9 +55,12 @@ export function createApp({ config, backend, services, tokens, metrics, logger, 
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false);
 
+  // First of all: with a PUBLIC_URL path, everything below sees `/v1/...` whether the prefix was kept or not.
+  const publicPath = stripPublicPath(config.publicUrl);
+  if (publicPath) app.use(publicPath);
   app.use(requestContext, httpMetrics(metrics), accessLog(logger));
   app.use(securityHeaders);
-  app.use(descriptionRoutes(openApiJson, llmsTxt), healthRoutes(() => backend.ready()));
+  app.use(descriptionRoutes(openApiJson, llmsTxt), healthRoutes(async () => !stopping() && backend.ready()));
   app.use(oauthRoutes({ oauth: services.oauth, publicUrl: config.publicUrl, rateLimits: backend.rateLimits, perMinute: config.rateLimitPerMinute }));
   if (config.oauth.devConsent) app.use(devConsentRoutes(services.oauth.consent, config.publicUrl, config.connectorSecret));
   app.use('/v1', (_req, res, next) => {

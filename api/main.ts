@@ -8,7 +8,7 @@ const config = loadConfigOrExit(process.env, 'api');
 const logger = createLogger(config.logLevel, 'connector-api');
 
 startApi(config, logger).then(
-  (api) => onTerminate(api.close, { graceMs: config.shutdownGraceMs, logger }),
+  (api) => onTerminate(api.close, { graceMs: config.shutdownDelayMs + config.shutdownGraceMs, logger }),
   (error: unknown) => {
     logger.fatal({ err: error }, 'api failed to start');
     logger.flush(() => process.exit(1));

@@ -1,4 +1,4 @@
-import http from 'node:http';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Config } from '../shared/config/config';
 import { listen } from '../shared/lifecycle/listen';
@@ -12,12 +12,17 @@ import { createServices } from '../shared/services';
 import { createBackend } from '../shared/stores/create-backend';
 import { createJobWorker } from '../worker/job-worker';
 import { createApp } from './app';
+import { createApiServer } from './http/http-server';
 
 /** A listening API with its metrics listener. */
 export interface RunningApi {
   port: number;
   metricsPort: number;
-  /** Stops accepting, drains in-flight requests and jobs within the grace period, then closes the backend. */
+  /**
+   * The shutdown sequence: `/readyz` turns 503 and every response says `Connection: close`; after
+   * `shutdownDelayMs` it stops accepting and waits for in-flight requests (cut after the grace period), then
+   * drains jobs, and closes the backend only after the last response.
+   */
   close(): Promise<void>;
 }
 
@@ -42,9 +47,9 @@ export async function startApi(config: Config, logger: Logger, { operations = OP
   const backend = createBackend(config, processors, metrics, logger);
   const jobWorker = runWorker && backend.kind === 'redis' ? createJobWorker({ config, processors, metrics, logger }) : undefined;
   const { services, tokens } = createServices(config, backend, metrics, cimdFetch);
-  const app = createApp({ config, backend, services, tokens, metrics, logger, operations });
-
-  const server = http.createServer(app);
+  const api = createApiServer(config.http);
+  const app = createApp({ config, backend, services, tokens, metrics, logger, operations, stopping: () => api.drain.stopping });
+  const server = api.server.on('request', app);
   const metricsServer = createMetricsServer(metrics);
   const [port, metricsPort] = await Promise.all([listen(server, config.port), listen(metricsServer, config.metricsPort)]);
   logger.info({ port, metrics_port: metricsPort, public_url: config.publicUrl, backend: backend.kind, runs_jobs: backend.kind === 'memory' || !!jobWorker }, 'api listening');
@@ -53,9 +58,17 @@ export async function startApi(config: Config, logger: Logger, { operations = OP
     port,
     metricsPort,
     close: async () => {
-      await closeServer(server, config.shutdownGraceMs);
-      await jobWorker?.close(config.shutdownGraceMs);
-      await backend.close(config.shutdownGraceMs);
+      api.drain.stop();
+      if (config.shutdownDelayMs > 0) {
+        logger.info({ delay_ms: config.shutdownDelayMs }, 'not ready; serving on until the delay is over');
+        await delay(config.shutdownDelayMs);
+      }
+      // One grace period covers both drains: what the HTTP drain used is no longer available to the jobs.
+      const deadline = Date.now() + config.shutdownGraceMs;
+      await api.drain.drain(config.shutdownGraceMs);
+      logger.info('last response sent; draining jobs, then closing the backend');
+      await jobWorker?.close(Math.max(0, deadline - Date.now()));
+      await backend.close(Math.max(0, deadline - Date.now()));
       await closeServer(metricsServer, 0);
     },
   };

@@ -32,7 +32,7 @@ const logger = createLogger(config.logLevel, 'connector-dev', pretty ? pinoPrett
 startApi(config, logger, { runWorker: true }).then(
   (api) => {
     process.stdout.write(`Connector on ${config.publicUrl} (OpenAPI: ${config.publicUrl}/openapi.json, metrics: http://localhost:${api.metricsPort}/metrics)\n`);
-    onTerminate(api.close, { graceMs: config.shutdownGraceMs, logger });
+    onTerminate(api.close, { graceMs: config.shutdownDelayMs + config.shutdownGraceMs, logger });
   },
   (error: unknown) => {
     logger.fatal({ err: error }, 'failed to start');

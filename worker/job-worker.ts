@@ -49,8 +49,19 @@ export function createJobWorker(options: { config: JobWorkerConfig; processors: 
     metrics,
   });
   const observe = jobObserver(metrics, logger);
+  // The jobs this worker holds the lock of, so that a shutdown can hand them back.
+  const running = new Map<string, { job: BullJobOf; token: string }>();
 
-  const processJob = async (job: BullJobOf): Promise<Record<string, unknown>> => {
+  const processJob = async (job: BullJobOf, token?: string): Promise<Record<string, unknown>> => {
+    if (token) running.set(job.id!, { job, token });
+    try {
+      return await attemptJob(job);
+    } finally {
+      running.delete(job.id!);
+    }
+  };
+
+  const attemptJob = async (job: BullJobOf): Promise<Record<string, unknown>> => {
     const attempt = job.attemptsMade + 1;
     const maxAttempts = job.opts.attempts ?? 1;
     const progress = readProgress(job.progress);
@@ -118,10 +129,12 @@ export function createJobWorker(options: { config: JobWorkerConfig; processors: 
         const finished = await Promise.race([drained, expired]).catch(() => false);
         clearTimeout(timer);
         if (!finished) {
-          // Out of time. BullMQ's close cannot be upgraded to a forced one once started, so the connections
-          // are cut instead: the unfinished jobs keep their lock until it expires, then another worker's
-          // stalled check takes them over (processing is at-least-once).
-          logger.warn({ grace_ms: graceMs }, 'jobs still running at the end of the grace period; leaving them to other workers');
+          // Out of time: the unfinished jobs are handed back (active → waiting, lock released), so the next
+          // worker takes them at once, without waiting for the lock to expire and without spending the one
+          // stall a job is forgiven. Should Redis not take a job back, its lock expires and the stalled check
+          // retakes it. Processing is at-least-once either way.
+          const handedBack = await handBack([...running.values()], logger);
+          logger.warn({ grace_ms: graceMs, handed_back: handedBack }, 'jobs still running at the end of the grace period; handed back to the queue');
           await Promise.race([worker.disconnect().catch(() => undefined), delay(500)]);
         }
         await closeRedisClient(client, 500);
@@ -129,6 +142,19 @@ export function createJobWorker(options: { config: JobWorkerConfig; processors: 
       return closing;
     },
   };
+}
+
+/** Moves each job back to waiting under its lock token; resolves with the ids that went back. */
+async function handBack(jobs: Array<{ job: BullJobOf; token: string }>, logger: Logger): Promise<string[]> {
+  const results = await Promise.all(
+    jobs.map(({ job, token }) =>
+      Promise.race([job.moveToWait(token).then(() => true), delay(1000).then(() => false)]).catch((error: unknown) => {
+        logger.warn({ err: error, job_id: job.id }, 'could not hand the job back; its lock will expire instead');
+        return false;
+      }),
+    ),
+  );
+  return jobs.filter((_, i) => results[i]).map(({ job }) => job.id!);
 }
 
 /** Progress writes are best effort: losing one only loses a start time or falls back to the generic message. */

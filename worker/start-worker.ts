@@ -14,7 +14,7 @@ const SHUTDOWN_RESERVE_MS = 1000;
 export interface RunningWorker {
   /** The port serving `/healthz`, `/readyz` and `/metrics`. */
   metricsPort: number;
-  /** Stops taking jobs, finishes running ones within the grace period, closes Redis, then the port. */
+  /** Stops taking jobs (`/readyz` 503), finishes running ones within the grace period or hands them back, closes Redis, then the port. */
   close(): Promise<void>;
 }
 
@@ -27,13 +27,16 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
   const metrics = new Metrics();
   const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs });
   const jobWorker = createJobWorker({ config, processors, metrics, logger });
-  const server = createMetricsServer(metrics, () => jobWorker.ready());
+  let stopping = false;
+  // Not ready from the moment it is told to stop: it takes no new jobs from then on.
+  const server = createMetricsServer(metrics, async () => !stopping && jobWorker.ready());
   const metricsPort = await listen(server, config.metricsPort);
   logger.info({ metrics_port: metricsPort, concurrency: config.workerConcurrency, operations: [...processors.keys()] }, 'worker started');
 
   return {
     metricsPort,
     close: async () => {
+      stopping = true;
       // Up to a second of the grace period is kept for cutting connections and closing Redis, so that the
       // whole shutdown fits in SHUTDOWN_GRACE_MS.
       await jobWorker.close(Math.max(0, config.shutdownGraceMs - SHUTDOWN_RESERVE_MS));

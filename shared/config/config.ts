@@ -38,6 +38,22 @@ export interface Config {
   readonly oauth: OAuthSettings;
   /** Origins, besides PUBLIC_URL's, whose browser pages may call `/mcp` (DNS-rebinding protection). */
   readonly mcpAllowedOrigins: readonly string[];
+  /** After SIGTERM, how long the API keeps serving (with `/readyz` at 503) before it stops accepting. */
+  readonly shutdownDelayMs: number;
+  /** HTTP limits of the API's listener (see `api/http/http-server.ts`). */
+  readonly http: HttpLimits;
+}
+
+/** Limits of the API's HTTP listener. */
+export interface HttpLimits {
+  /** An idle keep-alive connection is closed after this long; above the ingress's own, so it closes first. */
+  readonly keepAliveTimeoutMs: number;
+  /** A request's headers must have arrived within this long. */
+  readonly headersTimeoutMs: number;
+  /** A whole request (headers and body) must have arrived within this long. */
+  readonly requestTimeoutMs: number;
+  /** The request line (URL included) plus headers may not exceed this many bytes (431 otherwise). */
+  readonly maxHeaderBytes: number;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -75,6 +91,11 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
       JOB_LOCK_MS: intInRange(1000, 600_000)({ default: 30_000 }),
       JOB_STALLED_INTERVAL_MS: intInRange(500, 600_000)({ default: 30_000 }),
       MCP_ALLOWED_ORIGINS: originList({ default: [] }),
+      SHUTDOWN_DELAY_MS: intInRange(0, 600_000)({ default: 0 }),
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: intInRange(1000, 3_600_000)({ default: 75_000 }),
+      HTTP_HEADERS_TIMEOUT_MS: intInRange(1000, 600_000)({ default: 20_000 }),
+      HTTP_REQUEST_TIMEOUT_MS: intInRange(1000, 600_000)({ default: 30_000 }),
+      HTTP_MAX_HEADER_BYTES: intInRange(4096, 65_536)({ default: 16_384 }),
     },
     {
       // envalid's own messages can echo the value; report names with our own reasons only.
@@ -92,6 +113,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
   // envalid refuses to read a variable that failed validation, so the URLs are only passed on when valid.
   const urlsValid = !problems.some((p) => p.name === 'PUBLIC_URL' || p.name === 'DASHBOARD_URL');
   const oauth = loadOAuthSettings(env, urlsValid ? { publicUrl: clean.PUBLIC_URL, dashboardUrl: clean.DASHBOARD_URL } : {}, problems);
+  // Node refuses a request timeout shorter than the headers timeout.
+  if (clean.HTTP_REQUEST_TIMEOUT_MS < clean.HTTP_HEADERS_TIMEOUT_MS && !problems.some((p) => p.name.startsWith('HTTP_'))) {
+    problems.push({ name: 'HTTP_REQUEST_TIMEOUT_MS', reason: 'must be at least HTTP_HEADERS_TIMEOUT_MS' });
+  }
   if (problems.length > 0) throw new ConfigError(problems);
 
   return {
@@ -119,6 +144,13 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
     jobStalledIntervalMs: clean.JOB_STALLED_INTERVAL_MS,
     oauth,
     mcpAllowedOrigins: clean.MCP_ALLOWED_ORIGINS,
+    shutdownDelayMs: clean.SHUTDOWN_DELAY_MS,
+    http: {
+      keepAliveTimeoutMs: clean.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      headersTimeoutMs: clean.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: clean.HTTP_REQUEST_TIMEOUT_MS,
+      maxHeaderBytes: clean.HTTP_MAX_HEADER_BYTES,
+    },
   };
 }
 

@@ -15,16 +15,10 @@ import { waitFor } from '../support/wait-for';
 
 type FetchFn = ReturnType<typeof replicaFetch>['fetchFn'];
 const PUBLIC_URL = BASE_ENV.PUBLIC_URL;
-const MCP_URL = new URL(`${PUBLIC_URL}/mcp`);
 
-async function connect(provider: TestOAuthProvider, fetchFn: FetchFn): Promise<Client> {
+async function getMe(provider: TestOAuthProvider, fetchFn: FetchFn, mcpUrl: URL): Promise<Record<string, any>> {
   const client = new Client({ name: 'oauth-test', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(MCP_URL, { authProvider: provider, fetch: fetchFn }));
-  return client;
-}
-
-async function getMe(provider: TestOAuthProvider, fetchFn: FetchFn): Promise<Record<string, any>> {
-  const client = await connect(provider, fetchFn);
+  await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider, fetch: fetchFn }));
   try {
     const result = (await client.callTool({ name: 'get_me', arguments: {} })) as CallToolResult;
     expect(result.isError ?? false, JSON.stringify(result)).to.equal(false);
@@ -39,7 +33,8 @@ async function getMe(provider: TestOAuthProvider, fetchFn: FetchFn): Promise<Rec
  * provider has a metadata URL) → authorize → the test plays browser and dashboard → token → tools/call →
  * refresh → revoke → 401. `dashboard` is the fetch the dashboard's calls go through.
  */
-async function dance(provider: TestOAuthProvider, fetchFn: FetchFn, dashboardFetch: FetchFn = fetchFn): Promise<void> {
+async function dance(provider: TestOAuthProvider, fetchFn: FetchFn, dashboardFetch: FetchFn = fetchFn, publicUrl: string = PUBLIC_URL): Promise<void> {
+  const MCP_URL = new URL(`${publicUrl}/mcp`);
   const subject = newSubject();
   const first = new Client({ name: 'oauth-test', version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(MCP_URL, { authProvider: provider, fetch: fetchFn });
@@ -55,9 +50,9 @@ async function dance(provider: TestOAuthProvider, fetchFn: FetchFn, dashboardFet
   const request = new URL(toConsent.headers.get('location')!).searchParams.get('request')!;
   // The dashboard: reads the request, then approves it for the person.
   const secret = { 'x-link-secret': BASE_ENV.LINK_SECRET };
-  const view = (await (await dashboardFetch(`${PUBLIC_URL}/v1/link/authorizations/${request}`, { headers: secret })).json()) as any;
+  const view = (await (await dashboardFetch(`${publicUrl}/v1/link/authorizations/${request}`, { headers: secret })).json()) as any;
   expect(view.client.client_name).to.equal('SDK Test App');
-  const answer = await dashboardFetch(`${PUBLIC_URL}/v1/link/authorizations/${request}`, {
+  const answer = await dashboardFetch(`${publicUrl}/v1/link/authorizations/${request}`, {
     method: 'POST',
     headers: { ...secret, 'content-type': 'application/json' },
     body: JSON.stringify({ subject }),
@@ -66,7 +61,7 @@ async function dance(provider: TestOAuthProvider, fetchFn: FetchFn, dashboardFet
   expect(`${redirect.origin}${redirect.pathname}`).to.equal(REDIRECT_URI);
 
   await transport.finishAuth(redirect.searchParams);
-  const me = await getMe(provider, fetchFn);
+  const me = await getMe(provider, fetchFn, MCP_URL);
   expect(me.subject).to.equal(subject);
   const clientId = (await provider.clientInformation())!.client_id;
   expect(me.client.client_id).to.equal(clientId);
@@ -75,9 +70,9 @@ async function dance(provider: TestOAuthProvider, fetchFn: FetchFn, dashboardFet
   expect(await auth(provider, { serverUrl: MCP_URL, fetchFn })).to.equal('AUTHORIZED');
   const after = (await provider.tokens())!;
   expect(after.refresh_token).to.not.equal(before.refresh_token);
-  expect((await getMe(provider, fetchFn)).connection_id).to.equal(me.connection_id);
+  expect((await getMe(provider, fetchFn, MCP_URL)).connection_id).to.equal(me.connection_id);
 
-  const revoked = await fetchFn(`${PUBLIC_URL}/oauth/revoke`, {
+  const revoked = await fetchFn(`${publicUrl}/oauth/revoke`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ token: after.refresh_token!, client_id: clientId }),
@@ -139,6 +134,23 @@ describe('the official SDK client through the whole OAuth dance', function () {
       });
     });
   }
+
+  describe('[PUBLIC_URL with a path]', () => {
+    const base = 'http://localhost:8787/connector';
+    let connector: ConnectorUnderTest;
+    before(async () => {
+      connector = await startConnector('memory', { PUBLIC_URL: base });
+    });
+    after(async () => connector?.close());
+
+    it('the metadata sits at the RFC 9728 / RFC 8414 placement, names the path, and the SDK dance completes under the path', async () => {
+      const resource = (await (await fetch(`${connector.baseUrl}/.well-known/oauth-protected-resource/connector`)).json()) as any;
+      expect(resource).to.deep.include({ resource: base, authorization_servers: [base] });
+      const server = (await (await fetch(`${connector.baseUrl}/.well-known/oauth-authorization-server/connector`)).json()) as any;
+      expect(server).to.include({ issuer: base, token_endpoint: `${base}/oauth/token`, authorization_endpoint: `${base}/oauth/authorize` });
+      await dance(new TestOAuthProvider(), replicaFetch(base, [connector.baseUrl]).fetchFn, undefined, base);
+    });
+  });
 
   describe('[two replicas on one Redis]', () => {
     let redis: TestRedis;

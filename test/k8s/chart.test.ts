@@ -159,15 +159,19 @@ describe('helm chart charts/connector', function () {
         }
       });
 
-      it('sets terminationGracePeriodSeconds above the drain budget SHUTDOWN_GRACE_MS', function () {
+      it('sets terminationGracePeriodSeconds above the drain budget SHUTDOWN_GRACE_MS (plus SHUTDOWN_DELAY_MS for the API)', function () {
         const drainMs = Number(configMapOf(objects).SHUTDOWN_GRACE_MS);
+        const delayMs = Number(configMapOf(objects).SHUTDOWN_DELAY_MS);
         expect(drainMs).to.be.greaterThan(0);
+        expect(delayMs).to.be.at.least(0);
         for (const component of ['api', 'worker']) {
           const deployment = byComponent(objects, 'Deployment', component);
           if (!deployment) continue;
+          // Only the API waits the delay: the worker has no traffic to move off.
+          const budgetMs = drainMs + (component === 'api' ? delayMs : 0);
           const grace = podSpec(deployment).terminationGracePeriodSeconds;
-          expect(grace * 1000, component).to.be.greaterThan(drainMs);
-          expect(grace * 1000 - drainMs, `${component}: margin`).to.be.at.least(5000);
+          expect(grace * 1000, component).to.be.greaterThan(budgetMs);
+          expect(grace * 1000 - budgetMs, `${component}: margin`).to.be.at.least(5000);
         }
       });
 
@@ -220,6 +224,7 @@ describe('helm chart charts/connector', function () {
       const config = configMapOf(objects);
       expect(config).not.to.have.any.keys('PUBLIC_URL', 'DASHBOARD_URL', 'CONNECTOR_SECRET', 'LINK_SECRET', 'REDIS_URL');
       expect(config.SHUTDOWN_GRACE_MS).to.equal('10000');
+      expect(config.SHUTDOWN_DELAY_MS).to.equal('5000');
       expect(config.TRUST_PROXY).to.equal('0');
     });
 
@@ -231,11 +236,12 @@ describe('helm chart charts/connector', function () {
       expect(byComponent(objects, 'Deployment', 'redis')).to.equal(undefined);
     });
 
-    it('uses the chart appVersion as the image tag of both images and a 15 s grace period', function () {
+    it('uses the chart appVersion as the image tag of both images, a 20 s grace period for the API (5 + 10 + 5) and 15 s for the worker', function () {
       const chart = YAML.parse(readFileSync(path.join(chartDir, 'Chart.yaml'), 'utf8'));
       expect(mainContainer(mustFind(objects, 'Deployment', 'api')).image).to.equal(`ghcr.io/example/connector-api:${chart.appVersion}`);
       expect(mainContainer(mustFind(objects, 'Deployment', 'worker')).image).to.equal(`ghcr.io/example/connector-worker:${chart.appVersion}`);
-      expect(podSpec(mustFind(objects, 'Deployment', 'api')).terminationGracePeriodSeconds).to.equal(15);
+      expect(podSpec(mustFind(objects, 'Deployment', 'api')).terminationGracePeriodSeconds).to.equal(20);
+      expect(podSpec(mustFind(objects, 'Deployment', 'worker')).terminationGracePeriodSeconds).to.equal(15);
     });
   });
 
@@ -360,11 +366,10 @@ describe('helm chart charts/connector', function () {
       }
     });
 
-    it('derives SHUTDOWN_GRACE_MS and terminationGracePeriodSeconds from one drain value (30 s + 10 s)', function () {
+    it('derives SHUTDOWN_GRACE_MS and terminationGracePeriodSeconds from one drain value (30 s + 10 s, and the 5 s delay for the API)', function () {
       expect(configMapOf(objects).SHUTDOWN_GRACE_MS).to.equal('30000');
-      for (const component of ['api', 'worker']) {
-        expect(podSpec(mustFind(objects, 'Deployment', component)).terminationGracePeriodSeconds).to.equal(40);
-      }
+      expect(podSpec(mustFind(objects, 'Deployment', 'api')).terminationGracePeriodSeconds).to.equal(45);
+      expect(podSpec(mustFind(objects, 'Deployment', 'worker')).terminationGracePeriodSeconds).to.equal(40);
     });
 
     it('uses the configured image repositories and tags and the replica counts', function () {
@@ -452,6 +457,7 @@ describe('helm chart charts/connector', function () {
       ['a REDIS_URL that is not redis:// or rediss://', ['redis.url=http://redis:6379']],
       ['an unknown top-level value (a typo)', ['replicaCount=3']],
       ['a drain budget of zero seconds', ['shutdown.drainSeconds=0']],
+      ['a negative shutdown delay', ['shutdown.delaySeconds=-1']],
     ];
     for (const [what, set] of rejected) {
       it(`makes helm template fail for ${what}`, function () {

@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { freePort } from './free-port';
 import { waitFor } from './wait-for';
 
@@ -9,7 +12,7 @@ export interface TestRedis {
   readonly url: string;
   /** Stops the server (SIGKILL); it can be started again on the same port with `restart()`. */
   kill(): Promise<void>;
-  /** Starts the server again on the same port (an empty dataset: `--save ""`). */
+  /** Starts the server again on the same port (an empty dataset unless `durable`). */
   restart(): Promise<void>;
   /** Stops the server for good. */
   stop(): Promise<void>;
@@ -23,14 +26,20 @@ function canConnect(port: number): Promise<boolean> {
   });
 }
 
-/** Starts `redis-server` on a free port with no persistence and `noeviction`, and waits until it accepts. */
-export async function startRedis(): Promise<TestRedis> {
+/**
+ * Starts `redis-server` on a free port with no persistence and `noeviction`, and waits until it accepts.
+ * With `durable`, every write is also appended (and fsynced) to a file in a private temporary directory, so
+ * that a killed and restarted server comes back with its data, as a production Redis does.
+ */
+export async function startRedis({ durable = false }: { durable?: boolean } = {}): Promise<TestRedis> {
   const port = await freePort();
   let child: ChildProcess | undefined;
+  const dir = durable ? mkdtempSync(path.join(os.tmpdir(), 'connector-test-redis-')) : undefined;
+  const persistence = dir ? ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir] : ['--appendonly', 'no'];
 
   const launch = async (): Promise<void> => {
     const proc = spawn('redis-server', [
-      '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
+      '--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence,
       '--maxmemory-policy', 'noeviction', '--protected-mode', 'yes',
     ], { stdio: 'ignore' });
     child = proc;
@@ -51,6 +60,9 @@ export async function startRedis(): Promise<TestRedis> {
     url: `redis://127.0.0.1:${port}`,
     kill: halt,
     restart: launch,
-    stop: halt,
+    stop: async () => {
+      await halt();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    },
   };
 }

@@ -151,6 +151,13 @@ terminationGracePeriodSeconds: the drain budget plus a margin.
 {{- end }}
 
 {{/*
+The API's terminationGracePeriodSeconds: it first serves on for the shutdown delay, then drains.
+*/}}
+{{- define "connector.apiTerminationGracePeriodSeconds" -}}
+{{- add (int .Values.shutdown.delaySeconds) (include "connector.terminationGracePeriodSeconds" . | int) }}
+{{- end }}
+
+{{/*
 Pod annotations: a checksum of the ConfigMap and of the chart's Secret, so that a configuration change
 rolls the pods, plus Prometheus discovery annotations. Call with
 (dict "ctx" $ "port" <metrics port> "extra" <podAnnotations>).

@@ -1,0 +1,44 @@
+import { createHash } from 'node:crypto';
+import { expect } from 'chai';
+import { isPublicAddress } from '../../shared/oauth/address-policy';
+import { isAllowedRedirectUri } from '../../shared/oauth/client-registry';
+import { wellKnownPaths } from '../../shared/oauth/discovery';
+import { isS256Challenge, verifiesS256 } from '../../shared/oauth/pkce';
+
+describe('OAuth pure logic', () => {
+  it('isPublicAddress refuses loopback, private, link-local, shared, multicast and mapped addresses, and accepts public ones', () => {
+    for (const address of ['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1',
+      '::1', '::', 'fe80::1', 'fc00::1', 'fd12::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', 'not-an-ip']) {
+      expect(isPublicAddress(address), address).to.equal(false);
+    }
+    for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700::1111', '::ffff:8.8.8.8']) expect(isPublicAddress(address), address).to.equal(true);
+  });
+
+  it('verifiesS256 accepts exactly the verifier whose SHA-256 is the challenge', () => {
+    const verifier = 'a'.repeat(43);
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    expect(isS256Challenge(challenge)).to.equal(true);
+    expect(verifiesS256(verifier, challenge)).to.equal(true);
+    expect(verifiesS256('b'.repeat(43), challenge)).to.equal(false);
+    expect(verifiesS256(challenge, challenge), 'plain: the challenge itself as verifier').to.equal(false);
+    expect(verifiesS256('short', createHash('sha256').update('short').digest('base64url')), 'too short').to.equal(false);
+    expect(verifiesS256(undefined, challenge)).to.equal(false);
+  });
+
+  it('redirect URIs: https anywhere, http only on loopback, reverse-domain private schemes, never fragments', () => {
+    for (const uri of ['https://claude.ai/api/mcp/auth_callback', 'http://localhost:6274/oauth/callback', 'http://127.0.0.1:33418/cb', 'com.example.app:/cb']) {
+      expect(isAllowedRedirectUri(uri), uri).to.equal(true);
+    }
+    for (const uri of ['http://app.example.com/cb', 'http://localhost.evil.com/cb', 'https://a.example/cb#frag', 'javascript:alert(1)', 'myapp:/cb', 'not a url']) {
+      expect(isAllowedRedirectUri(uri), uri).to.equal(false);
+    }
+  });
+
+  it('well-known paths: the RFC placement and the appended one for a PUBLIC_URL with a path, plain ones without', () => {
+    expect(wellKnownPaths('https://h.example/base').resource).to.include.members([
+      '/.well-known/oauth-protected-resource/base', '/.well-known/oauth-protected-resource/base/mcp', '/base/.well-known/oauth-protected-resource',
+    ]);
+    expect(wellKnownPaths('https://h.example/base').authorizationServer).to.include('/.well-known/oauth-authorization-server/base');
+    expect(wellKnownPaths('https://h.example').authorizationServer).to.deep.equal(['/.well-known/oauth-authorization-server']);
+  });
+});
