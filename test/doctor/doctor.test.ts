@@ -102,6 +102,35 @@ for (const backend of BACKENDS) {
   });
 }
 
+describe('connector-doctor against a connector whose PUBLIC_URL has a path', function () {
+  this.timeout(60_000);
+  let connector: ConnectorUnderTest;
+  let publicUrl: string;
+  before(async function () {
+    this.timeout(60_000);
+    const port = await freePort();
+    publicUrl = `http://127.0.0.1:${port}/connector`;
+    connector = await startConnector('memory', { PORT: String(port), PUBLIC_URL: publicUrl });
+  });
+  after(async () => connector?.close());
+
+  it('passes every rule and exits 0 at the public URL, the well-known documents at their RFC 9728 / 8414 places', async () => {
+    const run = await runDoctorCli([publicUrl], SECRET_ENV);
+    expect(failures(run), run.stdout).to.deep.equal([]);
+    expect(run.code).to.equal(0);
+    expect(run.rule('oauth.protected-resource').status).to.equal('PASS');
+  });
+
+  it('passes from another address for the same connector with --public-url (the in-cluster mode)', async () => {
+    const other = publicUrl.replace('127.0.0.1', 'localhost');
+    const run = await runDoctorCli([other, '--public-url', publicUrl], SECRET_ENV);
+    expect(failures(run), run.stdout).to.deep.equal([]);
+    expect(run.code).to.equal(0);
+    expect(run.rule('openapi.servers').message).to.equal(`servers[0].url is ${publicUrl}`);
+    expect(run.rule('probe.tls').message).to.include(`the public URL ${publicUrl} is plain http on a local host`);
+  });
+});
+
 describe('connector-doctor against deliberately broken stand-ins', function () {
   this.timeout(60_000);
 
