@@ -165,6 +165,13 @@ describe('helm test: the connector doctor pod (templates/tests/doctor-pod.yaml)'
       }
     });
 
+    it('ci/all-features-values.yaml with a PUBLIC_URL path (https://connector.example.com/connector): every rule passes and the pod exits 0', async () => {
+      const run = await runTestPod(render({ valuesFiles: [ALL_FEATURES], set: ['config.publicUrl=https://connector.example.com/connector'] }), redis.url);
+      expect(failures(run), run.stdout).to.deep.equal([]);
+      expect(run.code).to.equal(0);
+      expect(run.rule('llms.openapi-link').message).to.equal('links to https://connector.example.com/connector/openapi.json');
+    });
+
     it('ci/embedded-api-only-values.yaml (memory, http://localhost PUBLIC_URL): every rule passes and the pod exits 0, TLS only warns', async () => {
       const run = await runTestPod(render({ valuesFiles: [EMBEDDED] }));
       expect(failures(run), run.stdout).to.deep.equal([]);
