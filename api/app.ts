@@ -43,7 +43,8 @@ export interface AppDependencies {
 
 /**
  * Builds the API's Express app (it does not listen). The registry is the route table: one chain matches,
- * checks the address's failed-authentication budget, authenticates, rate-limits, parses, validates against the generated document, and dispatches.
+ * checks the address's failed-authentication budget, authenticates, rate-limits, parses, validates against
+ * the generated document, and dispatches.
  */
 export function createApp({ config, backend, services, tokens, metrics, logger, operations = OPERATIONS, stopping = () => false }: AppDependencies): Express {
   const published = publishedOperations(operations);

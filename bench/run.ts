@@ -4,6 +4,7 @@ import { createSecretKey, hkdfSync } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
 import jwt from 'jsonwebtoken';
+import { mcpGetMeScenario } from './mcp-scenario';
 
 // `npm run bench`: the built API in its own process (embedded backend, logs off) under autocannon from this
 // process, next to a bare Express route as the baseline, plus jwt.verify with a string secret vs a KeyObject.
@@ -70,6 +71,7 @@ async function main(): Promise<void> {
       await load('bare Express 5 route (baseline)', { url: `http://127.0.0.1:${barePort}/bare` }),
       await load('GET /healthz (full middleware chain, no auth)', { url: `${base}/healthz` }),
       await load('GET /v1/me (token verify + revocation check + validation)', { url: `${base}/v1/me`, headers: auth }),
+      await load('POST /mcp tools/call get_me (same operation over MCP)', mcpGetMeScenario(base, link.token)),
       await load('GET /v1/jobs/{id} (poll)', { url: `${base}/v1/jobs/${job.id}`, headers: auth }),
       await load('POST /v1/jobs same key (idempotent replay)', { url: `${base}/v1/jobs`, method: 'POST', headers: { ...auth, 'idempotency-key': 'bench-1' }, body: '{"input":{"prompt":"bench"}}' }),
     ];
@@ -79,6 +81,9 @@ async function main(): Promise<void> {
     for (const r of results) {
       process.stdout.write(`| ${r.title} | ${r.rps} | ${Math.round((r.rps / baseline) * 100)}% | ${r.p50} | ${r.p99} | ${r.non2xx} |\n`);
     }
+    const rest = results.find((r) => r.title.startsWith('GET /v1/me'))!;
+    const mcp = results.find((r) => r.title.startsWith('POST /mcp'))!;
+    process.stdout.write(`\nMCP tools/call get_me costs ${(rest.rps / mcp.rps).toFixed(2)}x GET /v1/me (target: at most 1.5x)\n`);
     const micro = jwtMicro();
     process.stdout.write(`\njwt.verify HS256: string secret ${(micro.stringMs * 1000).toFixed(1)} µs/call, KeyObject ${(micro.keyObjectMs * 1000).toFixed(1)} µs/call\n`);
   } finally {

@@ -20,4 +20,6 @@ export * from './description/llms-txt';
 export * from './services';
 export * from './stores/backend';
 export * from './stores/create-backend';
+export * from './stores/oauth-state-store';
+export * from './oauth/oauth-services';
 export * from './redis/redis-backend';

@@ -3,6 +3,7 @@ import { deriveKeys } from './auth/derived-keys';
 import { LinkService } from './auth/link-service';
 import { TokenService } from './auth/token-service';
 import { IdentityService } from './identity/identity-service';
+import { DailyBudget } from './jobs/daily-budget';
 import { JobService } from './jobs/job-service';
 import type { Metrics } from './metrics/metrics';
 import type { CimdFetchOptions } from './oauth/cimd-fetcher';
@@ -21,6 +22,7 @@ export interface ServiceContainer {
 export function createServices(config: Config, backend: Backend, metrics: Metrics, cimd: CimdFetchOptions = {}): ServiceContainer {
   const keys = deriveKeys(config.connectorSecret);
   const tokens = new TokenService(keys.tokenKey, config.publicUrl, backend.connections);
+  const budget = new DailyBudget(config.dailyCreditLimit);
   const jobs = new JobService(backend.ledger, backend.queue, keys.jobIdKey, config.idempotencyTtlSeconds, {
     onSubmitted: (operation, cost) => {
       metrics.jobsSubmitted.inc({ operation });
@@ -28,7 +30,8 @@ export function createServices(config: Config, backend: Backend, metrics: Metric
     },
     onReplayed: (operation) => metrics.jobsReplayed.inc({ operation }),
     onConflict: (operation) => metrics.idempotencyConflicts.inc({ operation }),
-  });
+    onOverBudget: (operation) => metrics.jobsOverBudget.inc({ operation }),
+  }, budget);
   return {
     tokens,
     services: {
@@ -36,7 +39,7 @@ export function createServices(config: Config, backend: Backend, metrics: Metric
         onIssued: () => metrics.tokensIssued.inc(),
         onRevoked: (count) => metrics.connectionsRevoked.inc(count),
       }),
-      identity: new IdentityService(backend.ledger, config.dashboardUrl),
+      identity: new IdentityService(backend.ledger, config.dashboardUrl, budget),
       things: new ThingService(backend.things),
       jobs,
       oauth: createOAuthServices(config, backend, tokens, {

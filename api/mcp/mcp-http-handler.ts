@@ -1,6 +1,7 @@
 import {
   createMcpHandler,
   isLegacyRequest,
+  PROTOCOL_VERSION_META_KEY,
   WebStandardStreamableHTTPServerTransport,
   type McpHandlerRequestOptions,
   type McpServerFactory,
@@ -34,6 +35,17 @@ export function mcpHttpHandler(factory: McpServerFactory, { maxRequestBodySize, 
   };
   return {
     fetch: async (request, options) =>
-      (await isLegacyRequest(request, options?.parsedBody, { maxRequestBodySize })) ? legacy(request, options) : modern.fetch(request, options),
+      !claimsModernEnvelope(options?.parsedBody) && (await isLegacyRequest(request, options?.parsedBody, { maxRequestBodySize }))
+        ? legacy(request, options)
+        : modern.fetch(request, options),
   };
+}
+
+/**
+ * A message whose `_meta` names a protocol version is never legacy (the SDK's own classifier says so), so
+ * it goes straight to the modern handler, which classifies it anyway: this spares classifying it twice.
+ */
+function claimsModernEnvelope(body: unknown): boolean {
+  const meta = (body as { params?: { _meta?: Record<string, unknown> } } | undefined)?.params?._meta;
+  return typeof meta === 'object' && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
 }

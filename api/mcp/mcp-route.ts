@@ -1,4 +1,3 @@
-import { toNodeHandler } from '@modelcontextprotocol/node';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { TokenService } from '../../shared/auth/token-service';
 import type { Config } from '../../shared/config/config';
@@ -16,6 +15,7 @@ import { rateLimit } from '../middleware/rate-limit';
 import type { McpCaller, McpDependencies } from './mcp-context';
 import { mcpHttpHandler } from './mcp-http-handler';
 import { mcpServerFactory } from './mcp-server-factory';
+import { serveFetchHandler } from './serve-fetch-handler';
 
 /** The MCP endpoint's path on the API port. */
 export const MCP_PATH = '/mcp';
@@ -44,7 +44,6 @@ export function mcpRoute(options: McpRouteOptions): Router {
   const metadataUrl = resourceMetadataUrl(config.publicUrl);
   const onerror = (error: Error) => logger.warn({ err: error }, 'mcp request refused');
   const handler = mcpHttpHandler(mcpServerFactory(options), { maxRequestBodySize: BODY_LIMIT_BYTES, onerror });
-  const serve = toNodeHandler(handler, { onerror, maxRequestBodySize: BODY_LIMIT_BYTES });
 
   const router = express.Router();
   router.all(
@@ -62,11 +61,16 @@ export function mcpRoute(options: McpRouteOptions): Router {
     authenticate(tokens, config.linkSecret, metrics),
     rateLimit(rateLimits, config.rateLimitPerMinute, 'bearer'),
     jsonBody,
-    async (req: Request, res: Response) => {
+    async (req: Request, res: Response, next: NextFunction) => {
       const { principal, requestId } = state(res);
       const caller: McpCaller = { principal: principal!, requestId };
       res.set('Cache-Control', 'no-store');
-      await serve(Object.assign(req, { auth: { token: '', clientId: principal!.connectionId, scopes: [], extra: { caller } } }), res, req.body);
+      try {
+        // The token itself stays out: the per-request server needs only who the caller is.
+        await serveFetchHandler(handler, req, res, { token: '', clientId: principal!.connectionId, scopes: [], extra: { caller } });
+      } catch (error) {
+        next(error);
+      }
     },
   );
   // MCP clients find the authorization server through the RFC 9728 metadata named in the challenge.

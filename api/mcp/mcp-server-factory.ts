@@ -21,6 +21,8 @@ export function mcpServerFactory(deps: McpDependencies) {
     annotations: { title: tool.title, ...tool.annotations },
     ...(tool.operation.async ? { execution: { taskSupport: 'optional' as const } } : {}),
   }));
+  // 2026-07-28 dropped `execution.taskSupport`: there the tasks extension is negotiated per request instead.
+  const listedModern: Tool[] = listed.map(({ execution: _execution, ...tool }) => tool);
 
   return (ctx: McpRequestContext): Server => {
     const caller = ctx.authInfo?.extra?.caller as McpCaller | undefined;
@@ -33,7 +35,7 @@ export function mcpServerFactory(deps: McpDependencies) {
         instructions: SERVICE_INFO.summary,
       },
     );
-    server.setRequestHandler('tools/list', () => ({ tools: modern ? listed.map(({ execution: _e, ...tool }) => tool) : listed }));
+    server.setRequestHandler('tools/list', () => ({ tools: modern ? listedModern : listed }));
     server.setRequestHandler('tools/call', async (request, requestCtx) => {
       const outcome = await callTool(deps, checks, caller, request.params.name, request.params.arguments);
       if ('error' in outcome) return outcome.error;

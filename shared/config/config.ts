@@ -26,6 +26,8 @@ export interface Config {
   readonly rateLimitPerMinute: number;
   /** Failed authentications (wrong link secret, forged token) allowed per client address per minute. */
   readonly authFailuresPerMinute: number;
+  /** Credits a subject may be charged per UTC day; undefined means no cap. */
+  readonly dailyCreditLimit: number | undefined;
   readonly jobAttempts: number;
   readonly jobBackoffMs: number;
   /** Redis mode: a command without a reply after this long fails (and the request answers 503). */
@@ -36,7 +38,7 @@ export interface Config {
   readonly jobStalledIntervalMs: number;
   /** OAuth 2.1 authorization server settings (`CONSENT_URL`, `OAUTH_*`). */
   readonly oauth: OAuthSettings;
-  /** Origins, besides PUBLIC_URL's, whose browser pages may call `/mcp` (DNS-rebinding protection). */
+  /** Origins, besides PUBLIC_URL's, allowed in the Origin header of `/mcp` requests (DNS-rebinding protection). */
   readonly mcpAllowedOrigins: readonly string[];
   /** After SIGTERM, how long the API keeps serving (with `/readyz` at 503) before it stops accepting. */
   readonly shutdownDelayMs: number;
@@ -85,6 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
       SHUTDOWN_GRACE_MS: intInRange(0, 600_000)({ default: 10_000 }),
       RATE_LIMIT_PER_MINUTE: intInRange(1, 1_000_000)({ default: 120 }),
       AUTH_FAILURES_PER_MINUTE: intInRange(1, 1_000_000)({ default: 20 }),
+      DAILY_CREDIT_LIMIT: intInRange(0, 1_000_000_000)({ default: undefined }),
       JOB_ATTEMPTS: intInRange(1, 100)({ default: 3 }),
       JOB_BACKOFF_MS: intInRange(0, 600_000)({ default: 1000 }),
       REDIS_COMMAND_TIMEOUT_MS: intInRange(100, 60_000)({ default: 2000 }),
@@ -137,6 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
     shutdownGraceMs: clean.SHUTDOWN_GRACE_MS,
     rateLimitPerMinute: clean.RATE_LIMIT_PER_MINUTE,
     authFailuresPerMinute: clean.AUTH_FAILURES_PER_MINUTE,
+    dailyCreditLimit: clean.DAILY_CREDIT_LIMIT,
     jobAttempts: clean.JOB_ATTEMPTS,
     jobBackoffMs: clean.JOB_BACKOFF_MS,
     redisCommandTimeoutMs: clean.REDIS_COMMAND_TIMEOUT_MS,

@@ -17,6 +17,11 @@ export const ERROR_RESPONSES: Readonly<Record<number, ErrorResponse>> = {
     description: 'The credential is missing, expired or revoked. The person must reconnect.',
     headers: { 'WWW-Authenticate': { description: 'The Bearer challenge.', schema: { type: 'string' } }, ...rateLimitHeaderSpecs(false) },
   },
+  402: {
+    name: 'CreditBudgetExhausted',
+    description: "A new paid job would exceed the person's daily credit budget; the detail says when it resets (also Retry-After). Nothing was charged.",
+    headers: { 'Retry-After': { ...retryAfter, description: 'Seconds until the budget resets.' } },
+  },
   404: { name: 'NotFound', description: 'No such resource for this person.' },
   413: { name: 'PayloadTooLarge', description: 'The body is over 64 KiB.' },
   415: { name: 'UnsupportedMediaType', description: 'The body is not application/json.' },

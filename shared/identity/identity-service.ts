@@ -1,4 +1,5 @@
 import type { Principal } from '../auth/principal';
+import { DailyBudget, type BudgetStatus } from '../jobs/daily-budget';
 import type { LedgerStore, Usage } from '../stores/ledger-store';
 
 /** What `GET /v1/me` shows. */
@@ -9,6 +10,8 @@ export interface Identity {
   expires_at: string;
   revoke_url: string;
   usage: Usage;
+  /** Today's credit budget; null when no daily cap is configured. */
+  daily_budget: BudgetStatus | null;
   /** The OAuth client holding this connection; null for a connection made with `/v1/link`. */
   client: { client_id: string; client_name: string } | null;
 }
@@ -18,16 +21,23 @@ export class IdentityService {
   constructor(
     private readonly ledger: LedgerStore,
     private readonly revokeUrl: string,
+    private readonly budget: DailyBudget = new DailyBudget(undefined),
   ) {}
 
   async describe(principal: Principal): Promise<Identity> {
+    const subject = principal.subject;
+    const [usage, spentToday] = await Promise.all([
+      this.ledger.usage(subject),
+      this.budget.limit === undefined ? 0 : this.ledger.spentOn(subject, this.budget.today()),
+    ]);
     return {
-      subject: principal.subject,
+      subject,
       connection_id: principal.connectionId,
       issued_at: new Date(principal.issuedAt * 1000).toISOString(),
       expires_at: new Date(principal.expiresAt * 1000).toISOString(),
       revoke_url: this.revokeUrl,
-      usage: await this.ledger.usage(principal.subject),
+      usage,
+      daily_budget: this.budget.status(spentToday),
       client: principal.client ? { client_id: principal.client.id, client_name: principal.client.name } : null,
     };
   }

@@ -1,4 +1,5 @@
 import { createHash, createHmac, type KeyObject } from 'node:crypto';
+import { CreditBudgetError } from '../errors/credit-budget-error';
 import { IdempotencyConflictError } from '../errors/idempotency-conflict-error';
 import { NotFoundError } from '../errors/not-found-error';
 import { ServiceUnavailableError } from '../errors/service-unavailable-error';
@@ -6,6 +7,7 @@ import { decodeCursor, encodeCursor } from '../pagination/cursor';
 import type { Page } from '../pagination/page';
 import type { LedgerStore } from '../stores/ledger-store';
 import { canonicalJson } from '../util/canonical-json';
+import { DailyBudget } from './daily-budget';
 import { toPublicJob, type Job } from './job';
 import type { JobQueue } from './job-queue';
 
@@ -23,6 +25,8 @@ export interface JobServiceHooks {
   onSubmitted?(operation: string, cost: number): void;
   onReplayed?(operation: string): void;
   onConflict?(operation: string): void;
+  /** A new job was refused because it would exceed the subject's daily credit budget. */
+  onOverBudget?(operation: string): void;
 }
 
 /** Accepts paid jobs exactly once per (subject, idempotency key) and reads a subject's jobs. */
@@ -33,12 +37,15 @@ export class JobService {
     private readonly jobIdKey: KeyObject,
     private readonly retentionSeconds: number,
     private readonly hooks: JobServiceHooks = {},
+    private readonly budget: DailyBudget = new DailyBudget(undefined),
   ) {}
 
   /**
    * Accepts a job, or returns the one an earlier call with the same key accepted. Charging happens inside
    * the ledger's atomic claim, so a retry can never charge twice. A replay enqueues again on purpose: the
    * queue ignores known ids, and it repairs a first attempt that was charged but died before enqueueing.
+   * A new job that would exceed the daily credit budget is refused (402) by the same atomic claim; a replay
+   * of an accepted job is still answered, since it was paid for already.
    */
   async submit(submission: JobSubmission): Promise<{ job: Job; replayed: boolean }> {
     const jobId = this.jobIdFor(submission.subject, submission.idempotencyKey);
@@ -50,10 +57,16 @@ export class JobService {
       operation: submission.operation,
       cost: submission.cost,
       ttlSeconds: this.retentionSeconds,
+      day: this.budget.today(),
+      dailyLimit: this.budget.limit,
     });
     if (outcome === 'conflict') {
       this.hooks.onConflict?.(submission.operation);
       throw new IdempotencyConflictError();
+    }
+    if (outcome === 'over_budget') {
+      this.hooks.onOverBudget?.(submission.operation);
+      throw new CreditBudgetError(this.budget.limit ?? 0, this.budget.resetsAt(), this.budget.secondsUntilReset());
     }
     if (outcome === 'created') this.hooks.onSubmitted?.(submission.operation, submission.cost);
     else this.hooks.onReplayed?.(submission.operation);

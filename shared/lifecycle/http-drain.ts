@@ -41,7 +41,7 @@ export class HttpDrain {
     return this.stoppingFlag;
   }
 
-  /** Wraps the app: call for every request, before the app sees it. */
+  /** Counts a request in until its response closes; call it for every request, before the app sees it. */
   track(req: http.IncomingMessage, res: http.ServerResponse): void {
     const state = this.sockets.get(req.socket);
     if (state) state.busy += 1;

@@ -1,5 +1,5 @@
 import type { PageQuery, SeqItem } from '../pagination/page';
-import type { ClaimOutcome, ClaimRequest, LedgerStore, Usage } from '../stores/ledger-store';
+import { utcDay, type ClaimOutcome, type ClaimRequest, type LedgerStore, type Usage } from '../stores/ledger-store';
 import { SubjectSequence } from './subject-sequence';
 
 interface IdempotencyRecord {
@@ -15,6 +15,8 @@ export class MemoryLedgerStore implements LedgerStore {
   private readonly records = new Map<string, IdempotencyRecord>();
   private readonly usageBySubject = new Map<string, Usage>();
   private readonly jobs = new SubjectSequence<string>();
+  /** Credits charged per UTC day, then per subject; past days are dropped as new ones start. */
+  private readonly spentByDay = new Map<string, Map<string, number>>();
 
   async claim(request: ClaimRequest): Promise<ClaimOutcome> {
     const now = Date.now();
@@ -22,6 +24,10 @@ export class MemoryLedgerStore implements LedgerStore {
     if (existing && existing.expiresAt > now) {
       return existing.fingerprint === request.fingerprint ? 'replayed' : 'conflict';
     }
+    const spentToday = this.spentDay(request.day ?? utcDay(now));
+    const spent = spentToday.get(request.subject) ?? 0;
+    if (request.dailyLimit !== undefined && spent + request.cost > request.dailyLimit) return 'over_budget';
+    spentToday.set(request.subject, spent + request.cost);
     this.records.set(request.jobId, { fingerprint: request.fingerprint, expiresAt: now + request.ttlSeconds * 1000 });
     const usage = this.usageBySubject.get(request.subject) ?? { jobs_charged: 0, credits_spent: 0 };
     usage.jobs_charged += 1;
@@ -41,10 +47,24 @@ export class MemoryLedgerStore implements LedgerStore {
     return { ...(this.usageBySubject.get(subject) ?? { jobs_charged: 0, credits_spent: 0 }) };
   }
 
+  async spentOn(subject: string, day: string): Promise<number> {
+    return this.spentByDay.get(day)?.get(subject) ?? 0;
+  }
+
   async pruneJobs(subject: string, jobIds: readonly string[]): Promise<void> {
     const now = Date.now();
     const gone = new Set(jobIds.filter((id) => !((this.records.get(id)?.expiresAt ?? 0) > now)));
     this.jobs.pruneSubject(subject, (id) => !gone.has(id));
+  }
+
+  private spentDay(day: string): Map<string, number> {
+    let spent = this.spentByDay.get(day);
+    if (!spent) {
+      for (const past of this.spentByDay.keys()) if (past < day) this.spentByDay.delete(past);
+      spent = new Map();
+      this.spentByDay.set(day, spent);
+    }
+    return spent;
   }
 
   /** Forgets expired records and index entries of jobs that are gone; called by the queue's sweeper. */

@@ -47,6 +47,7 @@ export class Metrics {
   readonly jobsSubmitted = counter(this.registry, 'connector_jobs_submitted_total', 'Paid jobs accepted (new, not replays).');
   readonly jobsReplayed = counter(this.registry, 'connector_jobs_replayed_total', 'Idempotent retries answered with an existing job.');
   readonly idempotencyConflicts = counter(this.registry, 'connector_idempotency_conflicts_total', 'Idempotency keys reused with another payload (422).');
+  readonly jobsOverBudget = counter(this.registry, 'connector_jobs_over_budget_total', 'New paid jobs refused with 402: the daily credit budget was used up.');
   readonly creditsCharged = counter(this.registry, 'connector_credits_charged_total', 'Credits charged for accepted jobs.');
   readonly jobsCompleted = new Counter({
     name: 'connector_jobs_completed_total',

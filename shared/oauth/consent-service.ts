@@ -40,7 +40,6 @@ export class ConsentService {
     private readonly connections: ConnectionStore,
     private readonly clients: ClientRegistry,
     private readonly settings: ConsentSettings,
-    private readonly onGranted: () => void = () => {},
   ) {}
 
   /**
@@ -114,7 +113,6 @@ export class ConsentService {
     const code = newOpaqueSecret();
     const grant: CodeGrant = { connectionId, subject, clientId: pending.clientId, redirectUri: pending.redirectUri, codeChallenge: pending.codeChallenge };
     await this.store.put('code', hashSecret(code), JSON.stringify(grant), this.settings.codeTtlSeconds);
-    this.onGranted();
     return redirectWith(pending.redirectUri, { code, ...base });
   }
 }

@@ -58,6 +58,9 @@ export class GrantService {
   /** `grant_type=refresh_token`: rotates the refresh token; a reused one revokes the connection. */
   async refresh(client: OAuthClient, form: Record<string, unknown>): Promise<TokenAnswer> {
     if (typeof form.refresh_token !== 'string' || form.refresh_token.length > 256) throw invalidGrant('refresh_token is missing');
+    if (form.resource !== undefined && !sameResource(form.resource, this.settings.issuer)) {
+      throw new OAuthProtocolError('invalid_target', 'resource must be this connector');
+    }
     const consumed = await this.store.consume('refresh', hashSecret(form.refresh_token));
     if (!consumed) throw invalidGrant('the refresh token is unknown or expired');
     const grant = JSON.parse(consumed.value) as RefreshGrant;

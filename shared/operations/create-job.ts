@@ -16,7 +16,7 @@ export const createJob: Operation = {
   description:
     'Starts a paid job that costs 1 credit, charged once when it is accepted. Ask the person for a clear yes ' +
     'first. Send an Idempotency-Key; a retry with the same key returns the same job and is never charged again. ' +
-    'Answers 202 at once: poll getJob for the result.',
+    'Answers 202 at once: poll getJob (over MCP: get_job) for the result.',
   auth: 'bearer',
   published: true,
   consequential: true,
@@ -54,7 +54,7 @@ export const createJob: Operation = {
       },
     },
   },
-  errors: [400, 401, 413, 415, 422, 429, 500, 503],
+  errors: [400, 401, 402, 413, 415, 422, 429, 500, 503],
   processor: (settings) => placeholderProcessor(settings.placeholderJobMs),
   handle: async (request, services) => {
     const idempotencyKey: string | undefined = request.header('idempotency-key') ?? request.body.idempotency_key;

@@ -9,7 +9,8 @@ export const getMe: Operation = {
   summary: 'Show who this connection acts for',
   description:
     "Shows who this connection acts for: the person's subject, when access was granted and when it expires, " +
-    'where the person can revoke it, and how many jobs and credits they have been charged so far. ' +
+    'where the person can revoke it, the jobs and credits charged so far, and what is left of ' +
+    "today's credit budget (null when there is no cap). " +
     'Read-only and free: it changes nothing.',
   auth: 'bearer',
   published: true,

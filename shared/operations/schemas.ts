@@ -41,10 +41,22 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
       credits_spent: { type: 'integer', minimum: 0, description: 'Credits charged so far.' },
     },
   },
+  DailyBudget: {
+    type: ['object', 'null'],
+    additionalProperties: false,
+    required: ['limit', 'spent', 'remaining', 'resets_at'],
+    description: "Today's credit budget (UTC day); null when there is no daily cap.",
+    properties: {
+      limit: { type: 'integer', minimum: 0, description: 'Credits that may be charged per UTC day.' },
+      spent: { type: 'integer', minimum: 0, description: 'Credits charged today.' },
+      remaining: { type: 'integer', minimum: 0, description: 'Credits left today; a paid job costing more answers 402.' },
+      resets_at: { ...timestamp, description: 'When the budget resets (the next midnight UTC).' },
+    },
+  },
   Identity: {
     type: 'object',
     additionalProperties: false,
-    required: ['subject', 'connection_id', 'issued_at', 'expires_at', 'revoke_url', 'usage', 'client'],
+    required: ['subject', 'connection_id', 'issued_at', 'expires_at', 'revoke_url', 'usage', 'daily_budget', 'client'],
     properties: {
       subject: { type: 'string', description: 'Who this connection acts for.' },
       connection_id: { type: 'string' },
@@ -52,6 +64,7 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
       expires_at: timestamp,
       revoke_url: { type: 'string', format: 'uri', description: 'Where the person can revoke access.' },
       usage: ref('Usage'),
+      daily_budget: ref('DailyBudget'),
       client: {
         type: ['object', 'null'],
         additionalProperties: false,

@@ -41,6 +41,11 @@ export class RedisKeys {
     return `${this.subjectRoot(subject)}:usage`;
   }
 
+  /** Credits charged to a subject on one UTC day (`YYYY-MM-DD`), for the daily budget; expires after it. */
+  subjectDailySpend(subject: string, day: string): string {
+    return `${this.subjectRoot(subject)}:spent:${day}`;
+  }
+
   /** Counter that numbers a subject's things and jobs, so pages are cut by position, not by time. */
   subjectSequence(subject: string): string {
     return `${this.subjectRoot(subject)}:seq`;

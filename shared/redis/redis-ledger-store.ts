@@ -1,6 +1,6 @@
 import type Redis from 'ioredis';
 import type { PageQuery, SeqItem } from '../pagination/page';
-import type { ClaimOutcome, ClaimRequest, LedgerStore, Usage } from '../stores/ledger-store';
+import { utcDay, type ClaimOutcome, type ClaimRequest, type LedgerStore, type Usage } from '../stores/ledger-store';
 import { defineLuaScript, type LuaScript } from './lua-script';
 import type { RedisGuard } from './redis-guard';
 import type { RedisKeys } from './redis-keys';
@@ -8,24 +8,36 @@ import { pageBySeq } from './sequence-page';
 
 /**
  * The claim, as one script: Redis runs it without interleaving any other command, so among any number of
- * concurrent claims for the same job, on any number of replicas, exactly one sees its SET NX succeed and
- * only that one charges and indexes the job. The record and the charge cannot be separated by a crash
- * either: a script is applied whole or not at all.
+ * concurrent claims for the same job, on any number of replicas, exactly one finds no record and only that
+ * one charges and indexes the job; and among concurrent claims of distinct jobs, the budget check and the
+ * charge cannot be separated, so the daily limit is never overshot. The record and the charge cannot be
+ * separated by a crash either: a script is applied whole or not at all. A known key is answered before the
+ * budget is looked at: a replay names a job that was already paid for.
  *
- * KEYS: idempotency record, subject usage, subject job index, subject sequence.
- * ARGV: fingerprint, retention seconds, cost, job id.
+ * KEYS: idempotency record, subject usage, subject job index, subject sequence, subject's spend that day.
+ * ARGV: fingerprint, retention seconds, cost, job id, daily limit (-1: none), spend key lifetime in seconds.
  */
 const CLAIM = `
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2]) then
-  redis.call('HINCRBY', KEYS[2], 'jobs_charged', 1)
-  redis.call('HINCRBY', KEYS[2], 'credits_spent', ARGV[3])
-  local seq = redis.call('INCR', KEYS[4])
-  redis.call('ZADD', KEYS[3], seq, ARGV[4])
-  return 'created'
+local existing = redis.call('GET', KEYS[1])
+if existing then
+  if existing == ARGV[1] then return 'replayed' end
+  return 'conflict'
 end
-if redis.call('GET', KEYS[1]) == ARGV[1] then return 'replayed' end
-return 'conflict'
+local cost = tonumber(ARGV[3])
+local limit = tonumber(ARGV[5])
+if limit >= 0 and tonumber(redis.call('GET', KEYS[5]) or '0') + cost > limit then return 'over_budget' end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+redis.call('HINCRBY', KEYS[2], 'jobs_charged', 1)
+redis.call('HINCRBY', KEYS[2], 'credits_spent', cost)
+local seq = redis.call('INCR', KEYS[4])
+redis.call('ZADD', KEYS[3], seq, ARGV[4])
+redis.call('INCRBY', KEYS[5], cost)
+redis.call('EXPIRE', KEYS[5], ARGV[6])
+return 'created'
 `;
+
+/** A day's spend is read until that day ends; two days covers it whatever the time of the first charge. */
+const SPEND_KEY_SECONDS = 2 * 86_400;
 
 /**
  * Drops a job from the subject's index only while its idempotency record is absent, in one step: a new
@@ -38,7 +50,7 @@ if redis.call('EXISTS', KEYS[2]) == 0 then redis.call('ZREM', KEYS[1], ARGV[1]) 
 return 0
 `;
 
-const OUTCOMES: ReadonlySet<string> = new Set<ClaimOutcome>(['created', 'replayed', 'conflict']);
+const OUTCOMES: ReadonlySet<string> = new Set<ClaimOutcome>(['created', 'replayed', 'conflict', 'over_budget']);
 
 /** Idempotency records, charges and the per-subject job index in Redis. */
 export class RedisLedgerStore implements LedgerStore {
@@ -50,7 +62,7 @@ export class RedisLedgerStore implements LedgerStore {
     private readonly keys: RedisKeys,
     private readonly guard: RedisGuard,
   ) {
-    this.claimScript = defineLuaScript(client, 'ledger_claim', 4, CLAIM);
+    this.claimScript = defineLuaScript(client, 'ledger_claim', 5, CLAIM);
     this.pruneScript = defineLuaScript(client, 'ledger_prune', 2, PRUNE);
   }
 
@@ -60,8 +72,10 @@ export class RedisLedgerStore implements LedgerStore {
       this.keys.subjectUsage(request.subject),
       this.keys.subjectJobs(request.subject),
       this.keys.subjectSequence(request.subject),
+      this.keys.subjectDailySpend(request.subject, request.day ?? utcDay()),
     ];
-    const outcome = await this.guard.run(() => this.claimScript(keys, [request.fingerprint, request.ttlSeconds, request.cost, request.jobId]));
+    const args = [request.fingerprint, request.ttlSeconds, request.cost, request.jobId, request.dailyLimit ?? -1, SPEND_KEY_SECONDS];
+    const outcome = await this.guard.run(() => this.claimScript(keys, args));
     // Anything else means the script and this code disagree; refusing beats guessing about money.
     if (!OUTCOMES.has(outcome)) throw new Error(`unexpected claim outcome ${String(outcome)}`);
     return outcome as ClaimOutcome;
@@ -75,6 +89,10 @@ export class RedisLedgerStore implements LedgerStore {
   async pruneJobs(subject: string, jobIds: readonly string[]): Promise<void> {
     const index = this.keys.subjectJobs(subject);
     await this.guard.run(() => Promise.all(jobIds.map((id) => this.pruneScript([index, this.keys.idempotency(id)], [id]))));
+  }
+
+  async spentOn(subject: string, day: string): Promise<number> {
+    return Number((await this.guard.run(() => this.client.get(this.keys.subjectDailySpend(subject, day)))) ?? 0);
   }
 
   async usage(subject: string): Promise<Usage> {

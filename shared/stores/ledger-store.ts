@@ -10,10 +10,21 @@ export interface ClaimRequest {
   operation: string;
   cost: number;
   ttlSeconds: number;
+  /** The UTC day (`YYYY-MM-DD`) the charge counts against; today's when absent. */
+  day?: string;
+  /** Credits the subject may be charged on `day`; undefined means no cap. */
+  dailyLimit?: number;
 }
 
-/** `created`: this call accepted and charged the job. `replayed`: an earlier call did. `conflict`: the key was used for another payload. */
-export type ClaimOutcome = 'created' | 'replayed' | 'conflict';
+/** The UTC date, `YYYY-MM-DD`, of an instant (now by default): the day a charge then counts against. */
+export const utcDay = (at: number = Date.now()): string => new Date(at).toISOString().slice(0, 10);
+
+/**
+ * `created`: this call accepted and charged the job. `replayed`: an earlier call did. `conflict`: the key was
+ * used for another payload. `over_budget`: a new job that would take the subject over its daily limit;
+ * nothing was recorded or charged. A replay is never `over_budget`: the job it names was already paid for.
+ */
+export type ClaimOutcome = 'created' | 'replayed' | 'conflict' | 'over_budget';
 
 /** What a subject has been charged. */
 export interface Usage {
@@ -23,13 +34,16 @@ export interface Usage {
 
 /**
  * Idempotency records, charges and the per-subject job index. `claim` is the one atomic step that makes a
- * paid job happen at most once: record the key, charge, index the job, all or nothing.
+ * paid job happen at most once and within the daily budget: check the budget, record the key, charge, index
+ * the job, all or nothing.
  */
 export interface LedgerStore {
   claim(request: ClaimRequest): Promise<ClaimOutcome>;
   /** Job ids of a subject, newest first. */
   listJobIds(subject: string, query: PageQuery): Promise<Array<SeqItem<string>>>;
   usage(subject: string): Promise<Usage>;
+  /** Credits charged to the subject on one UTC day (`YYYY-MM-DD`). */
+  spentOn(subject: string, day: string): Promise<number>;
   /**
    * Drops from the subject's index those of `jobIds` whose idempotency record has expired: their jobs are
    * gone for good. An id whose record is still alive is kept, since its job may be about to be enqueued.

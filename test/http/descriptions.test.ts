@@ -116,7 +116,7 @@ for (const backend of BACKENDS) {
       expect(llms).to.not.contain('/v1/link');
     });
 
-    it('llms.txt states the cost, the polling and the assistant rules (confirm, poll, reuse key, 401, 429)', () => {
+    it('llms.txt states the cost, the polling and the assistant rules (confirm, poll, reuse key, 401, 402, 429)', () => {
       expect(llms).to.match(/Cost: 1 credit, charged once/);
       expect(llms).to.contain('Poll getJob (GET /v1/jobs/{id})');
       expect(llms).to.match(/fresh, specific yes/);
@@ -124,6 +124,15 @@ for (const backend of BACKENDS) {
       expect(llms).to.match(/same idempotency key/);
       expect(llms).to.match(new RegExp(`A 401 .*reconnect at ${BASE_ENV.DASHBOARD_URL.replace(/[./]/g, '\\$&')}`));
       expect(llms).to.match(/A 429 .*Retry-After/);
+      expect(llms).to.match(/A 402 .*daily credit budget.*resets/);
+    });
+
+    it('createJob documents 402 with Retry-After, and getMe documents the nullable daily_budget', () => {
+      expect(document.paths['/v1/jobs'].post.responses['402']).to.deep.equal({ $ref: '#/components/responses/CreditBudgetExhausted' });
+      expect(document.components.responses.CreditBudgetExhausted.headers['Retry-After'].required).to.equal(true);
+      expect(document.components.schemas.Identity.required).to.include('daily_budget');
+      expect(document.components.schemas.DailyBudget.type).to.deep.equal(['object', 'null']);
+      expect(document.components.schemas.DailyBudget.required).to.have.members(['limit', 'spent', 'remaining', 'resets_at']);
     });
 
     it('neither document contains a secret, and both are the same for every caller', async () => {

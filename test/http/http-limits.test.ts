@@ -57,6 +57,22 @@ describe('HTTP limits of the API listener', function () {
     expect(Date.now() - started).to.be.at.least(900);
   });
 
+  it('keeps an idle keep-alive connection past the headers timeout: the next request on it is served', async () => {
+    const socket = net.connect(port, '127.0.0.1');
+    let reply = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => (reply += chunk));
+    socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    await waitFor(() => /\r\n\r\n\{"status":"ok"\}/.test(reply), { what: 'the first answer' });
+    // Idle on purpose (the behaviour under test): longer than the 1 s headers timeout plus Node's 1 s check tick.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(socket.destroyed, 'the idle connection is still open').to.equal(false);
+    socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    // Answers follow each other with no line break between them: count status lines anywhere.
+    await waitFor(() => (reply.match(/HTTP\/1\.1 200 /g) ?? []).length === 2, { what: 'the second answer on the same connection' });
+    socket.destroy();
+  });
+
   it('cuts a client whose body never finishes with 408 once the request timeout is past', async () => {
     const started = Date.now();
     const head = `POST /v1/link HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Link-Secret: ${connector.config.linkSecret}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n`;

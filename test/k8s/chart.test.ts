@@ -228,6 +228,13 @@ describe('helm chart charts/connector', function () {
       expect(config.TRUST_PROXY).to.equal('0');
     });
 
+    it('sets AUTH_FAILURES_PER_MINUTE to 20 and leaves DAILY_CREDIT_LIMIT out (no cap) unless config.dailyCreditLimit is set', function () {
+      const config = configMapOf(objects);
+      expect(config.AUTH_FAILURES_PER_MINUTE).to.equal('20');
+      expect(config).not.to.have.any.keys('DAILY_CREDIT_LIMIT');
+      expect(configMapOf(render({ set: ['config.dailyCreditLimit=50'] })).DAILY_CREDIT_LIMIT).to.equal('50');
+    });
+
     it('renders no optional objects (Ingress, HPA, PDB, NetworkPolicy, ServiceMonitor, PrometheusRule, dev Redis)', function () {
       const kinds = objects.map((o) => o.kind);
       for (const kind of ['Ingress', 'HorizontalPodAutoscaler', 'PodDisruptionBudget', 'NetworkPolicy', 'ServiceMonitor', 'PrometheusRule']) {

@@ -110,6 +110,7 @@ describe('two API replicas on one Redis behind a round-robin proxy, one MCP clie
       }
       const mine = proxy.served.slice(start);
       if (revision === '2025-11-25') expect(mine[0].method).to.equal('initialize');
+      else expect(mine.map((entry) => entry.method)).to.not.include('initialize');
       const byReplica = (replica: Replica) => mine.filter((entry) => entry.replica === replica && entry.method === 'tools/call').length;
       expect(byReplica('A')).to.be.greaterThan(0);
       expect(byReplica('B')).to.be.greaterThan(0);

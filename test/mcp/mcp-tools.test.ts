@@ -61,6 +61,8 @@ for (const backend of BACKENDS) {
           const createJob = tools.find((tool) => tool.name === 'create_job')!;
           expect(createJob.inputSchema.required).to.have.members(['input', 'idempotency_key']);
           expect(createJob.annotations).to.include({ readOnlyHint: false, idempotentHint: true, destructiveHint: false, openWorldHint: false });
+          // Without the tasks extension the model polls: the verbatim description names the polling tool.
+          expect(createJob.description).to.contain('get_job');
           expect(tools.find((tool) => tool.name === 'get_me')!.annotations).to.include({ readOnlyHint: true, idempotentHint: true });
         });
 

@@ -9,6 +9,7 @@ import { OPERATIONS } from '../../shared/operations/registry';
 import { placeholderProcessor } from '../../shared/processors/placeholder-processor';
 import { BACKENDS } from '../support/backends';
 import { BASE_ENV, newKey, newSubject, type CallOptions, type CallResult, type ConnectorUnderTest, startConnector } from '../support/harness';
+import { connectMcp } from '../support/mcp-client';
 import {
   CONTRACT_METRICS, HTTP_BUCKETS, JOB_OUTCOMES, QUEUE_STATES, UNAUTHORIZED_REASONS, sampleNames,
 } from '../support/metric-contract';
@@ -293,6 +294,9 @@ for (const backend of BACKENDS) {
       await submit(token, 'labels', key);
       expect((await submit(token, 'other payload', key)).status).to.equal(422);
       await finish(token, job);
+      const mcp = await connectMcp(`${c.baseUrl}/mcp`, token, '2026-07-28');
+      await mcp.callTool({ name: 'get_me', arguments: {} });
+      await mcp.close();
       await call('POST', '/v1/link/revoke', '/v1/link/revoke', { body: { subject }, headers: { 'x-link-secret': BASE_ENV.LINK_SECRET } });
       expect((await call('GET', '/v1/me', '/v1/me', { token })).status).to.equal(401);
 
@@ -306,11 +310,13 @@ for (const backend of BACKENDS) {
       const values = (name: string, label: string) => new Set(samplesOf(page, name).map((s) => s.labels[label]));
       expect([...values('connector_queue_jobs', 'state')].sort()).to.deep.equal([...QUEUE_STATES].sort());
       for (const outcome of values('connector_jobs_completed_total', 'outcome')) expect(JOB_OUTCOMES).to.include(outcome);
+      for (const outcome of values('connector_mcp_tool_calls_total', 'outcome')) expect(['ok', 'error']).to.include(outcome);
       for (const route of values('connector_http_requests_total', 'route')) expect(route).to.match(/^(unmatched|\/[a-z0-9/._{}-]*)$/);
       for (const status of values('connector_http_requests_total', 'status')) expect(status).to.match(/^[1-5][0-9][0-9]$/);
-      // The session above made every counter move at least once.
+      // The session above made every counter move at least once (the over-budget one needs DAILY_CREDIT_LIMIT:
+      // spend-cap.test.ts moves it).
       for (const [family, { type }] of Object.entries(CONTRACT_METRICS)) {
-        if (type !== 'counter' || family.startsWith('connector_redis_')) continue;
+        if (type !== 'counter' || family.startsWith('connector_redis_') || family === 'connector_jobs_over_budget_total') continue;
         expect(sumOf(page, family), family).to.be.greaterThan(0);
       }
     });

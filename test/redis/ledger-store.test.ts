@@ -102,4 +102,36 @@ describe('RedisLedgerStore (Lua claim) on a private redis-server', () => {
     expect(await t.storeA.usage('nobody')).to.deep.equal({ jobs_charged: 0, credits_spent: 0 });
     expect(await t.storeA.listJobIds('nobody', { limit: 5 })).to.deep.equal([]);
   });
+
+  it('20 concurrent claims of distinct jobs through two clients under a daily limit of 3: exactly 3 created, 17 over_budget', async () => {
+    const subject = `subject-${randomBytes(4).toString('hex')}`;
+    const claims = Array.from({ length: 20 }, (_, i) => request({ subject, key: `k${i}`, day: '2026-11-22', dailyLimit: 3 }));
+    const outcomes = await Promise.all(claims.map((claim, i) => (i % 2 ? t.storeA : t.storeB).claim(claim)));
+    expect(outcomes.filter((o) => o === 'created')).to.have.length(3);
+    expect(outcomes.filter((o) => o === 'over_budget')).to.have.length(17);
+    expect(await t.storeA.usage(subject)).to.deep.equal({ jobs_charged: 3, credits_spent: 3 });
+    expect(await t.storeB.spentOn(subject, '2026-11-22')).to.equal(3);
+    expect(await t.storeB.spentOn(subject, '2026-11-23')).to.equal(0);
+    const spendKey = t.a.keys.subjectDailySpend(subject, '2026-11-22');
+    expect(await t.a.client.ttl(spendKey)).to.be.within(1, 2 * 86_400);
+    const refused = claims[outcomes.indexOf('over_budget')];
+    expect(await t.a.client.exists(t.a.keys.idempotency(refused.jobId))).to.equal(0);
+  });
+
+  it('over the daily limit, a replay of an accepted claim is still replayed and a conflicting one still conflict', async () => {
+    const claim = request({ day: '2026-11-22', dailyLimit: 1 });
+    expect(await t.storeA.claim(claim)).to.equal('created');
+    expect(await t.storeB.claim({ ...claim, key: 'other', jobId: `${claim.jobId}x` })).to.equal('over_budget');
+    expect(await t.storeB.claim(claim)).to.equal('replayed');
+    expect(await t.storeB.claim({ ...claim, fingerprint: 'fp-other' })).to.equal('conflict');
+    expect(await t.storeA.spentOn(claim.subject, '2026-11-22')).to.equal(1);
+  });
+
+  it('a new day has a new budget, and no limit means no cap', async () => {
+    const subject = `subject-${randomBytes(4).toString('hex')}`;
+    expect(await t.storeA.claim(request({ subject, day: '2026-11-22', dailyLimit: 1 }))).to.equal('created');
+    expect(await t.storeA.claim(request({ subject, day: '2026-11-22', dailyLimit: 1 }))).to.equal('over_budget');
+    expect(await t.storeA.claim(request({ subject, day: '2026-11-23', dailyLimit: 1 }))).to.equal('created');
+    expect(await t.storeA.claim(request({ subject, day: '2026-11-23' }))).to.equal('created');
+  });
 });

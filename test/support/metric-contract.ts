@@ -1,6 +1,6 @@
 import { Metrics } from '../../shared/metrics/metrics';
 
-/** A metric as ../shared/CONTRACT.md fixes it ("Operations side"), plus the Redis error counter of issue 5. */
+/** A metric as ../shared/CONTRACT.md fixes it ("Operations side" and "MCP"), plus the Redis error counter of issue 5 and the over-budget counter of issue 8. */
 export interface ContractMetric {
   type: 'counter' | 'gauge' | 'histogram';
   labels: readonly string[];
@@ -17,12 +17,14 @@ export const CONTRACT_METRICS: Readonly<Record<string, ContractMetric>> = {
   connector_jobs_replayed_total: { type: 'counter', labels: ['operation'] },
   connector_idempotency_conflicts_total: { type: 'counter', labels: ['operation'] },
   connector_credits_charged_total: { type: 'counter', labels: ['operation'] },
+  connector_jobs_over_budget_total: { type: 'counter', labels: ['operation'] },
   connector_jobs_completed_total: { type: 'counter', labels: ['operation', 'outcome'] },
   connector_job_duration_seconds: { type: 'histogram', labels: ['operation'] },
   connector_job_wait_seconds: { type: 'histogram', labels: ['operation'] },
   connector_queue_jobs: { type: 'gauge', labels: ['state'] },
   connector_redis_up: { type: 'gauge', labels: [] },
   connector_redis_errors_total: { type: 'counter', labels: [] },
+  connector_mcp_tool_calls_total: { type: 'counter', labels: ['tool', 'outcome'] },
 };
 
 /** The HTTP latency buckets the issue asks for: 1 ms to 10 s. */

@@ -22,6 +22,17 @@ describe('configuration rules', () => {
     expect(loadConfig({ ...REQUIRED, REDIS_URL: 'redis://127.0.0.1:6379' }, 'worker').metricsPort).to.equal(9465);
   });
 
+  it('abuse limits: AUTH_FAILURES_PER_MINUTE defaults to 20; DAILY_CREDIT_LIMIT is unset (no cap) unless a whole number', () => {
+    const config = loadConfig(REQUIRED, 'api');
+    expect(config.authFailuresPerMinute).to.equal(20);
+    expect(config.dailyCreditLimit).to.equal(undefined);
+    expect(loadConfig({ ...REQUIRED, DAILY_CREDIT_LIMIT: '50' }, 'api').dailyCreditLimit).to.equal(50);
+    expect(loadConfig({ ...REQUIRED, DAILY_CREDIT_LIMIT: '0' }, 'api').dailyCreditLimit).to.equal(0);
+    expect(problemsOf({ ...REQUIRED, DAILY_CREDIT_LIMIT: '-1' })).to.deep.equal(['DAILY_CREDIT_LIMIT']);
+    expect(problemsOf({ ...REQUIRED, DAILY_CREDIT_LIMIT: 'lots' })).to.deep.equal(['DAILY_CREDIT_LIMIT']);
+    expect(problemsOf({ ...REQUIRED, AUTH_FAILURES_PER_MINUTE: '0' })).to.deep.equal(['AUTH_FAILURES_PER_MINUTE']);
+  });
+
   it('an empty environment names all four required variables', () => {
     expect(problemsOf({}).sort()).to.deep.equal(['CONNECTOR_SECRET', 'DASHBOARD_URL', 'LINK_SECRET', 'PUBLIC_URL']);
   });

@@ -4,7 +4,11 @@ import { publishedOperations } from '../../shared/operations/registry';
 import { OpenApiResponseChecker } from '../support/openapi-check';
 
 const checker = new OpenApiResponseChecker(buildOpenApiDocument(publishedOperations(), 'http://localhost:8787'));
-const json = (body: unknown, type = 'application/json; charset=utf-8') => ({ headers: new Headers({ 'content-type': type }), text: JSON.stringify(body) });
+const RATE_LIMITED = { 'ratelimit-policy': '"subject";q=120;w=60', ratelimit: '"subject";r=119;t=60' };
+const json = (body: unknown, type = 'application/json; charset=utf-8', extra: Record<string, string> = RATE_LIMITED) => ({
+  headers: new Headers({ 'content-type': type, ...extra }),
+  text: JSON.stringify(body),
+});
 const problem = { type: 'urn:x', title: 'Not found', status: 404, detail: 'd', request_id: 'r' };
 
 describe('the OpenAPI response checker used by every HTTP test', () => {
@@ -26,6 +30,10 @@ describe('the OpenAPI response checker used by every HTTP test', () => {
 
   it('rejects a 202 from createJob without its required Location header', () => {
     expect(() => checker.check({ method: 'POST', path: '/v1/jobs', status: 202, ...json({}) })).to.throw(/Location/);
+  });
+
+  it('rejects a success answer without the RateLimit headers every operation sends', () => {
+    expect(() => checker.check({ method: 'GET', path: '/v1/things', status: 200, ...json({ items: [], next_cursor: null }, undefined, {}) })).to.throw(/RateLimit/);
   });
 
   it('rejects a non-problem body on an unknown route', () => {

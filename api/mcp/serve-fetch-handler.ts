@@ -1,0 +1,37 @@
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import type { Request, Response } from 'express';
+import type { FetchMcpHandler } from './mcp-http-handler';
+
+/**
+ * Serves a fetch-shaped MCP handler from Express. The body was already parsed by the JSON body parser and
+ * is handed over as `parsedBody`, so the web request carries headers only. A JSON answer is written in one
+ * piece with its length (the SDK's Node adapter streams every answer chunk by chunk, which costs one socket
+ * write per chunk for what is one small document); an event stream is still passed on as it comes.
+ */
+export async function serveFetchHandler(handler: FetchMcpHandler, req: Request, res: Response, authInfo: AuthInfo): Promise<void> {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (typeof value === 'string') headers.set(name, value);
+    else if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+  }
+  // The origin is fixed: the Host header is the client's to choose, and the SDK needs only the path. No abort
+  // signal: every answer here is short (the longest, a 2025 `tasks/result`, waits a bounded time).
+  const request = new globalThis.Request(`http://localhost${req.originalUrl}`, { method: req.method, headers });
+  const response = await handler.fetch(request, { authInfo, ...(req.body !== undefined ? { parsedBody: req.body } : {}) });
+  res.status(response.status);
+  response.headers.forEach((value, name) => res.setHeader(name, value));
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+    res.end(Buffer.from(await response.arrayBuffer()));
+    return;
+  }
+  res.flushHeaders();
+  for await (const chunk of response.body) {
+    if (res.destroyed) break;
+    res.write(chunk);
+  }
+  res.end();
+}

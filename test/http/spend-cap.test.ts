@@ -1,0 +1,108 @@
+import { expect } from 'chai';
+import { BACKENDS } from '../support/backends';
+import { newKey, newSubject, startConnector, type CallResult, type ConnectorUnderTest } from '../support/harness';
+import { scrape, sumOf } from '../support/prometheus-text';
+
+const LIMIT = 3;
+const PROBLEM = /^application\/problem\+json/;
+
+/** The next midnight UTC after `at`, as an ISO string. */
+const nextUtcMidnight = (at: number) => new Date((Math.floor(at / 86_400_000) + 1) * 86_400_000).toISOString();
+
+for (const backend of BACKENDS) {
+  describe(`daily credit budget, DAILY_CREDIT_LIMIT=${LIMIT} [${backend}]`, () => {
+    let c: ConnectorUnderTest;
+    before(async () => {
+      c = await startConnector(backend, { DAILY_CREDIT_LIMIT: String(LIMIT) });
+    });
+    after(async () => c.close());
+
+    const submit = (token: string, prompt: string, key: string) =>
+      c.call('POST', '/v1/jobs', { token, body: { input: { prompt } }, headers: { 'idempotency-key': key } });
+
+    it(`20 concurrent new jobs with distinct keys: exactly ${LIMIT} are accepted and charged, 17 answer 402`, async () => {
+      const token = await c.link(newSubject());
+      const before = await scrape(c.metricsUrl);
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => submit(token, `job ${i}`, newKey())));
+      const statuses = answers.map((a) => a.status).sort();
+      expect(statuses).to.deep.equal([...Array(LIMIT).fill(202), ...Array(20 - LIMIT).fill(402)]);
+      const me = await c.call('GET', '/v1/me', { token });
+      expect(me.body.usage).to.deep.equal({ jobs_charged: LIMIT, credits_spent: LIMIT });
+      expect(me.body.daily_budget).to.include({ limit: LIMIT, spent: LIMIT, remaining: 0 });
+      expect((await c.call('GET', '/v1/jobs', { token })).body.items).to.have.length(LIMIT);
+      const after = await scrape(c.metricsUrl);
+      const charged = sumOf(after, 'connector_credits_charged_total') - sumOf(before, 'connector_credits_charged_total');
+      expect(charged).to.equal(LIMIT);
+      const refused = sumOf(after, 'connector_jobs_over_budget_total', { operation: 'createJob' }) - sumOf(before, 'connector_jobs_over_budget_total', { operation: 'createJob' });
+      expect(refused).to.equal(20 - LIMIT);
+    });
+
+    it('the 402 is problem+json whose detail names the next midnight UTC, with Retry-After counting down to it', async () => {
+      const token = await c.link(newSubject());
+      for (let i = 0; i < LIMIT; i++) expect((await submit(token, `paid ${i}`, newKey())).status).to.equal(202);
+      const sentAt = Date.now();
+      const refused = await submit(token, 'one too many', newKey());
+      expect(refused.status).to.equal(402);
+      expect(refused.headers.get('content-type')).to.match(PROBLEM);
+      expect(refused.body.type).to.equal('urn:connector:problem:credit-budget-exhausted');
+      const resetsAt = nextUtcMidnight(sentAt);
+      expect(refused.body.detail).to.include(resetsAt);
+      const retryAfter = Number(refused.headers.get('retry-after'));
+      const expected = (Date.parse(resetsAt) - sentAt) / 1000;
+      expect(retryAfter).to.be.within(Math.floor(expected) - 5, Math.ceil(expected) + 1);
+      const me = await c.call('GET', '/v1/me', { token });
+      expect(me.body.daily_budget).to.deep.equal({ limit: LIMIT, spent: LIMIT, remaining: 0, resets_at: resetsAt });
+    });
+
+    it('over the cap, retries of accepted jobs (sequential and concurrent) still return those jobs, charging nothing', async () => {
+      const token = await c.link(newSubject());
+      const keys = Array.from({ length: LIMIT }, () => newKey());
+      const accepted: CallResult[] = [];
+      for (const key of keys) accepted.push(await submit(token, `kept ${key}`, key));
+      expect((await submit(token, 'over', newKey())).status).to.equal(402);
+      const retries = await Promise.all(keys.flatMap((key) => [submit(token, `kept ${key}`, key), submit(token, `kept ${key}`, key)]));
+      retries.forEach((retry, i) => {
+        expect(retry.status).to.equal(202);
+        expect(retry.headers.get('idempotent-replayed')).to.equal('true');
+        expect(retry.body.id).to.equal(accepted[Math.floor(i / 2)].body.id);
+      });
+      expect((await c.call('GET', '/v1/me', { token })).body.usage.credits_spent).to.equal(LIMIT);
+    });
+
+    it('a refused key is not recorded: sending it again with another payload is 402 again, not 422', async () => {
+      const token = await c.link(newSubject());
+      for (let i = 0; i < LIMIT; i++) await submit(token, `paid ${i}`, newKey());
+      const key = newKey();
+      expect((await submit(token, 'first try', key)).status).to.equal(402);
+      expect((await submit(token, 'another payload', key)).status).to.equal(402);
+    });
+
+    it('the budget is per subject: another subject still has its whole budget', async () => {
+      const spender = await c.link(newSubject());
+      for (let i = 0; i < LIMIT; i++) await submit(spender, `paid ${i}`, newKey());
+      expect((await submit(spender, 'over', newKey())).status).to.equal(402);
+      const other = await c.link(newSubject());
+      expect((await submit(other, 'mine', newKey())).status).to.equal(202);
+      expect((await c.call('GET', '/v1/me', { token: other })).body.daily_budget).to.include({ spent: 1, remaining: LIMIT - 1 });
+    });
+  });
+
+  describe(`no daily credit budget by default [${backend}]`, () => {
+    let c: ConnectorUnderTest;
+    before(async () => {
+      c = await startConnector(backend);
+    });
+    after(async () => c.close());
+
+    it('without DAILY_CREDIT_LIMIT, /v1/me shows daily_budget null and jobs are not capped', async () => {
+      const token = await c.link(newSubject());
+      for (let i = 0; i < 5; i++) {
+        const res = await c.call('POST', '/v1/jobs', { token, body: { input: { prompt: `p${i}` } }, headers: { 'idempotency-key': newKey() } });
+        expect(res.status).to.equal(202);
+      }
+      const me = await c.call('GET', '/v1/me', { token });
+      expect(me.body.daily_budget).to.equal(null);
+      expect(me.body.usage.credits_spent).to.equal(5);
+    });
+  });
+}
