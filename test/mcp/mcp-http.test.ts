@@ -96,6 +96,13 @@ for (const backend of BACKENDS) {
       expect(res.status).to.equal(415);
     });
 
+    it('a body over 64 KiB answers 413 before the SDK sees it, like every REST route', async () => {
+      const big = { ...INITIALIZE, params: { ...INITIALIZE.params, clientInfo: { name: 'x'.repeat(70 * 1024), version: '1' } } };
+      const res = await post(connector, { token: await connector.link(newSubject()), body: big });
+      expect(res.status).to.equal(413);
+      expect(res.headers.get('content-type')).to.match(/^application\/problem\+json/);
+    });
+
     it('MCP requests and REST requests draw on the same per-subject rate limit', async () => {
       const token = await connector.link(newSubject());
       for (let i = 0; i < 15; i += 1) expect((await connector.call('GET', '/v1/me', { token })).status).to.equal(200);
