@@ -2,9 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { config as loadDotenv } from 'dotenv';
+import pinoPretty from 'pino-pretty';
 import { startApi } from '../api/start-api';
 import { loadConfigOrExit } from '../shared/config/load-config-or-exit';
 import { onTerminate } from '../shared/lifecycle/shutdown';
+import { devLogFormat } from '../shared/logging/log-format';
 import { createLogger } from '../shared/logging/logger';
 
 // `npm run dev`: one process from source. On a fresh clone it writes .env with new random secrets;
@@ -23,7 +25,9 @@ if (!existsSync(envFile)) {
 loadDotenv({ path: envFile, override: false, quiet: true });
 
 const config = loadConfigOrExit(process.env, 'dev');
-const logger = createLogger(config.logLevel, 'connector-dev');
+// Readable lines at a terminal, JSON when piped; redaction happens in pino before either is written.
+const pretty = devLogFormat(process.stdout.isTTY, process.env.LOG_FORMAT) === 'pretty';
+const logger = createLogger(config.logLevel, 'connector-dev', pretty ? pinoPretty({ translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service', singleLine: true }) : undefined);
 // With REDIS_URL set, this one process also consumes the job queue, so `npm run dev` needs no second terminal.
 startApi(config, logger, { runWorker: true }).then(
   (api) => {

@@ -1,4 +1,4 @@
-import { ConfigMap, Secret, Service, ServiceAccount } from 'kubernetes-models/v1';
+import { ConfigMap, Pod, Secret, Service, ServiceAccount } from 'kubernetes-models/v1';
 import { Deployment } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
@@ -10,6 +10,7 @@ type Validator = (obj: K8sObject) => void;
 /** Kubernetes schema validation (kubernetes-models) for each kind the chart may render. */
 const MODELS: Record<string, Validator> = {
   'v1/ConfigMap': (o) => new ConfigMap(o as never).validate(),
+  'v1/Pod': (o) => new Pod(o as never).validate(),
   'v1/Secret': (o) => new Secret(o as never).validate(),
   'v1/Service': (o) => new Service(o as never).validate(),
   'v1/ServiceAccount': (o) => new ServiceAccount(o as never).validate(),
