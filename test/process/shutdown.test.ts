@@ -42,7 +42,10 @@ describe('graceful shutdown of the built API on the embedded backend', () => {
       body: JSON.stringify({ input: { prompt: 'drain me' } }),
     })).json()) as { id: string; status: string };
     expect(job.status).to.be.oneOf(['queued', 'running']);
-    await waitFor(() => proc.stdout().includes('"job started"'), { what: 'the job to start' });
+    const auth = { authorization: `Bearer ${linked.token}` };
+    await waitFor(async () => ((await (await fetch(`${base}/v1/jobs/${job.id}`, { headers: auth })).json()) as { status: string }).status === 'running', {
+      what: 'the job to start',
+    });
 
     proc.child.kill('SIGTERM');
     await waitFor(() => fetch(`${base}/healthz`).then(() => false, () => true), { what: 'the listener to close' });
