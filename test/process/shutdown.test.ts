@@ -19,6 +19,8 @@ describe('graceful shutdown of the built API on the embedded backend', () => {
       METRICS_PORT: String(await freePort()),
       PLACEHOLDER_JOB_MS: '1500',
       SHUTDOWN_GRACE_MS: '10000',
+      // The job's success line, which the test looks for, is a debug line.
+      LOG_LEVEL: 'debug',
     });
     await waitFor(() => fetch(`${base}/healthz`).then((r) => r.ok), { what: 'the API to listen' });
   });
