@@ -9,9 +9,10 @@ export interface JobQueue {
    * Adds the job unless a job with its id already exists; never creates a second one. With
    * `replaceFinished`, a *finished* job holding the id is replaced: it is left over from an idempotency key
    * whose record has expired (finished jobs are removed lazily, a little after the retention), and the new
-   * claim has just charged for a new job, so the person must get one.
+   * claim has just charged for a new job, so the person must get one. Resolves with the stored job when
+   * the queue knows it without another read (the caller then need not `get` it), otherwise undefined.
    */
-  enqueue(job: NewJob, options?: { replaceFinished?: boolean }): Promise<void>;
+  enqueue(job: NewJob, options?: { replaceFinished?: boolean }): Promise<JobRecord | undefined>;
   /** The stored job, or undefined. */
   get(id: string): Promise<JobRecord | undefined>;
   /** Number of jobs in each state, for metrics. */

@@ -72,9 +72,9 @@ export class JobService {
     else this.hooks.onReplayed?.(submission.operation);
     // A replay reads its job first: enqueueing a known id changes nothing, and skipping it saves the queue's
     // costliest call on every replay (bench/README.md).
-    const found = outcome === 'replayed' ? await this.queue.get(jobId) : undefined;
-    if (!found) {
-      await this.queue.enqueue(
+    let stored = outcome === 'replayed' ? await this.queue.get(jobId) : undefined;
+    if (!stored) {
+      stored = await this.queue.enqueue(
         {
           id: jobId,
           subject: submission.subject,
@@ -85,8 +85,9 @@ export class JobService {
         },
         { replaceFinished: outcome === 'created' },
       );
+      // The queue answers with the job when it knows it is the stored one; otherwise it is read back.
+      stored ??= await this.queue.get(jobId);
     }
-    const stored = found ?? (await this.queue.get(jobId));
     // The claim and the enqueue both succeeded, so the job must be there; if not, the backend is failing.
     if (!stored) throw new ServiceUnavailableError();
     return { job: toPublicJob(stored), replayed: outcome === 'replayed' };

@@ -28,12 +28,13 @@ export class MemoryJobQueue implements JobQueue {
 
   constructor(private readonly options: MemoryQueueOptions) {}
 
-  async enqueue(job: NewJob, { replaceFinished = false }: { replaceFinished?: boolean } = {}): Promise<void> {
+  async enqueue(job: NewJob, { replaceFinished = false }: { replaceFinished?: boolean } = {}): Promise<JobRecord | undefined> {
     const existing = this.jobs.get(job.id);
-    if ((existing && !(replaceFinished && isTerminal(existing.status))) || this.closing) return;
+    if ((existing && !(replaceFinished && isTerminal(existing.status))) || this.closing) return this.get(job.id);
     this.jobs.set(job.id, queuedRecord(job));
     this.waiting.push(job.id);
     this.pump();
+    return this.get(job.id);
   }
 
   async get(id: string): Promise<JobRecord | undefined> {

@@ -44,17 +44,27 @@ export class BullmqJobQueue implements JobQueue {
 
   /**
    * Adds the job. When a job with this id exists BullMQ keeps the stored one and resolves to an object
-   * holding *our* data, not the stored data, so the result is ignored: callers read the job with `get`.
+   * holding *our* data, not the stored data, and its script answers both cases alike. So the stored hash's
+   * timestamp and data are read back (one HMGET): only when they are the ones just sent did this call store
+   * the job, and then it is returned as queued, which it was when `add` answered. Otherwise a finished job
+   * is replaced when asked (checking the state only then, the rare case of an expired key whose job is
+   * still kept), and undefined tells the caller to read the stored job.
    */
-  async enqueue(job: NewJob, { replaceFinished = false }: { replaceFinished?: boolean } = {}): Promise<void> {
-    await this.guard.run(async () => {
+  async enqueue(job: NewJob, { replaceFinished = false }: { replaceFinished?: boolean } = {}): Promise<JobRecord | undefined> {
+    return this.guard.run(async () => {
       const queue = await this.open();
-      if (replaceFinished) {
-        const state = await queue.getJobState(job.id);
-        // Only a finished job is replaced; a queued or running one is never touched.
-        if (state === 'completed' || state === 'failed') await queue.remove(job.id);
+      const data = toBullJobData(job);
+      const added = await queue.add(job.operation, data, { ...this.jobOptions, jobId: job.id });
+      const [timestamp, storedData] = await this.client.hmget(queue.toKey(job.id), 'timestamp', 'data');
+      if (timestamp === String(added.timestamp) && storedData === JSON.stringify(data)) return toJobRecord(added, 'waiting');
+      if (!replaceFinished) return undefined;
+      const state = await queue.getJobState(job.id);
+      // Only a finished job is replaced; a queued or running one is never touched.
+      if (state === 'completed' || state === 'failed') {
+        await queue.remove(job.id);
+        await queue.add(job.operation, data, { ...this.jobOptions, jobId: job.id });
       }
-      await queue.add(job.operation, toBullJobData(job), { ...this.jobOptions, jobId: job.id });
+      return undefined;
     });
   }
 

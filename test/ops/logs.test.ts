@@ -213,6 +213,7 @@ for (const backend of BACKENDS) {
         expect(text).to.not.match(/Bearer |Basic |x-link-secret"\s*:/i);
         // The session did log what operators need: access lines, the 500's cause, the failed job.
         const messages = new Set(lines.map((line) => JSON.parse(line).msg));
+        // At trace a job's start and success (debug lines) are written too.
         for (const msg of ['request', 'request failed', 'job started', 'job succeeded', 'job failed']) expect(messages, msg).to.include(msg);
       } finally {
         await session.close();

@@ -26,7 +26,8 @@ describe('Prometheus metrics and logs of a separate worker [redis]', () => {
       { ...BASE_ENV, PLACEHOLDER_JOB_MS: '20', REDIS_URL: api.config.redisUrl!, REDIS_KEY_PREFIX: api.config.redisKeyPrefix },
       'worker',
     );
-    worker = await startWorker(config, createLogger('info', 'connector-worker-test', workerLogs));
+    // At debug, to see each job's start and success lines.
+    worker = await startWorker(config, createLogger('debug', 'connector-worker-test', workerLogs));
     workerMetricsUrl = `http://127.0.0.1:${worker.metricsPort}/metrics`;
   });
   after(async () => {
@@ -85,11 +86,12 @@ describe('Prometheus metrics and logs of a separate worker [redis]', () => {
     // The worker answers no HTTP requests, so it has no request series at all.
     expect(samplesOf(workerAfter, 'connector_http_requests_total')).to.deep.equal([]);
 
-    // Its log: JSON lines, each job started and succeeded with its id and operation.
+    // Its log: JSON lines, each job started and succeeded with its id and operation, both at debug (20), so
+    // that at the default info level a job that succeeds writes no line.
     const lines = workerLogs.lines.map((line) => JSON.parse(line));
     for (const id of ids) {
-      const messages = lines.filter((line) => line.job_id === id).map((line) => [line.msg, line.operation]);
-      expect(messages, id).to.deep.equal([['job started', 'createJob'], ['job succeeded', 'createJob']]);
+      const messages = lines.filter((line) => line.job_id === id).map((line) => [line.msg, line.operation, line.level]);
+      expect(messages, id).to.deep.equal([['job started', 'createJob', 20], ['job succeeded', 'createJob', 20]]);
     }
   });
 });

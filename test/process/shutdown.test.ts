@@ -19,6 +19,8 @@ describe('graceful shutdown of the built API on the embedded backend', () => {
       METRICS_PORT: String(await freePort()),
       PLACEHOLDER_JOB_MS: '1500',
       SHUTDOWN_GRACE_MS: '10000',
+      // The job's success line, which the test looks for, is a debug line.
+      LOG_LEVEL: 'debug',
     });
     await waitFor(() => fetch(`${base}/healthz`).then((r) => r.ok), { what: 'the API to listen' });
   });
@@ -42,7 +44,10 @@ describe('graceful shutdown of the built API on the embedded backend', () => {
       body: JSON.stringify({ input: { prompt: 'drain me' } }),
     })).json()) as { id: string; status: string };
     expect(job.status).to.be.oneOf(['queued', 'running']);
-    await waitFor(() => proc.stdout().includes('"job started"'), { what: 'the job to start' });
+    const auth = { authorization: `Bearer ${linked.token}` };
+    await waitFor(async () => ((await (await fetch(`${base}/v1/jobs/${job.id}`, { headers: auth })).json()) as { status: string }).status === 'running', {
+      what: 'the job to start',
+    });
 
     proc.child.kill('SIGTERM');
     await waitFor(() => fetch(`${base}/healthz`).then(() => false, () => true), { what: 'the listener to close' });

@@ -64,6 +64,20 @@ describe('BullmqJobQueue (the API side of the queue) on a private redis-server',
     expect((await queue.counts()).queued).to.equal(2);
   });
 
+  it('enqueueing a new id resolves with exactly the record a read then returns', async () => {
+    const job = newJob();
+    const answered = await queue.enqueue(job);
+    expect(answered).to.not.equal(undefined);
+    expect(answered).to.deep.equal(await queue.get(job.id));
+  });
+
+  it('enqueueing an existing id with other data resolves undefined, so the caller reads the stored job', async () => {
+    const job = newJob();
+    await queue.enqueue(job);
+    expect(await queue.enqueue({ ...job, input: { prompt: 'something else' } })).to.equal(undefined);
+    expect((await queue.get(job.id))?.input).to.deep.equal({ prompt: 'hello' });
+  });
+
   it('an unknown id reads undefined', async () => {
     expect(await queue.get('job_doesnotexistdoesnotexistdoesno')).to.equal(undefined);
   });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { deriveKeys } from '../../shared/auth/derived-keys';
-import type { NewJob } from '../../shared/jobs/job';
+import type { JobRecord, NewJob } from '../../shared/jobs/job';
 import { fingerprint, JobService } from '../../shared/jobs/job-service';
 import { MemoryJobQueue } from '../../shared/memory/memory-job-queue';
 import { MemoryLedgerStore } from '../../shared/memory/memory-ledger-store';
@@ -8,9 +8,9 @@ import { MemoryLedgerStore } from '../../shared/memory/memory-ledger-store';
 /** An in-memory queue that counts its enqueues; its processor never finishes, so jobs stay put. */
 class CountingQueue extends MemoryJobQueue {
   enqueued: string[] = [];
-  override async enqueue(job: NewJob, options?: { replaceFinished?: boolean }): Promise<void> {
+  override async enqueue(job: NewJob, options?: { replaceFinished?: boolean }): Promise<JobRecord | undefined> {
     this.enqueued.push(job.id);
-    await super.enqueue(job, options);
+    return super.enqueue(job, options);
   }
 }
 

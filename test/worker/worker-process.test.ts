@@ -99,7 +99,8 @@ describe('the built worker process (dist/worker/main.js)', function () {
       await pollJob(api, token, created.body.id, (job) => job.status === 'running');
       expect(await doomed.kill()).to.equal('SIGKILL');
       const killedAt = Date.now();
-      rescuer = await startWorkerProcess(redisEnv(redis.url, 'sigkill:', { PLACEHOLDER_JOB_MS: '50', ...FAST_RECOVERY }));
+      // At debug, to see the job's success line.
+      rescuer = await startWorkerProcess(redisEnv(redis.url, 'sigkill:', { PLACEHOLDER_JOB_MS: '50', LOG_LEVEL: 'debug', ...FAST_RECOVERY }));
       const done = await pollJob(api, token, created.body.id, (job) => job.status === 'succeeded', 20_000);
       console.log(`      job finished by the second worker ${Date.now() - killedAt} ms after the SIGKILL`);
       expect(done.attempts).to.equal(2);
@@ -125,7 +126,7 @@ describe('the built worker process (dist/worker/main.js)', function () {
     });
 
     it('finishes the running job, then exits 0 within the grace period', async () => {
-      worker = await startWorkerProcess(redisEnv(redis.url, 'sigterm:', { PLACEHOLDER_JOB_MS: '1500', SHUTDOWN_GRACE_MS: '10000', ...FAST_RECOVERY }));
+      worker = await startWorkerProcess(redisEnv(redis.url, 'sigterm:', { PLACEHOLDER_JOB_MS: '1500', SHUTDOWN_GRACE_MS: '10000', LOG_LEVEL: 'debug', ...FAST_RECOVERY }));
       const { token } = await api.link(newSubject());
       const created = await api.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'drain me' } }, headers: { 'idempotency-key': newKey() } });
       await pollJob(api, token, created.body.id, (job) => job.status === 'running');
