@@ -10,6 +10,7 @@ import { OPERATIONS, publishedOperations } from '../shared/operations/registry';
 import { accessLog } from './middleware/access-log';
 import { authFailureBudget } from './middleware/auth-failure-budget';
 import { authenticate } from './middleware/authenticate';
+import { bearerAdmission } from './middleware/bearer-admission';
 import { errorHandler } from './middleware/error-handler';
 import { httpMetrics } from './middleware/http-metrics';
 import { jsonBody } from './middleware/json-body';
@@ -70,9 +71,12 @@ export function createApp({ config, backend, services, tokens, metrics, logger, 
     next();
   });
   const failures = authFailureBudget(backend.rateLimits, config.authFailuresPerMinute, metrics);
+  const admitBearer = bearerAdmission({
+    tokens, admissions: backend.admissions, rateLimits: backend.rateLimits, failures, perMinute: config.rateLimitPerMinute, metrics,
+  });
   app.use(
     mcpRoute({
-      config, tokens, rateLimits: backend.rateLimits, authFailures: failures, services, metrics, logger,
+      config, admitBearer, authFailures: failures, services, metrics, logger,
       tools: buildToolDefinitions(published), taskTtlMs: config.idempotencyTtlSeconds * 1000,
     }),
   );
@@ -80,9 +84,9 @@ export function createApp({ config, backend, services, tokens, metrics, logger, 
     matchOperation(operations),
     failures.gate,
     rateLimit(backend.rateLimits, config.rateLimitPerMinute, 'link-secret'),
-    authenticate(tokens, config.linkSecret, metrics),
+    authenticate(config.linkSecret, metrics),
+    admitBearer,
     failures.record,
-    rateLimit(backend.rateLimits, config.rateLimitPerMinute, 'bearer'),
     jsonBody,
     ...requestValidator(buildOpenApiDocument(operations, '/')),
     dispatchOperation(services),

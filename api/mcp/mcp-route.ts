@@ -1,18 +1,14 @@
-import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import type { TokenService } from '../../shared/auth/token-service';
+import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { Config } from '../../shared/config/config';
 import { ForbiddenError } from '../../shared/errors/forbidden-error';
 import { MethodNotAllowedError } from '../../shared/errors/method-not-allowed-error';
 import { UnauthorizedError } from '../../shared/errors/unauthorized-error';
 import { resourceMetadataUrl } from '../../shared/oauth/resource-metadata-url';
 import type { Operation } from '../../shared/operations/operation';
-import type { RateLimitStore } from '../../shared/stores/rate-limit-store';
 import { state } from '../http/locals';
 import { BODY_LIMIT_BYTES } from '../http/problem';
 import type { AuthFailureBudget } from '../middleware/auth-failure-budget';
-import { authenticate } from '../middleware/authenticate';
 import { jsonBody } from '../middleware/json-body';
-import { rateLimit } from '../middleware/rate-limit';
 import type { McpCaller, McpDependencies } from './mcp-context';
 import { mcpHttpHandler } from './mcp-http-handler';
 import { mcpServerFactory } from './mcp-server-factory';
@@ -30,8 +26,8 @@ const MCP_ENDPOINT = { operationId: 'mcp', auth: 'bearer' } as Operation;
 /** What the MCP route needs besides the per-request dependencies. */
 export interface McpRouteOptions extends McpDependencies {
   config: Config;
-  tokens: TokenService;
-  rateLimits: RateLimitStore;
+  /** Bearer admission (failure budget, token, revocation, rate limit), shared with the REST chain. */
+  admitBearer: RequestHandler;
   /** The per-address budget of failed authentications, shared with the REST chain. */
   authFailures: AuthFailureBudget;
 }
@@ -42,7 +38,7 @@ export interface McpRouteOptions extends McpDependencies {
  * metrics wrap it in the app. GET and DELETE (session streams and teardown) do not exist here: 405.
  */
 export function mcpRoute(options: McpRouteOptions): Router {
-  const { config, tokens, rateLimits, metrics, logger } = options;
+  const { config, logger } = options;
   const allowedOrigins = new Set([new URL(config.publicUrl).origin, ...config.mcpAllowedOrigins]);
   const metadataUrl = resourceMetadataUrl(config.publicUrl);
   const onerror = (error: Error) => logger.warn({ err: error }, 'mcp request refused');
@@ -61,10 +57,8 @@ export function mcpRoute(options: McpRouteOptions): Router {
       locals.operation = MCP_ENDPOINT;
       next();
     },
-    options.authFailures.gate,
-    authenticate(tokens, config.linkSecret, metrics),
+    options.admitBearer,
     options.authFailures.record,
-    rateLimit(rateLimits, config.rateLimitPerMinute, 'bearer'),
     jsonBody,
     async (req: Request, res: Response, next: NextFunction) => {
       const { principal, requestId } = state(res);

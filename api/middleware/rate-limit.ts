@@ -9,6 +9,13 @@ const WINDOW_SECONDS = 60;
 /** The dashboard links many people from few addresses, so its per-address budget is larger. */
 const LINK_MULTIPLIER = 10;
 
+/** The policy a scheme's callers are limited by: per address for the dashboard, per subject for the rest. */
+export function ratePolicy(scheme: AuthScheme, perMinute: number): RatePolicy {
+  return scheme === 'link-secret'
+    ? { name: 'address', quota: perMinute * LINK_MULTIPLIER, windowSeconds: WINDOW_SECONDS }
+    : { name: 'subject', quota: perMinute, windowSeconds: WINDOW_SECONDS };
+}
+
 /**
  * Fixed one-minute windows: per subject for the platform's calls (policy `subject`), per client address for
  * the dashboard's (policy `address`, checked before its secret). Every answer past this point carries the
@@ -16,10 +23,7 @@ const LINK_MULTIPLIER = 10;
  * Mount it once per scheme, at the point in the chain where that scheme's key is known.
  */
 export function rateLimit(store: RateLimitStore, perMinute: number, scheme: AuthScheme) {
-  const policy: RatePolicy =
-    scheme === 'link-secret'
-      ? { name: 'address', quota: perMinute * LINK_MULTIPLIER, windowSeconds: WINDOW_SECONDS }
-      : { name: 'subject', quota: perMinute, windowSeconds: WINDOW_SECONDS };
+  const policy = ratePolicy(scheme, perMinute);
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const { principal, operation } = state(res);
     if (operation?.auth !== scheme) return next();

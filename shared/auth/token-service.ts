@@ -32,6 +32,18 @@ export class TokenService {
    * belongs to the same subject and is not revoked. Throws 401 otherwise.
    */
   async verify(token: string): Promise<Principal> {
+    const claims = this.claims(token);
+    const connection = await this.connections.get(claims.connectionId);
+    if (!connection || connection.revoked || connection.subject !== claims.subject) throw new UnauthorizedError('revoked', 'bearer');
+    return { ...claims, ...(connection.client ? { client: connection.client } : {}) };
+  }
+
+  /**
+   * The signature and claim checks of {@link verify} without the connection lookup (pinned algorithm,
+   * issuer, audience, expiry): for callers that check revocation together with other store work.
+   * Throws 401 `invalid` or `expired`.
+   */
+  claims(token: string): Principal {
     if (token.length > MAX_TOKEN_LENGTH) throw new UnauthorizedError('invalid', 'bearer');
     let claims: jwt.JwtPayload;
     try {
@@ -47,8 +59,6 @@ export class TokenService {
     if (typeof sub !== 'string' || typeof jti !== 'string' || typeof iat !== 'number' || typeof exp !== 'number') {
       throw new UnauthorizedError('invalid', 'bearer');
     }
-    const connection = await this.connections.get(jti);
-    if (!connection || connection.revoked || connection.subject !== sub) throw new UnauthorizedError('revoked', 'bearer');
-    return { subject: sub, connectionId: jti, issuedAt: iat, expiresAt: exp, ...(connection.client ? { client: connection.client } : {}) };
+    return { subject: sub, connectionId: jti, issuedAt: iat, expiresAt: exp };
   }
 }

@@ -1,6 +1,7 @@
 import type { JobRecord } from '../jobs/job';
 import type { ProcessorMap } from '../jobs/processor';
 import type { Backend } from '../stores/backend';
+import { SequentialAdmissionStore } from '../stores/sequential-admission-store';
 import { MemoryConnectionStore } from './memory-connection-store';
 import { MemoryJobQueue } from './memory-job-queue';
 import { MemoryLedgerStore } from './memory-ledger-store';
@@ -38,12 +39,15 @@ export function createMemoryBackend(options: MemoryBackendOptions): Backend {
   }, 60_000);
   sweeper.unref();
 
+  const connections = new MemoryConnectionStore();
+  const rateLimits = new MemoryRateLimitStore();
   return {
     kind: 'memory',
-    connections: new MemoryConnectionStore(),
+    connections,
     things: new MemoryThingStore(),
     ledger,
-    rateLimits: new MemoryRateLimitStore(),
+    rateLimits,
+    admissions: new SequentialAdmissionStore(connections, rateLimits),
     queue,
     oauth: new MemoryOAuthStateStore(),
     ready: async () => true,

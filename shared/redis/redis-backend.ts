@@ -4,6 +4,7 @@ import type { Metrics } from '../metrics/metrics';
 import type { Backend } from '../stores/backend';
 import { BullmqJobQueue } from './bullmq-job-queue';
 import { closeRedisClient, createRedisClient, redisAnswers } from './redis-client';
+import { RedisAdmissionStore } from './redis-admission-store';
 import { RedisConnectionStore } from './redis-connection-store';
 import { RedisGuard } from './redis-guard';
 import { RedisKeys } from './redis-keys';
@@ -45,6 +46,7 @@ export function createRedisBackend(
   return {
     kind: 'redis',
     connections: new RedisConnectionStore(client, keys, guard),
+    admissions: new RedisAdmissionStore(client, keys, guard),
     things: new RedisThingStore(client, keys, guard),
     ledger: new RedisLedgerStore(client, keys, guard),
     rateLimits: new RedisRateLimitStore(client, keys, guard),

@@ -1,4 +1,5 @@
 import type { JobQueue } from '../jobs/job-queue';
+import type { AdmissionStore } from './admission-store';
 import type { ConnectionStore } from './connection-store';
 import type { LedgerStore } from './ledger-store';
 import type { OAuthStateStore } from './oauth-state-store';
@@ -12,6 +13,8 @@ export interface Backend {
   readonly things: ThingStore;
   readonly ledger: LedgerStore;
   readonly rateLimits: RateLimitStore;
+  /** Admits bearer requests: failure budget, revocation and rate limit in one call. */
+  readonly admissions: AdmissionStore;
   readonly queue: JobQueue;
   readonly oauth: OAuthStateStore;
   /** True when the backend answers (for `/readyz`). */

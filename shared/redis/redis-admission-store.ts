@@ -1,0 +1,54 @@
+import type Redis from 'ioredis';
+import type { AdmissionStore, BearerAdmission, BearerAdmissionRequest } from '../stores/admission-store';
+import { defineLuaScript, type LuaScript } from './lua-script';
+import type { RedisGuard } from './redis-guard';
+import type { RedisKeys } from './redis-keys';
+
+// The failure-budget peek, the revocation check and the subject's rate-limit hit of one bearer request, in
+// that order and with the same outcomes as the separate stores (RedisRateLimitStore's PEEK and HIT, the
+// connection hash of RedisConnectionStore), in one round trip. A missing `revoked` field counts as revoked.
+// KEYS: failure window, connection hash, subject window. ARGV: failure quota, subject, window seconds.
+const ADMIT = `
+local failures = redis.call('GET', KEYS[1])
+if failures and tonumber(failures) >= tonumber(ARGV[1]) then
+  return {'over-budget', tonumber(failures), redis.call('TTL', KEYS[1])}
+end
+local conn = redis.call('HMGET', KEYS[2], 'subject', 'revoked', 'client_id', 'client_name')
+if conn[1] ~= ARGV[2] or conn[2] ~= '0' then return {'revoked'} end
+local count = redis.call('INCR', KEYS[3])
+local ttl = redis.call('TTL', KEYS[3])
+if ttl < 0 then
+  redis.call('EXPIRE', KEYS[3], ARGV[3])
+  ttl = tonumber(ARGV[3])
+end
+return {'admitted', count, ttl, conn[3], conn[4]}
+`;
+
+type AdmitReply = [string, number?, number?, (string | null)?, (string | null)?];
+
+/** Bearer admission on Redis: one script instead of a peek, a connection read and a rate-limit hit. */
+export class RedisAdmissionStore implements AdmissionStore {
+  private readonly admitScript: LuaScript<AdmitReply>;
+
+  constructor(
+    client: Redis,
+    private readonly keys: RedisKeys,
+    private readonly guard: RedisGuard,
+  ) {
+    this.admitScript = defineLuaScript(client, 'admit_bearer', 3, ADMIT);
+  }
+
+  async admitBearer(request: BearerAdmissionRequest): Promise<BearerAdmission> {
+    const reply = await this.guard.run(() =>
+      this.admitScript(
+        [this.keys.rateWindow(request.failureKey), this.keys.connection(request.connectionId), this.keys.rateWindow(request.rateKey)],
+        [request.failureQuota, request.subject, request.windowSeconds],
+      ),
+    );
+    const [outcome, count, ttl, clientId, clientName] = reply;
+    const window = { count: Number(count), resetInSeconds: Math.max(1, Number(ttl)) };
+    if (outcome === 'over-budget') return { outcome, failures: window };
+    if (outcome !== 'admitted') return { outcome: 'revoked' };
+    return { outcome, window, ...(clientId ? { client: { id: clientId, name: clientName ?? '' } } : {}) };
+  }
+}

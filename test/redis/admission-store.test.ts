@@ -1,0 +1,93 @@
+import { expect } from 'chai';
+import { MemoryConnectionStore } from '../../shared/memory/memory-connection-store';
+import { MemoryRateLimitStore } from '../../shared/memory/memory-rate-limit-store';
+import { RedisAdmissionStore } from '../../shared/redis/redis-admission-store';
+import { RedisConnectionStore } from '../../shared/redis/redis-connection-store';
+import { RedisRateLimitStore } from '../../shared/redis/redis-rate-limit-store';
+import type { AdmissionStore, BearerAdmissionRequest } from '../../shared/stores/admission-store';
+import type { Connection, ConnectionStore } from '../../shared/stores/connection-store';
+import type { RateLimitStore } from '../../shared/stores/rate-limit-store';
+import { SequentialAdmissionStore } from '../../shared/stores/sequential-admission-store';
+import { twoClientStores } from './support/redis-fixture';
+
+interface Stores {
+  admissions: AdmissionStore;
+  connections: ConnectionStore;
+  rateLimits: RateLimitStore;
+}
+
+const QUOTA = 3;
+const now = () => Math.floor(Date.now() / 1000);
+
+function connection(id: string, subject: string, extra: Partial<Connection> = {}): Connection {
+  return { id, subject, issuedAt: now(), expiresAt: now() + 3600, revoked: false, ...extra };
+}
+
+function request(id: string, subject: string, address: string): BearerAdmissionRequest {
+  return { failureKey: `authfail:${address}`, failureQuota: QUOTA, connectionId: id, subject, rateKey: `sub:${subject}`, windowSeconds: 60 };
+}
+
+/** The same checks against one backend's stores: every case uses its own connections, subjects and addresses. */
+function behavesLikeTheSeparateStores(name: string, stores: () => Stores): void {
+  describe(`bearer admission, ${name}`, () => {
+    it('a live connection from an address under its budget is admitted and hits the subject window once per call', async () => {
+      const { admissions, connections } = stores();
+      await connections.create(connection('conn_live', 'alice@example.com', { client: { id: 'cl_1', name: 'Client One' } }));
+      const first = await admissions.admitBearer(request('conn_live', 'alice@example.com', '10.0.0.1'));
+      const second = await admissions.admitBearer(request('conn_live', 'alice@example.com', '10.0.0.1'));
+      expect(first).to.deep.include({ outcome: 'admitted', client: { id: 'cl_1', name: 'Client One' } });
+      expect(second.outcome === 'admitted' && second.window.count).to.equal(2);
+      expect(second.outcome === 'admitted' && second.window.resetInSeconds).to.be.within(1, 60);
+    });
+
+    it('a connection without an OAuth client is admitted with no client', async () => {
+      const { admissions, connections } = stores();
+      await connections.create(connection('conn_plain', 'plain@example.com'));
+      const admission = await admissions.admitBearer(request('conn_plain', 'plain@example.com', '10.0.0.2'));
+      expect(admission.outcome).to.equal('admitted');
+      expect(admission).to.not.have.property('client');
+    });
+
+    it('a revoked, unknown or other subject\'s connection is refused and the subject window is not hit', async () => {
+      const { admissions, connections, rateLimits } = stores();
+      await connections.create(connection('conn_revoked', 'bob@example.com'));
+      await connections.revoke('conn_revoked');
+      await connections.create(connection('conn_carol', 'carol@example.com'));
+      expect(await admissions.admitBearer(request('conn_revoked', 'bob@example.com', '10.0.0.3'))).to.deep.equal({ outcome: 'revoked' });
+      expect(await admissions.admitBearer(request('conn_missing', 'bob@example.com', '10.0.0.3'))).to.deep.equal({ outcome: 'revoked' });
+      expect(await admissions.admitBearer(request('conn_carol', 'bob@example.com', '10.0.0.3'))).to.deep.equal({ outcome: 'revoked' });
+      expect(await rateLimits.peek('sub:bob@example.com')).to.equal(undefined);
+    });
+
+    it('an address that has spent its failure budget is refused before its connection or rate limit count', async () => {
+      const { admissions, connections, rateLimits } = stores();
+      await connections.create(connection('conn_dave', 'dave@example.com'));
+      for (let i = 0; i < QUOTA - 1; i++) await rateLimits.hit('authfail:10.0.0.4', 60);
+      expect((await admissions.admitBearer(request('conn_dave', 'dave@example.com', '10.0.0.4'))).outcome, 'one failure short').to.equal('admitted');
+      await rateLimits.hit('authfail:10.0.0.4', 60);
+      const refused = await admissions.admitBearer(request('conn_dave', 'dave@example.com', '10.0.0.4'));
+      expect(refused.outcome).to.equal('over-budget');
+      expect(refused.outcome === 'over-budget' && refused.failures.count).to.equal(QUOTA);
+      expect(refused.outcome === 'over-budget' && refused.failures.resetInSeconds).to.be.within(1, 60);
+      expect((await rateLimits.peek('sub:dave@example.com'))?.count, 'only the admitted call hit').to.equal(1);
+      expect((await rateLimits.peek('authfail:10.0.0.4'))?.count, 'the peek did not count').to.equal(QUOTA);
+    });
+  });
+}
+
+describe('bearer admission gives the same outcomes on both backends', () => {
+  const t = twoClientStores('adm:', (client) => ({
+    admissions: new RedisAdmissionStore(client.client, client.keys, client.guard),
+    connections: new RedisConnectionStore(client.client, client.keys, client.guard),
+    rateLimits: new RedisRateLimitStore(client.client, client.keys, client.guard),
+  }));
+  behavesLikeTheSeparateStores('one Redis script', () => t.storeA);
+
+  let memory: Stores;
+  beforeEach(() => {
+    const connections = new MemoryConnectionStore();
+    const rateLimits = new MemoryRateLimitStore();
+    memory = { connections, rateLimits, admissions: new SequentialAdmissionStore(connections, rateLimits) };
+  });
+  behavesLikeTheSeparateStores('the memory stores one after another', () => memory);
+});
