@@ -4,6 +4,7 @@ import { LinkService } from './auth/link-service';
 import { TokenService } from './auth/token-service';
 import { IdentityService } from './identity/identity-service';
 import { DailyBudget } from './jobs/daily-budget';
+import { StoredJobIdKey } from './jobs/job-id-key';
 import { JobService } from './jobs/job-service';
 import type { Metrics } from './metrics/metrics';
 import type { CimdFetchOptions } from './oauth/cimd-fetcher';
@@ -23,7 +24,7 @@ export function createServices(config: Config, backend: Backend, metrics: Metric
   const keys = deriveKeys(config.connectorSecret);
   const tokens = new TokenService(keys.tokenKey, config.publicUrl, backend.connections);
   const budget = new DailyBudget(config.dailyCreditLimit);
-  const jobs = new JobService(backend.ledger, backend.queue, keys.jobIdKey, config.idempotencyTtlSeconds, {
+  const jobs = new JobService(backend.ledger, backend.queue, new StoredJobIdKey(backend.jobIdKeys, keys.jobIdKey), config.idempotencyTtlSeconds, {
     onSubmitted: (operation, cost) => {
       metrics.jobsSubmitted.inc({ operation });
       metrics.creditsCharged.inc({ operation }, cost);

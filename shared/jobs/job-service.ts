@@ -1,4 +1,4 @@
-import { createHash, createHmac, type KeyObject } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { CreditBudgetError } from '../errors/credit-budget-error';
 import { IdempotencyConflictError } from '../errors/idempotency-conflict-error';
 import { NotFoundError } from '../errors/not-found-error';
@@ -8,6 +8,7 @@ import type { Page } from '../pagination/page';
 import type { LedgerStore } from '../stores/ledger-store';
 import { canonicalJson } from '../util/canonical-json';
 import { DailyBudget } from './daily-budget';
+import type { JobIdKeySource } from './job-id-key';
 import { toPublicJob, type Job } from './job';
 import type { JobQueue } from './job-queue';
 
@@ -34,7 +35,7 @@ export class JobService {
   constructor(
     private readonly ledger: LedgerStore,
     private readonly queue: JobQueue,
-    private readonly jobIdKey: KeyObject,
+    private readonly jobIdKey: JobIdKeySource,
     private readonly retentionSeconds: number,
     private readonly hooks: JobServiceHooks = {},
     private readonly budget: DailyBudget = new DailyBudget(undefined),
@@ -48,7 +49,7 @@ export class JobService {
    * answered, since it was paid for already.
    */
   async submit(submission: JobSubmission): Promise<{ job: Job; replayed: boolean }> {
-    const jobId = this.jobIdFor(submission.subject, submission.idempotencyKey);
+    const jobId = await this.jobIdFor(submission.subject, submission.idempotencyKey);
     const outcome = await this.ledger.claim({
       subject: submission.subject,
       key: submission.idempotencyKey,
@@ -115,10 +116,11 @@ export class JobService {
 
   /**
    * The job id for a subject's key: an HMAC, so it is stable across retries and replicas, unguessable by
-   * anyone without the connector secret, and safe for BullMQ (no `:`, never an integer).
+   * anyone without the job-id key, and safe for BullMQ (no `:`, never an integer). The key is the stored
+   * one, not the current secret's, so ids survive a `CONNECTOR_SECRET` rotation (see {@link JobIdKeySource}).
    */
-  jobIdFor(subject: string, idempotencyKey: string): string {
-    const mac = createHmac('sha256', this.jobIdKey).update(`${subject}\n${idempotencyKey}`, 'utf8').digest('base64url');
+  async jobIdFor(subject: string, idempotencyKey: string): Promise<string> {
+    const mac = createHmac('sha256', await this.jobIdKey.current()).update(`${subject}\n${idempotencyKey}`, 'utf8').digest('base64url');
     return `job_${mac.slice(0, 32)}`;
   }
 }

@@ -3,6 +3,7 @@ import type { ProcessorMap } from '../jobs/processor';
 import type { Backend } from '../stores/backend';
 import { SequentialAdmissionStore } from '../stores/sequential-admission-store';
 import { MemoryConnectionStore } from './memory-connection-store';
+import { MemoryJobIdKeyStore } from './memory-job-id-key-store';
 import { MemoryJobQueue } from './memory-job-queue';
 import { MemoryLedgerStore } from './memory-ledger-store';
 import { MemoryOAuthStateStore } from './memory-oauth-state-store';
@@ -49,6 +50,7 @@ export function createMemoryBackend(options: MemoryBackendOptions): Backend {
     rateLimits,
     admissions: new SequentialAdmissionStore(connections, rateLimits),
     queue,
+    jobIdKeys: new MemoryJobIdKeyStore(),
     oauth: new MemoryOAuthStateStore(),
     ready: async () => true,
     close: async (graceMs) => {

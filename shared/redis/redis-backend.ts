@@ -7,6 +7,7 @@ import { closeRedisClient, createRedisClient, redisAnswers } from './redis-clien
 import { RedisAdmissionStore } from './redis-admission-store';
 import { RedisConnectionStore } from './redis-connection-store';
 import { RedisGuard } from './redis-guard';
+import { RedisJobIdKeyStore } from './redis-job-id-key-store';
 import { RedisKeys } from './redis-keys';
 import { RedisLedgerStore } from './redis-ledger-store';
 import { RedisOAuthStateStore } from './redis-oauth-state-store';
@@ -51,6 +52,7 @@ export function createRedisBackend(
     ledger: new RedisLedgerStore(client, keys, guard),
     rateLimits: new RedisRateLimitStore(client, keys, guard),
     queue,
+    jobIdKeys: new RedisJobIdKeyStore(client, keys, guard),
     oauth: new RedisOAuthStateStore(client, keys, guard),
     ready: () => redisAnswers(client),
     close: async (graceMs) => {

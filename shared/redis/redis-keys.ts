@@ -51,6 +51,11 @@ export class RedisKeys {
     return `${this.subjectRoot(subject)}:seq`;
   }
 
+  /** The key job ids are computed with, fixed at first use so a secret rotation keeps every job id. */
+  get jobIdKey(): string {
+    return `${this.prefix}job-id-key`;
+  }
+
   /** The idempotency record of one accepted job (value: the payload fingerprint), kept for the retention. */
   idempotency(jobId: string): string {
     return `${this.prefix}idem:${jobId}`;

@@ -1,6 +1,7 @@
 import type { JobQueue } from '../jobs/job-queue';
 import type { AdmissionStore } from './admission-store';
 import type { ConnectionStore } from './connection-store';
+import type { JobIdKeyStore } from './job-id-key-store';
 import type { LedgerStore } from './ledger-store';
 import type { OAuthStateStore } from './oauth-state-store';
 import type { RateLimitStore } from './rate-limit-store';
@@ -16,6 +17,8 @@ export interface Backend {
   /** Admits bearer requests: failure budget, revocation and rate limit in one call. */
   readonly admissions: AdmissionStore;
   readonly queue: JobQueue;
+  /** Keeps the job-id key across secret rotations. */
+  readonly jobIdKeys: JobIdKeyStore;
   readonly oauth: OAuthStateStore;
   /** True when the backend answers (for `/readyz`). */
   ready(): Promise<boolean>;

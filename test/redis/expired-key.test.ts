@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { deriveKeys } from '../../shared/auth/derived-keys';
+import { StoredJobIdKey } from '../../shared/jobs/job-id-key';
+import { MemoryJobIdKeyStore } from '../../shared/memory/memory-job-id-key-store';
 import type { JobQueue } from '../../shared/jobs/job-queue';
 import { JobService } from '../../shared/jobs/job-service';
 import type { ProcessorMap } from '../../shared/jobs/processor';
@@ -60,7 +62,7 @@ for (const backend of BACKENDS) {
     let jobs: JobService;
     before(async () => {
       r = await rig(backend);
-      jobs = new JobService(r.ledger, r.queue, deriveKeys('expired-key-test-secret-0123456789abcdef').jobIdKey, RETENTION_SECONDS);
+      jobs = new JobService(r.ledger, r.queue, new StoredJobIdKey(new MemoryJobIdKeyStore(), deriveKeys('expired-key-test-secret-0123456789abcdef').jobIdKey), RETENTION_SECONDS);
     });
     after(async () => r.close());
 

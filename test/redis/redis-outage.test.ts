@@ -37,6 +37,7 @@ function everyOperation(backend: Backend): Array<[string, () => Promise<unknown>
     ['queue.enqueue', () => backend.queue.enqueue({ id: 'job_x', subject: 's', operation: 'createJob', input: {}, cost: 1, createdAt: new Date().toISOString() })],
     ['queue.get', () => backend.queue.get('job_x')],
     ['queue.counts', () => backend.queue.counts()],
+    ['jobIdKeys.load', () => backend.jobIdKeys.load('a'.repeat(43))],
   ];
 }
 

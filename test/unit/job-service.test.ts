@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { deriveKeys } from '../../shared/auth/derived-keys';
+import { StoredJobIdKey } from '../../shared/jobs/job-id-key';
+import { MemoryJobIdKeyStore } from '../../shared/memory/memory-job-id-key-store';
 import type { JobRecord, NewJob } from '../../shared/jobs/job';
 import { fingerprint, JobService } from '../../shared/jobs/job-service';
 import { MemoryJobQueue } from '../../shared/memory/memory-job-queue';
@@ -23,7 +25,7 @@ describe('job submission (JobService on the memory stores)', () => {
   beforeEach(() => {
     ledger = new MemoryLedgerStore();
     queue = new CountingQueue({ processors: new Map([['createJob', () => new Promise(() => undefined)]]), concurrency: 1, attempts: 1, backoffMs: 0, retentionMs: 60_000 });
-    jobs = new JobService(ledger, queue, deriveKeys('s'.repeat(32)).jobIdKey, 60);
+    jobs = new JobService(ledger, queue, new StoredJobIdKey(new MemoryJobIdKeyStore(), deriveKeys('s'.repeat(32)).jobIdKey), 60);
   });
 
   it('a replay whose job is stored answers that job without enqueueing it again', async () => {
@@ -35,7 +37,7 @@ describe('job submission (JobService on the memory stores)', () => {
   });
 
   it('a replay whose job is missing (charged, then died before enqueueing) enqueues it once and charges nothing more', async () => {
-    const jobId = jobs.jobIdFor(submission.subject, submission.idempotencyKey);
+    const jobId = await jobs.jobIdFor(submission.subject, submission.idempotencyKey);
     // The first attempt: the claim charged, and the process died before it enqueued.
     const claimed = await ledger.claim({ subject: 'alice', key: 'key-1', fingerprint: fingerprint('createJob', submission.input), jobId, operation: 'createJob', cost: 1, ttlSeconds: 60 });
     expect(claimed).to.equal('created');

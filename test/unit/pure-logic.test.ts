@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { deriveKeys } from '../../shared/auth/derived-keys';
+import { StoredJobIdKey } from '../../shared/jobs/job-id-key';
+import { MemoryJobIdKeyStore } from '../../shared/memory/memory-job-id-key-store';
 import { secretMatcher } from '../../shared/auth/secret-equals';
 import { ValidationError } from '../../shared/errors/validation-error';
 import { backoffDelay } from '../../shared/jobs/job-runner';
@@ -44,22 +46,22 @@ describe('payload fingerprints', () => {
 
 describe('job ids', () => {
   const queue = new MemoryJobQueue({ processors: new Map(), concurrency: 1, attempts: 1, backoffMs: 0, retentionMs: 1000 });
-  const service = (secret: string) => new JobService(new MemoryLedgerStore(), queue, deriveKeys(secret).jobIdKey, 60);
+  const service = (secret: string) => new JobService(new MemoryLedgerStore(), queue, new StoredJobIdKey(new MemoryJobIdKeyStore(), deriveKeys(secret).jobIdKey), 60);
   const a = service('a'.repeat(32));
 
-  it('the same subject and key always give the same BullMQ-safe id', () => {
-    fc.assert(
-      fc.property(fc.string({ minLength: 1 }), fc.string({ minLength: 1, maxLength: 255 }), (subject, key) => {
-        const id = a.jobIdFor(subject, key);
-        return id === a.jobIdFor(subject, key) && /^job_[A-Za-z0-9_-]{32}$/.test(id) && !id.includes(':');
+  it('the same subject and key always give the same BullMQ-safe id', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ minLength: 1 }), fc.string({ minLength: 1, maxLength: 255 }), async (subject, key) => {
+        const id = await a.jobIdFor(subject, key);
+        return id === (await a.jobIdFor(subject, key)) && /^job_[A-Za-z0-9_-]{32}$/.test(id) && !id.includes(':');
       }),
     );
   });
 
-  it('subject and key cannot be shifted into each other, and another secret gives other ids', () => {
-    expect(a.jobIdFor('ab', 'c')).to.not.equal(a.jobIdFor('a', 'bc'));
-    expect(a.jobIdFor('alice', 'k')).to.not.equal(a.jobIdFor('bob', 'k'));
-    expect(service('b'.repeat(32)).jobIdFor('alice', 'k')).to.not.equal(a.jobIdFor('alice', 'k'));
+  it('subject and key cannot be shifted into each other, and another stored key gives other ids', async () => {
+    expect(await a.jobIdFor('ab', 'c')).to.not.equal(await a.jobIdFor('a', 'bc'));
+    expect(await a.jobIdFor('alice', 'k')).to.not.equal(await a.jobIdFor('bob', 'k'));
+    expect(await service('b'.repeat(32)).jobIdFor('alice', 'k')).to.not.equal(await a.jobIdFor('alice', 'k'));
   });
 });
 
