@@ -29,20 +29,20 @@ describe('repository boundary', () => {
         "import { repoRoot } from '../support/roots';",
         "import { x } from '../../shared/x';",
         "const inside = path.join(repoRoot, 'test', 'schemas', 'a.json');",
-        "const outside = path.resolve(repoRoot, '..', 'shared', 'schemas', 'a.json');",
-        "readFileSync('../shared/CONTRACT.md');",
+        "const outside = path.resolve(repoRoot, '..', 'sibling', 'schemas', 'a.json');",
+        "readFileSync('../sibling/CONTRACT.md');",
       ].join('\n'),
     };
     const found = findOutsidePaths(root, Object.keys(files), (f) => files[f]);
     expect(found).to.deep.equal([
-      { file: 'test/k8s/a.test.ts', line: 5, resolved: '/shared/schemas/a.json' },
-      { file: 'test/k8s/a.test.ts', line: 6, resolved: '/shared/CONTRACT.md' },
+      { file: 'test/k8s/a.test.ts', line: 5, resolved: '/sibling/schemas/a.json' },
+      { file: 'test/k8s/a.test.ts', line: 6, resolved: '/sibling/CONTRACT.md' },
     ]);
   });
 
-  it('the shell scan allows cd "$(dirname "$0")/.." and reports a path into ../shared', () => {
-    const script = 'cd "$(dirname "$0")/.."\ncp ../shared/schemas/x.json test/\nls ./test # not ../here\n';
+  it('the shell scan allows cd "$(dirname "$0")/.." and reports a path into a sibling folder', () => {
+    const script = 'cd "$(dirname "$0")/.."\ncp ../sibling/x.json test/\nls ./test # not ../here\n';
     const found = findOutsideShellPaths('/repo', ['/repo/.ci/run'], () => script);
-    expect(found).to.deep.equal([{ file: '.ci/run', line: 2, resolved: 'cp ../shared/schemas/x.json test/' }]);
+    expect(found).to.deep.equal([{ file: '.ci/run', line: 2, resolved: 'cp ../sibling/x.json test/' }]);
   });
 });
