@@ -1,27 +1,11 @@
 import { expect } from 'chai';
-import { JobError } from '../../shared/errors/job-error';
-import type { Operation } from '../../shared/operations/operation';
-import { OPERATIONS } from '../../shared/operations/registry';
-import { placeholderProcessor } from '../../shared/processors/placeholder-processor';
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { connectMcp, legacyTasks, modernTasks, OutputChecker, pollJobOverMcp } from '../support/mcp-client';
+import { scriptedJobs } from '../support/scripted-jobs';
 import { waitFor } from '../support/wait-for';
 
 /** The registry with createJob's processor failing, without retry, for the prompt "fail". */
-const FAILING_JOBS: readonly Operation[] = OPERATIONS.map((operation) =>
-  operation.operationId === 'createJob'
-    ? {
-        ...operation,
-        processor: (settings) => {
-          const normal = placeholderProcessor(settings.placeholderJobMs);
-          return async (input, context) => {
-            if (input.prompt === 'fail') throw new JobError('This job fails on purpose.', { retryable: false });
-            return normal(input, context);
-          };
-        },
-      }
-    : operation,
-);
+const FAILING_JOBS = scriptedJobs();
 
 describe('a paid job that fails, seen over MCP', function () {
   this.timeout(60_000);

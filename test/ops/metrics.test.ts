@@ -2,11 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import jwt from 'jsonwebtoken';
 import { deriveKeys } from '../../shared/auth/derived-keys';
-import { JobError } from '../../shared/errors/job-error';
 import { Metrics } from '../../shared/metrics/metrics';
-import type { Operation } from '../../shared/operations/operation';
-import { OPERATIONS } from '../../shared/operations/registry';
-import { placeholderProcessor } from '../../shared/processors/placeholder-processor';
 import { BACKENDS } from '../support/backends';
 import { BASE_ENV, newKey, newSubject, type CallOptions, type CallResult, type ConnectorUnderTest, startConnector } from '../support/harness';
 import { connectMcp } from '../support/mcp-client';
@@ -14,6 +10,7 @@ import {
   CONTRACT_METRICS, HTTP_BUCKETS, JOB_OUTCOMES, QUEUE_STATES, UNAUTHORIZED_REASONS, sampleNames,
 } from '../support/metric-contract';
 import { deltas, samplesOf, scrape, seriesKey, sumOf, type Exposition, type Labels } from '../support/prometheus-text';
+import { scriptedJobs } from '../support/scripted-jobs';
 import { waitFor } from '../support/wait-for';
 
 /** Every sample name of the contract metrics, except the queue gauge (a level, not a count) and histogram sums. */
@@ -37,21 +34,7 @@ function gate() {
 const held = gate();
 
 /** The registry with createJob's processor failing for prompt "fail" and waiting on the gate for "hold". */
-const SCRIPTED_JOBS: readonly Operation[] = OPERATIONS.map((operation) =>
-  operation.operationId === 'createJob'
-    ? {
-        ...operation,
-        processor: (settings) => {
-          const normal = placeholderProcessor(settings.placeholderJobMs);
-          return async (input, context) => {
-            if (input.prompt === 'fail') throw new JobError('This job fails on purpose.', { retryable: false });
-            if (input.prompt === 'hold') await held.wait();
-            return normal(input, context);
-          };
-        },
-      }
-    : operation,
-);
+const SCRIPTED_JOBS = scriptedJobs({ hold: () => held.wait() });
 
 /** What a test expects to change: series key → exact delta. */
 class Expected {
