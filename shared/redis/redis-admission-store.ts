@@ -1,6 +1,7 @@
 import type Redis from 'ioredis';
 import type { AdmissionStore, BearerAdmission, BearerAdmissionRequest } from '../stores/admission-store';
 import { defineLuaScript, type LuaScript } from './lua-script';
+import { hitWindowLua } from './redis-rate-limit-store';
 import type { RedisGuard } from './redis-guard';
 import type { RedisKeys } from './redis-keys';
 
@@ -15,12 +16,7 @@ if failures and tonumber(failures) >= tonumber(ARGV[1]) then
 end
 local conn = redis.call('HMGET', KEYS[2], 'subject', 'revoked', 'client_id', 'client_name')
 if conn[1] ~= ARGV[2] or conn[2] ~= '0' then return {'revoked'} end
-local count = redis.call('INCR', KEYS[3])
-local ttl = redis.call('TTL', KEYS[3])
-if ttl < 0 then
-  redis.call('EXPIRE', KEYS[3], ARGV[3])
-  ttl = tonumber(ARGV[3])
-end
+${hitWindowLua('KEYS[3]', 'ARGV[3]')}
 return {'admitted', count, ttl, conn[3], conn[4]}
 `;
 

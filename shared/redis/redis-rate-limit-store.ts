@@ -4,16 +4,24 @@ import { defineLuaScript, type LuaScript } from './lua-script';
 import type { RedisGuard } from './redis-guard';
 import type { RedisKeys } from './redis-keys';
 
-// Counts the hit and starts the window's clock in one step. Were INCR and EXPIRE separate, a failure in
-// between would leave a counter without expiry that blocks its key forever; the TTL < 0 branch also repairs
-// such a key if one ever exists (EXPIRE NX in a script, written portably for Redis before 7).
-const HIT = `
-local count = redis.call('INCR', KEYS[1])
-local ttl = redis.call('TTL', KEYS[1])
+/**
+ * Lua that counts a hit on the window at `key` and starts its clock, leaving `count` and `ttl` as locals; every
+ * script that hits a window uses it, so they all keep the same rules. Run inside one script: were INCR and
+ * EXPIRE separate, a failure in between would leave a counter without expiry that blocks its key forever; the
+ * TTL < 0 branch also repairs such a key if one ever exists (EXPIRE NX, written portably for Redis before 7).
+ */
+export function hitWindowLua(key: string, windowSeconds: string): string {
+  return `
+local count = redis.call('INCR', ${key})
+local ttl = redis.call('TTL', ${key})
 if ttl < 0 then
-  redis.call('EXPIRE', KEYS[1], ARGV[1])
-  ttl = tonumber(ARGV[1])
+  redis.call('EXPIRE', ${key}, ${windowSeconds})
+  ttl = tonumber(${windowSeconds})
 end
+`;
+}
+
+const HIT = `${hitWindowLua('KEYS[1]', 'ARGV[1]')}
 return {count, ttl}
 `;
 
