@@ -18,7 +18,7 @@ import { matchOperation } from './middleware/match-operation';
 import { mcpRoute } from './mcp/mcp-route';
 import { buildToolDefinitions } from '../shared/mcp/tool-definitions';
 import { stripPublicPath } from './middleware/public-path';
-import { rateLimit } from './middleware/rate-limit';
+import { linkSecretRateLimit } from './middleware/rate-limit';
 import { requireHost } from './middleware/require-host';
 import { securityHeaders } from './middleware/security-headers';
 import { requestContext } from './middleware/request-context';
@@ -76,21 +76,21 @@ export function createApp({ config, backend, services, tokens, metrics, logger, 
   });
   app.use(
     mcpRoute({
-      config, admitBearer, authFailures: failures, services, metrics, logger,
+      config, admitBearer, services, metrics, logger,
       tools: buildToolDefinitions(published), taskTtlMs: config.idempotencyTtlSeconds * 1000,
     }),
   );
   app.use(
     matchOperation(operations),
     failures.gate,
-    rateLimit(backend.rateLimits, config.rateLimitPerMinute, 'link-secret'),
+    linkSecretRateLimit(backend.rateLimits, config.rateLimitPerMinute),
     authenticate(config.linkSecret, metrics),
     admitBearer,
-    failures.record,
     jsonBody,
     ...requestValidator(buildOpenApiDocument(operations, '/')),
     dispatchOperation(services),
   );
-  app.use(errorHandler(logger));
+  // Once, ahead of the error handler: failed authentications of REST and /mcp alike pass through here.
+  app.use(failures.record, errorHandler(logger));
   return app;
 }

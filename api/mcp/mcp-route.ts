@@ -7,7 +7,6 @@ import { resourceMetadataUrl } from '../../shared/oauth/resource-metadata-url';
 import type { Operation } from '../../shared/operations/operation';
 import { state } from '../http/locals';
 import { BODY_LIMIT_BYTES } from '../http/problem';
-import type { AuthFailureBudget } from '../middleware/auth-failure-budget';
 import { jsonBody } from '../middleware/json-body';
 import type { McpCaller, McpDependencies } from './mcp-context';
 import { mcpHttpHandler } from './mcp-http-handler';
@@ -28,8 +27,6 @@ export interface McpRouteOptions extends McpDependencies {
   config: Config;
   /** Bearer admission (failure budget, token, revocation, rate limit), shared with the REST chain. */
   admitBearer: RequestHandler;
-  /** The per-address budget of failed authentications, shared with the REST chain. */
-  authFailures: AuthFailureBudget;
 }
 
 /**
@@ -58,7 +55,6 @@ export function mcpRoute(options: McpRouteOptions): Router {
       next();
     },
     options.admitBearer,
-    options.authFailures.record,
     jsonBody,
     async (req: Request, res: Response, next: NextFunction) => {
       const { principal, requestId } = state(res);

@@ -58,11 +58,8 @@ export function authFailureBudget(store: RateLimitStore, perMinute: number, metr
     }
   };
 
-  // An error travels on through every error middleware of the app: count each response's failure once.
-  const counted = new WeakSet<Response>();
   const record = async (error: unknown, req: Request, res: Response, next: NextFunction): Promise<void> => {
-    if (!(error instanceof UnauthorizedError) || !GUESSES.has(error.reason) || counted.has(res)) return next(error);
-    counted.add(res);
+    if (!(error instanceof UnauthorizedError) || !GUESSES.has(error.reason)) return next(error);
     try {
       announceRateLimit(res, policy, await store.hit(failureKey(req), WINDOW_SECONDS));
       next(error);

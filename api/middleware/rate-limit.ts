@@ -17,17 +17,15 @@ export function ratePolicy(scheme: AuthScheme, perMinute: number): RatePolicy {
 }
 
 /**
- * Fixed one-minute windows: per subject for the platform's calls (policy `subject`), per client address for
- * the dashboard's (policy `address`, checked before its secret). Every answer past this point carries the
- * `RateLimit-Policy` and `RateLimit` headers; the request over the quota answers 429 with `Retry-After`.
- * Mount it once per scheme, at the point in the chain where that scheme's key is known.
+ * The dashboard's fixed one-minute windows per client address (policy `address`), checked before its secret.
+ * Every answer past this point carries the `RateLimit-Policy` and `RateLimit` headers; the request over the
+ * quota answers 429 with `Retry-After`. Bearer callers are limited per subject inside `bearerAdmission`.
  */
-export function rateLimit(store: RateLimitStore, perMinute: number, scheme: AuthScheme) {
-  const policy = ratePolicy(scheme, perMinute);
+export function linkSecretRateLimit(store: RateLimitStore, perMinute: number) {
+  const policy = ratePolicy('link-secret', perMinute);
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const { principal, operation } = state(res);
-    if (operation?.auth !== scheme) return next();
-    const key = principal ? `sub:${principal.subject}` : `ip:${req.ip ?? 'unknown'}`;
+    if (state(res).operation?.auth !== 'link-secret') return next();
+    const key = `ip:${req.ip ?? 'unknown'}`;
     try {
       const window = await store.hit(key, WINDOW_SECONDS);
       announceRateLimit(res, policy, window);

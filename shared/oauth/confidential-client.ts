@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { newId } from '../util/ids';
 import type { OAuthStateStore } from '../stores/oauth-state-store';
 import { isAllowedRedirectUri } from './client-registry';
 import type { PreRegisteredClient } from './oauth-config';
@@ -24,7 +24,7 @@ export function newConfidentialClient(name: string, redirectUris: readonly strin
   const secret = newOpaqueSecret();
   return {
     secret,
-    record: { client_id: `cc_${randomBytes(16).toString('base64url')}`, client_name: clientName, redirect_uris: [...redirectUris], secret_sha256: hashSecret(secret) },
+    record: { client_id: newId('cc'), client_name: clientName, redirect_uris: [...redirectUris], secret_sha256: hashSecret(secret) },
   };
 }
 

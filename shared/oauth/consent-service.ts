@@ -69,7 +69,6 @@ export class ConsentService {
       redirectUri,
       codeChallenge: params.code_challenge,
       state,
-      scope: typeof params.scope === 'string' ? params.scope.slice(0, 256) : undefined,
       expiresAt: Date.now() + this.settings.requestTtlSeconds * 1000,
     };
     const id = newId('authreq');

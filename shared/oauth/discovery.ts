@@ -39,8 +39,8 @@ export function authorizationServerMetadata(publicUrl: string): Record<string, u
 /**
  * Every path the metadata documents answer at. For a `PUBLIC_URL` with a path (`/base`), RFC 9728 and 8414
  * insert the well-known segment before it (`/.well-known/oauth-protected-resource/base`); clients that
- * append instead (`/base/.well-known/…`) are served too, and the resource document also answers under
- * `/mcp`, where MCP clients look first.
+ * append instead (`/base/.well-known/…`) reach the plain paths through the app's PUBLIC_URL path mechanism,
+ * and the resource document also answers under `/mcp`, where MCP clients look first.
  */
 export function wellKnownPaths(publicUrl: string): { resource: string[]; authorizationServer: string[] } {
   const base = new URL(publicUrl).pathname.replace(/\/+$/, '');
@@ -51,9 +51,7 @@ export function wellKnownPaths(publicUrl: string): { resource: string[]; authori
       `${RESOURCE_WELL_KNOWN}/mcp`,
       `${RESOURCE_WELL_KNOWN}${base}`,
       `${RESOURCE_WELL_KNOWN}${base}/mcp`,
-      `${base}${RESOURCE_WELL_KNOWN}`,
-      `${base}${RESOURCE_WELL_KNOWN}/mcp`,
     ]),
-    authorizationServer: unique([SERVER_WELL_KNOWN, `${SERVER_WELL_KNOWN}${base}`, `${base}${SERVER_WELL_KNOWN}`]),
+    authorizationServer: unique([SERVER_WELL_KNOWN, `${SERVER_WELL_KNOWN}${base}`]),
   };
 }

@@ -5,7 +5,6 @@ export interface PendingRequest {
   redirectUri: string;
   codeChallenge: string;
   state?: string;
-  scope?: string;
   /** Milliseconds since the epoch. */
   expiresAt: number;
 }
