@@ -1,4 +1,5 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { toolName } from '../shared/mcp/tool-definitions';
 import { allOf, fail, pass, warn, type CheckResult } from './check-result';
 import { documentOperations, type DoctorContext } from './context';
 import { describeError } from './target';
@@ -37,11 +38,6 @@ export async function mcpChecks(ctx: DoctorContext, timeoutMs: number): Promise<
   const tools = 'tools' in modern ? modern.tools : 'tools' in legacy ? legacy.tools : undefined;
   if (tools) results.push(...toolRules(ctx, tools));
   return results;
-}
-
-/** The tool name the contract derives from an operationId: `getMe` → `get_me`. */
-export function toolNameFor(operationId: string): string {
-  return operationId.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/-/g, '_').toLowerCase();
 }
 
 async function unauthorized(ctx: DoctorContext): Promise<CheckResult> {
@@ -104,7 +100,7 @@ function toolRules(ctx: DoctorContext, tools: Tool[]): CheckResult[] {
     const expected = new Set<string>();
     for (const { operation } of documentOperations(ctx.document)) {
       if (typeof operation.operationId !== 'string') continue;
-      const name = toolNameFor(operation.operationId);
+      const name = toolName(operation.operationId);
       expected.add(name);
       const tool = byName.get(name);
       if (!tool) problems.push(`no tool ${name} for operation ${operation.operationId}`);

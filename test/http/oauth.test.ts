@@ -190,6 +190,7 @@ for (const kind of BACKENDS) {
       ['10.x', 'https://10.1.2.3/app.json'],
       ['169.254.x', 'https://169.254.169.254/latest/meta-data'],
       ['an IPv4-mapped loopback', 'https://[::ffff:127.0.0.1]/app.json'],
+      ['a host name that resolves to loopback', 'https://localhost/app.json'],
     ]) {
       it(`a client metadata document URL that is ${what} is refused before anything is fetched`, async () => {
         const { params } = authorizeParams(connector, url);

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { exitCode, summarize, type CheckResult } from '../../doctor/check-result';
 import { bodyFieldName, gptActionsRules } from '../../doctor/gpt-actions-rules';
-import { protectedResourceUrls, toolNameFor } from '../../doctor/mcp-checks';
+import { protectedResourceUrls } from '../../doctor/mcp-checks';
+import { toolName } from '../../shared/mcp/tool-definitions';
 import { ENV_LINK_SECRET, ENV_PUBLIC_URL, parseDoctorArgs } from '../../doctor/options';
 import { formatJson, formatText } from '../../doctor/report';
 import { Target } from '../../doctor/target';
@@ -118,7 +119,7 @@ describe('doctor: GPT Actions rules (pure)', () => {
 
 describe('doctor: MCP naming (pure)', () => {
   it('derives snake_case tool names from operationIds', () => {
-    expect(publishedOperations().map((o) => toolNameFor(o.operationId))).to.deep.equal(['get_me', 'list_things', 'create_thing', 'create_job', 'list_jobs', 'get_job']);
+    expect(publishedOperations().map((o) => toolName(o.operationId))).to.deep.equal(['get_me', 'list_things', 'create_thing', 'create_job', 'list_jobs', 'get_job']);
   });
 
   it('accepts the protected-resource metadata under PUBLIC_URL and, for a path, in RFC 9728 origin form', () => {

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { toolNameFor } from '../../../doctor/mcp-checks';
+import { toolName } from '../../../shared/mcp/tool-definitions';
 import { listen } from '../../../shared/lifecycle/listen';
 
 /** What a stand-in gets wrong on purpose; nothing set means a connector that follows the contract. */
@@ -37,7 +37,7 @@ export async function startStandIn(breakage: Breakage = {}): Promise<StandIn> {
     const server = new McpServer({ name: 'stand-in', version: '1.0.0' });
     for (const item of Object.values<Record<string, any>>(document.paths)) {
       for (const operation of Object.values<Record<string, any>>(item)) {
-        const name = toolNameFor(operation.operationId);
+        const name = toolName(operation.operationId);
         if (name === breakage.omitTool) continue;
         server.registerTool(name, { title: operation.summary, description: operation.description, inputSchema: z.object({}) }, async () => ({
           content: [{ type: 'text', text: '{}' }],
