@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 
 /** The BullMQ queue every paid job goes through; its keys live under {@link RedisKeys.bullPrefix}. */
 export const JOB_QUEUE_NAME = 'jobs';
@@ -81,7 +82,18 @@ export class RedisKeys {
   }
 }
 
+/**
+ * Recent digests: every bearer request names the same subject and address in two or three keys, and a
+ * SHA-256 each time cost more than the lookup. Bounded, so distinct values only ever cost this many entries.
+ */
+const recentDigests = new LRUCache<string, string>({ max: 10_000 });
+
 /** 128 bits of SHA-256, base64url: short, fixed-length, collision-free in practice. */
 function digest(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('base64url').slice(0, 22);
+  let hashed = recentDigests.get(value);
+  if (hashed === undefined) {
+    hashed = createHash('sha256').update(value, 'utf8').digest('base64url').slice(0, 22);
+    recentDigests.set(value, hashed);
+  }
+  return hashed;
 }
