@@ -59,8 +59,46 @@ export function toJobStatus(state: JobState | 'unknown'): JobStatus | undefined 
   }
 }
 
+/** The parts of a stored BullMQ job a record is made from: a `Job`, or a job hash read raw. */
+export type StoredBullJob = Pick<
+  BullJob<BullJobData>,
+  'id' | 'name' | 'data' | 'progress' | 'timestamp' | 'processedOn' | 'finishedOn' | 'returnvalue' | 'attemptsStarted' | 'attemptsMade'
+>;
+
+/**
+ * Reads a job hash as HGETALL returns it (field, value, …), with the field names and encodings BullMQ stores
+ * (the same its own reader uses: JSON for data, progress and the return value; `ats` for attempts started,
+ * `attemptsMade` or the newer `atm` for attempts made). The job-queue tests read every state both ways.
+ */
+export function fromStoredHash(id: string, flat: readonly string[]): StoredBullJob {
+  const raw: Record<string, string> = {};
+  for (let i = 0; i + 1 < flat.length; i += 2) raw[flat[i]] = flat[i + 1];
+  const int = (value: string | undefined) => (value ? Number.parseInt(value, 10) : undefined);
+  return {
+    id,
+    name: raw.name,
+    data: JSON.parse(raw.data || '{}') as BullJobData,
+    progress: JSON.parse(raw.progress || '0') as BullJob['progress'],
+    timestamp: int(raw.timestamp) ?? 0,
+    processedOn: int(raw.processedOn),
+    finishedOn: int(raw.finishedOn),
+    returnvalue: parseReturnValue(raw.returnvalue),
+    attemptsStarted: int(raw.ats) ?? 0,
+    attemptsMade: int(raw.attemptsMade ?? raw.atm) ?? 0,
+  };
+}
+
+function parseReturnValue(stored: string | undefined): unknown {
+  if (stored === undefined) return undefined;
+  try {
+    return JSON.parse(stored);
+  } catch {
+    return stored;
+  }
+}
+
 /** Maps a stored BullMQ job and its state to our record; undefined when the job is gone. */
-export function toJobRecord(job: BullJob<BullJobData> | undefined, state: JobState | 'unknown'): JobRecord | undefined {
+export function toJobRecord(job: StoredBullJob | undefined, state: JobState | 'unknown'): JobRecord | undefined {
   const status = toJobStatus(state);
   if (!job || !job.id || !status) return undefined;
   const progress = readProgress(job.progress);
