@@ -30,6 +30,9 @@ import { devConsentRoutes } from './routes/dev-consent-routes';
 import { healthRoutes } from './routes/health-routes';
 import { oauthRoutes } from './routes/oauth-routes';
 
+/** `/v1` and below, matched as `app.use('/v1')` would (case-insensitive, whole segments). */
+const V1_PATH = /^\/v1(?:\/|$)/i;
+
 /** What the HTTP app is built from; the process entry (or a test) supplies it. */
 export interface AppDependencies {
   config: Config;
@@ -63,23 +66,30 @@ export function createApp({ config, backend, services, tokens, metrics, logger, 
   if (publicPath) app.use(publicPath);
   app.use(requestContext, httpMetrics(metrics), accessLog(logger), requireHost);
   app.use(securityHeaders);
-  app.use(descriptionRoutes(openApiJson, llmsTxt), healthRoutes(async () => !stopping() && backend.ready()));
-  app.use(oauthRoutes({ oauth: services.oauth, publicUrl: config.publicUrl, rateLimits: backend.rateLimits, perMinute: config.rateLimitPerMinute }));
-  if (config.oauth.devConsent) app.use(devConsentRoutes(services.oauth.consent, config.publicUrl, config.connectorSecret));
-  app.use('/v1', (_req, res, next) => {
-    res.set('Cache-Control', 'no-store');
-    next();
-  });
   const failures = authFailureBudget(backend.rateLimits, config.authFailuresPerMinute, metrics);
   const admitBearer = bearerAdmission({
     tokens, admissions: backend.admissions, rateLimits: backend.rateLimits, failures, perMinute: config.rateLimitPerMinute, metrics,
   });
-  app.use(
+  // Everything served outside /v1/ (descriptions, probes, OAuth, MCP) in one router that /v1/ requests
+  // skip with one prefix test instead of walking its routers route by route.
+  const site = express.Router();
+  site.use(descriptionRoutes(openApiJson, llmsTxt), healthRoutes(async () => !stopping() && backend.ready()));
+  site.use(oauthRoutes({ oauth: services.oauth, publicUrl: config.publicUrl, rateLimits: backend.rateLimits, perMinute: config.rateLimitPerMinute }));
+  if (config.oauth.devConsent) site.use(devConsentRoutes(services.oauth.consent, config.publicUrl, config.connectorSecret));
+  site.use(
     mcpRoute({
       config, admitBearer, services, metrics, logger,
       tools: buildToolDefinitions(published), taskTtlMs: config.idempotencyTtlSeconds * 1000,
     }),
   );
+  app.use((req, res, next) => {
+    if (!V1_PATH.test(req.path)) {
+      site(req, res, next);
+      return;
+    }
+    res.set('Cache-Control', 'no-store');
+    next();
+  });
   app.use(
     matchOperation(operations),
     failures.gate,

@@ -9,9 +9,13 @@ const PROBE_ROUTES = new Set(['/healthz', '/readyz']);
  * duration and the request id: no headers, no query and no body, so no credential can slip in.
  */
 export function accessLog(logger: Logger) {
+  // The line is built from the five fields above and nothing else, so the root logger's redaction has
+  // nothing to find in it; skipping it matters because pino's redaction re-parses every configured path on
+  // every line (about a fifth of all the bytes a `GET /v1/me` allocated, and the GC work that follows).
+  const log = logger.child({}, { redact: [] });
   return (req: Request, res: Response, next: NextFunction): void => {
     // Nothing to do at levels that drop every access line (warn still keeps a 5xx's line).
-    if (!logger.isLevelEnabled('warn')) return next();
+    if (!log.isLevelEnabled('warn')) return next();
     const start = process.hrtime.bigint();
     res.once('finish', () => {
       const { requestId, route } = state(res);
@@ -24,9 +28,9 @@ export function accessLog(logger: Logger) {
       };
       // Probes hit these every few seconds; at info or warn they would drown the log (a not-ready 503 is
       // expected while Redis is away, and connector_redis_up already says so).
-      if (PROBE_ROUTES.has(route)) logger.debug(line, 'request');
-      else if (res.statusCode >= 500) logger.warn(line, 'request');
-      else logger.info(line, 'request');
+      if (PROBE_ROUTES.has(route)) log.debug(line, 'request');
+      else if (res.statusCode >= 500) log.warn(line, 'request');
+      else log.info(line, 'request');
     });
     next();
   };
