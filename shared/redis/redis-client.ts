@@ -1,6 +1,7 @@
 import Redis, { type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics/metrics';
+import { coalesceWrites } from './coalesced-writes';
 import { checkEvictionPolicy } from './eviction-policy';
 import { RedisGuard } from './redis-guard';
 
@@ -56,6 +57,9 @@ export function createRedisClient(options: RedisClientOptions): Redis {
   let policyChecked = false;
   options.metrics?.redisUp.set(0);
 
+  // Every connection (a reconnect brings a new socket) sends the commands of one event-loop turn together.
+  // Only for requests' commands: BullMQ's worker connections keep their own timing.
+  if (failFast) client.on('connect', () => coalesceWrites(client.stream));
   client.on('ready', () => {
     if (!up) log.info('redis connected');
     up = true;
