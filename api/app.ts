@@ -23,6 +23,7 @@ import { requireHost } from './middleware/require-host';
 import { securityHeaders } from './middleware/security-headers';
 import { requestContext } from './middleware/request-context';
 import { requestValidator } from './middleware/request-validator';
+import { chain } from './http/middleware-chain';
 import type { Backend } from '../shared/stores/backend';
 import { descriptionRoutes } from './routes/description-routes';
 import { dispatchOperation } from './routes/dispatch-operation';
@@ -64,8 +65,7 @@ export function createApp({ config, backend, services, tokens, metrics, logger, 
   // First of all: with a PUBLIC_URL path, everything below sees `/v1/...` whether the prefix was kept or not.
   const publicPath = stripPublicPath(config.publicUrl);
   if (publicPath) app.use(publicPath);
-  app.use(requestContext, httpMetrics(metrics), accessLog(logger), requireHost);
-  app.use(securityHeaders);
+  app.use(chain(requestContext, httpMetrics(metrics), accessLog(logger), requireHost, securityHeaders));
   const failures = authFailureBudget(backend.rateLimits, config.authFailuresPerMinute, metrics);
   const admitBearer = bearerAdmission({
     tokens, admissions: backend.admissions, rateLimits: backend.rateLimits, failures, perMinute: config.rateLimitPerMinute, metrics,
@@ -91,14 +91,16 @@ export function createApp({ config, backend, services, tokens, metrics, logger, 
     next();
   });
   app.use(
-    matchOperation(operations),
-    failures.gate,
-    linkSecretRateLimit(backend.rateLimits, config.rateLimitPerMinute),
-    authenticate(config.linkSecret, metrics),
-    admitBearer,
-    jsonBody,
-    ...requestValidator(buildOpenApiDocument(operations, '/')),
-    dispatchOperation(services),
+    chain(
+      matchOperation(operations),
+      failures.gate,
+      linkSecretRateLimit(backend.rateLimits, config.rateLimitPerMinute),
+      authenticate(config.linkSecret, metrics),
+      admitBearer,
+      jsonBody,
+      requestValidator(buildOpenApiDocument(operations, '/')),
+      dispatchOperation(services),
+    ),
   );
   // Once, ahead of the error handler: failed authentications of REST and /mcp alike pass through here.
   app.use(failures.record, errorHandler(logger));

@@ -2,12 +2,13 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { OpenApiDocument } from '../../shared/description/openapi-document';
 import { state } from '../http/locals';
+import { chain } from '../http/middleware-chain';
 
 /**
  * Enforces the generated OpenAPI document on every matched request: parameters, headers and bodies,
  * unknown fields and unknown query parameters included. Only requests for registry operations reach it.
  */
-export function requestValidator(document: OpenApiDocument): RequestHandler[] {
+export function requestValidator(document: OpenApiDocument): RequestHandler {
   const validator = OpenApiValidator.middleware({
     // The validator mutates and dereferences its spec; give it a copy of its own.
     apiSpec: structuredClone(document) as never,
@@ -19,7 +20,7 @@ export function requestValidator(document: OpenApiDocument): RequestHandler[] {
     // Only JSON bodies are accepted (415 otherwise): no multipart stage on every request.
     fileUploader: false,
   }) as unknown as RequestHandler[];
-  return [skipWhenNothingToValidate(validator)];
+  return skipWhenNothingToValidate(chain(...validator));
 }
 
 /**
@@ -28,21 +29,12 @@ export function requestValidator(document: OpenApiDocument): RequestHandler[] {
  * whose operation declares no parameters and no body, sent without a query string or a body, passes every
  * check the document makes: the outcome is the same without them.
  */
-function skipWhenNothingToValidate(validator: RequestHandler[]): RequestHandler {
+function skipWhenNothingToValidate(validator: RequestHandler): RequestHandler {
   return (req: Request, res: Response, next: NextFunction): void => {
     const operation = state(res).operation;
     const nothingToCheck =
       operation !== undefined && !operation.parameters?.length && !operation.requestBody && !req.url.includes('?') && req.body === undefined;
     if (nothingToCheck) return next();
-    let index = 0;
-    const step = (error?: unknown): void => {
-      if (error !== undefined || index === validator.length) return next(error);
-      try {
-        void validator[index++](req, res, step);
-      } catch (thrown) {
-        next(thrown);
-      }
-    };
-    step();
+    void validator(req, res, next);
   };
 }

@@ -70,7 +70,7 @@ describe('the API’s commands client coalesces its writes, on a private redis-s
 
     const admin = await connectStoreClient(redis.url, 'cw-admin:');
     try {
-      await admin.client.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+      await admin.client.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
       await waitFor(async () => store.client.status === 'ready' && store.client.stream !== first && (await store.client.ping()) === 'PONG', {
         what: 'the client to reconnect on a new socket',
       });
