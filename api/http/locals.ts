@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import type { Principal } from '../../shared/auth/principal';
 import type { Operation } from '../../shared/operations/operation';
+import type { UsageSnapshot } from '../../shared/stores/admission-store';
 
 /** Per-request state the middlewares hand on, kept in `res.locals` rather than on a widened Request. */
 export interface RequestState {
@@ -10,6 +11,8 @@ export interface RequestState {
   operation?: Operation;
   params?: Record<string, string>;
   principal?: Principal;
+  /** The subject's charges, when bearer admission read them for the operation (`readsUsage`). */
+  usage?: UsageSnapshot;
 }
 
 /** The typed view of `res.locals`. */

@@ -4,6 +4,7 @@ import { RateLimitedError } from '../../shared/errors/rate-limited-error';
 import { UnauthorizedError } from '../../shared/errors/unauthorized-error';
 import type { Metrics } from '../../shared/metrics/metrics';
 import type { AdmissionStore } from '../../shared/stores/admission-store';
+import { utcDay } from '../../shared/stores/ledger-store';
 import type { RateLimitStore } from '../../shared/stores/rate-limit-store';
 import { announceRateLimit } from '../http/rate-limit-headers';
 import { state } from '../http/locals';
@@ -50,10 +51,12 @@ export function bearerAdmission({ tokens, admissions, rateLimits, failures, perM
         subject: claims.subject,
         rateKey: `sub:${claims.subject}`,
         windowSeconds: policy.windowSeconds,
+        ...(locals.operation.readsUsage ? { usageDay: utcDay() } : {}),
       });
       if (admission.outcome === 'over-budget') failures.refuseIfSpent(res, admission.failures);
       if (admission.outcome !== 'admitted') throw new UnauthorizedError('revoked', 'bearer');
       locals.principal = admission.client ? { ...claims, client: admission.client } : claims;
+      if (admission.usage) locals.usage = admission.usage;
       announceRateLimit(res, policy, admission.window);
       if (admission.window.count > policy.quota) throw new RateLimitedError(admission.window.resetInSeconds);
       next();

@@ -1,5 +1,6 @@
 import type { Principal } from '../auth/principal';
 import { DailyBudget, type BudgetStatus } from '../jobs/daily-budget';
+import type { UsageSnapshot } from '../stores/admission-store';
 import type { LedgerStore, Usage } from '../stores/ledger-store';
 
 /** What `GET /v1/me` shows. */
@@ -24,11 +25,16 @@ export class IdentityService {
     private readonly budget: DailyBudget = new DailyBudget(undefined),
   ) {}
 
-  async describe(principal: Principal): Promise<Identity> {
+  /**
+   * @param known the subject's charges when they were already read (with the bearer admission); the spend
+   * it carries is used only when it is today's, so a request that crosses midnight reads today's afresh.
+   */
+  async describe(principal: Principal, known?: UsageSnapshot): Promise<Identity> {
     const subject = principal.subject;
+    const today = this.budget.limit === undefined ? undefined : this.budget.today();
     const [usage, spentToday] = await Promise.all([
-      this.ledger.usage(subject),
-      this.budget.limit === undefined ? 0 : this.ledger.spentOn(subject, this.budget.today()),
+      known?.usage ?? this.ledger.usage(subject),
+      today === undefined ? 0 : known?.day === today ? known.spentOnDay : this.ledger.spentOn(subject, today),
     ]);
     return {
       subject,

@@ -48,7 +48,7 @@ export function createMemoryBackend(options: MemoryBackendOptions): Backend {
     things: new MemoryThingStore(),
     ledger,
     rateLimits,
-    admissions: new SequentialAdmissionStore(connections, rateLimits),
+    admissions: new SequentialAdmissionStore(connections, rateLimits, ledger),
     queue,
     jobIdKeys: new MemoryJobIdKeyStore(),
     oauth: new MemoryOAuthStateStore(),

@@ -13,9 +13,10 @@ export const getMe: Operation = {
     "today's credit budget (null when there is no cap). " +
     'Read-only and free: it changes nothing.',
   auth: 'bearer',
+  readsUsage: true,
   published: true,
   consequential: false,
   responses: { 200: { description: 'The current identity.', schema: ref('Identity') } },
   errors: [401, 429, 500, 503],
-  handle: async (request, services) => ({ status: 200, body: await services.identity.describe(request.principal!) }),
+  handle: async (request, services) => ({ status: 200, body: await services.identity.describe(request.principal!, request.usage) }),
 };

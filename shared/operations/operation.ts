@@ -2,6 +2,7 @@ import type { LinkService } from '../auth/link-service';
 import type { Principal } from '../auth/principal';
 import type { IdentityService } from '../identity/identity-service';
 import type { JobService } from '../jobs/job-service';
+import type { UsageSnapshot } from '../stores/admission-store';
 import type { OAuthServices } from '../oauth/oauth-services';
 import type { Processor } from '../jobs/processor';
 import type { ThingService } from '../things/thing-service';
@@ -25,6 +26,8 @@ export interface Services {
 export interface OperationRequest {
   /** Set for bearer operations: who the token acts for. */
   principal?: Principal;
+  /** For an operation with `readsUsage`: the subject's charges, read with the admission (absent otherwise). */
+  usage?: UsageSnapshot;
   body: any;
   query: Record<string, unknown>;
   params: Record<string, string>;
@@ -83,6 +86,11 @@ export interface Operation {
   responses: Readonly<Record<number, ResponseSpec>>;
   /** Error statuses this operation can answer (problem+json). */
   errors: readonly number[];
+  /**
+   * True when the handler shows the caller's charges: bearer admission then reads them in its own step and
+   * hands them over as `request.usage`, saving the handler a store call.
+   */
+  readsUsage?: boolean;
   /** Price in credits of a paid operation, charged once when a job is accepted. */
   cost?: number;
   /** For asynchronous operations: which operation to poll, and how long to wait between polls. */

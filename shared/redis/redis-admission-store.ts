@@ -8,7 +8,10 @@ import type { RedisKeys } from './redis-keys';
 // The failure-budget peek, the revocation check and the subject's rate-limit hit of one bearer request, in
 // that order and with the same outcomes as the separate stores (RedisRateLimitStore's PEEK and HIT, the
 // connection hash of RedisConnectionStore), in one round trip. A missing `revoked` field counts as revoked.
-// KEYS: failure window, connection hash, subject window. ARGV: failure quota, subject, window seconds.
+// With ARGV[4] = '1' an admitted request also reads the subject's usage and one day's spend (the ledger's
+// keys), so that `GET /v1/me` needs no second round trip.
+// KEYS: failure window, connection hash, subject window, subject usage, subject's spend that day.
+// ARGV: failure quota, subject, window seconds, '1' to read the usage.
 const ADMIT = `
 local failures = redis.call('GET', KEYS[1])
 if failures and tonumber(failures) >= tonumber(ARGV[1]) then
@@ -17,10 +20,14 @@ end
 local conn = redis.call('HMGET', KEYS[2], 'subject', 'revoked', 'client_id', 'client_name')
 if conn[1] ~= ARGV[2] or conn[2] ~= '0' then return {'revoked'} end
 ${hitWindowLua('KEYS[3]', 'ARGV[3]')}
+if ARGV[4] == '1' then
+  local usage = redis.call('HMGET', KEYS[4], 'jobs_charged', 'credits_spent')
+  return {'admitted', count, ttl, conn[3], conn[4], usage[1], usage[2], redis.call('GET', KEYS[5])}
+end
 return {'admitted', count, ttl, conn[3], conn[4]}
 `;
 
-type AdmitReply = [string, number?, number?, (string | null)?, (string | null)?];
+type AdmitReply = [string, number?, number?, (string | null)?, (string | null)?, (string | null)?, (string | null)?, (string | null)?];
 
 /** Bearer admission on Redis: one script instead of a peek, a connection read and a rate-limit hit. */
 export class RedisAdmissionStore implements AdmissionStore {
@@ -31,20 +38,29 @@ export class RedisAdmissionStore implements AdmissionStore {
     private readonly keys: RedisKeys,
     private readonly guard: RedisGuard,
   ) {
-    this.admitScript = defineLuaScript(client, 'admit_bearer', 3, ADMIT);
+    this.admitScript = defineLuaScript(client, 'admit_bearer', 5, ADMIT);
   }
 
   async admitBearer(request: BearerAdmissionRequest): Promise<BearerAdmission> {
     const reply = await this.guard.run(() =>
       this.admitScript(
-        [this.keys.rateWindow(request.failureKey), this.keys.connection(request.connectionId), this.keys.rateWindow(request.rateKey)],
-        [request.failureQuota, request.subject, request.windowSeconds],
+        [
+          this.keys.rateWindow(request.failureKey),
+          this.keys.connection(request.connectionId),
+          this.keys.rateWindow(request.rateKey),
+          this.keys.subjectUsage(request.subject),
+          this.keys.subjectDailySpend(request.subject, request.usageDay ?? 'none'),
+        ],
+        [request.failureQuota, request.subject, request.windowSeconds, request.usageDay === undefined ? '0' : '1'],
       ),
     );
-    const [outcome, count, ttl, clientId, clientName] = reply;
+    const [outcome, count, ttl, clientId, clientName, jobsCharged, creditsSpent, spent] = reply;
     const window = { count: Number(count), resetInSeconds: Math.max(1, Number(ttl)) };
     if (outcome === 'over-budget') return { outcome, failures: window };
     if (outcome !== 'admitted') return { outcome: 'revoked' };
-    return { outcome, window, ...(clientId ? { client: { id: clientId, name: clientName ?? '' } } : {}) };
+    const usage = request.usageDay === undefined
+      ? undefined
+      : { usage: { jobs_charged: Number(jobsCharged ?? 0), credits_spent: Number(creditsSpent ?? 0) }, day: request.usageDay, spentOnDay: Number(spent ?? 0) };
+    return { outcome, window, ...(clientId ? { client: { id: clientId, name: clientName ?? '' } } : {}), ...(usage ? { usage } : {}) };
   }
 }

@@ -1,5 +1,14 @@
 import type { ConnectionClient } from './connection-store';
+import type { Usage } from './ledger-store';
 import type { RateWindow } from './rate-limit-store';
+
+/** The subject's charges, read together with the admission for an operation that shows them. */
+export interface UsageSnapshot {
+  usage: Usage;
+  /** The UTC day (`YYYY-MM-DD`) `spentOnDay` counts. */
+  day: string;
+  spentOnDay: number;
+}
 
 /** What admitting one bearer request checks: the address's failure budget, the connection, the subject's window. */
 export interface BearerAdmissionRequest {
@@ -12,6 +21,11 @@ export interface BearerAdmissionRequest {
   /** Rate-limit key of the subject's window, hit only when the connection is live. */
   rateKey: string;
   windowSeconds: number;
+  /**
+   * Set for an operation that shows the subject's charges (`GET /v1/me`): an admitted request then also
+   * carries the subject's usage and its spend on this UTC day, read in the same step instead of a later one.
+   */
+  usageDay?: string;
 }
 
 /** The first check that decided, in the order they run. */
@@ -21,7 +35,7 @@ export type BearerAdmission =
   /** The connection is missing, revoked or another subject's: the subject's window was not hit. */
   | { outcome: 'revoked' }
   /** The connection is live; `window` is the subject's window after this request's hit. */
-  | { outcome: 'admitted'; client?: ConnectionClient; window: RateWindow };
+  | { outcome: 'admitted'; client?: ConnectionClient; window: RateWindow; usage?: UsageSnapshot };
 
 /**
  * Admits a bearer request in one step: the failure-budget peek, the revocation check and the subject's

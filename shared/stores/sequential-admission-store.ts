@@ -1,5 +1,6 @@
 import type { AdmissionStore, BearerAdmission, BearerAdmissionRequest } from './admission-store';
 import type { ConnectionStore } from './connection-store';
+import type { LedgerStore } from './ledger-store';
 import type { RateLimitStore } from './rate-limit-store';
 
 /**
@@ -10,6 +11,7 @@ export class SequentialAdmissionStore implements AdmissionStore {
   constructor(
     private readonly connections: ConnectionStore,
     private readonly rateLimits: RateLimitStore,
+    private readonly ledger: LedgerStore,
   ) {}
 
   async admitBearer(request: BearerAdmissionRequest): Promise<BearerAdmission> {
@@ -18,6 +20,10 @@ export class SequentialAdmissionStore implements AdmissionStore {
     const connection = await this.connections.get(request.connectionId);
     if (!connection || connection.revoked || connection.subject !== request.subject) return { outcome: 'revoked' };
     const window = await this.rateLimits.hit(request.rateKey, request.windowSeconds);
-    return { outcome: 'admitted', window, ...(connection.client ? { client: connection.client } : {}) };
+    const day = request.usageDay;
+    const usage = day === undefined
+      ? undefined
+      : { usage: await this.ledger.usage(request.subject), day, spentOnDay: await this.ledger.spentOn(request.subject, day) };
+    return { outcome: 'admitted', window, ...(connection.client ? { client: connection.client } : {}), ...(usage ? { usage } : {}) };
   }
 }

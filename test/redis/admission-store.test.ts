@@ -1,11 +1,14 @@
 import { expect } from 'chai';
 import { MemoryConnectionStore } from '../../shared/memory/memory-connection-store';
+import { MemoryLedgerStore } from '../../shared/memory/memory-ledger-store';
 import { MemoryRateLimitStore } from '../../shared/memory/memory-rate-limit-store';
 import { RedisAdmissionStore } from '../../shared/redis/redis-admission-store';
 import { RedisConnectionStore } from '../../shared/redis/redis-connection-store';
+import { RedisLedgerStore } from '../../shared/redis/redis-ledger-store';
 import { RedisRateLimitStore } from '../../shared/redis/redis-rate-limit-store';
 import type { AdmissionStore, BearerAdmissionRequest } from '../../shared/stores/admission-store';
 import type { Connection, ConnectionStore } from '../../shared/stores/connection-store';
+import type { LedgerStore } from '../../shared/stores/ledger-store';
 import type { RateLimitStore } from '../../shared/stores/rate-limit-store';
 import { SequentialAdmissionStore } from '../../shared/stores/sequential-admission-store';
 import { twoClientStores } from './support/redis-fixture';
@@ -14,6 +17,7 @@ interface Stores {
   admissions: AdmissionStore;
   connections: ConnectionStore;
   rateLimits: RateLimitStore;
+  ledger: LedgerStore;
 }
 
 const QUOTA = 3;
@@ -71,6 +75,31 @@ function behavesLikeTheSeparateStores(name: string, stores: () => Stores): void 
       expect(refused.outcome === 'over-budget' && refused.failures.resetInSeconds).to.be.within(1, 60);
       expect((await rateLimits.peek('sub:dave@example.com'))?.count, 'only the admitted call hit').to.equal(1);
       expect((await rateLimits.peek('authfail:10.0.0.4'))?.count, 'the peek did not count').to.equal(QUOTA);
+      expect(refused).to.not.have.property('usage');
+    });
+
+    it('asked for a day, an admitted request carries the subject’s charges and that day’s spend; not asked, none', async () => {
+      const { admissions, connections, ledger } = stores();
+      await connections.create(connection('conn_erin', 'erin@example.com'));
+      const day = '2026-11-22';
+      for (const [key, cost] of [['k1', 2], ['k2', 3]] as const) {
+        const claimed = await ledger.claim({ subject: 'erin@example.com', key, fingerprint: key, jobId: `job_${key}`, operation: 'createJob', cost, ttlSeconds: 60, day });
+        expect(claimed).to.equal('created');
+      }
+      const asked = await admissions.admitBearer({ ...request('conn_erin', 'erin@example.com', '10.0.0.5'), usageDay: day });
+      expect(asked.outcome === 'admitted' && asked.usage).to.deep.equal({ usage: { jobs_charged: 2, credits_spent: 5 }, day, spentOnDay: 5 });
+      const otherDay = await admissions.admitBearer({ ...request('conn_erin', 'erin@example.com', '10.0.0.5'), usageDay: '2026-11-23' });
+      expect(otherDay.outcome === 'admitted' && otherDay.usage).to.deep.equal({ usage: { jobs_charged: 2, credits_spent: 5 }, day: '2026-11-23', spentOnDay: 0 });
+      expect(await admissions.admitBearer(request('conn_erin', 'erin@example.com', '10.0.0.5'))).to.not.have.property('usage');
+    });
+
+    it('asked for a day, a subject never charged reads zero usage; a refused request carries none', async () => {
+      const { admissions, connections } = stores();
+      await connections.create(connection('conn_fay', 'fay@example.com'));
+      const fresh = await admissions.admitBearer({ ...request('conn_fay', 'fay@example.com', '10.0.0.6'), usageDay: '2026-11-22' });
+      expect(fresh.outcome === 'admitted' && fresh.usage).to.deep.equal({ usage: { jobs_charged: 0, credits_spent: 0 }, day: '2026-11-22', spentOnDay: 0 });
+      const refused = await admissions.admitBearer({ ...request('conn_gone', 'fay@example.com', '10.0.0.6'), usageDay: '2026-11-22' });
+      expect(refused).to.deep.equal({ outcome: 'revoked' });
     });
   });
 }
@@ -80,6 +109,7 @@ describe('bearer admission gives the same outcomes on both backends', () => {
     admissions: new RedisAdmissionStore(client.client, client.keys, client.guard),
     connections: new RedisConnectionStore(client.client, client.keys, client.guard),
     rateLimits: new RedisRateLimitStore(client.client, client.keys, client.guard),
+    ledger: new RedisLedgerStore(client.client, client.keys, client.guard),
   }));
   behavesLikeTheSeparateStores('one Redis script', () => t.storeA);
 
@@ -87,7 +117,8 @@ describe('bearer admission gives the same outcomes on both backends', () => {
   beforeEach(() => {
     const connections = new MemoryConnectionStore();
     const rateLimits = new MemoryRateLimitStore();
-    memory = { connections, rateLimits, admissions: new SequentialAdmissionStore(connections, rateLimits) };
+    const ledger = new MemoryLedgerStore();
+    memory = { connections, rateLimits, ledger, admissions: new SequentialAdmissionStore(connections, rateLimits, ledger) };
   });
   behavesLikeTheSeparateStores('the memory stores one after another', () => memory);
 });

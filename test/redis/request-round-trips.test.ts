@@ -1,0 +1,63 @@
+import { expect } from 'chai';
+import Redis from 'ioredis';
+import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+
+/** Calls per command since the server started (script-internal commands included), from INFO commandstats. */
+async function commandCalls(client: Redis): Promise<Record<string, number>> {
+  const info = String(await client.info('commandstats'));
+  return Object.fromEntries([...info.matchAll(/cmdstat_([a-z|]+):calls=(\d+)/g)].map(([, name, calls]) => [name, Number(calls)]));
+}
+
+describe('Redis round trips of the hot requests, over HTTP on a private redis-server', () => {
+  let c: ConnectorUnderTest;
+  let observer: Redis;
+  let token: string;
+
+  before(async () => {
+    // No worker in this process: only the API's own commands reach the server.
+    c = await startConnector('redis', { DAILY_CREDIT_LIMIT: '50' }, { runWorker: false });
+    observer = new Redis(c.config.redisUrl!);
+    token = await c.link(newSubject());
+  });
+  after(async () => {
+    observer?.disconnect();
+    await c?.close();
+  });
+
+  /** What one request costs in commands: the difference of two INFO readings around it (the INFO itself excluded). */
+  async function commandsOf(request: () => Promise<unknown>): Promise<Record<string, number>> {
+    const before = await commandCalls(observer);
+    await request();
+    const after = await commandCalls(observer);
+    const delta: Record<string, number> = {};
+    for (const name of Object.keys(after)) if (after[name] !== (before[name] ?? 0)) delta[name] = after[name] - (before[name] ?? 0);
+    delta.info -= 1;
+    if (delta.info === 0) delete delta.info;
+    return delta;
+  }
+
+  it('GET /v1/me reads the usage and today’s spend inside the admission script: one script call, nothing after it', async () => {
+    const created = await c.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'charge me' } }, headers: { 'idempotency-key': newKey() } });
+    expect(created.status, created.text).to.equal(202);
+    let me: Awaited<ReturnType<ConnectorUnderTest['call']>> | undefined;
+    const commands = await commandsOf(async () => (me = await c.call('GET', '/v1/me', { token })));
+    expect(me!.status).to.equal(200);
+    expect(me!.body.usage).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
+    expect(me!.body.daily_budget).to.include({ limit: 50, spent: 1, remaining: 49 });
+    expect((commands.evalsha ?? 0) + (commands.eval ?? 0), JSON.stringify(commands)).to.equal(1);
+    expect(commands.hgetall, 'no separate usage read').to.equal(undefined);
+  });
+
+  it('a replay is three script calls (admission, claim, the job read) and scans no list', async () => {
+    const key = newKey();
+    const send = () => c.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'once' } }, headers: { 'idempotency-key': key } });
+    const first = await send();
+    expect(first.status, first.text).to.equal(202);
+    let again: Awaited<ReturnType<ConnectorUnderTest['call']>> | undefined;
+    const commands = await commandsOf(async () => (again = await send()));
+    expect(again!.status).to.equal(202);
+    expect(again!.body.id).to.equal(first.body.id);
+    expect((commands.evalsha ?? 0) + (commands.eval ?? 0), JSON.stringify(commands)).to.equal(3);
+    expect((commands.lpos ?? 0) + (commands.lrange ?? 0), JSON.stringify(commands)).to.equal(0);
+  });
+});
