@@ -1,17 +1,27 @@
 import type { NextFunction, Request, Response } from 'express';
-import type { Services } from '../../shared/operations/operation';
+import type { OperationRequest, Services } from '../../shared/operations/operation';
 import { state } from '../http/locals';
 
 /** Hands a validated request to its registry operation and writes the answer. */
 export function dispatchOperation(services: Services) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const { operation, params, principal, usage } = state(res);
+    const request: OperationRequest = {
+      principal,
+      usage,
+      body: req.body ?? {},
+      // Express parses the query string on every read of `req.query`: only for operations that look.
+      get query() {
+        return req.query as Record<string, unknown>;
+      },
+      params: params ?? {},
+      header: (name) => req.get(name),
+    };
     try {
-      const result = await operation!.handle(
-        { principal, usage, body: req.body ?? {}, query: req.query as Record<string, unknown>, params: params ?? {}, header: (name) => req.get(name) },
-        services,
-      );
-      res.status(result.status).set(result.headers ?? {}).json(result.body);
+      const result = await operation!.handle(request, services);
+      res.status(result.status);
+      if (result.headers) res.set(result.headers);
+      res.json(result.body);
     } catch (error) {
       next(error);
     }
