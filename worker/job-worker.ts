@@ -2,8 +2,7 @@ import { UnrecoverableError, Worker, type Job as BullJob } from 'bullmq';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Config } from '../shared/config/config';
-import type { JobRecord } from '../shared/jobs/job';
-import { jobObserver } from '../shared/jobs/job-observer';
+import { createJobObserver } from '../shared/jobs/job-observer';
 import { runAttempt } from '../shared/jobs/job-runner';
 import type { ProcessorMap } from '../shared/jobs/processor';
 import type { Metrics } from '../shared/metrics/metrics';
@@ -48,7 +47,7 @@ export function createJobWorker(options: { config: JobWorkerConfig; processors: 
     logger,
     metrics,
   });
-  const observe = jobObserver(metrics, logger);
+  const observer = createJobObserver(metrics, logger);
   // The jobs this worker holds the lock of, so that a shutdown can hand them back.
   const running = new Map<string, { job: BullJobOf; token: string }>();
 
@@ -60,43 +59,36 @@ export function createJobWorker(options: { config: JobWorkerConfig; processors: 
       running.delete(job.id!);
     }
   };
-
   const attemptJob = async (job: BullJobOf): Promise<Record<string, unknown>> => {
     const attempt = job.attemptsMade + 1;
     const maxAttempts = job.opts.attempts ?? 1;
     const progress = readProgress(job.progress);
-    const startedAt = progress.started_at ?? new Date(job.processedOn ?? Date.now()).toISOString();
+    const attempts = Math.max(job.attemptsStarted, attempt);
+    // The first start across retries, in BullMQ's milliseconds: a succeeding job formats and parses no date.
+    const startedMs = progress.started_at === undefined ? (job.processedOn ?? Date.now()) : Date.parse(progress.started_at);
+    // A saved start is kept as written; only a start that was never saved is formatted.
+    const startedAt = () => progress.started_at ?? new Date(startedMs).toISOString();
     // A first attempt's start is BullMQ's processedOn, which readers fall back to, so nothing is written for
     // it (a write per job cost a sixth of the worker's Redis commands; bench/README.md). A failed attempt saves
     // the start with its error; only a restart after a crash (a stall) finds none and keeps its own.
-    if (!progress.started_at && Math.max(job.attemptsStarted, attempt) > 1) await saveProgress(job, { ...progress, started_at: startedAt });
-    const record = (status: JobRecord['status'], extra: Partial<JobRecord> = {}) => ({
-      id: job.id!,
-      operation: job.name,
-      status,
-      created_at: job.data.created_at,
-      started_at: startedAt,
-      finished_at: null,
-      attempts: Math.max(job.attemptsStarted, attempt),
-      error: null,
-      ...extra,
-    });
-    observe(record('running'));
+    if (!progress.started_at && attempts > 1) await saveProgress(job, { ...progress, started_at: startedAt() });
+    const observed = { id: job.id!, operation: job.name, attempt: attempts };
+    observer.started(observed, attempts === 1 ? startedMs - Date.parse(job.data.created_at) : undefined);
 
     const outcome = await runAttempt(processors, { id: job.id!, operation: job.name, input: job.data.input }, attempt, maxAttempts, (error) =>
       logger.error({ err: error, job_id: job.id, operation: job.name, attempt }, 'job attempt threw'),
     );
     if (outcome.kind === 'succeeded') {
-      observe(record('succeeded', { finished_at: new Date().toISOString() }));
+      observer.finished(observed, 'succeeded', Date.now() - startedMs);
       return outcome.result;
     }
     // The safe message is kept beside the job: BullMQ's failedReason may also hold its own messages.
-    await saveProgress(job, { started_at: startedAt, error: outcome.message });
+    await saveProgress(job, { started_at: startedAt(), error: outcome.message });
     if (outcome.kind === 'retry') {
       logger.warn({ job_id: job.id, operation: job.name, attempt, error: outcome.message }, 'job attempt failed; retrying');
       throw new Error(outcome.message);
     }
-    observe(record('failed', { finished_at: new Date().toISOString(), error: { message: outcome.message } }));
+    observer.finished(observed, 'failed', Date.now() - startedMs, outcome.message);
     // Unrecoverable: BullMQ must not retry a job we have decided is finished (non-retryable or out of attempts).
     throw new UnrecoverableError(outcome.message);
   };

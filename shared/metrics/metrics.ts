@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { JobRecord, JobStatus } from '../jobs/job';
+import type { JobStatus } from '../jobs/job';
 import { JOB_STATUSES } from '../jobs/job';
 
 /** Latency buckets from 1 ms to 10 s. */
@@ -89,14 +89,18 @@ export class Metrics {
     this.queueCounts = counts;
   }
 
-  /** Records a job's start (wait time) or its end (outcome and run time). */
-  recordJobTransition(job: Pick<JobRecord, 'operation' | 'status' | 'created_at' | 'started_at' | 'finished_at' | 'attempts'>): void {
-    if (job.status === 'running' && job.attempts === 1 && job.started_at) {
-      this.jobWait.observe({ operation: job.operation }, seconds(job.created_at, job.started_at));
-    } else if ((job.status === 'succeeded' || job.status === 'failed') && job.started_at && job.finished_at) {
-      this.jobsCompleted.inc({ operation: job.operation, outcome: job.status });
-      this.jobDuration.observe({ operation: job.operation }, seconds(job.started_at, job.finished_at));
-    }
+  /** Records a job's first start, `waitedMs` after it was accepted; a time that is not a number is skipped. */
+  recordJobWait(operation: string, waitedMs: number): void {
+    if (Number.isFinite(waitedMs)) this.jobWait.observe({ operation }, Math.max(0, waitedMs) / 1000);
+  }
+
+  /**
+   * Counts a job's final outcome and records its run time, `ranMs` from its first start to its end. The
+   * outcome is counted even when the time is not a number (then only the time is skipped).
+   */
+  recordJobEnd(operation: string, outcome: 'succeeded' | 'failed', ranMs: number): void {
+    this.jobsCompleted.inc({ operation, outcome });
+    if (Number.isFinite(ranMs)) this.jobDuration.observe({ operation }, Math.max(0, ranMs) / 1000);
   }
 }
 
@@ -106,8 +110,4 @@ function counter(registry: Registry, name: string, help: string): Counter<'opera
 
 function histogram(registry: Registry, name: string, help: string): Histogram<'operation'> {
   return new Histogram({ name, help, labelNames: ['operation'] as const, buckets: JOB_BUCKETS, registers: [registry] });
-}
-
-function seconds(from: string, to: string): number {
-  return Math.max(0, (Date.parse(to) - Date.parse(from)) / 1000);
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Processor } from '../jobs/processor';
 
@@ -10,12 +10,13 @@ export function placeholderProcessor(simulatedMs: number): Processor {
   return async (input) => {
     const prompt = String(input.prompt ?? '');
     if (simulatedMs > 0) await delay(simulatedMs);
-    const words = prompt.trim() === '' ? 0 : prompt.trim().split(/\s+/).length;
+    const trimmed = prompt.trim();
     return {
       summary: prompt.length > 80 ? `${prompt.slice(0, 77)}...` : prompt,
       characters: prompt.length,
-      words,
-      digest: createHash('sha256').update(prompt, 'utf8').digest('hex').slice(0, 16),
+      words: trimmed === '' ? 0 : trimmed.split(/\s+/).length,
+      // One-shot hash: the same SHA-256 of the UTF-8 prompt without a Hash object per job.
+      digest: hash('sha256', prompt, 'hex').slice(0, 16),
     };
   };
 }

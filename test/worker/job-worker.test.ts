@@ -33,6 +33,7 @@ describe('the BullMQ job worker, in-process, on a private redis-server', () => {
   };
   const processors = new Map<string, Processor>([
     ['echo', async (input, { jobId }) => (count(jobId), { echoed: input.prompt })],
+    ['echo-undated', async (input) => ({ echoed: input.prompt })],
     ['flaky', flaky],
     // The same, under its own name so that the metrics test's count for `flaky` stays its own.
     ['flaky-start', flaky],
@@ -147,12 +148,33 @@ describe('the BullMQ job worker, in-process, on a private redis-server', () => {
     expect(done.error).to.deep.equal({ message: GENERIC_JOB_FAILURE });
   });
 
-  it('job transitions are measured: completions by outcome, run and wait times', async () => {
+  it('a job whose created_at is not a date succeeds on its first attempt and is counted; only its wait time is left out', async () => {
+    const job = { ...newJob('echo-undated', { prompt: 'undated' }), createdAt: 'not a date' };
+    const done = await runToEnd(job);
+    expect(done.status).to.equal('succeeded');
+    expect(done.attempts).to.equal(1);
+    expect(done.result).to.deep.equal({ echoed: 'undated' });
     const text = await metrics.registry.metrics();
-    expect(text).to.match(/connector_jobs_completed_total\{operation="echo",outcome="succeeded"\} [1-9]/);
-    expect(text).to.match(/connector_jobs_completed_total\{operation="refused",outcome="failed"\} 1/);
-    expect(text).to.match(/connector_job_wait_seconds_count\{operation="echo"\} [1-9]/);
-    expect(text).to.match(/connector_job_duration_seconds_count\{operation="flaky"\} 1/);
+    expect(text).to.match(/^connector_jobs_completed_total\{operation="echo-undated",outcome="succeeded"\} 1$/m);
+    expect(text).to.match(/^connector_job_duration_seconds_count\{operation="echo-undated"\} 1$/m);
+    expect(text).to.not.match(/connector_job_wait_seconds_count\{operation="echo-undated"\}/);
+  });
+
+  it('every job above is measured once: its outcome, its run time, and one wait (its first start) however many attempts it took', async () => {
+    const text = await metrics.registry.metrics();
+    const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+    const outcomes: Array<[string, 'succeeded' | 'failed']> = [
+      ['echo', 'succeeded'], ['flaky', 'succeeded'], ['flaky-start', 'succeeded'],
+      ['broken', 'failed'], ['refused', 'failed'], ['busy', 'failed'], ['unknownOperation', 'failed'],
+    ];
+    for (const [operation, outcome] of outcomes) {
+      expect(value(`connector_jobs_completed_total{operation="${operation}",outcome="${outcome}"}`), operation).to.equal(1);
+      expect(value(`connector_job_duration_seconds_count{operation="${operation}"}`), operation).to.equal(1);
+      expect(value(`connector_job_wait_seconds_count{operation="${operation}"}`), operation).to.equal(1);
+    }
+    expect(text).to.not.match(/operation="(?:echo|flaky)",outcome="failed"/);
+    // The run time spans every attempt from the first start: attempt 3 of `flaky` began after 20 + 40 ms of backoff.
+    expect(value('connector_job_duration_seconds_sum{operation="flaky"}')).to.be.at.least(0.06);
     expect(await metricValue(metrics, 'connector_redis_up')).to.equal(1);
   });
 });
