@@ -3,7 +3,7 @@ import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode, type Se
 import * as z from 'zod/v4';
 import { NotFoundError } from '../../shared/errors/not-found-error';
 import { isTerminal, JOB_POLL_SECONDS, type Job } from '../../shared/jobs/job';
-import type { McpCaller, McpDependencies } from './mcp-context';
+import { callerOf, type McpCaller, type McpDependencies } from './mcp-context';
 import { jsonResult } from './tool-calls';
 
 /** The extension a 2026-07-28 client names in its per-request capabilities to accept task answers. */
@@ -59,10 +59,10 @@ export function toCreateTaskResult(job: Job, ttlMs: number, modern: boolean): Re
 /**
  * Serves the task methods from the stored jobs, scoped to the caller's subject like `get_job` (another
  * subject's job is an unknown task). 2026-07-28 has `tasks/get` with the result inlined once terminal;
- * 2025-11-25 has `tasks/get` and `tasks/result`.
+ * 2025-11-25 has `tasks/get` and `tasks/result`. The caller comes with each request's context.
  */
-export function registerTaskHandlers(server: Server, deps: McpDependencies, caller: McpCaller, modern: boolean): void {
-  const load = async (taskId: string): Promise<Job> => {
+export function registerTaskHandlers(server: Server, deps: McpDependencies, modern: boolean): void {
+  const load = async (caller: McpCaller, taskId: string): Promise<Job> => {
     try {
       return await deps.services.jobs.get(caller.principal.subject, taskId);
     } catch (error) {
@@ -70,18 +70,19 @@ export function registerTaskHandlers(server: Server, deps: McpDependencies, call
       throw error;
     }
   };
-  server.setRequestHandler('tasks/get', { params: TaskParams }, async ({ taskId }) => {
-    const job = await load(taskId);
+  server.setRequestHandler('tasks/get', { params: TaskParams }, async ({ taskId }, ctx) => {
+    const job = await load(callerOf(ctx), taskId);
     const task = taskOf(job, deps.taskTtlMs, modern);
     return (modern && isTerminal(job.status) ? { ...task, result: finalResult(job) } : task) as never;
   });
   if (modern) return;
   server.setRequestHandler('tasks/result', { params: TaskParams }, async ({ taskId }, ctx) => {
+    const caller = callerOf(ctx);
     const deadline = Date.now() + RESULT_WAIT_MS;
-    let job = await load(taskId);
+    let job = await load(caller, taskId);
     while (!isTerminal(job.status) && Date.now() < deadline && !ctx.mcpReq.signal.aborted) {
       await delay(RESULT_POLL_MS);
-      job = await load(taskId);
+      job = await load(caller, taskId);
     }
     if (!isTerminal(job.status)) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'The task is still working; poll tasks/get.');
     return finalResult(job) as never;

@@ -1,3 +1,4 @@
+import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
 import type { Principal } from '../../shared/auth/principal';
 import type { ToolDefinition } from '../../shared/mcp/tool-definitions';
@@ -18,4 +19,14 @@ export interface McpDependencies {
 export interface McpCaller {
   principal: Principal;
   requestId: string;
+}
+
+/**
+ * The caller of the request a handler serves, from the auth info the MCP route hands the SDK. Handlers read
+ * it from their context instead of capturing it, so one set of handlers serves every request.
+ */
+export function callerOf(ctx: { http?: { authInfo?: AuthInfo } }): McpCaller {
+  const caller = ctx.http?.authInfo?.extra?.caller as McpCaller | undefined;
+  if (!caller) throw new Error('the MCP route must authenticate before a handler runs');
+  return caller;
 }

@@ -1,14 +1,17 @@
-import { Server, type McpRequestContext, type Tool } from '@modelcontextprotocol/server';
+import { Server, type McpRequestContext, type ServerOptions, type Tool } from '@modelcontextprotocol/server';
 import { SERVICE_INFO } from '../../shared/description/service-info';
 import type { Job } from '../../shared/jobs/job';
-import type { McpCaller, McpDependencies } from './mcp-context';
+import { callerOf, type McpDependencies } from './mcp-context';
 import { callTool, compileArgumentChecks, jsonResult } from './tool-calls';
 import { registerTaskHandlers, TASKS_EXTENSION, taskRequested, toCreateTaskResult, TASK_CAPABILITIES } from './job-tasks';
 
+const SERVER_INFO = { name: SERVICE_INFO.name, version: SERVICE_INFO.version };
+
 /**
- * Returns the SDK's per-request server factory. Each HTTP request gets a fresh `Server` that knows only the
- * caller it serves; everything durable (things, jobs, charges) lives in the backend, so any replica can
- * answer any request.
+ * Returns the SDK's per-request server factory. Each HTTP request gets a fresh `Server`; everything durable
+ * (things, jobs, charges) lives in the backend, so any replica can answer any request. What does not vary
+ * by request (tool lists, capabilities, argument checks) is built here once, and the handlers take the
+ * caller from each request's context.
  */
 export function mcpServerFactory(deps: McpDependencies) {
   const checks = compileArgumentChecks(deps.tools);
@@ -23,28 +26,34 @@ export function mcpServerFactory(deps: McpDependencies) {
   }));
   // 2026-07-28 dropped `execution.taskSupport`: there the tasks extension is negotiated per request instead.
   const listedModern: Tool[] = listed.map(({ execution: _execution, ...tool }) => tool);
+  const options = (modern: boolean): ServerOptions => ({
+    capabilities: modern ? { tools: {}, extensions: { [TASKS_EXTENSION]: {} } } : { tools: {}, ...TASK_CAPABILITIES },
+    instructions: SERVICE_INFO.summary,
+  });
+  const modernOptions = options(true);
+  const legacyOptions = options(false);
+  const modernTools = { tools: listedModern };
+  const legacyTools = { tools: listed };
 
-  return (ctx: McpRequestContext): Server => {
-    const caller = ctx.authInfo?.extra?.caller as McpCaller | undefined;
-    if (!caller) throw new Error('the MCP route must authenticate before the server is built');
-    const modern = ctx.era === 'modern';
-    const server = new Server(
-      { name: SERVICE_INFO.name, version: SERVICE_INFO.version },
-      {
-        capabilities: modern ? { tools: {}, extensions: { [TASKS_EXTENSION]: {} } } : { tools: {}, ...TASK_CAPABILITIES },
-        instructions: SERVICE_INFO.summary,
-      },
-    );
-    server.setRequestHandler('tools/list', () => ({ tools: modern ? listedModern : listed }));
-    server.setRequestHandler('tools/call', async (request, requestCtx) => {
-      const outcome = await callTool(deps, checks, caller, request.params.name, request.params.arguments);
+  const build = (modern: boolean): Server => {
+    // The SDK copies the capabilities it is given, so one options object serves every instance.
+    const server = new Server(SERVER_INFO, modern ? modernOptions : legacyOptions);
+    server.setRequestHandler('tools/list', () => (modern ? modernTools : legacyTools));
+    server.setRequestHandler('tools/call', async (request, ctx) => {
+      const outcome = await callTool(deps, checks, callerOf(ctx), request.params.name, request.params.arguments);
       if ('error' in outcome) return outcome.error;
-      if (outcome.tool.operation.async && taskRequested(request.params, requestCtx.mcpReq.envelope, modern)) {
+      if (outcome.tool.operation.async && taskRequested(request.params, ctx.mcpReq.envelope, modern)) {
         return toCreateTaskResult(outcome.body as Job, deps.taskTtlMs, modern) as never;
       }
       return server.projectCallToolResult(jsonResult(outcome.body), outcome.tool.outputSchema);
     });
-    registerTaskHandlers(server, deps, caller, modern);
+    registerTaskHandlers(server, deps, modern);
     return server;
+  };
+
+  return (ctx: McpRequestContext): Server => {
+    // Fail before anything is served when the route forgot to authenticate.
+    callerOf({ http: { authInfo: ctx.authInfo } });
+    return build(ctx.era === 'modern');
   };
 }

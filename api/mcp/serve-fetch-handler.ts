@@ -3,6 +3,16 @@ import type { Request, Response } from 'express';
 import type { FetchMcpHandler } from './mcp-http-handler';
 
 /**
+ * The request headers the MCP transports read: content negotiation, the 2025 stream resumption, and every
+ * `Mcp-*` header (protocol version, method and name, session, parameter headers). The rest, the bearer
+ * token first, stays out of the SDK: authentication is done and its outcome travels as `authInfo`, and each
+ * header copied into a web `Headers` costs time on every call.
+ */
+function forwarded(name: string): boolean {
+  return name.startsWith('mcp-') || name === 'content-type' || name === 'accept' || name === 'last-event-id';
+}
+
+/**
  * Serves a fetch-shaped MCP handler from Express. The body was already parsed by the JSON body parser and
  * is handed over as `parsedBody`, so the web request carries headers only. A JSON answer is written in one
  * piece with its length (the SDK's Node adapter streams every answer chunk by chunk, which costs one socket
@@ -11,6 +21,7 @@ import type { FetchMcpHandler } from './mcp-http-handler';
 export async function serveFetchHandler(handler: FetchMcpHandler, req: Request, res: Response, authInfo: AuthInfo): Promise<void> {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
+    if (!forwarded(name)) continue;
     if (typeof value === 'string') headers.set(name, value);
     else if (Array.isArray(value)) for (const item of value) headers.append(name, item);
   }
