@@ -34,13 +34,15 @@ for (const backend of BACKENDS) {
 
     for (const revision of REVISIONS) {
       describe(`a ${revision} client`, () => {
+        let subject: string;
         let token: string;
         let client: Client;
         let tools: Tool[];
         let checker: OutputChecker;
 
         before(async () => {
-          token = await connector.link(newSubject());
+          subject = newSubject();
+          token = await connector.link(subject);
           client = await connectMcp(mcpUrl, token, revision);
           tools = (await client.listTools()).tools;
           checker = new OutputChecker(tools);
@@ -133,6 +135,22 @@ for (const backend of BACKENDS) {
           }
           const unknown = await rpcError(client.callTool({ name: 'delete_everything', arguments: {} }));
           expect(unknown.code).to.equal(INVALID_PARAMS);
+        });
+
+        it('get_me from two subjects, called in turn and at once, answers each caller with their own identity', async () => {
+          const otherSubject = newSubject();
+          const other = await connectMcp(mcpUrl, await connector.link(otherSubject), revision);
+          try {
+            for (let round = 0; round < 3; round++) {
+              expect((await callOk(client, checker, 'get_me')).subject).to.equal(subject);
+              expect((await callOk(other, checker, 'get_me')).subject).to.equal(otherSubject);
+            }
+            const callers = Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? { mcp: client, subject } : { mcp: other, subject: otherSubject }));
+            const answers = await Promise.all(callers.map(({ mcp }) => callOk(mcp, checker, 'get_me')));
+            expect(answers.map((me) => me.subject)).to.deep.equal(callers.map((caller) => caller.subject));
+          } finally {
+            await other.close();
+          }
         });
 
         it('another subject’s job is an unknown job, exactly as on REST', async () => {
