@@ -1,13 +1,54 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { UnsupportedMediaTypeError } from '../../shared/errors/unsupported-media-type-error';
+import { ValidationError } from '../../shared/errors/validation-error';
 import { BODY_LIMIT_BYTES } from '../http/problem';
 
 const parseJson = express.json({ limit: BODY_LIMIT_BYTES, strict: true, type: 'application/json' });
+
+/**
+ * Plain JSON: `application/json`, at most with the UTF-8 charset, written only in ways the body parser's
+ * own content-type grammar accepts too (anything else goes through `req.is` and the body parser).
+ */
+const PLAIN_JSON = /^application\/json(?: *; *charset=(?:utf-8|"utf-8") *)?$/i;
+
+/** JSON's insignificant whitespace, which may precede the first value. */
+const LEADING_WHITESPACE = /^[\x20\x09\x0a\x0d]*/;
 
 /** Parses JSON bodies up to 64 KiB; any other body is a 415 before a byte of it is read. */
 export function jsonBody(req: Request, res: Response, next: NextFunction): void {
   const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
   if (!hasBody) return next();
-  if (!req.is('application/json')) return next(new UnsupportedMediaTypeError());
+  const plain = PLAIN_JSON.test(req.headers['content-type'] ?? '');
+  if (!plain && !req.is('application/json')) return next(new UnsupportedMediaTypeError());
+  if (plain && readArrived(req, next)) return;
   parseJson(req, res, next);
+}
+
+/**
+ * Reads a small plain JSON body that has already arrived in full, which is what a request behind an awaited
+ * check usually is: it is taken from the request's buffer at once, without the body parser's stream
+ * plumbing (listeners, a decoder, the size accounting the HTTP parser has already done). Returns false,
+ * having read nothing, for every other body (chunked, encoded, over the limit, still arriving): the body
+ * parser reads those, as it always has.
+ */
+function readArrived(req: Request, next: NextFunction): boolean {
+  const length = Number(req.headers['content-length']);
+  if (!req.complete || req.readableLength !== length || length > BODY_LIMIT_BYTES) return false;
+  if (req.headers['transfer-encoding'] !== undefined || req.headers['content-encoding'] !== undefined) return false;
+  const chunks: Buffer[] = [];
+  for (let chunk = req.read() as Buffer | null; chunk !== null; chunk = req.read() as Buffer | null) chunks.push(chunk);
+  const text = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString('utf8');
+  // The same answers as the body parser's strict mode: a byte-order mark is dropped, nothing left is an
+  // empty object, and otherwise only an object or an array is a body.
+  const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const first = json.charAt(LEADING_WHITESPACE.exec(json)![0].length);
+  try {
+    if (json.length > 0 && first !== '{' && first !== '[') throw new SyntaxError('not an object or an array');
+    req.body = json.length === 0 ? {} : JSON.parse(json);
+  } catch {
+    next(new ValidationError('The body is not valid JSON.'));
+    return true;
+  }
+  next();
+  return true;
 }
