@@ -4,6 +4,7 @@ import type { Principal } from '../../shared/auth/principal';
 import type { ToolDefinition } from '../../shared/mcp/tool-definitions';
 import type { Metrics } from '../../shared/metrics/metrics';
 import type { Services } from '../../shared/operations/operation';
+import type { UsageSnapshot } from '../../shared/stores/admission-store';
 
 /** What every MCP request is served with: built once per app. */
 export interface McpDependencies {
@@ -19,6 +20,11 @@ export interface McpDependencies {
 export interface McpCaller {
   principal: Principal;
   requestId: string;
+  /**
+   * The caller's charges, read with the bearer admission because the request's `Mcp-Name` header named
+   * `tool`, a tool that shows them: its call uses them instead of reading them again.
+   */
+  usage?: { tool: string; snapshot: UsageSnapshot };
 }
 
 /**

@@ -22,6 +22,9 @@ export const MCP_PATH = '/mcp';
  */
 const MCP_ENDPOINT = { operationId: 'mcp', auth: 'bearer' } as Operation;
 
+/** The same, for a call of a tool that shows the caller's charges: the admission step reads them too. */
+const MCP_ENDPOINT_READING_USAGE = { ...MCP_ENDPOINT, readsUsage: true } as Operation;
+
 /** What the MCP route needs besides the per-request dependencies. */
 export interface McpRouteOptions extends McpDependencies {
   config: Config;
@@ -40,6 +43,13 @@ export function mcpRoute(options: McpRouteOptions): Router {
   const metadataUrl = resourceMetadataUrl(config.publicUrl);
   const onerror = (error: Error) => logger.warn({ err: error }, 'mcp request refused');
   const handler = mcpHttpHandler(mcpServerFactory(options), { maxRequestBodySize: BODY_LIMIT_BYTES, onerror });
+  const usageTools = new Set(options.tools.filter((tool) => tool.operation.readsUsage).map((tool) => tool.name));
+  // A 2026-07-28 call names its method and tool in headers, which are known before the body is read (and
+  // the SDK refuses a call whose body names another tool); the tool call checks the name again.
+  const usageToolNamed = (req: Request): string | undefined => {
+    const name = req.headers['mcp-name'];
+    return req.headers['mcp-method'] === 'tools/call' && typeof name === 'string' && usageTools.has(name) ? name : undefined;
+  };
 
   const router = express.Router();
   router.all(
@@ -51,14 +61,15 @@ export function mcpRoute(options: McpRouteOptions): Router {
       // A browser page on another origin must not reach a local or intranet connector (DNS rebinding).
       const origin = req.get('origin');
       if (origin !== undefined && !allowedOrigins.has(origin)) return next(new ForbiddenError('This origin may not call the MCP endpoint.'));
-      locals.operation = MCP_ENDPOINT;
+      locals.operation = usageToolNamed(req) ? MCP_ENDPOINT_READING_USAGE : MCP_ENDPOINT;
       next();
     },
     options.admitBearer,
     jsonBody,
     async (req: Request, res: Response, next: NextFunction) => {
-      const { principal, requestId } = state(res);
-      const caller: McpCaller = { principal: principal!, requestId };
+      const { principal, requestId, usage } = state(res);
+      const usageTool = usage && usageToolNamed(req);
+      const caller: McpCaller = { principal: principal!, requestId, ...(usageTool ? { usage: { tool: usageTool, snapshot: usage } } : {}) };
       res.set('Cache-Control', 'no-store');
       try {
         // The token itself stays out: the per-request server needs only who the caller is.

@@ -50,7 +50,9 @@ export async function callTool(
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid arguments for ${tool.name}: ${checked.errorMessage}`);
   }
   try {
-    const result = await tool.operation.handle(tool.toRequest(input, caller.principal), deps.services);
+    const request = tool.toRequest(input, caller.principal);
+    if (caller.usage?.tool === tool.name) request.usage = caller.usage.snapshot;
+    const result = await tool.operation.handle(request, deps.services);
     deps.metrics.mcpToolCalls.inc({ tool: tool.name, outcome: 'ok' });
     return { tool, body: result.body };
   } catch (error) {

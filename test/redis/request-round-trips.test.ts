@@ -48,6 +48,36 @@ describe('Redis round trips of the hot requests, over HTTP on a private redis-se
     expect(commands.hgetall, 'no separate usage read').to.equal(undefined);
   });
 
+  it('an MCP tools/call get_me (2026-07-28) reads the charges inside the admission script too: one script call, nothing after it', async () => {
+    const body = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'get_me', arguments: {}, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
+    };
+    const headers = {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': 'get_me',
+    };
+    const created = await c.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'charge me too' } }, headers: { 'idempotency-key': newKey() } });
+    expect(created.status, created.text).to.equal(202);
+    const rest = await c.call('GET', '/v1/me', { token });
+    let answer: { result?: { structuredContent?: Record<string, any> } } | undefined;
+    const commands = await commandsOf(async () => {
+      answer = (await (await fetch(`${c.baseUrl}/mcp`, { method: 'POST', headers, body: JSON.stringify(body) })).json()) as typeof answer;
+    });
+    const me = answer?.result?.structuredContent;
+    expect(me?.usage, JSON.stringify(answer)).to.deep.equal(rest.body.usage);
+    expect(me?.usage.jobs_charged).to.be.greaterThan(0);
+    expect(me?.daily_budget).to.deep.equal(rest.body.daily_budget);
+    expect((commands.evalsha ?? 0) + (commands.eval ?? 0), JSON.stringify(commands)).to.equal(1);
+    expect(commands.hgetall, 'no separate usage read').to.equal(undefined);
+  });
+
   it('a replay is three script calls (admission, claim, the job read) and scans no list', async () => {
     const key = newKey();
     const send = () => c.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'once' } }, headers: { 'idempotency-key': key } });
