@@ -6,6 +6,7 @@ import { UnauthorizedError } from '../../shared/errors/unauthorized-error';
 import { resourceMetadataUrl } from '../../shared/oauth/resource-metadata-url';
 import type { Operation } from '../../shared/operations/operation';
 import { state } from '../http/locals';
+import { chain } from '../http/middleware-chain';
 import { BODY_LIMIT_BYTES } from '../http/problem';
 import { jsonBody } from '../middleware/json-body';
 import type { McpCaller, McpDependencies } from './mcp-context';
@@ -54,30 +55,32 @@ export function mcpRoute(options: McpRouteOptions): Router {
   const router = express.Router();
   router.all(
     MCP_PATH,
-    (req: Request, res: Response, next: NextFunction) => {
-      const locals = state(res);
-      locals.route = MCP_PATH;
-      if (req.method !== 'POST') return next(new MethodNotAllowedError(['POST']));
-      // A browser page on another origin must not reach a local or intranet connector (DNS rebinding).
-      const origin = req.get('origin');
-      if (origin !== undefined && !allowedOrigins.has(origin)) return next(new ForbiddenError('This origin may not call the MCP endpoint.'));
-      locals.operation = usageToolNamed(req) ? MCP_ENDPOINT_READING_USAGE : MCP_ENDPOINT;
-      next();
-    },
-    options.admitBearer,
-    jsonBody,
-    async (req: Request, res: Response, next: NextFunction) => {
-      const { principal, requestId, usage } = state(res);
-      const usageTool = usage && usageToolNamed(req);
-      const caller: McpCaller = { principal: principal!, requestId, ...(usageTool ? { usage: { tool: usageTool, snapshot: usage } } : {}) };
-      res.set('Cache-Control', 'no-store');
-      try {
-        // The token itself stays out: the per-request server needs only who the caller is.
-        await serveFetchHandler(handler, req, res, { token: '', clientId: principal!.connectionId, scopes: [], extra: { caller } });
-      } catch (error) {
-        next(error);
-      }
-    },
+    chain(
+      (req: Request, res: Response, next: NextFunction) => {
+        const locals = state(res);
+        locals.route = MCP_PATH;
+        if (req.method !== 'POST') return next(new MethodNotAllowedError(['POST']));
+        // A browser page on another origin must not reach a local or intranet connector (DNS rebinding).
+        const origin = req.get('origin');
+        if (origin !== undefined && !allowedOrigins.has(origin)) return next(new ForbiddenError('This origin may not call the MCP endpoint.'));
+        locals.operation = usageToolNamed(req) ? MCP_ENDPOINT_READING_USAGE : MCP_ENDPOINT;
+        next();
+      },
+      options.admitBearer,
+      jsonBody,
+      async (req: Request, res: Response, next: NextFunction) => {
+        const { principal, requestId, usage } = state(res);
+        const usageTool = usage && usageToolNamed(req);
+        const caller: McpCaller = { principal: principal!, requestId, ...(usageTool ? { usage: { tool: usageTool, snapshot: usage } } : {}) };
+        res.set('Cache-Control', 'no-store');
+        try {
+          // The token itself stays out: the per-request server needs only who the caller is.
+          await serveFetchHandler(handler, req, res, { token: '', clientId: principal!.connectionId, scopes: [], extra: { caller } });
+        } catch (error) {
+          next(error);
+        }
+      },
+    ),
   );
   // MCP clients find the authorization server through the RFC 9728 metadata named in the challenge.
   router.use(MCP_PATH, (error: unknown, _req: Request, _res: Response, next: NextFunction) => {

@@ -36,7 +36,7 @@ export async function serveFetchHandler(handler: FetchMcpHandler, req: Request, 
     return;
   }
   if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
-    res.end(Buffer.from(await response.arrayBuffer()));
+    res.end(await wholeBody(response.body));
     return;
   }
   res.flushHeaders();
@@ -45,4 +45,12 @@ export async function serveFetchHandler(handler: FetchMcpHandler, req: Request, 
     res.write(chunk);
   }
   res.end();
+}
+
+/** A JSON answer's bytes: read straight off its stream, which holds them as one chunk. */
+async function wholeBody(body: ReadableStream<Uint8Array>): Promise<Buffer> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  for (let read = await reader.read(); !read.done; read = await reader.read()) chunks.push(read.value);
+  return chunks.length === 1 ? Buffer.from(chunks[0].buffer, chunks[0].byteOffset, chunks[0].byteLength) : Buffer.concat(chunks);
 }
