@@ -72,16 +72,17 @@ export function createApp({ config, backend, services, tokens, metrics, logger, 
   });
   // Everything served outside /v1/ (descriptions, probes, OAuth, MCP) in one router that /v1/ requests
   // skip with one prefix test instead of walking its routers route by route.
+  // MCP first: it is the busiest path here, and no other route shares its path.
   const site = express.Router();
-  site.use(descriptionRoutes(openApiJson, llmsTxt), healthRoutes(async () => !stopping() && backend.ready()));
-  site.use(oauthRoutes({ oauth: services.oauth, publicUrl: config.publicUrl, rateLimits: backend.rateLimits, perMinute: config.rateLimitPerMinute }));
-  if (config.oauth.devConsent) site.use(devConsentRoutes(services.oauth.consent, config.publicUrl, config.connectorSecret));
   site.use(
     mcpRoute({
       config, admitBearer, services, metrics, logger,
       tools: buildToolDefinitions(published), taskTtlMs: config.idempotencyTtlSeconds * 1000,
     }),
   );
+  site.use(descriptionRoutes(openApiJson, llmsTxt), healthRoutes(async () => !stopping() && backend.ready()));
+  site.use(oauthRoutes({ oauth: services.oauth, publicUrl: config.publicUrl, rateLimits: backend.rateLimits, perMinute: config.rateLimitPerMinute }));
+  if (config.oauth.devConsent) site.use(devConsentRoutes(services.oauth.consent, config.publicUrl, config.connectorSecret));
   app.use((req, res, next) => {
     if (!V1_PATH.test(req.path)) {
       site(req, res, next);
