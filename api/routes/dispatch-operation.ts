@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { OperationRequest, Services } from '../../shared/operations/operation';
 import { state } from '../http/locals';
+import { writeJson } from '../http/write-json';
 
 /** Hands a validated request to its registry operation and writes the answer. */
 export function dispatchOperation(services: Services) {
@@ -19,7 +20,7 @@ export function dispatchOperation(services: Services) {
       const result = await operation!.handle(request, services);
       res.status(result.status);
       if (result.headers) res.set(result.headers);
-      res.json(result.body);
+      writeJson(res, result.body);
     } catch (error) {
       next(error);
     }
