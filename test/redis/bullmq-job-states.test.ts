@@ -8,16 +8,10 @@ import { toBullJobData, toJobStatus, type BullJobData } from '../../shared/redis
 import { JOB_QUEUE_NAME } from '../../shared/redis/redis-keys';
 import { startRedis, type TestRedis } from '../support/redis-server';
 import { waitFor } from '../support/wait-for';
-import { connectStoreClient, quietLogger, type StoreClient } from './support/redis-fixture';
+import { commandCalls, connectStoreClient, quietLogger, type StoreClient } from './support/redis-fixture';
 
 function newJob(prompt: string): NewJob {
   return { id: `job_${randomBytes(24).toString('base64url').slice(0, 32)}`, subject: 's', operation: 'createJob', input: { prompt }, cost: 1, createdAt: new Date().toISOString() };
-}
-
-/** Calls per command since the server started, from INFO commandstats. */
-async function commandCalls(client: Redis): Promise<Record<string, number>> {
-  const info = String(await client.info('commandstats'));
-  return Object.fromEntries([...info.matchAll(/cmdstat_([a-z|]+):calls=(\d+)/g)].map(([, name, calls]) => [name, Number(calls)]));
 }
 
 describe('job reads on Redis against BullMQ’s own job states, on a private redis-server', function () {

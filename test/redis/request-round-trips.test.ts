@@ -1,12 +1,7 @@
 import { expect } from 'chai';
 import Redis from 'ioredis';
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
-
-/** Calls per command since the server started (script-internal commands included), from INFO commandstats. */
-async function commandCalls(client: Redis): Promise<Record<string, number>> {
-  const info = String(await client.info('commandstats'));
-  return Object.fromEntries([...info.matchAll(/cmdstat_([a-z|]+):calls=(\d+)/g)].map(([, name, calls]) => [name, Number(calls)]));
-}
+import { commandCalls } from './support/redis-fixture';
 
 describe('Redis round trips of the hot requests, over HTTP on a private redis-server', () => {
   let c: ConnectorUnderTest;

@@ -70,3 +70,9 @@ export function twoClientStores<S>(prefix: string, make: (client: StoreClient) =
   });
   return t;
 }
+
+/** Calls per command since the server started (script-internal commands included), from INFO commandstats. */
+export async function commandCalls(client: Redis): Promise<Record<string, number>> {
+  const info = String(await client.info('commandstats'));
+  return Object.fromEntries([...info.matchAll(/cmdstat_([a-z|]+):calls=(\d+)/g)].map(([, name, calls]) => [name, Number(calls)]));
+}
