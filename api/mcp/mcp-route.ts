@@ -70,8 +70,8 @@ export function mcpRoute(options: McpRouteOptions): Router {
       jsonBody,
       async (req: Request, res: Response, next: NextFunction) => {
         const { principal, requestId, usage } = state(res);
-        const usageTool = usage && usageToolNamed(req);
-        const caller: McpCaller = { principal: principal!, requestId, ...(usageTool ? { usage: { tool: usageTool, snapshot: usage } } : {}) };
+        // Usage was read only because the `Mcp-Name` header named a tool that shows it (checked above).
+        const caller: McpCaller = { principal: principal!, requestId, ...(usage ? { usage: { tool: req.headers['mcp-name'] as string, snapshot: usage } } : {}) };
         res.set('Cache-Control', 'no-store');
         try {
           // The token itself stays out: the per-request server needs only who the caller is.

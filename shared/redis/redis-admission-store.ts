@@ -1,6 +1,7 @@
 import type Redis from 'ioredis';
 import type { AdmissionStore, BearerAdmission, BearerAdmissionRequest } from '../stores/admission-store';
 import { defineLuaScript, type LuaScript } from './lua-script';
+import { usageOf } from './redis-ledger-store';
 import { hitWindowLua } from './redis-rate-limit-store';
 import type { RedisGuard } from './redis-guard';
 import type { RedisKeys } from './redis-keys';
@@ -60,7 +61,7 @@ export class RedisAdmissionStore implements AdmissionStore {
     if (outcome !== 'admitted') return { outcome: 'revoked' };
     const usage = request.usageDay === undefined
       ? undefined
-      : { usage: { jobs_charged: Number(jobsCharged ?? 0), credits_spent: Number(creditsSpent ?? 0) }, day: request.usageDay, spentOnDay: Number(spent ?? 0) };
+      : { usage: usageOf(jobsCharged, creditsSpent), day: request.usageDay, spentOnDay: Number(spent ?? 0) };
     return { outcome, window, ...(clientId ? { client: { id: clientId, name: clientName ?? '' } } : {}), ...(usage ? { usage } : {}) };
   }
 }

@@ -97,6 +97,11 @@ export class RedisLedgerStore implements LedgerStore {
 
   async usage(subject: string): Promise<Usage> {
     const fields = await this.guard.run(() => this.client.hgetall(this.keys.subjectUsage(subject)));
-    return { jobs_charged: Number(fields.jobs_charged ?? 0), credits_spent: Number(fields.credits_spent ?? 0) };
+    return usageOf(fields.jobs_charged, fields.credits_spent);
   }
+}
+
+/** A subject's usage from the two fields of its usage hash; a missing field (never charged) counts 0. */
+export function usageOf(jobsCharged: string | null | undefined, creditsSpent: string | null | undefined): Usage {
+  return { jobs_charged: Number(jobsCharged ?? 0), credits_spent: Number(creditsSpent ?? 0) };
 }
