@@ -45,6 +45,8 @@ export interface AppDependencies {
   operations?: readonly Operation[];
   /** True once the process is shutting down: `/readyz` then answers 503 whatever the backend says. */
   stopping?: () => boolean;
+  /** MCP: serve plain 2026-07-28 tool calls directly (default); false leaves every request to the SDK. */
+  mcpDirectCalls?: boolean;
 }
 
 /**
@@ -52,7 +54,7 @@ export interface AppDependencies {
  * checks the address's failed-authentication budget, authenticates, rate-limits, parses, validates against
  * the generated document, and dispatches.
  */
-export function createApp({ config, backend, services, tokens, metrics, logger, operations = OPERATIONS, stopping = () => false }: AppDependencies): Express {
+export function createApp({ config, backend, services, tokens, metrics, logger, operations = OPERATIONS, stopping = () => false, mcpDirectCalls = true }: AppDependencies): Express {
   const published = publishedOperations(operations);
   const openApiJson = JSON.stringify(buildOpenApiDocument(published, config.publicUrl));
   const llmsTxt = buildLlmsTxt(published, { publicUrl: config.publicUrl, dashboardUrl: config.dashboardUrl });
@@ -76,7 +78,7 @@ export function createApp({ config, backend, services, tokens, metrics, logger, 
   const site = express.Router();
   site.use(
     mcpRoute({
-      config, admitBearer, services, metrics, logger,
+      config, admitBearer, services, metrics, logger, directCalls: mcpDirectCalls,
       tools: buildToolDefinitions(published), taskTtlMs: config.idempotencyTtlSeconds * 1000,
     }),
   );

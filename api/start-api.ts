@@ -38,17 +38,19 @@ export interface StartApiOptions {
   runWorker?: boolean;
   /** Tests only: lets the Client ID Metadata Document fetcher reach a local https server. */
   cimdFetch?: CimdFetchOptions;
+  /** MCP: serve plain 2026-07-28 tool calls directly (default); false leaves every request to the SDK. */
+  mcpDirectCalls?: boolean;
 }
 
 /** Wires configuration, backend, services and listeners: everything `npm start` and `npm run dev` run. */
-export async function startApi(config: Config, logger: Logger, { operations = OPERATIONS, runWorker = false, cimdFetch }: StartApiOptions = {}): Promise<RunningApi> {
+export async function startApi(config: Config, logger: Logger, { operations = OPERATIONS, runWorker = false, cimdFetch, mcpDirectCalls }: StartApiOptions = {}): Promise<RunningApi> {
   const metrics = new Metrics();
   const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs }, operations);
   const backend = createBackend(config, processors, metrics, logger);
   const jobWorker = runWorker && backend.kind === 'redis' ? createJobWorker({ config, processors, metrics, logger }) : undefined;
   const { services, tokens } = createServices(config, backend, metrics, cimdFetch);
   const api = createApiServer(config.http);
-  const app = createApp({ config, backend, services, tokens, metrics, logger, operations, stopping: () => api.drain.stopping });
+  const app = createApp({ config, backend, services, tokens, metrics, logger, operations, stopping: () => api.drain.stopping, mcpDirectCalls });
   const server = api.server.on('request', app);
   const metricsServer = createMetricsServer(metrics);
   const [port, metricsPort] = await Promise.all([listen(server, config.port), listen(metricsServer, config.metricsPort)]);

@@ -5,9 +5,9 @@ import type { Response } from 'express';
  * ETag, no JSON settings, never HEAD, which no operation accepts), without its header lookups, charset
  * handling and freshness check, about 10 µs of a `GET /v1/me` (bench/README.md).
  */
-export function writeJson(res: Response, body: unknown): void {
+export function writeJson(res: Response, body: unknown, contentType = 'application/json; charset=utf-8'): void {
   const json = JSON.stringify(body) ?? '';
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Type', contentType);
   res.setHeader('Content-Length', Buffer.byteLength(json));
   res.end(json);
 }

@@ -8,11 +8,14 @@ import type { Operation } from '../../shared/operations/operation';
 import { state } from '../http/locals';
 import { chain } from '../http/middleware-chain';
 import { BODY_LIMIT_BYTES } from '../http/problem';
+import { writeJson } from '../http/write-json';
 import { jsonBody } from '../middleware/json-body';
+import { answerDirectCall, directCallMatcher } from './direct-tool-call';
 import type { McpCaller, McpDependencies } from './mcp-context';
 import { mcpHttpHandler } from './mcp-http-handler';
-import { mcpServerFactory } from './mcp-server-factory';
+import { mcpServerFactory, SERVER_INFO } from './mcp-server-factory';
 import { serveFetchHandler } from './serve-fetch-handler';
+import { compileArgumentChecks } from './tool-calls';
 
 /** The MCP endpoint's path on the API port. */
 export const MCP_PATH = '/mcp';
@@ -31,6 +34,11 @@ export interface McpRouteOptions extends McpDependencies {
   config: Config;
   /** Bearer admission (failure budget, token, revocation, rate limit), shared with the REST chain. */
   admitBearer: RequestHandler;
+  /**
+   * Serve plain 2026-07-28 tool calls without the SDK's web layer (`direct-tool-call.ts`); default on. Off,
+   * the SDK serves every request: the reference the direct path is tested against.
+   */
+  directCalls?: boolean;
 }
 
 /**
@@ -43,7 +51,9 @@ export function mcpRoute(options: McpRouteOptions): Router {
   const allowedOrigins = new Set([new URL(config.publicUrl).origin, ...config.mcpAllowedOrigins]);
   const metadataUrl = resourceMetadataUrl(config.publicUrl);
   const onerror = (error: Error) => logger.warn({ err: error }, 'mcp request refused');
-  const handler = mcpHttpHandler(mcpServerFactory(options), { maxRequestBodySize: BODY_LIMIT_BYTES, onerror });
+  const checks = compileArgumentChecks(options.tools);
+  const handler = mcpHttpHandler(mcpServerFactory(options, checks), { maxRequestBodySize: BODY_LIMIT_BYTES, onerror });
+  const matchDirect = options.directCalls === false ? () => undefined : directCallMatcher(options.tools, checks);
   const usageTools = new Set(options.tools.filter((tool) => tool.operation.readsUsage).map((tool) => tool.name));
   // A 2026-07-28 call names its method and tool in headers, which are known before the body is read (and
   // the SDK refuses a call whose body names another tool); the tool call checks the name again.
@@ -74,6 +84,12 @@ export function mcpRoute(options: McpRouteOptions): Router {
         const caller: McpCaller = { principal: principal!, requestId, ...(usage ? { usage: { tool: req.headers['mcp-name'] as string, snapshot: usage } } : {}) };
         res.set('Cache-Control', 'no-store');
         try {
+          const direct = matchDirect(req);
+          if (direct) {
+            // The SDK's own answer has exactly this content type.
+            writeJson(res, await answerDirectCall(options, checks, SERVER_INFO, direct, caller), 'application/json');
+            return;
+          }
           // The token itself stays out: the per-request server needs only who the caller is.
           await serveFetchHandler(handler, req, res, { token: '', clientId: principal!.connectionId, scopes: [], extra: { caller } });
         } catch (error) {

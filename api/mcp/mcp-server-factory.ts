@@ -2,10 +2,11 @@ import { Server, type McpRequestContext, type ServerOptions, type Tool } from '@
 import { SERVICE_INFO } from '../../shared/description/service-info';
 import type { Job } from '../../shared/jobs/job';
 import { callerOf, type McpDependencies } from './mcp-context';
-import { callTool, compileArgumentChecks, jsonResult } from './tool-calls';
+import { callTool, jsonResult, type ArgumentCheck } from './tool-calls';
 import { registerTaskHandlers, TASKS_EXTENSION, taskRequested, toCreateTaskResult, TASK_CAPABILITIES } from './job-tasks';
 
-const SERVER_INFO = { name: SERVICE_INFO.name, version: SERVICE_INFO.version };
+/** The server's identity, as every result names it. */
+export const SERVER_INFO = { name: SERVICE_INFO.name, version: SERVICE_INFO.version };
 
 /** Idle 2026-07-28 instances kept for reuse: more than a replica serves at once, about 4 KB each. */
 const MAX_IDLE_SERVERS = 256;
@@ -16,8 +17,7 @@ const MAX_IDLE_SERVERS = 256;
  * any request. What does not vary by request (tool lists, capabilities, argument checks) is built here once,
  * and the handlers take the caller from each request's context.
  */
-export function mcpServerFactory(deps: McpDependencies) {
-  const checks = compileArgumentChecks(deps.tools);
+export function mcpServerFactory(deps: McpDependencies, checks: ReadonlyMap<string, ArgumentCheck>) {
   const listed: Tool[] = deps.tools.map((tool) => ({
     name: tool.name,
     title: tool.title,

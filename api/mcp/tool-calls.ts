@@ -5,7 +5,7 @@ import { toAppError } from '../http/problem';
 import type { McpCaller, McpDependencies } from './mcp-context';
 
 /** A tool's arguments checked against its input schema, compiled once. */
-type ArgumentCheck = (args: unknown) => { valid: true } | { valid: false; errorMessage: string };
+export type ArgumentCheck = (args: unknown) => { valid: true } | { valid: false; errorMessage: string };
 
 /** Compiles the argument validators of every tool (the same JSON Schemas the REST validator enforces). */
 export function compileArgumentChecks(tools: readonly ToolDefinition[]): Map<string, ArgumentCheck> {
@@ -33,7 +33,7 @@ export function jsonResult(body: unknown, isError = false): CallToolResult {
  */
 export async function callTool(
   deps: McpDependencies,
-  checks: Map<string, ArgumentCheck>,
+  checks: ReadonlyMap<string, ArgumentCheck>,
   caller: McpCaller,
   name: string,
   args: Record<string, unknown> | undefined,

@@ -47,8 +47,10 @@ type BackendEnv = (env: Record<string, string>) => Promise<{ env: Record<string,
 const BACKEND_ENV: Record<BackendKind, BackendEnv> = {
   memory: async (env) => ({ env, cleanup: async () => {} }),
   // A private redis-server per connector (never the system one), and a distinct key prefix so that keys
-  // could not collide even if a server were shared.
+  // could not collide even if a server were shared. A connector given REDIS_URL shares the private server of
+  // another connector under test, which owns it (and stops it).
   redis: async (env) => {
+    if (env.REDIS_URL) return { env, cleanup: async () => {} };
     const redis = await startRedis();
     const prefix = `test-${randomBytes(4).toString('hex')}:`;
     return { env: { ...env, REDIS_URL: redis.url, REDIS_KEY_PREFIX: prefix }, cleanup: () => redis.stop() };

@@ -1,0 +1,98 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import {
+  classifyInboundRequest,
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  isJsonContentType,
+  PROTOCOL_VERSION_META_KEY,
+  SERVER_INFO_META_KEY,
+  type Implementation,
+} from '@modelcontextprotocol/server';
+import type { ToolDefinition } from '../../shared/mcp/tool-definitions';
+import { taskRequested } from './job-tasks';
+import type { McpCaller, McpDependencies } from './mcp-context';
+import { callTool, jsonResult, type ArgumentCheck } from './tool-calls';
+
+/** The revision served directly: the stateless one, where each request carries all of its context. */
+export const DIRECT_REVISION = '2026-07-28';
+
+const BODY_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
+const PARAM_KEYS = new Set(['name', 'arguments', '_meta']);
+/** The per-request envelope and nothing else: progress tokens, trace context and the like go to the SDK. */
+const ENVELOPE_KEYS = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY]);
+
+/** A request the direct path serves: its JSON-RPC id, the tool and its (already checked) arguments. */
+export interface DirectCall {
+  id: string | number;
+  tool: ToolDefinition;
+  args: Record<string, unknown> | undefined;
+}
+
+/** What a request shows the direct path: its headers and parsed JSON body. */
+export interface DirectCandidate {
+  headers: IncomingHttpHeaders;
+  body: unknown;
+}
+
+type PlainObject = Record<string, unknown>;
+
+function isPlainObject(value: unknown): value is PlainObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function keysWithin(value: PlainObject, allowed: ReadonlySet<string>): boolean {
+  for (const key in value) if (!allowed.has(key)) return false;
+  return true;
+}
+
+/**
+ * Recognises the commonest MCP request, a 2026-07-28 `tools/call` that the SDK would serve without a
+ * question, so that it can skip the SDK's web-standard request and response objects and its repeated
+ * schema parses (about half of an MCP call's CPU, bench/README.md). A request qualifies only when every
+ * check holds: plain JSON; exactly the JSON-RPC members; the three standard headers present and equal to the
+ * body; an envelope of only version, client info and capabilities; a tool whose result is an object and
+ * that is not asked for a task; arguments that pass the tool's input schema; and the SDK's own classifier
+ * calls it a modern request. Anything else returns undefined and goes to the SDK, which answers it (errors
+ * included) as before. `test/mcp/mcp-direct-calls.test.ts` requires both paths to answer alike.
+ */
+export function directCallMatcher(tools: readonly ToolDefinition[], checks: ReadonlyMap<string, ArgumentCheck>) {
+  // An object result passes through the 2026-07-28 codec's projection unchanged; other shapes go to the SDK.
+  const served = new Map(tools.filter((tool) => tool.outputSchema.type === 'object').map((tool) => [tool.name, tool]));
+  return ({ headers, body }: DirectCandidate): DirectCall | undefined => {
+    if (!isJsonContentType(headers['content-type']) || !isPlainObject(body) || !keysWithin(body, BODY_KEYS)) return undefined;
+    const { id, method, params } = body;
+    if (method !== 'tools/call' || !isPlainObject(params) || !keysWithin(params, PARAM_KEYS)) return undefined;
+    const version = headers['mcp-protocol-version'];
+    const methodHeader = headers['mcp-method'];
+    const name = headers['mcp-name'];
+    if (version !== DIRECT_REVISION || methodHeader !== method || typeof params.name !== 'string' || name !== params.name) return undefined;
+    const tool = served.get(name);
+    const envelope = params._meta;
+    if (!tool || !isPlainObject(envelope) || !keysWithin(envelope, ENVELOPE_KEYS) || envelope[PROTOCOL_VERSION_META_KEY] !== DIRECT_REVISION) return undefined;
+    if (tool.operation.async && taskRequested(params, envelope, true)) return undefined;
+    const args = params.arguments;
+    if (args !== undefined && !isPlainObject(args)) return undefined;
+    // Arguments that do not fit are the SDK's to refuse (its JSON-RPC error); checking them runs nothing.
+    if (!checks.get(tool.name)!(args ?? {}).valid) return undefined;
+    // Last, the SDK's own ladder: JSON-RPC shape and id, the envelope's values, header and body agreement.
+    const route = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: version, mcpMethodHeader: methodHeader, mcpNameHeader: name, body });
+    if (route.kind !== 'modern' || route.messageKind !== 'request') return undefined;
+    return { id: id as string | number, tool, args };
+  };
+}
+
+/**
+ * Runs a directly served call with the same `callTool` the SDK's handler runs, and encodes its result as
+ * the SDK encodes a complete 2026-07-28 result: `resultType` and the server's identity in `_meta`.
+ */
+export async function answerDirectCall(
+  deps: McpDependencies,
+  checks: ReadonlyMap<string, ArgumentCheck>,
+  serverInfo: Implementation,
+  call: DirectCall,
+  caller: McpCaller,
+): Promise<unknown> {
+  const outcome = await callTool(deps, checks, caller, call.tool.name, call.args);
+  const result = 'error' in outcome ? outcome.error : jsonResult(outcome.body);
+  return { result: { ...result, resultType: 'complete', _meta: { [SERVER_INFO_META_KEY]: serverInfo } }, jsonrpc: '2.0', id: call.id };
+}

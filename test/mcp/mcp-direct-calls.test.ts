@@ -1,0 +1,219 @@
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { expect } from 'chai';
+import fc from 'fast-check';
+import { directCallMatcher } from '../../api/mcp/direct-tool-call';
+import { compileArgumentChecks } from '../../api/mcp/tool-calls';
+import { buildToolDefinitions } from '../../shared/mcp/tool-definitions';
+import { publishedOperations } from '../../shared/operations/registry';
+import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { waitFor } from '../support/wait-for';
+
+const REVISION = '2026-07-28';
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': REVISION,
+  'io.modelcontextprotocol/clientInfo': { name: 'differential', version: '1.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
+/** One raw POST /mcp: lower-case headers (the token is added when sent) and a JSON body. */
+interface RawCall {
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** What a client sees of an answer. */
+interface Answer {
+  status: number;
+  contentType: string | null;
+  body: unknown;
+}
+
+/** A well-formed 2026-07-28 `tools/call` with its three standard headers. */
+function toolCall(name: string, args: Record<string, unknown> | undefined, id: string | number = 1): RawCall {
+  return {
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': REVISION, 'mcp-method': 'tools/call', 'mcp-name': name },
+    body: { jsonrpc: '2.0', id, method: 'tools/call', params: { name, ...(args === undefined ? {} : { arguments: args }), _meta: ENVELOPE } },
+  };
+}
+
+async function send(connector: ConnectorUnderTest, token: string, call: RawCall): Promise<Answer> {
+  const res = await fetch(`${connector.baseUrl}/mcp`, { method: 'POST', headers: { ...call.headers, authorization: `Bearer ${token}` }, body: JSON.stringify(call.body) });
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Not JSON: compared as text.
+  }
+  return { status: res.status, contentType: res.headers.get('content-type'), body };
+}
+
+/** An answer with the given fields (and the text copy of the structured content) reduced to their types. */
+function without(answer: Answer, fields: readonly string[]): Answer {
+  const masked = new Set([...fields, 'text']);
+  return JSON.parse(JSON.stringify(answer), (key, value) => (masked.has(key) ? typeof value : value));
+}
+
+/** What two creations differ in by design: the record's own id and time. */
+const NEW_RECORD = ['id', 'created_at'];
+
+/** What a job's second read may differ in: the worker moves it on in between. */
+const JOB_PROGRESS = ['status', 'started_at', 'finished_at', 'attempts', 'result', 'error'];
+
+describe('MCP direct tool calls answer exactly as the SDK answers (two connectors on one Redis)', function () {
+  this.timeout(120_000);
+  let direct: ConnectorUnderTest;
+  let sdk: ConnectorUnderTest;
+  let token: string;
+  let jobId: string;
+  const tools = buildToolDefinitions(publishedOperations());
+  const matches = directCallMatcher(tools, compileArgumentChecks(tools));
+
+  /** The same call to both connectors: the direct one first, so that a creation it makes is read by the SDK one. */
+  const both = async (call: RawCall): Promise<[Answer, Answer]> => [await send(direct, token, call), await send(sdk, token, call)];
+
+  before(async () => {
+    direct = await startConnector('redis');
+    sdk = await startConnector('redis', { REDIS_URL: direct.config.redisUrl!, REDIS_KEY_PREFIX: direct.config.redisKeyPrefix }, { mcpDirectCalls: false });
+    token = await direct.link(newSubject());
+    await direct.call('POST', '/v1/things', { token, body: { name: 'seen by both' } });
+    const job = await direct.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'differential' } }, headers: { 'idempotency-key': newKey() } });
+    expect(job.status).to.equal(202);
+    jobId = job.body.id as string;
+    // A finished job reads the same from both sides whenever it is read.
+    await waitFor(async () => (await direct.call('GET', `/v1/jobs/${jobId}`, { token })).body.status === 'succeeded', { what: 'the job to succeed' });
+  });
+  after(async () => {
+    await sdk?.close();
+    await direct?.close();
+  });
+
+  it('every read-only tool with valid arguments: the direct path serves it, with the SDK’s status, content type and JSON', async () => {
+    const calls = [toolCall('get_me', {}), toolCall('get_me', undefined, 'string-id'), toolCall('list_things', { limit: 5 }), toolCall('list_jobs', {}), toolCall('get_job', { id: jobId }, 7)];
+    for (const call of calls) {
+      expect(matches(call), JSON.stringify(call.body)).to.not.equal(undefined);
+      const [fromDirect, fromSdk] = await both(call);
+      expect(fromDirect.status).to.equal(200);
+      expect(fromDirect, JSON.stringify(call.body)).to.deep.equal(fromSdk);
+    }
+  });
+
+  it('a domain error (an unknown job id) is the same isError tool result from both paths', async () => {
+    const call = toolCall('get_job', { id: 'job_unknown' });
+    expect(matches(call)).to.not.equal(undefined);
+    const [fromDirect, fromSdk] = await both(call);
+    expect((fromDirect.body as { result: { isError: boolean } }).result.isError).to.equal(true);
+    expect(fromDirect).to.deep.equal(fromSdk);
+  });
+
+  it('create_thing: the same answer from both paths but for the new thing’s own id and time', async () => {
+    const [fromDirect, fromSdk] = await both(toolCall('create_thing', { name: 'made twice', notes: 'once per path' }));
+    expect(fromDirect.status).to.equal(200);
+    expect((fromDirect.body as { result: { structuredContent: { id: string } } }).result.structuredContent.id).to.not.equal(
+      (fromSdk.body as { result: { structuredContent: { id: string } } }).result.structuredContent.id,
+    );
+    expect(without(fromDirect, NEW_RECORD)).to.deep.equal(without(fromSdk, NEW_RECORD));
+  });
+
+  it('create_job without a task: the direct path accepts it, and the same key on the SDK path answers the same job, charged once', async () => {
+    const call = toolCall('create_job', { input: { prompt: 'one charge' }, idempotency_key: newKey() });
+    expect(matches(call)).to.not.equal(undefined);
+    const before = (await direct.call('GET', '/v1/me', { token })).body.usage as { jobs_charged: number };
+    const [fromDirect, fromSdk] = await both(call);
+    expect(fromDirect.status).to.equal(200);
+    const job = (answer: Answer) => (answer.body as { result: { structuredContent: { id: string } } }).result.structuredContent;
+    expect(job(fromSdk).id).to.equal(job(fromDirect).id);
+    expect(without(fromDirect, JOB_PROGRESS)).to.deep.equal(without(fromSdk, JOB_PROGRESS));
+    const after = (await direct.call('GET', '/v1/me', { token })).body.usage as { jobs_charged: number };
+    expect(after.jobs_charged).to.equal(before.jobs_charged + 1);
+  });
+
+  it('a create_job that asks for a task is left to the SDK', () => {
+    const call = toolCall('create_job', { input: { prompt: 'task' }, idempotency_key: newKey() });
+    const body = call.body as { params: { _meta: Record<string, unknown> } };
+    body.params._meta = { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
+    expect(matches(call)).to.equal(undefined);
+  });
+
+  it('the real SDK client’s 2026-07-28 tools/call is a request the direct path serves', async () => {
+    const seen: RawCall[] = [];
+    const recording = async (url: string | URL, init?: RequestInit): Promise<Response> => {
+      const headers = Object.fromEntries(new Headers(init?.headers).entries());
+      if (typeof init?.body === 'string') seen.push({ headers, body: JSON.parse(init.body) });
+      return fetch(url, init);
+    };
+    const client = new Client({ name: 'connector-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: REVISION } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${direct.baseUrl}/mcp`), { fetch: recording, requestInit: { headers: { authorization: `Bearer ${token}` } } });
+    await client.connect(transport);
+    const result = await client.callTool({ name: 'get_me', arguments: {} });
+    await client.close();
+    expect(result.isError ?? false).to.equal(false);
+    const call = seen.find((request) => (request.body as { method?: string }).method === 'tools/call');
+    expect(call, JSON.stringify(seen)).to.not.equal(undefined);
+    expect(matches(call!)).to.not.equal(undefined);
+  });
+
+  it('mutated calls (headers, ids, envelope, params, arguments, media type) answer alike from both paths, served directly or not', async () => {
+    const counts = { served: 0, declined: 0 };
+    const absent = Symbol('absent');
+    // Each part of the call is mostly valid, so that about one call in seven is valid throughout.
+    const mostly = <T>(valid: T, ...others: T[]) => fc.oneof({ arbitrary: fc.constant(valid), weight: 4 }, { arbitrary: fc.constantFrom(...others), weight: 1 });
+    const arbitrary = fc.record({
+      tool: mostly<[string, Record<string, unknown> | undefined]>(
+        ['get_me', {}],
+        ['get_me', undefined],
+        ['get_me', { extra: 1 }],
+        ['list_things', { limit: 3 }],
+        ['list_things', { limit: 0 }],
+        ['list_jobs', { limit: 2, cursor: 'not a cursor' }],
+        ['get_job', { id: 'placeholder' }],
+        ['get_job', {}],
+        ['no_such_tool', {}],
+      ),
+      id: mostly<unknown>(1, 'abc', '', null, 1.5, -3, { nested: 1 }, absent),
+      jsonrpc: mostly<unknown>('2.0', '1.0', absent),
+      version: mostly<unknown>(REVISION, '2025-11-25', 'bogus', absent),
+      method: mostly<unknown>('tools/call', 'tools/list', absent),
+      name: mostly<unknown>('same', 'other', '=?base64?Z2V0X21l?=', absent),
+      contentType: fc.constantFrom('application/json', 'application/json; charset=utf-8'),
+      bodyExtra: mostly(false, true),
+      paramsExtra: mostly<unknown>(absent, { task: { ttl: 1000 } }, { cursor: 'x' }),
+      meta: mostly<unknown>(
+        ENVELOPE,
+        absent,
+        { ...ENVELOPE, progressToken: 'p1' },
+        { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': { name: 'x', version: '1', title: 'A title' } },
+        { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': { name: 5 } },
+        { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': { sampling: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } } },
+        { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': 'none' },
+        { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': '2025-11-25' },
+        { 'io.modelcontextprotocol/protocolVersion': REVISION },
+      ),
+    });
+    await fc.assert(
+      fc.asyncProperty(arbitrary, async (choice) => {
+        const [tool, rawArgs] = choice.tool;
+        const args = tool === 'get_job' && rawArgs?.id === 'placeholder' ? { id: jobId } : rawArgs;
+        const headers: Record<string, string> = { 'content-type': choice.contentType, accept: 'application/json, text/event-stream' };
+        if (choice.version !== absent) headers['mcp-protocol-version'] = choice.version as string;
+        if (choice.method !== absent) headers['mcp-method'] = choice.method as string;
+        if (choice.name !== absent) headers['mcp-name'] = choice.name === 'same' ? tool : choice.name === 'other' ? 'list_jobs' : (choice.name as string);
+        const params: Record<string, unknown> = { name: tool, ...(args === undefined ? {} : { arguments: args }) };
+        if (choice.meta !== absent) params._meta = choice.meta;
+        if (choice.paramsExtra !== absent) Object.assign(params, choice.paramsExtra);
+        const body: Record<string, unknown> = { method: 'tools/call', params };
+        if (choice.jsonrpc !== absent) body.jsonrpc = choice.jsonrpc;
+        if (choice.id !== absent) body.id = choice.id;
+        if (choice.bodyExtra) body.extra = true;
+        const call = { headers, body };
+        counts[matches(call) ? 'served' : 'declined'] += 1;
+        const [fromDirect, fromSdk] = await both(call);
+        expect(fromDirect, JSON.stringify(call)).to.deep.equal(fromSdk);
+      }),
+      { numRuns: 150 },
+    );
+    // Both branches of the comparison were exercised: some calls took the direct path, some the SDK.
+    expect(counts.served).to.be.greaterThan(0);
+    expect(counts.declined).to.be.greaterThan(0);
+  });
+});
