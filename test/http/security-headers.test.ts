@@ -1,0 +1,60 @@
+import { expect } from 'chai';
+import { newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+
+/** The security headers every answer carries: helmet's, configured for a JSON API (lower-case names). */
+const EXPECTED = {
+  'content-security-policy': "default-src 'none';frame-ancestors 'none'",
+  'cross-origin-resource-policy': 'same-origin',
+  'referrer-policy': 'no-referrer',
+  'strict-transport-security': 'max-age=31536000; includeSubDomains',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+};
+
+/** Headers helmet's page-only middlewares would add and this configuration turns off. */
+const ABSENT = ['cross-origin-opener-policy', 'origin-agent-cluster', 'x-dns-prefetch-control', 'x-download-options', 'x-permitted-cross-domain-policies', 'x-xss-protection', 'x-powered-by'];
+
+function expectSecurityHeaders(headers: Headers, what: string): void {
+  for (const [name, value] of Object.entries(EXPECTED)) expect(headers.get(name), `${what}: ${name}`).to.equal(value);
+  for (const name of ABSENT) expect(headers.get(name), `${what}: ${name}`).to.equal(null);
+}
+
+describe('security headers on every kind of answer', () => {
+  let connector: ConnectorUnderTest;
+  let token: string;
+  before(async () => {
+    connector = await startConnector('memory');
+    token = await connector.link(newSubject());
+  });
+  after(async () => connector?.close());
+
+  it('an operation’s 200, a 401, a 404 problem and the published documents all carry exactly the configured security headers', async () => {
+    const answers = {
+      'GET /v1/me': await connector.call('GET', '/v1/me', { token }),
+      'GET /v1/me without a token': await connector.call('GET', '/v1/me'),
+      'GET /v1/nothing-here': await connector.call('GET', '/v1/nothing-here', { token }),
+      'GET /openapi.json': await connector.call('GET', '/openapi.json'),
+      'GET /llms.txt': await connector.call('GET', '/llms.txt'),
+    };
+    expect(answers['GET /v1/me'].status).to.equal(200);
+    expect(answers['GET /v1/me without a token'].status).to.equal(401);
+    expect(answers['GET /v1/nothing-here'].status).to.equal(404);
+    for (const [what, answer] of Object.entries(answers)) expectSecurityHeaders(answer.headers, what);
+  });
+
+  it('MCP answers carry them too, whether the call is served directly or by the SDK', async () => {
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call' };
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+    const call = (name: string, extraMeta: Record<string, unknown> = {}) =>
+      fetch(`${connector.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: { ...headers, 'mcp-name': name },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {}, _meta: { ...meta, ...extraMeta } } }),
+      });
+    // A progress token sends the call to the SDK; without one it is served directly.
+    for (const [what, res] of [['direct', await call('get_me')], ['SDK', await call('get_me', { progressToken: 'p' })]] as const) {
+      expect(res.status, what).to.equal(200);
+      expectSecurityHeaders(res.headers, `MCP ${what}`);
+    }
+  });
+});
