@@ -68,7 +68,8 @@ function own(name: string, child: ChildProcess, log: string): BenchProcess {
 /**
  * Starts a built entry point (`api/main.js`, `worker/main.js`, `bench/bare-server.js`, …) with exactly `env`
  * (plus PATH) and waits until `ready` holds. Every Node process is started the same way, so the baseline
- * and the connector pay the same start-up flags and environment.
+ * and the connector pay the same start-up flags and environment. `root` is the built tree (this one unless
+ * another build is being compared with it).
  */
 export async function startNode(
   name: string,
@@ -76,10 +77,11 @@ export async function startNode(
   env: Record<string, string>,
   ready: (output: () => string) => Promise<boolean>,
   nodeArgs: string[] = [],
+  root = DIST,
 ): Promise<BenchProcess> {
   const log = logFile(name);
-  const child = spawn(process.execPath, [...nodeArgs, path.join(DIST, entry)], {
-    cwd: DIST,
+  const child = spawn(process.execPath, [...nodeArgs, path.join(root, entry)], {
+    cwd: root,
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', ...env },
     stdio: ['ignore', log.fd, log.fd],
   });

@@ -38,11 +38,18 @@ function profileArgs(): string[] {
   return PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(PROFILE_DIR)] : [];
 }
 
+/** Another built tree to start an API from, with its own Node flags and Redis key prefix (`compare.ts`). */
+export interface OtherBuild {
+  root: string;
+  nodeArgs: string[];
+  keyPrefix: string;
+}
+
 /** A built API (`dist/api/main.js`) on Redis, or on the embedded backend without `redisUrl`. */
-export async function startApi(name: string, redisUrl: string | undefined): Promise<{ proc: BenchProcess; base: string }> {
-  const env = await connectorEnv(redisUrl);
+export async function startApi(name: string, redisUrl: string | undefined, other?: OtherBuild): Promise<{ proc: BenchProcess; base: string }> {
+  const env: Record<string, string> = { ...(await connectorEnv(redisUrl)), ...(other ? { REDIS_KEY_PREFIX: other.keyPrefix } : {}) };
   const base = `http://127.0.0.1:${env.PORT}`;
-  const proc = await track(startNode(name, 'api/main.js', env, () => answers(`${base}/readyz`), profileArgs()));
+  const proc = await track(startNode(name, 'api/main.js', env, () => answers(`${base}/readyz`), [...profileArgs(), ...(other?.nodeArgs ?? [])], other?.root));
   return { proc, base };
 }
 

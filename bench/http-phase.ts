@@ -1,9 +1,10 @@
 import type Redis from 'ioredis';
 import { round } from './bench-processes';
 import { SETTINGS, WARMUP_SECONDS } from './bench-settings';
-import { link, post, startApi } from './connector-processes';
-import { freshKeys, runLoad, type HttpFigure, type HttpScenario, type LoadSettings } from './http-load';
-import { mcpScenario, type McpProbe } from './mcp-scenario';
+import { link, startApi } from './connector-processes';
+import { runLoad, type HttpFigure, type HttpScenario, type LoadSettings } from './http-load';
+import type { McpProbe } from './mcp-scenario';
+import { connectorScenarios } from './scenarios';
 
 /** What the HTTP scenarios measured: (a) first and last, then (b) to (f) and (b) on memory, with their ratios. */
 export interface HttpPhase {
@@ -28,21 +29,11 @@ async function measure(scenario: HttpScenario, settings: LoadSettings): Promise<
 export async function runHttpPhase(options: { bare: HttpScenario; api: { base: string; pid?: number }; redis: Redis }): Promise<HttpPhase> {
   const { bare, api, redis } = options;
   const load: LoadSettings = { durationSeconds: SETTINGS.durationSeconds, connections: SETTINGS.connections, redis };
-  const auth = await link(api.base);
-  const input = { input: { prompt: 'bench' } };
-  const job = JSON.stringify(input);
-  await post(`${api.base}/v1/jobs`, { ...auth, 'idempotency-key': 'bench-replay' }, input);
-  const onRedis = (id: string, title: string, url: string, options: HttpScenario['options']): HttpScenario => ({ id, title, backend: 'redis', url, pid: api.pid, options });
+  const { scenarios, mcp } = await connectorScenarios(api.base, api.pid);
 
   const baselineFirst = await measure(bare, load);
   const figures: HttpFigure[] = [];
-  figures.push(await measure(onRedis('b', 'GET /v1/me', `${api.base}/v1/me`, { headers: auth }), load));
-  figures.push(await measure(onRedis('c', 'POST /v1/things', `${api.base}/v1/things`, { method: 'POST', headers: auth, body: '{"name":"bench thing","notes":"a note"}' }), load));
-  const fresh = { method: 'POST' as const, path: '/v1/jobs', headers: auth, body: job, setupRequest: freshKeys(`fresh-${Date.now()}`) };
-  figures.push(await measure(onRedis('d', 'POST /v1/jobs, fresh key', api.base, { requests: [fresh] }), load));
-  figures.push(await measure(onRedis('e', 'POST /v1/jobs, replay', `${api.base}/v1/jobs`, { method: 'POST', headers: { ...auth, 'idempotency-key': 'bench-replay' }, body: job }), load));
-  const mcp = await mcpScenario(api.base, auth);
-  if (mcp.scenario) figures.push(await measure({ ...mcp.scenario, pid: api.pid }, load));
+  for (const scenario of scenarios) figures.push(await measure(scenario, load));
 
   const memoryApi = await startApi('api-memory', undefined);
   const memoryAuth = await link(memoryApi.base);

@@ -108,3 +108,28 @@ describe('the benchmark smoke run (dist/bench/run.js --smoke) on Redis', functio
     expect(output).to.contain('| target | measured | goal | met |');
   });
 });
+
+describe('the build comparison smoke run (dist/bench/compare.js) on Redis', function () {
+  this.timeout(120_000);
+  let dir: string;
+  before(() => (dir = mkdtempSync(path.join(os.tmpdir(), 'bench-compare-test-'))));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('two builds (this one, once with a Node flag) loaded together: a CPU figure per build and round, and the paired summary', async () => {
+    const dist = path.join(ROOT, 'dist');
+    const compare = spawn(process.execPath, [path.join(dist, 'bench/compare.js'), dist, `${dist}@--max-semi-space-size=16`, '--scenarios', 'b,f', '--rounds', '2', '--seconds', '1'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', TMPDIR: dir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    compare.stdout.on('data', (chunk) => (output += chunk));
+    compare.stderr.on('data', (chunk) => (output += chunk));
+    const code = await new Promise((resolve) => compare.once('exit', (status, signal) => resolve(status ?? signal)));
+    expect(code, output).to.equal(0);
+    for (const id of ['b', 'f']) {
+      expect(output.match(new RegExp(`^round \\d \\(${id}\\): .+ [0-9.]+ µs, .+ [0-9.]+ µs$`, 'gm')), output).to.have.length(2);
+      expect(output, output).to.match(new RegExp(`^\\(${id}\\) .+@--max-semi-space-size=16: [0-9.]+ µs, [-+][0-9.]+ % \\(median of pairs\\), lower in [0-2] of 2 rounds$`, 'm'));
+    }
+  });
+});

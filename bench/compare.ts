@@ -1,0 +1,87 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { cpuTimeMs, round, setLogDir, startRedis } from './bench-processes';
+import { startApi, stopAll, track } from './connector-processes';
+import type { HttpScenario } from './http-load';
+import { connectorScenarios } from './scenarios';
+
+// `npm run bench:compare -- <build> <build> [...] [--scenarios b,e,f] [--rounds 6] [--seconds 6]`: the API's
+// CPU per request of two or more built trees (a `dist/` each, e.g. one built from another commit), loaded at
+// the same moment so that whatever else the machine runs weighs on all of them alike. One build may carry
+// Node flags after `@`: `dist@--max-semi-space-size=32`. bench/README.md tells how to read the result.
+
+interface Build {
+  label: string;
+  scenarios: Map<string, HttpScenario>;
+  pid: number;
+  samples: Map<string, number[]>;
+}
+
+function option(name: string, fallback: string): string {
+  const args = process.argv.slice(2);
+  const at = args.indexOf(`--${name}`);
+  return at === -1 ? fallback : args[at + 1];
+}
+
+/** One measured stretch: every build under its own autocannon, all at once; CPU µs per request each. */
+async function measureTogether(builds: Build[], id: string, seconds: number): Promise<number[]> {
+  const load = (build: Build, duration: number) => autocannon({ url: build.scenarios.get(id)!.url, ...build.scenarios.get(id)!.options, connections: 25, duration });
+  await Promise.all(builds.map((build) => load(build, 2)));
+  const before = builds.map((build) => cpuTimeMs(build.pid)!);
+  const results = await Promise.all(builds.map((build) => load(build, seconds)));
+  return builds.map((build, i) => {
+    const result = results[i];
+    if (result.non2xx > 0 || result.errors > 0) throw new Error(`${build.label} (${id}): ${result.non2xx} non-2xx, ${result.errors} errors`);
+    return ((cpuTimeMs(build.pid)! - before[i]) * 1000) / result.requests.total;
+  });
+}
+
+const median = (values: number[]): number => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
+
+async function main(): Promise<void> {
+  const trees = process.argv.slice(2).filter((arg, i, args) => !arg.startsWith('--') && !args[i - 1]?.startsWith('--'));
+  if (trees.length < 2) throw new Error('name at least two built trees (dist directories) to compare');
+  const ids = option('scenarios', 'b,e,f').split(',');
+  const rounds = Number(option('rounds', '6'));
+  const seconds = Number(option('seconds', '6'));
+  const logDir = mkdtempSync(path.join(os.tmpdir(), 'connector-compare-'));
+  setLogDir(logDir);
+  const redis = await track(startRedis());
+  const builds: Build[] = [];
+  for (const [i, tree] of trees.entries()) {
+    const [root, ...nodeArgs] = tree.split('@');
+    const api = await startApi(`api-${i}`, redis.url, { root: path.resolve(root), nodeArgs, keyPrefix: `compare-${i}:` });
+    const { scenarios } = await connectorScenarios(api.base, api.proc.child.pid);
+    builds.push({ label: tree, scenarios: new Map(scenarios.map((s) => [s.id, s])), pid: api.proc.child.pid!, samples: new Map() });
+  }
+  for (let pass = 1; pass <= rounds; pass += 1) {
+    for (const id of ids) {
+      const figures = await measureTogether(builds, id, seconds);
+      builds.forEach((build, i) => build.samples.set(id, [...(build.samples.get(id) ?? []), figures[i]]));
+      process.stdout.write(`round ${pass} (${id}): ${figures.map((us, i) => `${builds[i].label} ${round(us, 1)} µs`).join(', ')}\n`);
+    }
+  }
+  process.stdout.write('\nAPI CPU per request, median of the rounds; each later build against the first, round by round\n');
+  for (const id of ids) {
+    const first = builds[0].samples.get(id)!;
+    for (const build of builds) {
+      const samples = build.samples.get(id)!;
+      const lower = samples.filter((us, i) => us < first[i]).length;
+      const change = median(samples.map((us, i) => (us - first[i]) / first[i]));
+      const against = build === builds[0] ? '' : `, ${change >= 0 ? '+' : ''}${round(change * 100, 1)} % (median of pairs), lower in ${lower} of ${samples.length} rounds`;
+      process.stdout.write(`(${id}) ${build.label}: ${round(median(samples), 1)} µs${against}\n`);
+    }
+  }
+  await stopAll();
+  rmSync(logDir, { recursive: true, force: true });
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`compare failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+    void stopAll().finally(() => process.exit(1));
+  },
+);
