@@ -50,7 +50,7 @@ export class JobService {
    */
   async submit(submission: JobSubmission): Promise<{ job: Job; replayed: boolean }> {
     const jobId = await this.jobIdFor(submission.subject, submission.idempotencyKey);
-    const claiming = this.ledger.claim({
+    const outcome = await this.ledger.claim({
       subject: submission.subject,
       key: submission.idempotencyKey,
       fingerprint: fingerprint(submission.operation, submission.input),
@@ -61,12 +61,6 @@ export class JobService {
       day: this.budget.today(),
       dailyLimit: this.budget.limit,
     });
-    // The job id is known before the claim, so a replay's read of its job goes out right behind the claim
-    // (on Redis, in the same write and on the same connection, so it runs just after the claim) instead of
-    // a round trip later. A new job does not use it.
-    const early = this.queue.get(jobId);
-    early.catch(() => undefined);
-    const outcome = await claiming;
     if (outcome === 'conflict') {
       this.hooks.onConflict?.(submission.operation);
       throw new IdempotencyConflictError();
@@ -79,7 +73,7 @@ export class JobService {
     else this.hooks.onReplayed?.(submission.operation);
     // A replay reads its job first: enqueueing a known id changes nothing, and skipping it saves the queue's
     // costliest call on every replay (bench/README.md).
-    let stored = outcome === 'replayed' ? await early : undefined;
+    let stored = outcome === 'replayed' ? await this.queue.get(jobId) : undefined;
     if (!stored) {
       stored = await this.queue.enqueue(
         {

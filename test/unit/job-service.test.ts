@@ -10,17 +10,6 @@ import { MemoryLedgerStore } from '../../shared/memory/memory-ledger-store';
 /** An in-memory queue that counts its enqueues; its processor never finishes, so jobs stay put. */
 class CountingQueue extends MemoryJobQueue {
   enqueued: string[] = [];
-  reads = 0;
-  /** How many of the next reads fail, as they would while Redis is away. */
-  failingReads = 0;
-  override async get(id: string): Promise<JobRecord | undefined> {
-    this.reads += 1;
-    if (this.failingReads > 0) {
-      this.failingReads -= 1;
-      throw new Error('redis is not connected');
-    }
-    return super.get(id);
-  }
   override async enqueue(job: NewJob, options?: { replaceFinished?: boolean }): Promise<JobRecord | undefined> {
     this.enqueued.push(job.id);
     return super.enqueue(job, options);
@@ -59,49 +48,6 @@ describe('job submission (JobService on the memory stores)', () => {
     expect(retry.job.id).to.equal(jobId);
     expect(queue.enqueued).to.deep.equal([jobId]);
     expect((await queue.get(jobId))?.input).to.deep.equal({ prompt: 'hello' });
-    expect((await ledger.usage('alice')).jobs_charged).to.equal(1);
-  });
-
-  it('a replay reads its job without waiting for the claim to answer, and reads it only once', async () => {
-    await jobs.submit(submission);
-    const claim = ledger.claim.bind(ledger);
-    let readsWhileClaiming = -1;
-    ledger.claim = async (request) => {
-      const outcome = await claim(request);
-      // The claim has not answered the service yet: the read must already be on its way.
-      readsWhileClaiming = queue.reads;
-      return outcome;
-    };
-    const readsBefore = queue.reads;
-    const again = await jobs.submit(submission);
-    expect(again.replayed).to.equal(true);
-    expect(readsWhileClaiming).to.equal(readsBefore + 1);
-    expect(queue.reads).to.equal(readsBefore + 1);
-  });
-
-  it('a new job ignores the early read, even when that read fails: it is enqueued and answered', async () => {
-    queue.failingReads = 1;
-    const unhandled: unknown[] = [];
-    const onUnhandled = (reason: unknown) => unhandled.push(reason);
-    process.on('unhandledRejection', onUnhandled);
-    try {
-      const created = await jobs.submit({ ...submission, idempotencyKey: 'key-new' });
-      expect(created.replayed).to.equal(false);
-      expect(queue.enqueued).to.deep.equal([created.job.id]);
-      // Let a stray rejection surface if the early read's failure were left unhandled.
-      await new Promise((resolve) => setImmediate(resolve));
-      expect(unhandled).to.deep.equal([]);
-    } finally {
-      process.off('unhandledRejection', onUnhandled);
-    }
-  });
-
-  it('a replay whose early read fails fails with it (the caller retries), and charges nothing more', async () => {
-    await jobs.submit(submission);
-    queue.failingReads = 1;
-    let failure: unknown;
-    await jobs.submit(submission).catch((error: unknown) => (failure = error));
-    expect(String(failure)).to.contain('redis is not connected');
     expect((await ledger.usage('alice')).jobs_charged).to.equal(1);
   });
 });
