@@ -72,6 +72,20 @@ const RESULTS_SCHEMA = {
   },
 };
 
+/** Runs a built bench script with only PATH and TMPDIR; resolves with its exit code and everything it printed. */
+async function runBuilt(script: string, args: string[], tmpdir: string): Promise<{ code: unknown; output: string }> {
+  const child = spawn(process.execPath, [path.join(ROOT, 'dist/bench', script), ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', TMPDIR: tmpdir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const code = await new Promise((resolve) => child.once('exit', (status, signal) => resolve(status ?? signal)));
+  return { code, output };
+}
+
 describe('the benchmark smoke run (dist/bench/run.js --smoke) on Redis', function () {
   // A few seconds of load per scenario plus process start-ups; generous for a loaded CI machine.
   this.timeout(240_000);
@@ -81,15 +95,7 @@ describe('the benchmark smoke run (dist/bench/run.js --smoke) on Redis', functio
 
   it('runs every scenario end to end with zero non-2xx answers and writes a well-formed results.json', async () => {
     const out = path.join(dir, 'results.json');
-    const bench = spawn(process.execPath, [path.join(ROOT, 'dist/bench/run.js'), '--smoke', '--out', out], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', TMPDIR: dir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    bench.stdout.on('data', (chunk) => (output += chunk));
-    bench.stderr.on('data', (chunk) => (output += chunk));
-    const code = await new Promise((resolve) => bench.once('exit', (status, signal) => resolve(status ?? signal)));
+    const { code, output } = await runBuilt('run.js', ['--smoke', '--out', out], dir);
     expect(code, output).to.equal(0);
 
     const results = JSON.parse(readFileSync(out, 'utf8')) as Record<string, any>;
@@ -117,15 +123,7 @@ describe('the build comparison smoke run (dist/bench/compare.js) on Redis', func
 
   it('two builds (this one, once with a Node flag) loaded together: a CPU figure per build and round, and the paired summary', async () => {
     const dist = path.join(ROOT, 'dist');
-    const compare = spawn(process.execPath, [path.join(dist, 'bench/compare.js'), dist, `${dist}@--max-semi-space-size=16`, '--scenarios', 'b,f', '--rounds', '2', '--seconds', '1'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', TMPDIR: dir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    compare.stdout.on('data', (chunk) => (output += chunk));
-    compare.stderr.on('data', (chunk) => (output += chunk));
-    const code = await new Promise((resolve) => compare.once('exit', (status, signal) => resolve(status ?? signal)));
+    const { code, output } = await runBuilt('compare.js', [dist, `${dist}@--max-semi-space-size=16`, '--scenarios', 'b,f', '--rounds', '2', '--seconds', '1'], dir);
     expect(code, output).to.equal(0);
     for (const id of ['b', 'f']) {
       expect(output.match(new RegExp(`^round \\d \\(${id}\\): .+ [0-9.]+ µs, .+ [0-9.]+ µs$`, 'gm')), output).to.have.length(2);
