@@ -1,7 +1,6 @@
 import { link, post } from './connector-processes';
-import type { HttpScenario } from './http-load';
+import { freshKeys, type HttpScenario } from './http-load';
 import { mcpScenario, type McpProbe } from './mcp-scenario';
-import { freshKeys } from './http-load';
 
 /** The connector's HTTP scenarios (b) to (f) against one API, and what the MCP probe found. */
 export interface ConnectorScenarios {

@@ -6,12 +6,12 @@ import {
   isJsonContentType,
   PROTOCOL_VERSION_META_KEY,
   SERVER_INFO_META_KEY,
-  type Implementation,
 } from '@modelcontextprotocol/server';
 import type { ToolDefinition } from '../../shared/mcp/tool-definitions';
 import { taskRequested } from './job-tasks';
 import type { McpCaller, McpDependencies } from './mcp-context';
-import { callTool, jsonResult, type ArgumentCheck } from './tool-calls';
+import { SERVER_INFO } from './mcp-server-factory';
+import { jsonResult, runCheckedTool, type ArgumentCheck } from './tool-calls';
 
 /** The revision served directly: the stateless one, where each request carries all of its context. */
 export const DIRECT_REVISION = '2026-07-28';
@@ -21,11 +21,11 @@ const PARAM_KEYS = new Set(['name', 'arguments', '_meta']);
 /** The per-request envelope and nothing else: progress tokens, trace context and the like go to the SDK. */
 const ENVELOPE_KEYS = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY]);
 
-/** A request the direct path serves: its JSON-RPC id, the tool and its (already checked) arguments. */
+/** A request the direct path serves: its JSON-RPC id, the tool and its arguments, already checked. */
 export interface DirectCall {
   id: string | number;
   tool: ToolDefinition;
-  args: Record<string, unknown> | undefined;
+  input: Record<string, unknown>;
 }
 
 /** What a request shows the direct path: its headers and parsed JSON body. */
@@ -72,27 +72,23 @@ export function directCallMatcher(tools: readonly ToolDefinition[], checks: Read
     if (tool.operation.async && taskRequested(params, envelope, true)) return undefined;
     const args = params.arguments;
     if (args !== undefined && !isPlainObject(args)) return undefined;
+    const input = args ?? {};
     // Arguments that do not fit are the SDK's to refuse (its JSON-RPC error); checking them runs nothing.
-    if (!checks.get(tool.name)!(args ?? {}).valid) return undefined;
+    if (!checks.get(tool.name)!(input).valid) return undefined;
     // Last, the SDK's own ladder: JSON-RPC shape and id, the envelope's values, header and body agreement.
     const route = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: version, mcpMethodHeader: methodHeader, mcpNameHeader: name, body });
     if (route.kind !== 'modern' || route.messageKind !== 'request') return undefined;
-    return { id: id as string | number, tool, args };
+    return { id: id as string | number, tool, input };
   };
 }
 
 /**
- * Runs a directly served call with the same `callTool` the SDK's handler runs, and encodes its result as
- * the SDK encodes a complete 2026-07-28 result: `resultType` and the server's identity in `_meta`.
+ * Runs a directly served call with the same handler the SDK's `tools/call` runs (its arguments were checked
+ * when it was matched), and encodes the result as the SDK encodes a complete 2026-07-28 result: `resultType`
+ * and the server's identity in `_meta`.
  */
-export async function answerDirectCall(
-  deps: McpDependencies,
-  checks: ReadonlyMap<string, ArgumentCheck>,
-  serverInfo: Implementation,
-  call: DirectCall,
-  caller: McpCaller,
-): Promise<unknown> {
-  const outcome = await callTool(deps, checks, caller, call.tool.name, call.args);
+export async function answerDirectCall(deps: McpDependencies, call: DirectCall, caller: McpCaller): Promise<unknown> {
+  const outcome = await runCheckedTool(deps, caller, call.tool, call.input);
   const result = 'error' in outcome ? outcome.error : jsonResult(outcome.body);
-  return { result: { ...result, resultType: 'complete', _meta: { [SERVER_INFO_META_KEY]: serverInfo } }, jsonrpc: '2.0', id: call.id };
+  return { result: { ...result, resultType: 'complete', _meta: { [SERVER_INFO_META_KEY]: SERVER_INFO } }, jsonrpc: '2.0', id: call.id };
 }

@@ -13,7 +13,7 @@ import { jsonBody } from '../middleware/json-body';
 import { answerDirectCall, directCallMatcher } from './direct-tool-call';
 import type { McpCaller, McpDependencies } from './mcp-context';
 import { mcpHttpHandler } from './mcp-http-handler';
-import { mcpServerFactory, SERVER_INFO } from './mcp-server-factory';
+import { mcpServerFactory } from './mcp-server-factory';
 import { serveFetchHandler } from './serve-fetch-handler';
 import { compileArgumentChecks } from './tool-calls';
 
@@ -87,7 +87,7 @@ export function mcpRoute(options: McpRouteOptions): Router {
           const direct = matchDirect(req);
           if (direct) {
             // The SDK's own answer has exactly this content type.
-            writeJson(res, await answerDirectCall(options, checks, SERVER_INFO, direct, caller), 'application/json');
+            writeJson(res, await answerDirectCall(options, direct, caller), 'application/json');
             return;
           }
           // The token itself stays out: the per-request server needs only who the caller is.

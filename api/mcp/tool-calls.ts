@@ -21,23 +21,22 @@ export function compileArgumentChecks(tools: readonly ToolDefinition[]): Map<str
   return checks;
 }
 
+/** What running a tool came to: the operation's body, or an `isError` result. */
+export type ToolOutcome = { tool: ToolDefinition; body: unknown } | { tool: ToolDefinition; error: CallToolResult };
+
 /** A successful tool result: the operation's JSON as structured content and as text. */
 export function jsonResult(body: unknown, isError = false): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body as Record<string, unknown>, ...(isError ? { isError } : {}) };
 }
 
-/**
- * Runs one tool: checks its arguments (a JSON-RPC error when they do not fit), then calls the operation's
- * own handler with the shared services, exactly as the REST route would. Errors of the domain come back as
- * `isError` results carrying the problem's detail; anything unexpected is logged and answered generically.
- */
+/** Runs one tool by name: checks its arguments (a JSON-RPC error when they do not fit), then runs it. */
 export async function callTool(
   deps: McpDependencies,
   checks: ReadonlyMap<string, ArgumentCheck>,
   caller: McpCaller,
   name: string,
   args: Record<string, unknown> | undefined,
-): Promise<{ tool: ToolDefinition; body: unknown } | { tool: ToolDefinition; error: CallToolResult }> {
+): Promise<ToolOutcome> {
   const tool = deps.tools.find((candidate) => candidate.name === name);
   if (!tool) {
     deps.metrics.mcpToolCalls.inc({ tool: 'unknown', outcome: 'error' });
@@ -49,6 +48,20 @@ export async function callTool(
     deps.metrics.mcpToolCalls.inc({ tool: tool.name, outcome: 'error' });
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid arguments for ${tool.name}: ${checked.errorMessage}`);
   }
+  return runCheckedTool(deps, caller, tool, input);
+}
+
+/**
+ * Runs a tool whose arguments already passed its input schema: the operation's own handler with the shared
+ * services, exactly as the REST route would. Errors of the domain come back as `isError` results carrying
+ * the problem's detail; anything unexpected is logged and answered generically.
+ */
+export async function runCheckedTool(
+  deps: McpDependencies,
+  caller: McpCaller,
+  tool: ToolDefinition,
+  input: Record<string, unknown>,
+): Promise<ToolOutcome> {
   try {
     const request = tool.toRequest(input, caller.principal);
     if (caller.usage?.tool === tool.name) request.usage = caller.usage.snapshot;

@@ -1,5 +1,10 @@
 import { expect } from 'chai';
+import { directCallMatcher } from '../../api/mcp/direct-tool-call';
+import { compileArgumentChecks } from '../../api/mcp/tool-calls';
+import { buildToolDefinitions } from '../../shared/mcp/tool-definitions';
+import { publishedOperations } from '../../shared/operations/registry';
 import { newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { rawToolCall, type RawMcpCall } from '../support/mcp-client';
 
 /** The security headers every answer carries: helmet's, configured for a JSON API (lower-case names). */
 const EXPECTED = {
@@ -43,15 +48,13 @@ describe('security headers on every kind of answer', () => {
   });
 
   it('MCP answers carry them too, whether the call is served directly or by the SDK', async () => {
-    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call' };
-    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
-    const call = (name: string, extraMeta: Record<string, unknown> = {}) =>
-      fetch(`${connector.baseUrl}/mcp`, {
-        method: 'POST',
-        headers: { ...headers, 'mcp-name': name },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {}, _meta: { ...meta, ...extraMeta } } }),
-      });
+    const send = ({ headers, body }: RawMcpCall) => fetch(`${connector.baseUrl}/mcp`, { method: 'POST', headers: { ...headers, authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+    const call = (name: string, meta: Record<string, unknown> = {}) => send(rawToolCall(name, {}, { meta }));
     // A progress token sends the call to the SDK; without one it is served directly.
+    const tools = buildToolDefinitions(publishedOperations());
+    const matches = directCallMatcher(tools, compileArgumentChecks(tools));
+    expect(matches(rawToolCall('get_me', {}))).to.not.equal(undefined);
+    expect(matches(rawToolCall('get_me', {}, { meta: { progressToken: 'p' } }))).to.equal(undefined);
     for (const [what, res] of [['direct', await call('get_me')], ['SDK', await call('get_me', { progressToken: 'p' })]] as const) {
       expect(res.status, what).to.equal(200);
       expectSecurityHeaders(res.headers, `MCP ${what}`);

@@ -6,20 +6,10 @@ import { compileArgumentChecks } from '../../api/mcp/tool-calls';
 import { buildToolDefinitions } from '../../shared/mcp/tool-definitions';
 import { publishedOperations } from '../../shared/operations/registry';
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { MODERN_ENVELOPE, rawToolCall, type RawMcpCall } from '../support/mcp-client';
 import { waitFor } from '../support/wait-for';
 
 const REVISION = '2026-07-28';
-const ENVELOPE = {
-  'io.modelcontextprotocol/protocolVersion': REVISION,
-  'io.modelcontextprotocol/clientInfo': { name: 'differential', version: '1.0.0' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
-
-/** One raw POST /mcp: lower-case headers (the token is added when sent) and a JSON body. */
-interface RawCall {
-  headers: Record<string, string>;
-  body: unknown;
-}
 
 /** What a client sees of an answer. */
 interface Answer {
@@ -29,14 +19,9 @@ interface Answer {
 }
 
 /** A well-formed 2026-07-28 `tools/call` with its three standard headers. */
-function toolCall(name: string, args: Record<string, unknown> | undefined, id: string | number = 1): RawCall {
-  return {
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': REVISION, 'mcp-method': 'tools/call', 'mcp-name': name },
-    body: { jsonrpc: '2.0', id, method: 'tools/call', params: { name, ...(args === undefined ? {} : { arguments: args }), _meta: ENVELOPE } },
-  };
-}
+const toolCall = (name: string, args: Record<string, unknown> | undefined, id: string | number = 1): RawMcpCall => rawToolCall(name, args, { id });
 
-async function send(connector: ConnectorUnderTest, token: string, call: RawCall): Promise<Answer> {
+async function send(connector: ConnectorUnderTest, token: string, call: RawMcpCall): Promise<Answer> {
   const res = await fetch(`${connector.baseUrl}/mcp`, { method: 'POST', headers: { ...call.headers, authorization: `Bearer ${token}` }, body: JSON.stringify(call.body) });
   const text = await res.text();
   let body: unknown = text;
@@ -70,7 +55,7 @@ describe('MCP direct tool calls answer exactly as the SDK answers (two connector
   const matches = directCallMatcher(tools, compileArgumentChecks(tools));
 
   /** The same call to both connectors: the direct one first, so that a creation it makes is read by the SDK one. */
-  const both = async (call: RawCall): Promise<[Answer, Answer]> => [await send(direct, token, call), await send(sdk, token, call)];
+  const both = async (call: RawMcpCall): Promise<[Answer, Answer]> => [await send(direct, token, call), await send(sdk, token, call)];
 
   before(async () => {
     direct = await startConnector('redis');
@@ -129,14 +114,15 @@ describe('MCP direct tool calls answer exactly as the SDK answers (two connector
   });
 
   it('a create_job that asks for a task is left to the SDK', () => {
-    const call = toolCall('create_job', { input: { prompt: 'task' }, idempotency_key: newKey() });
-    const body = call.body as { params: { _meta: Record<string, unknown> } };
-    body.params._meta = { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
+    const tasks = { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
+    const call = rawToolCall('create_job', { input: { prompt: 'task' }, idempotency_key: newKey() }, { meta: tasks });
     expect(matches(call)).to.equal(undefined);
+    // The same call without the tasks extension is served directly: the extension alone decides.
+    expect(matches(toolCall('create_job', { input: { prompt: 'task' }, idempotency_key: newKey() }))).to.not.equal(undefined);
   });
 
   it('the real SDK client’s 2026-07-28 tools/call is a request the direct path serves', async () => {
-    const seen: RawCall[] = [];
+    const seen: RawMcpCall[] = [];
     const recording = async (url: string | URL, init?: RequestInit): Promise<Response> => {
       const headers = Object.fromEntries(new Headers(init?.headers).entries());
       if (typeof init?.body === 'string') seen.push({ headers, body: JSON.parse(init.body) });
@@ -179,14 +165,14 @@ describe('MCP direct tool calls answer exactly as the SDK answers (two connector
       bodyExtra: mostly(false, true),
       paramsExtra: mostly<unknown>(absent, { task: { ttl: 1000 } }, { cursor: 'x' }),
       meta: mostly<unknown>(
-        ENVELOPE,
+        MODERN_ENVELOPE,
         absent,
-        { ...ENVELOPE, progressToken: 'p1' },
-        { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': { name: 'x', version: '1', title: 'A title' } },
-        { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': { name: 5 } },
-        { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': { sampling: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } } },
-        { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': 'none' },
-        { ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': '2025-11-25' },
+        { ...MODERN_ENVELOPE, progressToken: 'p1' },
+        { ...MODERN_ENVELOPE, 'io.modelcontextprotocol/clientInfo': { name: 'x', version: '1', title: 'A title' } },
+        { ...MODERN_ENVELOPE, 'io.modelcontextprotocol/clientInfo': { name: 5 } },
+        { ...MODERN_ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': { sampling: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } } },
+        { ...MODERN_ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': 'none' },
+        { ...MODERN_ENVELOPE, 'io.modelcontextprotocol/protocolVersion': '2025-11-25' },
         { 'io.modelcontextprotocol/protocolVersion': REVISION },
       ),
     });

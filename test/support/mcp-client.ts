@@ -11,6 +11,30 @@ export const REVISIONS: readonly Revision[] = ['2025-11-25', '2026-07-28'];
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
+/** The per-request envelope a 2026-07-28 client sends in `params._meta`: version, client info, capabilities. */
+export const MODERN_ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'connector-test', version: '1.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+} as const;
+
+/** One raw `POST /mcp`: lower-case headers (no token) and a JSON body. */
+export interface RawMcpCall {
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/**
+ * A 2026-07-28 `tools/call` as a client sends it: the three standard headers and the body with its envelope
+ * (`meta` is merged into it). Arguments left undefined are left out of the body.
+ */
+export function rawToolCall(name: string, args: Record<string, unknown> | undefined, { id = 1 as string | number, meta = {} as Record<string, unknown> } = {}): RawMcpCall {
+  return {
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name },
+    body: { jsonrpc: '2.0', id, method: 'tools/call', params: { name, ...(args === undefined ? {} : { arguments: args }), _meta: { ...MODERN_ENVELOPE, ...meta } } },
+  };
+}
+
 /** Connects the real SDK client to `url` (an `/mcp` endpoint) with a bearer token, at one revision. */
 export async function connectMcp(url: string, token: string, revision: Revision, { tasks = false } = {}): Promise<Client> {
   const capabilities = tasks && revision === '2026-07-28' ? { extensions: { [TASKS_EXTENSION]: {} } } : {};
