@@ -67,7 +67,6 @@ export function createApp({ config, backend, services, tokens, metrics, logger, 
   // First of all: with a PUBLIC_URL path, everything below sees `/v1/...` whether the prefix was kept or not.
   const publicPath = stripPublicPath(config.publicUrl);
   if (publicPath) app.use(publicPath);
-  app.use(chain(requestContext, httpMetrics(metrics), accessLog(logger), requireHost, securityHeaders));
   const failures = authFailureBudget(backend.rateLimits, config.authFailuresPerMinute, metrics);
   const admitBearer = bearerAdmission({
     tokens, admissions: backend.admissions, rateLimits: backend.rateLimits, failures, perMinute: config.rateLimitPerMinute, metrics,
@@ -85,25 +84,27 @@ export function createApp({ config, backend, services, tokens, metrics, logger, 
   site.use(descriptionRoutes(openApiJson, llmsTxt), healthRoutes(async () => !stopping() && backend.ready()));
   site.use(oauthRoutes({ oauth: services.oauth, publicUrl: config.publicUrl, rateLimits: backend.rateLimits, perMinute: config.rateLimitPerMinute }));
   if (config.oauth.devConsent) site.use(devConsentRoutes(services.oauth.consent, config.publicUrl, config.connectorSecret));
-  app.use((req, res, next) => {
-    if (!V1_PATH.test(req.path)) {
-      site(req, res, next);
-      return;
-    }
-    res.set('Cache-Control', 'no-store');
-    next();
-  });
+  const operationChain = chain(
+    matchOperation(operations),
+    failures.gate,
+    linkSecretRateLimit(backend.rateLimits, config.rateLimitPerMinute),
+    authenticate(config.linkSecret, metrics),
+    admitBearer,
+    jsonBody,
+    requestValidator(buildOpenApiDocument(operations, '/')),
+    dispatchOperation(services),
+  );
+  // One app layer for every request: each layer the router walks costs its own matching and bookkeeping.
+  // A path outside /v1/ that the site does not serve still ends in the operations' 404.
   app.use(
-    chain(
-      matchOperation(operations),
-      failures.gate,
-      linkSecretRateLimit(backend.rateLimits, config.rateLimitPerMinute),
-      authenticate(config.linkSecret, metrics),
-      admitBearer,
-      jsonBody,
-      requestValidator(buildOpenApiDocument(operations, '/')),
-      dispatchOperation(services),
-    ),
+    chain(requestContext, httpMetrics(metrics), accessLog(logger), requireHost, securityHeaders, (req, res, next) => {
+      if (!V1_PATH.test(req.path)) {
+        site(req, res, (error?: unknown) => (error ? next(error) : operationChain(req, res, next)));
+        return;
+      }
+      res.setHeader('Cache-Control', 'no-store');
+      operationChain(req, res, next);
+    }),
   );
   // Once, ahead of the error handler: failed authentications of REST and /mcp alike pass through here.
   app.use(failures.record, errorHandler(logger));

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import { state } from '../http/locals';
+import type { RequestState } from '../http/locals';
 
 // An incoming id is echoed into logs and bodies, so only a short, plain one is accepted.
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -9,8 +9,11 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export function requestContext(req: Request, res: Response, next: NextFunction): void {
   const incoming = req.get('x-request-id');
   const requestId = incoming && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
-  Object.assign(res.locals, { requestId, route: 'unmatched' });
+  // A fresh object of one fixed shape in place of Express's `Object.create(null)`, which V8 keeps as a
+  // dictionary: every middleware after this one reads and writes these fields.
+  const locals: RequestState = { requestId, route: 'unmatched', operation: undefined, params: undefined, principal: undefined, usage: undefined };
+  res.locals = locals;
   (req as Request & { id: string }).id = requestId;
-  res.setHeader('X-Request-Id', state(res).requestId);
+  res.setHeader('X-Request-Id', requestId);
   next();
 }

@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { expect } from 'chai';
 import jwt from 'jsonwebtoken';
 import { deriveKeys } from '../../shared/auth/derived-keys';
@@ -9,6 +11,7 @@ import { OPERATIONS } from '../../shared/operations/registry';
 import { BACKENDS } from '../support/backends';
 import { BASE_ENV, newKey, newSubject, type ConnectorUnderTest, startConnector } from '../support/harness';
 import { LogCapture } from '../support/log-capture';
+import { ROOT } from '../support/spawn-process';
 import { waitFor } from '../support/wait-for';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -52,6 +55,24 @@ function parsed(c: ConnectorUnderTest): Array<Record<string, any>> {
 function needle(prefix: string): string {
   return `${prefix}${randomBytes(12).toString('hex')}`;
 }
+
+describe('log lines of a process that dies (createLogger on stdout)', () => {
+  it('every line logged before a SIGKILL has reached stdout: lines are written as they are logged', async () => {
+    // The built logger, in a process of its own that logs 500 lines and is killed at once: no exit
+    // handler runs, so only lines already written survive (an asynchronous destination kept 1 of 500).
+    const script = `const { createLogger } = require(${JSON.stringify(path.join(ROOT, 'dist/shared/logging/logger.js'))});
+      const logger = createLogger('info', 'crash-test');
+      for (let i = 0; i < 500; i++) logger.info({ i }, 'line');
+      process.kill(process.pid, 'SIGKILL');`;
+    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    const signal = await new Promise((resolve) => child.once('close', (_code, killedBy) => resolve(killedBy)));
+    expect(signal).to.equal('SIGKILL');
+    const lines = out.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    expect(lines.map((line) => line.i)).to.deep.equal(Array.from({ length: 500 }, (_, i) => i));
+  });
+});
 
 describe('logger redaction (createLogger)', () => {
   it('removes authorization, x-link-secret, cookies, tokens and secrets wherever the listed paths put them', () => {
