@@ -90,8 +90,10 @@ export class BullmqJobQueue implements JobQueue {
   }
 
   async get(id: string): Promise<JobRecord | undefined> {
-    return this.guard.run(async () => {
-      const queue = await this.open();
+    // Opening the queue may wait inside BullMQ, so it gets the guard's deadline; once open, a read is one
+    // command on the request client, which bounds it itself.
+    const queue = this.queue ?? (await this.guard.run(() => this.open()));
+    return this.guard.commands(async () => {
       const jobKey = queue.toKey(id);
       const reply = await this.readJob([jobKey, queue.toKey('completed'), queue.toKey('failed'), `${jobKey}:lock`], [id]);
       if (reply[0] === 'unknown') return undefined;

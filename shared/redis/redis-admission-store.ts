@@ -43,7 +43,7 @@ export class RedisAdmissionStore implements AdmissionStore {
   }
 
   async admitBearer(request: BearerAdmissionRequest): Promise<BearerAdmission> {
-    const reply = await this.guard.run(() =>
+    const reply = await this.guard.commands(() =>
       this.admitScript(
         [
           this.keys.rateWindow(request.failureKey),

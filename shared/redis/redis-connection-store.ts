@@ -63,7 +63,7 @@ export class RedisConnectionStore implements ConnectionStore {
 
   async create(connection: Connection): Promise<void> {
     const now = Math.floor(Date.now() / 1000);
-    await this.guard.run(() =>
+    await this.guard.commands(() =>
       this.createScript(
         [this.keys.connection(connection.id), this.keys.subjectConnections(connection.subject)],
         [connection.subject, connection.issuedAt, connection.expiresAt, connection.id, now, connection.revoked ? '1' : '0', connection.client?.id ?? '', connection.client?.name ?? ''],
@@ -72,7 +72,7 @@ export class RedisConnectionStore implements ConnectionStore {
   }
 
   async get(id: string): Promise<Connection | undefined> {
-    const fields = await this.guard.run(() => this.client.hgetall(this.keys.connection(id)));
+    const fields = await this.guard.commands(() => this.client.hgetall(this.keys.connection(id)));
     if (!fields.subject) return undefined;
     return {
       id,
@@ -85,10 +85,10 @@ export class RedisConnectionStore implements ConnectionStore {
   }
 
   async revoke(id: string): Promise<number> {
-    return this.guard.run(() => this.revokeScript([this.keys.connection(id)], []));
+    return this.guard.commands(() => this.revokeScript([this.keys.connection(id)], []));
   }
 
   async revokeSubject(subject: string): Promise<number> {
-    return this.guard.run(() => this.revokeSubjectScript([this.keys.subjectConnections(subject)], [this.keys.connection('')]));
+    return this.guard.commands(() => this.revokeSubjectScript([this.keys.subjectConnections(subject)], [this.keys.connection('')]));
   }
 }

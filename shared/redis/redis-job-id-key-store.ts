@@ -27,6 +27,6 @@ export class RedisJobIdKeyStore implements JobIdKeyStore {
   }
 
   load(initial: string): Promise<string> {
-    return this.guard.run(() => this.loadScript([this.keys.jobIdKey], [initial]));
+    return this.guard.commands(() => this.loadScript([this.keys.jobIdKey], [initial]));
   }
 }

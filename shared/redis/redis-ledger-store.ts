@@ -75,28 +75,28 @@ export class RedisLedgerStore implements LedgerStore {
       this.keys.subjectDailySpend(request.subject, request.day ?? utcDay()),
     ];
     const args = [request.fingerprint, request.ttlSeconds, request.cost, request.jobId, request.dailyLimit ?? -1, SPEND_KEY_SECONDS];
-    const outcome = await this.guard.run(() => this.claimScript(keys, args));
+    const outcome = await this.guard.commands(() => this.claimScript(keys, args));
     // Anything else means the script and this code disagree; refusing beats guessing about money.
     if (!OUTCOMES.has(outcome)) throw new Error(`unexpected claim outcome ${String(outcome)}`);
     return outcome as ClaimOutcome;
   }
 
   async listJobIds(subject: string, query: PageQuery): Promise<Array<SeqItem<string>>> {
-    const found = await this.guard.run(() => pageBySeq(this.client, this.keys.subjectJobs(subject), query));
+    const found = await this.guard.commands(() => pageBySeq(this.client, this.keys.subjectJobs(subject), query));
     return found.map(({ seq, member }) => ({ seq, value: member }));
   }
 
   async pruneJobs(subject: string, jobIds: readonly string[]): Promise<void> {
     const index = this.keys.subjectJobs(subject);
-    await this.guard.run(() => Promise.all(jobIds.map((id) => this.pruneScript([index, this.keys.idempotency(id)], [id]))));
+    await this.guard.commands(() => Promise.all(jobIds.map((id) => this.pruneScript([index, this.keys.idempotency(id)], [id]))));
   }
 
   async spentOn(subject: string, day: string): Promise<number> {
-    return Number((await this.guard.run(() => this.client.get(this.keys.subjectDailySpend(subject, day)))) ?? 0);
+    return Number((await this.guard.commands(() => this.client.get(this.keys.subjectDailySpend(subject, day)))) ?? 0);
   }
 
   async usage(subject: string): Promise<Usage> {
-    const fields = await this.guard.run(() => this.client.hgetall(this.keys.subjectUsage(subject)));
+    const fields = await this.guard.commands(() => this.client.hgetall(this.keys.subjectUsage(subject)));
     return usageOf(fields.jobs_charged, fields.credits_spent);
   }
 }

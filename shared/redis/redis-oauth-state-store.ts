@@ -51,21 +51,21 @@ export class RedisOAuthStateStore implements OAuthStateStore {
   }
 
   async put(kind: OAuthStateKind, key: string, value: string, ttlSeconds: number): Promise<void> {
-    await this.guard.run(() => this.putScript([this.keys.oauth(kind, key)], [value, Math.max(0, Math.ceil(ttlSeconds))]));
+    await this.guard.commands(() => this.putScript([this.keys.oauth(kind, key)], [value, Math.max(0, Math.ceil(ttlSeconds))]));
   }
 
   async get(kind: OAuthStateKind, key: string): Promise<string | undefined> {
-    const [value, consumed] = await this.guard.run(() => this.client.hmget(this.keys.oauth(kind, key), 'v', 'c'));
+    const [value, consumed] = await this.guard.commands(() => this.client.hmget(this.keys.oauth(kind, key), 'v', 'c'));
     return value !== null && consumed === '0' ? value : undefined;
   }
 
   async consume(kind: OAuthStateKind, key: string): Promise<ConsumedRecord | undefined> {
-    const found = await this.guard.run(() => this.consumeScript([this.keys.oauth(kind, key)], []));
+    const found = await this.guard.commands(() => this.consumeScript([this.keys.oauth(kind, key)], []));
     return found ? { value: found[0], reused: found[1] === '1' } : undefined;
   }
 
   async insertCapped(kind: OAuthStateKind, key: string, value: string, ttlSeconds: number, cap: number): Promise<boolean> {
-    const inserted = await this.guard.run(() =>
+    const inserted = await this.guard.commands(() =>
       this.insertCappedScript([this.keys.oauth(kind, key), this.keys.oauthIndex(kind)], [value, Math.max(1, Math.ceil(ttlSeconds)), cap, Date.now()]),
     );
     return inserted === 1;

@@ -47,12 +47,12 @@ export class RedisRateLimitStore implements RateLimitStore {
   }
 
   async hit(key: string, windowSeconds: number): Promise<RateWindow> {
-    const [count, ttl] = await this.guard.run(() => this.hitScript([this.keys.rateWindow(key)], [windowSeconds]));
+    const [count, ttl] = await this.guard.commands(() => this.hitScript([this.keys.rateWindow(key)], [windowSeconds]));
     return { count: Number(count), resetInSeconds: Math.max(1, Number(ttl)) };
   }
 
   async peek(key: string): Promise<RateWindow | undefined> {
-    const found = await this.guard.run(() => this.peekScript([this.keys.rateWindow(key)], []));
+    const found = await this.guard.commands(() => this.peekScript([this.keys.rateWindow(key)], []));
     if (!found) return undefined;
     return { count: Number(found[0]), resetInSeconds: Math.max(1, Number(found[1])) };
   }

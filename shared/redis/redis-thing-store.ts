@@ -32,11 +32,11 @@ export class RedisThingStore implements ThingStore {
   }
 
   async add(subject: string, thing: Thing): Promise<void> {
-    await this.guard.run(() => this.addScript([this.keys.subjectThings(subject), this.keys.subjectSequence(subject)], [JSON.stringify(thing)]));
+    await this.guard.commands(() => this.addScript([this.keys.subjectThings(subject), this.keys.subjectSequence(subject)], [JSON.stringify(thing)]));
   }
 
   async list(subject: string, query: PageQuery): Promise<Array<SeqItem<Thing>>> {
-    const flat = await this.guard.run(() => pageBySeq(this.client, this.keys.subjectThings(subject), query));
+    const flat = await this.guard.commands(() => pageBySeq(this.client, this.keys.subjectThings(subject), query));
     return flat.map(({ seq, member }) => ({ seq, value: JSON.parse(member) as Thing }));
   }
 }
