@@ -21,7 +21,9 @@ export interface HttpFigure {
   serverSyscallsPerRequest: { reads: number; writes: number } | null;
   /** Resident memory of the serving process right after the scenario, in MB (null where /proc is missing). */
   serverRssMbAfter: number | null;
-  /** Requests per second relative to the run's baseline (a). */
+  /** The throughput of (a) this figure is compared with: the mean of the measurements of (a) either side of it. */
+  baselineRequestsPerSecond?: number;
+  /** Requests per second relative to that baseline. */
   ofBaseline?: number;
   /**
    * The baseline's CPU per request over this scenario's: the throughput ratio a CPU-bound server would reach

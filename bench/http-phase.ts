@@ -6,10 +6,11 @@ import { runLoad, type HttpFigure, type HttpScenario, type LoadSettings } from '
 import type { McpProbe } from './mcp-scenario';
 import { connectorScenarios } from './scenarios';
 
-/** What the HTTP scenarios measured: (a) first and last, then (b) to (f) and (b) on memory, with their ratios. */
+/** What the HTTP scenarios measured: (a) before and after every scenario, (b) to (f) and (b) on memory. */
 export interface HttpPhase {
-  baselineFirst: HttpFigure;
-  baselineLast: HttpFigure;
+  /** Every measurement of (a), in order: one before the first scenario and one after each. */
+  baselines: HttpFigure[];
+  /** The mean of all of them, for the run's summary. */
   baselineRps: number;
   figures: HttpFigure[];
   mcp: McpProbe;
@@ -22,31 +23,43 @@ async function measure(scenario: HttpScenario, settings: LoadSettings): Promise<
   return figure;
 }
 
+const mean = (values: number[]): number => values.reduce((sum, value) => sum + value, 0) / values.length;
+
 /**
- * Runs (a) to (f) against the API on Redis and (b) against a short-lived API on memory, with (a) first and
- * last; every ratio uses the mean of the two baselines, so drift during the run shows in both.
+ * Runs (a) to (f) against the API on Redis and (b) against a short-lived API on memory, with (a) measured
+ * before the first scenario and again after every one. Each ratio uses the two measurements of (a) on
+ * either side of its scenario: on a shared machine the baseline drifts during a run (by a fifth between the
+ * first and the last measurement in some runs), and a scenario is best compared with what the machine
+ * gave just before and just after it.
  */
 export async function runHttpPhase(options: { bare: HttpScenario; api: { base: string; pid?: number }; redis: Redis }): Promise<HttpPhase> {
   const { bare, api, redis } = options;
   const load: LoadSettings = { durationSeconds: SETTINGS.durationSeconds, connections: SETTINGS.connections, redis };
   const { scenarios, mcp } = await connectorScenarios(api.base, api.pid);
 
-  const baselineFirst = await measure(bare, load);
+  const baselines = [await measure(bare, load)];
   const figures: HttpFigure[] = [];
-  for (const scenario of scenarios) figures.push(await measure(scenario, load));
-
+  for (const scenario of scenarios) {
+    figures.push(await measure(scenario, load));
+    baselines.push(await measure(bare, load));
+  }
   const memoryApi = await startApi('api-memory', undefined);
   const memoryAuth = await link(memoryApi.base);
   figures.push(await measure({ id: 'b-memory', title: 'GET /v1/me', backend: 'memory', url: `${memoryApi.base}/v1/me`, pid: memoryApi.proc.child.pid, options: { headers: memoryAuth } }, load));
   await memoryApi.proc.stop();
-  const baselineLast = await measure(bare, load);
+  baselines.push(await measure(bare, load));
 
-  const baselineRps = (baselineFirst.requestsPerSecond + baselineLast.requestsPerSecond) / 2;
-  const cpus = [baselineFirst.serverCpuUsPerRequest, baselineLast.serverCpuUsPerRequest];
-  const baselineCpu = cpus.every((cpu) => cpu !== null) ? (cpus[0]! + cpus[1]!) / 2 : null;
-  for (const figure of [baselineFirst, ...figures]) {
-    figure.ofBaseline = round(figure.requestsPerSecond / baselineRps, 2);
-    figure.ofBaselineByCpu = baselineCpu && figure.serverCpuUsPerRequest ? round(baselineCpu / figure.serverCpuUsPerRequest, 2) : null;
-  }
-  return { baselineFirst, baselineLast, baselineRps, figures, mcp };
+  figures.forEach((figure, i) => compareWith(figure, [baselines[i], baselines[i + 1]]));
+  compareWith(baselines[0], baselines);
+  return { baselines, baselineRps: mean(baselines.map((figure) => figure.requestsPerSecond)), figures, mcp };
+}
+
+/** Sets a figure's ratios to the mean of the given measurements of (a), by throughput and by CPU. */
+function compareWith(figure: HttpFigure, baselines: HttpFigure[]): void {
+  const rps = mean(baselines.map((baseline) => baseline.requestsPerSecond));
+  const cpus = baselines.map((baseline) => baseline.serverCpuUsPerRequest);
+  const cpu = cpus.every((value) => value !== null) ? mean(cpus as number[]) : null;
+  figure.baselineRequestsPerSecond = round(rps, 0);
+  figure.ofBaseline = round(figure.requestsPerSecond / rps, 2);
+  figure.ofBaselineByCpu = cpu && figure.serverCpuUsPerRequest ? round(cpu / figure.serverCpuUsPerRequest, 2) : null;
 }

@@ -9,8 +9,11 @@ export interface BenchResults {
   finishedAt: string;
   machine: { cores: number; cpuModel: string; platform: string; node: string; redis: string; loadAverage: { start: number[]; end: number[] } };
   settings: { durationSeconds: number; connections: number; workerConcurrency: number; drainJobs: number; latencyRatePerSecond: number; latencySeconds: number };
-  /** (a) is measured first and last; ratios use the mean of the two. */
-  baseline: { first: number; last: number; requestsPerSecond: number };
+  /**
+   * (a) is measured before the first scenario and after each one (`runs`, in order); each scenario's ratio
+   * uses the two on either side of it (`baselineRequestsPerSecond` of its figure).
+   */
+  baseline: { first: number; last: number; requestsPerSecond: number; runs: number[] };
   http: HttpFigure[];
   /** (f): null figure when the connector has no `/mcp`. */
   mcp: { available: boolean; reason?: string };
@@ -67,6 +70,7 @@ export function formatTable(results: BenchResults): string {
     `${results.mode} run: ${results.settings.durationSeconds}s per HTTP scenario, ${results.settings.connections} connections, ` +
       `${results.machine.cores} cores, Node ${results.machine.node}, Redis ${results.machine.redis}, ` +
       `load average ${results.machine.loadAverage.start.join(' ')} -> ${results.machine.loadAverage.end.join(' ')}`,
+    `(a) before the first scenario and after each: ${results.baseline.runs.join(', ')} req/s; each ratio uses the two either side of its scenario`,
     '',
     '| scenario | backend | req/s | of (a) | p50 ms | p99 ms | server CPU µs/req | of (a) by CPU | syscalls/req r+w | Redis cmds/req | server RSS MB after |',
     '|---|---|---|---|---|---|---|---|---|---|---|',

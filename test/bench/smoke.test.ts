@@ -12,7 +12,7 @@ const httpFigure = {
   type: 'object',
   required: [
     'id', 'title', 'backend', 'requestsPerSecond', 'requests', 'latencyMs', 'non2xx', 'errors', 'redisCommandsPerRequest',
-    'serverCpuUsPerRequest', 'serverSyscallsPerRequest', 'serverRssMbAfter', 'ofBaseline', 'ofBaselineByCpu',
+    'serverCpuUsPerRequest', 'serverSyscallsPerRequest', 'serverRssMbAfter', 'baselineRequestsPerSecond', 'ofBaseline', 'ofBaselineByCpu',
   ],
   properties: {
     id: { type: 'string' },
@@ -26,6 +26,7 @@ const httpFigure = {
     serverCpuUsPerRequest: { type: ['number', 'null'] },
     serverSyscallsPerRequest: { type: ['object', 'null'] },
     serverRssMbAfter: { type: ['number', 'null'] },
+    baselineRequestsPerSecond: positive,
     ofBaseline: positive,
     ofBaselineByCpu: { type: ['number', 'null'] },
   },
@@ -54,7 +55,11 @@ const RESULTS_SCHEMA = {
         loadAverage: { type: 'object', required: ['start', 'end'] },
       },
     },
-    baseline: { type: 'object', required: ['first', 'last', 'requestsPerSecond'], properties: { first: positive, last: positive, requestsPerSecond: positive } },
+    baseline: {
+      type: 'object',
+      required: ['first', 'last', 'requestsPerSecond', 'runs'],
+      properties: { first: positive, last: positive, requestsPerSecond: positive, runs: { type: 'array', items: positive, minItems: 7 } },
+    },
     http: { type: 'array', items: httpFigure, minItems: 6 },
     mcp: { type: 'object', required: ['available'], properties: { available: { type: 'boolean' } } },
     drain: { type: 'object', required: ['connector', 'bare', 'ofBare'], properties: { connector: drainFigure, bare: drainFigure, ofBare: positive } },
@@ -107,6 +112,15 @@ describe('the benchmark smoke run (dist/bench/run.js --smoke) on Redis', functio
     // /mcp is always mounted, so the MCP scenario (f) must have run.
     expect(ids).to.include.members(['a', 'b', 'c', 'd', 'e', 'f', 'b-memory']);
     expect(results.http.filter((figure: { backend: string }) => figure.backend === 'redis').every((figure: { redisCommandsPerRequest: number }) => figure.redisCommandsPerRequest > 0)).to.equal(true);
+    // (a) before the first scenario and after each one; every scenario is compared with the two beside it.
+    const runs = results.baseline.runs as number[];
+    const figures = results.http.slice(1) as Array<{ id: string; requestsPerSecond: number; baselineRequestsPerSecond: number; ofBaseline: number }>;
+    expect(runs).to.have.length(figures.length + 1);
+    figures.forEach((figure, i) => {
+      expect(figure.baselineRequestsPerSecond, figure.id).to.be.closeTo((runs[i] + runs[i + 1]) / 2, 1);
+      expect(figure.ofBaseline, figure.id).to.be.closeTo(figure.requestsPerSecond / figure.baselineRequestsPerSecond, 0.011);
+    });
+    expect(output).to.contain(`(a) before the first scenario and after each: ${runs.join(', ')} req/s`);
     expect(results.mcp.available).to.equal(true);
     expect(results.drain.connector.jobs).to.equal(results.settings.drainJobs);
     expect(results.latency.jobs).to.equal(results.settings.latencyRatePerSecond * results.settings.latencySeconds);
