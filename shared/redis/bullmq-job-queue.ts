@@ -3,7 +3,7 @@ import type Redis from 'ioredis';
 import type { Logger } from 'pino';
 import type { JobRecord, JobStatus, NewJob } from '../jobs/job';
 import type { JobQueue } from '../jobs/job-queue';
-import { fromStoredHash, toBullJobData, toJobRecord, type BullJobData } from './bullmq-job-record';
+import { fromStoredFields, STORED_JOB_FIELDS, toBullJobData, toJobRecord, type BullJobData } from './bullmq-job-record';
 import { defineLuaScript, type LuaScript } from './lua-script';
 import type { RedisGuard } from './redis-guard';
 import type { RedisKeys } from './redis-keys';
@@ -22,11 +22,12 @@ export interface BullmqJobQueueOptions {
 // the active and waiting lists (O(n) in the backlog: under a backlog of 35,000 jobs it made replays
 // Redis-bound); here every check is O(1) or O(log n): finished jobs by their sorted sets, a running job by
 // the lock its worker holds. A job in the active list without a lock (its worker died; the stalled check
-// hands it back soon) reads as waiting: nobody is running it.
-// KEYS: job hash, completed set, failed set, job lock. ARGV: job id.
+// hands it back soon) reads as waiting: nobody is running it. Only the fields a record is made of are read
+// (STORED_JOB_FIELDS), not BullMQ's options, stack traces and bookkeeping.
+// KEYS: job hash, completed set, failed set, job lock. ARGV: job id, then the fields to read.
 const READ_JOB = `
-local job = redis.call('HGETALL', KEYS[1])
-if #job == 0 then return {'unknown'} end
+local job = redis.call('HMGET', KEYS[1], unpack(ARGV, 2))
+if not (job[1] or job[2] or job[4]) then return {'unknown'} end
 local state = 'waiting'
 if redis.call('ZSCORE', KEYS[2], ARGV[1]) then state = 'completed'
 elseif redis.call('ZSCORE', KEYS[3], ARGV[1]) then state = 'failed'
@@ -34,7 +35,7 @@ elseif redis.call('EXISTS', KEYS[4]) == 1 then state = 'active' end
 return {state, job}
 `;
 
-type ReadJobReply = ['unknown'] | ['completed' | 'failed' | 'active' | 'waiting', string[]];
+type ReadJobReply = ['unknown'] | ['completed' | 'failed' | 'active' | 'waiting', Array<string | null>];
 
 /**
  * The producer side of the BullMQ queue, as the API uses it: it adds and reads jobs, and never runs them
@@ -95,9 +96,9 @@ export class BullmqJobQueue implements JobQueue {
     const queue = this.queue ?? (await this.guard.run(() => this.open()));
     return this.guard.commands(async () => {
       const jobKey = queue.toKey(id);
-      const reply = await this.readJob([jobKey, queue.toKey('completed'), queue.toKey('failed'), `${jobKey}:lock`], [id]);
+      const reply = await this.readJob([jobKey, queue.toKey('completed'), queue.toKey('failed'), `${jobKey}:lock`], [id, ...STORED_JOB_FIELDS]);
       if (reply[0] === 'unknown') return undefined;
-      return toJobRecord(fromStoredHash(id, reply[1]), reply[0]);
+      return toJobRecord(fromStoredFields(id, reply[1]), reply[0]);
     });
   }
 

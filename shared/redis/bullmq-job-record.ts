@@ -66,25 +66,30 @@ export type StoredBullJob = Pick<
 >;
 
 /**
- * Reads a job hash as HGETALL returns it (field, value, …), with the field names and encodings BullMQ stores
- * (the same its own reader uses: JSON for data, progress and the return value; `ats` for attempts started,
- * `attemptsMade` or the newer `atm` for attempts made). The job-queue tests read every state both ways.
+ * The fields of a stored BullMQ job hash a record is made of, in the order {@link fromStoredFields} reads
+ * them: the names and encodings BullMQ stores (the same its own reader uses: JSON for data, progress and the
+ * return value; `ats` for attempts started, `attemptsMade` or the newer `atm` for attempts made).
  */
-export function fromStoredHash(id: string, flat: readonly string[]): StoredBullJob {
-  const raw: Record<string, string> = {};
-  for (let i = 0; i + 1 < flat.length; i += 2) raw[flat[i]] = flat[i + 1];
-  const int = (value: string | undefined) => (value ? Number.parseInt(value, 10) : undefined);
+export const STORED_JOB_FIELDS = ['name', 'data', 'progress', 'timestamp', 'processedOn', 'finishedOn', 'returnvalue', 'ats', 'attemptsMade', 'atm'] as const;
+
+/**
+ * Reads a job from the values of {@link STORED_JOB_FIELDS} as HMGET returns them (null for a missing field).
+ * The job-queue tests read every state both ways: through this and through BullMQ's own `Job`.
+ */
+export function fromStoredFields(id: string, values: ReadonlyArray<string | null | undefined>): StoredBullJob {
+  const [name, data, progress, timestamp, processedOn, finishedOn, returnvalue, ats, attemptsMade, atm] = values;
+  const int = (value: string | null | undefined) => (value ? Number.parseInt(value, 10) : undefined);
   return {
     id,
-    name: raw.name,
-    data: JSON.parse(raw.data || '{}') as BullJobData,
-    progress: JSON.parse(raw.progress || '0') as BullJob['progress'],
-    timestamp: int(raw.timestamp) ?? 0,
-    processedOn: int(raw.processedOn),
-    finishedOn: int(raw.finishedOn),
-    returnvalue: parseReturnValue(raw.returnvalue),
-    attemptsStarted: int(raw.ats) ?? 0,
-    attemptsMade: int(raw.attemptsMade ?? raw.atm) ?? 0,
+    name: name ?? '',
+    data: JSON.parse(data || '{}') as BullJobData,
+    progress: JSON.parse(progress || '0') as BullJob['progress'],
+    timestamp: int(timestamp) ?? 0,
+    processedOn: int(processedOn),
+    finishedOn: int(finishedOn),
+    returnvalue: parseReturnValue(returnvalue ?? undefined),
+    attemptsStarted: int(ats) ?? 0,
+    attemptsMade: int(attemptsMade ?? atm) ?? 0,
   };
 }
 
