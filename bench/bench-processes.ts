@@ -6,6 +6,16 @@ import path from 'node:path';
 /** The built tree's root (`dist/`): every process the bench starts runs from it, exactly as `npm start` would. */
 export const DIST = path.resolve(__dirname, '..');
 
+/**
+ * The Node flags production starts the connector with: those of `npm start` (the image's CMD is the same,
+ * `test/k8s/dockerfile.test.ts`). Every process of the bench, baselines included, is started with them.
+ */
+export const NODE_FLAGS: readonly string[] = (() => {
+  const pkg = JSON.parse(readFileSync(path.join(DIST, '..', 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const words = pkg.scripts.start.split(' ');
+  return words.slice(1, -1);
+})();
+
 /** A child process the bench owns and stops itself. */
 export interface BenchProcess {
   readonly name: string;
@@ -67,8 +77,8 @@ function own(name: string, child: ChildProcess, log: string): BenchProcess {
 
 /**
  * Starts a built entry point (`api/main.js`, `worker/main.js`, `bench/bare-server.js`, …) with exactly `env`
- * (plus PATH) and waits until `ready` holds. Every Node process is started the same way, so the baseline
- * and the connector pay the same start-up flags and environment. `root` is the built tree (this one unless
+ * (plus PATH) and waits until `ready` holds. Every Node process is started the same way (production's
+ * {@link NODE_FLAGS}), so the baseline and the connector pay the same start-up flags and environment. `root` is the built tree (this one unless
  * another build is being compared with it).
  */
 export async function startNode(
@@ -80,7 +90,7 @@ export async function startNode(
   root = DIST,
 ): Promise<BenchProcess> {
   const log = logFile(name);
-  const child = spawn(process.execPath, [...nodeArgs, path.join(root, entry)], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...nodeArgs, path.join(root, entry)], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', ...env },
     stdio: ['ignore', log.fd, log.fd],
