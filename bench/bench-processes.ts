@@ -1,17 +1,28 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 
 /** The built tree's root (`dist/`): every process the bench starts runs from it, exactly as `npm start` would. */
 export const DIST = path.resolve(__dirname, '..');
 
+/** The nearest directory above the running file that holds package.json: the same from dist/ and from source. */
+export function repoRoot(): string {
+  let dir = DIST;
+  while (!existsSync(path.join(dir, 'package.json'))) {
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error('no package.json above the bench');
+    dir = parent;
+  }
+  return dir;
+}
+
 /**
  * The Node flags production starts the connector with: those of `npm start` (the image's CMD is the same,
  * `test/k8s/dockerfile.test.ts`). Every process of the bench, baselines included, is started with them.
  */
 export const NODE_FLAGS: readonly string[] = (() => {
-  const pkg = JSON.parse(readFileSync(path.join(DIST, '..', 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const pkg = JSON.parse(readFileSync(path.join(repoRoot(), 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   const words = pkg.scripts.start.split(' ');
   return words.slice(1, -1);
 })();

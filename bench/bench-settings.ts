@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DIST } from './bench-processes';
+import { repoRoot } from './bench-processes';
 
 // The run's settings, from its flags (`--smoke`, `--out <file>`) and BENCH_* variables.
 const args = process.argv.slice(2);
@@ -16,17 +15,6 @@ export const OUT = args.includes('--out')
   : SMOKE
     ? path.join(os.tmpdir(), 'connector-bench-smoke.json')
     : path.join(repoRoot(), 'bench', 'results.json');
-
-/** The nearest directory above the running file that holds package.json: the same from dist/ and from source. */
-function repoRoot(): string {
-  let dir = DIST;
-  while (!existsSync(path.join(dir, 'package.json'))) {
-    const parent = path.dirname(dir);
-    if (parent === dir) throw new Error('no package.json above the bench');
-    dir = parent;
-  }
-  return dir;
-}
 
 /** How hard and how long each part of the run loads its target (written into results.json). */
 export const SETTINGS = {
