@@ -89,8 +89,8 @@ function own(name: string, child: ChildProcess, log: string): BenchProcess {
 /**
  * Starts a built entry point (`api/main.js`, `worker/main.js`, `bench/bare-server.js`, …) with exactly `env`
  * (plus PATH) and waits until `ready` holds. Every Node process is started the same way (production's
- * {@link NODE_FLAGS}), so the baseline and the connector pay the same start-up flags and environment. `root` is the built tree (this one unless
- * another build is being compared with it).
+ * {@link NODE_FLAGS}), so the baseline and the connector pay the same start-up flags and environment.
+ * `root` is the built tree (this one unless another build is being compared with it).
  */
 export async function startNode(
   name: string,

@@ -1,6 +1,4 @@
-import { utcDay } from '../stores/ledger-store';
-
-const DAY_MS = 86_400_000;
+import { DAY_MS, utcDay } from '../stores/ledger-store';
 
 /** Where a subject stands against the daily credit budget, as `GET /v1/me` shows it. */
 export interface BudgetStatus {

@@ -23,11 +23,13 @@ export interface BullmqJobQueueOptions {
 // Redis-bound); here every check is O(1) or O(log n): finished jobs by their sorted sets, a running job by
 // the lock its worker holds. A job in the active list without a lock (its worker died; the stalled check
 // hands it back soon) reads as waiting: nobody is running it. Only the fields a record is made of are read
-// (STORED_JOB_FIELDS), not BullMQ's options, stack traces and bookkeeping.
-// KEYS: job hash, completed set, failed set, job lock. ARGV: job id, then the fields to read.
+// (STORED_JOB_FIELDS, written into the script once rather than sent with every read), not BullMQ's options,
+// stack traces and bookkeeping; a job whose hash has none of the fields every job is stored with is unknown.
+// KEYS: job hash, completed set, failed set, job lock. ARGV: job id.
+const luaIndex = (field: (typeof STORED_JOB_FIELDS)[number]): number => STORED_JOB_FIELDS.indexOf(field) + 1;
 const READ_JOB = `
-local job = redis.call('HMGET', KEYS[1], unpack(ARGV, 2))
-if not (job[1] or job[2] or job[4]) then return {'unknown'} end
+local job = redis.call('HMGET', KEYS[1], ${STORED_JOB_FIELDS.map((field) => `'${field}'`).join(', ')})
+if not (job[${luaIndex('name')}] or job[${luaIndex('data')}] or job[${luaIndex('timestamp')}]) then return {'unknown'} end
 local state = 'waiting'
 if redis.call('ZSCORE', KEYS[2], ARGV[1]) then state = 'completed'
 elseif redis.call('ZSCORE', KEYS[3], ARGV[1]) then state = 'failed'
@@ -96,7 +98,7 @@ export class BullmqJobQueue implements JobQueue {
     const queue = this.queue ?? (await this.guard.run(() => this.open()));
     return this.guard.commands(async () => {
       const jobKey = queue.toKey(id);
-      const reply = await this.readJob([jobKey, queue.toKey('completed'), queue.toKey('failed'), `${jobKey}:lock`], [id, ...STORED_JOB_FIELDS]);
+      const reply = await this.readJob([jobKey, queue.toKey('completed'), queue.toKey('failed'), `${jobKey}:lock`], [id]);
       if (reply[0] === 'unknown') return undefined;
       return toJobRecord(fromStoredFields(id, reply[1]), reply[0]);
     });

@@ -16,7 +16,8 @@ export interface ClaimRequest {
   dailyLimit?: number;
 }
 
-const DAY_MS = 86_400_000;
+/** Milliseconds in a UTC day (no leap seconds in JavaScript time). */
+export const DAY_MS = 86_400_000;
 // The last day asked for and the instants it spans: nearly every call asks for the same day as the one
 // before, and formatting a date costs more than the request's other arithmetic together.
 let lastDay = { name: '', from: 0, until: 0 };

@@ -91,16 +91,22 @@ async function runBuilt(script: string, args: string[], tmpdir: string): Promise
   return { code, output };
 }
 
+/** A temporary directory for the enclosing describe's tests (its TMPDIR and outputs), removed after them. */
+function temporaryDirectory(prefix: string): () => string {
+  let dir: string | undefined;
+  before(() => (dir = mkdtempSync(path.join(os.tmpdir(), prefix))));
+  after(() => dir && rmSync(dir, { recursive: true, force: true }));
+  return () => dir!;
+}
+
 describe('the benchmark smoke run (dist/bench/run.js --smoke) on Redis', function () {
   // A few seconds of load per scenario plus process start-ups; generous for a loaded CI machine.
   this.timeout(240_000);
-  let dir: string;
-  before(() => (dir = mkdtempSync(path.join(os.tmpdir(), 'bench-smoke-test-'))));
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = temporaryDirectory('bench-smoke-test-');
 
   it('runs every scenario end to end with zero non-2xx answers and writes a well-formed results.json', async () => {
-    const out = path.join(dir, 'results.json');
-    const { code, output } = await runBuilt('run.js', ['--smoke', '--out', out], dir);
+    const out = path.join(dir(), 'results.json');
+    const { code, output } = await runBuilt('run.js', ['--smoke', '--out', out], dir());
     expect(code, output).to.equal(0);
 
     const results = JSON.parse(readFileSync(out, 'utf8')) as Record<string, any>;
@@ -131,13 +137,11 @@ describe('the benchmark smoke run (dist/bench/run.js --smoke) on Redis', functio
 
 describe('the build comparison smoke run (dist/bench/compare.js) on Redis', function () {
   this.timeout(120_000);
-  let dir: string;
-  before(() => (dir = mkdtempSync(path.join(os.tmpdir(), 'bench-compare-test-'))));
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = temporaryDirectory('bench-compare-test-');
 
   it('two builds (this one, once with a Node flag) loaded together: a CPU figure per build and round, and the paired summary', async () => {
     const dist = path.join(ROOT, 'dist');
-    const { code, output } = await runBuilt('compare.js', [dist, `${dist}@--max-semi-space-size=16`, '--scenarios', 'b,f', '--rounds', '2', '--seconds', '1'], dir);
+    const { code, output } = await runBuilt('compare.js', [dist, `${dist}@--max-semi-space-size=16`, '--scenarios', 'b,f', '--rounds', '2', '--seconds', '1'], dir());
     expect(code, output).to.equal(0);
     for (const id of ['b', 'f']) {
       expect(output.match(new RegExp(`^round \\d \\(${id}\\): .+ [0-9.]+ µs, .+ [0-9.]+ µs$`, 'gm')), output).to.have.length(2);
