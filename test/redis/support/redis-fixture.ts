@@ -1,3 +1,4 @@
+import { singleNodeConnection } from '../../../shared/config/redis-settings';
 import type Redis from 'ioredis';
 import pino from 'pino';
 import { Metrics } from '../../../shared/metrics/metrics';
@@ -22,7 +23,7 @@ export interface StoreClient {
 /** Connects a commands-role client with its own metrics, and waits until it is ready. */
 export async function connectStoreClient(url: string, prefix: string, { commandTimeoutMs = 1000, waitReady = true } = {}): Promise<StoreClient> {
   const metrics = new Metrics({ defaultMetrics: false });
-  const client = createRedisClient({ url, role: 'commands', connectionName: `${prefix}test`, commandTimeoutMs, logger: quietLogger, metrics });
+  const client = createRedisClient({ connection: singleNodeConnection(url), role: 'commands', connectionName: `${prefix}test`, commandTimeoutMs, logger: quietLogger, metrics }) as Redis;
   if (waitReady) await waitFor(() => client.status === 'ready', { what: 'the redis client to be ready' });
   return {
     client,
