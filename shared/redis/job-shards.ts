@@ -17,7 +17,9 @@ const REFRESH_AFTER_MISS_MS = 1000;
  * The shard counts a deployment has run with (`JOB_QUEUE_SHARDS`), recorded in Redis by every process that
  * starts, so that changing the count loses nothing: workers consume every shard any recorded count implies
  * (a shard that left the set is still drained), and a job read by its id alone is looked for on the shard
- * each recorded count gives it. The set only grows; see docs/redis.md for retiring old counts.
+ * each recorded count gives it. A count of 1 always counts as recorded: it is what every deployment ran
+ * with before shards existed (their jobs are on shard 0, the `jobs` queue), whether or not it was written.
+ * The set only grows; see docs/redis.md for retiring old counts.
  */
 export class JobShardHistory {
   private counts: number[];
@@ -28,7 +30,7 @@ export class JobShardHistory {
     private readonly keys: RedisKeys,
     readonly current: number,
   ) {
-    this.counts = [current];
+    this.counts = current === 1 ? [1] : [current, 1];
   }
 
   /** Records this process's count and reads every recorded one. */
@@ -37,8 +39,9 @@ export class JobShardHistory {
       this.client.sadd(this.keys.jobShardCounts, String(this.current)),
       this.client.smembers(this.keys.jobShardCounts),
     ]);
-    const recorded = members.map(Number).filter((n) => Number.isInteger(n) && n >= 1);
-    this.counts = [this.current, ...recorded.filter((n) => n !== this.current).sort((a, b) => a - b)];
+    const recorded = new Set([1, ...members.map(Number).filter((n) => Number.isInteger(n) && n >= 1)]);
+    recorded.delete(this.current);
+    this.counts = [this.current, ...[...recorded].sort((a, b) => a - b)];
     this.loadedAt = Date.now();
     return this.counts;
   }
