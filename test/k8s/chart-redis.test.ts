@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
+import { loadRedisSettings } from '../../shared/config/redis-settings';
 import { helm, render, templateRaw, type K8sObject, type RenderOptions } from './support/helm';
 import { mainContainer, mustFind, ofKind, resolveEnv, type Container } from './support/manifests';
 
@@ -233,6 +237,48 @@ describe('helm chart charts/connector: Redis topologies, TLS and credentials', f
     }
   });
 
+  describe('what the connector makes of the rendered environment (its own Redis settings parser)', function () {
+    // The CA file exists only in a pod; here a PEM stands in for it at a local path.
+    let caDir: string;
+    before(function () {
+      caDir = mkdtempSync(path.join(tmpdir(), 'chart-redis-ca-'));
+      writeFileSync(path.join(caDir, 'ca.crt'), '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n');
+    });
+    after(() => rmSync(caDir, { recursive: true, force: true }));
+
+    const external = {
+      'connector-redis-credentials': { username: 'connector', password: 'data-pass', 'sentinel-password': 'sentinel-pass' },
+      'connector-redis-acl': { username: 'connector', password: 'acl-pass' },
+      'connector-redis-url': { url: 'rediss://connector:url-pass@redis.example.com:6380' },
+    };
+    const cases: Array<[string, string, Record<string, unknown>]> = [
+      [SENTINEL, 'sentinel', { tls: true, username: 'connector', password: 'data-pass', minReplicas: 1, queueShards: 1 }],
+      [CLUSTER, 'cluster', { tls: true, username: 'connector', password: 'acl-pass', minReplicas: 1, queueShards: 6, waitMs: 1000 }],
+      [URL_TLS, 'single', { tls: true, minReplicas: 0, queueShards: 1 }],
+    ];
+    for (const [file, mode, expected] of cases) {
+      it(`${path.basename(file)}: the worker's environment parses without a problem into the ${mode} mode`, function () {
+        this.timeout(60_000);
+        const objects = render({ valuesFiles: [file] });
+        const env = resolveEnv(mainContainer(mustFind(objects, 'Deployment', 'worker')), objects, external);
+        if (env.REDIS_TLS_CA_FILE) env.REDIS_TLS_CA_FILE = path.join(caDir, path.basename(env.REDIS_TLS_CA_FILE));
+        const problems: Array<{ name: string; reason: string }> = [];
+        const settings = loadRedisSettings(env, problems);
+        expect(problems).to.deep.equal([]);
+        const connection = settings.connection!;
+        expect(connection.topology.mode).to.equal(mode);
+        const flat = { ...connection, ...settings, connection: undefined, topology: undefined };
+        for (const [key, value] of Object.entries(expected)) expect(flat, key).to.have.property(key, value);
+        expect(Boolean(connection.ca), 'CA read from the mounted file').to.equal(Boolean(env.REDIS_TLS_CA_FILE));
+        if (connection.topology.mode === 'sentinel') {
+          expect(connection.topology.name).to.equal('connector');
+          expect(connection.topology.sentinels).to.have.length(3);
+          expect(connection.topology.sentinelPassword).to.equal('sentinel-pass');
+        }
+      });
+    }
+  });
+
   describe('values.schema.json', function () {
     const sentinel = ['redis.sentinel.hosts={s-0:26379,s-1:26379}', 'redis.sentinel.name=connector'];
     const cluster = ['redis.cluster.nodes={c-0:6379}'];
@@ -245,6 +291,8 @@ describe('helm chart charts/connector: Redis topologies, TLS and credentials', f
       ['a primary name without sentinels', ['redis.sentinel.name=connector'], /\/redis\/sentinel\/name/],
       ['a seed without a port', ['redis.cluster.nodes={c-0}'], /\/redis\/cluster\/nodes\/0/],
       ['a seed on port 0', ['redis.cluster.nodes={c-0:0}'], /\/redis\/cluster\/nodes\/0/],
+      ['a seed whose host name has an empty label', ['redis.cluster.nodes={c-0..redis:6379}'], /\/redis\/cluster\/nodes\/0/],
+      ['a seed whose host name has an underscore', ['redis.cluster.nodes={c_0:6379}'], /\/redis\/cluster\/nodes\/0/],
       ['a sentinel on port 65536', ['redis.sentinel.hosts={s-0:65536}', 'redis.sentinel.name=m'], /\/redis\/sentinel\/hosts\/0/],
       ['a seed list given as one comma-separated string', ['redis.cluster.nodes[0]=c-0:6379\\,c-1:6379'], /\/redis\/cluster\/nodes\/0/],
       ['the same sentinel twice', ['redis.sentinel.hosts={s-0:26379,s-0:26379}', 'redis.sentinel.name=m'], /\/redis\/sentinel\/hosts/],
@@ -261,6 +309,7 @@ describe('helm chart charts/connector: Redis topologies, TLS and credentials', f
       ['17 minimum replicas', ['redis.minReplicas=17'], /\/redis\/minReplicas/],
       ['minimum replicas on the dev Redis (it has none)', ['redis.dev.enabled=true', 'redis.minReplicas=1'], /\/redis\/dev\/enabled/],
       ['a WAIT of 0 ms (Redis would block forever)', ['redis.waitMs=0'], /\/redis\/waitMs/],
+      ['a WAIT under the 10 ms the connector accepts', ['redis.waitMs=9'], /\/redis\/waitMs/],
       ['a key prefix with a hash-tag brace', ['config.redisKeyPrefix=app{1}:'], /\/config\/redisKeyPrefix/],
     ];
     for (const [what, set, field] of refused) {
