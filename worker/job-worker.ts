@@ -113,7 +113,7 @@ export function createJobWorker(options: { config: JobWorkerConfig; processors: 
     throw new UnrecoverableError(outcome.message);
   };
 
-  // One consumer per shard, each on its own blocking connection, with the concurrency of the whole worker:
+  // One consumer per shard, each on its own blocking connection and each running up to WORKER_CONCURRENCY jobs:
   // every shard that any recorded shard count implies, so shards that left the set are still drained.
   const workers = new Map<number, Worker<BullJobData, Record<string, unknown>, string>>();
   const consume = (shard: number): void => {
