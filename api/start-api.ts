@@ -11,6 +11,7 @@ import { buildProcessors, OPERATIONS } from '../shared/operations/registry';
 import { createServices } from '../shared/services';
 import { createBackend } from '../shared/stores/create-backend';
 import { createJobWorker } from '../worker/job-worker';
+import { createWebhookWorker } from '../worker/webhook-worker';
 import { createApp } from './app';
 import { createApiServer } from './http/http-server';
 
@@ -47,7 +48,8 @@ export async function startApi(config: Config, logger: Logger, { operations = OP
   const metrics = new Metrics();
   const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs }, operations);
   const backend = createBackend(config, processors, metrics, logger);
-  const jobWorker = runWorker && backend.kind === 'redis' ? createJobWorker({ config, processors, metrics, logger }) : undefined;
+  const jobWorker = runWorker && backend.kind === 'redis' ? createJobWorker({ config, processors, metrics, logger, events: backend.events }) : undefined;
+  const webhookWorker = runWorker && backend.kind === 'redis' ? createWebhookWorker({ config, metrics, logger }) : undefined;
   const { services, tokens } = createServices(config, backend, metrics, cimdFetch);
   const api = createApiServer(config.http);
   const app = createApp({ config, backend, services, tokens, metrics, logger, operations, stopping: () => api.drain.stopping, mcpDirectCalls });
@@ -70,6 +72,7 @@ export async function startApi(config: Config, logger: Logger, { operations = OP
       await api.drain.drain(config.shutdownGraceMs);
       logger.info('last response sent; draining jobs, then closing the backend');
       await jobWorker?.close(Math.max(0, deadline - Date.now()));
+      await webhookWorker?.close(Math.max(0, deadline - Date.now()));
       await backend.close(Math.max(0, deadline - Date.now()));
       await closeServer(metricsServer, 0);
     },

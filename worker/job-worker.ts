@@ -9,6 +9,8 @@ import type { Metrics } from '../shared/metrics/metrics';
 import { readProgress, type BullJobData, type BullJobProgress } from '../shared/redis/bullmq-job-record';
 import { closeRedisClient, createRedisClient, redisAnswers } from '../shared/redis/redis-client';
 import { JOB_QUEUE_NAME, RedisKeys } from '../shared/redis/redis-keys';
+import { NO_EVENTS, type EventQueue } from '../shared/webhooks/event-queue';
+import { newEvent } from '../shared/webhooks/webhook-event';
 
 /** The settings a job worker reads from the configuration. */
 export type JobWorkerConfig = Pick<
@@ -33,8 +35,25 @@ type BullJobOf = BullJob<BullJobData, Record<string, unknown>, string>;
  * at once, others are retried with exponential backoff until the attempts are spent. A worker that dies
  * mid-job loses its lock after `jobLockMs`, and another worker's stalled-job check puts the job back.
  */
-export function createJobWorker(options: { config: JobWorkerConfig; processors: ProcessorMap; metrics: Metrics; logger: Logger }): JobWorker {
-  const { config, processors, metrics, logger } = options;
+export function createJobWorker(options: {
+  config: JobWorkerConfig;
+  processors: ProcessorMap;
+  metrics: Metrics;
+  logger: Logger;
+  /** Where a finished job's event is recorded (none: no events). */
+  events?: EventQueue;
+  /** Tests only: called right after a job's event is recorded, before the job is marked finished. */
+  afterJobEvent?: () => void;
+}): JobWorker {
+  const { config, processors, metrics, logger, events = NO_EVENTS, afterJobEvent } = options;
+  // The event is recorded before BullMQ marks the job finished (when the processor returns or throws): a
+  // worker dying in between leaves the job to run again, which records the same event id (a no-op), and the
+  // delivery waits until the job is really finished, sending only the event of its final outcome.
+  const recordEvent = async (job: BullJobOf, outcome: 'succeeded' | 'failed') => {
+    if (!events.enabled) return;
+    await events.enqueue(newEvent(outcome === 'succeeded' ? 'job.succeeded' : 'job.failed', job.id!));
+    afterJobEvent?.();
+  };
   if (!config.redisUrl) throw new Error('the job worker needs REDIS_URL');
   const keys = new RedisKeys(config.redisKeyPrefix);
   // BullMQ requires a connection whose commands wait for Redis (maxRetriesPerRequest: null); it duplicates
@@ -79,6 +98,7 @@ export function createJobWorker(options: { config: JobWorkerConfig; processors: 
       logger.error({ err: error, job_id: job.id, operation: job.name, attempt }, 'job attempt threw'),
     );
     if (outcome.kind === 'succeeded') {
+      await recordEvent(job, 'succeeded');
       observer.finished(observed, 'succeeded', Date.now() - startedMs);
       return outcome.result;
     }
@@ -88,6 +108,7 @@ export function createJobWorker(options: { config: JobWorkerConfig; processors: 
       logger.warn({ job_id: job.id, operation: job.name, attempt, error: outcome.message }, 'job attempt failed; retrying');
       throw new Error(outcome.message);
     }
+    await recordEvent(job, 'failed');
     observer.finished(observed, 'failed', Date.now() - startedMs, outcome.message);
     // Unrecoverable: BullMQ must not retry a job we have decided is finished (non-retryable or out of attempts).
     throw new UnrecoverableError(outcome.message);
@@ -107,6 +128,12 @@ export function createJobWorker(options: { config: JobWorkerConfig; processors: 
     if (!/ECONNREFUSED|ECONNRESET|Connection is closed|ETIMEDOUT|Stream isn't writeable/.test(error.message)) {
       logger.warn({ err: error }, 'job worker error');
     }
+  });
+  // A job that stalled too often is failed by BullMQ when next fetched, without our processor: its event is
+  // recorded here, after the fact (the one case where a crash at the wrong moment can lose an event).
+  worker.on('failed', (job) => {
+    if (!job?.deferredFailure) return;
+    recordEvent(job, 'failed').catch((error: unknown) => logger.warn({ err: error, job_id: job.id }, 'could not record the event of a job that stalled too often'));
   });
   worker.on('stalled', (jobId: string) => logger.warn({ job_id: jobId }, 'job stalled (its worker stopped renewing the lock); it will run again'));
 

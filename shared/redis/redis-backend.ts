@@ -2,6 +2,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/config';
 import type { Metrics } from '../metrics/metrics';
 import type { Backend } from '../stores/backend';
+import { NO_EVENTS } from '../webhooks/event-queue';
+import { BullmqEventQueue } from './bullmq-event-queue';
 import { BullmqJobQueue } from './bullmq-job-queue';
 import { closeRedisClient, createRedisClient, redisAnswers } from './redis-client';
 import { RedisAdmissionStore } from './redis-admission-store';
@@ -20,7 +22,7 @@ import { RedisThingStore } from './redis-thing-store';
  * reconnects by itself when it returns. Jobs are only enqueued here; a worker process runs them.
  */
 export function createRedisBackend(
-  config: Pick<Config, 'redisUrl' | 'redisKeyPrefix' | 'redisCommandTimeoutMs' | 'jobAttempts' | 'jobBackoffMs' | 'idempotencyTtlSeconds'>,
+  config: Pick<Config, 'redisUrl' | 'redisKeyPrefix' | 'redisCommandTimeoutMs' | 'jobAttempts' | 'jobBackoffMs' | 'idempotencyTtlSeconds'> & Partial<Pick<Config, 'webhooks'>>,
   metrics: Metrics,
   logger: Logger,
 ): Backend {
@@ -43,6 +45,8 @@ export function createRedisBackend(
     retentionSeconds: config.idempotencyTtlSeconds,
     logger,
   });
+  // Only recorded here; the worker process sends them.
+  const events = config.webhooks ? new BullmqEventQueue(client, keys, guard, { retryBaseMs: config.webhooks.retryBaseMs, logger }) : NO_EVENTS;
 
   return {
     kind: 'redis',
@@ -54,9 +58,10 @@ export function createRedisBackend(
     queue,
     jobIdKeys: new RedisJobIdKeyStore(client, keys, guard),
     oauth: new RedisOAuthStateStore(client, keys, guard),
+    events,
     ready: () => redisAnswers(client),
     close: async (graceMs) => {
-      await queue.close(graceMs);
+      await Promise.all([queue.close(graceMs), events.close(graceMs)]);
       // Last: everything above may still need Redis while it closes.
       await closeRedisClient(client);
     },

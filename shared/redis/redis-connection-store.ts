@@ -42,6 +42,20 @@ end
 return revoked
 `;
 
+// The subject's live connection ids; like REVOKE_SUBJECT, it drops ids whose connection has expired.
+const LIVE_IDS = `
+local live = {}
+for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  local state = redis.call('HGET', ARGV[1] .. id, 'revoked')
+  if not state then
+    redis.call('SREM', KEYS[1], id)
+  elseif state == '0' then
+    live[#live + 1] = id
+  end
+end
+return live
+`;
+
 /**
  * Connections and revocations in Redis. Every token check reads the connection from Redis, so a revocation
  * through any replica refuses the token on every replica from the very next request (no cache to expire).
@@ -50,6 +64,7 @@ export class RedisConnectionStore implements ConnectionStore {
   private readonly createScript: LuaScript<number>;
   private readonly revokeScript: LuaScript<number>;
   private readonly revokeSubjectScript: LuaScript<number>;
+  private readonly liveIdsScript: LuaScript<string[]>;
 
   constructor(
     private readonly client: Redis,
@@ -59,6 +74,7 @@ export class RedisConnectionStore implements ConnectionStore {
     this.createScript = defineLuaScript(client, 'connection_create', 2, CREATE);
     this.revokeScript = defineLuaScript(client, 'connection_revoke', 1, REVOKE);
     this.revokeSubjectScript = defineLuaScript(client, 'connection_revoke_subject', 1, REVOKE_SUBJECT);
+    this.liveIdsScript = defineLuaScript(client, 'connection_live_ids', 1, LIVE_IDS);
   }
 
   async create(connection: Connection): Promise<void> {
@@ -90,5 +106,9 @@ export class RedisConnectionStore implements ConnectionStore {
 
   async revokeSubject(subject: string): Promise<number> {
     return this.guard.commands(() => this.revokeSubjectScript([this.keys.subjectConnections(subject)], [this.keys.connection('')]));
+  }
+
+  async liveIds(subject: string): Promise<string[]> {
+    return this.guard.commands(() => this.liveIdsScript([this.keys.subjectConnections(subject)], [this.keys.connection('')]));
   }
 }

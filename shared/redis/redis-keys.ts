@@ -3,6 +3,8 @@ import { LRUCache } from 'lru-cache';
 
 /** The BullMQ queue every paid job goes through; its keys live under {@link RedisKeys.bullPrefix}. */
 export const JOB_QUEUE_NAME = 'jobs';
+/** The BullMQ queue of webhook deliveries (one job per event), beside the jobs' queue under the same prefix. */
+export const WEBHOOK_QUEUE_NAME = 'webhooks';
 
 /**
  * Every Redis key the connector uses, built from one configurable prefix so that several connectors (or
