@@ -192,7 +192,7 @@ envFrom:
 {{/*
 The workload's own env entries (they win over envFrom): its ports, REDIS_URL from a dedicated secret key
 (not optional: a missing Redis secret must not silently start the in-memory backend) or from the dev Redis,
-then the workload's extraEnv. Call with (dict "ctx" $ "env" <dict NAME: value> "extraEnv" <list>).
+WEBHOOK_SECRET from its own Secret when one is named, then the workload's extraEnv. Call with (dict "ctx" $ "env" <dict NAME: value> "extraEnv" <list>).
 */}}
 {{- define "connector.env" -}}
 {{- $ctx := .ctx -}}
@@ -210,6 +210,13 @@ env:
 {{- else if $ctx.Values.redis.dev.enabled }}
   - name: REDIS_URL
     value: {{ printf "redis://%s:6379" (include "connector.redisName" $ctx) | quote }}
+{{- end }}
+{{- with $ctx.Values.webhooks.existingSecret.name }}
+  - name: WEBHOOK_SECRET
+    valueFrom:
+      secretKeyRef:
+        name: {{ . }}
+        key: {{ $ctx.Values.webhooks.existingSecret.key }}
 {{- end }}
 {{- with .extraEnv }}
 {{ toYaml . | indent 2 }}
