@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import type { LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { checkedLookup, isNonPublicHost } from '../oauth/address-policy';
 import type { WebhookSettings } from './webhook-settings';
@@ -29,7 +30,7 @@ export class WebhookSender {
   private readonly signer: Webhook;
   private readonly target: URL;
   private readonly agent: http.Agent;
-  private readonly lookup;
+  private readonly lookup: LookupFunction;
 
   constructor(
     private readonly settings: Pick<WebhookSettings, 'url' | 'secret' | 'allowPrivate' | 'concurrency'>,

@@ -7,7 +7,7 @@ const REQUIRED = { CONNECTOR_SECRET: BASE_ENV.CONNECTOR_SECRET, PUBLIC_URL: BASE
 const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 const URL_OK = 'https://dashboard.example.com/hooks/connector';
 
-function problems(env: Record<string, string>): Array<{ name: string; reason: string }> {
+function problems(env: Record<string, string>): ReadonlyArray<{ name: string; reason: string }> {
   try {
     loadConfig({ ...REQUIRED, ...env }, 'api');
     return [];
