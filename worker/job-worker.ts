@@ -10,6 +10,8 @@ import { readProgress, type BullJobData, type BullJobProgress } from '../shared/
 import { JobShardHistory } from '../shared/redis/job-shards';
 import { closeRedisClient, createRedisClient, redisAnswers } from '../shared/redis/redis-client';
 import { RedisKeys } from '../shared/redis/redis-keys';
+import { NO_EVENTS, type EventQueue } from '../shared/webhooks/event-queue';
+import { newEvent } from '../shared/webhooks/webhook-event';
 
 /** The settings a job worker reads from the configuration. */
 export type JobWorkerConfig = Pick<
@@ -44,8 +46,25 @@ interface RunningJob {
  * at once, others are retried with exponential backoff until the attempts are spent. A worker that dies
  * mid-job loses its lock after `jobLockMs`, and another worker's stalled-job check puts the job back.
  */
-export function createJobWorker(options: { config: JobWorkerConfig; processors: ProcessorMap; metrics: Metrics; logger: Logger }): JobWorker {
-  const { config, processors, metrics, logger } = options;
+export function createJobWorker(options: {
+  config: JobWorkerConfig;
+  processors: ProcessorMap;
+  metrics: Metrics;
+  logger: Logger;
+  /** Where a finished job's event is recorded (none: no events). */
+  events?: EventQueue;
+  /** Tests only: called right after a job's event is recorded, before the job is marked finished. */
+  afterJobEvent?: () => void;
+}): JobWorker {
+  const { config, processors, metrics, logger, events = NO_EVENTS, afterJobEvent } = options;
+  // The event is recorded before BullMQ marks the job finished (when the processor returns or throws): a
+  // worker dying in between leaves the job to run again, which records the same event id (a no-op), and the
+  // delivery waits until the job is really finished, sending only the event of its final outcome.
+  const recordEvent = async (job: BullJobOf, outcome: 'succeeded' | 'failed') => {
+    if (!events.enabled) return;
+    await events.enqueue(newEvent(outcome === 'succeeded' ? 'job.succeeded' : 'job.failed', job.id!));
+    afterJobEvent?.();
+  };
   if (!config.redis) throw new Error('the job worker needs Redis');
   const keys = new RedisKeys(config.redisKeyPrefix, config.redis.topology.mode === 'cluster');
   // BullMQ requires a connection whose commands wait for Redis (maxRetriesPerRequest: null); it duplicates
@@ -99,6 +118,7 @@ export function createJobWorker(options: { config: JobWorkerConfig; processors: 
       throw new WaitingError();
     }
     if (outcome.kind === 'succeeded') {
+      await recordEvent(job, 'succeeded');
       observer.finished(observed, 'succeeded', Date.now() - startedMs);
       return outcome.result;
     }
@@ -108,6 +128,7 @@ export function createJobWorker(options: { config: JobWorkerConfig; processors: 
       logger.warn({ job_id: job.id, operation: job.name, attempt, error: outcome.message }, 'job attempt failed; retrying');
       throw new Error(outcome.message);
     }
+    await recordEvent(job, 'failed');
     observer.finished(observed, 'failed', Date.now() - startedMs, outcome.message);
     // Unrecoverable: BullMQ must not retry a job we have decided is finished (non-retryable or out of attempts).
     throw new UnrecoverableError(outcome.message);
@@ -132,6 +153,12 @@ export function createJobWorker(options: { config: JobWorkerConfig; processors: 
       if (!/ECONNREFUSED|ECONNRESET|Connection is closed|ETIMEDOUT|Stream isn't writeable/.test(error.message)) {
         logger.warn({ err: error, shard }, 'job worker error');
       }
+    });
+    // A job that stalled too often is failed by BullMQ when next fetched, without our processor: its event
+    // is recorded here, after the fact (the one case where a crash at the wrong moment can lose an event).
+    worker.on('failed', (job) => {
+      if (!job?.deferredFailure) return;
+      recordEvent(job, 'failed').catch((error: unknown) => logger.warn({ err: error, job_id: job.id }, 'could not record the event of a job that stalled too often'));
     });
     worker.on('stalled', (jobId: string) => logger.warn({ job_id: jobId }, 'job stalled (its worker stopped renewing the lock); it will run again'));
     workers.set(shard, worker);

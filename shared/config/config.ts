@@ -1,6 +1,7 @@
 import { cleanEnv, str } from 'envalid';
 import { ConfigError } from '../errors/config-error';
 import { loadOAuthSettings, type OAuthSettings } from '../oauth/oauth-config';
+import { loadWebhookSettings, type WebhookSettings } from '../webhooks/webhook-settings';
 import { loadRedisSettings, type RedisConnection } from './redis-settings';
 import { httpsUrl, intInRange, originList, publicUrl, secretOfAtLeast } from './validators';
 
@@ -52,6 +53,8 @@ export interface Config {
   readonly shutdownDelayMs: number;
   /** HTTP limits of the API's listener (see `api/http/http-server.ts`). */
   readonly http: HttpLimits;
+  /** Signed events to the operator (`WEBHOOK_*`); undefined when no receiver is configured. */
+  readonly webhooks: WebhookSettings | undefined;
 }
 
 /** Limits of the API's HTTP listener. */
@@ -126,6 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
   // envalid refuses to read a variable that failed validation, so the URLs are only passed on when valid.
   const urlsValid = !problems.some((p) => p.name === 'PUBLIC_URL' || p.name === 'DASHBOARD_URL');
   const oauth = loadOAuthSettings(env, urlsValid ? { publicUrl: clean.PUBLIC_URL, dashboardUrl: clean.DASHBOARD_URL } : {}, problems);
+  const webhooks = loadWebhookSettings(env, problems);
   // Node refuses a request timeout shorter than the headers timeout.
   if (clean.HTTP_REQUEST_TIMEOUT_MS < clean.HTTP_HEADERS_TIMEOUT_MS && !problems.some((p) => p.name.startsWith('HTTP_'))) {
     problems.push({ name: 'HTTP_REQUEST_TIMEOUT_MS', reason: 'must be at least HTTP_HEADERS_TIMEOUT_MS' });
@@ -168,6 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
       requestTimeoutMs: clean.HTTP_REQUEST_TIMEOUT_MS,
       maxHeaderBytes: clean.HTTP_MAX_HEADER_BYTES,
     },
+    webhooks,
   };
 }
 

@@ -3,6 +3,8 @@ import type { Config } from '../config/config';
 import type { Metrics } from '../metrics/metrics';
 import type { Backend } from '../stores/backend';
 import { SequentialAdmissionStore } from '../stores/sequential-admission-store';
+import { NO_EVENTS } from '../webhooks/event-queue';
+import { BullmqEventQueue } from './bullmq-event-queue';
 import { BullmqJobQueue } from './bullmq-job-queue';
 import { closeRedisClient, createRedisClient, redisAnswers } from './redis-client';
 import { RedisAdmissionStore } from './redis-admission-store';
@@ -24,7 +26,8 @@ export function createRedisBackend(
   config: Pick<
     Config,
     'redis' | 'redisKeyPrefix' | 'redisCommandTimeoutMs' | 'jobAttempts' | 'jobBackoffMs' | 'idempotencyTtlSeconds' | 'jobQueueShards' | 'redisMinReplicas' | 'redisWaitMs'
-  >,
+  > &
+    Partial<Pick<Config, 'webhooks'>>,
   metrics: Metrics,
   logger: Logger,
 ): Backend {
@@ -53,6 +56,8 @@ export function createRedisBackend(
   const connections = new RedisConnectionStore(client, keys, guard);
   const ledger = new RedisLedgerStore(client, keys, guard);
   const rateLimits = new RedisRateLimitStore(client, keys, guard);
+  // Only recorded here; the worker process sends them.
+  const events = config.webhooks ? new BullmqEventQueue(client, keys, guard, { retryBaseMs: config.webhooks.retryBaseMs, logger }) : NO_EVENTS;
 
   return {
     kind: 'redis',
@@ -66,9 +71,10 @@ export function createRedisBackend(
     queue,
     jobIdKeys: new RedisJobIdKeyStore(client, keys, guard),
     oauth: new RedisOAuthStateStore(client, keys, guard),
+    events,
     ready: () => redisAnswers(client),
     close: async (graceMs) => {
-      await queue.close(graceMs);
+      await Promise.all([queue.close(graceMs), events.close(graceMs)]);
       // Last: everything above may still need Redis while it closes.
       await closeRedisClient(client);
     },

@@ -97,4 +97,17 @@ export class RedisConnectionStore implements ConnectionStore {
       return outcomes.filter((n) => Number(n) === 1).length;
     });
   }
+
+  /** The subject's live connection ids, read one by one like {@link revokeSubject}; expired ids are dropped. */
+  async liveIds(subject: string): Promise<string[]> {
+    const index = this.keys.subjectConnections(subject);
+    return this.guard.commands(async () => {
+      const ids = await this.client.smembers(index);
+      const states = await Promise.all(ids.map((id) => this.client.hget(this.keys.connection(id), 'revoked')));
+      const expired = ids.filter((_, i) => states[i] === null);
+      if (expired.length > 0) await this.client.srem(index, ...expired);
+      return ids.filter((_, i) => states[i] === '0');
+    });
+  }
+
 }

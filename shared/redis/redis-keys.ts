@@ -3,6 +3,8 @@ import { LRUCache } from 'lru-cache';
 
 /** The BullMQ queue of paid jobs (shard 0); its keys live under {@link RedisKeys.bullPrefix}. */
 export const JOB_QUEUE_NAME = 'jobs';
+/** The BullMQ queue of webhook deliveries (one job per event), beside the jobs' queue under the same prefix. */
+export const WEBHOOK_QUEUE_NAME = 'webhooks';
 
 /**
  * Every Redis key the connector uses, built from one configurable prefix so that several connectors (or
@@ -31,6 +33,11 @@ export class RedisKeys {
    */
   jobQueueName(shard: number): string {
     return this.tag(shard === 0 ? JOB_QUEUE_NAME : `${JOB_QUEUE_NAME}-${shard}`);
+  }
+
+  /** The BullMQ queue of webhook deliveries; on a cluster its own hash tag, like each job shard. */
+  get webhookQueueName(): string {
+    return this.tag(WEBHOOK_QUEUE_NAME);
   }
 
   /** Set of every shard count the deployment has run with, so no shard that ever held jobs is forgotten. */

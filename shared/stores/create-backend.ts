@@ -5,6 +5,9 @@ import type { ProcessorMap } from '../jobs/processor';
 import { createMemoryBackend } from '../memory/memory-backend';
 import type { Metrics } from '../metrics/metrics';
 import { createRedisBackend } from '../redis/redis-backend';
+import { EventDelivery } from '../webhooks/event-delivery';
+import { WebhookSender } from '../webhooks/webhook-sender';
+import { MemoryEventQueue } from '../memory/memory-event-queue';
 import type { Backend } from './backend';
 
 /** The warning printed when no Redis is configured. */
@@ -24,6 +27,7 @@ export function createBackend(config: Config, processors: ProcessorMap, metrics:
     return backend;
   }
   logger.warn(MEMORY_BACKEND_WARNING);
+  const webhooks = config.webhooks;
   const backend = createMemoryBackend({
     processors,
     concurrency: config.workerConcurrency,
@@ -32,6 +36,15 @@ export function createBackend(config: Config, processors: ProcessorMap, metrics:
     retentionSeconds: config.idempotencyTtlSeconds,
     onJobTransition: jobObserver(metrics, logger),
     onUnexpectedJobError: (error, job) => logger.error({ err: error, job_id: job.id, operation: job.operation }, 'job attempt threw'),
+    events: webhooks
+      ? (sources) => new MemoryEventQueue({
+          delivery: new EventDelivery(sources, new WebhookSender(webhooks), metrics, logger),
+          retryBaseMs: webhooks.retryBaseMs,
+          concurrency: webhooks.concurrency,
+          metrics,
+          logger,
+        })
+      : undefined,
   });
   metrics.observeQueue(() => backend.queue.counts());
   return backend;

@@ -339,7 +339,7 @@ describe('helm chart charts/connector', function () {
       const rule = ofKind(objects, 'PrometheusRule')[0]!;
       const exprs = rule.spec.groups.flatMap((g: any) => g.rules.map((r: any) => r.expr as string)).join('\n');
       const used = new Set(exprs.match(/connector_[a-z_]+/g));
-      const fixed = new Set(['connector_http_requests_total', 'connector_redis_up', 'connector_jobs_completed_total', 'connector_queue_jobs']);
+      const fixed = new Set(['connector_http_requests_total', 'connector_redis_up', 'connector_jobs_completed_total', 'connector_queue_jobs', 'connector_webhook_deliveries_total']);
       expect([...used].sort()).to.deep.equal([...fixed].sort());
     });
 

@@ -79,6 +79,16 @@ describe('RedisConnectionStore on a private redis-server', () => {
     expect(order).to.deep.equal([t.a.keys.connection(created.id), t.a.keys.subjectConnections('gina@example.com')]);
   });
 
+  it('liveIds lists the subject\'s connections that are neither revoked nor expired, and drops expired ones from the index', async () => {
+    const [a, b, revoked, gone] = [1, 2, 3, 4].map(() => connection('ivy@example.com'));
+    for (const c of [a, b, revoked, gone, connection('hank@example.com')]) await t.storeA.create(c);
+    await t.storeA.revoke(revoked.id);
+    await t.a.client.del(t.a.keys.connection(gone.id));
+    expect((await t.storeB.liveIds('ivy@example.com')).sort()).to.deep.equal([a.id, b.id].sort());
+    expect((await t.a.client.smembers(t.a.keys.subjectConnections('ivy@example.com'))).sort()).to.deep.equal([a.id, b.id, revoked.id].sort());
+    expect(await t.storeB.liveIds('nobody@example.com')).to.deep.equal([]);
+  });
+
   it('subjects never appear in key names', async () => {
     await t.storeA.create(connection('secret.person@example.com'));
     const keys = await t.a.client.keys('conns:*');

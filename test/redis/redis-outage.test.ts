@@ -5,6 +5,7 @@ import { ServiceUnavailableError } from '../../shared/errors/service-unavailable
 import { Metrics } from '../../shared/metrics/metrics';
 import { createRedisBackend } from '../../shared/redis/redis-backend';
 import type { Backend } from '../../shared/stores/backend';
+import { newEvent } from '../../shared/webhooks/webhook-event';
 import { startRedis, type TestRedis } from '../support/redis-server';
 import { waitFor } from '../support/wait-for';
 import { metricValue, quietLogger } from './support/redis-fixture';
@@ -24,6 +25,8 @@ function config(url: string) {
     jobAttempts: 3,
     jobBackoffMs: 100,
     idempotencyTtlSeconds: 3600,
+    // A receiver, so that recording an event (what link, revoke and finished jobs do first) is covered too.
+    webhooks: { url: 'https://hooks.example.com/connector', secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`, allowPrivate: false, retryBaseMs: 50, concurrency: 1 },
   };
 }
 
@@ -33,6 +36,8 @@ function everyOperation(backend: Backend): Array<[string, () => Promise<unknown>
     ['connections.get', () => backend.connections.get('conn_x')],
     ['connections.create', () => backend.connections.create({ id: 'conn_x', subject: 's', issuedAt: 1, expiresAt: 4102444800, revoked: false })],
     ['connections.revokeSubject', () => backend.connections.revokeSubject('s')],
+    ['connections.liveIds', () => backend.connections.liveIds('s')],
+    ['events.enqueue', () => backend.events.enqueue(newEvent('connection.created', 'conn_x'))],
     ['things.add', () => backend.things.add('s', { id: 'thing_x', name: 'n', notes: null, created_at: new Date().toISOString() })],
     ['things.list', () => backend.things.list('s', { limit: 5 })],
     ['ledger.claim', () => backend.ledger.claim({ subject: 's', key: 'k', fingerprint: 'f', jobId: 'job_x', operation: 'createJob', cost: 1, ttlSeconds: 60 })],

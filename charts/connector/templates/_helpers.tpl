@@ -202,9 +202,11 @@ envFrom:
 
 {{/*
 The workload's own env entries (they win over envFrom): its ports, the Redis connection (the same for api
-and worker), then the workload's extraEnv. Call with (dict "ctx" $ "env" <dict NAME: value> "extraEnv" <list>).
+and worker), WEBHOOK_SECRET from its own Secret when one is named, then the workload's extraEnv. Call with
+(dict "ctx" $ "env" <dict NAME: value> "extraEnv" <list>).
 */}}
 {{- define "connector.env" -}}
+{{- $ctx := .ctx -}}
 env:
 {{- range $name, $value := .env }}
   - name: {{ $name }}
@@ -212,6 +214,13 @@ env:
 {{- end }}
 {{- with include "connector.redisEnv" .ctx | trim }}
 {{ . | indent 2 }}
+{{- end }}
+{{- with $ctx.Values.webhooks.existingSecret.name }}
+  - name: WEBHOOK_SECRET
+    valueFrom:
+      secretKeyRef:
+        name: {{ . }}
+        key: {{ $ctx.Values.webhooks.existingSecret.key }}
 {{- end }}
 {{- with .extraEnv }}
 {{ toYaml . | indent 2 }}
