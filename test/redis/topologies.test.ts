@@ -70,7 +70,7 @@ describe('the 6-node Redis Cluster fixture (ACL user)', function () {
     }
   });
 
-  it('a killed primary is replaced by its replica, the cluster is ok again, and a write acknowledged by WAIT 1 survives', async () => {
+  it('a killed primary is replaced by its replica, a write acknowledged by WAIT 1 survives, and the node started again becomes its replica', async () => {
     const key = '{failover}:kept';
     await client.set(key, 'before the kill');
     const owner = await cluster.primaryForKey(key);
@@ -84,7 +84,11 @@ describe('the 6-node Redis Cluster fixture (ACL user)', function () {
     expect(await client.get(key)).to.equal('before the kill');
     await client.set(key, 'after the failover');
     expect(await redisCommand(replica.port, cluster.access, ['GET', key])).to.equal('after the failover');
+    await cluster.restartNode(owner.port);
+    expect((await cluster.nodes()).find((node) => node.port === owner.port)).to.include({ role: 'replica', primaryId: replica.id });
+    expect(await redisCommand(replica.port, cluster.access, ['WAIT', 1, 1000])).to.equal(1);
   });
+
 });
 
 describe('the Sentinel set fixture (ACL user, sentinel password)', function () {
@@ -105,7 +109,7 @@ describe('the Sentinel set fixture (ACL user, sentinel password)', function () {
     expect((await refusal({ port: set.sentinelPorts[0] }))?.message).to.match(/NOAUTH/);
   });
 
-  it('a SIGKILLed primary is replaced by the replica; a client through the sentinels reads what WAIT 1 acknowledged and writes again', async () => {
+  it('a SIGKILLed primary is replaced by the replica; a client through the sentinels reads what WAIT 1 acknowledged, writes again, and the old primary returns as replica', async () => {
     const client = new Redis({
       sentinels: set.sentinelPorts.map((port) => ({ host: '127.0.0.1', port })),
       name: set.name,
@@ -126,6 +130,9 @@ describe('the Sentinel set fixture (ACL user, sentinel password)', function () {
       expect(await client.get('kept')).to.equal('before the kill');
       await client.set('kept', 'after the failover');
       expect(await redisCommand(port, set.access, ['GET', 'kept'])).to.equal('after the failover');
+      await set.restartKilled();
+      expect(infoFields(await redisCommand(killed, set.access, ['INFO', 'replication']))).to.include({ role: 'slave', master_port: String(port) });
+      expect(await client.wait(1, 1000)).to.equal(1);
     } finally {
       client.disconnect();
     }

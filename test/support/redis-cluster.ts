@@ -44,6 +44,11 @@ export interface TestRedisCluster {
    * node says cluster_state:ok; resolves with the new primary's port and when that was first seen.
    */
   waitForPromotion(killedPort: number, timeoutMs?: number): Promise<{ port: number; promotedAt: number }>;
+  /**
+   * Starts a killed node again (empty, with its nodes.conf) and waits until it has rejoined as a replica,
+   * finished its sync, and every node says cluster_state:ok with six nodes and none failing.
+   */
+  restartNode(port: number): Promise<void>;
   /** Kills every node it started and removes its directory. */
   stop(): Promise<void>;
 }
@@ -117,19 +122,7 @@ export async function startRedisCluster(options: { username?: string; password?:
     const env = { ...process.env, ...(access.password !== undefined ? { REDISCLI_AUTH: access.password } : {}) };
     await run('redis-cli', cliArgs, { env, timeout: 30_000 });
 
-    await waitFor(async () => {
-      for (const port of ports) {
-        const info = infoFields(await redisCommand(port, access, ['CLUSTER', 'INFO']));
-        if (info.cluster_state !== 'ok' || info.cluster_slots_ok !== '16384' || info.cluster_known_nodes !== '6') return false;
-        const view = parseClusterNodes(String(await redisCommand(port, access, ['CLUSTER', 'NODES'])));
-        const primaries = view.filter((node) => node.role === 'primary' && node.slots.length > 0 && !node.failing);
-        const replicas = view.filter((node) => node.role === 'replica' && !node.failing);
-        if (primaries.length !== 3 || replicas.length !== 3) return false;
-        const me = infoFields(await redisCommand(port, access, ['INFO', 'replication']));
-        if (me.role === 'slave' && (me.master_link_status !== 'up' || me.master_sync_in_progress !== '0')) return false;
-      }
-      return true;
-    }, { timeoutMs: 30_000, intervalMs: 100, what: 'the cluster to be ok with every replica synced' });
+    await waitFor(() => healthy(ports, access), { timeoutMs: 30_000, intervalMs: 100, what: 'the cluster to be ok with every replica synced' });
   } catch (error) {
     const logs = [...processes.values()].map((node) => `--- ${node.port}\n${node.log().slice(-1500)}`).join('\n');
     await stop();
@@ -182,6 +175,34 @@ export async function startRedisCluster(options: { username?: string; password?:
         return { port: successor.port, promotedAt: Date.now() };
       }, { timeoutMs, intervalMs: 50, what: `a replica of the primary on ${killedPort} to take over` });
     },
+    restartNode: async (port) => {
+      const node = processes.get(port);
+      if (!node) throw new Error(`port ${port} is not a node of this cluster`);
+      await node.restart();
+      await waitFor(async () => {
+        const me = infoFields(await redisCommand(port, access, ['INFO', 'replication']));
+        return me.role === 'slave' && (await healthy(ports, access));
+      }, { timeoutMs: 30_000, intervalMs: 100, what: `the node on ${port} to rejoin as a synced replica` });
+    },
     stop,
   };
+}
+
+/**
+ * Whether every node says cluster_state:ok, knows six nodes, sees three primaries with slots and three
+ * replicas with none failing, and (if a replica) has finished syncing.
+ */
+async function healthy(ports: readonly number[], access: RedisAccess): Promise<boolean> {
+  for (const port of ports) {
+    const info = infoFields(await redisCommand(port, access, ['CLUSTER', 'INFO']));
+    if (info.cluster_state !== 'ok' || info.cluster_slots_ok !== '16384' || info.cluster_known_nodes !== '6') return false;
+    const view = parseClusterNodes(String(await redisCommand(port, access, ['CLUSTER', 'NODES'])));
+    if (view.some((node) => node.failing)) return false;
+    const primaries = view.filter((node) => node.role === 'primary' && node.slots.length > 0);
+    const replicas = view.filter((node) => node.role === 'replica');
+    if (primaries.length !== 3 || replicas.length !== 3) return false;
+    const me = infoFields(await redisCommand(port, access, ['INFO', 'replication']));
+    if (me.role === 'slave' && (me.master_link_status !== 'up' || me.master_sync_in_progress !== '0')) return false;
+  }
+  return true;
 }

@@ -15,11 +15,15 @@ export interface RedisAccess {
 /** One `redis-server` (data node or sentinel) that a test started, in its own directory. */
 export interface RedisProcess {
   readonly port: number;
-  readonly pid: number;
   readonly dir: string;
   alive(): boolean;
   /** SIGKILL, as when a machine dies; resolves once the process has exited. */
   kill(): Promise<void>;
+  /**
+   * Starts the server again on the same port and directory (killing it first if it runs), with the same
+   * config plus `extraLines`; its dataset starts empty (no persistence), a cluster node keeps its nodes.conf.
+   */
+  restart(extraLines?: readonly string[]): Promise<void>;
   /** What the server wrote to its log file so far (for failure messages). */
   log(): string;
 }
@@ -82,16 +86,10 @@ export async function launchRedis(options: {
   const { port, dir, access } = options;
   mkdirSync(dir, { recursive: true });
   const logFile = path.join(dir, 'redis.log');
-  const portLines = options.tls ? ['port 0', `tls-port ${port}`] : [`port ${port}`];
-  const conf = [...portLines, 'bind 127.0.0.1', `dir ${dir}`, `logfile ${logFile}`, 'loglevel notice', ...options.lines];
   const confFile = path.join(dir, options.sentinel ? 'sentinel.conf' : 'redis.conf');
-  writeFileSync(confFile, `${conf.join('\n')}\n`, { mode: 0o600 });
-  const child = spawn('redis-server', [confFile, ...(options.sentinel ? ['--sentinel'] : [])], { stdio: 'ignore' });
-  running.add(child);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => {
-    running.delete(child);
-    resolve();
-  }));
+  const portLines = options.tls ? ['port 0', `tls-port ${port}`] : [`port ${port}`];
+  let child: ChildProcess | undefined;
+  let exited = Promise.resolve();
   const log = (): string => {
     try {
       return readFileSync(logFile, 'utf8');
@@ -99,27 +97,49 @@ export async function launchRedis(options: {
       return '';
     }
   };
-  const alive = (): boolean => child.exitCode === null && child.signalCode === null;
+  const alive = (): boolean => child !== undefined && child.exitCode === null && child.signalCode === null;
   const kill = async (): Promise<void> => {
-    if (alive()) child.kill('SIGKILL');
+    if (alive()) child!.kill('SIGKILL');
     await exited;
   };
+  const start = async (extraLines: readonly string[]): Promise<void> => {
+    const conf = [...portLines, 'bind 127.0.0.1', `dir ${dir}`, `logfile ${logFile}`, 'loglevel notice', ...options.lines, ...extraLines];
+    writeFileSync(confFile, `${conf.join('\n')}\n`, { mode: 0o600 });
+    const proc = spawn('redis-server', [confFile, ...(options.sentinel ? ['--sentinel'] : [])], { stdio: 'ignore' });
+    child = proc;
+    running.add(proc);
+    exited = new Promise<void>((resolve) => proc.once('exit', () => {
+      running.delete(proc);
+      resolve();
+    }));
+    try {
+      await waitFor(
+        async () => {
+          if (!alive()) throw new Error(`redis-server on ${port} exited: ${log().slice(-2000)}`);
+          const info = infoFields(await redisCommand(port, access, ['INFO', 'server'], 1000));
+          if (info.process_id !== String(proc.pid)) throw new Error(`port ${port} is served by another process (pid ${info.process_id})`);
+          return true;
+        },
+        { timeoutMs: 10_000, intervalMs: 20, what: `redis-server ${options.sentinel ? '(sentinel) ' : ''}on ${port}` },
+      );
+    } catch (error) {
+      await kill();
+      throw error;
+    }
+  };
 
-  try {
-    await waitFor(
-      async () => {
-        if (!alive()) throw new Error(`redis-server on ${port} exited: ${log().slice(-2000)}`);
-        const info = infoFields(await redisCommand(port, access, ['INFO', 'server'], 1000));
-        if (info.process_id !== String(child.pid)) throw new Error(`port ${port} is served by another process (pid ${info.process_id})`);
-        return true;
-      },
-      { timeoutMs: 10_000, intervalMs: 20, what: `redis-server ${options.sentinel ? '(sentinel) ' : ''}on ${port}` },
-    );
-  } catch (error) {
-    await kill();
-    throw error;
-  }
-  return { port, pid: child.pid!, dir, alive, kill, log };
+  await start([]);
+  return {
+    port,
+    dir,
+    alive,
+    kill,
+    log,
+    restart: async (extraLines = []) => {
+      await kill();
+      await start(extraLines);
+    },
+  };
 }
 
 /** Config lines every data node gets: no persistence, no eviction, fast full syncs, and the ACL if any. */

@@ -29,6 +29,11 @@ export interface TestRedisSentinelSet {
    * resolves with its port and when that was first seen.
    */
   waitForPromotion(timeoutMs?: number): Promise<{ port: number; promotedAt: number }>;
+  /**
+   * Starts the killed node again (empty) as a replica of the current primary, and waits until it has synced
+   * and every sentinel counts it as a healthy replica.
+   */
+  restartKilled(): Promise<void>;
   /** Kills every process it started and removes its directory. */
   stop(): Promise<void>;
 }
@@ -80,15 +85,9 @@ export async function startRedisSentinelSet(options: { username?: string; passwo
     processes.push(...await Promise.all(sentinelPorts.map((port) => launchRedis({
       port, dir: path.join(dir, `sentinel-${port}`), access: sentinelAccess, tls: Boolean(certs), sentinel: true, lines: sentinelLines,
     }))));
-    await waitFor(async () => {
-      for (const port of sentinelPorts) {
-        const master = pairs(await redisCommand(port, sentinelAccess, ['SENTINEL', 'MASTER', name]));
-        if (master['num-other-sentinels'] !== '2' || master['num-slaves'] !== '1' || master.flags !== 'master') return false;
-        const replicas = (await redisCommand(port, sentinelAccess, ['SENTINEL', 'REPLICAS', name])) as unknown[];
-        if (replicas.map(pairs).some((replica) => replica.flags !== 'slave' || replica['master-link-status'] !== 'ok')) return false;
-      }
-      return true;
-    }, { timeoutMs: 20_000, intervalMs: 100, what: 'every sentinel to know the replica and the two other sentinels' });
+    await waitFor(() => sentinelsReady(sentinelPorts, sentinelAccess, name, 1), {
+      timeoutMs: 20_000, intervalMs: 100, what: 'every sentinel to know the replica and the two other sentinels',
+    });
   } catch (error) {
     const logs = processes.map((node) => `--- ${node.port}\n${node.log().slice(-1500)}`).join('\n');
     await stop();
@@ -135,8 +134,34 @@ export async function startRedisSentinelSet(options: { username?: string; passwo
         return info.role === 'master' ? { port, promotedAt: Date.now() } : undefined;
       }, { timeoutMs, intervalMs: 50, what: `a sentinel-promoted primary in place of ${dead}` });
     },
+    restartKilled: async () => {
+      if (killedPort === undefined) throw new Error('no primary was killed through killPrimary');
+      const node = processes.find((candidate) => candidate.port === killedPort)!;
+      const primary = await primaryPortNow();
+      await node.restart([`replicaof 127.0.0.1 ${primary}`]);
+      await waitFor(async () => {
+        const info = infoFields(await redisCommand(node.port, access, ['INFO', 'replication']));
+        return info.master_link_status === 'up' && info.master_sync_in_progress === '0'
+          && (await sentinelsReady(sentinelPorts, sentinelAccess, name, 1));
+      }, { timeoutMs: 30_000, intervalMs: 100, what: `the node on ${node.port} to serve again as a replica` });
+      killedPort = undefined;
+    },
     stop,
   };
+}
+
+/**
+ * Whether every sentinel sees the primary healthy, the two other sentinels, and `replicas` replicas, all
+ * connected to the primary.
+ */
+async function sentinelsReady(ports: readonly number[], access: RedisAccess, name: string, replicas: number): Promise<boolean> {
+  for (const port of ports) {
+    const master = pairs(await redisCommand(port, access, ['SENTINEL', 'MASTER', name]));
+    if (master['num-other-sentinels'] !== '2' || master['num-slaves'] !== String(replicas) || master.flags !== 'master') return false;
+    const listed = (await redisCommand(port, access, ['SENTINEL', 'REPLICAS', name])) as unknown[];
+    if (listed.map(pairs).some((replica) => replica.flags !== 'slave' || replica['master-link-status'] !== 'ok')) return false;
+  }
+  return true;
 }
 
 /** A flat `[key, value, key, value, …]` reply as an object. */
