@@ -1,11 +1,14 @@
 import { expect } from 'chai';
+import { RedisKeys } from '../../shared/redis/redis-keys';
 import { redisCommand, startRedisCluster, type TestRedisCluster } from '../support/redis-topologies';
 import { commonFlows } from './support/common-flows';
 import { clusterVars, deploymentEnv, startDeployment, type Deployment } from './support/deployment';
 import { failoverFlow } from './support/failover-flow';
+import { queueEventsKey, recordedCompletions } from './support/queue-events';
 
-/** The hash tag of the job queue's first shard: every one of its keys lives in this tag's slot. */
-const QUEUE_TAG = '{jobs}';
+const PREFIX = 'topo-cluster:';
+/** The job queue's first shard as named on a cluster (`{jobs}`): every one of its keys lives in this tag's slot. */
+const QUEUE_TAG = new RedisKeys(PREFIX, true).jobQueueName(0);
 
 describe('built API and worker processes on a 6-node Redis Cluster (ACL user, REDIS_MIN_REPLICAS=1)', function () {
   this.timeout(60_000);
@@ -15,7 +18,7 @@ describe('built API and worker processes on a 6-node Redis Cluster (ACL user, RE
 
   before(async () => {
     cluster = await startRedisCluster({ username: 'connector', password: 'cluster-test-password' });
-    deployment = await startDeployment(deploymentEnv(clusterVars(cluster), 'topo-cluster:', { REDIS_MIN_REPLICAS: '1' }));
+    deployment = await startDeployment(deploymentEnv(clusterVars(cluster), PREFIX, { REDIS_MIN_REPLICAS: '1' }));
   });
   after(async () => {
     await deployment?.stop();
@@ -34,5 +37,6 @@ describe('built API and worker processes on a 6-node Redis Cluster (ACL user, RE
     },
     waitForPromotion: () => cluster.waitForPromotion(killedPort!),
     restore: () => cluster.restartNode(killedPort!),
+    recordedCompletions: async () => recordedCompletions((await cluster.primaryForKey(QUEUE_TAG)).port, cluster.access, queueEventsKey(PREFIX, true)),
   }));
 });

@@ -2,6 +2,9 @@ import { startRedisSentinelSet, type TestRedisSentinelSet } from '../support/red
 import { commonFlows } from './support/common-flows';
 import { deploymentEnv, sentinelVars, startDeployment, type Deployment } from './support/deployment';
 import { failoverFlow } from './support/failover-flow';
+import { queueEventsKey, recordedCompletions } from './support/queue-events';
+
+const PREFIX = 'topo-sentinel:';
 
 describe('built API and worker processes on a Sentinel set (ACL user, sentinel password, REDIS_MIN_REPLICAS=1)', function () {
   this.timeout(60_000);
@@ -10,7 +13,7 @@ describe('built API and worker processes on a Sentinel set (ACL user, sentinel p
 
   before(async () => {
     set = await startRedisSentinelSet({ username: 'connector', password: 'sentinel-data-password', sentinelPassword: 'sentinel-test-password' });
-    deployment = await startDeployment(deploymentEnv(sentinelVars(set), 'topo-sentinel:', { REDIS_MIN_REPLICAS: '1' }));
+    deployment = await startDeployment(deploymentEnv(sentinelVars(set), PREFIX, { REDIS_MIN_REPLICAS: '1' }));
   });
   after(async () => {
     await deployment?.stop();
@@ -23,5 +26,6 @@ describe('built API and worker processes on a Sentinel set (ACL user, sentinel p
     kill: () => set.killPrimary(),
     waitForPromotion: () => set.waitForPromotion(),
     restore: () => set.restartKilled(),
+    recordedCompletions: async () => recordedCompletions(await set.primaryPort(), set.access, queueEventsKey(PREFIX, false)),
   }));
 });

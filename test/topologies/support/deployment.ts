@@ -88,11 +88,12 @@ export async function startDeployment(env: Record<string, string>): Promise<Depl
     await Promise.all([...apis, ...workers].map((process) => process.kill()));
   };
   try {
-    const [a, b, worker] = await Promise.all([
-      startApiProcess(env).then((api) => (apis.push(api), api)),
-      startApiProcess(env).then((api) => (apis.push(api), api)),
-      startWorker(),
-    ]);
+    const startApi = async (): Promise<ApiUnderTest> => {
+      const api = await startApiProcess(env);
+      apis.push(api);
+      return api;
+    };
+    const [a, b, worker] = await Promise.all([startApi(), startApi(), startWorker()]);
     for (const api of [a, b]) await waitFor(() => ready(`${api.baseUrl}/readyz`), { timeoutMs: 20_000, what: `the API on ${api.port} to be ready` });
     return { env, a, b, worker, workers, startWorker, stop };
   } catch (error) {

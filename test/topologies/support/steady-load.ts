@@ -17,6 +17,8 @@ export interface LoadOutcome {
   readonly badRefusals: string[];
   /** Job id of every key answered 202. */
   readonly accepted: Map<string, string>;
+  /** The statuses each accepted job showed to the load's reads, in order. */
+  readonly seen: Map<string, string[]>;
   /** When each request was sent and what it got (0 for no answer). */
   readonly timeline: Array<{ sentAt: number; answeredAt: number; method: string; status: number }>;
 }
@@ -37,7 +39,7 @@ export interface SteadyLoad {
  * job; `deadline` bounds it all.
  */
 export function steadyLoad(apis: readonly ApiUnderTest[], token: string, { clients = 4, deadline }: { clients?: number; deadline: number }): SteadyLoad {
-  const outcome: LoadOutcome = { answers: {}, errors: {}, badRefusals: [], accepted: new Map(), timeline: [] };
+  const outcome: LoadOutcome = { answers: {}, errors: {}, badRefusals: [], accepted: new Map(), seen: new Map(), timeline: [] };
   let stopping = false;
   let turn = 0;
 
@@ -79,7 +81,10 @@ export function steadyLoad(apis: readonly ApiUnderTest[], token: string, { clien
         lastJob = created.body.id;
         pendingKey = undefined;
       }
-      await send('GET', lastJob && turn % 2 === 0 ? `/v1/jobs/${lastJob}` : '/v1/me', { token });
+      const read = await send('GET', lastJob && turn % 2 === 0 ? `/v1/jobs/${lastJob}` : '/v1/me', { token });
+      if (read?.status === 200 && typeof read.body?.status === 'string' && read.body.id) {
+        outcome.seen.set(read.body.id, [...(outcome.seen.get(read.body.id) ?? []), read.body.status]);
+      }
     }
   };
 
