@@ -2,6 +2,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { ConnectorUnderTest } from './harness';
 
+/**
+ * What the helpers need of a connector under test: its address, a checked client, and the two settings the
+ * flow uses. An in-process connector is one; so is a spawned API process with its environment's values.
+ */
+export type OAuthTarget = Pick<ConnectorUnderTest, 'baseUrl' | 'call'> & { config: Pick<ConnectorUnderTest['config'], 'publicUrl' | 'linkSecret'> };
+
 /** The redirect URI test clients register; nothing listens there: the test reads the redirect itself. */
 export const REDIRECT_URI = 'http://localhost:9/callback';
 
@@ -29,7 +35,7 @@ export async function authorize(baseUrl: string, params: Record<string, string>)
 }
 
 /** Authorization parameters for a client, with a fresh PKCE pair and state. */
-export function authorizeParams(connector: ConnectorUnderTest, clientId: string, overrides: Record<string, string> = {}) {
+export function authorizeParams(connector: OAuthTarget, clientId: string, overrides: Record<string, string> = {}) {
   const pkce = pkcePair();
   const state = randomBytes(8).toString('hex');
   const params: Record<string, string> = {
@@ -55,7 +61,7 @@ export async function pendingRequestId(res: Response): Promise<string> {
 }
 
 /** Plays the dashboard: answers a pending request with the link secret and returns `redirect_to` parsed. */
-export async function answerConsent(connector: ConnectorUnderTest, request: string, answer: { subject: string } | { deny: true }): Promise<URL> {
+export async function answerConsent(connector: OAuthTarget, request: string, answer: { subject: string } | { deny: true }): Promise<URL> {
   const res = await connector.call('POST', `/v1/link/authorizations/${request}`, {
     body: answer,
     headers: { 'x-link-secret': connector.config.linkSecret },
@@ -75,7 +81,7 @@ export async function tokenRequest(baseUrl: string, form: Record<string, string>
 }
 
 /** Runs register → authorize → approve and answers the code with what is needed to redeem it. */
-export async function codeFor(connector: ConnectorUnderTest, subject: string, clientId?: string) {
+export async function codeFor(connector: OAuthTarget, subject: string, clientId?: string) {
   const client = clientId ?? (await registerClient(connector.baseUrl));
   const { params, pkce, state } = authorizeParams(connector, client);
   const request = await pendingRequestId(await authorize(connector.baseUrl, params));
