@@ -1,4 +1,4 @@
-import { UnrecoverableError, Worker, type Job as BullJob } from 'bullmq';
+import { UnrecoverableError, WaitingError, Worker, type Job as BullJob } from 'bullmq';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Config } from '../shared/config/config';
@@ -30,6 +30,13 @@ export interface JobWorker {
 
 type BullJobOf = BullJob<BullJobData, Record<string, unknown>, string>;
 
+/** A job this worker holds the lock of; `handedBack` is set when a shutdown hands it back (true once it went back). */
+interface RunningJob {
+  job: BullJobOf;
+  token: string;
+  handedBack?: Promise<boolean>;
+}
+
 /**
  * Consumes the paid-jobs queue: dispatches each job by its name (the operation id) to the registry's
  * processor and applies the same attempt rules as the in-memory queue (`runAttempt`): a processor's
@@ -54,17 +61,18 @@ export function createJobWorker(options: { config: JobWorkerConfig; processors: 
   const observer = createJobObserver(metrics, logger);
   let closing: Promise<void> | undefined;
   // The jobs this worker holds the lock of, so that a shutdown can hand them back.
-  const running = new Map<string, { job: BullJobOf; token: string }>();
+  const running = new Map<string, RunningJob>();
 
   const processJob = async (job: BullJobOf, token?: string): Promise<Record<string, unknown>> => {
-    if (token) running.set(job.id!, { job, token });
+    const entry: RunningJob | undefined = token ? { job, token } : undefined;
+    if (entry) running.set(job.id!, entry);
     try {
-      return await attemptJob(job);
+      return await attemptJob(job, entry);
     } finally {
       running.delete(job.id!);
     }
   };
-  const attemptJob = async (job: BullJobOf): Promise<Record<string, unknown>> => {
+  const attemptJob = async (job: BullJobOf, entry: RunningJob | undefined): Promise<Record<string, unknown>> => {
     const attempt = job.attemptsMade + 1;
     const maxAttempts = job.opts.attempts ?? 1;
     const progress = readProgress(job.progress);
@@ -83,6 +91,13 @@ export function createJobWorker(options: { config: JobWorkerConfig; processors: 
     const outcome = await runAttempt(processors, { id: job.id!, operation: job.name, input: job.data.input }, attempt, maxAttempts, (error) =>
       logger.error({ err: error, job_id: job.id, operation: job.name, attempt }, 'job attempt threw'),
     );
+    // Handed back while this attempt ran: the job is the queue's again and another worker may already be
+    // running it, so this attempt's outcome is dropped (recording it would finish the job twice). WaitingError
+    // tells BullMQ the job has left `active` by our hand and that it must neither complete nor fail it.
+    if (entry?.handedBack && (await entry.handedBack)) {
+      logger.info({ job_id: job.id, operation: job.name, attempt }, 'attempt ended after its job was handed back; outcome dropped');
+      throw new WaitingError();
+    }
     if (outcome.kind === 'succeeded') {
       observer.finished(observed, 'succeeded', Date.now() - startedMs);
       return outcome.result;
@@ -98,7 +113,7 @@ export function createJobWorker(options: { config: JobWorkerConfig; processors: 
     throw new UnrecoverableError(outcome.message);
   };
 
-  // One consumer per shard, each on its own blocking connection, with the concurrency of the whole worker:
+  // One consumer per shard, each on its own blocking connection and each running up to WORKER_CONCURRENCY jobs:
   // every shard that any recorded shard count implies, so shards that left the set are still drained.
   const workers = new Map<number, Worker<BullJobData, Record<string, unknown>, string>>();
   const consume = (shard: number): void => {
@@ -160,14 +175,17 @@ export function createJobWorker(options: { config: JobWorkerConfig; processors: 
   };
 }
 
-/** Moves each job back to waiting under its lock token; resolves with the ids that went back. */
-async function handBack(jobs: Array<{ job: BullJobOf; token: string }>, logger: Logger): Promise<string[]> {
+/**
+ * Moves each job back to waiting under its lock token; resolves with the ids that went back. Each job's
+ * `handedBack` is set before its move is sent, so that an attempt ending meanwhile waits for the move's outcome.
+ */
+async function handBack(jobs: RunningJob[], logger: Logger): Promise<string[]> {
   const results = await Promise.all(
-    jobs.map(({ job, token }) =>
-      Promise.race([job.moveToWait(token).then(() => true), delay(1000).then(() => false)]).catch((error: unknown) => {
-        logger.warn({ err: error, job_id: job.id }, 'could not hand the job back; its lock will expire instead');
+    jobs.map((entry) =>
+      (entry.handedBack = Promise.race([entry.job.moveToWait(entry.token).then(() => true), delay(1000).then(() => false)]).catch((error: unknown) => {
+        logger.warn({ err: error, job_id: entry.job.id }, 'could not hand the job back; its lock will expire instead');
         return false;
-      }),
+      })),
     ),
   );
   return jobs.filter((_, i) => results[i]).map(({ job }) => job.id!);

@@ -91,6 +91,9 @@ export class BullmqJobQueue implements JobQueue {
    */
   async enqueue(job: NewJob, { replaceFinished = false, shard = this.shardFor(job.id) }: { replaceFinished?: boolean; shard?: number } = {}): Promise<JobRecord | undefined> {
     return this.guard.run(async () => {
+      // This process's shard count is recorded before its first job goes anywhere, so that readers with
+      // another count know where to look for it.
+      if (!this.historyLoad) await this.loadHistory();
       const queue = await this.open(shard);
       const data = toBullJobData(job);
       const added = await queue.add(job.operation, data, { ...this.jobOptions, jobId: job.id });
@@ -109,8 +112,7 @@ export class BullmqJobQueue implements JobQueue {
 
   /**
    * The job on `shard`, or, with no shard given, on the shard each recorded shard count puts it (the current
-   * count's first; after a miss the counts are re-read, at most once a second, in case another replica
-   * started with a new count).
+   * count's first; after a miss the counts are re-read, in case another replica started with a new count).
    */
   async get(id: string, shard?: number): Promise<JobRecord | undefined> {
     if (shard !== undefined) return this.readOn(id, shard);

@@ -10,9 +10,6 @@ export function shardOf(jobId: string, shards: number): number {
   return shards <= 1 ? 0 : calculateSlot(jobId) % shards;
 }
 
-/** At most this often a process re-reads the recorded shard counts after a job was not found where expected. */
-const REFRESH_AFTER_MISS_MS = 1000;
-
 /**
  * The shard counts a deployment has run with (`JOB_QUEUE_SHARDS`), recorded in Redis by every process that
  * starts, so that changing the count loses nothing: workers consume every shard any recorded count implies
@@ -23,7 +20,6 @@ const REFRESH_AFTER_MISS_MS = 1000;
  */
 export class JobShardHistory {
   private counts: number[];
-  private loadedAt = 0;
 
   constructor(
     private readonly client: RedisClient,
@@ -42,7 +38,6 @@ export class JobShardHistory {
     const recorded = new Set([1, ...members.map(Number).filter((n) => Number.isInteger(n) && n >= 1)]);
     recorded.delete(this.current);
     this.counts = [this.current, ...[...recorded].sort((a, b) => a - b)];
-    this.loadedAt = Date.now();
     return this.counts;
   }
 
@@ -56,9 +51,11 @@ export class JobShardHistory {
     return [...new Set(this.counts.map((n) => shardOf(jobId, n)))];
   }
 
-  /** Re-reads the counts after a miss, at most once a second; true when a new count showed up. */
+  /**
+   * Re-reads the counts after a job was not found where they say (one small-set read, about what the miss
+   * itself cost); true when a count this process did not know has been recorded since.
+   */
   async refreshAfterMiss(): Promise<boolean> {
-    if (Date.now() - this.loadedAt < REFRESH_AFTER_MISS_MS) return false;
     const before = this.counts.length;
     await this.load();
     return this.counts.length !== before;

@@ -151,11 +151,14 @@ export async function closeRedisClient(client: RedisClient, timeoutMs = 1000): P
 export const READY_PING_TIMEOUT_MS = 1000;
 const readyGuard = new RedisGuard(READY_PING_TIMEOUT_MS);
 
-/** True when the client is connected and Redis answers PING within {@link READY_PING_TIMEOUT_MS}. */
+/**
+ * True when the client is connected and Redis answers PING within {@link READY_PING_TIMEOUT_MS}: on a cluster,
+ * every primary the client knows of, since each holds some subjects' data and some job shards.
+ */
 export async function redisAnswers(client: RedisClient): Promise<boolean> {
   if (client.status !== 'ready') return false;
-  return readyGuard.run(() => client.ping()).then(
-    (reply) => reply === 'PONG',
-    () => false,
-  );
+  const nodes = client instanceof Cluster ? client.nodes('master') : [client];
+  if (nodes.length === 0) return false;
+  const replies = await Promise.all(nodes.map((node) => readyGuard.run(() => node.ping()).catch(() => undefined)));
+  return replies.every((reply) => reply === 'PONG');
 }

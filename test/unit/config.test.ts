@@ -83,4 +83,9 @@ describe('configuration rules', () => {
     expect(problemsOf({ ...REQUIRED, WORKER_CONCURRENCY: '0' })).to.deep.equal(['WORKER_CONCURRENCY']);
     expect(problemsOf({ ...REQUIRED, LOG_LEVEL: 'loud' })).to.deep.equal(['LOG_LEVEL']);
   });
+
+  it('invalid OAuth variables are refused by name like the others, not with a crash', () => {
+    expect(problemsOf({ ...REQUIRED, CONSENT_URL: 'http://consent.example.com' })).to.deep.equal(['CONSENT_URL']);
+    expect(problemsOf({ ...REQUIRED, OAUTH_ACCESS_TOKEN_TTL_SECONDS: '5', OAUTH_CLIENTS: 'not json' })).to.have.members(['OAUTH_ACCESS_TOKEN_TTL_SECONDS', 'OAUTH_CLIENTS']);
+  });
 });
