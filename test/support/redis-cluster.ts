@@ -3,8 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { freePorts } from './free-port';
-import { dataNodeLines, infoFields, launchRedis, redisCommand, type RedisAccess, type RedisProcess } from './redis-process';
+import { dataNodeLines, infoFields, launchRedis, onFreePorts, redisCommand, type RedisAccess, type RedisProcess } from './redis-process';
 import { makeCertificates, tlsLines } from './test-certificates';
 import { waitFor } from './wait-for';
 
@@ -86,8 +85,7 @@ export async function startRedisCluster(options: { username?: string; password?:
   const dir = mkdtempSync(path.join(os.tmpdir(), 'connector-test-cluster-'));
   const certs = options.tls ? makeCertificates(dir) : undefined;
   const access: RedisAccess = { username: options.username, password: options.password, ca: certs?.ca };
-  const allPorts = await freePorts(12);
-  const ports = allPorts.slice(0, 6);
+  const ports: number[] = [];
   const processes = new Map<number, RedisProcess>();
   const stop = async (): Promise<void> => {
     await Promise.all([...processes.values()].map((node) => node.kill()));
@@ -95,7 +93,9 @@ export async function startRedisCluster(options: { username?: string; password?:
   };
 
   try {
-    const launched = await Promise.all(ports.map((port, i) => launchRedis({
+    // Each node on a port of its own and its cluster bus on another (the default, port + 10000, may be
+    // taken or past 65535); both chosen again if another process takes one first.
+    const launchNode = (): Promise<RedisProcess> => onFreePorts(2, ([port, busPort]) => launchRedis({
       port,
       dir: path.join(dir, `node-${port}`),
       access,
@@ -106,14 +106,17 @@ export async function startRedisCluster(options: { username?: string; password?:
         'cluster-enabled yes',
         'cluster-config-file nodes.conf',
         `cluster-node-timeout ${options.nodeTimeoutMs ?? 2000}`,
-        // The bus gets its own free port: the default (port + 10000) may be taken or past 65535.
-        `cluster-port ${allPorts[6 + i]}`,
+        `cluster-port ${busPort}`,
         // A replica may take over however long ago it last heard from its primary, and replicas stay put.
         'cluster-replica-validity-factor 0',
         'cluster-allow-replica-migration no',
       ],
-    })));
-    for (const node of launched) processes.set(node.port, node);
+    }).then((node) => {
+      processes.set(node.port, node);
+      return node;
+    }));
+    const launched = await Promise.all(Array.from({ length: 6 }, launchNode));
+    ports.push(...launched.map((node) => node.port));
 
     const cliArgs = ['--cluster', 'create', ...ports.map((port) => `127.0.0.1:${port}`), '--cluster-replicas', '1', '--cluster-yes'];
     if (access.username) cliArgs.push('--user', access.username);

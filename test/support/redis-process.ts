@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Redis from 'ioredis';
+import { freePorts } from './free-port';
 import { waitFor } from './wait-for';
 
 /** How the test itself reaches a node it started: ACL credentials and, for TLS nodes, the CA to trust. */
@@ -68,6 +69,23 @@ export function infoFields(text: unknown): Record<string, string> {
   return fields;
 }
 
+/** Another process took a port between its choice and the server's bind. */
+export class PortTakenError extends Error {}
+
+/**
+ * Calls `launch` with `count` fresh free ports, and again with fresh ones (up to five times) while it fails
+ * because another process took one of them first: other test runs pick free ports on the same machine.
+ */
+export async function onFreePorts<T>(count: number, launch: (ports: number[]) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await launch(await freePorts(count));
+    } catch (error) {
+      if (!(error instanceof PortTakenError) || attempt >= 5) throw error;
+    }
+  }
+}
+
 /**
  * Writes `lines` as the config file `<dir>/redis.conf` (plus the port, the loopback bind, the directory and
  * the log file) and starts `redis-server` on it (`--sentinel` for a sentinel). Resolves once the server on
@@ -112,19 +130,28 @@ export async function launchRedis(options: {
       running.delete(proc);
       resolve();
     }));
+    // A dead process or a stranger on the port ends the wait at once (waitFor would retry until its deadline).
+    let fatal: Error | undefined;
     try {
       await waitFor(
         async () => {
-          if (!alive()) throw new Error(`redis-server on ${port} exited: ${log().slice(-2000)}`);
+          if (!alive()) {
+            const tail = log().slice(-2000);
+            fatal = /Address already in use/.test(tail) ? new PortTakenError(`port ${port} is taken`) : new Error(`redis-server on ${port} exited: ${tail}`);
+            return true;
+          }
           const info = infoFields(await redisCommand(port, access, ['INFO', 'server'], 1000));
-          if (info.process_id !== String(proc.pid)) throw new Error(`port ${port} is served by another process (pid ${info.process_id})`);
+          if (info.process_id !== String(proc.pid)) fatal = new PortTakenError(`port ${port} is served by another process (pid ${info.process_id})`);
           return true;
         },
         { timeoutMs: 10_000, intervalMs: 20, what: `redis-server ${options.sentinel ? '(sentinel) ' : ''}on ${port}` },
       );
     } catch (error) {
+      fatal = error as Error;
+    }
+    if (fatal) {
       await kill();
-      throw error;
+      throw fatal;
     }
   };
 

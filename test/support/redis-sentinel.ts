@@ -1,8 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePorts } from './free-port';
-import { dataNodeLines, infoFields, launchRedis, redisCommand, type RedisAccess, type RedisProcess } from './redis-process';
+import { dataNodeLines, infoFields, launchRedis, onFreePorts, redisCommand, type RedisAccess, type RedisProcess } from './redis-process';
 import { makeCertificates, tlsLines } from './test-certificates';
 import { waitFor } from './wait-for';
 
@@ -51,8 +50,16 @@ export async function startRedisSentinelSet(options: { username?: string; passwo
   const certs = options.tls ? makeCertificates(dir) : undefined;
   const access: RedisAccess = { username: options.username, password: options.password, ca: certs?.ca };
   const sentinelAccess: RedisAccess = { password: options.sentinelPassword, ca: certs?.ca };
-  const [primaryPort, replicaPort, ...sentinelPorts] = await freePorts(5);
   const processes: RedisProcess[] = [];
+  /** Starts one process on a free port (another one if someone takes it first) and keeps it for `stop`. */
+  const launch = (make: (port: number) => Parameters<typeof launchRedis>[0]): Promise<RedisProcess> =>
+    onFreePorts(1, ([port]) => launchRedis(make(port))).then((node) => {
+      processes.push(node);
+      return node;
+    });
+  let primaryPort = 0;
+  let replicaPort = 0;
+  let sentinelPorts: number[] = [];
   const stop = async (): Promise<void> => {
     await Promise.all(processes.map((node) => node.kill()));
     rmSync(dir, { recursive: true, force: true });
@@ -60,11 +67,11 @@ export async function startRedisSentinelSet(options: { username?: string; passwo
   const tls = certs ? tlsLines(certs) : [];
 
   try {
-    processes.push(await launchRedis({ port: primaryPort, dir: path.join(dir, `node-${primaryPort}`), access, tls: Boolean(certs), lines: [...dataNodeLines(access), ...tls] }));
-    processes.push(await launchRedis({
-      port: replicaPort, dir: path.join(dir, `node-${replicaPort}`), access, tls: Boolean(certs),
+    primaryPort = (await launch((port) => ({ port, dir: path.join(dir, `node-${port}`), access, tls: Boolean(certs), lines: [...dataNodeLines(access), ...tls] }))).port;
+    replicaPort = (await launch((port) => ({
+      port, dir: path.join(dir, `node-${port}`), access, tls: Boolean(certs),
       lines: [...dataNodeLines(access), ...tls, `replicaof 127.0.0.1 ${primaryPort}`],
-    }));
+    }))).port;
     await waitFor(async () => {
       const info = infoFields(await redisCommand(replicaPort, access, ['INFO', 'replication']));
       return info.master_link_status === 'up' && info.master_sync_in_progress === '0';
@@ -82,9 +89,10 @@ export async function startRedisSentinelSet(options: { username?: string; passwo
       ...(options.sentinelPassword !== undefined ? [`requirepass ${options.sentinelPassword}`] : []),
       ...tls,
     ];
-    processes.push(...await Promise.all(sentinelPorts.map((port) => launchRedis({
+    const sentinels = await Promise.all([1, 2, 3].map(() => launch((port) => ({
       port, dir: path.join(dir, `sentinel-${port}`), access: sentinelAccess, tls: Boolean(certs), sentinel: true, lines: sentinelLines,
     }))));
+    sentinelPorts = sentinels.map((sentinel) => sentinel.port);
     await waitFor(() => sentinelsReady(sentinelPorts, sentinelAccess, name, 1), {
       timeoutMs: 20_000, intervalMs: 100, what: 'every sentinel to know the replica and the two other sentinels',
     });
@@ -94,7 +102,7 @@ export async function startRedisSentinelSet(options: { username?: string; passwo
     throw new Error(`${(error as Error).message}\n${logs}`);
   }
 
-  const sentinelProcesses = processes.slice(2);
+  const sentinelProcesses = processes.filter((node) => sentinelPorts.includes(node.port));
   const askPrimary = async (port: number): Promise<number> => {
     const [, reported] = (await redisCommand(port, sentinelAccess, ['SENTINEL', 'GET-MASTER-ADDR-BY-NAME', name])) as [string, string];
     return Number(reported);

@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from './free-port';
-import { dataNodeLines, launchRedis, type RedisAccess } from './redis-process';
+import { dataNodeLines, launchRedis, onFreePorts, type RedisAccess } from './redis-process';
 import { makeCertificates, tlsLines } from './test-certificates';
 
 /** A private TLS-only Redis node with an ACL user, as managed services offer. */
@@ -33,8 +32,8 @@ export async function startTlsRedis({ username = 'connector' } = {}): Promise<Te
   try {
     const certs = makeCertificates(dir);
     const access: RedisAccess = { username, password, ca: certs.ca };
-    const port = await freePort();
-    const node = await launchRedis({ port, dir: path.join(dir, 'node'), access, tls: true, lines: [...dataNodeLines(access), ...tlsLines(certs)] });
+    const node = await onFreePorts(1, ([port]) => launchRedis({ port, dir: path.join(dir, `node-${port}`), access, tls: true, lines: [...dataNodeLines(access), ...tlsLines(certs)] }));
+    const { port } = node;
     return {
       port,
       url: `rediss://${encodeURIComponent(username)}:${encodeURIComponent(password)}@127.0.0.1:${port}`,

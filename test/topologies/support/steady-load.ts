@@ -4,6 +4,9 @@ import type { ApiUnderTest, Reply } from '../../redis/support/processes';
 /** Statuses a client may see while a primary is replaced; anything else (another 4xx or 5xx, no answer) is a fault. */
 export const ALLOWED_DURING_FAILOVER: ReadonlySet<number> = new Set([200, 201, 202, 429, 503]);
 
+/** How long a client waits after a refused submission before it retries (far below Retry-After's whole seconds). */
+const REFUSED_PAUSE_MS = 50;
+
 /** A request that has not answered after this long counts as hung. */
 const HUNG_MS = 20_000;
 
@@ -33,9 +36,9 @@ export interface SteadyLoad {
 
 /**
  * `clients` well-behaved clients of one subject, each alternating between the APIs: a paid job under a fresh
- * idempotency key, retried with the same key after any answer other than 202 (as clients must), then a read
- * (the job just accepted, or `/v1/me`). Every answer goes through the checked client (the published
- * document). Asked to stop, a client still finishes its pending key, so that every charge has its accepted
+ * idempotency key, retried with the same key after any answer other than 202 (as clients must, after a short
+ * pause), then a read (the job just accepted, or `/v1/me`). Every answer goes through the checked client (the
+ * published document). Asked to stop, a client still finishes its pending key, so that every charge has its accepted
  * job; `deadline` bounds it all.
  */
 export function steadyLoad(apis: readonly ApiUnderTest[], token: string, { clients = 4, deadline }: { clients?: number; deadline: number }): SteadyLoad {
@@ -80,6 +83,9 @@ export function steadyLoad(apis: readonly ApiUnderTest[], token: string, { clien
         outcome.accepted.set(pendingKey, created.body.id);
         lastJob = created.body.id;
         pendingKey = undefined;
+      } else {
+        // Pacing, not synchronisation: a refused client pauses briefly instead of spinning on 503s.
+        await new Promise((resolve) => setTimeout(resolve, REFUSED_PAUSE_MS));
       }
       const read = await send('GET', lastJob && turn % 2 === 0 ? `/v1/jobs/${lastJob}` : '/v1/me', { token });
       if (read?.status === 200 && typeof read.body?.status === 'string' && read.body.id) {
