@@ -121,6 +121,10 @@ function connect(connection: RedisConnection, settings: RedisOptions): RedisClie
     retryDelayOnFailover: 200,
     retryDelayOnClusterDown: 200,
     retryDelayOnTryAgain: 100,
+    // A worker's writes (a job's completion above all) must outlast a failover, which takes the cluster's node
+    // timeout plus an election: giving up after ioredis's default 16 redirections (about 3 s here) left the
+    // job active until its lock expired, and then it ran again. Requests keep the default and answer 503.
+    maxRedirections: enableOfflineQueue ? 200 : 16,
     // Managed clusters announce nodes by IP, which a TLS certificate names by host: keep the name given.
     ...(tls ? { dnsLookup: (address, callback) => callback(null, address) } : {}),
     redisOptions: { ...nodeSettings, ...auth, ...(tls ? { tls } : {}) },
