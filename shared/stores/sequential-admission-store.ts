@@ -6,9 +6,9 @@ import type { RateLimitStore } from './rate-limit-store';
 /**
  * Admission from the separate stores: the reference behaviour the Redis script must match, the in-memory
  * backend's admission, and a Redis Cluster's, where the address's window, the connection and the subject's
- * keys sit in different hash slots and cannot be read by one script. Two rounds of independent calls: the
- * budget and the connection are read together, and only a live connection's subject window is hit (a
- * revoked token must not spend its subject's rate limit).
+ * keys sit in different hash slots and cannot be read by one script. The budget first (a spent one looks at
+ * nothing else), then the connection, then, together, the subject's window and usage: only a live
+ * connection's subject window is hit (a revoked token must not spend its subject's rate limit).
  */
 export class SequentialAdmissionStore implements AdmissionStore {
   constructor(
@@ -18,8 +18,9 @@ export class SequentialAdmissionStore implements AdmissionStore {
   ) {}
 
   async admitBearer(request: BearerAdmissionRequest): Promise<BearerAdmission> {
-    const [failures, connection] = await Promise.all([this.rateLimits.peek(request.failureKey), this.connections.get(request.connectionId)]);
+    const failures = await this.rateLimits.peek(request.failureKey);
     if (failures && failures.count >= request.failureQuota) return { outcome: 'over-budget', failures };
+    const connection = await this.connections.get(request.connectionId);
     if (!connection || connection.revoked || connection.subject !== request.subject) return { outcome: 'revoked' };
     const day = request.usageDay;
     const [window, usage] = await Promise.all([
