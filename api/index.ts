@@ -1,2 +1,2 @@
 export { createApp, type AppDependencies } from './app';
-export { startApi, type RunningApi, type StartApiOptions } from './start-api';
+export { startApi, type RunningApi, type StartApiOptions, type InProcessJobConsumer } from './start-api';

@@ -7,10 +7,10 @@ import { Metrics } from '../shared/metrics/metrics';
 import { createMetricsServer } from '../shared/metrics/metrics-server';
 import type { CimdFetchOptions } from '../shared/oauth/cimd-fetcher';
 import type { Operation } from '../shared/operations/operation';
+import type { ProcessorMap } from '../shared/jobs/processor';
 import { buildProcessors, OPERATIONS } from '../shared/operations/registry';
 import { createServices } from '../shared/services';
 import { createBackend } from '../shared/stores/create-backend';
-import { createJobWorker } from '../worker/job-worker';
 import { createApp } from './app';
 import { createApiServer } from './http/http-server';
 
@@ -26,16 +26,23 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
+/**
+ * Something that consumes the Redis job queue inside the API's process, built from the API's processors and
+ * metrics. The entry that runs API and worker together (`npm run dev`, the tests) supplies it, so the API
+ * itself never depends on the worker.
+ */
+export type InProcessJobConsumer = (parts: { processors: ProcessorMap; metrics: Metrics }) => { close(graceMs: number): Promise<void> };
+
 /** Options for embedding the API (tests, or a template user with their own registry). */
 export interface StartApiOptions {
   /** The operations registry; defaults to the built-in one. */
   operations?: readonly Operation[];
   /**
-   * On Redis, also consume the job queue in this process (`npm run dev`, tests). `npm start` leaves it off:
+   * On Redis, also consume the job queue in this process (`npm run dev`, tests). `npm start` leaves it out:
    * in production the API only enqueues and worker processes run the jobs. The memory backend always runs
-   * its jobs in-process, so this changes nothing there.
+   * its jobs in-process, so it is not called there.
    */
-  runWorker?: boolean;
+  jobConsumer?: InProcessJobConsumer;
   /** Tests only: lets the Client ID Metadata Document fetcher reach a local https server. */
   cimdFetch?: CimdFetchOptions;
   /** MCP: serve plain 2026-07-28 tool calls directly (default); false leaves every request to the SDK. */
@@ -43,11 +50,11 @@ export interface StartApiOptions {
 }
 
 /** Wires configuration, backend, services and listeners: everything `npm start` and `npm run dev` run. */
-export async function startApi(config: Config, logger: Logger, { operations = OPERATIONS, runWorker = false, cimdFetch, mcpDirectCalls }: StartApiOptions = {}): Promise<RunningApi> {
+export async function startApi(config: Config, logger: Logger, { operations = OPERATIONS, jobConsumer, cimdFetch, mcpDirectCalls }: StartApiOptions = {}): Promise<RunningApi> {
   const metrics = new Metrics();
   const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs }, operations);
   const backend = createBackend(config, processors, metrics, logger);
-  const jobWorker = runWorker && backend.kind === 'redis' ? createJobWorker({ config, processors, metrics, logger }) : undefined;
+  const jobWorker = jobConsumer && backend.kind === 'redis' ? jobConsumer({ processors, metrics }) : undefined;
   const { services, tokens } = createServices(config, backend, metrics, cimdFetch);
   const api = createApiServer(config.http);
   const app = createApp({ config, backend, services, tokens, metrics, logger, operations, stopping: () => api.drain.stopping, mcpDirectCalls });

@@ -8,6 +8,7 @@ import { loadConfigOrExit } from '../shared/config/load-config-or-exit';
 import { onTerminate } from '../shared/lifecycle/shutdown';
 import { devLogFormat } from '../shared/logging/log-format';
 import { createLogger } from '../shared/logging/logger';
+import { createJobWorker } from '../worker/job-worker';
 
 // `npm run dev`: one process from source. On a fresh clone it writes .env with new random secrets;
 // variables already in the environment win over .env. npm runs scripts from the package root, so .env and
@@ -28,8 +29,9 @@ const config = loadConfigOrExit(process.env, 'dev');
 // Readable lines at a terminal, JSON when piped; redaction happens in pino before either is written.
 const pretty = devLogFormat(process.stdout.isTTY, process.env.LOG_FORMAT) === 'pretty';
 const logger = createLogger(config.logLevel, 'connector-dev', pretty ? pinoPretty({ translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service', singleLine: true }) : undefined);
-// With REDIS_URL set, this one process also consumes the job queue, so `npm run dev` needs no second terminal.
-startApi(config, logger, { runWorker: true }).then(
+// With REDIS_URL set, this one process also consumes the job queue, so `npm run dev` needs no second terminal:
+// the API and the worker are composed here, at the entry, and neither imports the other.
+startApi(config, logger, { jobConsumer: (parts) => createJobWorker({ config, logger, ...parts }) }).then(
   (api) => {
     process.stdout.write(`Connector on ${config.publicUrl} (OpenAPI: ${config.publicUrl}/openapi.json, metrics: http://localhost:${api.metricsPort}/metrics)\n`);
     onTerminate(api.close, { graceMs: config.shutdownDelayMs + config.shutdownGraceMs, logger });

@@ -7,14 +7,18 @@ import { runAttempt } from '../shared/jobs/job-runner';
 import type { ProcessorMap } from '../shared/jobs/processor';
 import type { Metrics } from '../shared/metrics/metrics';
 import { readProgress, type BullJobData, type BullJobProgress } from '../shared/redis/bullmq-job-record';
+import { JobShardHistory } from '../shared/redis/job-shards';
 import { closeRedisClient, createRedisClient, redisAnswers } from '../shared/redis/redis-client';
-import { JOB_QUEUE_NAME, RedisKeys } from '../shared/redis/redis-keys';
+import { RedisKeys } from '../shared/redis/redis-keys';
 
 /** The settings a job worker reads from the configuration. */
 export type JobWorkerConfig = Pick<
   Config,
-  'redisUrl' | 'redisKeyPrefix' | 'redisCommandTimeoutMs' | 'workerConcurrency' | 'jobLockMs' | 'jobStalledIntervalMs'
+  'redis' | 'redisKeyPrefix' | 'redisCommandTimeoutMs' | 'workerConcurrency' | 'jobLockMs' | 'jobStalledIntervalMs' | 'jobQueueShards'
 >;
+
+/** How often a worker looks for shard counts recorded by processes started after it. */
+const SHARD_REFRESH_MS = 30_000;
 
 /** A running BullMQ consumer. */
 export interface JobWorker {
@@ -42,12 +46,12 @@ interface RunningJob {
  */
 export function createJobWorker(options: { config: JobWorkerConfig; processors: ProcessorMap; metrics: Metrics; logger: Logger }): JobWorker {
   const { config, processors, metrics, logger } = options;
-  if (!config.redisUrl) throw new Error('the job worker needs REDIS_URL');
-  const keys = new RedisKeys(config.redisKeyPrefix);
+  if (!config.redis) throw new Error('the job worker needs Redis');
+  const keys = new RedisKeys(config.redisKeyPrefix, config.redis.topology.mode === 'cluster');
   // BullMQ requires a connection whose commands wait for Redis (maxRetriesPerRequest: null); it duplicates
   // it for its blocking fetch and closes the duplicates itself, and this client is closed last by us.
   const client = createRedisClient({
-    url: config.redisUrl,
+    connection: config.redis,
     role: 'worker',
     connectionName: `${config.redisKeyPrefix}worker`,
     commandTimeoutMs: config.redisCommandTimeoutMs,
@@ -55,6 +59,7 @@ export function createJobWorker(options: { config: JobWorkerConfig; processors: 
     metrics,
   });
   const observer = createJobObserver(metrics, logger);
+  let closing: Promise<void> | undefined;
   // The jobs this worker holds the lock of, so that a shutdown can hand them back.
   const running = new Map<string, RunningJob>();
 
@@ -108,30 +113,46 @@ export function createJobWorker(options: { config: JobWorkerConfig; processors: 
     throw new UnrecoverableError(outcome.message);
   };
 
-  const worker = new Worker<BullJobData, Record<string, unknown>, string>(JOB_QUEUE_NAME, processJob, {
-    connection: client,
-    prefix: keys.bullPrefix,
-    concurrency: config.workerConcurrency,
-    lockDuration: config.jobLockMs,
-    stalledInterval: config.jobStalledIntervalMs,
-    // One stall is forgiven (the job runs again elsewhere); a job that keeps killing workers fails.
-    maxStalledCount: 1,
-  });
-  worker.on('error', (error: Error) => {
-    // Connection errors are already counted and logged (once per outage) by the client.
-    if (!/ECONNREFUSED|ECONNRESET|Connection is closed|ETIMEDOUT|Stream isn't writeable/.test(error.message)) {
-      logger.warn({ err: error }, 'job worker error');
-    }
-  });
-  worker.on('stalled', (jobId: string) => logger.warn({ job_id: jobId }, 'job stalled (its worker stopped renewing the lock); it will run again'));
+  // One consumer per shard, each on its own blocking connection and each running up to WORKER_CONCURRENCY jobs:
+  // every shard that any recorded shard count implies, so shards that left the set are still drained.
+  const workers = new Map<number, Worker<BullJobData, Record<string, unknown>, string>>();
+  const consume = (shard: number): void => {
+    if (workers.has(shard) || closing) return;
+    const worker = new Worker<BullJobData, Record<string, unknown>, string>(keys.jobQueueName(shard), processJob, {
+      connection: client,
+      prefix: keys.bullPrefix,
+      concurrency: config.workerConcurrency,
+      lockDuration: config.jobLockMs,
+      stalledInterval: config.jobStalledIntervalMs,
+      // One stall is forgiven (the job runs again elsewhere); a job that keeps killing workers fails.
+      maxStalledCount: 1,
+    });
+    worker.on('error', (error: Error) => {
+      // Connection errors are already counted and logged (once per outage) by the client.
+      if (!/ECONNREFUSED|ECONNRESET|Connection is closed|ETIMEDOUT|Stream isn't writeable/.test(error.message)) {
+        logger.warn({ err: error, shard }, 'job worker error');
+      }
+    });
+    worker.on('stalled', (jobId: string) => logger.warn({ job_id: jobId }, 'job stalled (its worker stopped renewing the lock); it will run again'));
+    workers.set(shard, worker);
+  };
+  const history = new JobShardHistory(client, keys, config.jobQueueShards);
+  const consumeRecorded = async (): Promise<void> => {
+    const span = await history.load().then(() => history.span, () => config.jobQueueShards);
+    for (let shard = 0; shard < span; shard++) consume(shard);
+  };
+  for (let shard = 0; shard < config.jobQueueShards; shard++) consume(shard);
+  void consumeRecorded();
+  const refresher = setInterval(() => void consumeRecorded(), SHARD_REFRESH_MS);
+  refresher.unref();
 
-  let closing: Promise<void> | undefined;
   return {
-    ready: async () => worker.isRunning() && redisAnswers(client),
+    ready: async () => [...workers.values()].every((worker) => worker.isRunning()) && redisAnswers(client),
     close: (graceMs) => {
       closing ??= (async () => {
+        clearInterval(refresher);
         let timer: NodeJS.Timeout | undefined;
-        const drained = worker.close().then(
+        const drained = Promise.all([...workers.values()].map((worker) => worker.close())).then(
           () => true,
           () => true,
         );
@@ -145,7 +166,7 @@ export function createJobWorker(options: { config: JobWorkerConfig; processors: 
           // retakes it. Processing is at-least-once either way.
           const handedBack = await handBack([...running.values()], logger);
           logger.warn({ grace_ms: graceMs, handed_back: handedBack }, 'jobs still running at the end of the grace period; handed back to the queue');
-          await Promise.race([worker.disconnect().catch(() => undefined), delay(500)]);
+          await Promise.race([Promise.all([...workers.values()].map((worker) => worker.disconnect().catch(() => undefined))), delay(500)]);
         }
         await closeRedisClient(client, 500);
       })();

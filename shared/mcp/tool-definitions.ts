@@ -1,6 +1,7 @@
 import type { Principal } from '../auth/principal';
 import type { JsonSchema, Operation, OperationRequest } from '../operations/operation';
 import { inlineSchema } from './inline-schema';
+import { portableSchema } from './portable-schema';
 
 /** Where a tool argument goes in the operation's request. */
 type ArgumentTarget = 'params' | 'query' | 'body';
@@ -85,8 +86,10 @@ function toolDefinition(operation: Operation): ToolDefinition {
     name: toolName(operation.operationId),
     title: operation.summary,
     description: operation.description,
-    inputSchema: { type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false },
-    outputSchema: inlineSchema(operation.responses[success].schema),
+    // The registry's schemas, self-contained and in single-type form: what /openapi.json promises, spelled
+    // so that every MCP host can read it.
+    inputSchema: portableSchema({ type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false }),
+    outputSchema: portableSchema(inlineSchema(operation.responses[success].schema)),
     annotations: {
       readOnlyHint: readOnly,
       // A paid operation takes an idempotency key: repeating the call with the same arguments repeats nothing.

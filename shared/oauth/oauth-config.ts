@@ -50,6 +50,17 @@ const preRegisteredClients = makeValidator<PreRegisteredClient[]>((input) => {
   return parsed as PreRegisteredClient[];
 });
 
+/** Returned when an OAuth variable is invalid: never used, since the configuration is then refused. */
+const UNUSABLE: OAuthSettings = {
+  consentUrl: '',
+  devConsent: false,
+  accessTokenTtlSeconds: 0,
+  requestTtlSeconds: 0,
+  codeTtlSeconds: 0,
+  maxRegisteredClients: 0,
+  clients: [],
+};
+
 /**
  * Reads the OAuth variables. Problems are added to `problems` (names and our own reasons only), like the
  * rest of the configuration.
@@ -59,6 +70,7 @@ export function loadOAuthSettings(
   base: { publicUrl?: string; dashboardUrl?: string },
   problems: Array<{ name: string; reason: string }>,
 ): OAuthSettings {
+  const known = problems.length;
   const clean = cleanEnv(
     env,
     {
@@ -78,6 +90,8 @@ export function loadOAuthSettings(
       },
     },
   );
+  // envalid throws when a variable that failed is read; the caller refuses the configuration anyway.
+  if (problems.length > known) return UNUSABLE;
   const loopback = base.publicUrl !== undefined && LOOPBACK_HOSTS.has(new URL(base.publicUrl).hostname);
   const devConsent = loopback && !clean.CONSENT_URL;
   const consentUrl = clean.CONSENT_URL ?? (devConsent ? `${base.publicUrl}${DEV_CONSENT_PATH}` : `${(base.dashboardUrl ?? '').replace(/\/+$/, '')}/connect`);

@@ -13,12 +13,12 @@ export const MEMORY_BACKEND_WARNING =
   'revocations are not shared, and jobs run in this process: do not run more than one replica.';
 
 /**
- * Picks the backend from the configuration: Redis when `REDIS_URL` is set, else memory. Once `REDIS_URL` is
- * set there is no fallback: an unreachable Redis means 503s and a failing `/readyz`, never a silent switch
+ * Picks the backend from the configuration: Redis when `REDIS_URL` (or a Sentinel or Cluster variable) is
+ * set, else memory. Once Redis is configured there is no fallback: an unreachable Redis means 503s and a failing `/readyz`, never a silent switch
  * to state that other replicas cannot see.
  */
 export function createBackend(config: Config, processors: ProcessorMap, metrics: Metrics, logger: Logger): Backend {
-  if (config.redisUrl) {
+  if (config.redis) {
     const backend = createRedisBackend(config, metrics, logger);
     metrics.observeQueue(() => backend.queue.counts());
     return backend;

@@ -6,7 +6,7 @@ import { createLogger } from '../../shared/logging/logger';
 import type { CimdFetchOptions } from '../../shared/oauth/cimd-fetcher';
 import { BACKENDS } from '../support/backends';
 import { CIMD_HOST, startCimdServer, type CimdServer } from '../support/cimd-server';
-import { BASE_ENV, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { BASE_ENV, inProcessWorker, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { LogCapture } from '../support/log-capture';
 import { authorizeParams, authorize, REDIRECT_URI } from '../support/oauth-helpers';
 import { replicaFetch, TestOAuthProvider } from '../support/oauth-sdk-client';
@@ -160,7 +160,7 @@ describe('the official SDK client through the whole OAuth dance', function () {
       redis = await startRedis();
       const config = loadConfig({ ...BASE_ENV, REDIS_URL: redis.url, REDIS_KEY_PREFIX: 'oauth-replicas:' }, 'dev');
       const logger = createLogger('warn', 'oauth-replicas', new LogCapture());
-      replicas = await Promise.all([startApi(config, logger, { cimdFetch: trust }), startApi(config, logger, { runWorker: true, cimdFetch: trust })]);
+      replicas = await Promise.all([startApi(config, logger, { cimdFetch: trust }), startApi(config, logger, { jobConsumer: inProcessWorker(config, logger), cimdFetch: trust })]);
       bases = replicas.map((api) => `http://127.0.0.1:${api.port}`);
       for (const base of bases) await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, { what: `${base} ready` });
     });

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { startApi, type RunningApi } from '../../api/start-api';
 import { loadConfig } from '../../shared/config/config';
 import { createLogger } from '../../shared/logging/logger';
-import { BASE_ENV, newKey, newSubject } from '../support/harness';
+import { BASE_ENV, inProcessWorker, newKey, newSubject } from '../support/harness';
 import { LogCapture } from '../support/log-capture';
 import { callOk, connectMcp, legacyTasks, modernTasks, OutputChecker, pollJobOverMcp, REVISIONS } from '../support/mcp-client';
 import { startRedis, type TestRedis } from '../support/redis-server';
@@ -68,7 +68,7 @@ describe('two API replicas on one Redis behind a round-robin proxy, one MCP clie
     const config = loadConfig({ ...BASE_ENV, REDIS_URL: redis.url, REDIS_KEY_PREFIX: 'replicas:' }, 'dev');
     const logger = createLogger('warn', 'replica-test', new LogCapture());
     // Only B consumes the queue: a job accepted by A is run by "another machine".
-    [a, b] = await Promise.all([startApi(config, logger, { runWorker: false }), startApi(config, logger, { runWorker: true })]);
+    [a, b] = await Promise.all([startApi(config, logger), startApi(config, logger, { jobConsumer: inProcessWorker(config, logger) })]);
     baseA = `http://127.0.0.1:${a.port}`;
     const baseB = `http://127.0.0.1:${b.port}`;
     for (const base of [baseA, baseB]) await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, { what: `${base} ready` });

@@ -1,3 +1,4 @@
+import { singleNodeConnection } from '../../shared/config/redis-settings';
 import { expect } from 'chai';
 import Redis from 'ioredis';
 import { ServiceUnavailableError } from '../../shared/errors/service-unavailable-error';
@@ -14,7 +15,10 @@ const BOUND_MS = COMMAND_TIMEOUT_MS + 500 + 250;
 
 function config(url: string) {
   return {
-    redisUrl: url,
+    redis: singleNodeConnection(url),
+    jobQueueShards: 1,
+    redisMinReplicas: 0,
+    redisWaitMs: 500,
     redisKeyPrefix: 'outage:',
     redisCommandTimeoutMs: COMMAND_TIMEOUT_MS,
     jobAttempts: 3,
@@ -95,7 +99,7 @@ describe('the Redis backend during Redis outages (in-process)', () => {
       await redis.restart();
       await waitFor(() => backend.ready(), { timeoutMs: 15_000, what: 'the backend to reconnect' });
       console.log(`      ready again ${Date.now() - restarted} ms after the restart`);
-      expect(await backend.ledger.claim({ subject: 's', key: 'k', fingerprint: 'f', jobId: 'job_after', operation: 'createJob', cost: 1, ttlSeconds: 60 })).to.equal('created');
+      expect((await backend.ledger.claim({ subject: 's', key: 'k', fingerprint: 'f', jobId: 'job_after', operation: 'createJob', cost: 1, ttlSeconds: 60 })).outcome).to.equal('created');
       await backend.queue.enqueue({ id: 'job_after', subject: 's', operation: 'createJob', input: { prompt: 'p' }, cost: 1, createdAt: new Date().toISOString() });
       expect((await backend.queue.get('job_after'))?.status).to.equal('queued');
       expect(await metricValue(metrics, 'connector_redis_up')).to.equal(1);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { startApi, type StartApiOptions } from '../../api/start-api';
+import type { Logger } from 'pino';
+import { startApi, type InProcessJobConsumer, type StartApiOptions } from '../../api/start-api';
 import { loadConfig, type Config } from '../../shared/config/config';
 import { createLogger } from '../../shared/logging/logger';
 import type { BackendKind } from './backends';
@@ -9,6 +10,7 @@ import { checkedClient, type CallOptions, type CallResult } from './checked-clie
 import type { OpenApiResponseChecker } from './openapi-check';
 import { waitFor } from './wait-for';
 import { startRedis } from './redis-server';
+import { createJobWorker } from '../../worker/job-worker';
 
 /** The environment every test connector starts from; tests override single variables. */
 export const BASE_ENV = {
@@ -57,18 +59,26 @@ const BACKEND_ENV: Record<BackendKind, BackendEnv> = {
   },
 };
 
+/** The worker's BullMQ consumer run inside an API process, composed here as `npm run dev` composes it. */
+export function inProcessWorker(config: Config, logger: Logger): InProcessJobConsumer {
+  return (parts) => createJobWorker({ config, logger, ...parts });
+}
+
+/** How a test connector is started: the API's options, and whether it also consumes the queue (default yes). */
+export type ConnectorOptions = Omit<StartApiOptions, 'jobConsumer'> & { runWorker?: boolean };
+
 /** Starts a connector on the given backend with `BASE_ENV` plus `overrides`, and waits until it is ready. */
 export async function startConnector(
   kind: BackendKind,
   overrides: Record<string, string> = {},
-  options: StartApiOptions = {},
+  { runWorker = true, ...options }: ConnectorOptions = {},
 ): Promise<ConnectorUnderTest> {
   const prepared = await BACKEND_ENV[kind]({ ...BASE_ENV, ...overrides });
   const config = loadConfig(prepared.env, 'dev');
   const logs = new LogCapture();
   const logger = createLogger(config.logLevel, 'connector-test', logs);
   // On Redis the API only enqueues; the same process also consumes the queue, as `npm run dev` does.
-  const api = await startApi(config, logger, { runWorker: true, ...options });
+  const api = await startApi(config, logger, { ...options, jobConsumer: runWorker ? inProcessWorker(config, logger) : undefined });
   const baseUrl = `http://127.0.0.1:${api.port}`;
   // On Redis the API listens before its client has connected, and until then requests that need Redis
   // answer 503 by design; a connector under test is handed out ready.

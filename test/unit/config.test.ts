@@ -18,7 +18,7 @@ function problemsOf(env: Record<string, string | undefined>, role: 'api' | 'work
 describe('configuration rules', () => {
   it('the four required variables with valid values load, with the documented defaults', () => {
     const config = loadConfig(REQUIRED, 'api');
-    expect(config).to.include({ port: 8787, metricsPort: 9464, redisUrl: undefined, idempotencyTtlSeconds: 86_400, trustProxy: 0, placeholderJobMs: 2000 });
+    expect(config).to.include({ port: 8787, metricsPort: 9464, redis: undefined, jobQueueShards: 1, redisMinReplicas: 0, redisWaitMs: 500, idempotencyTtlSeconds: 86_400, trustProxy: 0, placeholderJobMs: 2000 });
     expect(loadConfig({ ...REQUIRED, REDIS_URL: 'redis://127.0.0.1:6379' }, 'worker').metricsPort).to.equal(9465);
   });
 
@@ -82,5 +82,10 @@ describe('configuration rules', () => {
     expect(problemsOf({ ...REQUIRED, PORT: '70000' })).to.deep.equal(['PORT']);
     expect(problemsOf({ ...REQUIRED, WORKER_CONCURRENCY: '0' })).to.deep.equal(['WORKER_CONCURRENCY']);
     expect(problemsOf({ ...REQUIRED, LOG_LEVEL: 'loud' })).to.deep.equal(['LOG_LEVEL']);
+  });
+
+  it('invalid OAuth variables are refused by name like the others, not with a crash', () => {
+    expect(problemsOf({ ...REQUIRED, CONSENT_URL: 'http://consent.example.com' })).to.deep.equal(['CONSENT_URL']);
+    expect(problemsOf({ ...REQUIRED, OAUTH_ACCESS_TOKEN_TTL_SECONDS: '5', OAUTH_CLIENTS: 'not json' })).to.have.members(['OAUTH_ACCESS_TOKEN_TTL_SECONDS', 'OAUTH_CLIENTS']);
   });
 });

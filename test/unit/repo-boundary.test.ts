@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { expect } from 'chai';
+import { findForbiddenImports } from '../support/import-boundary';
 import { findOutsidePaths, findOutsideShellPaths } from '../support/outside-paths';
 import { ROOT } from '../support/spawn-process';
 
@@ -44,5 +45,36 @@ describe('repository boundary', () => {
     const script = 'cd "$(dirname "$0")/.."\ncp ../sibling/x.json test/\nls ./test # not ../here\n';
     const found = findOutsideShellPaths('/repo', ['/repo/.ci/run'], () => script);
     expect(found).to.deep.equal([{ file: '.ci/run', line: 2, resolved: 'cp ../sibling/x.json test/' }]);
+  });
+
+  it('nothing under api/ imports the worker or anything else outside api/ and shared/', () => {
+    const api = repoFiles().filter((f) => f.startsWith(path.join(ROOT, 'api') + path.sep) && /\.(ts|js)$/.test(f));
+    expect(api.length, 'api files scanned').to.be.greaterThan(20);
+    expect(findForbiddenImports(ROOT, api, [path.join(ROOT, 'api'), path.join(ROOT, 'shared')])).to.deep.equal([]);
+  });
+
+  it('the import scan reports a static import, a re-export, an import() and a require() of worker/, and nothing else', () => {
+    const files: Record<string, string> = {
+      '/repo/api/a.ts': [
+        "import { startApi } from './start-api';",
+        "import { Metrics } from '../shared/metrics/metrics';",
+        "import express from 'express';",
+        "import { createJobWorker } from '../worker/job-worker';",
+        "export { startWorker } from '../worker';",
+        "const lazy = () => import('../worker/start-worker');",
+        "const old = require('../worker/main');",
+        "// import { x } from '../worker/in-a-comment';",
+      ].join('\n'),
+      '/repo/api/routes/b.ts': "import type { Job } from '../../worker/job-worker';\nimport { ok } from '../../shared/x';\n",
+    };
+    const found = findForbiddenImports('/repo', Object.keys(files), ['/repo/api', '/repo/shared'], (f) => files[f]);
+    // As "file:line specifier" strings, so that no literal here starts with "../" (the path scan above reads this file too).
+    expect(found.map(({ file, line, specifier }) => `${file}:${line} ${specifier}`)).to.deep.equal([
+      'api/a.ts:4 ../worker/job-worker',
+      'api/a.ts:5 ../worker',
+      'api/a.ts:6 ../worker/start-worker',
+      'api/a.ts:7 ../worker/main',
+      'api/routes/b.ts:1 ../../worker/job-worker',
+    ]);
   });
 });

@@ -1,3 +1,4 @@
+import { singleNodeConnection } from '../../shared/config/redis-settings';
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import type { NewJob } from '../../shared/jobs/job';
@@ -29,7 +30,7 @@ describe('a job whose attempt ends after its worker handed it back (shutdown wit
   before(async () => {
     redis = await startRedis();
     store = await connectStoreClient(redis.url, 'race:');
-    queue = new BullmqJobQueue(store.client, store.keys, store.guard, { attempts: 3, backoffMs: 20, retentionSeconds: 3600, logger: quietLogger });
+    queue = new BullmqJobQueue(store.client, store.keys, store.guard, { attempts: 3, backoffMs: 20, retentionSeconds: 3600, logger: quietLogger, shards: 1, durability: { minReplicas: 0, waitMs: 500 } });
   });
   after(async () => {
     await first?.close(0);
@@ -51,7 +52,7 @@ describe('a job whose attempt ends after its worker handed it back (shutdown wit
       return { done: 'late' };
     };
     const firstMetrics = new Metrics({ defaultMetrics: false });
-    first = createJobWorker({ config: { ...CONFIG, redisUrl: redis.url }, processors: new Map([['race', lingering]]), metrics: firstMetrics, logger: quietLogger });
+    first = createJobWorker({ config: { ...CONFIG, redis: singleNodeConnection(redis.url), jobQueueShards: 1 }, processors: new Map([['race', lingering]]), metrics: firstMetrics, logger: quietLogger });
     await queue.enqueue(job);
     await waitFor(() => started, { what: 'the attempt to start' });
 
@@ -61,7 +62,7 @@ describe('a job whose attempt ends after its worker handed it back (shutdown wit
     expect((await queue.get(job.id))?.status).to.equal('queued');
 
     const secondMetrics = new Metrics({ defaultMetrics: false });
-    second = createJobWorker({ config: { ...CONFIG, redisUrl: redis.url }, processors: new Map<string, Processor>([['race', async () => ({ done: 'again' })]]), metrics: secondMetrics, logger: quietLogger });
+    second = createJobWorker({ config: { ...CONFIG, redis: singleNodeConnection(redis.url), jobQueueShards: 1 }, processors: new Map<string, Processor>([['race', async () => ({ done: 'again' })]]), metrics: secondMetrics, logger: quietLogger });
     const done = await waitFor(async () => {
       const stored = await queue.get(job.id);
       return stored?.status === 'succeeded' ? stored : undefined;
