@@ -5,23 +5,31 @@ import type { SoakMeasurement } from './soak-run';
 export interface SoakBounds {
   /** The largest least-squares slope of either process's resident memory after the warm-up, MB per minute. */
   rssMbPerMin: number;
-  /** p99 is flat when its fitted line rises over the measured span by at most this share of the median window p99… */
-  p99RiseFraction: number;
-  /** …or by at most this many ms (a few ms are noise at a p99 of a few ms). */
-  p99RiseFloorMs: number;
+  /**
+   * p99 is flat when its fitted line rises over the measured span by at most `riseFraction` of the median
+   * window p99, or by at most `floorMs` (a few ms are noise at a p99 of a few ms). Null: not judged.
+   */
+  p99: { riseFraction: number; floorMs: number } | null;
 }
 
 /**
- * The bounds, by the soak's length. A 10-minute run (7 minutes after its warm-up, 29 samples) resolves a slope
- * of about ±0.3 MB/min on this machine (the API's resident memory follows its heap's collection cycle), so
- * 1 MB/min is the smallest bound it can hold without failing on noise, and it is below the 1.7 MB/min the
- * issue reported. A 60-second run (40 s after warm-up) cannot resolve that; its bound is set against a
- * leak of something request-sized instead: at 150 requests a second a leak of 3 KB a request grows 27 MB a
- * minute, and anything that keeps a request or response (about 20 KB each, bench/README.md) grows well over
- * 150. 25 MB/min catches those and stays clear of the sawtooth of a 40-second window.
+ * The bounds, by the soak's length.
+ *
+ * A run of 5 minutes or more (the default 10: 7 minutes and 29 samples after a 3-minute warm-up) must keep
+ * either process's resident memory within 1 MB/min. That is below the 1.7 MB/min the issue reported for the
+ * worker, and about three times the standard error such a run gets on this shared machine for the API, whose
+ * resident memory follows its heap's collection cycle (a tighter bound would fail on noise). A slower leak
+ * than that needs a longer soak. p99 must be flat.
+ *
+ * A shorter run (CI's 60 s: 40 s after a 20 s warm-up) is still inside the API's start-up growth (V8 grows its
+ * heap to its working size over the first minutes: 120 to 150 MB in the first minute, up to about 30 MB/min),
+ * and its slope is only known to about ±6 MB/min. Its bound, 60 MB/min, is set against leaks of request-sized
+ * things instead: anything that keeps a request's or a response's objects (about 20 KB a request, bench/
+ * README.md) grows 180 MB/min at CI's 150 requests a second, three times the bound. p99 is not judged: on two
+ * shared cores a minute of p99s is the other tenants' scheduling more than ours.
  */
 export function soakBounds(seconds: number): SoakBounds {
-  return { rssMbPerMin: seconds >= 300 ? 1 : 25, p99RiseFraction: 0.5, p99RiseFloorMs: 5 };
+  return seconds >= 300 ? { rssMbPerMin: 1, p99: { riseFraction: 0.5, floorMs: 5 } } : { rssMbPerMin: 60, p99: null };
 }
 
 /** One judged trend. */
@@ -36,7 +44,8 @@ export interface TrendVerdict {
 /** The soak against its bounds: every RSS trend, the heap trends (shown, not judged), p99's flatness, and what failed. */
 export interface SoakVerdict {
   memory: TrendVerdict[];
-  p99: { medianMs: number; riseMs: number; boundMs: number; flat: boolean };
+  /** `boundMs` and `flat` are null when p99 is not judged (a short run). */
+  p99: { medianMs: number; riseMs: number; boundMs: number | null; flat: boolean | null };
   failures: string[];
 }
 
@@ -59,12 +68,12 @@ export function judgeSoak(measurement: SoakMeasurement, bounds: SoakBounds, warm
   const measured = windows.filter((w) => w.fromS >= warmupSeconds).map((w) => w.p99Ms).sort((a, b) => a - b);
   const medianMs = measured[Math.floor(measured.length / 2)] ?? NaN;
   const riseMs = (trends.p99.slope * (seconds - warmupSeconds)) / 60;
-  const boundMs = Math.max(bounds.p99RiseFloorMs, bounds.p99RiseFraction * medianMs);
-  const p99 = { medianMs: round(medianMs, 2), riseMs: round(riseMs, 2), boundMs: round(boundMs, 2), flat: riseMs <= boundMs };
+  const boundMs = bounds.p99 ? Math.max(bounds.p99.floorMs, bounds.p99.riseFraction * medianMs) : null;
+  const p99 = { medianMs: round(medianMs, 2), riseMs: round(riseMs, 2), boundMs: boundMs === null ? null : round(boundMs, 2), flat: boundMs === null ? null : riseMs <= boundMs };
 
   const failures: string[] = [];
   for (const m of memory) if (m.met === false) failures.push(`${m.series} grew ${m.slopeMbPerMin} MB/min after the warm-up (bound ${m.bound})`);
-  if (!p99.flat) failures.push(`p99 rose ${p99.riseMs} ms over the run after the warm-up (bound ${p99.boundMs} ms)`);
+  if (p99.flat === false) failures.push(`p99 rose ${p99.riseMs} ms over the run after the warm-up (bound ${p99.boundMs} ms)`);
   if (Object.keys(traffic.errors).length > 0) failures.push(`requests without an answer: ${JSON.stringify(traffic.errors)}`);
   const other = Object.keys(traffic.statuses).filter((status) => !status.startsWith('2'));
   if (other.length > 0) failures.push(`answers outside 2xx: ${JSON.stringify(traffic.statuses)}`);
@@ -84,6 +93,6 @@ export function formatSoak(measurement: SoakMeasurement, verdict: SoakVerdict): 
     `API resident ${mb(first.api.rssMb)} → ${mb(last.api.rssMb)} MB, heap used ${mb(first.api.heapUsedMb)} → ${mb(last.api.heapUsedMb)} MB`,
     `worker resident ${mb(first.worker.rssMb)} → ${mb(last.worker.rssMb)} MB, heap used ${mb(first.worker.heapUsedMb)} → ${mb(last.worker.heapUsedMb)} MB`,
     ...verdict.memory.map((m) => `  ${m.series}: ${m.slopeMbPerMin} ± ${m.slopeStdErr} MB/min${m.bound === null ? '' : ` (bound ${m.bound}: ${m.met ? 'met' : 'NOT met'})`}`),
-    `p99 per window: ${measurement.windows.map((w) => w.p99Ms).join(', ')} ms; median after warm-up ${verdict.p99.medianMs} ms, fitted rise ${verdict.p99.riseMs} ms (bound ${verdict.p99.boundMs}: ${verdict.p99.flat ? 'flat' : 'NOT flat'})`,
+    `p99 per window: ${measurement.windows.map((w) => w.p99Ms).join(', ')} ms; median after warm-up ${verdict.p99.medianMs} ms, fitted rise ${verdict.p99.riseMs} ms${verdict.p99.boundMs === null ? ' (not judged in a short run)' : ` (bound ${verdict.p99.boundMs}: ${verdict.p99.flat ? 'flat' : 'NOT flat'})`}`,
   ].join('\n');
 }
