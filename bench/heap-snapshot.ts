@@ -46,6 +46,7 @@ export function heapGrowth(before: Map<string, HeapGroup>, after: Map<string, He
       countChange: (after.get(name)?.count ?? 0) - (before.get(name)?.count ?? 0),
       bytesChange: (after.get(name)?.selfBytes ?? 0) - (before.get(name)?.selfBytes ?? 0),
     }))
+    .filter((group) => group.bytesChange !== 0 || group.countChange !== 0)
     .sort((a, b) => b.bytesChange - a.bytesChange)
     .slice(0, top);
 }
