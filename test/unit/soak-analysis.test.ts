@@ -6,11 +6,11 @@ import { leastSquares } from '../../bench/trend';
 
 const flat = { slope: 0, intercept: 100, slopeStdErr: 0.1, points: 10 };
 
-function measurement(apiSlope: number, p99s: number[]): SoakMeasurement {
+function measurement(apiSlope: number, p99s: number[], workerSlope = 0): SoakMeasurement {
   const samples: SoakSample[] = Array.from({ length: 41 }, (_, i) => ({
     t: i * 15,
     api: { rssMb: 150 + (apiSlope * i * 15) / 60, heapUsedMb: 60 },
-    worker: { rssMb: 90, heapUsedMb: 20 },
+    worker: { rssMb: 90 + (workerSlope * i * 15) / 60, heapUsedMb: 20 },
   }));
   const windows = p99s.map((p99Ms, i) => ({ fromS: i * 60, toS: (i + 1) * 60, requests: 100, p50Ms: 1, p99Ms }));
   const after = samples.filter((s) => s.t >= 180);
@@ -56,9 +56,14 @@ describe('the soak verdict (bench/soak-report.ts)', () => {
     expect(verdict.p99.flat).to.equal(true);
   });
 
-  it('fails a 10-minute run whose API grows 1.5 MB/min, naming the series and the bound', () => {
-    const verdict = judgeSoak(measurement(1.5, [8, 8, 8, 8, 8, 8, 8, 8, 8, 8]), soakBounds(600), 180, 600);
-    expect(verdict.failures).to.deep.equal(['API resident grew 1.5 MB/min after the warm-up (bound 1)']);
+  it('fails a 10-minute run whose API grows 4.5 MB/min, naming the series and the bound', () => {
+    const verdict = judgeSoak(measurement(4.5, [8, 8, 8, 8, 8, 8, 8, 8, 8, 8]), soakBounds(600), 180, 600);
+    expect(verdict.failures).to.deep.equal(['API resident grew 4.5 MB/min after the warm-up (bound 4)']);
+  });
+
+  it('fails a 10-minute run whose worker grows 1.5 MB/min, the rate the issue reported', () => {
+    const verdict = judgeSoak(measurement(0, [8, 8, 8, 8, 8, 8, 8, 8, 8, 8], 1.5), soakBounds(600), 180, 600);
+    expect(verdict.failures).to.deep.equal(['worker resident grew 1.5 MB/min after the warm-up (bound 1)']);
   });
 
   it('fails a p99 that doubles after the warm-up, and does not judge p99 in a short run', () => {
