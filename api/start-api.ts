@@ -11,6 +11,7 @@ import type { ProcessorMap } from '../shared/jobs/processor';
 import { buildProcessors, OPERATIONS } from '../shared/operations/registry';
 import { createServices } from '../shared/services';
 import { createBackend } from '../shared/stores/create-backend';
+import type { EventQueue } from '../shared/webhooks/event-queue';
 import { createApp } from './app';
 import { createApiServer } from './http/http-server';
 
@@ -31,7 +32,7 @@ export interface RunningApi {
  * metrics. The entry that runs API and worker together (`npm run dev`, the tests) supplies it, so the API
  * itself never depends on the worker.
  */
-export type InProcessJobConsumer = (parts: { processors: ProcessorMap; metrics: Metrics }) => { close(graceMs: number): Promise<void> };
+export type InProcessJobConsumer = (parts: { processors: ProcessorMap; metrics: Metrics; events: EventQueue }) => { close(graceMs: number): Promise<void> };
 
 /** Options for embedding the API (tests, or a template user with their own registry). */
 export interface StartApiOptions {
@@ -54,7 +55,7 @@ export async function startApi(config: Config, logger: Logger, { operations = OP
   const metrics = new Metrics();
   const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs }, operations);
   const backend = createBackend(config, processors, metrics, logger);
-  const jobWorker = jobConsumer && backend.kind === 'redis' ? jobConsumer({ processors, metrics }) : undefined;
+  const jobWorker = jobConsumer && backend.kind === 'redis' ? jobConsumer({ processors, metrics, events: backend.events }) : undefined;
   const { services, tokens } = createServices(config, backend, metrics, cimdFetch);
   const api = createApiServer(config.http);
   const app = createApp({ config, backend, services, tokens, metrics, logger, operations, stopping: () => api.drain.stopping, mcpDirectCalls });

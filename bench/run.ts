@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Redis from 'ioredis';
@@ -9,6 +9,7 @@ import { link, startApi, startBareServer, startBareWorker, startWorker, stopAll,
 import { runHttpPhase } from './http-phase';
 import { drain, openQueue, submitToSucceeded } from './job-load';
 import { formatTable, targets, type BenchResults } from './report';
+import { mergeResults } from './results-file';
 
 // `npm run bench`: a private redis-server, the built API (Redis and memory) and worker, a bare Express
 // process and a bare BullMQ worker as baselines, all separate processes; autocannon runs in this one.
@@ -83,7 +84,8 @@ async function main(): Promise<void> {
     memory,
   };
   const results: BenchResults = { ...measured, targets: targets(measured) };
-  writeFileSync(OUT, `${JSON.stringify(results, null, 2)}\n`);
+  // The soak's and the rolling restart's keys stay (results-file.ts).
+  mergeResults(OUT, { ...results });
   process.stdout.write(`\n${formatTable(results)}\nresults written to ${OUT}\n`);
   await stopAll();
   rmSync(logDir, { recursive: true, force: true });

@@ -8,7 +8,7 @@ import { loadConfigOrExit } from '../shared/config/load-config-or-exit';
 import { onTerminate } from '../shared/lifecycle/shutdown';
 import { devLogFormat } from '../shared/logging/log-format';
 import { createLogger } from '../shared/logging/logger';
-import { createJobWorker } from '../worker/job-worker';
+import { inProcessWorkers } from '../worker/in-process-workers';
 
 // `npm run dev`: one process from source. On a fresh clone it writes .env with new random secrets;
 // variables already in the environment win over .env. npm runs scripts from the package root, so .env and
@@ -31,7 +31,7 @@ const pretty = devLogFormat(process.stdout.isTTY, process.env.LOG_FORMAT) === 'p
 const logger = createLogger(config.logLevel, 'connector-dev', pretty ? pinoPretty({ translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service', singleLine: true }) : undefined);
 // With REDIS_URL set, this one process also consumes the job queue, so `npm run dev` needs no second terminal:
 // the API and the worker are composed here, at the entry, and neither imports the other.
-startApi(config, logger, { jobConsumer: (parts) => createJobWorker({ config, logger, ...parts }) }).then(
+startApi(config, logger, { jobConsumer: inProcessWorkers(config, logger) }).then(
   (api) => {
     process.stdout.write(`Connector on ${config.publicUrl} (OpenAPI: ${config.publicUrl}/openapi.json, metrics: http://localhost:${api.metricsPort}/metrics)\n`);
     onTerminate(api.close, { graceMs: config.shutdownDelayMs + config.shutdownGraceMs, logger });

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { loadRedisSettings } from '../shared/config/redis-settings';
 import { newConfidentialClient, storeConfidentialClient } from '../shared/oauth/confidential-client';
 import { createRedisClient, closeRedisClient } from '../shared/redis/redis-client';
 import { RedisGuard } from '../shared/redis/redis-guard';
@@ -9,25 +10,28 @@ import { Metrics } from '../shared/metrics/metrics';
 
 // `npm run oauth:client -- --name "My GPT" --redirect-uri https://chat.openai.com/aip/g-…/oauth/callback`
 // (in an image: `node dist/scripts/oauth-client.js …`). Prints a confidential client's id and secret once.
-// With REDIS_URL in the environment the client is stored in Redis, hashed; without it, the entry to put in
-// OAUTH_CLIENTS is printed instead.
+// With Redis configured (REDIS_URL, or the Sentinel or Cluster variables, as the API reads them) the client is
+// stored in Redis, hashed; without it, the entry to put in OAUTH_CLIENTS is printed instead.
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { name: { type: 'string' }, 'redirect-uri': { type: 'string', multiple: true } } });
   const { record, secret } = newConfidentialClient(values.name ?? '', values['redirect-uri'] ?? []);
-  const redisUrl = process.env.REDIS_URL;
-  if (redisUrl) {
+  const problems: Array<{ name: string; reason: string }> = [];
+  const { connection } = loadRedisSettings(process.env, problems);
+  if (problems.length > 0) throw new Error(`invalid configuration: ${problems.map((p) => `${p.name} ${p.reason}`).join('; ')}`);
+  if (connection) {
     const logger = createLogger('warn', 'oauth-client');
-    const client = createRedisClient({ url: redisUrl, role: 'worker', connectionName: 'oauth-client', commandTimeoutMs: 5000, logger, metrics: new Metrics() });
+    const client = createRedisClient({ connection, role: 'worker', connectionName: 'oauth-client', commandTimeoutMs: 5000, logger, metrics: new Metrics() });
     try {
-      const store = new RedisOAuthStateStore(client, new RedisKeys(process.env.REDIS_KEY_PREFIX ?? 'connector:'), new RedisGuard(10_000));
+      const keys = new RedisKeys(process.env.REDIS_KEY_PREFIX ?? 'connector:', connection.topology.mode === 'cluster');
+      const store = new RedisOAuthStateStore(client, keys, new RedisGuard(10_000));
       await storeConfidentialClient(store, record);
     } finally {
       await closeRedisClient(client);
     }
     process.stdout.write('Stored in Redis (only a hash of the secret).\n');
   } else {
-    process.stdout.write(`No REDIS_URL: add this entry to the JSON array in OAUTH_CLIENTS (it holds only a hash of the secret):\n${JSON.stringify(record)}\n`);
+    process.stdout.write(`No Redis configured: add this entry to the JSON array in OAUTH_CLIENTS (it holds only a hash of the secret):\n${JSON.stringify(record)}\n`);
   }
   process.stdout.write(`client_id=${record.client_id}\nclient_secret=${secret}\nThe secret is shown only now; it cannot be recovered.\n`);
 }

@@ -12,6 +12,7 @@ import { createOAuthServices } from './oauth/oauth-services';
 import type { Services } from './operations/operation';
 import type { Backend } from './stores/backend';
 import { ThingService } from './things/thing-service';
+import { withConnectionEvents } from './webhooks/connection-events';
 
 /** The domain services plus the token verifier the HTTP layer uses. */
 export interface ServiceContainer {
@@ -23,6 +24,8 @@ export interface ServiceContainer {
 export function createServices(config: Config, backend: Backend, metrics: Metrics, cimd: CimdFetchOptions = {}): ServiceContainer {
   const keys = deriveKeys(config.connectorSecret);
   const tokens = new TokenService(keys.tokenKey, config.publicUrl, backend.connections);
+  // Every path that creates or revokes a connection records its event; token checks read the plain store.
+  const connections = withConnectionEvents(backend.connections, backend.events);
   const budget = new DailyBudget(config.dailyCreditLimit);
   const jobs = new JobService(backend.ledger, backend.queue, new StoredJobIdKey(backend.jobIdKeys, keys.jobIdKey), config.idempotencyTtlSeconds, {
     onSubmitted: (operation, cost) => {
@@ -36,14 +39,14 @@ export function createServices(config: Config, backend: Backend, metrics: Metric
   return {
     tokens,
     services: {
-      links: new LinkService(backend.connections, tokens, config.tokenTtlSeconds, config.dashboardUrl, {
+      links: new LinkService(connections, tokens, config.tokenTtlSeconds, config.dashboardUrl, {
         onIssued: () => metrics.tokensIssued.inc(),
         onRevoked: (count) => metrics.connectionsRevoked.inc(count),
       }),
       identity: new IdentityService(backend.ledger, config.dashboardUrl, budget),
       things: new ThingService(backend.things),
       jobs,
-      oauth: createOAuthServices(config, backend, tokens, {
+      oauth: createOAuthServices(config, { oauth: backend.oauth, connections }, tokens, {
         onIssued: () => metrics.tokensIssued.inc(),
         onRevoked: (count) => metrics.connectionsRevoked.inc(count),
       }, cimd),

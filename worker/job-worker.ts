@@ -1,4 +1,4 @@
-import { UnrecoverableError, Worker, type Job as BullJob } from 'bullmq';
+import { UnrecoverableError, WaitingError, Worker, type Job as BullJob } from 'bullmq';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Config } from '../shared/config/config';
@@ -7,14 +7,20 @@ import { runAttempt } from '../shared/jobs/job-runner';
 import type { ProcessorMap } from '../shared/jobs/processor';
 import type { Metrics } from '../shared/metrics/metrics';
 import { readProgress, type BullJobData, type BullJobProgress } from '../shared/redis/bullmq-job-record';
+import { JobShardHistory } from '../shared/redis/job-shards';
 import { closeRedisClient, createRedisClient, redisAnswers } from '../shared/redis/redis-client';
-import { JOB_QUEUE_NAME, RedisKeys } from '../shared/redis/redis-keys';
+import { RedisKeys } from '../shared/redis/redis-keys';
+import { NO_EVENTS, type EventQueue } from '../shared/webhooks/event-queue';
+import { newEvent } from '../shared/webhooks/webhook-event';
 
 /** The settings a job worker reads from the configuration. */
 export type JobWorkerConfig = Pick<
   Config,
-  'redisUrl' | 'redisKeyPrefix' | 'redisCommandTimeoutMs' | 'workerConcurrency' | 'jobLockMs' | 'jobStalledIntervalMs'
+  'redis' | 'redisKeyPrefix' | 'redisCommandTimeoutMs' | 'workerConcurrency' | 'jobLockMs' | 'jobStalledIntervalMs' | 'jobQueueShards'
 >;
+
+/** How often a worker looks for shard counts recorded by processes started after it. */
+const SHARD_REFRESH_MS = 30_000;
 
 /** A running BullMQ consumer. */
 export interface JobWorker {
@@ -26,6 +32,13 @@ export interface JobWorker {
 
 type BullJobOf = BullJob<BullJobData, Record<string, unknown>, string>;
 
+/** A job this worker holds the lock of; `handedBack` is set when a shutdown hands it back (true once it went back). */
+interface RunningJob {
+  job: BullJobOf;
+  token: string;
+  handedBack?: Promise<boolean>;
+}
+
 /**
  * Consumes the paid-jobs queue: dispatches each job by its name (the operation id) to the registry's
  * processor and applies the same attempt rules as the in-memory queue (`runAttempt`): a processor's
@@ -33,14 +46,31 @@ type BullJobOf = BullJob<BullJobData, Record<string, unknown>, string>;
  * at once, others are retried with exponential backoff until the attempts are spent. A worker that dies
  * mid-job loses its lock after `jobLockMs`, and another worker's stalled-job check puts the job back.
  */
-export function createJobWorker(options: { config: JobWorkerConfig; processors: ProcessorMap; metrics: Metrics; logger: Logger }): JobWorker {
-  const { config, processors, metrics, logger } = options;
-  if (!config.redisUrl) throw new Error('the job worker needs REDIS_URL');
-  const keys = new RedisKeys(config.redisKeyPrefix);
+export function createJobWorker(options: {
+  config: JobWorkerConfig;
+  processors: ProcessorMap;
+  metrics: Metrics;
+  logger: Logger;
+  /** Where a finished job's event is recorded (none: no events). */
+  events?: EventQueue;
+  /** Tests only: called right after a job's event is recorded, before the job is marked finished. */
+  afterJobEvent?: () => void;
+}): JobWorker {
+  const { config, processors, metrics, logger, events = NO_EVENTS, afterJobEvent } = options;
+  // The event is recorded before BullMQ marks the job finished (when the processor returns or throws): a
+  // worker dying in between leaves the job to run again, which records the same event id (a no-op), and the
+  // delivery waits until the job is really finished, sending only the event of its final outcome.
+  const recordEvent = async (job: BullJobOf, outcome: 'succeeded' | 'failed') => {
+    if (!events.enabled) return;
+    await events.enqueue(newEvent(outcome === 'succeeded' ? 'job.succeeded' : 'job.failed', job.id!));
+    afterJobEvent?.();
+  };
+  if (!config.redis) throw new Error('the job worker needs Redis');
+  const keys = new RedisKeys(config.redisKeyPrefix, config.redis.topology.mode === 'cluster');
   // BullMQ requires a connection whose commands wait for Redis (maxRetriesPerRequest: null); it duplicates
   // it for its blocking fetch and closes the duplicates itself, and this client is closed last by us.
   const client = createRedisClient({
-    url: config.redisUrl,
+    connection: config.redis,
     role: 'worker',
     connectionName: `${config.redisKeyPrefix}worker`,
     commandTimeoutMs: config.redisCommandTimeoutMs,
@@ -48,18 +78,20 @@ export function createJobWorker(options: { config: JobWorkerConfig; processors: 
     metrics,
   });
   const observer = createJobObserver(metrics, logger);
+  let closing: Promise<void> | undefined;
   // The jobs this worker holds the lock of, so that a shutdown can hand them back.
-  const running = new Map<string, { job: BullJobOf; token: string }>();
+  const running = new Map<string, RunningJob>();
 
   const processJob = async (job: BullJobOf, token?: string): Promise<Record<string, unknown>> => {
-    if (token) running.set(job.id!, { job, token });
+    const entry: RunningJob | undefined = token ? { job, token } : undefined;
+    if (entry) running.set(job.id!, entry);
     try {
-      return await attemptJob(job);
+      return await attemptJob(job, entry);
     } finally {
       running.delete(job.id!);
     }
   };
-  const attemptJob = async (job: BullJobOf): Promise<Record<string, unknown>> => {
+  const attemptJob = async (job: BullJobOf, entry: RunningJob | undefined): Promise<Record<string, unknown>> => {
     const attempt = job.attemptsMade + 1;
     const maxAttempts = job.opts.attempts ?? 1;
     const progress = readProgress(job.progress);
@@ -78,7 +110,15 @@ export function createJobWorker(options: { config: JobWorkerConfig; processors: 
     const outcome = await runAttempt(processors, { id: job.id!, operation: job.name, input: job.data.input }, attempt, maxAttempts, (error) =>
       logger.error({ err: error, job_id: job.id, operation: job.name, attempt }, 'job attempt threw'),
     );
+    // Handed back while this attempt ran: the job is the queue's again and another worker may already be
+    // running it, so this attempt's outcome is dropped (recording it would finish the job twice). WaitingError
+    // tells BullMQ the job has left `active` by our hand and that it must neither complete nor fail it.
+    if (entry?.handedBack && (await entry.handedBack)) {
+      logger.info({ job_id: job.id, operation: job.name, attempt }, 'attempt ended after its job was handed back; outcome dropped');
+      throw new WaitingError();
+    }
     if (outcome.kind === 'succeeded') {
+      await recordEvent(job, 'succeeded');
       observer.finished(observed, 'succeeded', Date.now() - startedMs);
       return outcome.result;
     }
@@ -88,35 +128,58 @@ export function createJobWorker(options: { config: JobWorkerConfig; processors: 
       logger.warn({ job_id: job.id, operation: job.name, attempt, error: outcome.message }, 'job attempt failed; retrying');
       throw new Error(outcome.message);
     }
+    await recordEvent(job, 'failed');
     observer.finished(observed, 'failed', Date.now() - startedMs, outcome.message);
     // Unrecoverable: BullMQ must not retry a job we have decided is finished (non-retryable or out of attempts).
     throw new UnrecoverableError(outcome.message);
   };
 
-  const worker = new Worker<BullJobData, Record<string, unknown>, string>(JOB_QUEUE_NAME, processJob, {
-    connection: client,
-    prefix: keys.bullPrefix,
-    concurrency: config.workerConcurrency,
-    lockDuration: config.jobLockMs,
-    stalledInterval: config.jobStalledIntervalMs,
-    // One stall is forgiven (the job runs again elsewhere); a job that keeps killing workers fails.
-    maxStalledCount: 1,
-  });
-  worker.on('error', (error: Error) => {
-    // Connection errors are already counted and logged (once per outage) by the client.
-    if (!/ECONNREFUSED|ECONNRESET|Connection is closed|ETIMEDOUT|Stream isn't writeable/.test(error.message)) {
-      logger.warn({ err: error }, 'job worker error');
-    }
-  });
-  worker.on('stalled', (jobId: string) => logger.warn({ job_id: jobId }, 'job stalled (its worker stopped renewing the lock); it will run again'));
+  // One consumer per shard, each on its own blocking connection and each running up to WORKER_CONCURRENCY jobs:
+  // every shard that any recorded shard count implies, so shards that left the set are still drained.
+  const workers = new Map<number, Worker<BullJobData, Record<string, unknown>, string>>();
+  const consume = (shard: number): void => {
+    if (workers.has(shard) || closing) return;
+    const worker = new Worker<BullJobData, Record<string, unknown>, string>(keys.jobQueueName(shard), processJob, {
+      connection: client,
+      prefix: keys.bullPrefix,
+      concurrency: config.workerConcurrency,
+      lockDuration: config.jobLockMs,
+      stalledInterval: config.jobStalledIntervalMs,
+      // One stall is forgiven (the job runs again elsewhere); a job that keeps killing workers fails.
+      maxStalledCount: 1,
+    });
+    worker.on('error', (error: Error) => {
+      // Connection errors are already counted and logged (once per outage) by the client.
+      if (!/ECONNREFUSED|ECONNRESET|Connection is closed|ETIMEDOUT|Stream isn't writeable/.test(error.message)) {
+        logger.warn({ err: error, shard }, 'job worker error');
+      }
+    });
+    // A job that stalled too often is failed by BullMQ when next fetched, without our processor: its event
+    // is recorded here, after the fact (the one case where a crash at the wrong moment can lose an event).
+    worker.on('failed', (job) => {
+      if (!job?.deferredFailure) return;
+      recordEvent(job, 'failed').catch((error: unknown) => logger.warn({ err: error, job_id: job.id }, 'could not record the event of a job that stalled too often'));
+    });
+    worker.on('stalled', (jobId: string) => logger.warn({ job_id: jobId }, 'job stalled (its worker stopped renewing the lock); it will run again'));
+    workers.set(shard, worker);
+  };
+  const history = new JobShardHistory(client, keys, config.jobQueueShards);
+  const consumeRecorded = async (): Promise<void> => {
+    const span = await history.load().then(() => history.span, () => config.jobQueueShards);
+    for (let shard = 0; shard < span; shard++) consume(shard);
+  };
+  for (let shard = 0; shard < config.jobQueueShards; shard++) consume(shard);
+  void consumeRecorded();
+  const refresher = setInterval(() => void consumeRecorded(), SHARD_REFRESH_MS);
+  refresher.unref();
 
-  let closing: Promise<void> | undefined;
   return {
-    ready: async () => worker.isRunning() && redisAnswers(client),
+    ready: async () => [...workers.values()].every((worker) => worker.isRunning()) && redisAnswers(client),
     close: (graceMs) => {
       closing ??= (async () => {
+        clearInterval(refresher);
         let timer: NodeJS.Timeout | undefined;
-        const drained = worker.close().then(
+        const drained = Promise.all([...workers.values()].map((worker) => worker.close())).then(
           () => true,
           () => true,
         );
@@ -130,7 +193,7 @@ export function createJobWorker(options: { config: JobWorkerConfig; processors: 
           // retakes it. Processing is at-least-once either way.
           const handedBack = await handBack([...running.values()], logger);
           logger.warn({ grace_ms: graceMs, handed_back: handedBack }, 'jobs still running at the end of the grace period; handed back to the queue');
-          await Promise.race([worker.disconnect().catch(() => undefined), delay(500)]);
+          await Promise.race([Promise.all([...workers.values()].map((worker) => worker.disconnect().catch(() => undefined))), delay(500)]);
         }
         await closeRedisClient(client, 500);
       })();
@@ -139,14 +202,17 @@ export function createJobWorker(options: { config: JobWorkerConfig; processors: 
   };
 }
 
-/** Moves each job back to waiting under its lock token; resolves with the ids that went back. */
-async function handBack(jobs: Array<{ job: BullJobOf; token: string }>, logger: Logger): Promise<string[]> {
+/**
+ * Moves each job back to waiting under its lock token; resolves with the ids that went back. Each job's
+ * `handedBack` is set before its move is sent, so that an attempt ending meanwhile waits for the move's outcome.
+ */
+async function handBack(jobs: RunningJob[], logger: Logger): Promise<string[]> {
   const results = await Promise.all(
-    jobs.map(({ job, token }) =>
-      Promise.race([job.moveToWait(token).then(() => true), delay(1000).then(() => false)]).catch((error: unknown) => {
-        logger.warn({ err: error, job_id: job.id }, 'could not hand the job back; its lock will expire instead');
+    jobs.map((entry) =>
+      (entry.handedBack = Promise.race([entry.job.moveToWait(entry.token).then(() => true), delay(1000).then(() => false)]).catch((error: unknown) => {
+        logger.warn({ err: error, job_id: entry.job.id }, 'could not hand the job back; its lock will expire instead');
         return false;
-      }),
+      })),
     ),
   );
   return jobs.filter((_, i) => results[i]).map(({ job }) => job.id!);

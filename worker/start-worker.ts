@@ -6,6 +6,7 @@ import { Metrics } from '../shared/metrics/metrics';
 import { createMetricsServer } from '../shared/metrics/metrics-server';
 import { buildProcessors } from '../shared/operations/registry';
 import { createJobWorker } from './job-worker';
+import { createWebhookWorker } from './webhook-worker';
 
 /** The part of the grace period kept for closing connections after the drain. */
 const SHUTDOWN_RESERVE_MS = 1000;
@@ -23,15 +24,17 @@ export interface RunningWorker {
  * (the worker has no other port). It starts even when Redis is down: `/readyz` answers 503 until Redis is
  * reachable, and the consumer picks up work by itself once it is.
  */
-export async function startWorker(config: Config, logger: Logger): Promise<RunningWorker> {
+export async function startWorker(config: Config, logger: Logger, { afterJobEvent }: { afterJobEvent?: () => void } = {}): Promise<RunningWorker> {
   const metrics = new Metrics();
   const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs });
-  const jobWorker = createJobWorker({ config, processors, metrics, logger });
+  // The webhook deliveries, when a receiver is configured: sent from here, never from the API.
+  const webhooks = createWebhookWorker({ config, metrics, logger });
+  const jobWorker = createJobWorker({ config, processors, metrics, logger, events: webhooks?.events, afterJobEvent });
   let stopping = false;
   // Not ready from the moment it is told to stop: it takes no new jobs from then on.
-  const server = createMetricsServer(metrics, async () => !stopping && jobWorker.ready());
+  const server = createMetricsServer(metrics, async () => !stopping && (await jobWorker.ready()) && (webhooks ? await webhooks.ready() : true));
   const metricsPort = await listen(server, config.metricsPort);
-  logger.info({ metrics_port: metricsPort, concurrency: config.workerConcurrency, operations: [...processors.keys()] }, 'worker started');
+  logger.info({ metrics_port: metricsPort, concurrency: config.workerConcurrency, operations: [...processors.keys()], webhooks: !!webhooks }, 'worker started');
 
   return {
     metricsPort,
@@ -39,7 +42,10 @@ export async function startWorker(config: Config, logger: Logger): Promise<Runni
       stopping = true;
       // Up to a second of the grace period is kept for cutting connections and closing Redis, so that the
       // whole shutdown fits in SHUTDOWN_GRACE_MS.
-      await jobWorker.close(Math.max(0, config.shutdownGraceMs - SHUTDOWN_RESERVE_MS));
+      // Jobs first (a finishing job still records its event), then the deliveries, within one grace period.
+      const deadline = Date.now() + Math.max(0, config.shutdownGraceMs - SHUTDOWN_RESERVE_MS);
+      await jobWorker.close(Math.max(0, deadline - Date.now()));
+      await webhooks?.close(Math.max(0, deadline - Date.now()));
       // The probe port goes last so that the orchestrator can watch the drain.
       await closeServer(server, 0);
     },

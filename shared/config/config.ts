@@ -1,7 +1,9 @@
 import { cleanEnv, str } from 'envalid';
 import { ConfigError } from '../errors/config-error';
 import { loadOAuthSettings, type OAuthSettings } from '../oauth/oauth-config';
-import { httpsUrl, intInRange, originList, publicUrl, redisUrl, secretOfAtLeast } from './validators';
+import { loadWebhookSettings, type WebhookSettings } from '../webhooks/webhook-settings';
+import { loadRedisSettings, type RedisConnection } from './redis-settings';
+import { httpsUrl, intInRange, originList, publicUrl, secretOfAtLeast } from './validators';
 
 /** Which process is loading the configuration; they differ in defaults and in what they require. */
 export type ProcessRole = 'api' | 'worker' | 'dev';
@@ -14,8 +16,15 @@ export interface Config {
   readonly linkSecret: string;
   readonly port: number;
   readonly metricsPort: number;
-  readonly redisUrl: string | undefined;
+  /** How to reach Redis (one node, Sentinel or Cluster); undefined: the embedded in-memory backend. */
+  readonly redis: RedisConnection | undefined;
   readonly redisKeyPrefix: string;
+  /** Paid-job queues the jobs are spread over (`JOB_QUEUE_SHARDS`). */
+  readonly jobQueueShards: number;
+  /** Replicas that must confirm a new paid job before it is acknowledged (`REDIS_MIN_REPLICAS`); 0 = none. */
+  readonly redisMinReplicas: number;
+  /** How long that confirmation may take (`REDIS_WAIT_MS`). */
+  readonly redisWaitMs: number;
   readonly logLevel: string;
   readonly tokenTtlSeconds: number;
   readonly idempotencyTtlSeconds: number;
@@ -44,6 +53,8 @@ export interface Config {
   readonly shutdownDelayMs: number;
   /** HTTP limits of the API's listener (see `api/http/http-server.ts`). */
   readonly http: HttpLimits;
+  /** Signed events to the operator (`WEBHOOK_*`); undefined when no receiver is configured. */
+  readonly webhooks: WebhookSettings | undefined;
 }
 
 /** Limits of the API's HTTP listener. */
@@ -76,7 +87,6 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
       LINK_SECRET: secretOfAtLeast(1)({ desc: 'shared secret checked on /v1/link' }),
       PORT: intInRange(0, 65_535)({ default: 8787 }),
       METRICS_PORT: intInRange(0, 65_535)({ default: role === 'worker' ? 9465 : 9464 }),
-      REDIS_URL: redisUrl({ default: undefined }),
       REDIS_KEY_PREFIX: str({ default: 'connector:' }),
       LOG_LEVEL: str({ choices: LOG_LEVELS, default: 'info' }),
       TOKEN_TTL_SECONDS: intInRange(60, 365 * DAY)({ default: 30 * DAY }),
@@ -110,12 +120,16 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
       },
     },
   );
-  if (role === 'worker' && !clean.REDIS_URL && !problems.some((p) => p.name === 'REDIS_URL')) {
-    problems.push({ name: 'REDIS_URL', reason: 'is required by the worker' });
+  const redis = loadRedisSettings(env, problems);
+  if (role === 'worker' && !redis.connection && !problems.some((p) => p.name.startsWith('REDIS_'))) {
+    problems.push({ name: 'REDIS_URL', reason: 'is required by the worker (or REDIS_SENTINELS, or REDIS_CLUSTER_NODES)' });
   }
+  // Braces in the prefix would become every key's hash tag and put all data in one cluster slot.
+  if (/[{}]/.test(clean.REDIS_KEY_PREFIX)) problems.push({ name: 'REDIS_KEY_PREFIX', reason: 'must not contain { or }' });
   // envalid refuses to read a variable that failed validation, so the URLs are only passed on when valid.
   const urlsValid = !problems.some((p) => p.name === 'PUBLIC_URL' || p.name === 'DASHBOARD_URL');
   const oauth = loadOAuthSettings(env, urlsValid ? { publicUrl: clean.PUBLIC_URL, dashboardUrl: clean.DASHBOARD_URL } : {}, problems);
+  const webhooks = loadWebhookSettings(env, problems);
   // Node refuses a request timeout shorter than the headers timeout.
   if (clean.HTTP_REQUEST_TIMEOUT_MS < clean.HTTP_HEADERS_TIMEOUT_MS && !problems.some((p) => p.name.startsWith('HTTP_'))) {
     problems.push({ name: 'HTTP_REQUEST_TIMEOUT_MS', reason: 'must be at least HTTP_HEADERS_TIMEOUT_MS' });
@@ -129,8 +143,11 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
     linkSecret: clean.LINK_SECRET,
     port: clean.PORT,
     metricsPort: clean.METRICS_PORT,
-    redisUrl: clean.REDIS_URL,
+    redis: redis.connection,
     redisKeyPrefix: clean.REDIS_KEY_PREFIX,
+    jobQueueShards: redis.queueShards,
+    redisMinReplicas: redis.minReplicas,
+    redisWaitMs: redis.waitMs,
     logLevel: clean.LOG_LEVEL,
     tokenTtlSeconds: clean.TOKEN_TTL_SECONDS,
     idempotencyTtlSeconds: clean.IDEMPOTENCY_TTL_SECONDS,
@@ -155,6 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
       requestTimeoutMs: clean.HTTP_REQUEST_TIMEOUT_MS,
       maxHeaderBytes: clean.HTTP_MAX_HEADER_BYTES,
     },
+    webhooks,
   };
 }
 

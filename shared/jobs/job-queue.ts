@@ -11,10 +11,19 @@ export interface JobQueue {
    * whose record has expired (finished jobs are removed lazily, a little after the retention), and the new
    * claim has just charged for a new job, so the person must get one. Resolves with the stored job when
    * the queue knows it without another read (the caller then need not `get` it), otherwise undefined.
+   * `shard` is where the job goes ({@link JobQueue.shardFor} by default; a replay passes the one its claim
+   * recorded).
    */
-  enqueue(job: NewJob, options?: { replaceFinished?: boolean }): Promise<JobRecord | undefined>;
-  /** The stored job, or undefined. */
-  get(id: string): Promise<JobRecord | undefined>;
+  enqueue(job: NewJob, options?: { replaceFinished?: boolean; shard?: number }): Promise<JobRecord | undefined>;
+  /** The stored job, or undefined; looked for on `shard` only when given, else wherever it may be. */
+  get(id: string, shard?: number): Promise<JobRecord | undefined>;
+  /** The shard a new job with this id goes to (always 0 for a queue without shards). */
+  shardFor(jobId: string): number;
+  /**
+   * Resolves once a job accepted on `shard` and the subject's charge for it are as durable as configured
+   * (on Redis: confirmed by `REDIS_MIN_REPLICAS` replicas); rejects with a 503 otherwise.
+   */
+  confirmDurable(subject: string, shard: number): Promise<void>;
   /** Number of jobs in each state, for metrics. */
   counts(): Promise<Record<JobStatus, number>>;
   /** Resolves when in-flight work is finished (or the grace period is over); takes no new work. */

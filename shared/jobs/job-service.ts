@@ -50,7 +50,7 @@ export class JobService {
    */
   async submit(submission: JobSubmission): Promise<{ job: Job; replayed: boolean }> {
     const jobId = await this.jobIdFor(submission.subject, submission.idempotencyKey);
-    const outcome = await this.ledger.claim({
+    const { outcome, shard } = await this.ledger.claim({
       subject: submission.subject,
       key: submission.idempotencyKey,
       fingerprint: fingerprint(submission.operation, submission.input),
@@ -60,6 +60,7 @@ export class JobService {
       ttlSeconds: this.retentionSeconds,
       day: this.budget.today(),
       dailyLimit: this.budget.limit,
+      shard: this.queue.shardFor(jobId),
     });
     if (outcome === 'conflict') {
       this.hooks.onConflict?.(submission.operation);
@@ -73,7 +74,9 @@ export class JobService {
     else this.hooks.onReplayed?.(submission.operation);
     // A replay reads its job first: enqueueing a known id changes nothing, and skipping it saves the queue's
     // costliest call on every replay (bench/README.md).
-    let stored = outcome === 'replayed' ? await this.queue.get(jobId) : undefined;
+    // The claim says which shard holds the key's job (it may predate a change of the shard count): reading and
+    // enqueueing there means BullMQ's own duplicate check applies to every retry.
+    let stored = outcome === 'replayed' ? await this.queue.get(jobId, shard) : undefined;
     if (!stored) {
       stored = await this.queue.enqueue(
         {
@@ -84,13 +87,17 @@ export class JobService {
           cost: submission.cost,
           createdAt: new Date().toISOString(),
         },
-        { replaceFinished: outcome === 'created' },
+        { replaceFinished: outcome === 'created', shard },
       );
       // The queue answers with the job when it knows it is the stored one; otherwise it is read back.
-      stored ??= await this.queue.get(jobId);
+      stored ??= await this.queue.get(jobId, shard);
     }
     // The claim and the enqueue both succeeded, so the job must be there; if not, the backend is failing.
     if (!stored) throw new ServiceUnavailableError();
+    // Acknowledged only once the job and its charge would survive the loss of their primary (as configured);
+    // a 503 here is safe to retry: the same key finds the same job, charged once. Replays wait too, since a
+    // first answer may have been this 503.
+    await this.queue.confirmDurable(submission.subject, shard);
     return { job: toPublicJob(stored), replayed: outcome === 'replayed' };
   }
 

@@ -23,9 +23,15 @@ export const REDACT_PATHS = [
   'linkSecret',
   '*.connectorSecret',
   '*.linkSecret',
-  // REDIS_URL may carry a password.
+  // A Redis URL may carry a password; the connection settings carry the others.
   'redisUrl',
   '*.redisUrl',
+  'redis',
+  '*.redis',
+  'password',
+  '*.password',
+  'sentinelPassword',
+  '*.sentinelPassword',
 ];
 
 /**

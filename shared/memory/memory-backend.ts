@@ -1,7 +1,10 @@
-import type { JobRecord } from '../jobs/job';
+import { isTerminal, type JobRecord } from '../jobs/job';
 import type { ProcessorMap } from '../jobs/processor';
 import type { Backend } from '../stores/backend';
 import { SequentialAdmissionStore } from '../stores/sequential-admission-store';
+import type { EventSources } from '../webhooks/event-facts';
+import { NO_EVENTS, type EventQueue } from '../webhooks/event-queue';
+import { newEvent } from '../webhooks/webhook-event';
 import { MemoryConnectionStore } from './memory-connection-store';
 import { MemoryJobIdKeyStore } from './memory-job-id-key-store';
 import { MemoryJobQueue } from './memory-job-queue';
@@ -19,11 +22,15 @@ export interface MemoryBackendOptions {
   retentionSeconds: number;
   onUnexpectedJobError?: (error: unknown, job: JobRecord) => void;
   onJobTransition?: (job: JobRecord) => void;
+  /** Builds the event queue on the backend's own job queue and connections; none: no events. */
+  events?: (sources: EventSources) => EventQueue;
 }
 
 /** The embedded backend: every store in memory and jobs run in this process. For one process only. */
 export function createMemoryBackend(options: MemoryBackendOptions): Backend {
   const ledger = new MemoryLedgerStore();
+  // Set once the queue and the connections exist; a job cannot finish before then.
+  let events: EventQueue = NO_EVENTS;
   const queue = new MemoryJobQueue({
     processors: options.processors,
     concurrency: options.concurrency,
@@ -31,7 +38,11 @@ export function createMemoryBackend(options: MemoryBackendOptions): Backend {
     backoffMs: options.backoffMs,
     retentionMs: options.retentionSeconds * 1000,
     onUnexpectedError: options.onUnexpectedJobError,
-    onTransition: options.onJobTransition,
+    // A job's event is recorded in the very step that finishes it.
+    onTransition: (job) => {
+      options.onJobTransition?.(job);
+      if (isTerminal(job.status)) void events.enqueue(newEvent(job.status === 'succeeded' ? 'job.succeeded' : 'job.failed', job.id));
+    },
   });
   // Retention is enforced by a periodic sweep; unref'd so it never keeps the process alive.
   const sweeper = setInterval(() => {
@@ -42,6 +53,7 @@ export function createMemoryBackend(options: MemoryBackendOptions): Backend {
 
   const connections = new MemoryConnectionStore();
   const rateLimits = new MemoryRateLimitStore();
+  events = options.events?.({ jobs: queue, connections }) ?? NO_EVENTS;
   return {
     kind: 'memory',
     connections,
@@ -52,10 +64,13 @@ export function createMemoryBackend(options: MemoryBackendOptions): Backend {
     queue,
     jobIdKeys: new MemoryJobIdKeyStore(),
     oauth: new MemoryOAuthStateStore(),
+    events,
     ready: async () => true,
     close: async (graceMs) => {
       clearInterval(sweeper);
+      const deadline = Date.now() + graceMs;
       await queue.close(graceMs);
+      await events.close(Math.max(0, deadline - Date.now()));
     },
   };
 }

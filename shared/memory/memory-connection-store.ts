@@ -32,6 +32,11 @@ export class MemoryConnectionStore implements ConnectionStore {
     return count;
   }
 
+  async liveIds(subject: string): Promise<string[]> {
+    const now = Date.now() / 1000;
+    return [...this.byId.values()].filter((c) => c.subject === subject && !c.revoked && c.expiresAt >= now).map((c) => c.id);
+  }
+
   private sweep(): void {
     const now = Date.now() / 1000;
     for (const [id, connection] of this.byId) if (connection.expiresAt < now) this.byId.delete(id);

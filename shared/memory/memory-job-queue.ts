@@ -42,6 +42,13 @@ export class MemoryJobQueue implements JobQueue {
     return job ? structuredClone(job) : undefined;
   }
 
+  shardFor(): number {
+    return 0;
+  }
+
+  /** Nothing here outlives the process, so there is nothing more to wait for. */
+  async confirmDurable(): Promise<void> {}
+
   async counts(): Promise<Record<JobStatus, number>> {
     const counts: Record<JobStatus, number> = { queued: 0, running: 0, succeeded: 0, failed: 0 };
     for (const job of this.jobs.values()) counts[job.status]++;

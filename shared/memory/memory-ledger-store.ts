@@ -1,9 +1,10 @@
 import type { PageQuery, SeqItem } from '../pagination/page';
-import { utcDay, type ClaimOutcome, type ClaimRequest, type LedgerStore, type Usage } from '../stores/ledger-store';
+import { utcDay, type Claim, type ClaimRequest, type LedgerStore, type Usage } from '../stores/ledger-store';
 import { SubjectSequence } from './subject-sequence';
 
 interface IdempotencyRecord {
   fingerprint: string;
+  shard: number;
   expiresAt: number;
 }
 
@@ -18,17 +19,18 @@ export class MemoryLedgerStore implements LedgerStore {
   /** Credits charged per UTC day, then per subject; past days are dropped as new ones start. */
   private readonly spentByDay = new Map<string, Map<string, number>>();
 
-  async claim(request: ClaimRequest): Promise<ClaimOutcome> {
+  async claim(request: ClaimRequest): Promise<Claim> {
     const now = Date.now();
     const existing = this.records.get(request.jobId);
     if (existing && existing.expiresAt > now) {
-      return existing.fingerprint === request.fingerprint ? 'replayed' : 'conflict';
+      return existing.fingerprint === request.fingerprint ? { outcome: 'replayed', shard: existing.shard } : { outcome: 'conflict', shard: 0 };
     }
     const spentToday = this.spentDay(request.day ?? utcDay(now));
     const spent = spentToday.get(request.subject) ?? 0;
-    if (request.dailyLimit !== undefined && spent + request.cost > request.dailyLimit) return 'over_budget';
+    if (request.dailyLimit !== undefined && spent + request.cost > request.dailyLimit) return { outcome: 'over_budget', shard: 0 };
     spentToday.set(request.subject, spent + request.cost);
-    this.records.set(request.jobId, { fingerprint: request.fingerprint, expiresAt: now + request.ttlSeconds * 1000 });
+    const shard = request.shard ?? 0;
+    this.records.set(request.jobId, { fingerprint: request.fingerprint, shard, expiresAt: now + request.ttlSeconds * 1000 });
     const usage = this.usageBySubject.get(request.subject) ?? { jobs_charged: 0, credits_spent: 0 };
     usage.jobs_charged += 1;
     usage.credits_spent += request.cost;
@@ -36,7 +38,7 @@ export class MemoryLedgerStore implements LedgerStore {
     // A key claimed again after its record expired names the same job id: keep one index entry, the newest.
     if (existing) this.jobs.pruneSubject(request.subject, (id) => id !== request.jobId);
     this.jobs.add(request.subject, request.jobId);
-    return 'created';
+    return { outcome: 'created', shard };
   }
 
   async listJobIds(subject: string, query: PageQuery): Promise<Array<SeqItem<string>>> {

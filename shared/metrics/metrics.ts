@@ -74,6 +74,14 @@ export class Metrics {
       }
     },
   });
+  readonly webhookDeliveries = new Counter({
+    name: 'connector_webhook_deliveries_total',
+    help:
+      'Webhook delivery attempts, by event type and outcome (delivered: 2xx; failed: another attempt follows; abandoned: the last attempt ' +
+      'failed; gone: the receiver answered 410; skipped: what the event announced never became true, nothing sent).',
+    labelNames: ['type', 'outcome'] as const,
+    registers: [this.registry],
+  });
   readonly redisUp = new Gauge({ name: 'connector_redis_up', help: '1 when Redis answers, 0 when not (absent in memory mode).', registers: [this.registry] });
   readonly redisErrors = new Counter({ name: 'connector_redis_errors_total', help: 'Redis connection and command errors.', registers: [this.registry] });
 

@@ -1,4 +1,5 @@
-import net from 'node:net';
+import dns from 'node:dns';
+import net, { type LookupFunction } from 'node:net';
 
 // Every range that is not the public internet: loopback, private, shared, link-local (cloud metadata lives
 // at 169.254.169.254), benchmark, documentation, multicast, reserved, and their IPv6 counterparts.
@@ -25,4 +26,49 @@ export function isPublicAddress(address: string): boolean {
     return !NON_PUBLIC.check(address, 'ipv6');
   }
   return !NON_PUBLIC.check(address, 'ipv4');
+}
+
+/**
+ * True when a URL's host is non-public by itself, before any lookup: a non-public IP literal (brackets
+ * allowed), or `localhost` and its subdomains (RFC 6761). Other names are judged by {@link checkedLookup}
+ * when they resolve.
+ */
+export function isNonPublicHost(hostname: string): boolean {
+  const literal = hostname.replace(/^\[|\]$/g, '');
+  if (net.isIP(literal)) return !isPublicAddress(literal);
+  const name = literal.toLowerCase().replace(/\.$/, '');
+  return name === 'localhost' || name.endsWith('.localhost');
+}
+
+/** How {@link checkedLookup} judges what a host name resolves to. */
+export interface LookupPolicy {
+  /** Host name → address: these hosts, and only these, may resolve to a non-public address (tests only). */
+  testHosts?: Record<string, string>;
+  /** Accepts non-public addresses too: the operator's explicit opt-in for a receiver inside their network. */
+  allowPrivate?: boolean;
+  /** The error reported for a host that does not resolve, or that resolves to a non-public address. */
+  refuse(reason: 'unresolved' | 'not-public'): Error;
+}
+
+/**
+ * A `lookup` for `http(s).request` that resolves every address of the host, refuses the lot if any is not
+ * public (unless the policy allows private ones), and dials the first. The connection then goes to the very
+ * address that was checked, so a second DNS answer cannot swap it (DNS rebinding).
+ */
+export function checkedLookup(policy: LookupPolicy): LookupFunction {
+  const testHosts = policy.testHosts ?? {};
+  return (hostname, options, callback) => {
+    const done = (error: Error | null, address?: string, family?: number) => {
+      if (error) return callback(error as NodeJS.ErrnoException, '', 0);
+      if ((options as { all?: boolean }).all) return (callback as any)(null, [{ address, family }]);
+      callback(null, address!, family!);
+    };
+    const mapped = testHosts[hostname];
+    if (mapped) return done(null, mapped, mapped.includes(':') ? 6 : 4);
+    dns.lookup(hostname, { all: true, verbatim: true }, (error, addresses) => {
+      if (error || addresses.length === 0) return done(policy.refuse('unresolved'));
+      if (!policy.allowPrivate && !addresses.every((entry) => isPublicAddress(entry.address))) return done(policy.refuse('not-public'));
+      done(null, addresses[0].address, addresses[0].family);
+    });
+  };
 }

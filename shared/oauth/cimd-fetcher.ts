@@ -1,7 +1,5 @@
-import dns from 'node:dns';
 import https from 'node:https';
-import net, { type LookupFunction } from 'node:net';
-import { isPublicAddress } from './address-policy';
+import { checkedLookup, isNonPublicHost } from './address-policy';
 
 /** A Client ID Metadata Document is a few hundred bytes; anything past this is refused. */
 export const CIMD_MAX_BYTES = 5 * 1024;
@@ -52,8 +50,7 @@ type Answer = { kind: 'body'; text: string } | { kind: 'redirect'; location: str
 
 function getOnce(url: URL, options: CimdFetchOptions): Promise<Answer> {
   // An address literal is dialled without a lookup, so it is judged here.
-  const literal = url.hostname.replace(/^\[|\]$/g, '');
-  if (net.isIP(literal) && !isPublicAddress(literal)) {
+  if (isNonPublicHost(url.hostname)) {
     return Promise.reject(new CimdFetchError('the client metadata host is not on the public internet'));
   }
   return new Promise((resolve, reject) => {
@@ -70,7 +67,7 @@ function getOnce(url: URL, options: CimdFetchOptions): Promise<Answer> {
       request.destroy();
     };
     const request = https.get(url, {
-      lookup: checkedLookup(options.testHosts ?? {}),
+      lookup: checkedLookup({ testHosts: options.testHosts, refuse: refusedHost }),
       ...(options.testCa ? { ca: options.testCa } : {}),
       headers: { accept: 'application/json' },
       timeout: TIMEOUT_MS,
@@ -104,22 +101,6 @@ function getOnce(url: URL, options: CimdFetchOptions): Promise<Answer> {
   });
 }
 
-/** A `lookup` that resolves every address, refuses the lot if any is not public, and dials the first. */
-function checkedLookup(testHosts: Record<string, string>): LookupFunction {
-  return (hostname, options, callback) => {
-    const done = (error: Error | null, address?: string, family?: number) => {
-      if (error) return callback(error as NodeJS.ErrnoException, '', 0);
-      if ((options as { all?: boolean }).all) return (callback as any)(null, [{ address, family }]);
-      callback(null, address!, family!);
-    };
-    const mapped = testHosts[hostname];
-    if (mapped) return done(null, mapped, mapped.includes(':') ? 6 : 4);
-    dns.lookup(hostname, { all: true, verbatim: true }, (error, addresses) => {
-      if (error || addresses.length === 0) return done(new CimdFetchError('the client metadata host does not resolve'));
-      if (!addresses.every((entry) => isPublicAddress(entry.address))) {
-        return done(new CimdFetchError('the client metadata host is not on the public internet'));
-      }
-      done(null, addresses[0].address, addresses[0].family);
-    });
-  };
+function refusedHost(reason: 'unresolved' | 'not-public'): CimdFetchError {
+  return new CimdFetchError(reason === 'unresolved' ? 'the client metadata host does not resolve' : 'the client metadata host is not on the public internet');
 }

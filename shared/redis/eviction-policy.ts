@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient } from './redis-client';
 import type { Logger } from 'pino';
 
 /**
@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
  * double charges and lost jobs. `noeviction` makes a full Redis refuse writes instead (the API answers 503).
  * Some managed services disable `CONFIG`, so `INFO memory` is the fallback.
  */
-export async function checkEvictionPolicy(client: Redis, logger: Logger): Promise<string | undefined> {
+export async function checkEvictionPolicy(client: RedisClient, logger: Logger): Promise<string | undefined> {
   const policy = await readPolicy(client).catch(() => undefined);
   if (policy === undefined) logger.warn('could not read the Redis maxmemory-policy; it must be noeviction');
   else if (policy !== 'noeviction') {
@@ -16,7 +16,7 @@ export async function checkEvictionPolicy(client: Redis, logger: Logger): Promis
   return policy;
 }
 
-async function readPolicy(client: Redis): Promise<string | undefined> {
+async function readPolicy(client: RedisClient): Promise<string | undefined> {
   try {
     const reply = (await client.call('CONFIG', 'GET', 'maxmemory-policy')) as string[];
     if (Array.isArray(reply) && typeof reply[1] === 'string') return reply[1];

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient } from './redis-client';
 
 /** A Lua script bound to a client: call it with its keys and arguments. */
 export type LuaScript<T> = (keys: readonly string[], args: ReadonlyArray<string | number>) => Promise<T>;
@@ -9,7 +9,7 @@ export type LuaScript<T> = (keys: readonly string[], args: ReadonlyArray<string 
  * atomically: no other client's command interleaves with it, which is what makes claims and counters safe
  * across replicas.
  */
-export function defineLuaScript<T>(client: Redis, name: string, numberOfKeys: number, lua: string): LuaScript<T> {
+export function defineLuaScript<T>(client: RedisClient, name: string, numberOfKeys: number, lua: string): LuaScript<T> {
   const commandName = `connector_${name}`;
   if (!(commandName in client)) client.defineCommand(commandName, { numberOfKeys, lua });
   const command = (client as unknown as Record<string, (...args: Array<string | number>) => Promise<T>>)[commandName];

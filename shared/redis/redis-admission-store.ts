@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient } from './redis-client';
 import type { AdmissionStore, BearerAdmission, BearerAdmissionRequest } from '../stores/admission-store';
 import { defineLuaScript, type LuaScript } from './lua-script';
 import { usageOf } from './redis-ledger-store';
@@ -35,7 +35,7 @@ export class RedisAdmissionStore implements AdmissionStore {
   private readonly admitScript: LuaScript<AdmitReply>;
 
   constructor(
-    client: Redis,
+    client: RedisClient,
     private readonly keys: RedisKeys,
     private readonly guard: RedisGuard,
   ) {

@@ -2,6 +2,9 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/config';
 import type { Metrics } from '../metrics/metrics';
 import type { Backend } from '../stores/backend';
+import { SequentialAdmissionStore } from '../stores/sequential-admission-store';
+import { NO_EVENTS } from '../webhooks/event-queue';
+import { BullmqEventQueue } from './bullmq-event-queue';
 import { BullmqJobQueue } from './bullmq-job-queue';
 import { closeRedisClient, createRedisClient, redisAnswers } from './redis-client';
 import { RedisAdmissionStore } from './redis-admission-store';
@@ -20,20 +23,25 @@ import { RedisThingStore } from './redis-thing-store';
  * reconnects by itself when it returns. Jobs are only enqueued here; a worker process runs them.
  */
 export function createRedisBackend(
-  config: Pick<Config, 'redisUrl' | 'redisKeyPrefix' | 'redisCommandTimeoutMs' | 'jobAttempts' | 'jobBackoffMs' | 'idempotencyTtlSeconds'>,
+  config: Pick<
+    Config,
+    'redis' | 'redisKeyPrefix' | 'redisCommandTimeoutMs' | 'jobAttempts' | 'jobBackoffMs' | 'idempotencyTtlSeconds' | 'jobQueueShards' | 'redisMinReplicas' | 'redisWaitMs'
+  > &
+    Partial<Pick<Config, 'webhooks'>>,
   metrics: Metrics,
   logger: Logger,
 ): Backend {
-  if (!config.redisUrl) throw new Error('createRedisBackend needs REDIS_URL');
+  if (!config.redis) throw new Error('createRedisBackend needs a Redis connection');
   const client = createRedisClient({
-    url: config.redisUrl,
+    connection: config.redis,
     role: 'commands',
     connectionName: `${config.redisKeyPrefix}api`,
     commandTimeoutMs: config.redisCommandTimeoutMs,
     logger,
     metrics,
   });
-  const keys = new RedisKeys(config.redisKeyPrefix);
+  const clustered = config.redis.topology.mode === 'cluster';
+  const keys = new RedisKeys(config.redisKeyPrefix, clustered);
   // The deadline sits a little above the command timeout, so the client's own timeout normally answers
   // first and the guard only catches waits the client does not bound.
   const guard = new RedisGuard(config.redisCommandTimeoutMs + 500, () => metrics.redisErrors.inc());
@@ -42,21 +50,31 @@ export function createRedisBackend(
     backoffMs: config.jobBackoffMs,
     retentionSeconds: config.idempotencyTtlSeconds,
     logger,
+    shards: config.jobQueueShards,
+    durability: { minReplicas: config.redisMinReplicas, waitMs: config.redisWaitMs },
   });
+  const connections = new RedisConnectionStore(client, keys, guard);
+  const ledger = new RedisLedgerStore(client, keys, guard);
+  const rateLimits = new RedisRateLimitStore(client, keys, guard);
+  // Only recorded here; the worker process sends them.
+  const events = config.webhooks ? new BullmqEventQueue(client, keys, guard, { retryBaseMs: config.webhooks.retryBaseMs, logger }) : NO_EVENTS;
 
   return {
     kind: 'redis',
-    connections: new RedisConnectionStore(client, keys, guard),
-    admissions: new RedisAdmissionStore(client, keys, guard),
+    connections,
+    // One script reads a bearer request's keys in one round trip, but they span hash slots; a cluster
+    // admits with single-slot calls instead (two rounds).
+    admissions: clustered ? new SequentialAdmissionStore(connections, rateLimits, ledger) : new RedisAdmissionStore(client, keys, guard),
     things: new RedisThingStore(client, keys, guard),
-    ledger: new RedisLedgerStore(client, keys, guard),
-    rateLimits: new RedisRateLimitStore(client, keys, guard),
+    ledger,
+    rateLimits,
     queue,
     jobIdKeys: new RedisJobIdKeyStore(client, keys, guard),
     oauth: new RedisOAuthStateStore(client, keys, guard),
+    events,
     ready: () => redisAnswers(client),
     close: async (graceMs) => {
-      await queue.close(graceMs);
+      await Promise.all([queue.close(graceMs), events.close(graceMs)]);
       // Last: everything above may still need Redis while it closes.
       await closeRedisClient(client);
     },

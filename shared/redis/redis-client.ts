@@ -1,4 +1,5 @@
-import Redis, { type RedisOptions } from 'ioredis';
+import Redis, { Cluster, type ClusterOptions, type RedisOptions } from 'ioredis';
+import type { RedisConnection } from '../config/redis-settings';
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics/metrics';
 import { coalesceWrites } from './coalesced-writes';
@@ -12,9 +13,12 @@ import { RedisGuard } from './redis-guard';
  */
 export type RedisClientRole = 'commands' | 'worker';
 
+/** A client of any topology: one node or Sentinel (`Redis`), or a cluster (`Cluster`); both speak every command we send. */
+export type RedisClient = Redis | Cluster;
+
 /** How a client is created. */
 export interface RedisClientOptions {
-  url: string;
+  connection: RedisConnection;
   role: RedisClientRole;
   /** Shown in `CLIENT LIST`, which helps when several processes share a server. */
   connectionName: string;
@@ -37,7 +41,7 @@ export function reconnectDelay(attempt: number): number {
  * `connector_redis_errors_total` counter and the log. Connection errors are logged once per outage, not once
  * per reconnect attempt, so a long outage does not flood the log.
  */
-export function createRedisClient(options: RedisClientOptions): Redis {
+export function createRedisClient(options: RedisClientOptions): RedisClient {
   const failFast = options.role === 'commands';
   const settings: RedisOptions = {
     connectionName: options.connectionName,
@@ -50,8 +54,11 @@ export function createRedisClient(options: RedisClientOptions): Redis {
     commandTimeout: failFast ? options.commandTimeoutMs : undefined,
     // A missing ready check would let commands through while Redis is still loading its dataset.
     enableReadyCheck: true,
+    // A primary demoted by a failover answers writes with READONLY: reconnecting finds the new primary
+    // (through the sentinels, or the cluster's slot map) instead of failing every write until restart.
+    reconnectOnError: (error) => (/^READONLY/.test(error.message) ? 2 : false),
   };
-  const client = new Redis(options.url, settings);
+  const client = connect(options.connection, settings);
   const log = options.logger.child({ redis_client: options.connectionName });
   let up = false;
   let policyChecked = false;
@@ -59,7 +66,7 @@ export function createRedisClient(options: RedisClientOptions): Redis {
 
   // Every connection (a reconnect brings a new socket) sends the commands of one event-loop turn together.
   // Only for requests' commands: BullMQ's worker connections keep their own timing.
-  if (failFast) client.on('connect', () => coalesceWrites(client.stream));
+  if (failFast && client instanceof Redis) client.on('connect', () => coalesceWrites(client.stream));
   client.on('ready', () => {
     if (!up) log.info('redis connected');
     up = true;
@@ -83,11 +90,49 @@ export function createRedisClient(options: RedisClientOptions): Redis {
   return client;
 }
 
+/** The ioredis client for the configured topology, with TLS and credentials applied to every node. */
+function connect(connection: RedisConnection, settings: RedisOptions): RedisClient {
+  const { topology } = connection;
+  const tls = connection.tls ? { ...(connection.ca ? { ca: connection.ca } : {}) } : undefined;
+  const auth = { ...(connection.username ? { username: connection.username } : {}), ...(connection.password ? { password: connection.password } : {}) };
+  if (topology.mode === 'single') {
+    // A user or password in the URL wins over REDIS_USERNAME / REDIS_PASSWORD (ioredis reads the URL first).
+    return new Redis(topology.url, { ...settings, ...auth, ...(tls ? { tls } : {}) });
+  }
+  if (topology.mode === 'sentinel') {
+    return new Redis({
+      ...settings,
+      ...auth,
+      ...(tls ? { tls, sentinelTLS: tls, enableTLSForSentinelMode: true } : {}),
+      sentinels: topology.sentinels,
+      name: topology.name,
+      ...(topology.sentinelPassword ? { sentinelPassword: topology.sentinelPassword } : {}),
+      sentinelRetryStrategy: reconnectDelay,
+    });
+  }
+  const { retryStrategy, enableOfflineQueue, ...nodeSettings } = settings;
+  const cluster: ClusterOptions = {
+    clusterRetryStrategy: retryStrategy,
+    enableOfflineQueue,
+    enableReadyCheck: true,
+    // Reads go to primaries: a replica may lag, and a job read right after its submission must find it.
+    scaleReads: 'master',
+    slotsRefreshTimeout: 2000,
+    retryDelayOnFailover: 200,
+    retryDelayOnClusterDown: 200,
+    retryDelayOnTryAgain: 100,
+    // Managed clusters announce nodes by IP, which a TLS certificate names by host: keep the name given.
+    ...(tls ? { dnsLookup: (address, callback) => callback(null, address) } : {}),
+    redisOptions: { ...nodeSettings, ...auth, ...(tls ? { tls } : {}) },
+  };
+  return new Cluster(topology.nodes, cluster);
+}
+
 /**
  * Closes a client politely (QUIT lets in-flight replies arrive) but never waits more than `timeoutMs`:
  * when Redis is down QUIT cannot be answered, and shutdown must still finish within the grace period.
  */
-export async function closeRedisClient(client: Redis, timeoutMs = 1000): Promise<void> {
+export async function closeRedisClient(client: RedisClient, timeoutMs = 1000): Promise<void> {
   if (client.status === 'end') return;
   if (client.status === 'ready') {
     let timer: NodeJS.Timeout | undefined;
@@ -106,11 +151,14 @@ export async function closeRedisClient(client: Redis, timeoutMs = 1000): Promise
 export const READY_PING_TIMEOUT_MS = 1000;
 const readyGuard = new RedisGuard(READY_PING_TIMEOUT_MS);
 
-/** True when the client is connected and Redis answers PING within {@link READY_PING_TIMEOUT_MS}. */
-export async function redisAnswers(client: Redis): Promise<boolean> {
+/**
+ * True when the client is connected and Redis answers PING within {@link READY_PING_TIMEOUT_MS}: on a cluster,
+ * every primary the client knows of, since each holds some subjects' data and some job shards.
+ */
+export async function redisAnswers(client: RedisClient): Promise<boolean> {
   if (client.status !== 'ready') return false;
-  return readyGuard.run(() => client.ping()).then(
-    (reply) => reply === 'PONG',
-    () => false,
-  );
+  const nodes = client instanceof Cluster ? client.nodes('master') : [client];
+  if (nodes.length === 0) return false;
+  const replies = await Promise.all(nodes.map((node) => readyGuard.run(() => node.ping()).catch(() => undefined)));
+  return replies.every((reply) => reply === 'PONG');
 }

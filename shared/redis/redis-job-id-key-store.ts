@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient } from './redis-client';
 import type { JobIdKeyStore } from '../stores/job-id-key-store';
 import { defineLuaScript, type LuaScript } from './lua-script';
 import type { RedisGuard } from './redis-guard';
@@ -19,7 +19,7 @@ export class RedisJobIdKeyStore implements JobIdKeyStore {
   private readonly loadScript: LuaScript<string>;
 
   constructor(
-    client: Redis,
+    client: RedisClient,
     private readonly keys: RedisKeys,
     private readonly guard: RedisGuard,
   ) {

@@ -1,20 +1,48 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 
-/** The BullMQ queue every paid job goes through; its keys live under {@link RedisKeys.bullPrefix}. */
+/** The BullMQ queue of paid jobs (shard 0); its keys live under {@link RedisKeys.bullPrefix}. */
 export const JOB_QUEUE_NAME = 'jobs';
+/** The BullMQ queue of webhook deliveries (one job per event), beside the jobs' queue under the same prefix. */
+export const WEBHOOK_QUEUE_NAME = 'webhooks';
 
 /**
  * Every Redis key the connector uses, built from one configurable prefix so that several connectors (or
  * test runs) can share a server. Subjects are hashed into key names: a subject may be an e-mail address,
  * and key names show up in monitoring tools, slow logs and `SCAN` output where personal data has no place.
+ *
+ * On a Redis Cluster (`clustered`), a script may only touch keys of one hash slot, so keys that a script
+ * reads together carry the same hash tag (`{…}`): a subject's keys its subject's digest, each job-queue
+ * shard its own name. On one node or Sentinel, names are exactly those of releases before clusters were
+ * supported, so an existing deployment upgrades with no migration.
  */
 export class RedisKeys {
-  constructor(readonly prefix: string) {}
+  constructor(
+    readonly prefix: string,
+    readonly clustered = false,
+  ) {}
 
-  /** The prefix handed to BullMQ; its keys then read `<prefix>bull:jobs:…`. */
+  /** The prefix handed to BullMQ; its keys then read `<prefix>bull:<queue>:…`. */
   get bullPrefix(): string {
     return `${this.prefix}bull`;
+  }
+
+  /**
+   * The BullMQ queue name of one paid-job shard: `jobs` for shard 0 (the only queue before sharding), then
+   * `jobs-1`, `jobs-2`, …; on a cluster each is its own hash tag, so the shards spread over the primaries.
+   */
+  jobQueueName(shard: number): string {
+    return this.tag(shard === 0 ? JOB_QUEUE_NAME : `${JOB_QUEUE_NAME}-${shard}`);
+  }
+
+  /** The BullMQ queue of webhook deliveries; on a cluster its own hash tag, like each job shard. */
+  get webhookQueueName(): string {
+    return this.tag(WEBHOOK_QUEUE_NAME);
+  }
+
+  /** Set of every shard count the deployment has run with, so no shard that ever held jobs is forgotten. */
+  get jobShardCounts(): string {
+    return `${this.prefix}job-shards`;
   }
 
   /** Hash of one connection: subject, issued_at, expires_at, revoked (0/1); expires with the token. */
@@ -57,9 +85,13 @@ export class RedisKeys {
     return `${this.prefix}job-id-key`;
   }
 
-  /** The idempotency record of one accepted job (value: the payload fingerprint), kept for the retention. */
-  idempotency(jobId: string): string {
-    return `${this.prefix}idem:${jobId}`;
+  /**
+   * The idempotency record of one accepted job (value: the payload fingerprint, then `:<shard>` when the job
+   * went to a shard other than 0), kept for the retention. On a cluster it sits in its subject's slot, beside
+   * the charge the same claim makes.
+   */
+  idempotency(subject: string, jobId: string): string {
+    return this.clustered ? `${this.prefix}idem:{${digest(subject)}}:${jobId}` : `${this.prefix}idem:${jobId}`;
   }
 
   /** One fixed rate-limit window; the limiter's key may name a subject or an address, so it is hashed too. */
@@ -67,18 +99,25 @@ export class RedisKeys {
     return `${this.prefix}rl:${digest(limiterKey)}`;
   }
 
-  /** Hash of one OAuth record (`v`: value, `c`: consumed); keys of codes and refresh tokens are already hashes. */
+  /**
+   * Hash of one OAuth record (`v`: value, `c`: consumed); keys of codes and refresh tokens are already hashes.
+   * On a cluster a kind's records share its slot with the kind's index (OAuth traffic is light).
+   */
   oauth(kind: string, key: string): string {
-    return `${this.prefix}oauth:${kind}:${digest(key)}`;
+    return `${this.prefix}oauth:${this.tag(kind)}:${digest(key)}`;
   }
 
   /** Sorted set of the live records of one OAuth kind, scored by expiry, for capped kinds. */
   oauthIndex(kind: string): string {
-    return `${this.prefix}oauth:${kind}:index`;
+    return `${this.prefix}oauth:${this.tag(kind)}:index`;
   }
 
   private subjectRoot(subject: string): string {
-    return `${this.prefix}subj:${digest(subject)}`;
+    return `${this.prefix}subj:${this.tag(digest(subject))}`;
+  }
+
+  private tag(value: string): string {
+    return this.clustered ? `{${value}}` : value;
   }
 }
 

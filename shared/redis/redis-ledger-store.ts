@@ -1,7 +1,7 @@
-import type Redis from 'ioredis';
 import type { PageQuery, SeqItem } from '../pagination/page';
-import { utcDay, type ClaimOutcome, type ClaimRequest, type LedgerStore, type Usage } from '../stores/ledger-store';
+import { utcDay, type Claim, type ClaimOutcome, type ClaimRequest, type LedgerStore, type Usage } from '../stores/ledger-store';
 import { defineLuaScript, type LuaScript } from './lua-script';
+import type { RedisClient } from './redis-client';
 import type { RedisGuard } from './redis-guard';
 import type { RedisKeys } from './redis-keys';
 import { pageBySeq } from './sequence-page';
@@ -14,26 +14,34 @@ import { pageBySeq } from './sequence-page';
  * separated by a crash either: a script is applied whole or not at all. A known key is answered before the
  * budget is looked at: a replay names a job that was already paid for.
  *
+ * The record is the fingerprint, followed by `:<shard>` when the job went to a shard other than 0: records
+ * written before sharding existed (and every record of an unsharded deployment) read as shard 0, the queue
+ * they were enqueued on. Fingerprints are base64url, so they never contain the colon.
+ *
  * KEYS: idempotency record, subject usage, subject job index, subject sequence, subject's spend that day.
- * ARGV: fingerprint, retention seconds, cost, job id, daily limit (-1: none), spend key lifetime in seconds.
+ * ARGV: fingerprint, retention seconds, cost, job id, daily limit (-1: none), spend key lifetime in seconds,
+ * shard for a new job.
  */
 const CLAIM = `
 local existing = redis.call('GET', KEYS[1])
 if existing then
-  if existing == ARGV[1] then return 'replayed' end
-  return 'conflict'
+  local fingerprint, shard = string.match(existing, '^([^:]*):?(%d*)$')
+  if fingerprint == ARGV[1] then return {'replayed', tonumber(shard) or 0} end
+  return {'conflict', 0}
 end
 local cost = tonumber(ARGV[3])
 local limit = tonumber(ARGV[5])
-if limit >= 0 and tonumber(redis.call('GET', KEYS[5]) or '0') + cost > limit then return 'over_budget' end
-redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+if limit >= 0 and tonumber(redis.call('GET', KEYS[5]) or '0') + cost > limit then return {'over_budget', 0} end
+local record = ARGV[1]
+if ARGV[7] ~= '0' then record = record .. ':' .. ARGV[7] end
+redis.call('SET', KEYS[1], record, 'EX', ARGV[2])
 redis.call('HINCRBY', KEYS[2], 'jobs_charged', 1)
 redis.call('HINCRBY', KEYS[2], 'credits_spent', cost)
 local seq = redis.call('INCR', KEYS[4])
 redis.call('ZADD', KEYS[3], seq, ARGV[4])
 redis.call('INCRBY', KEYS[5], cost)
 redis.call('EXPIRE', KEYS[5], ARGV[6])
-return 'created'
+return {'created', tonumber(ARGV[7])}
 `;
 
 /** A day's spend is read until that day ends; two days covers it whatever the time of the first charge. */
@@ -54,11 +62,11 @@ const OUTCOMES: ReadonlySet<string> = new Set<ClaimOutcome>(['created', 'replaye
 
 /** Idempotency records, charges and the per-subject job index in Redis. */
 export class RedisLedgerStore implements LedgerStore {
-  private readonly claimScript: LuaScript<string>;
+  private readonly claimScript: LuaScript<[string, number]>;
   private readonly pruneScript: LuaScript<number>;
 
   constructor(
-    private readonly client: Redis,
+    private readonly client: RedisClient,
     private readonly keys: RedisKeys,
     private readonly guard: RedisGuard,
   ) {
@@ -66,19 +74,19 @@ export class RedisLedgerStore implements LedgerStore {
     this.pruneScript = defineLuaScript(client, 'ledger_prune', 2, PRUNE);
   }
 
-  async claim(request: ClaimRequest): Promise<ClaimOutcome> {
+  async claim(request: ClaimRequest): Promise<Claim> {
     const keys = [
-      this.keys.idempotency(request.jobId),
+      this.keys.idempotency(request.subject, request.jobId),
       this.keys.subjectUsage(request.subject),
       this.keys.subjectJobs(request.subject),
       this.keys.subjectSequence(request.subject),
       this.keys.subjectDailySpend(request.subject, request.day ?? utcDay()),
     ];
-    const args = [request.fingerprint, request.ttlSeconds, request.cost, request.jobId, request.dailyLimit ?? -1, SPEND_KEY_SECONDS];
-    const outcome = await this.guard.commands(() => this.claimScript(keys, args));
+    const args = [request.fingerprint, request.ttlSeconds, request.cost, request.jobId, request.dailyLimit ?? -1, SPEND_KEY_SECONDS, request.shard ?? 0];
+    const [outcome, shard] = await this.guard.commands(() => this.claimScript(keys, args));
     // Anything else means the script and this code disagree; refusing beats guessing about money.
-    if (!OUTCOMES.has(outcome)) throw new Error(`unexpected claim outcome ${String(outcome)}`);
-    return outcome as ClaimOutcome;
+    if (!OUTCOMES.has(outcome) || !Number.isInteger(shard)) throw new Error(`unexpected claim outcome ${String(outcome)}`);
+    return { outcome: outcome as ClaimOutcome, shard };
   }
 
   async listJobIds(subject: string, query: PageQuery): Promise<Array<SeqItem<string>>> {
@@ -88,7 +96,7 @@ export class RedisLedgerStore implements LedgerStore {
 
   async pruneJobs(subject: string, jobIds: readonly string[]): Promise<void> {
     const index = this.keys.subjectJobs(subject);
-    await this.guard.commands(() => Promise.all(jobIds.map((id) => this.pruneScript([index, this.keys.idempotency(id)], [id]))));
+    await this.guard.commands(() => Promise.all(jobIds.map((id) => this.pruneScript([index, this.keys.idempotency(subject, id)], [id]))));
   }
 
   async spentOn(subject: string, day: string): Promise<number> {

@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient } from './redis-client';
 import type { ConsumedRecord, OAuthStateKind, OAuthStateStore } from '../stores/oauth-state-store';
 import { defineLuaScript, type LuaScript } from './lua-script';
 import type { RedisGuard } from './redis-guard';
@@ -41,7 +41,7 @@ export class RedisOAuthStateStore implements OAuthStateStore {
   private readonly insertCappedScript: LuaScript<number>;
 
   constructor(
-    private readonly client: Redis,
+    private readonly client: RedisClient,
     private readonly keys: RedisKeys,
     private readonly guard: RedisGuard,
   ) {

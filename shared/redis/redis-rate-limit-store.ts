@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient } from './redis-client';
 import type { RateLimitStore, RateWindow } from '../stores/rate-limit-store';
 import { defineLuaScript, type LuaScript } from './lua-script';
 import type { RedisGuard } from './redis-guard';
@@ -38,7 +38,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   private readonly peekScript: LuaScript<[number, number] | null>;
 
   constructor(
-    client: Redis,
+    client: RedisClient,
     private readonly keys: RedisKeys,
     private readonly guard: RedisGuard,
   ) {

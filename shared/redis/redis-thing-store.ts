@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient } from './redis-client';
 import type { PageQuery, SeqItem } from '../pagination/page';
 import type { ThingStore } from '../stores/thing-store';
 import type { Thing } from '../things/thing';
@@ -24,7 +24,7 @@ export class RedisThingStore implements ThingStore {
   private readonly addScript: LuaScript<number>;
 
   constructor(
-    private readonly client: Redis,
+    private readonly client: RedisClient,
     private readonly keys: RedisKeys,
     private readonly guard: RedisGuard,
   ) {

@@ -1,4 +1,5 @@
 import type { JobQueue } from '../jobs/job-queue';
+import type { EventQueue } from '../webhooks/event-queue';
 import type { AdmissionStore } from './admission-store';
 import type { ConnectionStore } from './connection-store';
 import type { JobIdKeyStore } from './job-id-key-store';
@@ -20,6 +21,8 @@ export interface Backend {
   /** Keeps the job-id key across secret rotations. */
   readonly jobIdKeys: JobIdKeyStore;
   readonly oauth: OAuthStateStore;
+  /** Where webhook events are recorded (a no-op without a receiver). */
+  readonly events: EventQueue;
   /** True when the backend answers (for `/readyz`). */
   ready(): Promise<boolean>;
   /** Drains the queue within `graceMs`, then releases connections. */

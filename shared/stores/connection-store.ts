@@ -26,4 +26,6 @@ export interface ConnectionStore {
   revoke(id: string): Promise<number>;
   /** Revokes every live connection of a subject; resolves to the number newly revoked. */
   revokeSubject(subject: string): Promise<number>;
+  /** Ids of the subject's connections that are neither revoked nor expired (the events record one per id). */
+  liveIds(subject: string): Promise<string[]>;
 }

@@ -14,6 +14,8 @@ export interface ClaimRequest {
   day?: string;
   /** Credits the subject may be charged on `day`; undefined means no cap. */
   dailyLimit?: number;
+  /** The job-queue shard a new job goes to; recorded with the key, so a replay finds the job there. */
+  shard?: number;
 }
 
 /** Milliseconds in a UTC day (no leap seconds in JavaScript time). */
@@ -38,6 +40,15 @@ export function utcDay(at: number = Date.now()): string {
  */
 export type ClaimOutcome = 'created' | 'replayed' | 'conflict' | 'over_budget';
 
+/**
+ * A claim's outcome and the shard holding the key's job: the one this claim chose when `created`, the one the
+ * first claim chose when `replayed` (the shard count may have changed since), 0 otherwise.
+ */
+export interface Claim {
+  outcome: ClaimOutcome;
+  shard: number;
+}
+
 /** What a subject has been charged. */
 export interface Usage {
   jobs_charged: number;
@@ -50,7 +61,7 @@ export interface Usage {
  * the job, all or nothing.
  */
 export interface LedgerStore {
-  claim(request: ClaimRequest): Promise<ClaimOutcome>;
+  claim(request: ClaimRequest): Promise<Claim>;
   /** Job ids of a subject, newest first. */
   listJobIds(subject: string, query: PageQuery): Promise<Array<SeqItem<string>>>;
   usage(subject: string): Promise<Usage>;

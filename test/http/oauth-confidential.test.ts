@@ -1,3 +1,4 @@
+import { connectionUrl } from '../../shared/config/redis-settings';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
@@ -70,7 +71,7 @@ describe('OAuth 2.1 pre-registered confidential clients (GPT Actions) [redis, np
 
   it('the script stores the client in Redis and prints id and secret once; the client completes the flow with client_secret_basic', async () => {
     const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/oauth-client.ts', '--name', 'Redis GPT', '--redirect-uri', GPT_CALLBACK], {
-      env: { PATH: process.env.PATH, REDIS_URL: connector.config.redisUrl, REDIS_KEY_PREFIX: connector.config.redisKeyPrefix },
+      env: { PATH: process.env.PATH, REDIS_URL: connectionUrl(connector.config.redis), REDIS_KEY_PREFIX: connector.config.redisKeyPrefix },
       timeout: 60_000,
     });
     const clientId = /^client_id=(\S+)$/m.exec(stdout)![1];

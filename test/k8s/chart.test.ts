@@ -48,9 +48,10 @@ describe('helm chart charts/connector', function () {
     helm();
   });
 
-  it('ships at least four ci/*-values.yaml variants (all features, existing secret, ingress TLS, dev redis)', function () {
+  it('ships the ci/*-values.yaml variants (all features, existing secret, ingress TLS, dev redis, each Redis topology)', function () {
     expect(ciFiles.map((f) => path.basename(f))).to.include.members([
       'all-features-values.yaml', 'existing-secret-values.yaml', 'ingress-tls-values.yaml', 'dev-redis-values.yaml',
+      'redis-sentinel-values.yaml', 'redis-cluster-values.yaml', 'redis-url-tls-values.yaml',
     ]);
   });
 
@@ -338,7 +339,7 @@ describe('helm chart charts/connector', function () {
       const rule = ofKind(objects, 'PrometheusRule')[0]!;
       const exprs = rule.spec.groups.flatMap((g: any) => g.rules.map((r: any) => r.expr as string)).join('\n');
       const used = new Set(exprs.match(/connector_[a-z_]+/g));
-      const fixed = new Set(['connector_http_requests_total', 'connector_redis_up', 'connector_jobs_completed_total', 'connector_queue_jobs']);
+      const fixed = new Set(['connector_http_requests_total', 'connector_redis_up', 'connector_jobs_completed_total', 'connector_queue_jobs', 'connector_webhook_deliveries_total']);
       expect([...used].sort()).to.deep.equal([...fixed].sort());
     });
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import {
-  AUTH_FAILURE_REASONS, CONTRACT_METRICS, JOB_OUTCOMES, QUEUE_STATES, exportedFamilies, exportedSampleNames,
+  AUTH_FAILURE_REASONS, CONTRACT_METRICS, JOB_OUTCOMES, QUEUE_STATES, WEBHOOK_EVENT_TYPES, WEBHOOK_OUTCOMES, exportedFamilies, exportedSampleNames,
 } from '../support/metric-contract';
 import { labelValuesMetric, selectors, type Selector } from '../support/promql';
 import { chartDir, helm, render, repoRoot, templateRaw, type K8sObject } from './support/helm';
@@ -14,8 +14,13 @@ const DASHBOARD_FILE = path.join(chartDir, 'dashboards', 'connector.json');
 
 /** Labels Prometheus adds when it scrapes (ServiceMonitor targets), valid on every connector series. */
 const TARGET_LABELS = ['namespace', 'pod', 'job', 'instance', 'service', 'container', 'endpoint'];
-/** Label values the services can produce, for the labels whose values are a closed set. */
-const CLOSED_VALUES: Record<string, readonly string[]> = { state: QUEUE_STATES, outcome: JOB_OUTCOMES, reason: AUTH_FAILURE_REASONS };
+/** Label values the services can produce, per metric, for the labels whose values are a closed set. */
+const CLOSED_VALUES: Record<string, Record<string, readonly string[]>> = {
+  connector_queue_jobs: { state: QUEUE_STATES },
+  connector_jobs_completed_total: { outcome: JOB_OUTCOMES },
+  connector_auth_failures_total: { reason: AUTH_FAILURE_REASONS },
+  connector_webhook_deliveries_total: { type: WEBHOOK_EVENT_TYPES, outcome: WEBHOOK_OUTCOMES },
+};
 
 interface Query {
   where: string;
@@ -37,7 +42,8 @@ function dashboardQueries(dashboard: any): Query[] {
 
 /**
  * Problems of one query against the exported metrics: an unknown metric, a label the metric does not have,
- * or a value of a closed label (state, outcome, reason) that the services never produce.
+ * or a value of a closed label (state, outcome, reason, type) that the services never produce. A regex
+ * matcher on a closed label must match at least one produced value.
  */
 async function problems(query: Query): Promise<string[]> {
   const exported = await exportedSampleNames();
@@ -61,8 +67,14 @@ async function problems(query: Query): Promise<string[]> {
       if (TARGET_LABELS.includes(label)) continue;
       const allowed = [...(contract?.labels ?? []), ...(metric.endsWith('_bucket') ? ['le'] : [])];
       if (contract && !allowed.includes(label)) out.push(`${query.where}: ${metric} has no label ${label}`);
-      if (CLOSED_VALUES[label] && op === '=' && !CLOSED_VALUES[label].includes(value)) {
-        out.push(`${query.where}: ${label}="${value}" is never produced (values: ${CLOSED_VALUES[label].join(', ')})`);
+      const closed = CLOSED_VALUES[family]?.[label];
+      if (closed && op === '=' && !closed.includes(value)) {
+        out.push(`${query.where}: ${label}="${value}" is never produced (values: ${closed.join(', ')})`);
+      }
+      if (closed && op === '=~') {
+        const alternatives = value.split('|');
+        const unknown = alternatives.filter((alternative) => !closed.includes(alternative));
+        if (unknown.length > 0) out.push(`${query.where}: ${label}=~"${value}" names values never produced: ${unknown.join(', ')}`);
       }
     }
   }
@@ -91,8 +103,12 @@ describe('observability in the chart: Grafana dashboard and PrometheusRule', fun
         { where: 'c', expr: 'max(connector_queue_jobs{state="waiting"})' },
         { where: 'd', expr: 'max(connector_queue_jobs{state=waiting})' },
         { where: 'e', expr: 'sum(rate(connector_http_requests_total{status=~"5.."}[5m])) / sum(rate(connector_http_requests_total{}[5m]))' },
+        { where: 'f', expr: 'sum(rate(connector_webhook_deliveries_total{outcome="sent"}[5m]))' },
+        { where: 'g', expr: 'sum(rate(connector_webhook_deliveries_total{outcome=~"failed|timeout"}[5m]))' },
+        { where: 'h', expr: 'sum(rate(connector_webhook_deliveries_total{type="job.done"}[5m]))' },
+        { where: 'i', expr: 'sum(rate(connector_webhook_deliveries_total{outcome=~"failed|abandoned",type="job.failed"}[5m]))' },
       ]);
-      expect(found.map((p) => p.split(':')[0])).to.deep.equal(['a', 'b', 'c', 'd']);
+      expect(found.map((p) => p.split(':')[0])).to.deep.equal(['a', 'b', 'c', 'd', 'f', 'g', 'h']);
     });
 
     it('accepts every histogram series name (_bucket with le, _sum, _count) and Node default metrics', async function () {
@@ -149,6 +165,16 @@ describe('observability in the chart: Grafana dashboard and PrometheusRule', fun
       has(/histogram_quantile\([0-9.]+, sum by \(le\) \(rate\(connector_job_wait_seconds_bucket/);
     });
 
+    it('has a Webhooks row: deliveries by outcome, the failed attempt ratio and deliveries by event type', function () {
+      const row = dashboard.panels.find((p: any) => p.type === 'row' && p.title === 'Webhooks');
+      expect(row, 'the Webhooks row').to.not.equal(undefined);
+      const below = dashboard.panels.filter((p: any) => p.type !== 'row' && p.gridPos.y === row.gridPos.y + 1);
+      const rowExprs = below.flatMap((p: any) => p.targets.map((t: any) => t.expr)).join('\n');
+      expect(rowExprs).to.match(/sum by \(outcome\) \(rate\(connector_webhook_deliveries_total\{/);
+      expect(rowExprs).to.match(/outcome=~"failed\|abandoned"\}\[\$__rate_interval\]\)\) \/ sum\(rate\(connector_webhook_deliveries_total\{/);
+      expect(rowExprs).to.match(/sum by \(type\) \(rate\(connector_webhook_deliveries_total\{[^}]*outcome="delivered"/);
+    });
+
     it('lays panels out on the 24-column grid without overlaps', function () {
       const boxes = dashboard.panels.map((p: any) => ({ title: p.title, ...p.gridPos }));
       for (const box of boxes) expect(box.x + box.w, box.title).to.be.at.most(24);
@@ -180,12 +206,12 @@ describe('observability in the chart: Grafana dashboard and PrometheusRule', fun
       expect(JSON.parse(configMap.data['connector.json'])).to.deep.equal(JSON.parse(readFileSync(DASHBOARD_FILE, 'utf8')));
     });
 
-    it('renders a PrometheusRule that validates, with the four alerts, each with a severity and a summary', function () {
+    it('renders a PrometheusRule that validates, with the five alerts, each with a severity and a summary', function () {
       const rules = ofKind(objects, 'PrometheusRule');
       expect(rules).to.have.length(1);
       validateObject(rules[0]!);
       const alerts = rules[0]!.spec.groups.flatMap((g: any) => g.rules);
-      expect(alerts.map((a: any) => a.alert).sort()).to.deep.equal(['ConnectorHighErrorRate', 'ConnectorJobsFailing', 'ConnectorQueueBacklog', 'ConnectorRedisDown']);
+      expect(alerts.map((a: any) => a.alert).sort()).to.deep.equal(['ConnectorHighErrorRate', 'ConnectorJobsFailing', 'ConnectorQueueBacklog', 'ConnectorRedisDown', 'ConnectorWebhooksFailing']);
       for (const alert of alerts) {
         expect(alert.labels.severity, alert.alert).to.be.oneOf(['warning', 'critical']);
         expect(alert.annotations.summary, alert.alert).to.be.a('string').and.not.be.empty;
@@ -207,13 +233,14 @@ describe('observability in the chart: Grafana dashboard and PrometheusRule', fun
       }
     });
 
-    it('alerts on a high 5xx ratio, a growing queued backlog, failing jobs and connector_redis_up == 0', function () {
+    it('alerts on a high 5xx ratio, a growing queued backlog, failing jobs, failing webhook deliveries and connector_redis_up == 0', function () {
       const rule = ofKind(objects, 'PrometheusRule')[0]!;
       const expr = (name: string) => rule.spec.groups[0].rules.find((r: any) => r.alert === name).expr.replace(/\s+/g, ' ').trim();
       expect(expr('ConnectorRedisDown')).to.match(/connector_redis_up\{[^}]*\}\) == 0$/);
       expect(expr('ConnectorHighErrorRate')).to.match(/status=~"5\.\."[^/]*\/ sum\(rate\(connector_http_requests_total\{[^}]*\}\[5m\]\)\) > 0\.05$/);
       expect(expr('ConnectorJobsFailing')).to.match(/outcome="failed"[^/]*\/ sum\(rate\(connector_jobs_completed_total\{[^}]*\}\[15m\]\)\) > 0\.1$/);
       expect(expr('ConnectorQueueBacklog')).to.match(/state="queued"\}\) > 100 and deriv\(max\(connector_queue_jobs\{[^}]*state="queued"\}\)\[15m:1m\]\) > 0$/);
+      expect(expr('ConnectorWebhooksFailing')).to.match(/outcome=~"failed\|abandoned"\}\[15m\]\)\) \/ sum\(rate\(connector_webhook_deliveries_total\{[^}]*\}\[15m\]\)\) > 0\.5$/);
     });
   });
 
@@ -239,7 +266,7 @@ describe('observability in the chart: Grafana dashboard and PrometheusRule', fun
       // A values file: `helm --set` would pass 0.2 as a string, which the schema refuses.
       const dir = mkdtempSync(path.join(tmpdir(), 'connector-thresholds-'));
       const file = path.join(dir, 'values.yaml');
-      writeFileSync(file, 'metrics:\n  prometheusRule:\n    enabled: true\n    thresholds: {errorRatio: 0.2, failedJobRatio: 0.5, queuedJobs: 2500}\n');
+      writeFileSync(file, 'metrics:\n  prometheusRule:\n    enabled: true\n    thresholds: {errorRatio: 0.2, failedJobRatio: 0.5, queuedJobs: 2500, failedWebhookRatio: 0.75}\n');
       let objects: K8sObject[];
       try {
         objects = render({ valuesFiles: [path.relative(repoRoot, file)] });
@@ -247,7 +274,7 @@ describe('observability in the chart: Grafana dashboard and PrometheusRule', fun
         rmSync(dir, { recursive: true, force: true });
       }
       const exprs = ofKind(objects, 'PrometheusRule')[0]!.spec.groups[0].rules.map((r: any) => r.expr.trim());
-      expect(exprs.join('\n')).to.include('> 0.2').and.include('> 0.5').and.include('> 2500');
+      expect(exprs.join('\n')).to.include('> 0.2').and.include('> 0.5').and.include('> 2500').and.include('> 0.75');
     });
 
     const rejected: Array<[string, string[]]> = [
@@ -256,6 +283,7 @@ describe('observability in the chart: Grafana dashboard and PrometheusRule', fun
       ['a dashboard namespace that is not a DNS label', ['metrics.grafanaDashboard.namespace=Not_A_Namespace']],
       ['an error ratio above 1', ['metrics.prometheusRule.thresholds.errorRatio=5']],
       ['a queued-jobs threshold of 0', ['metrics.prometheusRule.thresholds.queuedJobs=0']],
+      ['a failed-webhook ratio above 1', ['metrics.prometheusRule.thresholds.failedWebhookRatio=2']],
     ];
     for (const [what, set] of rejected) {
       it(`makes helm template fail for ${what}`, function () {

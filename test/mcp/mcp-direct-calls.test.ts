@@ -1,3 +1,4 @@
+import { connectionUrl } from '../../shared/config/redis-settings';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { expect } from 'chai';
 import fc from 'fast-check';
@@ -59,7 +60,7 @@ describe('MCP direct tool calls answer exactly as the SDK answers (two connector
 
   before(async () => {
     direct = await startConnector('redis');
-    sdk = await startConnector('redis', { REDIS_URL: direct.config.redisUrl!, REDIS_KEY_PREFIX: direct.config.redisKeyPrefix }, { mcpDirectCalls: false });
+    sdk = await startConnector('redis', { REDIS_URL: connectionUrl(direct.config.redis)!, REDIS_KEY_PREFIX: direct.config.redisKeyPrefix }, { mcpDirectCalls: false });
     token = await direct.link(newSubject());
     await direct.call('POST', '/v1/things', { token, body: { name: 'seen by both' } });
     const job = await direct.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'differential' } }, headers: { 'idempotency-key': newKey() } });

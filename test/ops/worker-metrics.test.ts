@@ -1,3 +1,4 @@
+import { connectionUrl } from '../../shared/config/redis-settings';
 import { expect } from 'chai';
 import { loadConfig } from '../../shared/config/config';
 import { createLogger } from '../../shared/logging/logger';
@@ -23,7 +24,7 @@ describe('Prometheus metrics and logs of a separate worker [redis]', () => {
   before(async () => {
     api = await startConnector('redis', { PLACEHOLDER_JOB_MS: '20' }, { runWorker: false });
     const config = loadConfig(
-      { ...BASE_ENV, PLACEHOLDER_JOB_MS: '20', REDIS_URL: api.config.redisUrl!, REDIS_KEY_PREFIX: api.config.redisKeyPrefix },
+      { ...BASE_ENV, PLACEHOLDER_JOB_MS: '20', REDIS_URL: connectionUrl(api.config.redis)!, REDIS_KEY_PREFIX: api.config.redisKeyPrefix },
       'worker',
     );
     // At debug, to see each job's start and success lines.

@@ -83,7 +83,7 @@ function behavesLikeTheSeparateStores(name: string, stores: () => Stores): void 
       await connections.create(connection('conn_erin', 'erin@example.com'));
       const day = '2026-11-22';
       for (const [key, cost] of [['k1', 2], ['k2', 3]] as const) {
-        const claimed = await ledger.claim({ subject: 'erin@example.com', key, fingerprint: key, jobId: `job_${key}`, operation: 'createJob', cost, ttlSeconds: 60, day });
+        const claimed = (await ledger.claim({ subject: 'erin@example.com', key, fingerprint: key, jobId: `job_${key}`, operation: 'createJob', cost, ttlSeconds: 60, day })).outcome;
         expect(claimed).to.equal('created');
       }
       const asked = await admissions.admitBearer({ ...request('conn_erin', 'erin@example.com', '10.0.0.5'), usageDay: day });

@@ -27,7 +27,7 @@ describe('BullmqJobQueue (the API side of the queue) on a private redis-server',
   before(async () => {
     redis = await startRedis();
     store = await connectStoreClient(redis.url, 'q:');
-    queue = new BullmqJobQueue(store.client, store.keys, store.guard, { attempts: 3, backoffMs: 100, retentionSeconds: 7200, logger: quietLogger });
+    queue = new BullmqJobQueue(store.client, store.keys, store.guard, { attempts: 3, backoffMs: 100, retentionSeconds: 7200, logger: quietLogger, shards: 1, durability: { minReplicas: 0, waitMs: 500 } });
   });
   after(async () => {
     await queue?.close(1000);
@@ -98,9 +98,10 @@ describe('BullmqJobQueue (the API side of the queue) on a private redis-server',
     }
   });
 
-  it('BullMQ keys live under the configured prefix', async () => {
+  it('BullMQ keys live under the configured prefix, beside the record of shard counts', async () => {
     const keys = await store.client.keys('*');
     expect(keys.length).to.be.greaterThan(0);
-    expect(keys.every((key) => key.startsWith('q:bull:jobs:'))).to.equal(true, keys.join(', '));
+    expect(keys.every((key) => key.startsWith('q:bull:jobs:') || key === 'q:job-shards')).to.equal(true, keys.join(', '));
+    expect(await store.client.smembers('q:job-shards')).to.deep.equal(['1']);
   });
 });

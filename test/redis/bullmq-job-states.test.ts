@@ -29,7 +29,7 @@ describe('job reads on Redis against BullMQ’s own job states, on a private red
   before(async () => {
     redis = await startRedis();
     store = await connectStoreClient(redis.url, 'st:');
-    queue = new BullmqJobQueue(store.client, store.keys, store.guard, { attempts: 3, backoffMs: 100, retentionSeconds: 3600, logger: quietLogger });
+    queue = new BullmqJobQueue(store.client, store.keys, store.guard, { attempts: 3, backoffMs: 100, retentionSeconds: 3600, logger: quietLogger, shards: 1, durability: { minReplicas: 0, waitMs: 500 } });
     bull = new Queue(JOB_QUEUE_NAME, { connection: store.client, prefix: store.keys.bullPrefix });
     workerClient = new Redis(redis.url, { maxRetriesPerRequest: null });
     // One job at a time: while it holds the `hold` job, the jobs added after it stay waiting.

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { RedisConnectionStore } from '../../shared/redis/redis-connection-store';
 import type { Connection } from '../../shared/stores/connection-store';
-import { twoClientStores } from './support/redis-fixture';
+import { waitFor } from '../support/wait-for';
+import { monitorCommands, twoClientStores } from './support/redis-fixture';
 
 function connection(subject: string, lifetimeSeconds = 3600): Connection {
   const now = Math.floor(Date.now() / 1000);
@@ -53,7 +54,7 @@ describe('RedisConnectionStore on a private redis-server', () => {
     expect(await t.storeB.revokeSubject('dave@example.com')).to.equal(0);
   });
 
-  it('revokeSubject drops index entries whose connection has expired', async () => {
+  it('revokeSubject drops index entries whose connection has expired and keeps the live ones', async () => {
     const live = connection('frank@example.com');
     const gone = connection('frank@example.com');
     await t.storeA.create(live);
@@ -61,6 +62,31 @@ describe('RedisConnectionStore on a private redis-server', () => {
     await t.a.client.del(t.a.keys.connection(gone.id));
     expect(await t.storeA.revokeSubject('frank@example.com')).to.equal(1);
     expect(await t.a.client.smembers(t.a.keys.subjectConnections('frank@example.com'))).to.deep.equal([live.id]);
+  });
+
+  it('a connection is written before its index entry, so an index entry never names a connection not yet stored', async () => {
+    const created = connection('gina@example.com');
+    const order: string[] = [];
+    const stop = await monitorCommands(t.redis.url, (args) => {
+      if (/^evalsha$|^eval$/i.test(args[0])) order.push(args[3]);
+    });
+    try {
+      await t.storeA.create(created);
+      await waitFor(() => order.length >= 2, { what: 'both scripts of the creation' });
+    } finally {
+      await stop();
+    }
+    expect(order).to.deep.equal([t.a.keys.connection(created.id), t.a.keys.subjectConnections('gina@example.com')]);
+  });
+
+  it('liveIds lists the subject\'s connections that are neither revoked nor expired, and drops expired ones from the index', async () => {
+    const [a, b, revoked, gone] = [1, 2, 3, 4].map(() => connection('ivy@example.com'));
+    for (const c of [a, b, revoked, gone, connection('hank@example.com')]) await t.storeA.create(c);
+    await t.storeA.revoke(revoked.id);
+    await t.a.client.del(t.a.keys.connection(gone.id));
+    expect((await t.storeB.liveIds('ivy@example.com')).sort()).to.deep.equal([a.id, b.id].sort());
+    expect((await t.a.client.smembers(t.a.keys.subjectConnections('ivy@example.com'))).sort()).to.deep.equal([a.id, b.id, revoked.id].sort());
+    expect(await t.storeB.liveIds('nobody@example.com')).to.deep.equal([]);
   });
 
   it('subjects never appear in key names', async () => {

@@ -1,3 +1,4 @@
+import { singleNodeConnection } from '../../shared/config/redis-settings';
 import { expect } from 'chai';
 import { deriveKeys } from '../../shared/auth/derived-keys';
 import { StoredJobIdKey } from '../../shared/jobs/job-id-key';
@@ -36,9 +37,9 @@ async function rig(kind: BackendKind): Promise<Rig> {
   }
   const redis = await startRedis();
   const store = await connectStoreClient(redis.url, 'exp:');
-  const queue = new BullmqJobQueue(store.client, store.keys, store.guard, { attempts: 1, backoffMs: 0, retentionSeconds: 3600, logger: quietLogger });
+  const queue = new BullmqJobQueue(store.client, store.keys, store.guard, { attempts: 1, backoffMs: 0, retentionSeconds: 3600, logger: quietLogger, shards: 1, durability: { minReplicas: 0, waitMs: 500 } });
   const worker = createJobWorker({
-    config: { redisUrl: redis.url, redisKeyPrefix: 'exp:', redisCommandTimeoutMs: 1000, workerConcurrency: 2, jobLockMs: 5000, jobStalledIntervalMs: 5000 },
+    config: { redis: singleNodeConnection(redis.url), jobQueueShards: 1, redisKeyPrefix: 'exp:', redisCommandTimeoutMs: 1000, workerConcurrency: 2, jobLockMs: 5000, jobStalledIntervalMs: 5000 },
     processors,
     metrics: new Metrics({ defaultMetrics: false }),
     logger: quietLogger,
@@ -97,7 +98,7 @@ for (const backend of BACKENDS) {
 
     it('pruning drops an index entry only once its record has expired', async () => {
       const claim = { subject: 'bob', key: 'k', fingerprint: 'f', jobId: 'job_prunecheck', operation: 'createJob', cost: 1, ttlSeconds: RETENTION_SECONDS };
-      expect(await r.ledger.claim(claim)).to.equal('created');
+      expect((await r.ledger.claim(claim)).outcome).to.equal('created');
       await r.ledger.pruneJobs('bob', ['job_prunecheck']);
       expect((await r.ledger.listJobIds('bob', { limit: 10 })).map((item) => item.value)).to.deep.equal(['job_prunecheck']);
       await waitFor(async () => {

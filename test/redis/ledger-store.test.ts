@@ -22,7 +22,7 @@ describe('RedisLedgerStore (Lua claim) on a private redis-server', () => {
 
   it('a first claim answers created, charges the cost once and indexes the job', async () => {
     const claim = request({ cost: 3 });
-    expect(await t.storeA.claim(claim)).to.equal('created');
+    expect((await t.storeA.claim(claim)).outcome).to.equal('created');
     expect(await t.storeA.usage(claim.subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 3 });
     const ids = await t.storeA.listJobIds(claim.subject, { limit: 10 });
     expect(ids.map((item) => item.value)).to.deep.equal([claim.jobId]);
@@ -30,22 +30,22 @@ describe('RedisLedgerStore (Lua claim) on a private redis-server', () => {
 
   it('a repeated claim with the same fingerprint answers replayed and charges nothing more', async () => {
     const claim = request();
-    await t.storeA.claim(claim);
-    expect(await t.storeB.claim(claim)).to.equal('replayed');
+    (await t.storeA.claim(claim)).outcome;
+    expect((await t.storeB.claim(claim)).outcome).to.equal('replayed');
     expect(await t.storeA.usage(claim.subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
     expect(await t.storeA.listJobIds(claim.subject, { limit: 10 })).to.have.length(1);
   });
 
   it('a claim of a used key with another fingerprint answers conflict and charges nothing', async () => {
     const claim = request();
-    await t.storeA.claim(claim);
-    expect(await t.storeA.claim({ ...claim, fingerprint: 'fp-b' })).to.equal('conflict');
+    (await t.storeA.claim(claim)).outcome;
+    expect((await t.storeA.claim({ ...claim, fingerprint: 'fp-b' })).outcome).to.equal('conflict');
     expect(await t.storeA.usage(claim.subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
   });
 
   it('200 concurrent claims of one key over two connections give exactly one created and one charge', async () => {
     const claim = request();
-    const outcomes = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? t.storeA : t.storeB).claim(claim)));
+    const outcomes = (await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? t.storeA : t.storeB).claim(claim)))).map((c) => c.outcome);
     expect(outcomes.filter((o) => o === 'created')).to.have.length(1);
     expect(outcomes.filter((o) => o === 'replayed')).to.have.length(199);
     expect(await t.storeA.usage(claim.subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
@@ -54,9 +54,9 @@ describe('RedisLedgerStore (Lua claim) on a private redis-server', () => {
 
   it('concurrent claims of one key with two payloads: one created, the other payload only ever conflicts', async () => {
     const claim = request();
-    const outcomes = await Promise.all(
-      Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? t.storeA : t.storeB).claim({ ...claim, fingerprint: i % 2 === 0 ? 'fp-a' : 'fp-b' })),
-    );
+    const outcomes = (
+      await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? t.storeA : t.storeB).claim({ ...claim, fingerprint: i % 2 === 0 ? 'fp-a' : 'fp-b' })))
+    ).map((c) => c.outcome);
     const winner = outcomes.indexOf('created');
     expect(outcomes.filter((o) => o === 'created')).to.have.length(1);
     outcomes.forEach((outcome, i) => {
@@ -69,7 +69,7 @@ describe('RedisLedgerStore (Lua claim) on a private redis-server', () => {
   it('concurrent claims of distinct keys each charge once and get distinct sequence numbers', async () => {
     const subject = `subject-${randomBytes(4).toString('hex')}`;
     const claims = Array.from({ length: 50 }, (_, i) => request({ subject, key: `k${i}` }));
-    const outcomes = await Promise.all(claims.map((claim, i) => (i % 2 ? t.storeA : t.storeB).claim(claim)));
+    const outcomes = (await Promise.all(claims.map((claim, i) => (i % 2 ? t.storeA : t.storeB).claim(claim)))).map((c) => c.outcome);
     expect(outcomes.every((o) => o === 'created')).to.equal(true);
     expect(await t.storeA.usage(subject)).to.deep.equal({ jobs_charged: 50, credits_spent: 50 });
     const ids = await t.storeA.listJobIds(subject, { limit: 100 });
@@ -80,18 +80,18 @@ describe('RedisLedgerStore (Lua claim) on a private redis-server', () => {
   it('the idempotency record is written with the retention as its TTL', async () => {
     const claim = request({ ttlSeconds: 120 });
     await t.storeA.claim(claim);
-    const ttl = await t.a.client.ttl(t.a.keys.idempotency(claim.jobId));
+    const ttl = await t.a.client.ttl(t.a.keys.idempotency(claim.subject, claim.jobId));
     expect(ttl).to.be.within(110, 120);
-    expect(await t.a.client.get(t.a.keys.idempotency(claim.jobId))).to.equal(claim.fingerprint);
+    expect(await t.a.client.get(t.a.keys.idempotency(claim.subject, claim.jobId))).to.equal(claim.fingerprint);
   });
 
   it('listJobIds pages newest first, strictly below the cursor, and stays correct while jobs are added', async () => {
     const subject = `subject-${randomBytes(4).toString('hex')}`;
     const first = Array.from({ length: 5 }, (_, i) => request({ subject, key: `a${i}` }));
-    for (const claim of first) await t.storeA.claim(claim);
+    for (const claim of first) (await t.storeA.claim(claim)).outcome;
     const page1 = await t.storeA.listJobIds(subject, { limit: 2 });
     expect(page1.map((i) => i.value)).to.deep.equal([first[4].jobId, first[3].jobId]);
-    await t.storeB.claim(request({ subject, key: 'late' }));
+    (await t.storeB.claim(request({ subject, key: 'late' }))).outcome;
     const page2 = await t.storeA.listJobIds(subject, { limit: 2, before: page1[1].seq });
     expect(page2.map((i) => i.value)).to.deep.equal([first[2].jobId, first[1].jobId]);
     const page3 = await t.storeA.listJobIds(subject, { limit: 2, before: page2[1].seq });
@@ -106,7 +106,7 @@ describe('RedisLedgerStore (Lua claim) on a private redis-server', () => {
   it('20 concurrent claims of distinct jobs through two clients under a daily limit of 3: exactly 3 created, 17 over_budget', async () => {
     const subject = `subject-${randomBytes(4).toString('hex')}`;
     const claims = Array.from({ length: 20 }, (_, i) => request({ subject, key: `k${i}`, day: '2026-11-22', dailyLimit: 3 }));
-    const outcomes = await Promise.all(claims.map((claim, i) => (i % 2 ? t.storeA : t.storeB).claim(claim)));
+    const outcomes = (await Promise.all(claims.map((claim, i) => (i % 2 ? t.storeA : t.storeB).claim(claim)))).map((c) => c.outcome);
     expect(outcomes.filter((o) => o === 'created')).to.have.length(3);
     expect(outcomes.filter((o) => o === 'over_budget')).to.have.length(17);
     expect(await t.storeA.usage(subject)).to.deep.equal({ jobs_charged: 3, credits_spent: 3 });
@@ -115,23 +115,23 @@ describe('RedisLedgerStore (Lua claim) on a private redis-server', () => {
     const spendKey = t.a.keys.subjectDailySpend(subject, '2026-11-22');
     expect(await t.a.client.ttl(spendKey)).to.be.within(1, 2 * 86_400);
     const refused = claims[outcomes.indexOf('over_budget')];
-    expect(await t.a.client.exists(t.a.keys.idempotency(refused.jobId))).to.equal(0);
+    expect(await t.a.client.exists(t.a.keys.idempotency(refused.subject, refused.jobId))).to.equal(0);
   });
 
   it('over the daily limit, a replay of an accepted claim is still replayed and a conflicting one still conflict', async () => {
     const claim = request({ day: '2026-11-22', dailyLimit: 1 });
-    expect(await t.storeA.claim(claim)).to.equal('created');
-    expect(await t.storeB.claim({ ...claim, key: 'other', jobId: `${claim.jobId}x` })).to.equal('over_budget');
-    expect(await t.storeB.claim(claim)).to.equal('replayed');
-    expect(await t.storeB.claim({ ...claim, fingerprint: 'fp-other' })).to.equal('conflict');
+    expect((await t.storeA.claim(claim)).outcome).to.equal('created');
+    expect((await t.storeB.claim({ ...claim, key: 'other', jobId: `${claim.jobId}x` })).outcome).to.equal('over_budget');
+    expect((await t.storeB.claim(claim)).outcome).to.equal('replayed');
+    expect((await t.storeB.claim({ ...claim, fingerprint: 'fp-other' })).outcome).to.equal('conflict');
     expect(await t.storeA.spentOn(claim.subject, '2026-11-22')).to.equal(1);
   });
 
   it('a new day has a new budget, and no limit means no cap', async () => {
     const subject = `subject-${randomBytes(4).toString('hex')}`;
-    expect(await t.storeA.claim(request({ subject, day: '2026-11-22', dailyLimit: 1 }))).to.equal('created');
-    expect(await t.storeA.claim(request({ subject, day: '2026-11-22', dailyLimit: 1 }))).to.equal('over_budget');
-    expect(await t.storeA.claim(request({ subject, day: '2026-11-23', dailyLimit: 1 }))).to.equal('created');
-    expect(await t.storeA.claim(request({ subject, day: '2026-11-23' }))).to.equal('created');
+    expect((await t.storeA.claim(request({ subject, day: '2026-11-22', dailyLimit: 1 }))).outcome).to.equal('created');
+    expect((await t.storeA.claim(request({ subject, day: '2026-11-22', dailyLimit: 1 }))).outcome).to.equal('over_budget');
+    expect((await t.storeA.claim(request({ subject, day: '2026-11-23', dailyLimit: 1 }))).outcome).to.equal('created');
+    expect((await t.storeA.claim(request({ subject, day: '2026-11-23' }))).outcome).to.equal('created');
   });
 });

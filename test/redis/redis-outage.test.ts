@@ -1,9 +1,11 @@
+import { singleNodeConnection } from '../../shared/config/redis-settings';
 import { expect } from 'chai';
 import Redis from 'ioredis';
 import { ServiceUnavailableError } from '../../shared/errors/service-unavailable-error';
 import { Metrics } from '../../shared/metrics/metrics';
 import { createRedisBackend } from '../../shared/redis/redis-backend';
 import type { Backend } from '../../shared/stores/backend';
+import { newEvent } from '../../shared/webhooks/webhook-event';
 import { startRedis, type TestRedis } from '../support/redis-server';
 import { waitFor } from '../support/wait-for';
 import { metricValue, quietLogger } from './support/redis-fixture';
@@ -14,12 +16,17 @@ const BOUND_MS = COMMAND_TIMEOUT_MS + 500 + 250;
 
 function config(url: string) {
   return {
-    redisUrl: url,
+    redis: singleNodeConnection(url),
+    jobQueueShards: 1,
+    redisMinReplicas: 0,
+    redisWaitMs: 500,
     redisKeyPrefix: 'outage:',
     redisCommandTimeoutMs: COMMAND_TIMEOUT_MS,
     jobAttempts: 3,
     jobBackoffMs: 100,
     idempotencyTtlSeconds: 3600,
+    // A receiver, so that recording an event (what link, revoke and finished jobs do first) is covered too.
+    webhooks: { url: 'https://hooks.example.com/connector', secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`, allowPrivate: false, retryBaseMs: 50, concurrency: 1 },
   };
 }
 
@@ -29,6 +36,8 @@ function everyOperation(backend: Backend): Array<[string, () => Promise<unknown>
     ['connections.get', () => backend.connections.get('conn_x')],
     ['connections.create', () => backend.connections.create({ id: 'conn_x', subject: 's', issuedAt: 1, expiresAt: 4102444800, revoked: false })],
     ['connections.revokeSubject', () => backend.connections.revokeSubject('s')],
+    ['connections.liveIds', () => backend.connections.liveIds('s')],
+    ['events.enqueue', () => backend.events.enqueue(newEvent('connection.created', 'conn_x'))],
     ['things.add', () => backend.things.add('s', { id: 'thing_x', name: 'n', notes: null, created_at: new Date().toISOString() })],
     ['things.list', () => backend.things.list('s', { limit: 5 })],
     ['ledger.claim', () => backend.ledger.claim({ subject: 's', key: 'k', fingerprint: 'f', jobId: 'job_x', operation: 'createJob', cost: 1, ttlSeconds: 60 })],
@@ -95,7 +104,7 @@ describe('the Redis backend during Redis outages (in-process)', () => {
       await redis.restart();
       await waitFor(() => backend.ready(), { timeoutMs: 15_000, what: 'the backend to reconnect' });
       console.log(`      ready again ${Date.now() - restarted} ms after the restart`);
-      expect(await backend.ledger.claim({ subject: 's', key: 'k', fingerprint: 'f', jobId: 'job_after', operation: 'createJob', cost: 1, ttlSeconds: 60 })).to.equal('created');
+      expect((await backend.ledger.claim({ subject: 's', key: 'k', fingerprint: 'f', jobId: 'job_after', operation: 'createJob', cost: 1, ttlSeconds: 60 })).outcome).to.equal('created');
       await backend.queue.enqueue({ id: 'job_after', subject: 's', operation: 'createJob', input: { prompt: 'p' }, cost: 1, createdAt: new Date().toISOString() });
       expect((await backend.queue.get('job_after'))?.status).to.equal('queued');
       expect(await metricValue(metrics, 'connector_redis_up')).to.equal(1);

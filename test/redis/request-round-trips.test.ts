@@ -1,3 +1,4 @@
+import { connectionUrl } from '../../shared/config/redis-settings';
 import { expect } from 'chai';
 import Redis from 'ioredis';
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
@@ -11,7 +12,7 @@ describe('Redis round trips of the hot requests, over HTTP on a private redis-se
   before(async () => {
     // No worker in this process: only the API's own commands reach the server.
     c = await startConnector('redis', { DAILY_CREDIT_LIMIT: '50' }, { runWorker: false });
-    observer = new Redis(c.config.redisUrl!);
+    observer = new Redis(connectionUrl(c.config.redis)!);
     token = await c.link(newSubject());
   });
   after(async () => {

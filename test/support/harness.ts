@@ -10,7 +10,7 @@ import { checkedClient, type CallOptions, type CallResult } from './checked-clie
 import type { OpenApiResponseChecker } from './openapi-check';
 import { waitFor } from './wait-for';
 import { startRedis } from './redis-server';
-import { createJobWorker } from '../../worker/job-worker';
+import { inProcessWorkers } from '../../worker/in-process-workers';
 
 /** The environment every test connector starts from; tests override single variables. */
 export const BASE_ENV = {
@@ -61,7 +61,7 @@ const BACKEND_ENV: Record<BackendKind, BackendEnv> = {
 
 /** The worker's BullMQ consumer run inside an API process, composed here as `npm run dev` composes it. */
 export function inProcessWorker(config: Config, logger: Logger): InProcessJobConsumer {
-  return (parts) => createJobWorker({ config, logger, ...parts });
+  return inProcessWorkers(config, logger);
 }
 
 /** How a test connector is started: the API's options, and whether it also consumes the queue (default yes). */

@@ -1,6 +1,6 @@
 import { Metrics } from '../../shared/metrics/metrics';
 
-/** A metric as ../shared/CONTRACT.md fixes it ("Operations side" and "MCP"), plus the Redis error counter of issue 5 and the over-budget counter of issue 8. */
+/** A metric as ../shared/CONTRACT.md fixes it ("Operations side", "MCP" and the webhook counter of "The dashboard's view"), plus the Redis error counter of issue 5 and the over-budget counter of issue 8. */
 export interface ContractMetric {
   type: 'counter' | 'gauge' | 'histogram';
   labels: readonly string[];
@@ -25,6 +25,7 @@ export const CONTRACT_METRICS: Readonly<Record<string, ContractMetric>> = {
   connector_redis_up: { type: 'gauge', labels: [] },
   connector_redis_errors_total: { type: 'counter', labels: [] },
   connector_mcp_tool_calls_total: { type: 'counter', labels: ['tool', 'outcome'] },
+  connector_webhook_deliveries_total: { type: 'counter', labels: ['type', 'outcome'] },
 };
 
 /** The HTTP latency buckets the issue asks for: 1 ms to 10 s. */
@@ -33,6 +34,10 @@ export const HTTP_BUCKETS = ['0.001', '0.0025', '0.005', '0.01', '0.025', '0.05'
 /** Queue states (`connector_queue_jobs{state}`) and job outcomes (`connector_jobs_completed_total{outcome}`). */
 export const QUEUE_STATES = ['queued', 'running', 'succeeded', 'failed'] as const;
 export const JOB_OUTCOMES = ['succeeded', 'failed'] as const;
+
+/** Webhook event types and delivery outcomes (`connector_webhook_deliveries_total{type,outcome}`, issue 19). */
+export const WEBHOOK_EVENT_TYPES = ['job.succeeded', 'job.failed', 'connection.created', 'connection.revoked'] as const;
+export const WEBHOOK_OUTCOMES = ['delivered', 'failed', 'abandoned', 'gone', 'skipped'] as const;
 
 /** Auth failure reasons (`connector_auth_failures_total{reason}`) of a 401. */
 export const UNAUTHORIZED_REASONS = ['missing', 'invalid', 'expired', 'revoked', 'bad_link_secret'] as const;

@@ -18,7 +18,7 @@ function problemsOf(env: Record<string, string | undefined>, role: 'api' | 'work
 describe('configuration rules', () => {
   it('the four required variables with valid values load, with the documented defaults', () => {
     const config = loadConfig(REQUIRED, 'api');
-    expect(config).to.include({ port: 8787, metricsPort: 9464, redisUrl: undefined, idempotencyTtlSeconds: 86_400, trustProxy: 0, placeholderJobMs: 2000 });
+    expect(config).to.include({ port: 8787, metricsPort: 9464, redis: undefined, jobQueueShards: 1, redisMinReplicas: 0, redisWaitMs: 500, idempotencyTtlSeconds: 86_400, trustProxy: 0, placeholderJobMs: 2000 });
     expect(loadConfig({ ...REQUIRED, REDIS_URL: 'redis://127.0.0.1:6379' }, 'worker').metricsPort).to.equal(9465);
   });
 

@@ -36,25 +36,25 @@ describe('MemoryLedgerStore daily limit', () => {
   it('20 concurrent claims under a limit of 3 give exactly 3 created; a replay over the limit is still replayed', async () => {
     const store = new MemoryLedgerStore();
     const claims = Array.from({ length: 20 }, () => claim({ dailyLimit: 3 }));
-    const outcomes = await Promise.all(claims.map((c) => store.claim(c)));
+    const outcomes = (await Promise.all(claims.map((c) => store.claim(c)))).map((c) => c.outcome);
     expect(outcomes.filter((o) => o === 'created')).to.have.length(3);
     expect(outcomes.filter((o) => o === 'over_budget')).to.have.length(17);
-    expect(await store.claim(claims[outcomes.indexOf('created')])).to.equal('replayed');
+    expect((await store.claim(claims[outcomes.indexOf('created')])).outcome).to.equal('replayed');
     expect(await store.spentOn('s', '2026-11-22')).to.equal(3);
     expect(await store.usage('s')).to.deep.equal({ jobs_charged: 3, credits_spent: 3 });
   });
 
   it('a job costing more than what is left is refused even when some budget remains', async () => {
     const store = new MemoryLedgerStore();
-    expect(await store.claim(claim({ cost: 2, dailyLimit: 3 }))).to.equal('created');
-    expect(await store.claim(claim({ cost: 2, dailyLimit: 3 }))).to.equal('over_budget');
-    expect(await store.claim(claim({ cost: 1, dailyLimit: 3 }))).to.equal('created');
+    expect((await store.claim(claim({ cost: 2, dailyLimit: 3 }))).outcome).to.equal('created');
+    expect((await store.claim(claim({ cost: 2, dailyLimit: 3 }))).outcome).to.equal('over_budget');
+    expect((await store.claim(claim({ cost: 1, dailyLimit: 3 }))).outcome).to.equal('created');
   });
 
   it('a new day starts from zero and the past day is forgotten', async () => {
     const store = new MemoryLedgerStore();
-    expect(await store.claim(claim({ dailyLimit: 1 }))).to.equal('created');
-    expect(await store.claim(claim({ day: '2026-11-23', dailyLimit: 1 }))).to.equal('created');
+    expect((await store.claim(claim({ dailyLimit: 1 }))).outcome).to.equal('created');
+    expect((await store.claim(claim({ day: '2026-11-23', dailyLimit: 1 }))).outcome).to.equal('created');
     expect(await store.spentOn('s', '2026-11-22')).to.equal(0);
     expect(await store.spentOn('s', '2026-11-23')).to.equal(1);
   });

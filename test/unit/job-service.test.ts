@@ -39,7 +39,7 @@ describe('job submission (JobService on the memory stores)', () => {
   it('a replay whose job is missing (charged, then died before enqueueing) enqueues it once and charges nothing more', async () => {
     const jobId = await jobs.jobIdFor(submission.subject, submission.idempotencyKey);
     // The first attempt: the claim charged, and the process died before it enqueued.
-    const claimed = await ledger.claim({ subject: 'alice', key: 'key-1', fingerprint: fingerprint('createJob', submission.input), jobId, operation: 'createJob', cost: 1, ttlSeconds: 60 });
+    const claimed = (await ledger.claim({ subject: 'alice', key: 'key-1', fingerprint: fingerprint('createJob', submission.input), jobId, operation: 'createJob', cost: 1, ttlSeconds: 60 })).outcome;
     expect(claimed).to.equal('created');
     expect(await queue.get(jobId)).to.equal(undefined);
 

@@ -1,3 +1,4 @@
+import { singleNodeConnection } from '../../shared/config/redis-settings';
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { JobError } from '../../shared/errors/job-error';
@@ -54,9 +55,9 @@ describe('the BullMQ job worker, in-process, on a private redis-server', () => {
   before(async () => {
     redis = await startRedis();
     store = await connectStoreClient(redis.url, 'w:');
-    queue = new BullmqJobQueue(store.client, store.keys, store.guard, { attempts: 3, backoffMs: 20, retentionSeconds: 3600, logger: quietLogger });
+    queue = new BullmqJobQueue(store.client, store.keys, store.guard, { attempts: 3, backoffMs: 20, retentionSeconds: 3600, logger: quietLogger, shards: 1, durability: { minReplicas: 0, waitMs: 500 } });
     worker = createJobWorker({
-      config: { redisUrl: redis.url, redisKeyPrefix: 'w:', redisCommandTimeoutMs: 1000, workerConcurrency: 4, jobLockMs: 5000, jobStalledIntervalMs: 5000 },
+      config: { redis: singleNodeConnection(redis.url), jobQueueShards: 1, redisKeyPrefix: 'w:', redisCommandTimeoutMs: 1000, workerConcurrency: 4, jobLockMs: 5000, jobStalledIntervalMs: 5000 },
       processors,
       metrics,
       logger: quietLogger,

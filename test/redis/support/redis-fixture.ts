@@ -1,4 +1,5 @@
-import type Redis from 'ioredis';
+import { singleNodeConnection } from '../../../shared/config/redis-settings';
+import Redis from 'ioredis';
 import pino from 'pino';
 import { Metrics } from '../../../shared/metrics/metrics';
 import { createRedisClient } from '../../../shared/redis/redis-client';
@@ -22,7 +23,7 @@ export interface StoreClient {
 /** Connects a commands-role client with its own metrics, and waits until it is ready. */
 export async function connectStoreClient(url: string, prefix: string, { commandTimeoutMs = 1000, waitReady = true } = {}): Promise<StoreClient> {
   const metrics = new Metrics({ defaultMetrics: false });
-  const client = createRedisClient({ url, role: 'commands', connectionName: `${prefix}test`, commandTimeoutMs, logger: quietLogger, metrics });
+  const client = createRedisClient({ connection: singleNodeConnection(url), role: 'commands', connectionName: `${prefix}test`, commandTimeoutMs, logger: quietLogger, metrics }) as Redis;
   if (waitReady) await waitFor(() => client.status === 'ready', { what: 'the redis client to be ready' });
   return {
     client,
@@ -75,4 +76,18 @@ export function twoClientStores<S>(prefix: string, make: (client: StoreClient) =
 export async function commandCalls(client: Redis): Promise<Record<string, number>> {
   const info = String(await client.info('commandstats'));
   return Object.fromEntries([...info.matchAll(/cmdstat_([a-z|]+):calls=(\d+)/g)].map(([, name, calls]) => [name, Number(calls)]));
+}
+
+/**
+ * Watches every command the server receives (Redis MONITOR) and hands each one's arguments to `onCommand`,
+ * the command name lower-cased; resolves once watching, with a function that stops it.
+ */
+export async function monitorCommands(url: string, onCommand: (args: string[]) => void): Promise<() => Promise<void>> {
+  const client = new Redis(url);
+  const monitor = await client.monitor();
+  monitor.on('monitor', (_time: string, args: string[]) => onCommand([String(args[0]).toLowerCase(), ...args.slice(1).map(String)]));
+  return async () => {
+    monitor.disconnect();
+    client.disconnect();
+  };
 }

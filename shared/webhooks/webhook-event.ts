@@ -1,0 +1,35 @@
+import { createHash } from 'node:crypto';
+
+/** The events the connector sends; the names are fixed by the contract. */
+export const EVENT_TYPES = ['job.succeeded', 'job.failed', 'connection.created', 'connection.revoked'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * An event as it waits for delivery: what happened to which job or connection (`ref`), and when. Its body is
+ * built from the job or connection once what it announces is true (see event-facts.ts), and then kept, so
+ * every attempt sends the same bytes.
+ */
+export interface QueuedEvent {
+  /** The `webhook-id`: the same on every attempt, and derived from type and ref (see {@link eventId}). */
+  readonly id: string;
+  readonly type: EventType;
+  /** The job id or connection id the event is about. */
+  readonly ref: string;
+  /** ISO time the event was recorded: the body's `timestamp`. */
+  readonly occurred_at: string;
+}
+
+/**
+ * The event id: a digest of the type and the job or connection id. A job succeeds at most once and a
+ * connection is created and revoked at most once, so recording the same event twice (a worker that died
+ * after recording it runs the job again; two replicas revoke one connection) gives the same id, which the
+ * queue refuses to hold twice and a receiver deduplicates by.
+ */
+export function eventId(type: EventType, ref: string): string {
+  return `evt_${createHash('sha256').update(`${type}\n${ref}`, 'utf8').digest('base64url').slice(0, 26)}`;
+}
+
+/** A new event about `ref`, recorded now. */
+export function newEvent(type: EventType, ref: string, now = new Date()): QueuedEvent {
+  return { id: eventId(type, ref), type, ref, occurred_at: now.toISOString() };
+}

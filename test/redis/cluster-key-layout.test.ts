@@ -1,0 +1,130 @@
+import { expect } from 'chai';
+import { Worker } from 'bullmq';
+import generateSlot from 'cluster-key-slot';
+import { randomBytes } from 'node:crypto';
+import { BullmqJobQueue } from '../../shared/redis/bullmq-job-queue';
+import { RedisConnectionStore } from '../../shared/redis/redis-connection-store';
+import { RedisJobIdKeyStore } from '../../shared/redis/redis-job-id-key-store';
+import { RedisKeys } from '../../shared/redis/redis-keys';
+import { RedisLedgerStore } from '../../shared/redis/redis-ledger-store';
+import { RedisOAuthStateStore } from '../../shared/redis/redis-oauth-state-store';
+import { RedisRateLimitStore } from '../../shared/redis/redis-rate-limit-store';
+import { RedisThingStore } from '../../shared/redis/redis-thing-store';
+import { SequentialAdmissionStore } from '../../shared/stores/sequential-admission-store';
+import { startRedis, type TestRedis } from '../support/redis-server';
+import { waitFor } from '../support/wait-for';
+import { connectStoreClient, monitorCommands, quietLogger, type StoreClient } from './support/redis-fixture';
+
+/** Commands whose every argument after the name is a key. */
+const ALL_KEYS = new Set(['del', 'unlink', 'exists', 'mget', 'touch', 'watch', 'sinter', 'sunion', 'sdiff']);
+/** Commands whose first two arguments are keys. */
+const TWO_KEYS = new Set(['rename', 'renamenx', 'smove', 'rpoplpush', 'lmove', 'copy']);
+/** Blocking pops: keys, then a timeout. */
+const BLOCKING = new Set(['blpop', 'brpop', 'bzpopmin', 'bzpopmax']);
+
+/** The keys one command names, as far as this layout check needs them (single-key commands name one). */
+function keysOf(args: string[]): string[] {
+  const [name, ...rest] = args;
+  if (name === 'eval' || name === 'evalsha' || name === 'fcall') return rest.slice(2, 2 + Number(rest[1]));
+  if (ALL_KEYS.has(name)) return rest;
+  if (TWO_KEYS.has(name)) return rest.slice(0, 2);
+  if (BLOCKING.has(name)) return rest.slice(0, -1);
+  return rest.length > 0 ? [rest[0]] : [];
+}
+
+const NO_KEY = new Set(['multi', 'exec', 'discard', 'ping', 'info', 'client', 'select', 'script', 'monitor', 'hello', 'auth', 'config', 'quit', 'wait', 'readonly', 'cluster']);
+
+describe('key layout on a cluster: every script, transaction and multi-key command touches one hash slot', () => {
+  let redis: TestRedis;
+  let store: StoreClient;
+  const seen: Array<{ keys: string[]; what: string }> = [];
+  let stopMonitor: () => Promise<void>;
+
+  before(async () => {
+    redis = await startRedis();
+    store = await connectStoreClient(redis.url, 'kl:');
+    // Each connection's MULTI … EXEC is one transaction; MONITOR lists the commands of its connection in order.
+    let transaction: string[] | undefined;
+    stopMonitor = await monitorCommands(redis.url, (args) => {
+      const [name] = args;
+      if (name === 'multi') transaction = [];
+      else if (name === 'exec') {
+        if (transaction && transaction.length > 0) seen.push({ keys: transaction, what: 'MULTI' });
+        transaction = undefined;
+      } else if (!NO_KEY.has(name)) {
+        const keys = keysOf(args);
+        if (transaction) transaction.push(...keys);
+        else if (keys.length > 1) seen.push({ keys, what: args.slice(0, 2).join(' ') });
+      }
+    });
+  });
+  after(async () => {
+    await stopMonitor?.();
+    await store?.close();
+    await redis?.stop();
+  });
+
+  it('every store operation and the BullMQ producer and consumer, on the cluster layout of 3 shards, stay within one slot per call', async () => {
+    const keys = new RedisKeys('kl:', true);
+    const { client, guard } = store;
+    const connections = new RedisConnectionStore(client, keys, guard);
+    const ledger = new RedisLedgerStore(client, keys, guard);
+    const rateLimits = new RedisRateLimitStore(client, keys, guard);
+    const things = new RedisThingStore(client, keys, guard);
+    const oauth = new RedisOAuthStateStore(client, keys, guard);
+    const admissions = new SequentialAdmissionStore(connections, rateLimits, ledger);
+    const queue = new BullmqJobQueue(client, keys, guard, { attempts: 2, backoffMs: 10, retentionSeconds: 600, logger: quietLogger, shards: 3, durability: { minReplicas: 0, waitMs: 100 } });
+    const subject = `layout-${randomBytes(4).toString('hex')}@example.com`;
+    const now = Math.floor(Date.now() / 1000);
+    const connectionId = `conn_${randomBytes(8).toString('hex')}`;
+
+    await connections.create({ id: connectionId, subject, issuedAt: now, expiresAt: now + 600, revoked: false });
+    expect(await admissions.admitBearer({ failureKey: 'authfail:1.2.3.4', failureQuota: 5, connectionId, subject, rateKey: `sub:${subject}`, windowSeconds: 60, usageDay: '2026-11-24' }))
+      .to.have.property('outcome', 'admitted');
+    await things.add(subject, { id: 'thing_1', name: 'n', notes: null, created_at: new Date().toISOString() } as never);
+    await things.list(subject, { limit: 10 });
+    const jobIds = Array.from({ length: 9 }, (_, i) => `job_layout${i}`);
+    for (const jobId of jobIds) {
+      const shard = queue.shardFor(jobId);
+      const claim = await ledger.claim({ subject, key: jobId, fingerprint: `fp${jobId}`, jobId, operation: 'createJob', cost: 1, ttlSeconds: 600, shard, dailyLimit: 100 });
+      expect(claim).to.deep.equal({ outcome: 'created', shard });
+      await queue.enqueue({ id: jobId, subject, operation: 'createJob', input: { prompt: 'p' }, cost: 1, createdAt: new Date().toISOString() }, { shard });
+    }
+    expect(new Set(jobIds.map((id) => queue.shardFor(id))).size).to.equal(3);
+    await ledger.pruneJobs(subject, ['job_gone']);
+    await ledger.listJobIds(subject, { limit: 10 });
+    await oauth.put('code', 'c1', 'v', 60);
+    await oauth.consume('code', 'c1');
+    expect(await oauth.insertCapped('client', 'cl1', 'v', 60, 10)).to.equal(true);
+    await rateLimits.hit('oauth:1:1.2.3.4', 60);
+    await new RedisJobIdKeyStore(client, keys, guard).load('k');
+    await connections.revokeSubject(subject);
+    await queue.counts();
+
+    // The consumer side: BullMQ's own scripts on each shard's queue, run to completion.
+    const workers = [0, 1, 2].map((shard) => new Worker(keys.jobQueueName(shard), async () => ({ ok: true }), { connection: client.duplicate({ maxRetriesPerRequest: null }), prefix: keys.bullPrefix }));
+    try {
+      await waitFor(async () => (await Promise.all(jobIds.map((id) => queue.get(id)))).every((job) => job?.status === 'succeeded'), { what: 'every job to succeed' });
+    } finally {
+      await Promise.all(workers.map((worker) => worker.close()));
+    }
+    await queue.close(1000);
+    await waitFor(() => seen.some((call) => call.what.startsWith('evalsha') && call.keys.length >= 5), { what: 'the claim script to be seen' });
+
+    const crossing = seen.filter((call) => generateSlot.generateMulti(call.keys) < 0);
+    expect(crossing.map((call) => `${call.what}: ${call.keys.join(' ')}`)).to.deep.equal([]);
+    // Multi-key calls of ours and of BullMQ's were seen, so the check above had something to refuse.
+    expect(seen.filter((call) => call.keys.some((key) => key.includes(':bull:'))).length).to.be.greaterThan(10);
+    expect(seen.filter((call) => call.keys.some((key) => key.includes(':subj:'))).length).to.be.greaterThan(10);
+    // The three shards' queues are three slots.
+    expect(new Set([0, 1, 2].map((shard) => generateSlot(`${keys.bullPrefix}:${keys.jobQueueName(shard)}:wait`))).size).to.equal(3);
+  });
+
+  it('the same calls on the one-node layout would cross slots: the check is able to refuse', () => {
+    const flat = new RedisKeys('kl:', false);
+    const claimKeys = [flat.idempotency('s', 'job_1'), flat.subjectUsage('s')];
+    expect(generateSlot.generateMulti(claimKeys)).to.equal(-1);
+    const tagged = new RedisKeys('kl:', true);
+    expect(generateSlot.generateMulti([tagged.idempotency('s', 'job_1'), tagged.subjectUsage('s'), tagged.subjectJobs('s'), tagged.subjectSequence('s'), tagged.subjectDailySpend('s', '2026-11-24')])).to.be.at.least(0);
+  });
+});

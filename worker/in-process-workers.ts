@@ -1,0 +1,26 @@
+import type { Logger } from 'pino';
+import type { Config } from '../shared/config/config';
+import type { ProcessorMap } from '../shared/jobs/processor';
+import type { Metrics } from '../shared/metrics/metrics';
+import type { EventQueue } from '../shared/webhooks/event-queue';
+import { createJobWorker } from './job-worker';
+import { createWebhookWorker } from './webhook-worker';
+
+/**
+ * The worker's consumers (paid jobs and, when configured, webhook deliveries) for a process that also serves
+ * the API (`npm run dev`, tests): what `startApi`'s `jobConsumer` option takes, composed at the entry so that
+ * the API never imports the worker.
+ */
+export function inProcessWorkers(config: Config, logger: Logger) {
+  return (parts: { processors: ProcessorMap; metrics: Metrics; events: EventQueue }): { close(graceMs: number): Promise<void> } => {
+    const jobs = createJobWorker({ config, logger, ...parts });
+    const webhooks = createWebhookWorker({ config, metrics: parts.metrics, logger });
+    return {
+      close: async (graceMs) => {
+        const deadline = Date.now() + graceMs;
+        await jobs.close(graceMs);
+        await webhooks?.close(Math.max(0, deadline - Date.now()));
+      },
+    };
+  };
+}
