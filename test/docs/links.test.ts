@@ -7,12 +7,6 @@ import { headingAnchors, isExternal, linkTargets, parseMarkdown, readMarkdown, r
 /** The README's budget: what it is, how to run it, the walk-through and a map; the rest is in docs/. */
 const README_MAX_BYTES = 16_000;
 
-/**
- * Guides written on other branches that these pages already link to. A link to one of them is accepted while
- * it is missing; once the file exists the test fails until it is removed from this list.
- */
-const AWAITED = new Set(['docs/redis.md']);
-
 /** README.md, docs/*.md, and every Markdown file they link to inside the repository (to any depth). */
 function pagesToCheck(): string[] {
   const docs = path.join(ROOT, 'docs');
@@ -48,9 +42,8 @@ describe('the documentation', () => {
         const { file, anchor } = resolveTarget(page, target);
         const relative = path.relative(ROOT, file);
         if (relative.startsWith('..')) broken.push(`${where(line)}: ${target} leaves the repository`);
-        else if (!existsSync(file)) {
-          if (!AWAITED.has(relative)) broken.push(`${where(line)}: ${target}: no such file`);
-        } else if (anchor !== undefined) {
+        else if (!existsSync(file)) broken.push(`${where(line)}: ${target}: no such file`);
+        else if (anchor !== undefined) {
           if (!file.endsWith('.md')) broken.push(`${where(line)}: ${target}: an anchor into a file that is not Markdown`);
           else if (!anchors(file).has(anchor)) broken.push(`${where(line)}: ${target}: no heading makes the anchor #${anchor}`);
         }
@@ -58,10 +51,6 @@ describe('the documentation', () => {
     }
     expect(checked, 'relative links checked').to.be.greaterThan(50);
     expect(broken).to.deep.equal([]);
-  });
-
-  it('no awaited guide exists yet (remove it from AWAITED once it has been merged)', () => {
-    expect([...AWAITED].filter((file) => existsSync(path.join(ROOT, file)))).to.deep.equal([]);
   });
 
   it('the checker finds GitHub anchors (case, punctuation, code, duplicates) and links outside code only', () => {

@@ -46,5 +46,7 @@ describe('docs/troubleshooting.md', () => {
     expect(producedBy(patterns, 'The body is not valid YAML.')).to.equal(false);
     expect(producedBy(patterns, 'Too many requests.')).to.equal(false);
     expect(producedBy(patterns, 'Retry after 42 minutes.')).to.equal(false);
+    // A value next to a short fixed word is not evidence of a message.
+    expect(producedBy(sourceMessagePatterns(['/short.ts'], () => 'const e = `${name}worker`;'), 'is required by the worker')).to.equal(false);
   });
 });

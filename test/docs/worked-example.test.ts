@@ -63,7 +63,7 @@ describe('the worked example of docs/building-operations.md (a new paid operatio
         }, { what: `job ${id}` });
 
       it('is published in /openapi.json and /llms.txt, with its description verbatim', async () => {
-        const document = await (await fetch(`${c.baseUrl}/openapi.json`)).json();
+        const document = (await (await fetch(`${c.baseUrl}/openapi.json`)).json()) as Record<string, any>;
         expect(document.paths['/v1/summaries'].post.description).to.equal(operation.description);
         expect(await (await fetch(`${c.baseUrl}/llms.txt`)).text()).to.contain(operation.description);
       });

@@ -24,18 +24,27 @@ function pieces(node: ts.Expression): Piece[] | undefined {
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** Fixed text a line with run-time values must hold to count as a message (so `${x}worker` does not). */
+const MIN_FIXED_WITH_VALUES = 12;
+
 /** One pattern per line of the string: literal text must match exactly, run-time values match anything. */
 function linePatterns(parts: Piece[]): RegExp[] {
-  const lines: string[] = [''];
+  const lines = [{ pattern: '', fixed: '', values: 0 }];
   for (const part of parts) {
-    if ('wildcard' in part) lines[lines.length - 1] += '(?:.*?)';
-    else {
+    const line = lines[lines.length - 1];
+    if ('wildcard' in part) {
+      line.pattern += '(?:.*?)';
+      line.values += 1;
+    } else {
       const [first, ...rest] = part.text.split('\n');
-      lines[lines.length - 1] += escape(first);
-      lines.push(...rest.map(escape));
+      line.pattern += escape(first);
+      line.fixed += first;
+      lines.push(...rest.map((text) => ({ pattern: escape(text), fixed: text, values: 0 })));
     }
   }
-  return lines.map((line) => line.trim()).filter((line) => /[A-Za-z]{3}/.test(line)).map((line) => new RegExp(`^${line}$`, 's'));
+  return lines
+    .filter(({ fixed, values }) => /[A-Za-z]{3}/.test(fixed) && (values === 0 || fixed.trim().length >= MIN_FIXED_WITH_VALUES))
+    .map(({ pattern }) => new RegExp(`^${pattern.trim()}$`, 's'));
 }
 
 /**
