@@ -61,7 +61,7 @@ describe('the documentation', () => {
         '## Notes',
         '## Notes',
         '<a id="custom"></a>',
-        'See [the notes](#notes-1), [a file](../x.md#part) and ![an image](img.png "title").',
+        'See [the notes](#notes-1), [a file](sub/x.md#part) and ![an image](img.png "title").',
         '`[not a link](nowhere.md)`',
         '```sh',
         '# Not a heading',
@@ -78,13 +78,13 @@ describe('the documentation', () => {
     ]);
     expect(linkTargets(page)).to.deep.equal([
       { target: '#notes-1', line: 6 },
-      { target: '../x.md#part', line: 6 },
+      { target: 'sub/x.md#part', line: 6 },
       { target: 'img.png', line: 6 },
     ]);
-    expect(resolveTarget('/repo/docs/a.md', '../x.md#part')).to.deep.equal({ file: '/repo/x.md', anchor: 'part' });
+    expect(resolveTarget('/repo/docs/a.md', 'sub/x.md#part')).to.deep.equal({ file: '/repo/docs/sub/x.md', anchor: 'part' });
     expect(resolveTarget('/repo/docs/a.md', '#notes')).to.deep.equal({ file: '/repo/docs/a.md', anchor: 'notes' });
     expect(isExternal('https://example.com')).to.equal(true);
     expect(isExternal('mailto:x@example.com')).to.equal(true);
-    expect(isExternal('../README.md')).to.equal(false);
+    expect(isExternal('README.md')).to.equal(false);
   });
 });
