@@ -3,7 +3,7 @@ export type CheckStatus = 'PASS' | 'WARN' | 'FAIL';
 
 /** One line of the checklist. */
 export interface CheckResult {
-  /** A stable rule id, e.g. `openapi.servers`; the README's rules table lists them all. */
+  /** A stable rule id, e.g. `openapi.servers`; docs/checking-a-deployment.md lists them all. */
   id: string;
   status: CheckStatus;
   message: string;

@@ -3,7 +3,7 @@ import { documentOperations, label, type DocumentOperation, type OpenApiJson } f
 
 /*
  * The GPT Actions import rules, applied to the published document. The limits are OpenAI's documented
- * ones ("Production notes on GPT Actions"); README.md's "Checking a deployment" table lists each with
+ * ones ("Production notes on GPT Actions"); docs/checking-a-deployment.md's rules table lists each with
  * its reason and source.
  */
 

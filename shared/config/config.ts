@@ -1,8 +1,8 @@
-import { cleanEnv, str } from 'envalid';
+import { cleanEnv, str, type Spec } from 'envalid';
 import { ConfigError } from '../errors/config-error';
-import { loadOAuthSettings, type OAuthSettings } from '../oauth/oauth-config';
-import { loadWebhookSettings, type WebhookSettings } from '../webhooks/webhook-settings';
-import { loadRedisSettings, type RedisConnection } from './redis-settings';
+import { loadOAuthSettings, OAUTH_VARIABLES, type OAuthSettings } from '../oauth/oauth-config';
+import { loadWebhookSettings, WEBHOOK_VARIABLES, type WebhookSettings } from '../webhooks/webhook-settings';
+import { loadRedisSettings, REDIS_VARIABLES, type RedisConnection } from './redis-settings';
 import { httpsUrl, intInRange, originList, publicUrl, secretOfAtLeast } from './validators';
 
 /** Which process is loading the configuration; they differ in defaults and in what they require. */
@@ -72,6 +72,49 @@ export interface HttpLimits {
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const DAY = 86_400;
 
+/** The connector's own variables (the OAuth, Redis and webhook ones live beside their settings). */
+function coreVariables(role: ProcessRole) {
+  return {
+    CONNECTOR_SECRET: secretOfAtLeast(32)({ desc: 'secret of the connector; signing keys are derived from it' }),
+    PUBLIC_URL: publicUrl({ desc: 'the address the platform is told to call' }),
+    DASHBOARD_URL: httpsUrl({ desc: 'where users revoke access' }),
+    LINK_SECRET: secretOfAtLeast(1)({ desc: 'shared secret checked on /v1/link' }),
+    PORT: intInRange(0, 65_535)({ default: 8787 }),
+    METRICS_PORT: intInRange(0, 65_535)({ default: role === 'worker' ? 9465 : 9464 }),
+    REDIS_KEY_PREFIX: str({ default: 'connector:' }),
+    LOG_LEVEL: str({ choices: LOG_LEVELS, default: 'info' }),
+    TOKEN_TTL_SECONDS: intInRange(60, 365 * DAY)({ default: 30 * DAY }),
+    IDEMPOTENCY_TTL_SECONDS: intInRange(60, 30 * DAY)({ default: DAY }),
+    WORKER_CONCURRENCY: intInRange(1, 256)({ default: 4 }),
+    TRUST_PROXY: intInRange(0, 16)({ default: 0 }),
+    PLACEHOLDER_JOB_MS: intInRange(0, 600_000)({ default: 2000 }),
+    SHUTDOWN_GRACE_MS: intInRange(0, 600_000)({ default: 10_000 }),
+    RATE_LIMIT_PER_MINUTE: intInRange(1, 1_000_000)({ default: 120 }),
+    AUTH_FAILURES_PER_MINUTE: intInRange(1, 1_000_000)({ default: 20 }),
+    DAILY_CREDIT_LIMIT: intInRange(0, 1_000_000_000)({ default: undefined }),
+    JOB_ATTEMPTS: intInRange(1, 100)({ default: 3 }),
+    JOB_BACKOFF_MS: intInRange(0, 600_000)({ default: 1000 }),
+    REDIS_COMMAND_TIMEOUT_MS: intInRange(100, 60_000)({ default: 2000 }),
+    JOB_LOCK_MS: intInRange(1000, 600_000)({ default: 30_000 }),
+    JOB_STALLED_INTERVAL_MS: intInRange(500, 600_000)({ default: 30_000 }),
+    MCP_ALLOWED_ORIGINS: originList({ default: [] }),
+    SHUTDOWN_DELAY_MS: intInRange(0, 600_000)({ default: 0 }),
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: intInRange(1000, 3_600_000)({ default: 75_000 }),
+    HTTP_HEADERS_TIMEOUT_MS: intInRange(1000, 600_000)({ default: 20_000 }),
+    HTTP_REQUEST_TIMEOUT_MS: intInRange(1000, 600_000)({ default: 30_000 }),
+    HTTP_MAX_HEADER_BYTES: intInRange(4096, 65_536)({ default: 16_384 }),
+  };
+}
+
+/**
+ * Every environment variable the configuration reads, with its envalid spec (`default`, `desc`, `choices`):
+ * the source of truth `docs/configuration.md` is checked against (`test/docs/configuration-reference.test.ts`).
+ * A variable without a `default` property is required.
+ */
+export function configVariables(role: ProcessRole = 'api'): Record<string, Spec<unknown>> {
+  return { ...coreVariables(role), ...REDIS_VARIABLES, ...OAUTH_VARIABLES, ...WEBHOOK_VARIABLES };
+}
+
 /**
  * Validates the environment. Throws a {@link ConfigError} naming every offending variable (never a value),
  * so the caller can print it and exit before listening on any port.
@@ -80,36 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
   const problems: Array<{ name: string; reason: string }> = [];
   const clean = cleanEnv(
     env,
-    {
-      CONNECTOR_SECRET: secretOfAtLeast(32)({ desc: 'secret of the connector; signing keys are derived from it' }),
-      PUBLIC_URL: publicUrl({ desc: 'the address the platform is told to call' }),
-      DASHBOARD_URL: httpsUrl({ desc: 'where users revoke access' }),
-      LINK_SECRET: secretOfAtLeast(1)({ desc: 'shared secret checked on /v1/link' }),
-      PORT: intInRange(0, 65_535)({ default: 8787 }),
-      METRICS_PORT: intInRange(0, 65_535)({ default: role === 'worker' ? 9465 : 9464 }),
-      REDIS_KEY_PREFIX: str({ default: 'connector:' }),
-      LOG_LEVEL: str({ choices: LOG_LEVELS, default: 'info' }),
-      TOKEN_TTL_SECONDS: intInRange(60, 365 * DAY)({ default: 30 * DAY }),
-      IDEMPOTENCY_TTL_SECONDS: intInRange(60, 30 * DAY)({ default: DAY }),
-      WORKER_CONCURRENCY: intInRange(1, 256)({ default: 4 }),
-      TRUST_PROXY: intInRange(0, 16)({ default: 0 }),
-      PLACEHOLDER_JOB_MS: intInRange(0, 600_000)({ default: 2000 }),
-      SHUTDOWN_GRACE_MS: intInRange(0, 600_000)({ default: 10_000 }),
-      RATE_LIMIT_PER_MINUTE: intInRange(1, 1_000_000)({ default: 120 }),
-      AUTH_FAILURES_PER_MINUTE: intInRange(1, 1_000_000)({ default: 20 }),
-      DAILY_CREDIT_LIMIT: intInRange(0, 1_000_000_000)({ default: undefined }),
-      JOB_ATTEMPTS: intInRange(1, 100)({ default: 3 }),
-      JOB_BACKOFF_MS: intInRange(0, 600_000)({ default: 1000 }),
-      REDIS_COMMAND_TIMEOUT_MS: intInRange(100, 60_000)({ default: 2000 }),
-      JOB_LOCK_MS: intInRange(1000, 600_000)({ default: 30_000 }),
-      JOB_STALLED_INTERVAL_MS: intInRange(500, 600_000)({ default: 30_000 }),
-      MCP_ALLOWED_ORIGINS: originList({ default: [] }),
-      SHUTDOWN_DELAY_MS: intInRange(0, 600_000)({ default: 0 }),
-      HTTP_KEEP_ALIVE_TIMEOUT_MS: intInRange(1000, 3_600_000)({ default: 75_000 }),
-      HTTP_HEADERS_TIMEOUT_MS: intInRange(1000, 600_000)({ default: 20_000 }),
-      HTTP_REQUEST_TIMEOUT_MS: intInRange(1000, 600_000)({ default: 30_000 }),
-      HTTP_MAX_HEADER_BYTES: intInRange(4096, 65_536)({ default: 16_384 }),
-    },
+    coreVariables(role),
     {
       // envalid's own messages can echo the value; report names with our own reasons only.
       reporter: ({ errors }) => {

@@ -61,6 +61,22 @@ export function parseEndpoints(input: string): RedisEndpoint[] {
   });
 }
 
+/** The Redis variables and their rules (listed in docs/configuration.md). */
+export const REDIS_VARIABLES = {
+  REDIS_URL: redisUrl({ default: undefined }),
+  REDIS_SENTINELS: str({ default: undefined }),
+  REDIS_SENTINEL_NAME: str({ default: undefined }),
+  REDIS_SENTINEL_PASSWORD: str({ default: undefined }),
+  REDIS_CLUSTER_NODES: str({ default: undefined }),
+  REDIS_USERNAME: str({ default: undefined }),
+  REDIS_PASSWORD: str({ default: undefined }),
+  REDIS_TLS: bool({ default: false }),
+  REDIS_TLS_CA_FILE: str({ default: undefined }),
+  JOB_QUEUE_SHARDS: intInRange(1, 64)({ default: 1 }),
+  REDIS_MIN_REPLICAS: intInRange(0, 16)({ default: 0 }),
+  REDIS_WAIT_MS: intInRange(10, 60_000)({ default: 500 }),
+};
+
 /**
  * Reads the Redis variables (CONTRACT.md, "Redis topologies"), appending every problem by variable name to
  * `problems` so that the caller reports them all together. Only one of the three mode variables may be set.
@@ -68,20 +84,7 @@ export function parseEndpoints(input: string): RedisEndpoint[] {
 export function loadRedisSettings(env: NodeJS.ProcessEnv, problems: Problems): RedisSettings {
   const clean = cleanEnv(
     env,
-    {
-      REDIS_URL: redisUrl({ default: undefined }),
-      REDIS_SENTINELS: str({ default: undefined }),
-      REDIS_SENTINEL_NAME: str({ default: undefined }),
-      REDIS_SENTINEL_PASSWORD: str({ default: undefined }),
-      REDIS_CLUSTER_NODES: str({ default: undefined }),
-      REDIS_USERNAME: str({ default: undefined }),
-      REDIS_PASSWORD: str({ default: undefined }),
-      REDIS_TLS: bool({ default: false }),
-      REDIS_TLS_CA_FILE: str({ default: undefined }),
-      JOB_QUEUE_SHARDS: intInRange(1, 64)({ default: 1 }),
-      REDIS_MIN_REPLICAS: intInRange(0, 16)({ default: 0 }),
-      REDIS_WAIT_MS: intInRange(10, 60_000)({ default: 500 }),
-    },
+    REDIS_VARIABLES,
     {
       reporter: ({ errors }) => {
         for (const name of Object.keys(errors)) problems.push({ name, reason: `is invalid${name === 'REDIS_TLS' ? ' (true or false)' : ''}` });

@@ -50,6 +50,16 @@ const preRegisteredClients = makeValidator<PreRegisteredClient[]>((input) => {
   return parsed as PreRegisteredClient[];
 });
 
+/** The OAuth variables and their rules (listed in docs/configuration.md). */
+export const OAUTH_VARIABLES = {
+  CONSENT_URL: httpsUrl({ default: undefined }),
+  OAUTH_ACCESS_TOKEN_TTL_SECONDS: intInRange(60, 86_400)({ default: 3600 }),
+  OAUTH_REQUEST_TTL_SECONDS: intInRange(1, 3600)({ default: 600 }),
+  OAUTH_CODE_TTL_SECONDS: intInRange(1, 600)({ default: 60 }),
+  OAUTH_MAX_REGISTERED_CLIENTS: intInRange(1, 10_000_000)({ default: 10_000 }),
+  OAUTH_CLIENTS: preRegisteredClients({ default: [] }),
+};
+
 /** Returned when an OAuth variable is invalid: never used, since the configuration is then refused. */
 const UNUSABLE: OAuthSettings = {
   consentUrl: '',
@@ -73,14 +83,7 @@ export function loadOAuthSettings(
   const known = problems.length;
   const clean = cleanEnv(
     env,
-    {
-      CONSENT_URL: httpsUrl({ default: undefined }),
-      OAUTH_ACCESS_TOKEN_TTL_SECONDS: intInRange(60, 86_400)({ default: 3600 }),
-      OAUTH_REQUEST_TTL_SECONDS: intInRange(1, 3600)({ default: 600 }),
-      OAUTH_CODE_TTL_SECONDS: intInRange(1, 600)({ default: 60 }),
-      OAUTH_MAX_REGISTERED_CLIENTS: intInRange(1, 10_000_000)({ default: 10_000 }),
-      OAUTH_CLIENTS: preRegisteredClients({ default: [] }),
-    },
+    OAUTH_VARIABLES,
     {
       reporter: ({ errors }) => {
         for (const [name, error] of Object.entries(errors)) {

@@ -43,6 +43,15 @@ const webhookSecret = makeValidator<string>((input) => {
   return input;
 });
 
+/** The webhook variables and their rules (listed in docs/configuration.md). */
+export const WEBHOOK_VARIABLES = {
+  WEBHOOK_URL: webhookUrl({ default: undefined }),
+  WEBHOOK_SECRET: webhookSecret({ default: undefined }),
+  WEBHOOK_ALLOW_PRIVATE: bool({ default: false }),
+  WEBHOOK_RETRY_BASE_MS: intInRange(10, 600_000)({ default: 5000 }),
+  WEBHOOK_CONCURRENCY: intInRange(1, 256)({ default: 16 }),
+};
+
 /**
  * Reads the webhook variables. Problems are added to `problems` (names and our own reasons only), like the
  * rest of the configuration. Both `WEBHOOK_URL` and `WEBHOOK_SECRET`, or neither: one alone is an error, so a
@@ -54,13 +63,7 @@ export function loadWebhookSettings(env: NodeJS.ProcessEnv, problems: Array<{ na
   const before = problems.length;
   const clean = cleanEnv(
     env,
-    {
-      WEBHOOK_URL: webhookUrl({ default: undefined }),
-      WEBHOOK_SECRET: webhookSecret({ default: undefined }),
-      WEBHOOK_ALLOW_PRIVATE: bool({ default: false }),
-      WEBHOOK_RETRY_BASE_MS: intInRange(10, 600_000)({ default: 5000 }),
-      WEBHOOK_CONCURRENCY: intInRange(1, 256)({ default: 16 }),
-    },
+    WEBHOOK_VARIABLES,
     {
       reporter: ({ errors }) => {
         for (const [name, error] of Object.entries(errors)) {
