@@ -12,3 +12,10 @@ export function freePort(): Promise<number> {
     });
   });
 }
+
+/** `count` distinct free ports (the kernel may hand the same one out twice in a row once it is closed). */
+export async function freePorts(count: number): Promise<number[]> {
+  const ports = new Set<number>();
+  while (ports.size < count) ports.add(await freePort());
+  return [...ports];
+}
