@@ -48,9 +48,10 @@ describe('helm chart charts/connector', function () {
     helm();
   });
 
-  it('ships at least four ci/*-values.yaml variants (all features, existing secret, ingress TLS, dev redis)', function () {
+  it('ships the ci/*-values.yaml variants (all features, existing secret, ingress TLS, dev redis, each Redis topology)', function () {
     expect(ciFiles.map((f) => path.basename(f))).to.include.members([
       'all-features-values.yaml', 'existing-secret-values.yaml', 'ingress-tls-values.yaml', 'dev-redis-values.yaml',
+      'redis-sentinel-values.yaml', 'redis-cluster-values.yaml', 'redis-url-tls-values.yaml',
     ]);
   });
 

@@ -136,11 +136,22 @@ TRUST_PROXY: config.trustProxy, else 1 behind the ingress, else 0.
 {{- end }}
 
 {{/*
-Whether the chart can tell that a Redis is configured (false does not prove there is none: an
-existingSecret may carry REDIS_URL).
+Whether the chart can tell that a Redis is configured, in any topology (false does not prove there is none:
+an existingSecret may carry REDIS_URL).
 */}}
 {{- define "connector.redisConfigured" -}}
-{{- if or .Values.redis.dev.enabled .Values.redis.existingSecret.name .Values.redis.url }}true{{ end }}
+{{- $redis := .Values.redis -}}
+{{- if or $redis.dev.enabled $redis.existingSecret.name $redis.url $redis.sentinel.hosts $redis.cluster.nodes }}true{{ end }}
+{{- end }}
+
+{{/*
+Where the Redis CA bundle is mounted, and the file REDIS_TLS_CA_FILE names.
+*/}}
+{{- define "connector.redisCaDir" -}}
+/etc/connector/redis-ca
+{{- end }}
+{{- define "connector.redisCaFile" -}}
+{{- printf "%s/ca.crt" (include "connector.redisCaDir" .) }}
 {{- end }}
 
 {{/*
@@ -190,29 +201,75 @@ envFrom:
 {{- end }}
 
 {{/*
-The workload's own env entries (they win over envFrom): its ports, REDIS_URL from a dedicated secret key
-(not optional: a missing Redis secret must not silently start the in-memory backend) or from the dev Redis,
-then the workload's extraEnv. Call with (dict "ctx" $ "env" <dict NAME: value> "extraEnv" <list>).
+The workload's own env entries (they win over envFrom): its ports, the Redis connection (the same for api
+and worker), then the workload's extraEnv. Call with (dict "ctx" $ "env" <dict NAME: value> "extraEnv" <list>).
 */}}
 {{- define "connector.env" -}}
-{{- $ctx := .ctx -}}
 env:
 {{- range $name, $value := .env }}
   - name: {{ $name }}
     value: {{ $value | toString | quote }}
 {{- end }}
-{{- if $ctx.Values.redis.existingSecret.name }}
-  - name: REDIS_URL
-    valueFrom:
-      secretKeyRef:
-        name: {{ $ctx.Values.redis.existingSecret.name }}
-        key: {{ $ctx.Values.redis.existingSecret.key }}
-{{- else if $ctx.Values.redis.dev.enabled }}
-  - name: REDIS_URL
-    value: {{ printf "redis://%s:6379" (include "connector.redisName" $ctx) | quote }}
+{{- with include "connector.redisEnv" .ctx | trim }}
+{{ . | indent 2 }}
 {{- end }}
 {{- with .extraEnv }}
 {{ toYaml . | indent 2 }}
+{{- end }}
+{{- end }}
+
+{{/*
+The Redis connection as env entries, one topology at most (values.schema.json refuses two):
+- one node: REDIS_URL from a dedicated Secret key, or the dev Redis (a REDIS_URL from redis.url reaches the
+  pods through the chart's Secret);
+- Sentinel: REDIS_SENTINELS and REDIS_SENTINEL_NAME; Cluster: REDIS_CLUSTER_NODES;
+- REDIS_TLS, and REDIS_TLS_CA_FILE naming the bundle mounted from its Secret (connector.volumes);
+- REDIS_USERNAME, REDIS_PASSWORD, REDIS_SENTINEL_PASSWORD as secretKeyRefs, never values.
+No secret reference here is optional: a Redis URL or credential that the values name but the cluster lacks
+must stop the pod (CreateContainerConfigError) rather than start it on the in-memory backend or without the
+credential. Call with $.
+*/}}
+{{- define "connector.redisEnv" -}}
+{{- $redis := .Values.redis -}}
+{{- if $redis.existingSecret.name }}
+- name: REDIS_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ $redis.existingSecret.name }}
+      key: {{ $redis.existingSecret.key }}
+{{- else if $redis.dev.enabled }}
+- name: REDIS_URL
+  value: {{ printf "redis://%s:6379" (include "connector.redisName" .) | quote }}
+{{- end }}
+{{- with $redis.sentinel.hosts }}
+- name: REDIS_SENTINELS
+  value: {{ join "," . | quote }}
+- name: REDIS_SENTINEL_NAME
+  value: {{ $redis.sentinel.name | quote }}
+{{- end }}
+{{- with $redis.cluster.nodes }}
+- name: REDIS_CLUSTER_NODES
+  value: {{ join "," . | quote }}
+{{- end }}
+{{- if $redis.tls.enabled }}
+- name: REDIS_TLS
+  value: "true"
+{{- end }}
+{{- if $redis.tls.caSecret.name }}
+- name: REDIS_TLS_CA_FILE
+  value: {{ include "connector.redisCaFile" . | quote }}
+{{- end }}
+{{- with $redis.auth.existingSecret }}
+{{- $secret := . }}
+{{- range $name, $key := dict "REDIS_USERNAME" $redis.auth.usernameKey "REDIS_PASSWORD" $redis.auth.passwordKey "REDIS_SENTINEL_PASSWORD" $redis.auth.sentinelPasswordKey }}
+{{- if $key }}
+- name: {{ $name }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ $secret }}
+      key: {{ $key }}
+{{- end }}
+{{- end }}
 {{- end }}
 {{- end }}
 
@@ -229,4 +286,31 @@ volumes:
   - name: tmp
     emptyDir:
       sizeLimit: {{ .Values.tmpSizeLimit }}
+{{- end }}
+
+{{/*
+The volumes of the api and worker pods: /tmp, and the Redis CA bundle when redis.tls.caSecret.name is set
+(read-only, only the one key, as ca.crt). The directory is mounted rather than the file (subPath), so that
+a rotated bundle reaches running pods. Call with $.
+*/}}
+{{- define "connector.volumeMounts" -}}
+{{ include "connector.tmpVolumeMount" . }}
+{{- if .Values.redis.tls.caSecret.name }}
+  - name: redis-tls-ca
+    mountPath: {{ include "connector.redisCaDir" . }}
+    readOnly: true
+{{- end }}
+{{- end }}
+{{- define "connector.volumes" -}}
+{{ include "connector.tmpVolume" . }}
+{{- with .Values.redis.tls.caSecret.name }}
+  - name: redis-tls-ca
+    secret:
+      secretName: {{ . }}
+      # 0444: a CA bundle is public; readable whatever uid and fsGroup the pod runs with
+      defaultMode: 292
+      items:
+        - key: {{ $.Values.redis.tls.caSecret.key }}
+          path: ca.crt
+{{- end }}
 {{- end }}
