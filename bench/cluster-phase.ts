@@ -4,7 +4,7 @@ import type { Queue } from 'bullmq';
 import { closeRedisClient, type RedisClient } from '../shared/redis/redis-client';
 import { RedisKeys } from '../shared/redis/redis-keys';
 import { shardOf } from '../shared/redis/job-shards';
-import { startRedisCluster } from '../scripts/redis-topologies';
+import { parseClusterNodes, startRedisCluster } from '../scripts/redis-topologies';
 import { round, type BenchProcess } from './bench-processes';
 import { benchClient, NodeMeter, nodeClient, type NodeWork } from './bench-redis';
 import { CLUSTER_SETTINGS, SETTINGS, WARMUP_SECONDS } from './bench-settings';
@@ -56,9 +56,9 @@ export async function runClusterPhase(options: { bare: HttpScenario; oneNode: { 
   process.stdout.write(`Redis Cluster: 3 primaries, 3 replicas; ${settings.rounds} round(s) of ${settings.seconds}s per topology\n`);
   // A long node timeout: nothing is killed here, and a loaded machine must not make a node look failed.
   const cluster = await track(startRedisCluster({ nodeTimeoutMs: 15_000 }));
-  const view = await cluster.nodes();
+  const nodeClients = await Promise.all(cluster.ports.map(async (port) => ({ port, client: await nodeClient(`redis://127.0.0.1:${port}`, `node-${port}`) })));
+  const view = parseClusterNodes(String(await nodeClients[0].client.call('CLUSTER', 'NODES')));
   const primaryOfSlot = (slot: number) => view.find((node) => node.role === 'primary' && node.slots.some(([from, to]) => slot >= from && slot <= to))!.port;
-  const nodeClients = await Promise.all(view.map(async (node) => ({ port: node.port, client: await nodeClient(`redis://127.0.0.1:${node.port}`, `node-${node.port}`) })));
   const clusterClient = await benchClient({ topology: { mode: 'cluster', nodes: cluster.ports.map((port) => ({ host: '127.0.0.1', port })) }, tls: false }, 'cluster');
   await options.oneNode.client.flushall();
 
