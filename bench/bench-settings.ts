@@ -26,11 +26,24 @@ export const SETTINGS = {
   latencySeconds: env('BENCH_LATENCY_SECONDS', SMOKE ? 1 : 10),
 };
 
+/**
+ * The cluster runs (bench/README.md, "Redis Cluster"): fresh paid jobs from `subjects` subjects in turn for
+ * `seconds` per topology and round, the topologies taking turns `rounds` times, then a drain of `drainJobs`
+ * on each. `--no-cluster` leaves them out (the results then say so).
+ */
+export const CLUSTER_SETTINGS = {
+  enabled: !args.includes('--no-cluster'),
+  seconds: env('BENCH_CLUSTER_SECONDS', SMOKE ? 1 : 5),
+  rounds: env('BENCH_CLUSTER_ROUNDS', SMOKE ? 1 : 2),
+  subjects: env('BENCH_CLUSTER_SUBJECTS', SMOKE ? 6 : 30),
+  drainJobs: env('BENCH_CLUSTER_DRAIN_JOBS', SMOKE ? 200 : 5000),
+};
+
 /** Unrecorded load before each HTTP scenario, so that the JIT has settled when the clock starts. */
 export const WARMUP_SECONDS = SMOKE ? 0 : 2;
 
 /** The whole run stops by itself, whatever hangs. */
-export const WATCHDOG_MS = SMOKE ? 180_000 : 900_000;
+export const WATCHDOG_MS = SMOKE ? 240_000 : 900_000;
 
 /** Set to a directory to write V8 CPU profiles of the API and the worker (`node --cpu-prof`). */
 export const PROFILE_DIR = process.env.BENCH_CPU_PROF_DIR;

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { cpuTimeMs, round, setLogDir, startRedis } from './bench-processes';
-import { startApi, stopAll, track } from './connector-processes';
+import { oneNodeEnv, startApi, stopAll, track } from './connector-processes';
 import type { HttpScenario } from './http-load';
 import { connectorScenarios } from './scenarios';
 
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   const builds: Build[] = [];
   for (const [i, tree] of trees.entries()) {
     const [root, ...nodeArgs] = tree.split('@');
-    const api = await startApi(`api-${i}`, redis.url, { root: path.resolve(root), nodeArgs, keyPrefix: `compare-${i}:` });
+    const api = await startApi(`api-${i}`, oneNodeEnv(redis.url), { root: path.resolve(root), nodeArgs, keyPrefix: `compare-${i}:` });
     const { scenarios } = await connectorScenarios(api.base, api.proc.child.pid);
     builds.push({ label: tree, scenarios: new Map(scenarios.map((s) => [s.id, s])), pid: api.proc.child.pid!, samples: new Map() });
   }

@@ -3,10 +3,10 @@ import { answers, freePort, startNode, type BenchProcess } from './bench-process
 import { PROFILE_DIR, SETTINGS } from './bench-settings';
 
 const LINK_SECRET = 'bench-link-secret';
-const running: BenchProcess[] = [];
+const running: Array<{ stop(): Promise<void> }> = [];
 
-/** Remembers a started process so that {@link stopAll} stops it, whatever happens to the run. */
-export async function track<T extends BenchProcess>(proc: Promise<T>): Promise<T> {
+/** Remembers a started process (or anything else to stop) so that {@link stopAll} stops it, whatever happens to the run. */
+export async function track<T extends { stop(): Promise<void> }>(proc: Promise<T>): Promise<T> {
   const ready = await proc;
   running.push(ready);
   return ready;
@@ -17,8 +17,19 @@ export async function stopAll(): Promise<void> {
   for (const proc of running.reverse().splice(0)) await proc.stop();
 }
 
+/**
+ * The Redis variables of a connector process, exactly as an operator sets them: `REDIS_URL`, or
+ * `REDIS_CLUSTER_NODES` with `JOB_QUEUE_SHARDS`, and a key prefix when several runs share a Redis.
+ */
+export type RedisEnv = Record<string, string>;
+
+/** {@link RedisEnv} of one node at `url`. */
+export function oneNodeEnv(url: string, keyPrefix?: string): RedisEnv {
+  return { REDIS_URL: url, ...(keyPrefix ? { REDIS_KEY_PREFIX: keyPrefix } : {}) };
+}
+
 /** The connector's environment for the bench: production defaults, the rate limit out of the way. */
-async function connectorEnv(redisUrl: string | undefined): Promise<Record<string, string>> {
+async function connectorEnv(redis: RedisEnv | undefined): Promise<Record<string, string>> {
   return {
     CONNECTOR_SECRET: 'bench-connector-secret-0123456789abcdef',
     PUBLIC_URL: 'http://localhost:8787',
@@ -30,7 +41,7 @@ async function connectorEnv(redisUrl: string | undefined): Promise<Record<string
     RATE_LIMIT_PER_MINUTE: '1000000',
     PLACEHOLDER_JOB_MS: '0',
     WORKER_CONCURRENCY: String(SETTINGS.workerConcurrency),
-    ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
+    ...redis,
   };
 }
 
@@ -45,18 +56,18 @@ export interface OtherBuild {
   keyPrefix: string;
 }
 
-/** A built API (`dist/api/main.js`) on Redis, or on the embedded backend without `redisUrl`. */
-export async function startApi(name: string, redisUrl: string | undefined, other?: OtherBuild): Promise<{ proc: BenchProcess; base: string }> {
-  const env: Record<string, string> = { ...(await connectorEnv(redisUrl)), ...(other ? { REDIS_KEY_PREFIX: other.keyPrefix } : {}) };
+/** A built API (`dist/api/main.js`) on Redis, or on the embedded backend without `redis`. */
+export async function startApi(name: string, redis: RedisEnv | undefined, other?: OtherBuild): Promise<{ proc: BenchProcess; base: string }> {
+  const env: Record<string, string> = { ...(await connectorEnv(redis)), ...(other ? { REDIS_KEY_PREFIX: other.keyPrefix } : {}) };
   const base = `http://127.0.0.1:${env.PORT}`;
   const proc = await track(startNode(name, 'api/main.js', env, () => answers(`${base}/readyz`), [...profileArgs(), ...(other?.nodeArgs ?? [])], other?.root));
   return { proc, base };
 }
 
 /** The built worker (`dist/worker/main.js`), ready once its `/readyz` answers. */
-export async function startWorker(redisUrl: string): Promise<BenchProcess> {
-  const env = await connectorEnv(redisUrl);
-  return track(startNode('worker', 'worker/main.js', env, () => answers(`http://127.0.0.1:${env.METRICS_PORT}/readyz`), profileArgs()));
+export async function startWorker(redis: RedisEnv, name = 'worker'): Promise<BenchProcess> {
+  const env = await connectorEnv(redis);
+  return track(startNode(name, 'worker/main.js', env, () => answers(`http://127.0.0.1:${env.METRICS_PORT}/readyz`), profileArgs()));
 }
 
 /** The baseline for (a): `bench/bare-server.js`. */
@@ -67,8 +78,8 @@ export async function startBareServer(): Promise<{ proc: BenchProcess; url: stri
 }
 
 /** The baseline for (g): `bench/bare-worker.js` on the queue `bare` under the prefix `bench-bare`. */
-export async function startBareWorker(redisUrl: string): Promise<BenchProcess> {
-  const env = { REDIS_URL: redisUrl, QUEUE_NAME: 'bare', QUEUE_PREFIX: 'bench-bare', WORKER_CONCURRENCY: String(SETTINGS.workerConcurrency) };
+export async function startBareWorker(redis: RedisEnv): Promise<BenchProcess> {
+  const env = { ...redis, QUEUE_NAME: 'bare', QUEUE_PREFIX: 'bench-bare', WORKER_CONCURRENCY: String(SETTINGS.workerConcurrency) };
   return track(startNode('bare-worker', 'bench/bare-worker.js', env, async (output) => output().includes('ready')));
 }
 
@@ -79,8 +90,8 @@ export async function post(url: string, headers: Record<string, string>, body: u
   return (await response.json()) as Record<string, unknown>;
 }
 
-/** Links the subject `bench` through the dashboard's endpoint; returns the headers of an authenticated call. */
-export async function link(base: string): Promise<Record<string, string>> {
-  const { token } = (await post(`${base}/v1/link`, { 'x-link-secret': LINK_SECRET }, { subject: 'bench' })) as { token: string };
+/** Links `subject` through the dashboard's endpoint; returns the headers of an authenticated call. */
+export async function link(base: string, subject = 'bench'): Promise<Record<string, string>> {
+  const { token } = (await post(`${base}/v1/link`, { 'x-link-secret': LINK_SECRET }, { subject })) as { token: string };
   return { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 }

@@ -1,6 +1,7 @@
 import autocannon from 'autocannon';
-import type Redis from 'ioredis';
+import type { RedisClient } from '../shared/redis/redis-client';
 import { cpuTimeMs, residentMemory, round, syscalls } from './bench-processes';
+import { commandsProcessed } from './bench-redis';
 
 /** One HTTP scenario's figures. */
 export interface HttpFigure {
@@ -48,13 +49,7 @@ export interface LoadSettings {
   durationSeconds: number;
   connections: number;
   /** The bench's Redis, to count commands per request; absent for scenarios that do not touch it. */
-  redis?: Redis;
-}
-
-/** Redis's count of processed commands (including the INFO that reads it). */
-export async function commandsProcessed(redis: Redis): Promise<number> {
-  const info = await redis.info('stats');
-  return Number(/total_commands_processed:(\d+)/.exec(info)?.[1] ?? NaN);
+  redis?: RedisClient;
 }
 
 /**
@@ -105,4 +100,16 @@ export async function runLoad(scenario: HttpScenario, settings: LoadSettings): P
 export function freshKeys(prefix: string): (request: autocannon.Request) => autocannon.Request {
   let n = 0;
   return (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': `${prefix}-${++n}` } });
+}
+
+/**
+ * A request setup that sends each request for the next of `authorizations` in turn (one per subject), with
+ * a fresh idempotency key: new paid jobs spread over subjects, as many clients send them.
+ */
+export function subjectsInTurn(prefix: string, authorizations: readonly string[]): (request: autocannon.Request) => autocannon.Request {
+  let n = 0;
+  return (request) => {
+    n++;
+    return { ...request, headers: { ...request.headers, authorization: authorizations[n % authorizations.length], 'idempotency-key': `${prefix}-${n}` } };
+  };
 }

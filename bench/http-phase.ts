@@ -1,4 +1,4 @@
-import type Redis from 'ioredis';
+import type { RedisClient } from '../shared/redis/redis-client';
 import { round } from './bench-processes';
 import { SETTINGS, WARMUP_SECONDS } from './bench-settings';
 import { link, startApi } from './connector-processes';
@@ -32,7 +32,7 @@ const mean = (values: number[]): number => values.reduce((sum, value) => sum + v
  * first and the last measurement in some runs), and a scenario is best compared with what the machine
  * gave just before and just after it.
  */
-export async function runHttpPhase(options: { bare: HttpScenario; api: { base: string; pid?: number }; redis: Redis }): Promise<HttpPhase> {
+export async function runHttpPhase(options: { bare: HttpScenario; api: { base: string; pid?: number }; redis: RedisClient }): Promise<HttpPhase> {
   const { bare, api, redis } = options;
   const load: LoadSettings = { durationSeconds: SETTINGS.durationSeconds, connections: SETTINGS.connections, redis };
   const { scenarios, mcp } = await connectorScenarios(api.base, api.pid);

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Queue, type JobsOptions } from 'bullmq';
-import type Redis from 'ioredis';
 import { toBullJobData } from '../shared/redis/bullmq-job-record';
+import type { RedisClient } from '../shared/redis/redis-client';
 import { cpuTimeMs, round, waitUntil } from './bench-processes';
-import { commandsProcessed } from './http-load';
+import { commandsProcessed, NodeMeter, type NodeWork } from './bench-redis';
 
 /** How long a drain of `jobs` jobs took. */
 export interface DrainFigure {
@@ -15,6 +15,8 @@ export interface DrainFigure {
   redisCpuUsPerJob: number | null;
   /** Commands Redis processed per job (script-internal ones included), the bench's polling excluded. */
   redisCommandsPerJob: number;
+  /** Node by node (several nodes only): what each did during the drain, the bench's few polls included. */
+  nodes?: NodeWork[];
 }
 
 /** Submit-to-succeeded latency of jobs submitted over HTTP at a steady rate. */
@@ -36,19 +38,40 @@ export const JOB_OPTIONS: JobsOptions = {
   removeOnFail: { age: 86_400 },
 };
 
-/** Opens a BullMQ queue on the bench's client (producer side only). */
-export async function openQueue(client: Redis, name: string, prefix: string): Promise<Queue> {
+/** Opens a BullMQ queue on a bench client (producer side only). */
+export async function openQueue(client: RedisClient, name: string, prefix: string): Promise<Queue> {
   const queue = new Queue(name, { connection: client, prefix });
   await queue.waitUntilReady();
   return queue;
 }
 
+/** The queues a drain fills, through the bench's client: one queue, or a connector's shards in order. */
+export interface DrainTarget {
+  client: RedisClient;
+  queues: Queue[];
+  /** The index in `queues` of a job id's queue (the connector's shard function); the first queue without it. */
+  shardOf?: (jobId: string) => number;
+}
+
 /**
- * Times how long the queue's worker takes to finish `jobs` jobs: they are added while the queue is paused,
+ * How a drain's Redis work is counted: on one node by its process (`redisPid`, CPU from /proc) and
+ * `INFO stats`; on several nodes by a {@link NodeMeter}, node by node (then the figure's Redis CPU and
+ * commands are the primaries' sums, and `nodes` holds each node's part).
+ */
+export interface DrainMeasure {
+  workerPid?: number;
+  redisPid?: number;
+  nodes?: NodeMeter;
+}
+
+/**
+ * Times how long the worker takes to finish `jobs` jobs: they are added while the queues are paused,
  * then the clock starts at resume and stops at the last job's `finishedOn`. Every job must succeed.
  */
-export async function drain(queue: Queue, client: Redis, jobs: number, jobName: string, pids: { worker?: number; redis?: number } = {}): Promise<DrainFigure> {
-  await queue.pause();
+export async function drain(target: DrainTarget, jobs: number, jobName: string, measure: DrainMeasure = {}): Promise<DrainFigure> {
+  const { client, queues } = target;
+  const shardOf = target.shardOf ?? (() => 0);
+  await Promise.all(queues.map((queue) => queue.pause()));
   const run = randomUUID().slice(0, 8);
   const job = (i: number) => ({
     name: jobName,
@@ -56,41 +79,52 @@ export async function drain(queue: Queue, client: Redis, jobs: number, jobName: 
     opts: { ...JOB_OPTIONS, jobId: `drain_${run}_${i}` },
   });
   for (let start = 0; start < jobs; start += 1000) {
-    await queue.addBulk(Array.from({ length: Math.min(1000, jobs - start) }, (_, i) => job(start + i)));
+    const batch = Array.from({ length: Math.min(1000, jobs - start) }, (_, i) => job(start + i));
+    await Promise.all(queues.map((queue, q) => {
+      const mine = batch.filter((item) => shardOf(item.opts.jobId) === q);
+      return mine.length > 0 ? queue.addBulk(mine) : undefined;
+    }));
   }
   // Plain ZCARDs (not BullMQ's count scripts) so that the polling's own commands are known exactly.
+  const setKey = (queue: Queue, set: string) => `${queue.opts.prefix}:${queue.name}:${set}`;
   const finishedCount = async () => {
-    const [completed, failed] = await Promise.all([client.zcard(`${queue.opts.prefix}:${queue.name}:completed`), client.zcard(`${queue.opts.prefix}:${queue.name}:failed`)]);
-    return { completed, failed };
+    const counts = await Promise.all(queues.map((queue) => Promise.all([client.zcard(setKey(queue, 'completed')), client.zcard(setKey(queue, 'failed'))])));
+    return { completed: counts.reduce((sum, [c]) => sum + c, 0), failed: counts.reduce((sum, [, f]) => sum + f, 0) };
   };
   const before = await finishedCount();
-  const cpuBefore = { worker: cpuTimeMs(pids.worker), redis: cpuTimeMs(pids.redis) };
-  const commandsBefore = await commandsProcessed(client);
+  const cpuBefore = { worker: cpuTimeMs(measure.workerPid), redis: cpuTimeMs(measure.redisPid) };
+  const nodesBefore = measure.nodes ? await measure.nodes.sample() : undefined;
+  const commandsBefore = measure.nodes ? 0 : await commandsProcessed(client);
   let polls = 0;
   const startedAt = Date.now();
-  await queue.resume();
+  await Promise.all(queues.map((queue) => queue.resume()));
   await waitUntil(async () => {
     polls++;
     const now = await finishedCount();
     return now.completed + now.failed - before.completed - before.failed >= jobs;
   }, 600_000, `${jobs} jobs to drain`);
-  const commandsAfter = await commandsProcessed(client);
-  const cpuAfter = { worker: cpuTimeMs(pids.worker), redis: cpuTimeMs(pids.redis) };
+  const nodes = measure.nodes && nodesBefore ? NodeMeter.between(nodesBefore, await measure.nodes.sample()) : undefined;
+  const commandsAfter = measure.nodes ? 0 : await commandsProcessed(client);
+  const cpuAfter = { worker: cpuTimeMs(measure.workerPid), redis: cpuTimeMs(measure.redisPid) };
   const failed = (await finishedCount()).failed - before.failed;
   if (failed > 0) throw new Error(`${failed} of ${jobs} drained jobs failed`);
-  // The completed set is scored by finishedOn: its last member is the drain's end, whatever the polling delay.
-  const [, lastFinished] = await client.zrange(`${queue.opts.prefix}:${queue.name}:completed`, '-1', '-1', 'WITHSCORES');
-  const seconds = (Number(lastFinished) - startedAt) / 1000;
+  // Each completed set is scored by finishedOn: the latest last member is the drain's end, whatever the polling delay.
+  const ends = await Promise.all(queues.map(async (queue) => Number((await client.zrange(setKey(queue, 'completed'), '-1', '-1', 'WITHSCORES'))[1] ?? 0)));
+  const seconds = (Math.max(...ends) - startedAt) / 1000;
   const perJob = (before: number | null, after: number | null) => (before === null || after === null ? null : round(((after - before) * 1000) / jobs, 0));
+  // Each poll is two ZCARDs per queue; on one node the INFO that reads the count is one more.
+  const pollCommands = 2 * queues.length * polls;
+  const primaries = nodes?.filter((node) => node.role === 'primary');
+  const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
   return {
     jobs,
     seconds: round(seconds, 3),
     jobsPerSecond: round(jobs / seconds, 0),
-    // Redis's share includes the bench's own polling of the counts, the same for both drains.
+    // Redis's share includes the bench's own polling of the counts, the same for every drain.
     workerCpuUsPerJob: perJob(cpuBefore.worker, cpuAfter.worker),
-    redisCpuUsPerJob: perJob(cpuBefore.redis, cpuAfter.redis),
-    // Each poll is two ZCARDs; the resume and the INFO that reads the count cost a few more.
-    redisCommandsPerJob: round((commandsAfter - commandsBefore - 2 * polls - 1) / jobs, 2),
+    redisCpuUsPerJob: primaries ? round((sum(primaries.map((node) => node.cpuMs)) * 1000) / jobs, 0) : perJob(cpuBefore.redis, cpuAfter.redis),
+    redisCommandsPerJob: round(((primaries ? sum(primaries.map((node) => node.commands)) : commandsAfter - commandsBefore - 1) - pollCommands) / jobs, 2),
+    ...(nodes ? { nodes } : {}),
   };
 }
 

@@ -1,3 +1,5 @@
+import type { ClusterResults } from './cluster-figures';
+import { formatCluster } from './cluster-report';
 import type { HttpFigure } from './http-load';
 import type { DrainFigure, LatencyFigure } from './job-load';
 
@@ -20,6 +22,8 @@ export interface BenchResults {
   drain: { connector: DrainFigure; bare: DrainFigure; ofBare: number };
   latency: LatencyFigure;
   memory: { api: MemoryFigure | null; worker: MemoryFigure | null };
+  /** Fresh paid jobs and the worker's drain on a 3-primary Redis Cluster with 1 and 3 shards, against one node. */
+  cluster: ClusterResults;
   targets: Target[];
 }
 
@@ -98,6 +102,7 @@ export function formatTable(results: BenchResults): string {
     '| target | measured | goal | met |',
     '|---|---|---|---|',
     ...results.targets.map((t) => `| ${t.name} | ${t.value ?? 'n/a'} | ${t.comparison} ${t.target} | ${t.met === null ? 'n/a' : t.met ? 'yes' : 'NO'} |`),
+    ...formatCluster(results.cluster),
   );
   return `${lines.join('\n')}\n`;
 }

@@ -1,18 +1,21 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Redis from 'ioredis';
+import { singleNodeConnection } from '../shared/config/redis-settings';
 import { JOB_QUEUE_NAME, RedisKeys } from '../shared/redis/redis-keys';
 import { residentMemory, round, setLogDir, startRedis } from './bench-processes';
+import { benchClient, closeBenchClients } from './bench-redis';
 import { OUT, SETTINGS, SMOKE, WATCHDOG_MS } from './bench-settings';
-import { link, startApi, startBareServer, startBareWorker, startWorker, stopAll, track } from './connector-processes';
+import { runClusterPhase } from './cluster-phase';
+import { link, oneNodeEnv, startApi, startBareServer, startBareWorker, startWorker, stopAll, track } from './connector-processes';
 import { runHttpPhase } from './http-phase';
 import { drain, openQueue, submitToSucceeded } from './job-load';
 import { formatTable, targets, type BenchResults } from './report';
 import { mergeResults } from './results-file';
 
 // `npm run bench`: a private redis-server, the built API (Redis and memory) and worker, a bare Express
-// process and a bare BullMQ worker as baselines, all separate processes; autocannon runs in this one.
+// process and a bare BullMQ worker as baselines, all separate processes; autocannon runs in this one. Then
+// the cluster runs: a private 6-node Redis Cluster with 1 and 3 job-queue shards against the one node.
 // bench/README.md describes the scenarios; bench-settings.ts the flags.
 async function main(): Promise<void> {
   const startedAt = new Date().toISOString();
@@ -22,13 +25,13 @@ async function main(): Promise<void> {
   process.stdout.write(`${SMOKE ? 'smoke' : 'full'} run; process logs in ${logDir}\n`);
 
   const redis = await track(startRedis());
-  const client = new Redis(redis.url, { maxRetriesPerRequest: null });
+  const client = await benchClient(singleNodeConnection(redis.url), 'one-node');
   const queue = await openQueue(client, JOB_QUEUE_NAME, new RedisKeys('connector:').bullPrefix);
   // The worker must not take the API's cores while the HTTP scenarios run: its cost is (g) and (h).
   await queue.pause();
   const bareServer = await startBareServer();
-  const api = await startApi('api-redis', redis.url);
-  const worker = await startWorker(redis.url);
+  const api = await startApi('api-redis', oneNodeEnv(redis.url));
+  const worker = await startWorker(oneNodeEnv(redis.url));
 
   process.stdout.write('HTTP scenarios\n');
   const bare = { id: 'a', title: 'bare Express 5 route', backend: 'none' as const, url: bareServer.url, pid: bareServer.proc.child.pid };
@@ -40,13 +43,13 @@ async function main(): Promise<void> {
   // made the measured drain a start-up figure rather than a steady one.
   await queue.obliterate({ force: true });
   const warmup = SETTINGS.drainJobs;
-  await drain(queue, client, warmup, 'createJob');
-  const connectorDrain = await drain(queue, client, SETTINGS.drainJobs, 'createJob', { worker: worker.child.pid, redis: redis.child.pid });
+  await drain({ client, queues: [queue] }, warmup, 'createJob');
+  const connectorDrain = await drain({ client, queues: [queue] }, SETTINGS.drainJobs, 'createJob', { workerPid: worker.child.pid, redisPid: redis.child.pid });
   const bareQueue = await openQueue(client, 'bare', 'bench-bare');
   await bareQueue.pause();
-  const bareWorker = await startBareWorker(redis.url);
-  await drain(bareQueue, client, warmup, 'noop');
-  const bareDrain = await drain(bareQueue, client, SETTINGS.drainJobs, 'noop', { worker: bareWorker.child.pid, redis: redis.child.pid });
+  const bareWorker = await startBareWorker(oneNodeEnv(redis.url));
+  await drain({ client, queues: [bareQueue] }, warmup, 'noop');
+  const bareDrain = await drain({ client, queues: [bareQueue] }, SETTINGS.drainJobs, 'noop', { workerPid: bareWorker.child.pid, redisPid: redis.child.pid });
   await bareWorker.stop();
   await bareQueue.close();
 
@@ -56,7 +59,11 @@ async function main(): Promise<void> {
 
   const memory = { api: residentMemory(api.proc.child.pid), worker: residentMemory(worker.child.pid) };
   await queue.close();
-  client.disconnect();
+  // The one-node figures are complete: their processes make way for the cluster runs' own.
+  await worker.stop();
+  await api.proc.stop();
+  const cluster = await runClusterPhase({ bare, oneNode: { url: redis.url, client } });
+  await closeBenchClients();
   const measured: Omit<BenchResults, 'targets'> = {
     schema: 1,
     mode: SMOKE ? 'smoke' : 'full',
@@ -82,6 +89,7 @@ async function main(): Promise<void> {
     drain: { connector: connectorDrain, bare: bareDrain, ofBare: round(connectorDrain.jobsPerSecond / bareDrain.jobsPerSecond, 2) },
     latency,
     memory,
+    cluster,
   };
   const results: BenchResults = { ...measured, targets: targets(measured) };
   // The soak's and the rolling restart's keys stay (results-file.ts).

@@ -25,6 +25,7 @@ function run(overrides: { b?: number; d?: number; e?: number; f?: number; drain?
     drain: { connector: { ...drain, jobsPerSecond: overrides.drain ?? 1000 }, bare: { ...drain, jobsPerSecond: 1000 }, ofBare: 1 },
     latency: { ratePerSecond: 200, seconds: 10, jobs: 2000, submitToSucceededMs: { p50: 2, p99: 10, max: 20 }, submitMs: { p50: 1, p99: 5, max: 9 } },
     memory: { api: { rssMb: 120, peakRssMb: 200 }, worker: { rssMb: 95, peakRssMb: 96 } },
+    cluster: { available: false, reason: 'not part of this test' },
   } as Omit<BenchResults, 'targets'>;
 }
 

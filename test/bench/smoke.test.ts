@@ -37,11 +37,45 @@ const drainFigure = {
   properties: { jobs: positive, seconds: positive, jobsPerSecond: positive, redisCommandsPerJob: positive },
 };
 const memoryFigure = { type: 'object', required: ['rssMb', 'peakRssMb'], properties: { rssMb: positive, peakRssMb: positive } };
+const nodeShare = {
+  type: 'object',
+  required: ['port', 'role', 'commandsPerUnit', 'cpuUsPerUnit', 'commandShare', 'cpuShare', 'busy', 'commandsPerSecond', 'keys', 'commandsPerCpuSecond'],
+  properties: { role: { enum: ['primary', 'replica'] }, commandsPerUnit: number, cpuUsPerUnit: number, busy: number },
+};
+const topologyRun = {
+  type: 'object',
+  required: ['id', 'title', 'primaries', 'replicas', 'shards', 'queues', 'submit', 'drain'],
+  properties: {
+    submit: {
+      type: 'object',
+      required: ['requests', 'rounds', 'requestsPerSecond', 'ofBaseline', 'ofOneNode', 'apiCpuUsPerRequest', 'apiSyscallsPerRequest', 'redisCommandsPerRequest', 'redisCpuUsPerRequest', 'nodes'],
+      properties: { requests: positive, requestsPerSecond: positive, ofBaseline: positive, ofOneNode: positive, redisCommandsPerRequest: positive, redisCpuUsPerRequest: positive, nodes: { type: 'array', items: nodeShare, minItems: 1 } },
+    },
+    drain: {
+      type: 'object',
+      required: ['jobs', 'seconds', 'jobsPerSecond', 'ofOneNode', 'workerCpuUsPerJob', 'redisCpuUsPerJob', 'redisCommandsPerJob', 'nodes'],
+      properties: { jobs: positive, jobsPerSecond: positive, ofOneNode: positive, redisCommandsPerJob: positive, redisCpuUsPerJob: positive, nodes: { type: 'array', items: nodeShare, minItems: 1 } },
+    },
+  },
+};
+const clusterResults = {
+  type: 'object',
+  required: ['available', 'settings', 'runs', 'ceiling'],
+  properties: {
+    available: { const: true },
+    runs: { type: 'array', items: topologyRun, minItems: 3, maxItems: 3 },
+    ceiling: {
+      type: 'object',
+      required: ['redisCpuUsPerJob', 'jobsPerSecondPerPrimary', 'oneNodeJobsPerSecond', 'commandsPerCpuSecond', 'peak', 'queueShare', 'busiest', 'arithmetic', 'oneSubjectJobsPerSecond'],
+      properties: { jobsPerSecondPerPrimary: positive, oneNodeJobsPerSecond: positive, queueShare: { type: 'number', minimum: 0, maximum: 1 }, arithmetic: { type: 'array', minItems: 4 } },
+    },
+  },
+};
 
 /** The shape `bench/results.json` must have, whichever mode wrote it. */
 const RESULTS_SCHEMA = {
   type: 'object',
-  required: ['schema', 'mode', 'startedAt', 'finishedAt', 'machine', 'settings', 'baseline', 'http', 'mcp', 'drain', 'latency', 'memory', 'targets'],
+  required: ['schema', 'mode', 'startedAt', 'finishedAt', 'machine', 'settings', 'baseline', 'http', 'mcp', 'drain', 'latency', 'memory', 'cluster', 'targets'],
   properties: {
     schema: { const: 1 },
     mode: { const: 'smoke' },
@@ -69,6 +103,7 @@ const RESULTS_SCHEMA = {
       properties: { jobs: positive, submitToSucceededMs: { type: 'object', required: ['p50', 'p99', 'max'] } },
     },
     memory: { type: 'object', required: ['api', 'worker'], properties: { api: memoryFigure, worker: memoryFigure } },
+    cluster: clusterResults,
     targets: {
       type: 'array',
       minItems: 8,
@@ -100,8 +135,8 @@ function temporaryDirectory(prefix: string): () => string {
 }
 
 describe('the benchmark smoke run (dist/bench/run.js --smoke) on Redis', function () {
-  // A few seconds of load per scenario plus process start-ups; generous for a loaded CI machine.
-  this.timeout(240_000);
+  // A few seconds of load per scenario plus process start-ups and a 6-node cluster; generous for a loaded CI machine.
+  this.timeout(300_000);
   const dir = temporaryDirectory('bench-smoke-test-');
 
   it('runs every scenario end to end with zero non-2xx answers and writes a well-formed results.json', async () => {
@@ -132,6 +167,28 @@ describe('the benchmark smoke run (dist/bench/run.js --smoke) on Redis', functio
     expect(results.latency.jobs).to.equal(results.settings.latencyRatePerSecond * results.settings.latencySeconds);
     // The table went to the terminal too.
     expect(output).to.contain('| target | measured | goal | met |');
+
+    // The cluster runs: one node, then a 3-primary cluster with 1 and 3 job-queue shards, each measured node by node.
+    const cluster = results.cluster;
+    expect(cluster.runs.map((run: { id: string; primaries: number; replicas: number; shards: number }) => [run.id, run.primaries, run.replicas, run.shards])).to.deep.equal([
+      ['one-node', 1, 0, 1],
+      ['cluster-1', 3, 3, 1],
+      ['cluster-3', 3, 3, 3],
+    ]);
+    type Share = { port: number; role: string; commandShare: number | null; commandsPerUnit: number };
+    const primaries = (nodes: Share[]) => nodes.filter((node) => node.role === 'primary');
+    const [, single, spread] = cluster.runs as Array<{ queues: Array<{ port: number }>; submit: { nodes: Share[] }; drain: { jobs: number; nodes: Share[] } }>;
+    for (const run of [single, spread]) {
+      const shares = primaries(run.submit.nodes).map((node) => node.commandShare!);
+      expect(shares.reduce((total, share) => total + share, 0)).to.be.closeTo(1, 0.01);
+      expect(run.drain.jobs).to.equal(cluster.settings.drainJobs);
+    }
+    // With one shard the queue's primary runs the whole drain; with three (on three distinct primaries) each carries a part.
+    const queuePrimary = primaries(single.drain.nodes).find((node) => node.port === single.queues[0].port)!;
+    expect(queuePrimary.commandShare).to.be.greaterThan(0.9);
+    expect(new Set(spread.queues.map((queue) => queue.port)).size).to.equal(3);
+    for (const node of primaries(spread.drain.nodes)) expect(node.commandShare, String(node.port)).to.be.greaterThan(0.15);
+    expect(output).to.match(/^Per-primary ceiling: a paid job costs [0-9.]+ µs of primary CPU/m);
   });
 });
 

@@ -1,21 +1,3 @@
-import net from 'node:net';
-
-/** Asks the kernel for a free TCP port on the loopback interface. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** `count` distinct free ports (the kernel may hand the same one out twice in a row once it is closed). */
-export async function freePorts(count: number): Promise<number[]> {
-  const ports = new Set<number>();
-  while (ports.size < count) ports.add(await freePort());
-  return [...ports];
-}
+// One implementation, shared with the Redis topology starters (scripts/redis-topologies/), which the build
+// compiles for the bench and so cannot import from test/.
+export { freePort, freePorts } from '../../scripts/redis-topologies/free-port';

@@ -1,24 +1,3 @@
-/**
- * Polls `probe` until it returns a truthy value or the deadline passes. Tests wait on conditions with this,
- * never on fixed sleeps.
- */
-export async function waitFor<T>(
-  probe: () => T | Promise<T>,
-  { timeoutMs = 10_000, intervalMs = 25, what = 'condition' }: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value) return value as NonNullable<T>;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) {
-      const cause = lastError instanceof Error ? `: ${lastError.message}` : '';
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${cause}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}
+// One implementation, shared with the Redis topology starters (scripts/redis-topologies/), which the build
+// compiles for the bench and so cannot import from test/.
+export { waitFor } from '../../scripts/redis-topologies/wait-for';
