@@ -23,7 +23,7 @@ async function main(): Promise<void> {
     const logger = createLogger('warn', 'oauth-client');
     const client = createRedisClient({ connection, role: 'worker', connectionName: 'oauth-client', commandTimeoutMs: 5000, logger, metrics: new Metrics() });
     try {
-      const keys = new RedisKeys(process.env.REDIS_KEY_PREFIX ?? 'connector:', connection.topology.mode === 'cluster');
+      const keys = RedisKeys.forConnection(process.env.REDIS_KEY_PREFIX ?? 'connector:', connection);
       const store = new RedisOAuthStateStore(client, keys, new RedisGuard(10_000));
       await storeConfidentialClient(store, record);
     } finally {

@@ -66,7 +66,7 @@ export function createJobWorker(options: {
     afterJobEvent?.();
   };
   if (!config.redis) throw new Error('the job worker needs Redis');
-  const keys = new RedisKeys(config.redisKeyPrefix, config.redis.topology.mode === 'cluster');
+  const keys = RedisKeys.forConnection(config.redisKeyPrefix, config.redis);
   // BullMQ requires a connection whose commands wait for Redis (maxRetriesPerRequest: null); it duplicates
   // it for its blocking fetch and closes the duplicates itself, and this client is closed last by us.
   const client = createRedisClient({

@@ -43,7 +43,7 @@ export function createWebhookWorker(options: { config: WebhookWorkerConfig; metr
   const { config, metrics, logger } = options;
   const settings = config.webhooks;
   if (!settings || !config.redis) return undefined;
-  const keys = new RedisKeys(config.redisKeyPrefix, config.redis.topology.mode === 'cluster');
+  const keys = RedisKeys.forConnection(config.redisKeyPrefix, config.redis);
   const client = createRedisClient({
     connection: config.redis,
     role: 'worker',

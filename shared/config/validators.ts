@@ -1,7 +1,7 @@
 import { makeValidator } from 'envalid';
 
 /** Hosts for which a plain-http PUBLIC_URL is allowed: exact matches only, so `localhost.evil.com` is refused. */
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 function parseAbsoluteUrl(input: string): URL {
   let url: URL;

@@ -1,5 +1,5 @@
 import { cleanEnv, makeValidator } from 'envalid';
-import { httpsUrl, intInRange } from '../config/validators';
+import { httpsUrl, intInRange, LOOPBACK_HOSTS } from '../config/validators';
 
 /** A client registered ahead of time (GPT Actions): only the SHA-256 of its secret is kept. */
 export interface PreRegisteredClient {
@@ -24,7 +24,6 @@ export interface OAuthSettings {
   readonly clients: readonly PreRegisteredClient[];
 }
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 /** The dev consent page's path; see `api/routes/dev-consent-routes.ts`. */
 export const DEV_CONSENT_PATH = '/oauth/dev-consent';
 

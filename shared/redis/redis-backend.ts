@@ -40,8 +40,8 @@ export function createRedisBackend(
     logger,
     metrics,
   });
-  const clustered = config.redis.topology.mode === 'cluster';
-  const keys = new RedisKeys(config.redisKeyPrefix, clustered);
+  const keys = RedisKeys.forConnection(config.redisKeyPrefix, config.redis);
+  const { clustered } = keys;
   // The deadline sits a little above the command timeout, so the client's own timeout normally answers
   // first and the guard only catches waits the client does not bound.
   const guard = new RedisGuard(config.redisCommandTimeoutMs + 500, () => metrics.redisErrors.inc());

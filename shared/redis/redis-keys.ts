@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import type { RedisConnection } from '../config/redis-settings';
 
 /** The BullMQ queue of paid jobs (shard 0); its keys live under {@link RedisKeys.bullPrefix}. */
 export const JOB_QUEUE_NAME = 'jobs';
@@ -21,6 +22,11 @@ export class RedisKeys {
     readonly prefix: string,
     readonly clustered = false,
   ) {}
+
+  /** The keys for a connection: hash-tagged when it is a cluster. */
+  static forConnection(prefix: string, connection: RedisConnection): RedisKeys {
+    return new RedisKeys(prefix, connection.topology.mode === 'cluster');
+  }
 
   /** The prefix handed to BullMQ; its keys then read `<prefix>bull:<queue>:…`. */
   get bullPrefix(): string {

@@ -1,5 +1,5 @@
 import { bool, cleanEnv, makeValidator } from 'envalid';
-import { intInRange } from '../config/validators';
+import { intInRange, LOOPBACK_HOSTS } from '../config/validators';
 import { isNonPublicHost } from '../oauth/address-policy';
 
 /** Where and how events are sent; absent when `WEBHOOK_URL` and `WEBHOOK_SECRET` are both unset. */
@@ -17,7 +17,6 @@ export interface WebhookSettings {
 }
 
 /** Hosts for which a plain-http receiver is allowed: exact matches, as for PUBLIC_URL. */
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 /** The Standard Webhooks secret: a prefix and the base64 of 24 to 64 random bytes. */
 const SECRET = /^whsec_((?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?)$/;
 
