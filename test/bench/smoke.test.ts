@@ -206,3 +206,23 @@ describe('the build comparison smoke run (dist/bench/compare.js) on Redis', func
     }
   });
 });
+
+describe('the webhook-receiver smoke run (dist/bench/webhook-drag.js --smoke) on Redis', function () {
+  this.timeout(180_000);
+  const dir = temporaryDirectory('bench-webhooks-test-');
+
+  it('three pairs under the same load: every job of each pair succeeds, the dead receiver holds requests and leaves deliveries waiting', async () => {
+    const out = path.join(dir(), 'results.json');
+    const { code, output } = await runBuilt('webhook-drag.js', ['--smoke', '--out', out], dir());
+    expect(code, output).to.equal(0);
+    const { webhookDrag } = JSON.parse(readFileSync(out, 'utf8')) as { webhookDrag: Record<string, any> };
+    for (const pair of ['live', 'control', 'dead']) {
+      expect(webhookDrag[pair], pair).to.have.length(webhookDrag.rounds);
+      for (const round of webhookDrag[pair]) expect(round.jobs, pair).to.equal(webhookDrag.ratePerSecond * webhookDrag.seconds);
+    }
+    expect(webhookDrag.deadReceiver.requestsHeldOpen).to.be.greaterThan(0);
+    expect(webhookDrag.deadReceiver.deliveriesNotYetDone).to.be.greaterThan(0);
+    expect(webhookDrag.liveReceiver.requestsAnswered).to.be.greaterThan(0);
+    for (const key of ['submitP50', 'submitP99', 'toSucceededP50', 'toSucceededP99']) expect(webhookDrag.deadOverLive[key], key).to.be.greaterThan(0);
+  });
+});
