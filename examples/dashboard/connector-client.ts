@@ -48,7 +48,9 @@ export function connectorClient(connectorUrl: string, linkSecret: string) {
     /** One page of the person's live connections, newest first. */
     connections: (subject: string, cursor?: string) =>
       call<{ items: Connection[]; next_cursor: string | null }>('GET', `/v1/link/connections?${new URLSearchParams({ subject, ...(cursor ? { cursor } : {}) })}`),
-    usage: (subject: string) => call<{ credits_spent: number; jobs_charged: number }>('GET', `/v1/link/usage?${new URLSearchParams({ subject })}`),
+    /** Credits charged in total and per UTC day over the last 30 days, today first. */
+    usage: (subject: string) =>
+      call<{ credits_spent: number; jobs_charged: number; days: Array<{ date: string; credits: number }> }>('GET', `/v1/link/usage?${new URLSearchParams({ subject, days: '30' })}`),
     revoke: (connectionId: string) => call<{ revoked: number }>('POST', '/v1/link/revoke', { connection_id: connectionId }),
     describeRequest: (id: string) => call<PendingRequest>('GET', request(id)),
     /** Approves for a subject or denies; answers where to send the browser. */

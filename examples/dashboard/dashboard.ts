@@ -44,7 +44,7 @@ export function createDashboard(options: DashboardOptions) {
     const row = (c: Connection) => html`<tr><td>${c.client?.client_name ?? 'token'}</td><td>${c.kind}</td><td>${c.created_at}</td><td>${c.last_used_at ?? 'never'}</td>
 <td><form method="post" action="/revoke">${csrf(s)}<input type="hidden" name="connection_id" value="${c.connection_id}"><button>Revoke</button></form></td></tr>`;
     const events = (inbox?.events ?? []).filter((e) => e.data.subject === s.person).slice(0, 10);
-    res.type('html').send(page('Your connections', html`<h1>Your connections</h1><p>Signed in as <strong>${s.person}</strong>. Credits spent in 30 days: ${usage.credits_spent}.</p>
+    res.type('html').send(page('Your connections', html`<h1>Your connections</h1><p>Signed in as <strong>${s.person}</strong>. Credits spent: ${usage.days.reduce((sum, day) => sum + day.credits, 0)} in the last 30 days, ${usage.credits_spent} in all.</p>
 <table><tr><th>App</th><th>Kind</th><th>Since</th><th>Last used</th><th></th></tr>${items.map(row)}</table>
 <form method="post" action="/link">${csrf(s)}<button>Create a token</button></form>
 <h2>Recent events</h2><ul>${events.map((e) => html`<li>${e.type} ${e.data.connection_id ?? e.data.id}</li>`)}</ul>`));

@@ -117,6 +117,17 @@ describe('examples/dashboard against a connector, driven by headless Chromium', 
     await page.waitForLoadState();
     expect(await page.locator('tr', { hasText: HOSTILE_NAME }).count(), 'rows after revoking').to.equal(0);
     expect((await connector.call('GET', '/v1/me', { headers: bearer })).status).to.equal(401);
+
+    // The connector's events reach the person's page: made, then revoked.
+    const connection = me.body.connection_id as string;
+    await waitFor(
+      async () => {
+        await page.reload();
+        const events = await page.locator('li').allTextContents();
+        return events.includes(`connection.created ${connection}`) && events.includes(`connection.revoked ${connection}`);
+      },
+      { what: 'both events of the connection on the page' },
+    );
   });
 
   it('deny: Deny lands on the redirect URI with error=access_denied and state, and no code', async () => {
@@ -152,6 +163,24 @@ describe('examples/dashboard against a connector, driven by headless Chromium', 
     const accepted = await post({ cookie, origin: dashboard.url }, { ...approve, csrf });
     expect(accepted.status).to.equal(303);
     expect(accepted.headers.get('location')).to.match(new RegExp(`^${app.url}\\?code=`));
+  });
+
+  it("a Revoke form naming another person's connection revokes nothing", async () => {
+    const other = await connector.call('POST', '/v1/link', { body: { subject: newSubject() }, headers: { 'x-link-secret': connector.config.linkSecret } });
+    expect(other.status, other.text).to.equal(201);
+    const home = await fetch(`${dashboard.url}/`);
+    const cookie = home.headers.get('set-cookie')!.split(';')[0];
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await home.text())![1];
+    const revoke = (connectionId: string) =>
+      fetch(`${dashboard.url}/revoke`, { method: 'POST', redirect: 'manual', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf, connection_id: connectionId }) });
+
+    expect((await revoke(other.body.connection_id)).status).to.equal(303);
+    expect((await connector.call('GET', '/v1/me', { headers: { authorization: `Bearer ${other.body.token}` } })).status, "the other person's token").to.equal(200);
+
+    // The same form with one of the person's own connections does revoke: the refusal above was for the owner.
+    const own = await connector.call('POST', '/v1/link', { body: { subject: person }, headers: { 'x-link-secret': connector.config.linkSecret } });
+    expect((await revoke(own.body.connection_id)).status).to.equal(303);
+    expect((await connector.call('GET', '/v1/me', { headers: { authorization: `Bearer ${own.body.token}` } })).status, "the person's own token").to.equal(401);
   });
 
   it('webhooks: each event the connector delivers twice (its first answer lost) is verified and recorded once', async () => {
