@@ -130,6 +130,20 @@ describe('examples/dashboard against a connector, driven by headless Chromium', 
     );
   });
 
+  it('Create a token shows, once and uncached, a token of the signed-in person that the connector accepts', async () => {
+    await page.goto(`${dashboard.url}/`);
+    const [shown] = await Promise.all([page.waitForResponse(`${dashboard.url}/link`), page.getByRole('button', { name: 'Create a token' }).click()]);
+    expect(shown.status()).to.equal(200);
+    expect(shown.headers()['cache-control']).to.equal('no-store');
+    const token = (await page.locator('code').textContent())!.trim();
+    const me = await connector.call('GET', '/v1/me', { headers: { authorization: `Bearer ${token}` } });
+    expect(me.status, me.text).to.equal(200);
+    expect(me.body).to.deep.include({ subject: person, client: null });
+    await page.goto(`${dashboard.url}/`);
+    expect(await page.locator('body').textContent(), 'the list does not show the token again').to.not.include(token);
+    expect(await page.locator('tr', { hasText: 'token' }).filter({ hasText: 'link' }).count()).to.be.greaterThan(0);
+  });
+
   it('deny: Deny lands on the redirect URI with error=access_denied and state, and no code', async () => {
     const { state } = await openConsent(await registerApp('Denied App'));
     await Promise.all([page.waitForURL((url) => url.href.startsWith(app.url)), page.getByRole('button', { name: 'Deny' }).click()]);
