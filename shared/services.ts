@@ -3,6 +3,7 @@ import { deriveKeys } from './auth/derived-keys';
 import { LinkService } from './auth/link-service';
 import { TokenService } from './auth/token-service';
 import { IdentityService } from './identity/identity-service';
+import { UsageService } from './identity/usage-service';
 import { DailyBudget } from './jobs/daily-budget';
 import { StoredJobIdKey } from './jobs/job-id-key';
 import { JobService } from './jobs/job-service';
@@ -44,6 +45,7 @@ export function createServices(config: Config, backend: Backend, metrics: Metric
         onRevoked: (count) => metrics.connectionsRevoked.inc(count),
       }),
       identity: new IdentityService(backend.ledger, config.dashboardUrl, budget),
+      usage: new UsageService(backend.ledger, budget),
       things: new ThingService(backend.things),
       jobs,
       oauth: createOAuthServices(config, { oauth: backend.oauth, connections }, tokens, {

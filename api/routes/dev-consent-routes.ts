@@ -48,8 +48,8 @@ export function devConsentRoutes(consent: ConsentService, publicUrl: string, con
         throw new AppError(403, 'forbidden', 'Forbidden', 'The consent form is not valid.');
       }
       const answer = body.decision === 'approve' ? { subject: typeof body.subject === 'string' ? body.subject : '' } : { deny: true as const };
-      const target = await consent.answer(request, answer);
-      res.redirect(303, target);
+      const { redirectTo } = await consent.answer(request, answer);
+      res.redirect(303, redirectTo);
     } catch (error) {
       next(error);
     }

@@ -12,8 +12,8 @@ export interface ConnectionView {
   revoked: boolean;
 }
 
-/** The dashboard's view of a stored connection; `lastUsedAt` (seconds) where the store tracks it. */
-export function toConnectionView(connection: Connection & { lastUsedAt?: number | null }): ConnectionView {
+/** The dashboard's view of a stored connection: created when issued, `last_used_at` null until first used. */
+export function toConnectionView(connection: Connection): ConnectionView {
   const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
   return {
     connection_id: connection.id,
@@ -21,7 +21,7 @@ export function toConnectionView(connection: Connection & { lastUsedAt?: number 
     kind: connection.client ? 'oauth' : 'link',
     client: connection.client ? { client_id: connection.client.id, client_name: connection.client.name } : null,
     created_at: iso(connection.issuedAt),
-    last_used_at: connection.lastUsedAt ? iso(connection.lastUsedAt) : null,
+    last_used_at: connection.lastUsedAt === undefined ? null : iso(connection.lastUsedAt),
     expires_at: iso(connection.expiresAt),
     revoked: connection.revoked,
   };

@@ -1,6 +1,9 @@
 import { normalizeSubject } from '../identity/normalize-subject';
+import type { Page } from '../pagination/page';
 import type { ConnectionStore } from '../stores/connection-store';
 import { newId } from '../util/ids';
+import { pageConnections, type ConnectionQuery } from './connection-page';
+import type { ConnectionView } from './connection-view';
 import type { TokenService } from './token-service';
 
 /** What the dashboard receives when it links a subject. */
@@ -21,7 +24,7 @@ export interface LinkServiceHooks {
   onRevoked?(count: number): void;
 }
 
-/** Mints connections and tokens for the dashboard, and revokes them. */
+/** Mints connections and tokens for the dashboard, lists them and revokes them. */
 export class LinkService {
   constructor(
     private readonly connections: ConnectionStore,
@@ -48,6 +51,12 @@ export class LinkService {
       expires_at: new Date(expiresAt * 1000).toISOString(),
       revoke_url: this.revokeUrl,
     };
+  }
+
+  /** A page of the subject's connections (normalised as {@link link} does), newest first. */
+  async list(rawSubject: string, query: ConnectionQuery): Promise<Page<ConnectionView>> {
+    const subject = normalizeSubject(rawSubject, '/query/subject');
+    return pageConnections(await this.connections.list(subject), query);
   }
 
   /** Revokes one connection or all of a subject's; resolves to how many were newly revoked. */

@@ -28,6 +28,17 @@ export const publicUrl = makeValidator<string>((input) => {
   throw new Error('must use https (http is allowed only for localhost, 127.0.0.1 or [::1])');
 });
 
+/**
+ * `CONSENT_URL`: https, or http only on an exact loopback host, so a dashboard running on the developer's own
+ * machine (examples/dashboard) can be the consent screen of a local connector. The browser is sent there; a
+ * loopback address only ever reaches the person's own machine.
+ */
+export const consentUrl = makeValidator<string>((input) => {
+  const url = parseAbsoluteUrl(input);
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) return input.trim();
+  throw new Error('must use https (http is allowed only for localhost, 127.0.0.1 or [::1])');
+});
+
 /** `DASHBOARD_URL`: an absolute https URL. */
 export const httpsUrl = makeValidator<string>((input) => {
   const url = parseAbsoluteUrl(input);

@@ -1,4 +1,4 @@
-import type { Connection, ConnectionStore } from '../stores/connection-store';
+import { lastUseIsStale, type Connection, type ConnectionStore } from '../stores/connection-store';
 
 /** Connections in a Map; expired ones are dropped lazily. */
 export class MemoryConnectionStore implements ConnectionStore {
@@ -11,7 +11,7 @@ export class MemoryConnectionStore implements ConnectionStore {
 
   async get(id: string): Promise<Connection | undefined> {
     const found = this.byId.get(id);
-    return found ? { ...found, client: found.client && { ...found.client } } : undefined;
+    return found ? copy(found) : undefined;
   }
 
   async revoke(id: string): Promise<number> {
@@ -37,8 +37,23 @@ export class MemoryConnectionStore implements ConnectionStore {
     return [...this.byId.values()].filter((c) => c.subject === subject && !c.revoked && c.expiresAt >= now).map((c) => c.id);
   }
 
+  async list(subject: string): Promise<Connection[]> {
+    const now = Date.now() / 1000;
+    return [...this.byId.values()].filter((c) => c.subject === subject && c.expiresAt > now).map(copy);
+  }
+
+  async touch(id: string, at: number): Promise<void> {
+    const found = this.byId.get(id);
+    if (found && lastUseIsStale(found.lastUsedAt, at)) found.lastUsedAt = at;
+  }
+
   private sweep(): void {
     const now = Date.now() / 1000;
     for (const [id, connection] of this.byId) if (connection.expiresAt < now) this.byId.delete(id);
   }
+}
+
+/** A copy, so callers never hold the stored object. */
+function copy(connection: Connection): Connection {
+  return { ...connection, ...(connection.client ? { client: { ...connection.client } } : {}) };
 }

@@ -1,5 +1,5 @@
 import type { PageQuery, SeqItem } from '../pagination/page';
-import { utcDay, type Claim, type ClaimRequest, type LedgerStore, type Usage } from '../stores/ledger-store';
+import { SPEND_HISTORY_DAYS, utcDay, utcDaysBack, type Claim, type ClaimRequest, type LedgerStore, type Usage } from '../stores/ledger-store';
 import { SubjectSequence } from './subject-sequence';
 
 interface IdempotencyRecord {
@@ -16,7 +16,7 @@ export class MemoryLedgerStore implements LedgerStore {
   private readonly records = new Map<string, IdempotencyRecord>();
   private readonly usageBySubject = new Map<string, Usage>();
   private readonly jobs = new SubjectSequence<string>();
-  /** Credits charged per UTC day, then per subject; past days are dropped as new ones start. */
+  /** Credits charged per UTC day, then per subject; days beyond the history are dropped as new ones start. */
   private readonly spentByDay = new Map<string, Map<string, number>>();
 
   async claim(request: ClaimRequest): Promise<Claim> {
@@ -53,6 +53,10 @@ export class MemoryLedgerStore implements LedgerStore {
     return this.spentByDay.get(day)?.get(subject) ?? 0;
   }
 
+  async spentOnDays(subject: string, days: readonly string[]): Promise<number[]> {
+    return days.map((day) => this.spentByDay.get(day)?.get(subject) ?? 0);
+  }
+
   async pruneJobs(subject: string, jobIds: readonly string[]): Promise<void> {
     const now = Date.now();
     const gone = new Set(jobIds.filter((id) => !((this.records.get(id)?.expiresAt ?? 0) > now)));
@@ -62,7 +66,8 @@ export class MemoryLedgerStore implements LedgerStore {
   private spentDay(day: string): Map<string, number> {
     let spent = this.spentByDay.get(day);
     if (!spent) {
-      for (const past of this.spentByDay.keys()) if (past < day) this.spentByDay.delete(past);
+      const oldest = utcDaysBack(day, SPEND_HISTORY_DAYS + 1)[SPEND_HISTORY_DAYS];
+      for (const past of this.spentByDay.keys()) if (past < oldest) this.spentByDay.delete(past);
       spent = new Map();
       this.spentByDay.set(day, spent);
     }

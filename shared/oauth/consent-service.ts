@@ -29,6 +29,12 @@ export interface PendingView {
 /** The consent screen's answer: approve for a subject, or deny. */
 export type ConsentAnswer = { subject: string } | { deny: true };
 
+/** Where the dashboard sends the browser, and on approval the connection made (to list or revoke it later). */
+export interface ConsentOutcome {
+  redirectTo: string;
+  connectionId?: string;
+}
+
 /**
  * The authorization endpoint's logic and the consent hand-off: `/oauth/authorize` checks the request and
  * parks it; the dashboard reads it and answers it; approval makes a connection for the subject and a
@@ -88,8 +94,8 @@ export class ConsentService {
     };
   }
 
-  /** Answers a pending request once; resolves to where the dashboard sends the browser. */
-  async answer(requestId: string, answer: ConsentAnswer): Promise<string> {
+  /** Answers a pending request once; resolves to where the dashboard sends the browser, and the connection. */
+  async answer(requestId: string, answer: ConsentAnswer): Promise<ConsentOutcome> {
     // The subject is checked before the request is used up, so a typo does not cost the person the flow.
     const subject = 'subject' in answer ? normalizeSubject(answer.subject) : undefined;
     const consumed = await this.store.consume('request', requestId);
@@ -97,7 +103,7 @@ export class ConsentService {
     const pending = JSON.parse(consumed.value) as PendingRequest;
     const base = { state: pending.state, iss: this.settings.issuer };
     if (subject === undefined) {
-      return redirectWith(pending.redirectUri, { error: 'access_denied', error_description: 'the person declined', ...base });
+      return { redirectTo: redirectWith(pending.redirectUri, { error: 'access_denied', error_description: 'the person declined', ...base }) };
     }
     const issuedAt = Math.floor(Date.now() / 1000);
     const connectionId = newId('conn');
@@ -112,7 +118,7 @@ export class ConsentService {
     const code = newOpaqueSecret();
     const grant: CodeGrant = { connectionId, subject, clientId: pending.clientId, redirectUri: pending.redirectUri, codeChallenge: pending.codeChallenge };
     await this.store.put('code', hashSecret(code), JSON.stringify(grant), this.settings.codeTtlSeconds);
-    return redirectWith(pending.redirectUri, { code, ...base });
+    return { redirectTo: redirectWith(pending.redirectUri, { code, ...base }), connectionId };
   }
 }
 

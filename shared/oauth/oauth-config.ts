@@ -1,5 +1,5 @@
 import { cleanEnv, makeValidator } from 'envalid';
-import { httpsUrl, intInRange, LOOPBACK_HOSTS } from '../config/validators';
+import { consentUrl, intInRange, LOOPBACK_HOSTS } from '../config/validators';
 
 /** A client registered ahead of time (GPT Actions): only the SHA-256 of its secret is kept. */
 export interface PreRegisteredClient {
@@ -51,7 +51,7 @@ const preRegisteredClients = makeValidator<PreRegisteredClient[]>((input) => {
 
 /** The OAuth variables and their rules (listed in docs/configuration.md). */
 export const OAUTH_VARIABLES = {
-  CONSENT_URL: httpsUrl({ default: undefined }),
+  CONSENT_URL: consentUrl({ default: undefined }),
   OAUTH_ACCESS_TOKEN_TTL_SECONDS: intInRange(60, 86_400)({ default: 3600 }),
   OAUTH_REQUEST_TTL_SECONDS: intInRange(1, 3600)({ default: 600 }),
   OAUTH_CODE_TTL_SECONDS: intInRange(1, 600)({ default: 60 }),

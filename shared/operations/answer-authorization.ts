@@ -23,13 +23,21 @@ export const answerAuthorization: Operation = {
   },
   responses: {
     200: {
-      description: "Where to send the browser: the app's redirect URI with a code, or with error=access_denied.",
-      schema: { type: 'object', additionalProperties: false, required: ['redirect_to'], properties: { redirect_to: { type: 'string', format: 'uri' } } },
+      description: "Where to send the browser: the app's redirect URI with a code, or with error=access_denied; on approval, the connection made.",
+      schema: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['redirect_to'],
+        properties: {
+          redirect_to: { type: 'string', format: 'uri' },
+          connection_id: { type: 'string', pattern: '^conn_', description: 'Set on approval: the connection the app now holds (list it, revoke it).' },
+        },
+      },
     },
   },
   errors: [400, 401, 404, 413, 415, 429, 500, 503],
-  handle: async (request, services) => ({
-    status: 200,
-    body: { redirect_to: await services.oauth.consent.answer(request.params.request, request.body) },
-  }),
+  handle: async (request, services) => {
+    const { redirectTo, connectionId } = await services.oauth.consent.answer(request.params.request, request.body);
+    return { status: 200, body: { redirect_to: redirectTo, ...(connectionId ? { connection_id: connectionId } : {}) } };
+  },
 };

@@ -1,6 +1,7 @@
 import type { LinkService } from '../auth/link-service';
 import type { Principal } from '../auth/principal';
 import type { IdentityService } from '../identity/identity-service';
+import type { UsageService } from '../identity/usage-service';
 import type { JobService } from '../jobs/job-service';
 import type { UsageSnapshot } from '../stores/admission-store';
 import type { OAuthServices } from '../oauth/oauth-services';
@@ -17,6 +18,7 @@ export type AuthScheme = 'bearer' | 'link-secret';
 export interface Services {
   links: LinkService;
   identity: IdentityService;
+  usage: UsageService;
   things: ThingService;
   jobs: JobService;
   oauth: OAuthServices;

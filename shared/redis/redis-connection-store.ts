@@ -1,5 +1,5 @@
 import type { RedisClient } from './redis-client';
-import type { Connection, ConnectionStore } from '../stores/connection-store';
+import { LAST_USE_RESOLUTION_SECONDS, type Connection, type ConnectionStore } from '../stores/connection-store';
 import { defineLuaScript, type LuaScript } from './lua-script';
 import type { RedisGuard } from './redis-guard';
 import type { RedisKeys } from './redis-keys';
@@ -37,6 +37,24 @@ return 0
 `;
 
 /**
+ * The Lua that records a use of a connection whose hash is `key` at `at` (seconds, a Lua expression) when
+ * `lastUsed` (the stored `last_used_at`, `false` when absent) is none or at least `resolution` seconds
+ * older. Shared by the touch script and the one-node admission script, which has just read the field.
+ */
+export function recordUseLua(key: string, lastUsed: string, at: string, resolution: string): string {
+  return `if not ${lastUsed} or tonumber(${at}) - tonumber(${lastUsed}) >= tonumber(${resolution}) then redis.call('HSET', ${key}, 'last_used_at', ${at}) end`;
+}
+
+// Only an existing connection is touched: a hash written after its expiry would have no TTL.
+// KEYS: connection hash. ARGV: now (seconds), resolution (seconds).
+const TOUCH = `
+local conn = redis.call('HMGET', KEYS[1], 'subject', 'last_used_at')
+if not conn[1] then return 0 end
+${recordUseLua('KEYS[1]', 'conn[2]', 'ARGV[1]', 'ARGV[2]')}
+return 1
+`;
+
+/**
  * Connections and revocations in Redis. Every token check reads the connection from Redis, so a revocation
  * through any replica refuses the token on every replica from the very next request (no cache to expire).
  */
@@ -44,6 +62,7 @@ export class RedisConnectionStore implements ConnectionStore {
   private readonly indexScript: LuaScript<number>;
   private readonly createScript: LuaScript<number>;
   private readonly revokeScript: LuaScript<number>;
+  private readonly touchScript: LuaScript<number>;
 
   constructor(
     private readonly client: RedisClient,
@@ -53,6 +72,7 @@ export class RedisConnectionStore implements ConnectionStore {
     this.indexScript = defineLuaScript(client, 'connection_index', 1, INDEX);
     this.createScript = defineLuaScript(client, 'connection_create_hash', 1, CREATE);
     this.revokeScript = defineLuaScript(client, 'connection_revoke', 1, REVOKE);
+    this.touchScript = defineLuaScript(client, 'connection_touch', 1, TOUCH);
   }
 
   async create(connection: Connection): Promise<void> {
@@ -67,16 +87,7 @@ export class RedisConnectionStore implements ConnectionStore {
   }
 
   async get(id: string): Promise<Connection | undefined> {
-    const fields = await this.guard.commands(() => this.client.hgetall(this.keys.connection(id)));
-    if (!fields.subject) return undefined;
-    return {
-      id,
-      subject: fields.subject,
-      issuedAt: Number(fields.issued_at),
-      expiresAt: Number(fields.expires_at),
-      revoked: fields.revoked !== '0',
-      ...(fields.client_id ? { client: { id: fields.client_id, name: fields.client_name ?? '' } } : {}),
-    };
+    return connectionOf(id, await this.guard.commands(() => this.client.hgetall(this.keys.connection(id))));
   }
 
   async revoke(id: string): Promise<number> {
@@ -110,4 +121,41 @@ export class RedisConnectionStore implements ConnectionStore {
     });
   }
 
+  /**
+   * The subject's index is a set (the layout of every release so far), so it has no order: every member's
+   * hash is read, one by one as {@link liveIds} does, and the caller sorts. A subject holds a handful of
+   * connections (one per app or link, each lasting the token lifetime), so this stays small; ids whose
+   * connection has expired are dropped from the index on the way.
+   */
+  async list(subject: string): Promise<Connection[]> {
+    const index = this.keys.subjectConnections(subject);
+    return this.guard.commands(async () => {
+      const ids = await this.client.smembers(index);
+      const found = await Promise.all(ids.map(async (id) => connectionOf(id, await this.client.hgetall(this.keys.connection(id)))));
+      const expired = ids.filter((_, i) => found[i] === undefined);
+      if (expired.length > 0) await this.client.srem(index, ...expired);
+      return found.filter((connection): connection is Connection => connection !== undefined);
+    });
+  }
+
+  async touch(id: string, at: number): Promise<void> {
+    await this.guard.commands(() => this.touchScript([this.keys.connection(id)], [at, LAST_USE_RESOLUTION_SECONDS]));
+  }
+}
+
+/**
+ * A connection from its hash's fields; undefined when the hash is gone. Hashes written before uses were
+ * recorded have no `last_used_at` and read as never used.
+ */
+function connectionOf(id: string, fields: Record<string, string>): Connection | undefined {
+  if (!fields.subject) return undefined;
+  return {
+    id,
+    subject: fields.subject,
+    issuedAt: Number(fields.issued_at),
+    expiresAt: Number(fields.expires_at),
+    revoked: fields.revoked !== '0',
+    ...(fields.client_id ? { client: { id: fields.client_id, name: fields.client_name ?? '' } } : {}),
+    ...(fields.last_used_at ? { lastUsedAt: Number(fields.last_used_at) } : {}),
+  };
 }

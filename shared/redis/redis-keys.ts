@@ -51,12 +51,18 @@ export class RedisKeys {
     return `${this.prefix}job-shards`;
   }
 
-  /** Hash of one connection: subject, issued_at, expires_at, revoked (0/1); expires with the token. */
+  /**
+   * Hash of one connection: subject, issued_at, expires_at, revoked (0/1), for OAuth grants client_id and
+   * client_name, and once used last_used_at (seconds; written at most once a minute); expires with the token.
+   */
   connection(connectionId: string): string {
     return `${this.prefix}conn:${connectionId}`;
   }
 
-  /** Set of a subject's connection ids, for "revoke every connection of this subject". */
+  /**
+   * Set of a subject's connection ids, for "revoke every connection of this subject" and the dashboard's
+   * list (which reads each member's hash and orders them by issued_at: a set has no order of its own).
+   */
   subjectConnections(subject: string): string {
     return `${this.subjectRoot(subject)}:conns`;
   }
@@ -79,6 +85,14 @@ export class RedisKeys {
   /** Credits charged to a subject on one UTC day (`YYYY-MM-DD`), for the daily budget; expires after it. */
   subjectDailySpend(subject: string, day: string): string {
     return `${this.subjectRoot(subject)}:spent:${day}`;
+  }
+
+  /**
+   * Hash of the credits charged to a subject per UTC day (field `YYYY-MM-DD`, the day's total), for the
+   * dashboard's usage: the last 91 days, written with the day's spend key by the claim.
+   */
+  subjectSpendHistory(subject: string): string {
+    return `${this.subjectRoot(subject)}:spent-days`;
   }
 
   /** Counter that numbers a subject's things and jobs, so pages are cut by position, not by time. */

@@ -9,12 +9,29 @@ export interface Connection {
   revoked: boolean;
   /** Set when the connection is an OAuth grant: the client that holds it. */
   client?: ConnectionClient;
+  /**
+   * When its token last passed admission (seconds since the epoch), to within
+   * {@link LAST_USE_RESOLUTION_SECONDS}; absent until the first use (and on connections stored before uses
+   * were recorded).
+   */
+  lastUsedAt?: number;
 }
 
 /** The OAuth client a connection was granted to. */
 export interface ConnectionClient {
   id: string;
   name: string;
+}
+
+/**
+ * A connection's last use is written at most this often: a token that calls in a tight loop costs one
+ * write a minute, not one per call, and the dashboard shows the time to the minute.
+ */
+export const LAST_USE_RESOLUTION_SECONDS = 60;
+
+/** True when a use at `at` (seconds) is to be recorded over the one stored: none yet, or one a minute old. */
+export function lastUseIsStale(lastUsedAt: number | undefined, at: number): boolean {
+  return lastUsedAt === undefined || at - lastUsedAt >= LAST_USE_RESOLUTION_SECONDS;
 }
 
 /** Where connections and their revocations live; a revocation must be visible to every replica. */
@@ -28,4 +45,12 @@ export interface ConnectionStore {
   revokeSubject(subject: string): Promise<number>;
   /** Ids of the subject's connections that are neither revoked nor expired (the events record one per id). */
   liveIds(subject: string): Promise<string[]>;
+  /** Every connection of the subject that has not expired, revoked ones included, in no particular order. */
+  list(subject: string): Promise<Connection[]>;
+  /**
+   * Records a use of an existing connection at `at` (seconds) when {@link lastUseIsStale}, decided against
+   * the stored value in one step, so replicas racing on a stale value write once between them. A connection
+   * that no longer exists is left absent.
+   */
+  touch(id: string, at: number): Promise<void>;
 }

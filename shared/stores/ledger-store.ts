@@ -34,6 +34,18 @@ export function utcDay(at: number = Date.now()): string {
 }
 
 /**
+ * The UTC days ending with `day` (`YYYY-MM-DD`), newest first: `day` itself, the one before, and so on,
+ * `count` in all.
+ */
+export function utcDaysBack(day: string, count: number): string[] {
+  const start = Date.parse(`${day}T00:00:00.000Z`);
+  return Array.from({ length: count }, (_, i) => new Date(start - i * DAY_MS).toISOString().slice(0, 10));
+}
+
+/** How many UTC days of spend, today included, the ledger can show (`GET /v1/link/usage?days=`). */
+export const SPEND_HISTORY_DAYS = 90;
+
+/**
  * `created`: this call accepted and charged the job. `replayed`: an earlier call did. `conflict`: the key was
  * used for another payload. `over_budget`: a new job that would take the subject over its daily limit;
  * nothing was recorded or charged. A replay is never `over_budget`: the job it names was already paid for.
@@ -67,6 +79,12 @@ export interface LedgerStore {
   usage(subject: string): Promise<Usage>;
   /** Credits charged to the subject on one UTC day (`YYYY-MM-DD`). */
   spentOn(subject: string, day: string): Promise<number>;
+  /**
+   * Credits charged to the subject on each of `days` (UTC, `YYYY-MM-DD`), in the same order; the same figure
+   * `spentOn` gives and the spend cap reads, kept for the last {@link SPEND_HISTORY_DAYS} days (older days
+   * may read 0).
+   */
+  spentOnDays(subject: string, days: readonly string[]): Promise<number[]>;
   /**
    * Drops from the subject's index those of `jobIds` whose idempotency record has expired: their jobs are
    * gone for good. An id whose record is still alive is kept, since its job may be about to be enqueued.

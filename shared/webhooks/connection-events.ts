@@ -50,4 +50,13 @@ class EventfulConnectionStore implements ConnectionStore {
   liveIds(subject: string): Promise<string[]> {
     return this.store.liveIds(subject);
   }
+
+  list(subject: string): Promise<Connection[]> {
+    return this.store.list(subject);
+  }
+
+  /** A use is no event. */
+  touch(id: string, at: number): Promise<void> {
+    return this.store.touch(id, at);
+  }
 }

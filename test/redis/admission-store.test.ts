@@ -11,7 +11,7 @@ import type { Connection, ConnectionStore } from '../../shared/stores/connection
 import type { LedgerStore } from '../../shared/stores/ledger-store';
 import type { RateLimitStore } from '../../shared/stores/rate-limit-store';
 import { SequentialAdmissionStore } from '../../shared/stores/sequential-admission-store';
-import { twoClientStores } from './support/redis-fixture';
+import { commandCalls, twoClientStores, type StoreClient } from './support/redis-fixture';
 
 interface Stores {
   admissions: AdmissionStore;
@@ -121,4 +121,95 @@ describe('bearer admission gives the same outcomes on both backends', () => {
     memory = { connections, rateLimits, ledger, admissions: new SequentialAdmissionStore(connections, rateLimits, ledger) };
   });
   behavesLikeTheSeparateStores('the memory stores one after another', () => memory);
+});
+
+/** Stores whose admissions date uses by `clock`, and what shows how often a use was written. */
+interface ClockedStores {
+  admissions: AdmissionStore;
+  connections: ConnectionStore;
+  /** A second replica's admissions (Redis only), on its own client. */
+  otherReplica?: AdmissionStore;
+  /** HSET calls the server has run so far (Redis only; script-internal ones included). */
+  writes?: () => Promise<number>;
+}
+
+/** `replicas`: the stores offer a second replica and a write count (Redis), for the race between replicas. */
+function recordsUsesOncePerMinute(name: string, clock: { ms: number }, stores: () => ClockedStores, replicas = false): void {
+  describe(`the last use of a connection, ${name}`, () => {
+    const at = (seconds: number) => Math.floor(clock.ms / 1000) + seconds;
+
+    it('the first admission records it; admissions within the next 59 s leave it; one 60 s after it moves it', async () => {
+      const { admissions, connections } = stores();
+      const start = clock.ms;
+      await connections.create(connection('conn_use', 'use@example.com'));
+      expect((await connections.get('conn_use'))?.lastUsedAt).to.equal(undefined);
+      await admissions.admitBearer(request('conn_use', 'use@example.com', '10.1.0.1'));
+      const first = Math.floor(start / 1000);
+      expect((await connections.get('conn_use'))?.lastUsedAt).to.equal(first);
+      for (const later of [1, 30, 59]) {
+        clock.ms = start + later * 1000;
+        await admissions.admitBearer(request('conn_use', 'use@example.com', '10.1.0.1'));
+        expect((await connections.get('conn_use'))?.lastUsedAt, `${later} s later`).to.equal(first);
+      }
+      clock.ms = start + 60_000;
+      await admissions.admitBearer(request('conn_use', 'use@example.com', '10.1.0.1'));
+      expect((await connections.get('conn_use'))?.lastUsedAt).to.equal(first + 60);
+      clock.ms = start;
+    });
+
+    it('a refused request records nothing: a revoked connection, another subject\'s token, an unknown connection', async () => {
+      const { admissions, connections } = stores();
+      await connections.create(connection('conn_unused', 'unused@example.com'));
+      await connections.create(connection('conn_gone', 'gone@example.com'));
+      await connections.revoke('conn_gone');
+      expect((await admissions.admitBearer(request('conn_unused', 'someone@example.com', '10.1.0.2'))).outcome).to.equal('revoked');
+      expect((await admissions.admitBearer(request('conn_gone', 'gone@example.com', '10.1.0.2'))).outcome).to.equal('revoked');
+      expect((await admissions.admitBearer(request('conn_nowhere', 'gone@example.com', '10.1.0.2'))).outcome).to.equal('revoked');
+      expect((await connections.get('conn_unused'))?.lastUsedAt).to.equal(undefined);
+      expect((await connections.get('conn_gone'))?.lastUsedAt).to.equal(undefined);
+      await connections.touch('conn_nowhere', at(0));
+      expect(await connections.get('conn_nowhere'), 'a touch makes no connection').to.equal(undefined);
+    });
+
+    if (!replicas) return;
+    it('200 admissions through two replicas on a value a minute old write it once between them', async () => {
+      const { admissions, connections, otherReplica, writes } = stores();
+      await connections.create(connection('conn_busy', 'busy@example.com'));
+      await connections.touch('conn_busy', at(-61));
+      expect((await connections.get('conn_busy'))?.lastUsedAt).to.equal(at(-61));
+      const before = await writes!();
+      const outcomes = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 ? admissions : otherReplica!).admitBearer(request('conn_busy', 'busy@example.com', '10.1.0.3'))));
+      expect(outcomes.every((o) => o.outcome === 'admitted')).to.equal(true);
+      expect((await writes!()) - before).to.equal(1);
+      expect((await connections.get('conn_busy'))?.lastUsedAt).to.equal(at(0));
+    });
+  });
+}
+
+describe('bearer admission records a connection\'s use at most once a minute, on every backend', () => {
+  const clock = { ms: Date.parse('2026-11-24T10:00:00.000Z') };
+  const now = () => clock.ms;
+  const hsetCalls = (client: StoreClient) => async () => (await commandCalls(client.client)).hset ?? 0;
+
+  const script = twoClientStores('use1:', (client) => ({
+    admissions: new RedisAdmissionStore(client.client, client.keys, client.guard, now),
+    connections: new RedisConnectionStore(client.client, client.keys, client.guard),
+  }));
+  recordsUsesOncePerMinute('one Redis script (one node)', clock, () => ({ ...script.storeA, otherReplica: script.storeB.admissions, writes: hsetCalls(script.a) }), true);
+
+  const sequential = (client: StoreClient) => {
+    const connections = new RedisConnectionStore(client.client, client.keys, client.guard);
+    const rateLimits = new RedisRateLimitStore(client.client, client.keys, client.guard);
+    const ledger = new RedisLedgerStore(client.client, client.keys, client.guard);
+    return { connections, admissions: new SequentialAdmissionStore(connections, rateLimits, ledger, now) };
+  };
+  const cluster = twoClientStores('use2:', sequential);
+  recordsUsesOncePerMinute('single-slot calls (the Redis Cluster path)', clock, () => ({ ...cluster.storeA, otherReplica: cluster.storeB.admissions, writes: hsetCalls(cluster.a) }), true);
+
+  let memory: ClockedStores;
+  beforeEach(() => {
+    const connections = new MemoryConnectionStore();
+    memory = { connections, admissions: new SequentialAdmissionStore(connections, new MemoryRateLimitStore(), new MemoryLedgerStore(), now) };
+  });
+  recordsUsesOncePerMinute('the memory stores', clock, () => memory);
 });

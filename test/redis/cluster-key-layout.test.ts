@@ -93,6 +93,9 @@ describe('key layout on a cluster: every script, transaction and multi-key comma
     expect(new Set(jobIds.map((id) => queue.shardFor(id))).size).to.equal(3);
     await ledger.pruneJobs(subject, ['job_gone']);
     await ledger.listJobIds(subject, { limit: 10 });
+    expect((await ledger.spentOnDays(subject, [new Date().toISOString().slice(0, 10), '2000-01-01'])).reduce((a, b) => a + b, 0)).to.equal(9);
+    await connections.touch(connectionId, now + 120);
+    expect((await connections.list(subject)).map((c) => c.lastUsedAt)).to.deep.equal([now + 120]);
     await oauth.put('code', 'c1', 'v', 60);
     await oauth.consume('code', 'c1');
     expect(await oauth.insertCapped('client', 'cl1', 'v', 60, 10)).to.equal(true);
@@ -109,7 +112,8 @@ describe('key layout on a cluster: every script, transaction and multi-key comma
       await Promise.all(workers.map((worker) => worker.close()));
     }
     await queue.close(1000);
-    await waitFor(() => seen.some((call) => call.what.startsWith('evalsha') && call.keys.length >= 5), { what: 'the claim script to be seen' });
+    await waitFor(() => seen.some((call) => call.what.startsWith('evalsha') && call.keys.length >= 6), { what: 'the claim script to be seen' });
+    await waitFor(() => seen.some((call) => call.what.startsWith('mget')), { what: 'the usage read to be seen' });
 
     const crossing = seen.filter((call) => generateSlot.generateMulti(call.keys) < 0);
     expect(crossing.map((call) => `${call.what}: ${call.keys.join(' ')}`)).to.deep.equal([]);
@@ -125,6 +129,16 @@ describe('key layout on a cluster: every script, transaction and multi-key comma
     const claimKeys = [flat.idempotency('s', 'job_1'), flat.subjectUsage('s')];
     expect(generateSlot.generateMulti(claimKeys)).to.equal(-1);
     const tagged = new RedisKeys('kl:', true);
-    expect(generateSlot.generateMulti([tagged.idempotency('s', 'job_1'), tagged.subjectUsage('s'), tagged.subjectJobs('s'), tagged.subjectSequence('s'), tagged.subjectDailySpend('s', '2026-11-24')])).to.be.at.least(0);
+    expect(
+      generateSlot.generateMulti([
+        tagged.idempotency('s', 'job_1'),
+        tagged.subjectUsage('s'),
+        tagged.subjectJobs('s'),
+        tagged.subjectSequence('s'),
+        tagged.subjectDailySpend('s', '2026-11-24'),
+        tagged.subjectSpendHistory('s'),
+      ]),
+    ).to.be.at.least(0);
+    expect(generateSlot.generateMulti([flat.subjectDailySpend('s', '2026-11-24'), flat.subjectDailySpend('s', '2026-11-23')])).to.equal(-1);
   });
 });

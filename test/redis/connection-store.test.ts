@@ -89,6 +89,47 @@ describe('RedisConnectionStore on a private redis-server', () => {
     expect(await t.storeB.liveIds('nobody@example.com')).to.deep.equal([]);
   });
 
+  it('list gives every unexpired connection of the subject, revoked ones included, with client and last use, and drops expired ids from the index', async () => {
+    const [plain, app, revoked, gone] = [1, 2, 3, 4].map(() => connection('jack@example.com'));
+    const granted = { ...app, client: { id: 'https://app.example.com/client.json', name: 'An App' } };
+    for (const c of [plain, granted, revoked, gone, connection('kim@example.com')]) await t.storeA.create(c);
+    await t.storeA.revoke(revoked.id);
+    await t.storeA.touch(plain.id, plain.issuedAt + 5);
+    await t.a.client.del(t.a.keys.connection(gone.id));
+    const listed = await t.storeB.list('jack@example.com');
+    const byId = new Map(listed.map((c) => [c.id, c]));
+    expect([...byId.keys()].sort()).to.deep.equal([plain.id, granted.id, revoked.id].sort());
+    expect(byId.get(plain.id)).to.deep.equal({ ...plain, lastUsedAt: plain.issuedAt + 5 });
+    expect(byId.get(granted.id)).to.deep.equal(granted);
+    expect(byId.get(revoked.id)).to.deep.equal({ ...revoked, revoked: true });
+    expect((await t.a.client.smembers(t.a.keys.subjectConnections('jack@example.com'))).sort()).to.deep.equal([plain.id, granted.id, revoked.id].sort());
+    expect(await t.storeB.list('nobody@example.com')).to.deep.equal([]);
+  });
+
+  it('a connection stored before uses were recorded (no last_used_at field) reads as never used; its first touch adds the field and keeps its expiry', async () => {
+    const old = connection('lee@example.com');
+    const key = t.a.keys.connection(old.id);
+    await t.a.client.hset(key, 'subject', old.subject, 'issued_at', old.issuedAt, 'expires_at', old.expiresAt, 'revoked', '0');
+    await t.a.client.expireat(key, old.expiresAt);
+    await t.a.client.sadd(t.a.keys.subjectConnections(old.subject), old.id);
+    expect(await t.storeB.list(old.subject)).to.deep.equal([old]);
+    await t.storeB.touch(old.id, old.issuedAt + 90);
+    expect((await t.storeA.get(old.id))?.lastUsedAt).to.equal(old.issuedAt + 90);
+    expect(await t.a.client.ttl(key)).to.be.within(3590, 3600);
+  });
+
+  it('touch writes only over a use a minute old, and never brings back a connection that is gone', async () => {
+    const used = connection('mia@example.com');
+    await t.storeA.create(used);
+    await t.storeA.touch(used.id, used.issuedAt + 10);
+    await t.storeB.touch(used.id, used.issuedAt + 69);
+    expect((await t.storeA.get(used.id))?.lastUsedAt).to.equal(used.issuedAt + 10);
+    await t.storeB.touch(used.id, used.issuedAt + 70);
+    expect((await t.storeA.get(used.id))?.lastUsedAt).to.equal(used.issuedAt + 70);
+    await t.storeA.touch('conn_gone_for_good', used.issuedAt);
+    expect(await t.a.client.exists(t.a.keys.connection('conn_gone_for_good'))).to.equal(0);
+  });
+
   it('subjects never appear in key names', async () => {
     await t.storeA.create(connection('secret.person@example.com'));
     const keys = await t.a.client.keys('conns:*');

@@ -86,4 +86,22 @@ describe('Redis round trips of the hot requests, over HTTP on a private redis-se
     expect((commands.evalsha ?? 0) + (commands.eval ?? 0), JSON.stringify(commands)).to.equal(3);
     expect((commands.lpos ?? 0) + (commands.lrange ?? 0), JSON.stringify(commands)).to.equal(0);
   });
+
+  it('1,000 calls with one token write its last use once (a stored use a minute old), inside the admission script: one script call per request', async () => {
+    const linked = await c.call('POST', '/v1/link', { body: { subject: newSubject() }, headers: { 'x-link-secret': c.config.linkSecret } });
+    expect(linked.status, linked.text).to.equal(201);
+    const key = `${c.config.redisKeyPrefix}conn:${linked.body.connection_id}`;
+    await observer.hset(key, 'last_used_at', Math.floor(Date.now() / 1000) - 120);
+    const started = Date.now();
+    const commands = await commandsOf(async () => {
+      for (let round = 0; round < 100; round++) {
+        const answers = await Promise.all(Array.from({ length: 10 }, () => c.call('GET', '/v1/me', { token: linked.body.token })));
+        for (const answer of answers) expect(answer.status).to.equal(200);
+      }
+    });
+    const minutes = Math.floor((Date.now() - started) / 60_000);
+    expect((commands.evalsha ?? 0) + (commands.eval ?? 0), JSON.stringify(commands)).to.equal(1000);
+    expect(commands.hset, JSON.stringify(commands)).to.be.within(1, 1 + minutes);
+    expect(Number(await observer.hget(key, 'last_used_at'))).to.be.at.least(Math.floor(started / 1000));
+  });
 });

@@ -32,6 +32,30 @@ describe('upgrade in place: data written by the release before topologies still 
     await redis?.stop();
   });
 
+  // First: the calls below would record a use.
+  it('the dashboard lists the connection made before the upgrade (created when issued, never used) and reads the day\'s spend from its old key', async () => {
+    const headers = { 'x-link-secret': BASE_ENV.LINK_SECRET };
+    const listed = await api.call('GET', `/v1/link/connections?subject=${encodeURIComponent(legacy.subject)}`, { headers });
+    expect(listed.status, listed.text).to.equal(200);
+    const issuedAt = Number(await raw.hget(`${PREFIX}conn:${legacy.connectionId}`, 'issued_at'));
+    expect(listed.body.items).to.deep.equal([
+      {
+        connection_id: legacy.connectionId,
+        subject: legacy.subject,
+        kind: 'link',
+        client: null,
+        created_at: new Date(issuedAt * 1000).toISOString(),
+        last_used_at: null,
+        expires_at: new Date((issuedAt + 30 * 86_400) * 1000).toISOString(),
+        revoked: false,
+      },
+    ]);
+    const usage = await api.call('GET', `/v1/link/usage?subject=${encodeURIComponent(legacy.subject)}&days=3`, { headers });
+    expect(usage.status, usage.text).to.equal(200);
+    expect(usage.body).to.deep.include({ credits_spent: 2, jobs_charged: 2 });
+    expect(usage.body.days[0]).to.deep.equal({ date: new Date().toISOString().slice(0, 10), credits: 2 });
+  });
+
   it('the connection made before the upgrade still authenticates, with its usage', async () => {
     const me = await api.call('GET', '/v1/me', { token });
     expect(me.status, me.text).to.equal(200);

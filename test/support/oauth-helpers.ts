@@ -18,11 +18,11 @@ export function pkcePair(): { verifier: string; challenge: string } {
 }
 
 /** Registers a public client by DCR and returns its id. */
-export async function registerClient(baseUrl: string, redirectUris: string[] = [REDIRECT_URI]): Promise<string> {
+export async function registerClient(baseUrl: string, redirectUris: string[] = [REDIRECT_URI], clientName = 'Test App'): Promise<string> {
   const res = await fetch(`${baseUrl}/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_name: 'Test App', redirect_uris: redirectUris, token_endpoint_auth_method: 'none' }),
+    body: JSON.stringify({ client_name: clientName, redirect_uris: redirectUris, token_endpoint_auth_method: 'none' }),
   });
   const body = (await res.json()) as any;
   expect(res.status, JSON.stringify(body)).to.equal(201);
@@ -62,12 +62,21 @@ export async function pendingRequestId(res: Response): Promise<string> {
 
 /** Plays the dashboard: answers a pending request with the link secret and returns `redirect_to` parsed. */
 export async function answerConsent(connector: OAuthTarget, request: string, answer: { subject: string } | { deny: true }): Promise<URL> {
+  return (await answerConsentFully(connector, request, answer)).redirect;
+}
+
+/** {@link answerConsent}, also answering the `connection_id` an approval carries (undefined for a denial). */
+export async function answerConsentFully(
+  connector: OAuthTarget,
+  request: string,
+  answer: { subject: string } | { deny: true },
+): Promise<{ redirect: URL; connectionId?: string }> {
   const res = await connector.call('POST', `/v1/link/authorizations/${request}`, {
     body: answer,
     headers: { 'x-link-secret': connector.config.linkSecret },
   });
   expect(res.status, res.text).to.equal(200);
-  return new URL(res.body.redirect_to);
+  return { redirect: new URL(res.body.redirect_to), connectionId: res.body.connection_id };
 }
 
 /** `POST /oauth/token` with a form body. */
@@ -80,13 +89,16 @@ export async function tokenRequest(baseUrl: string, form: Record<string, string>
   return { status: res.status, body: (await res.json()) as any, headers: res.headers };
 }
 
-/** Runs register → authorize → approve and answers the code with what is needed to redeem it. */
+/**
+ * Runs register → authorize → approve and answers the code with what is needed to redeem it, and the
+ * connection the approval made.
+ */
 export async function codeFor(connector: OAuthTarget, subject: string, clientId?: string) {
   const client = clientId ?? (await registerClient(connector.baseUrl));
   const { params, pkce, state } = authorizeParams(connector, client);
   const request = await pendingRequestId(await authorize(connector.baseUrl, params));
-  const redirect = await answerConsent(connector, request, { subject });
-  return { clientId: client, code: redirect.searchParams.get('code')!, verifier: pkce.verifier, state, redirect };
+  const { redirect, connectionId } = await answerConsentFully(connector, request, { subject });
+  return { clientId: client, code: redirect.searchParams.get('code')!, verifier: pkce.verifier, state, redirect, connectionId };
 }
 
 /** The token-endpoint form that redeems a code. */

@@ -84,8 +84,15 @@ describe('configuration rules', () => {
     expect(problemsOf({ ...REQUIRED, LOG_LEVEL: 'loud' })).to.deep.equal(['LOG_LEVEL']);
   });
 
+  it('CONSENT_URL takes https, or plain http on an exact loopback host (a dashboard on the developer\'s machine)', () => {
+    expect(loadConfig({ ...REQUIRED, CONSENT_URL: 'http://localhost:3000/connect' }, 'api').oauth).to.include({ consentUrl: 'http://localhost:3000/connect', devConsent: false });
+    expect(loadConfig({ ...REQUIRED, CONSENT_URL: 'http://127.0.0.1:3000/connect' }, 'api').oauth.consentUrl).to.equal('http://127.0.0.1:3000/connect');
+    expect(loadConfig({ ...REQUIRED, CONSENT_URL: 'https://dashboard.example.com/connect' }, 'api').oauth.consentUrl).to.equal('https://dashboard.example.com/connect');
+  });
+
   it('invalid OAuth variables are refused by name like the others, not with a crash', () => {
     expect(problemsOf({ ...REQUIRED, CONSENT_URL: 'http://consent.example.com' })).to.deep.equal(['CONSENT_URL']);
+    expect(problemsOf({ ...REQUIRED, CONSENT_URL: 'http://localhost.example.com/connect' })).to.deep.equal(['CONSENT_URL']);
     expect(problemsOf({ ...REQUIRED, OAUTH_ACCESS_TOKEN_TTL_SECONDS: '5', OAUTH_CLIENTS: 'not json' })).to.have.members(['OAUTH_ACCESS_TOKEN_TTL_SECONDS', 'OAUTH_CLIENTS']);
   });
 });

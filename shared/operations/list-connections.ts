@@ -1,0 +1,78 @@
+import type { JsonSchema, Operation } from './operation';
+import { PAGE_PARAMETERS, pageArgs } from './schemas';
+
+/** The `subject` query parameter of the dashboard's reads; normalised as `/v1/link` normalises it. */
+export const SUBJECT_QUERY_PARAMETER = {
+  name: 'subject',
+  in: 'query',
+  required: true,
+  description: 'The subject, as given to /v1/link (trimmed and NFC-normalised the same way).',
+  schema: { type: 'string', minLength: 1, maxLength: 1024 },
+} as const;
+
+const timestamp: JsonSchema = { type: 'string', format: 'date-time' };
+
+/** A connection as the dashboard sees it (the list, and the data of connection events). */
+export const CONNECTION_VIEW_SCHEMA: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['connection_id', 'subject', 'kind', 'client', 'created_at', 'last_used_at', 'expires_at', 'revoked'],
+  properties: {
+    connection_id: { type: 'string', pattern: '^conn_' },
+    subject: { type: 'string' },
+    kind: { type: 'string', enum: ['link', 'oauth'], description: 'link: made by POST /v1/link; oauth: an app the person approved.' },
+    client: {
+      type: ['object', 'null'],
+      additionalProperties: false,
+      required: ['client_id', 'client_name'],
+      properties: { client_id: { type: 'string' }, client_name: { type: 'string' } },
+    },
+    created_at: timestamp,
+    last_used_at: { type: ['string', 'null'], format: 'date-time', description: 'The last call with its token, to the minute; null until the first.' },
+    expires_at: timestamp,
+    revoked: { type: 'boolean' },
+  },
+};
+
+/** `GET /v1/link/connections`: the dashboard lists a subject's connections. Not shown to the model. */
+export const listConnections: Operation = {
+  operationId: 'listConnections',
+  method: 'get',
+  path: '/v1/link/connections',
+  summary: "List a subject's connections",
+  description: "For the operator's dashboard only: the subject's connections (linked tokens and approved apps), newest first.",
+  auth: 'link-secret',
+  published: false,
+  consequential: false,
+  parameters: [
+    SUBJECT_QUERY_PARAMETER,
+    {
+      name: 'include_revoked',
+      in: 'query',
+      required: false,
+      description: 'Also list revoked connections (until they expire).',
+      schema: { type: 'boolean', default: false },
+    },
+    ...PAGE_PARAMETERS,
+  ],
+  responses: {
+    200: {
+      description: 'A page of connections.',
+      schema: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['items', 'next_cursor'],
+        properties: {
+          items: { type: 'array', items: CONNECTION_VIEW_SCHEMA },
+          next_cursor: { type: ['string', 'null'], description: 'Pass as cursor for the next page; null on the last page.' },
+        },
+      },
+    },
+  },
+  errors: [400, 401, 429, 500, 503],
+  handle: async (request, services) => {
+    const { limit, cursor } = pageArgs(request.query);
+    const includeRevoked = request.query.include_revoked === true || request.query.include_revoked === 'true';
+    return { status: 200, body: await services.links.list(String(request.query.subject), { includeRevoked, limit, cursor }) };
+  },
+};
