@@ -1,5 +1,5 @@
 import type { PageQuery, SeqItem } from '../pagination/page';
-import { SPEND_HISTORY_DAYS, utcDay, utcDaysBack, type Claim, type ClaimRequest, type LedgerStore, type Usage } from '../stores/ledger-store';
+import { SPEND_HISTORY_DAYS, utcDay, utcDayBefore, type Claim, type ClaimRequest, type LedgerStore, type Usage } from '../stores/ledger-store';
 import { SubjectSequence } from './subject-sequence';
 
 interface IdempotencyRecord {
@@ -66,7 +66,7 @@ export class MemoryLedgerStore implements LedgerStore {
   private spentDay(day: string): Map<string, number> {
     let spent = this.spentByDay.get(day);
     if (!spent) {
-      const oldest = utcDaysBack(day, SPEND_HISTORY_DAYS + 1)[SPEND_HISTORY_DAYS];
+      const oldest = utcDayBefore(day, SPEND_HISTORY_DAYS);
       for (const past of this.spentByDay.keys()) if (past < oldest) this.spentByDay.delete(past);
       spent = new Map();
       this.spentByDay.set(day, spent);

@@ -38,11 +38,11 @@ return 0
 
 /**
  * The Lua that records a use of a connection whose hash is `key` at `at` (seconds, a Lua expression) when
- * `lastUsed` (the stored `last_used_at`, `false` when absent) is none or at least `resolution` seconds
- * older. Shared by the touch script and the one-node admission script, which has just read the field.
+ * `lastUsed` (the stored `last_used_at`, `false` when absent) is none (or not a number: it is rewritten
+ * rather than failing the request) or at least `resolution` seconds older. Shared by the touch script and the one-node admission script, which has just read the field.
  */
 export function recordUseLua(key: string, lastUsed: string, at: string, resolution: string): string {
-  return `if not ${lastUsed} or tonumber(${at}) - tonumber(${lastUsed}) >= tonumber(${resolution}) then redis.call('HSET', ${key}, 'last_used_at', ${at}) end`;
+  return `if not tonumber(${lastUsed}) or tonumber(${at}) - tonumber(${lastUsed}) >= tonumber(${resolution}) then redis.call('HSET', ${key}, 'last_used_at', ${at}) end`;
 }
 
 // Only an existing connection is touched: a hash written after its expiry would have no TTL.
@@ -156,6 +156,6 @@ function connectionOf(id: string, fields: Record<string, string>): Connection | 
     expiresAt: Number(fields.expires_at),
     revoked: fields.revoked !== '0',
     ...(fields.client_id ? { client: { id: fields.client_id, name: fields.client_name ?? '' } } : {}),
-    ...(fields.last_used_at ? { lastUsedAt: Number(fields.last_used_at) } : {}),
+    ...(/^\d{1,12}$/.test(fields.last_used_at ?? '') ? { lastUsedAt: Number(fields.last_used_at) } : {}),
   };
 }

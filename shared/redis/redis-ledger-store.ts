@@ -1,5 +1,5 @@
 import type { PageQuery, SeqItem } from '../pagination/page';
-import { SPEND_HISTORY_DAYS, utcDay, utcDaysBack, type Claim, type ClaimOutcome, type ClaimRequest, type LedgerStore, type Usage } from '../stores/ledger-store';
+import { SPEND_HISTORY_DAYS, utcDay, utcDayBefore, type Claim, type ClaimOutcome, type ClaimRequest, type LedgerStore, type Usage } from '../stores/ledger-store';
 import { defineLuaScript, type LuaScript } from './lua-script';
 import type { RedisClient } from './redis-client';
 import type { RedisGuard } from './redis-guard';
@@ -102,7 +102,7 @@ export class RedisLedgerStore implements LedgerStore {
       this.keys.subjectDailySpend(request.subject, day),
       this.keys.subjectSpendHistory(request.subject),
     ];
-    const oldestKept = utcDaysBack(day, HISTORY_KEPT_DAYS)[HISTORY_KEPT_DAYS - 1];
+    const oldestKept = utcDayBefore(day, HISTORY_KEPT_DAYS - 1);
     const args = [
       request.fingerprint,
       request.ttlSeconds,

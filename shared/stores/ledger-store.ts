@@ -42,6 +42,18 @@ export function utcDaysBack(day: string, count: number): string[] {
   return Array.from({ length: count }, (_, i) => new Date(start - i * DAY_MS).toISOString().slice(0, 10));
 }
 
+// Every claim asks for the same day's cut-off, and formatting a date is a noticeable part of a claim's CPU.
+let lastDayBefore = { day: '', days: 0, before: '' };
+
+/** The UTC day `days` days before `day` (`YYYY-MM-DD`). */
+export function utcDayBefore(day: string, days: number): string {
+  if (lastDayBefore.day !== day || lastDayBefore.days !== days) {
+    const before = new Date(Date.parse(`${day}T00:00:00.000Z`) - days * DAY_MS).toISOString().slice(0, 10);
+    lastDayBefore = { day, days, before };
+  }
+  return lastDayBefore.before;
+}
+
 /** How many UTC days of spend, today included, the ledger can show (`GET /v1/link/usage?days=`). */
 export const SPEND_HISTORY_DAYS = 90;
 

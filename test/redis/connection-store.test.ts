@@ -118,6 +118,15 @@ describe('RedisConnectionStore on a private redis-server', () => {
     expect(await t.a.client.ttl(key)).to.be.within(3590, 3600);
   });
 
+  it('a last_used_at that is not a number reads as never used and is rewritten by the next use, not failing it', async () => {
+    const odd = connection('nia@example.com');
+    await t.storeA.create(odd);
+    await t.a.client.hset(t.a.keys.connection(odd.id), 'last_used_at', 'garbage');
+    expect((await t.storeB.get(odd.id))?.lastUsedAt).to.equal(undefined);
+    await t.storeB.touch(odd.id, odd.issuedAt + 3);
+    expect((await t.storeA.get(odd.id))?.lastUsedAt).to.equal(odd.issuedAt + 3);
+  });
+
   it('touch writes only over a use a minute old, and never brings back a connection that is gone', async () => {
     const used = connection('mia@example.com');
     await t.storeA.create(used);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { utcDay } from '../../shared/stores/ledger-store';
+import { utcDay, utcDayBefore, utcDaysBack } from '../../shared/stores/ledger-store';
 
 const DAY_MS = 86_400_000;
 // 1970 to 2200, plus instants within a second of a midnight, where a stale remembered day would show.
@@ -30,5 +30,23 @@ describe('utcDay', () => {
   it('an instant no date can hold throws, as formatting it would, whatever was asked before', () => {
     utcDay(Date.parse('2026-11-23T12:00:00.000Z'));
     expect(() => utcDay(Number.NaN)).to.throw(RangeError);
+  });
+});
+
+describe('utcDayBefore and utcDaysBack', () => {
+  it('any day and count: the day that many days before, the last of the days back, across months, years and leap days', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 84_000 }), fc.integer({ min: 0, max: 400 }), (dayNumber, days) => {
+        const day = new Date(dayNumber * DAY_MS).toISOString().slice(0, 10);
+        const expected = new Date((dayNumber - days) * DAY_MS).toISOString().slice(0, 10);
+        expect(utcDayBefore(day, days)).to.equal(expected);
+        const back = utcDaysBack(day, days + 1);
+        expect(back).to.have.length(days + 1);
+        expect([back[0], back[days]]).to.deep.equal([day, expected]);
+      }),
+      { numRuns: 300 },
+    );
+    expect(utcDayBefore('2028-03-01', 1)).to.equal('2028-02-29');
+    expect(utcDaysBack('2027-01-01', 3)).to.deep.equal(['2027-01-01', '2026-12-31', '2026-12-30']);
   });
 });

@@ -9,15 +9,21 @@ import { ROOT } from '../support/spawn-process';
 import { waitFor } from '../support/wait-for';
 import { newWebhookSecret } from '../support/webhook-receiver';
 
-/** The code of the fenced block of docs/webhooks.md whose info string is `info`. */
-function block(info: string): string {
-  const page = readFileSync(path.join(ROOT, 'docs', 'webhooks.md'), 'utf8');
-  const found = [...page.matchAll(/^```([^\n]*)\n([\s\S]*?)^```$/gm)].filter((m) => m[1].trim() === info);
+/** The code of the fenced block of `docs/<page>` whose info string is `info`. */
+function block(info: string, page = 'webhooks.md'): string {
+  const text = readFileSync(path.join(ROOT, 'docs', page), 'utf8');
+  const found = [...text.matchAll(/^```([^\n]*)\n([\s\S]*?)^```$/gm)].filter((m) => m[1].trim() === info);
   expect(found, `one block "${info}"`).to.have.length(1);
   return found[0][2];
 }
 
-describe('docs/webhooks.md: the receiver and the forged request, run against a connector', function () {
+/** The receivers the guides show: the one of the events guide, and the ten-line one of the dashboard guide. */
+const RECEIVERS = [
+  { page: 'webhooks.md', info: 'js webhook-receiver' },
+  { page: 'dashboard.md', info: 'js dashboard-receiver' },
+] as const;
+
+for (const { page, info } of RECEIVERS) describe(`docs/${page}: the receiver, and the forged request of docs/webhooks.md, run against a connector`, function () {
   this.timeout(30_000);
   const secret = newWebhookSecret();
   let port: number;
@@ -28,7 +34,7 @@ describe('docs/webhooks.md: the receiver and the forged request, run against a c
   before(async () => {
     port = await freePort();
     // Run from the repository, so that require('standardwebhooks') finds the package as a reader's project would.
-    receiver = spawn(process.execPath, ['-e', block('js webhook-receiver')], {
+    receiver = spawn(process.execPath, ['-e', block(info, page)], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', WEBHOOK_SECRET: secret, PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],

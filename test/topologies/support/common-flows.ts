@@ -14,8 +14,8 @@ function oauthTarget(api: ApiUnderTest, env: Record<string, string>): OAuthTarge
 
 /**
  * The flows every topology must serve, registered as tests of the calling `describe` against its deployment:
- * the README walk-through, MCP and OAuth across both API processes, 200 concurrent retries of one key, and a
- * worker killed mid-job.
+ * the README walk-through, MCP and OAuth across both API processes, the dashboard's connections and usage,
+ * 200 concurrent retries of one key, and a worker killed mid-job.
  */
 export function commonFlows(deployment: () => Deployment): void {
   it('the README walk-through across both API processes: link, me, a thing, a job polled to success, a replayed retry, one charge', async () => {
@@ -117,6 +117,34 @@ export function commonFlows(deployment: () => Deployment): void {
     expect(granted.length, JSON.stringify(answers.map((answer) => answer.body.error ?? 'tokens'))).to.be.at.most(1);
     expect(answers.filter((answer) => answer.status === 400 && answer.body.error === 'invalid_grant')).to.have.length(8 - granted.length);
     for (const answer of granted) expect((await a.call('GET', '/v1/me', { token: answer.body.access_token })).status).to.equal(401);
+  });
+
+  it("the dashboard across both APIs: an app and a link listed with their last use, the app revoked alone, the usage per day", async () => {
+    const { a, b, env } = deployment();
+    const subject = newSubject();
+    const headers = { 'x-link-secret': env.LINK_SECRET };
+    const linked = await a.link(subject);
+    const app = await codeFor(oauthTarget(b, env), subject);
+    const tokens = await tokenRequest(a.baseUrl, codeForm(app.clientId, app.code, app.verifier));
+    expect(tokens.status, JSON.stringify(tokens.body)).to.equal(200);
+    expect((await b.call('GET', '/v1/me', { token: linked.token })).status).to.equal(200);
+    const job = await a.call('POST', '/v1/jobs', { token: tokens.body.access_token, body: { input: { prompt: 'dashboard' } }, headers: { 'idempotency-key': newKey() } });
+    expect(job.status, job.text).to.equal(202);
+
+    const listed = await b.call('GET', `/v1/link/connections?subject=${encodeURIComponent(subject)}`, { headers });
+    expect(listed.status, listed.text).to.equal(200);
+    const byId = new Map(listed.body.items.map((c: { connection_id: string }) => [c.connection_id, c]));
+    expect(byId.get(linked.connection_id)).to.deep.include({ kind: 'link', client: null });
+    expect(byId.get(app.connectionId)).to.deep.include({ kind: 'oauth', client: { client_id: app.clientId, client_name: 'Test App' } });
+    for (const id of [linked.connection_id, app.connectionId]) expect((byId.get(id) as { last_used_at: string | null }).last_used_at, id).to.be.a('string');
+
+    expect((await a.call('POST', '/v1/link/revoke', { headers, body: { connection_id: app.connectionId } })).body).to.deep.equal({ revoked: 1 });
+    expect((await b.call('GET', '/v1/me', { token: tokens.body.access_token })).status).to.equal(401);
+    expect((await b.call('GET', '/v1/me', { token: linked.token })).status).to.equal(200);
+    const usage = await a.call('GET', `/v1/link/usage?subject=${encodeURIComponent(subject)}&days=2`, { headers });
+    expect(usage.status, usage.text).to.equal(200);
+    expect(usage.body).to.deep.include({ credits_spent: 1, jobs_charged: 1 });
+    expect(usage.body.days.map((d: { credits: number }) => d.credits)).to.deep.equal([1, 0]);
   });
 
   it('200 concurrent retries of one key split over both APIs answer 202 only, with one job, one non-replayed answer and one charge', async () => {
