@@ -51,11 +51,11 @@ describe('MemoryLedgerStore daily limit', () => {
     expect((await store.claim(claim({ cost: 1, dailyLimit: 3 }))).outcome).to.equal('created');
   });
 
-  it('a new day starts from zero and the past day is forgotten', async () => {
+  it('a new day starts from zero, and the past day keeps its own spend for the usage history', async () => {
     const store = new MemoryLedgerStore();
     expect((await store.claim(claim({ dailyLimit: 1 }))).outcome).to.equal('created');
     expect((await store.claim(claim({ day: '2026-11-23', dailyLimit: 1 }))).outcome).to.equal('created');
-    expect(await store.spentOn('s', '2026-11-22')).to.equal(0);
+    expect(await store.spentOn('s', '2026-11-22')).to.equal(1);
     expect(await store.spentOn('s', '2026-11-23')).to.equal(1);
   });
 });

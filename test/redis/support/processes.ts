@@ -69,6 +69,8 @@ export async function startApiProcess(env: Record<string, string>): Promise<ApiU
     baseUrl,
     call,
     link: async (subject) => {
+      // The API listens before its Redis client is connected, and answers 503 until it is (by design).
+      await waitFor(async () => (await fetch(`${baseUrl}/readyz`)).status === 200, { what: `the API on ${port} to be ready` });
       const res = await call('POST', '/v1/link', { body: { subject }, headers: { 'x-link-secret': env.LINK_SECRET } });
       expect(res.status, res.text).to.equal(201);
       return res.body;
