@@ -69,6 +69,17 @@ function logFile(name: string): { path: string; fd: number } {
   return { path: file, fd: openSync(file, 'a') };
 }
 
+/** Stops a child: SIGTERM, then SIGKILL if it has not exited within 5 s; resolves once it has exited. */
+export function stopChild(child: ChildProcess, exited: Promise<void>): () => Promise<void> {
+  return async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(timer);
+  };
+}
+
 function own(name: string, child: ChildProcess, log: string): BenchProcess {
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
@@ -76,13 +87,7 @@ function own(name: string, child: ChildProcess, log: string): BenchProcess {
     child,
     // Only the tail matters (a start-up error or the last lines before a crash).
     output: () => readFileSync(log, 'utf8').slice(-4000),
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
-    },
+    stop: stopChild(child, exited),
   };
 }
 

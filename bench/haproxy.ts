@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { accepts, freePort, waitUntil } from './bench-processes';
+import { accepts, freePort, stopChild, waitUntil } from './bench-processes';
 
 /** How HAProxy health-checks the API slots: what an ingress in front of the API's pods does with `/readyz`. */
 export const HEALTH_CHECK = { interMs: 500, fall: 2, rise: 2 };
@@ -79,13 +79,7 @@ export async function startHaproxy(dir: string, slotPorts: readonly number[]): P
     url: `http://127.0.0.1:${port}`,
     slotStates: async () => parseStates(await adminCommand(socket, 'show stat'), slotPorts.length),
     output,
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
-    },
+    stop: stopChild(child, exited),
   };
 }
 

@@ -3,7 +3,8 @@ import { makeValidator } from 'envalid';
 /** Hosts for which a plain-http PUBLIC_URL is allowed: exact matches only, so `localhost.evil.com` is refused. */
 export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]']);
 
-function parseAbsoluteUrl(input: string): URL {
+/** An absolute URL without credentials, query or fragment (`allowQuery` lets a query through). */
+export function parseAbsoluteUrl(input: string, { allowQuery = false }: { allowQuery?: boolean } = {}): URL {
   let url: URL;
   try {
     url = new URL(input);
@@ -11,7 +12,7 @@ function parseAbsoluteUrl(input: string): URL {
     throw new Error('must be an absolute URL');
   }
   if (url.username || url.password) throw new Error('must not carry credentials');
-  if (url.search || url.hash) throw new Error('must not have a query or fragment');
+  if (url.hash || (url.search && !allowQuery)) throw new Error(allowQuery ? 'must not have a fragment' : 'must not have a query or fragment');
   return url;
 }
 

@@ -1,5 +1,5 @@
 import { bool, cleanEnv, makeValidator } from 'envalid';
-import { intInRange, LOOPBACK_HOSTS } from '../config/validators';
+import { intInRange, LOOPBACK_HOSTS, parseAbsoluteUrl } from '../config/validators';
 import { isNonPublicHost } from '../oauth/address-policy';
 
 /** Where and how events are sent; absent when `WEBHOOK_URL` and `WEBHOOK_SECRET` are both unset. */
@@ -16,20 +16,12 @@ export interface WebhookSettings {
   readonly concurrency: number;
 }
 
-/** Hosts for which a plain-http receiver is allowed: exact matches, as for PUBLIC_URL. */
 /** The Standard Webhooks secret: a prefix and the base64 of 24 to 64 random bytes. */
 const SECRET = /^whsec_((?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?)$/;
 
 /** `WEBHOOK_URL`: an absolute https URL (http only on a loopback host), without credentials or fragment. */
 const webhookUrl = makeValidator<string>((input) => {
-  let url: URL;
-  try {
-    url = new URL(input);
-  } catch {
-    throw new Error('must be an absolute URL');
-  }
-  if (url.username || url.password) throw new Error('must not carry credentials');
-  if (url.hash) throw new Error('must not have a fragment');
+  const url = parseAbsoluteUrl(input, { allowQuery: true });
   if (url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) return url.toString();
   throw new Error('must use https (http is allowed only for localhost, 127.0.0.1 or [::1])');
 });
