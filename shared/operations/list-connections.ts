@@ -1,5 +1,5 @@
 import type { JsonSchema, Operation } from './operation';
-import { PAGE_PARAMETERS, pageArgs } from './schemas';
+import { PAGE_PARAMETERS, pageArgs, timestamp } from './schemas';
 
 /** The `subject` query parameter of the dashboard's reads; normalised as `/v1/link` normalises it. */
 export const SUBJECT_QUERY_PARAMETER = {
@@ -10,7 +10,6 @@ export const SUBJECT_QUERY_PARAMETER = {
   schema: { type: 'string', minLength: 1, maxLength: 1024 },
 } as const;
 
-const timestamp: JsonSchema = { type: 'string', format: 'date-time' };
 
 /** A connection as the dashboard sees it (the list, and the data of connection events). */
 export const CONNECTION_VIEW_SCHEMA: JsonSchema = {

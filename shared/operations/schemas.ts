@@ -3,7 +3,8 @@ import type { JsonSchema } from './operation';
 /** Reference to a component schema of the generated document. */
 export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 
-const timestamp: JsonSchema = { type: 'string', format: 'date-time' };
+/** A date and time as every answer writes it (RFC 3339). */
+export const timestamp: JsonSchema = { type: 'string', format: 'date-time' };
 const nullableTimestamp: JsonSchema = { type: ['string', 'null'], format: 'date-time' };
 
 /** Idempotency keys: 1..255 printable ASCII characters. */
