@@ -10,7 +10,6 @@ export const SUBJECT_QUERY_PARAMETER = {
   schema: { type: 'string', minLength: 1, maxLength: 1024 },
 } as const;
 
-
 /** A connection as the dashboard sees it (the list, and the data of connection events). */
 export const CONNECTION_VIEW_SCHEMA: JsonSchema = {
   type: 'object',
