@@ -21,7 +21,9 @@ export const SETTINGS = {
   durationSeconds: env('BENCH_SECONDS', SMOKE ? 1 : 10),
   connections: env('BENCH_CONNECTIONS', SMOKE ? 10 : 50),
   workerConcurrency: env('BENCH_WORKER_CONCURRENCY', 4),
-  drainJobs: env('BENCH_DRAIN_JOBS', SMOKE ? 200 : 10_000),
+  drainJobs: env('BENCH_DRAIN_JOBS', SMOKE ? 200 : 30_000),
+  /** (g) is the median of this many pairs of drains (`drain-pairs.ts`). */
+  drainPairs: env('BENCH_DRAIN_PAIRS', SMOKE ? 1 : 5),
   latencyRatePerSecond: env('BENCH_LATENCY_RATE', 200),
   latencySeconds: env('BENCH_LATENCY_SECONDS', SMOKE ? 1 : 10),
 };

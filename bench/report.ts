@@ -1,7 +1,8 @@
 import type { ClusterResults } from './cluster-figures';
 import { formatCluster } from './cluster-report';
 import type { HttpFigure } from './http-load';
-import type { DrainFigure, LatencyFigure } from './job-load';
+import type { PairedDrains } from './drain-pairs';
+import type { LatencyFigure } from './job-load';
 
 /** Everything one run measured: what `bench/results.json` holds. */
 export interface BenchResults {
@@ -10,7 +11,7 @@ export interface BenchResults {
   startedAt: string;
   finishedAt: string;
   machine: { cores: number; cpuModel: string; platform: string; node: string; redis: string; loadAverage: { start: number[]; end: number[] } };
-  settings: { durationSeconds: number; connections: number; workerConcurrency: number; drainJobs: number; latencyRatePerSecond: number; latencySeconds: number };
+  settings: { durationSeconds: number; connections: number; workerConcurrency: number; drainJobs: number; drainPairs: number; latencyRatePerSecond: number; latencySeconds: number };
   /**
    * (a) is measured before the first scenario and after each one (`runs`, in order); each scenario's ratio
    * uses the two on either side of it (`baselineRequestsPerSecond` of its figure).
@@ -19,7 +20,8 @@ export interface BenchResults {
   http: HttpFigure[];
   /** (f): null figure when the connector has no `/mcp`. */
   mcp: { available: boolean; reason?: string };
-  drain: { connector: DrainFigure; bare: DrainFigure; ofBare: number };
+  /** (g): the median of `pairs` (each pair's ratio, in the order they ran). */
+  drain: PairedDrains;
   latency: LatencyFigure;
   memory: { api: MemoryFigure | null; worker: MemoryFigure | null };
   /** Fresh paid jobs and the worker's drain on a 3-primary Redis Cluster with 1 and 3 shards, against one node. */
@@ -90,10 +92,10 @@ export function formatTable(results: BenchResults): string {
     lines.push(`| (${f.id}) ${f.title} | ${f.backend} | ${f.requestsPerSecond} | ${f.ofBaseline?.toFixed(2) ?? ''} | ${f.latencyMs.p50} | ${f.latencyMs.p99} | ${f.serverCpuUsPerRequest ?? ''} | ${f.ofBaselineByCpu?.toFixed(2) ?? ''} | ${f.serverSyscallsPerRequest ? `${f.serverSyscallsPerRequest.reads}+${f.serverSyscallsPerRequest.writes}` : ''} | ${f.redisCommandsPerRequest ?? ''} | ${f.serverRssMbAfter ?? ''} |`);
   }
   if (!results.mcp.available) lines.push(`| (f) MCP tools/call get_me | redis | not available: ${results.mcp.reason} | | | | | | | | |`);
-  const { connector, bare, ofBare } = results.drain;
+  const { connector, bare, ofBare, pairs } = results.drain;
   lines.push(
     '',
-    `(g) drain of ${connector.jobs} jobs: connector worker ${connector.jobsPerSecond} jobs/s (${connector.seconds}s), bare BullMQ ${bare.jobsPerSecond} jobs/s (${bare.seconds}s): ${ofBare.toFixed(2)} of bare`,
+    `(g) drain of ${connector.jobs} jobs: connector worker ${connector.jobsPerSecond} jobs/s (${connector.seconds}s), bare BullMQ ${bare.jobsPerSecond} jobs/s (${bare.seconds}s): ${ofBare.toFixed(2)} of bare (the median of ${pairs.length} pairs: ${pairs.map((ratio) => ratio.toFixed(2)).join(', ')})`,
     `    per job: connector worker ${connector.workerCpuUsPerJob ?? 'n/a'} µs CPU + Redis ${connector.redisCpuUsPerJob ?? 'n/a'} µs, ${connector.redisCommandsPerJob} Redis commands; ` +
       `bare worker ${bare.workerCpuUsPerJob ?? 'n/a'} µs CPU + Redis ${bare.redisCpuUsPerJob ?? 'n/a'} µs, ${bare.redisCommandsPerJob} Redis commands`,
     `(h) ${results.latency.ratePerSecond} jobs/s for ${results.latency.seconds}s: submit-to-succeeded p50 ${results.latency.submitToSucceededMs.p50} ms, p99 ${results.latency.submitToSucceededMs.p99} ms (POST alone p99 ${results.latency.submitMs.p99} ms)`,

@@ -9,7 +9,8 @@ import { OUT, SETTINGS, SMOKE, WATCHDOG_MS } from './bench-settings';
 import { runClusterPhase } from './cluster-phase';
 import { link, oneNodeEnv, startApi, startBareServer, startBareWorker, startWorker, stopAll, track } from './connector-processes';
 import { runHttpPhase } from './http-phase';
-import { drain, openQueue, submitToSucceeded } from './job-load';
+import { pairedDrains } from './drain-pairs';
+import { openQueue, submitToSucceeded } from './job-load';
 import { formatTable, targets, type BenchResults } from './report';
 import { mergeResults } from './results-file';
 
@@ -38,18 +39,15 @@ async function main(): Promise<void> {
   const http = await runHttpPhase({ bare, api: { base: api.base, pid: api.proc.child.pid }, redis: client });
 
   process.stdout.write('worker drain\n');
-  // The jobs the HTTP scenarios queued are not part of the drain. Each worker first drains as many jobs
-  // unmeasured: after a tenth as many, both still spent about 15 µs a job on compiler and GC threads, which
-  // made the measured drain a start-up figure rather than a steady one.
+  // The jobs the HTTP scenarios queued are not part of the drain.
   await queue.obliterate({ force: true });
-  const warmup = SETTINGS.drainJobs;
-  await drain({ client, queues: [queue] }, warmup, 'createJob');
-  const connectorDrain = await drain({ client, queues: [queue] }, SETTINGS.drainJobs, 'createJob', { workerPid: worker.child.pid, redisPid: redis.child.pid });
   const bareQueue = await openQueue(client, 'bare', 'bench-bare');
   await bareQueue.pause();
   const bareWorker = await startBareWorker(oneNodeEnv(redis.url));
-  await drain({ client, queues: [bareQueue] }, warmup, 'noop');
-  const bareDrain = await drain({ client, queues: [bareQueue] }, SETTINGS.drainJobs, 'noop', { workerPid: bareWorker.child.pid, redisPid: redis.child.pid });
+  const drains = await pairedDrains(client, {
+    connector: { queue, jobName: 'createJob', workerPid: worker.child.pid },
+    bare: { queue: bareQueue, jobName: 'noop', workerPid: bareWorker.child.pid },
+  }, { jobs: SETTINGS.drainJobs, pairs: SETTINGS.drainPairs, redisPid: redis.child.pid });
   await bareWorker.stop();
   await bareQueue.close();
 
@@ -86,7 +84,7 @@ async function main(): Promise<void> {
     },
     http: [http.baselines[0], ...http.figures],
     mcp: { available: http.mcp.available, ...(http.mcp.reason ? { reason: http.mcp.reason } : {}) },
-    drain: { connector: connectorDrain, bare: bareDrain, ofBare: round(connectorDrain.jobsPerSecond / bareDrain.jobsPerSecond, 2) },
+    drain: drains,
     latency,
     memory,
     cluster,

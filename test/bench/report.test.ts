@@ -18,11 +18,11 @@ function run(overrides: { b?: number; d?: number; e?: number; f?: number; drain?
   return {
     schema: 1, mode: 'full', startedAt: '', finishedAt: '',
     machine: { cores: 2, cpuModel: 'x', platform: 'linux', node: 'v20', redis: '7', loadAverage: { start: [0], end: [0] } },
-    settings: { durationSeconds: 10, connections: 50, workerConcurrency: 4, drainJobs: 100, latencyRatePerSecond: 200, latencySeconds: 10 },
+    settings: { durationSeconds: 10, connections: 50, workerConcurrency: 4, drainJobs: 100, drainPairs: 1, latencyRatePerSecond: 200, latencySeconds: 10 },
     baseline: { first: base, last: base, requestsPerSecond: base, runs: [base, base] },
     http: [figure('a', base, base), figure('b', b, base), figure('d', overrides.d ?? 4000, base), figure('e', overrides.e ?? 5000, base), figure('f', overrides.f ?? 6000, base)],
     mcp: { available: true },
-    drain: { connector: { ...drain, jobsPerSecond: overrides.drain ?? 1000 }, bare: { ...drain, jobsPerSecond: 1000 }, ofBare: 1 },
+    drain: { connector: { ...drain, jobsPerSecond: overrides.drain ?? 1000 }, bare: { ...drain, jobsPerSecond: 1000 }, ofBare: 1, pairs: [1] },
     latency: { ratePerSecond: 200, seconds: 10, jobs: 2000, submitToSucceededMs: { p50: 2, p99: 10, max: 20 }, submitMs: { p50: 1, p99: 5, max: 9 } },
     memory: { api: { rssMb: 120, peakRssMb: 200 }, worker: { rssMb: 95, peakRssMb: 96 } },
     cluster: { available: false, reason: 'not part of this test' },

@@ -96,7 +96,7 @@ const RESULTS_SCHEMA = {
     },
     http: { type: 'array', items: httpFigure, minItems: 6 },
     mcp: { type: 'object', required: ['available'], properties: { available: { type: 'boolean' } } },
-    drain: { type: 'object', required: ['connector', 'bare', 'ofBare'], properties: { connector: drainFigure, bare: drainFigure, ofBare: positive } },
+    drain: { type: 'object', required: ['connector', 'bare', 'ofBare', 'pairs'], properties: { connector: drainFigure, bare: drainFigure, ofBare: positive, pairs: { type: 'array', items: positive, minItems: 1 } } },
     latency: {
       type: 'object',
       required: ['ratePerSecond', 'jobs', 'submitToSucceededMs', 'submitMs'],
@@ -164,6 +164,7 @@ describe('the benchmark smoke run (dist/bench/run.js --smoke) on Redis', functio
     expect(output).to.contain(`(a) before the first scenario and after each: ${runs.join(', ')} req/s`);
     expect(results.mcp.available).to.equal(true);
     expect(results.drain.connector.jobs).to.equal(results.settings.drainJobs);
+    expect(results.drain.pairs).to.have.length(results.settings.drainPairs);
     expect(results.latency.jobs).to.equal(results.settings.latencyRatePerSecond * results.settings.latencySeconds);
     // The table went to the terminal too.
     expect(output).to.contain('| target | measured | goal | met |');
