@@ -95,7 +95,9 @@ function own(name: string, child: ChildProcess, log: string): BenchProcess {
  * Starts a built entry point (`api/main.js`, `worker/main.js`, `bench/bare-server.js`, …) with exactly `env`
  * (plus PATH) and waits until `ready` holds. Every Node process is started the same way (production's
  * {@link NODE_FLAGS}), so the baseline and the connector pay the same start-up flags and environment.
- * `root` is the built tree (this one unless another build is being compared with it).
+ * `root` is the built tree (this one unless another build is being compared with it). With `cgroupProcs`
+ * (a cgroup's `cgroup.procs`, `memory-cgroup.ts`) the process joins that cgroup before Node starts, so Node
+ * sizes its heap under the cgroup's limit as in a container.
  */
 export async function startNode(
   name: string,
@@ -104,9 +106,13 @@ export async function startNode(
   ready: (output: () => string) => Promise<boolean>,
   nodeArgs: string[] = [],
   root = DIST,
+  cgroupProcs?: string,
 ): Promise<BenchProcess> {
   const log = logFile(name);
-  const child = spawn(process.execPath, [...NODE_FLAGS, ...nodeArgs, path.join(root, entry)], {
+  const command = [process.execPath, ...NODE_FLAGS, ...nodeArgs, path.join(root, entry)];
+  // The shell writes its own pid into the cgroup, then becomes Node: the child's pid stays the one measured.
+  const [file, ...args] = cgroupProcs ? ['/bin/sh', '-c', 'echo $$ > "$0" && exec "$@"', cgroupProcs, ...command] : command;
+  const child = spawn(file, args, {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', ...env },
     stdio: ['ignore', log.fd, log.fd],

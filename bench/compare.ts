@@ -2,15 +2,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { cpuTimeMs, round, setLogDir, startRedis } from './bench-processes';
+import { cpuTimeMs, residentMemory, round, setLogDir, startRedis } from './bench-processes';
 import { oneNodeEnv, startApi, stopAll, track } from './connector-processes';
 import type { HttpScenario } from './http-load';
+import { memoryCgroup, type MemoryCgroup } from './memory-cgroup';
 import { connectorScenarios } from './scenarios';
 
 // `npm run bench:compare -- <build> <build> [...] [--scenarios b,e,f] [--rounds 6] [--seconds 6]`: the API's
 // CPU per request of two or more built trees (a `dist/` each, e.g. one built from another commit), loaded at
 // the same moment so that whatever else the machine runs weighs on all of them alike. One build may carry
-// Node flags after `@`: `dist@--max-semi-space-size=32`. bench/README.md tells how to read the result.
+// Node flags after `@`: `dist@--max-semi-space-size=32`. `--memory-limit <MiB>` starts each API in a memory
+// cgroup of its own with that limit, as the chart's container limit would (Linux, root); `--idle-seconds <s>`
+// reads every API's resident memory again after that long without load; `--idle-between <s>` leaves the
+// APIs that long without load before every round (V8's memory reducer acts on idle processes). bench/README.md
+// tells how to read the result.
 
 interface Build {
   label: string;
@@ -46,18 +51,25 @@ async function main(): Promise<void> {
   const ids = option('scenarios', 'b,e,f').split(',');
   const rounds = Number(option('rounds', '6'));
   const seconds = Number(option('seconds', '6'));
+  const limitMiB = option('memory-limit', '');
+  const idleSeconds = Number(option('idle-seconds', '0'));
+  const idleBetween = Number(option('idle-between', '0'));
+  const cgroups: MemoryCgroup[] = [];
   const logDir = mkdtempSync(path.join(os.tmpdir(), 'connector-compare-'));
   setLogDir(logDir);
   const redis = await track(startRedis());
   const builds: Build[] = [];
   for (const [i, tree] of trees.entries()) {
     const [root, ...nodeArgs] = tree.split('@');
-    const api = await startApi(`api-${i}`, oneNodeEnv(redis.url), { root: path.resolve(root), nodeArgs, keyPrefix: `compare-${i}:` });
+    const cgroup = limitMiB ? memoryCgroup(`connector-compare-${process.pid}-${i}`, Number(limitMiB)) : undefined;
+    if (cgroup) cgroups.push(cgroup);
+    const api = await startApi(`api-${i}`, oneNodeEnv(redis.url), { root: path.resolve(root), nodeArgs, keyPrefix: `compare-${i}:`, cgroupProcs: cgroup?.procsFile });
     const { scenarios } = await connectorScenarios(api.base, api.proc.child.pid);
     builds.push({ label: tree, scenarios: new Map(scenarios.map((s) => [s.id, s])), pid: api.proc.child.pid!, samples: new Map() });
   }
   for (let pass = 1; pass <= rounds; pass += 1) {
     for (const id of ids) {
+      if (idleBetween > 0) await new Promise((resolve) => setTimeout(resolve, idleBetween * 1000));
       const figures = await measureTogether(builds, id, seconds);
       builds.forEach((build, i) => build.samples.set(id, [...(build.samples.get(id) ?? []), figures[i]]));
       process.stdout.write(`round ${pass} (${id}): ${figures.map((us, i) => `${builds[i].label} ${round(us, 1)} µs`).join(', ')}\n`);
@@ -74,7 +86,14 @@ async function main(): Promise<void> {
       process.stdout.write(`(${id}) ${build.label}: ${round(median(samples), 1)} µs${against}\n`);
     }
   }
+  const memory = (build: Build) => residentMemory(build.pid)?.rssMb ?? 'n/a';
+  const underLoad = builds.map(memory);
+  if (idleSeconds > 0) await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
+  const idle = builds.map(memory);
+  process.stdout.write(`\nAPI RSS MB${limitMiB ? ` (each under a ${limitMiB} MiB memory limit)` : ''}: right after the last load${idleSeconds > 0 ? `, then after ${idleSeconds} s idle` : ''}\n`);
+  builds.forEach((build, i) => process.stdout.write(`${build.label}: ${underLoad[i]}${idleSeconds > 0 ? `, ${idle[i]}` : ''}\n`));
   await stopAll();
+  for (const cgroup of cgroups) cgroup.remove();
   rmSync(logDir, { recursive: true, force: true });
 }
 

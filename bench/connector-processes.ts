@@ -54,20 +54,23 @@ export interface OtherBuild {
   root: string;
   nodeArgs: string[];
   keyPrefix: string;
+  /** A cgroup's `cgroup.procs` to start the process in (`compare.ts --memory-limit`). */
+  cgroupProcs?: string;
 }
 
 /** A built API (`dist/api/main.js`) on Redis, or on the embedded backend without `redis`. */
 export async function startApi(name: string, redis: RedisEnv | undefined, other?: OtherBuild): Promise<{ proc: BenchProcess; base: string }> {
   const env: Record<string, string> = { ...(await connectorEnv(redis)), ...(other ? { REDIS_KEY_PREFIX: other.keyPrefix } : {}) };
   const base = `http://127.0.0.1:${env.PORT}`;
-  const proc = await track(startNode(name, 'api/main.js', env, () => answers(`${base}/readyz`), [...profileArgs(), ...(other?.nodeArgs ?? [])], other?.root));
+  const proc = await track(startNode(name, 'api/main.js', env, () => answers(`${base}/readyz`), [...profileArgs(), ...(other?.nodeArgs ?? [])], other?.root, other?.cgroupProcs));
   return { proc, base };
 }
 
-/** The built worker (`dist/worker/main.js`), ready once its `/readyz` answers. */
-export async function startWorker(redis: RedisEnv, name = 'worker'): Promise<BenchProcess> {
-  const env = await connectorEnv(redis);
-  return track(startNode(name, 'worker/main.js', env, () => answers(`http://127.0.0.1:${env.METRICS_PORT}/readyz`), profileArgs()));
+/** The built worker (`dist/worker/main.js`), or another build's (`compare-drain.ts`), ready once its `/readyz` answers. */
+export async function startWorker(redis: RedisEnv, name = 'worker', other?: OtherBuild): Promise<BenchProcess> {
+  const env: Record<string, string> = { ...(await connectorEnv(redis)), ...(other ? { REDIS_KEY_PREFIX: other.keyPrefix } : {}) };
+  const ready = () => answers(`http://127.0.0.1:${env.METRICS_PORT}/readyz`);
+  return track(startNode(name, 'worker/main.js', env, ready, [...profileArgs(), ...(other?.nodeArgs ?? [])], other?.root, other?.cgroupProcs));
 }
 
 /** The baseline for (a): `bench/bare-server.js`. */
