@@ -19,8 +19,15 @@ export function closeServer(server: http.Server, graceMs: number): Promise<void>
 }
 
 /**
- * Runs `shutdown` once on SIGTERM or SIGINT, then exits 0 (1 if it failed). A hard deadline a little past
- * the grace period makes sure the process never outlives the pod's termination grace.
+ * How long after its grace period a stopping process exits whatever it is doing. The chart's
+ * terminationGracePeriodSeconds must leave room for it (`test/k8s/chart.test.ts`, docs/deploying.md).
+ */
+export const HARD_DEADLINE_SLACK_MS = 2000;
+
+/**
+ * Runs `shutdown` once on SIGTERM or SIGINT, then exits 0 (1 if it failed). A hard deadline
+ * {@link HARD_DEADLINE_SLACK_MS} past the grace period makes sure the process never outlives the pod's
+ * termination grace.
  */
 export function onTerminate(shutdown: () => Promise<void>, { graceMs, logger }: { graceMs: number; logger: Logger }): void {
   let stopping = false;
@@ -28,7 +35,7 @@ export function onTerminate(shutdown: () => Promise<void>, { graceMs, logger }: 
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    setTimeout(() => exit(logger, 1), graceMs + 2000).unref();
+    setTimeout(() => exit(logger, 1), graceMs + HARD_DEADLINE_SLACK_MS).unref();
     shutdown().then(
       () => exit(logger, 0),
       (error: unknown) => {
