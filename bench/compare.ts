@@ -3,9 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { cpuTimeMs, residentMemory, round, setLogDir, startRedis } from './bench-processes';
+import { comparedBuilds, median, namedTrees, option, runComparison } from './compare-cli';
 import { oneNodeEnv, startApi, stopAll, track } from './connector-processes';
 import type { HttpScenario } from './http-load';
-import { memoryCgroup, type MemoryCgroup } from './memory-cgroup';
 import { connectorScenarios } from './scenarios';
 
 // `npm run bench:compare -- <build> <build> [...] [--scenarios b,e,f] [--rounds 6] [--seconds 6]`: the API's
@@ -24,12 +24,6 @@ interface Build {
   samples: Map<string, number[]>;
 }
 
-function option(name: string, fallback: string): string {
-  const args = process.argv.slice(2);
-  const at = args.indexOf(`--${name}`);
-  return at === -1 ? fallback : args[at + 1];
-}
-
 /** One measured stretch: every build under its own autocannon, all at once; CPU µs per request each. */
 async function measureTogether(builds: Build[], id: string, seconds: number): Promise<number[]> {
   const load = (build: Build, duration: number) => autocannon({ url: build.scenarios.get(id)!.url, ...build.scenarios.get(id)!.options, connections: 25, duration });
@@ -43,10 +37,8 @@ async function measureTogether(builds: Build[], id: string, seconds: number): Pr
   });
 }
 
-const median = (values: number[]): number => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
-
 async function main(): Promise<void> {
-  const trees = process.argv.slice(2).filter((arg, i, args) => !arg.startsWith('--') && !args[i - 1]?.startsWith('--'));
+  const trees = namedTrees();
   if (trees.length < 2) throw new Error('name at least two built trees (dist directories) to compare');
   const ids = option('scenarios', 'b,e,f').split(',');
   const rounds = Number(option('rounds', '6'));
@@ -54,18 +46,15 @@ async function main(): Promise<void> {
   const limitMiB = option('memory-limit', '');
   const idleSeconds = Number(option('idle-seconds', '0'));
   const idleBetween = Number(option('idle-between', '0'));
-  const cgroups: MemoryCgroup[] = [];
   const logDir = mkdtempSync(path.join(os.tmpdir(), 'connector-compare-'));
   setLogDir(logDir);
   const redis = await track(startRedis());
   const builds: Build[] = [];
-  for (const [i, tree] of trees.entries()) {
-    const [root, ...nodeArgs] = tree.split('@');
-    const cgroup = limitMiB ? memoryCgroup(`connector-compare-${process.pid}-${i}`, Number(limitMiB)) : undefined;
-    if (cgroup) cgroups.push(cgroup);
-    const api = await startApi(`api-${i}`, oneNodeEnv(redis.url), { root: path.resolve(root), nodeArgs, keyPrefix: `compare-${i}:`, cgroupProcs: cgroup?.procsFile });
+  const { builds: specs, removeCgroups } = comparedBuilds(trees, 'compare');
+  for (const [i, spec] of specs.entries()) {
+    const api = await startApi(`api-${i}`, oneNodeEnv(redis.url), spec);
     const { scenarios } = await connectorScenarios(api.base, api.proc.child.pid);
-    builds.push({ label: tree, scenarios: new Map(scenarios.map((s) => [s.id, s])), pid: api.proc.child.pid!, samples: new Map() });
+    builds.push({ label: spec.label, scenarios: new Map(scenarios.map((s) => [s.id, s])), pid: api.proc.child.pid!, samples: new Map() });
   }
   for (let pass = 1; pass <= rounds; pass += 1) {
     for (const id of ids) {
@@ -93,14 +82,8 @@ async function main(): Promise<void> {
   process.stdout.write(`\nAPI RSS MB${limitMiB ? ` (each under a ${limitMiB} MiB memory limit)` : ''}: right after the last load${idleSeconds > 0 ? `, then after ${idleSeconds} s idle` : ''}\n`);
   builds.forEach((build, i) => process.stdout.write(`${build.label}: ${underLoad[i]}${idleSeconds > 0 ? `, ${idle[i]}` : ''}\n`));
   await stopAll();
-  for (const cgroup of cgroups) cgroup.remove();
+  removeCgroups();
   rmSync(logDir, { recursive: true, force: true });
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    process.stderr.write(`compare failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-    void stopAll().finally(() => process.exit(1));
-  },
-);
+runComparison('compare', main);

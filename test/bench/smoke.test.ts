@@ -193,18 +193,30 @@ describe('the benchmark smoke run (dist/bench/run.js --smoke) on Redis', functio
   });
 });
 
-describe('the build comparison smoke run (dist/bench/compare.js) on Redis', function () {
+describe('the build comparison smoke runs (dist/bench/compare.js, compare-drain.js) on Redis', function () {
   this.timeout(120_000);
   const dir = temporaryDirectory('bench-compare-test-');
 
   it('two builds (this one, once with a Node flag) loaded together: a CPU figure per build and round, and the paired summary', async () => {
     const dist = path.join(ROOT, 'dist');
-    const { code, output } = await runBuilt('compare.js', [dist, `${dist}@--max-semi-space-size=16`, '--scenarios', 'b,f', '--rounds', '2', '--seconds', '1'], dir());
+    const { code, output } = await runBuilt('compare.js', [dist, `${dist}@--max-semi-space-size=16`, '--scenarios', 'b,f', '--rounds', '2', '--seconds', '1', '--idle-seconds', '1'], dir());
     expect(code, output).to.equal(0);
     for (const id of ['b', 'f']) {
       expect(output.match(new RegExp(`^round \\d \\(${id}\\): .+ [0-9.]+ µs, .+ [0-9.]+ µs$`, 'gm')), output).to.have.length(2);
       expect(output, output).to.match(new RegExp(`^\\(${id}\\) .+@--max-semi-space-size=16: [0-9.]+ µs, [-+][0-9.]+ % \\(median of pairs\\), lower in [0-2] of 2 rounds$`, 'm'));
     }
+    // Each API's resident memory right after the load and again after the idle second.
+    expect(output, output).to.match(/^API RSS MB: right after the last load, then after 1 s idle$/m);
+    expect(output.match(/^.*dist(@--max-semi-space-size=16)?: [0-9.]+, [0-9.]+$/gm), output).to.have.length(2);
+  });
+
+  it('the workers of two builds draining the same jobs in turns: a line per pair and the median of the paired ratios', async () => {
+    const dist = path.join(ROOT, 'dist');
+    const { code, output } = await runBuilt('compare-drain.js', [dist, `${dist}@--max-semi-space-size=8`, '--pairs', '2', '--jobs', '200'], dir());
+    expect(code, output).to.equal(0);
+    const pairs = output.match(/^pair \d: .+ [0-9]+ jobs\/s, [0-9]+ µs CPU\/job; .+ [0-9]+ jobs\/s, [0-9]+ µs CPU\/job$/gm);
+    expect(pairs, output).to.have.length(2);
+    expect(output, output).to.match(/^.+@--max-semi-space-size=8 against .+, median of 2 pairs: jobs\/s ×[0-9.]+ \(ratios [0-9.]+, [0-9.]+\), worker CPU per job ×[0-9.]+$/m);
   });
 });
 
