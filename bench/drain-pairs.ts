@@ -21,7 +21,8 @@ export interface PairedDrains {
 /**
  * Drains `jobs` jobs through the connector's worker and as many through the bare one, `pairs` times, the
  * two taking turns at going first, and keeps the median pair by its ratio. Both workers stay up throughout
- * and each first drains as many jobs unmeasured.
+ * and each first drains as many jobs unmeasured: after a tenth as many, both still spent about 15 µs a job
+ * on compiler and GC threads, which made the first measured drain a start-up figure rather than a steady one.
  *
  * Why pairs: a drain of 10,000 jobs lasts 0.6 to 1.5 s, so one drain of each worker compares two moments of
  * a shared machine as much as two workers (the same build gave 0.73 and 1.15 that way). The two drains of a

@@ -11,7 +11,7 @@ export interface MemoryCgroup {
  * Makes a memory cgroup with a limit of `limitMiB` below this process's own, as a container's memory limit
  * would be (Linux, cgroup v1 or v2, writable cgroup file system: root in a sandbox or a VM). Node sizes its
  * heap from the limit of the cgroup it starts in (`process.constrainedMemory()`), which is why the chart's
- * limit changes the CPU a request costs (bench/README.md, "The memory reducer").
+ * limit changes the CPU a request costs (bench/README.md, "Node's heap under a memory limit").
  */
 export function memoryCgroup(name: string, limitMiB: number): MemoryCgroup {
   const own = readFileSync('/proc/self/cgroup', 'utf8').split('\n');
