@@ -1,5 +1,5 @@
 import type { JsonSchema, Operation } from './operation';
-import { PAGE_PARAMETERS, pageArgs, timestamp } from './schemas';
+import { nullableTimestamp, OAUTH_CLIENT_SCHEMA, PAGE_PARAMETERS, pageArgs, pageSchema, timestamp } from './schemas';
 
 /** The `subject` query parameter of the dashboard's reads; normalised as `/v1/link` normalises it. */
 export const SUBJECT_QUERY_PARAMETER = {
@@ -10,8 +10,8 @@ export const SUBJECT_QUERY_PARAMETER = {
   schema: { type: 'string', minLength: 1, maxLength: 1024 },
 } as const;
 
-/** A connection as the dashboard sees it (the list, and the data of connection events). */
-export const CONNECTION_VIEW_SCHEMA: JsonSchema = {
+/** A connection as the dashboard's list shows it (`toConnectionView`, which connection events carry too). */
+const CONNECTION_VIEW_SCHEMA: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['connection_id', 'subject', 'kind', 'client', 'created_at', 'last_used_at', 'expires_at', 'revoked'],
@@ -19,14 +19,9 @@ export const CONNECTION_VIEW_SCHEMA: JsonSchema = {
     connection_id: { type: 'string', pattern: '^conn_' },
     subject: { type: 'string' },
     kind: { type: 'string', enum: ['link', 'oauth'], description: 'link: made by POST /v1/link; oauth: an app the person approved.' },
-    client: {
-      type: ['object', 'null'],
-      additionalProperties: false,
-      required: ['client_id', 'client_name'],
-      properties: { client_id: { type: 'string' }, client_name: { type: 'string' } },
-    },
+    client: OAUTH_CLIENT_SCHEMA,
     created_at: timestamp,
-    last_used_at: { type: ['string', 'null'], format: 'date-time', description: 'The last call with its token, to the minute; null until the first.' },
+    last_used_at: { ...nullableTimestamp, description: 'The last call with its token, to the minute; null until the first.' },
     expires_at: timestamp,
     revoked: { type: 'boolean' },
   },
@@ -56,15 +51,7 @@ export const listConnections: Operation = {
   responses: {
     200: {
       description: 'A page of connections.',
-      schema: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['items', 'next_cursor'],
-        properties: {
-          items: { type: 'array', items: CONNECTION_VIEW_SCHEMA },
-          next_cursor: { type: ['string', 'null'], description: 'Pass as cursor for the next page; null on the last page.' },
-        },
-      },
+      schema: pageSchema(CONNECTION_VIEW_SCHEMA),
     },
   },
   errors: [400, 401, 429, 500, 503],

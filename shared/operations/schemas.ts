@@ -5,7 +5,15 @@ export const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/
 
 /** A date and time as every answer writes it (RFC 3339). */
 export const timestamp: JsonSchema = { type: 'string', format: 'date-time' };
-const nullableTimestamp: JsonSchema = { type: ['string', 'null'], format: 'date-time' };
+export const nullableTimestamp: JsonSchema = { type: ['string', 'null'], format: 'date-time' };
+
+/** The OAuth app a connection was granted to, or null for one made by `POST /v1/link`. */
+export const OAUTH_CLIENT_SCHEMA: JsonSchema = {
+  type: ['object', 'null'],
+  additionalProperties: false,
+  required: ['client_id', 'client_name'],
+  properties: { client_id: { type: 'string' }, client_name: { type: 'string' } },
+};
 
 /** Idempotency keys: 1..255 printable ASCII characters. */
 export const IDEMPOTENCY_KEY_SCHEMA: JsonSchema = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' };
@@ -66,13 +74,7 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
       revoke_url: { type: 'string', format: 'uri', description: 'Where the person can revoke access.' },
       usage: ref('Usage'),
       daily_budget: ref('DailyBudget'),
-      client: {
-        type: ['object', 'null'],
-        additionalProperties: false,
-        required: ['client_id', 'client_name'],
-        properties: { client_id: { type: 'string' }, client_name: { type: 'string' } },
-        description: 'The app that holds this connection when it was granted through OAuth; null otherwise.',
-      },
+      client: { ...OAUTH_CLIENT_SCHEMA, description: 'The app that holds this connection when it was granted through OAuth; null otherwise.' },
     },
   },
   Thing: {
@@ -86,7 +88,7 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
       created_at: timestamp,
     },
   },
-  ThingPage: page('Thing'),
+  ThingPage: pageSchema(ref('Thing')),
   JobInput: {
     type: 'object',
     additionalProperties: false,
@@ -121,16 +123,17 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
       attempts: { type: 'integer', minimum: 0 },
     },
   },
-  JobPage: page('Job'),
+  JobPage: pageSchema(ref('Job')),
 };
 
-function page(item: string): JsonSchema {
+/** A page of a list: `items` of the given schema and the cursor of the next page. */
+export function pageSchema(items: JsonSchema): JsonSchema {
   return {
     type: 'object',
     additionalProperties: false,
     required: ['items', 'next_cursor'],
     properties: {
-      items: { type: 'array', items: ref(item) },
+      items: { type: 'array', items },
       next_cursor: { type: ['string', 'null'], description: 'Pass as cursor for the next page; null on the last page.' },
     },
   };
