@@ -4,7 +4,7 @@ import { makeValidator } from 'envalid';
 export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** An absolute URL without credentials, query or fragment (`allowQuery` lets a query through). */
-export function parseAbsoluteUrl(input: string, { allowQuery = false }: { allowQuery?: boolean } = {}): URL {
+function parseAbsoluteUrl(input: string, { allowQuery = false }: { allowQuery?: boolean } = {}): URL {
   let url: URL;
   try {
     url = new URL(input);
@@ -16,18 +16,23 @@ export function parseAbsoluteUrl(input: string, { allowQuery = false }: { allowQ
   return url;
 }
 
+/**
+ * An absolute URL ({@link parseAbsoluteUrl}) that uses https, or http only on an exact loopback host: the one
+ * rule of every URL the connector sends a browser, a client or an event to.
+ */
+export function secureOrLoopbackUrl(input: string, options: { allowQuery?: boolean } = {}): URL {
+  const url = parseAbsoluteUrl(input, options);
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) return url;
+  throw new Error('must use https (http is allowed only for localhost, 127.0.0.1 or [::1])');
+}
+
 /** The base URL without a trailing slash, so `${base}/openapi.json` never doubles it. */
 function normalise(url: URL): string {
   return url.toString().replace(/\/+$/, '');
 }
 
 /** `PUBLIC_URL`: https, or http only on an exact loopback host. */
-export const publicUrl = makeValidator<string>((input) => {
-  const url = parseAbsoluteUrl(input);
-  if (url.protocol === 'https:') return normalise(url);
-  if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return normalise(url);
-  throw new Error('must use https (http is allowed only for localhost, 127.0.0.1 or [::1])');
-});
+export const publicUrl = makeValidator<string>((input) => normalise(secureOrLoopbackUrl(input)));
 
 /**
  * `CONSENT_URL`: https, or http only on an exact loopback host, so a dashboard running on the developer's own
@@ -35,9 +40,8 @@ export const publicUrl = makeValidator<string>((input) => {
  * loopback address only ever reaches the person's own machine.
  */
 export const consentUrl = makeValidator<string>((input) => {
-  const url = parseAbsoluteUrl(input);
-  if (url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) return input.trim();
-  throw new Error('must use https (http is allowed only for localhost, 127.0.0.1 or [::1])');
+  secureOrLoopbackUrl(input);
+  return input.trim();
 });
 
 /** `DASHBOARD_URL`: an absolute https URL. */

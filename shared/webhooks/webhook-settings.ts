@@ -1,5 +1,5 @@
 import { bool, cleanEnv, makeValidator } from 'envalid';
-import { intInRange, LOOPBACK_HOSTS, parseAbsoluteUrl } from '../config/validators';
+import { intInRange, secureOrLoopbackUrl } from '../config/validators';
 import { isNonPublicHost } from '../oauth/address-policy';
 
 /** Where and how events are sent; absent when `WEBHOOK_URL` and `WEBHOOK_SECRET` are both unset. */
@@ -20,11 +20,7 @@ export interface WebhookSettings {
 const SECRET = /^whsec_((?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?)$/;
 
 /** `WEBHOOK_URL`: an absolute https URL (http only on a loopback host), without credentials or fragment. */
-const webhookUrl = makeValidator<string>((input) => {
-  const url = parseAbsoluteUrl(input, { allowQuery: true });
-  if (url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) return url.toString();
-  throw new Error('must use https (http is allowed only for localhost, 127.0.0.1 or [::1])');
-});
+const webhookUrl = makeValidator<string>((input) => secureOrLoopbackUrl(input, { allowQuery: true }).toString());
 
 /** `WEBHOOK_SECRET`; the message never echoes the input. */
 const webhookSecret = makeValidator<string>((input) => {
