@@ -1,6 +1,10 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import net from 'node:net';
+import { freePort } from '../scripts/redis-topologies/free-port';
+import { GiveUp, waitFor } from '../scripts/redis-topologies/wait-for';
+
+export { freePort };
 import path from 'node:path';
 
 /** The built tree's root (`dist/`): every process the bench starts runs from it, exactly as `npm start` would. */
@@ -36,24 +40,13 @@ export interface BenchProcess {
   stop(): Promise<void>;
 }
 
-/** A free loopback port (closed again before it is handed out). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().once('error', reject).listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
-/** Polls `probe` every 50 ms until it holds or `timeoutMs` passes. */
+/**
+ * Polls `probe` every 50 ms until it holds or `timeoutMs` passes ({@link waitFor}); a probe that throws
+ * {@link GiveUp} (a process that exited) ends the wait at once with that error.
+ */
 export async function waitUntil(probe: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await probe().catch(() => false)) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+  await waitFor(probe, { timeoutMs, intervalMs: 50, what });
 }
 
 /** Where every process's output goes: a file, so that nothing in the bench process has to read it under load. */
@@ -121,7 +114,7 @@ export async function startNode(
   const proc = own(name, child, log.path);
   try {
     await waitUntil(async () => {
-      if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}: ${proc.output()}`);
+      if (child.exitCode !== null) throw new GiveUp(`${name} exited with ${child.exitCode}: ${proc.output()}`);
       return ready(proc.output);
     }, 20_000, name);
   } catch (error) {
@@ -162,7 +155,7 @@ export async function startRedis(): Promise<BenchProcess & { port: number; url: 
   const proc = own('redis-server', child, log.path);
   child.once('error', () => undefined);
   await waitUntil(async () => {
-    if (child.exitCode !== null) throw new Error(`redis-server exited: ${proc.output()}`);
+    if (child.exitCode !== null) throw new GiveUp(`redis-server exited: ${proc.output()}`);
     return accepts(port);
   }, 10_000, 'redis-server');
   return { ...proc, port, url: `redis://127.0.0.1:${port}`, version: redisVersion() };

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { GiveUp } from '../scripts/redis-topologies/wait-for';
 import { accepts, freePort, stopChild, waitUntil } from './bench-processes';
 
 /** How HAProxy health-checks the API slots: what an ingress in front of the API's pods does with `/readyz`. */
@@ -71,8 +72,8 @@ export async function startHaproxy(dir: string, slotPorts: readonly number[]): P
   const output = () => readFileSync(log, 'utf8').slice(-4000);
   await waitUntil(async () => {
     const failed = await Promise.race([spawnError, new Promise<undefined>((resolve) => setImmediate(() => resolve(undefined)))]);
-    if (failed) throw new Error(`could not start haproxy (is it installed?): ${failed.message}`);
-    if (child.exitCode !== null) throw new Error(`haproxy exited with ${child.exitCode}: ${output()}`);
+    if (failed) throw new GiveUp(`could not start haproxy (is it installed?): ${failed.message}`);
+    if (child.exitCode !== null) throw new GiveUp(`haproxy exited with ${child.exitCode}: ${output()}`);
     return accepts(port);
   }, 10_000, 'haproxy');
   return {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Queue, type JobsOptions } from 'bullmq';
 import { toBullJobData } from '../shared/redis/bullmq-job-record';
 import type { RedisClient } from '../shared/redis/redis-client';
+import { GiveUp } from '../scripts/redis-topologies/wait-for';
 import { cpuTimeMs, round, waitUntil } from './bench-processes';
 import { commandsProcessed, NodeMeter, type NodeWork } from './bench-redis';
 
@@ -165,7 +166,7 @@ export async function submitToSucceeded(
     for (const { id } of submitted) {
       if (finished.has(id)) continue;
       const job = await queue.getJob(id);
-      if (job?.failedReason) throw new Error(`latency job ${id} failed`);
+      if (job?.failedReason) throw new GiveUp(`latency job ${id} failed`);
       if (!job?.finishedOn) return false;
       finished.set(id, job.finishedOn);
     }

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Redis from 'ioredis';
 import { freePorts } from './free-port';
-import { waitFor } from './wait-for';
+import { GiveUp, waitFor } from './wait-for';
 
 /** How the test itself reaches a node it started: ACL credentials and, for TLS nodes, the CA to trust. */
 export interface RedisAccess {
@@ -70,7 +70,7 @@ export function infoFields(text: unknown): Record<string, string> {
 }
 
 /** Another process took a port between its choice and the server's bind. */
-export class PortTakenError extends Error {}
+export class PortTakenError extends GiveUp {}
 
 /**
  * Calls `launch` with `count` fresh free ports, and again with fresh ones (up to five times) while it fails
@@ -130,28 +130,23 @@ export async function launchRedis(options: {
       running.delete(proc);
       resolve();
     }));
-    // A dead process or a stranger on the port ends the wait at once (waitFor would retry until its deadline).
-    let fatal: Error | undefined;
+    // A dead process or a stranger on the port ends the wait at once, killing what this call started.
     try {
       await waitFor(
         async () => {
           if (!alive()) {
             const tail = log().slice(-2000);
-            fatal = /Address already in use/.test(tail) ? new PortTakenError(`port ${port} is taken`) : new Error(`redis-server on ${port} exited: ${tail}`);
-            return true;
+            throw /Address already in use/.test(tail) ? new PortTakenError(`port ${port} is taken`) : new GiveUp(`redis-server on ${port} exited: ${tail}`);
           }
           const info = infoFields(await redisCommand(port, access, ['INFO', 'server'], 1000));
-          if (info.process_id !== String(proc.pid)) fatal = new PortTakenError(`port ${port} is served by another process (pid ${info.process_id})`);
+          if (info.process_id !== String(proc.pid)) throw new PortTakenError(`port ${port} is served by another process (pid ${info.process_id})`);
           return true;
         },
         { timeoutMs: 10_000, intervalMs: 20, what: `redis-server ${options.sentinel ? '(sentinel) ' : ''}on ${port}` },
       );
     } catch (error) {
-      fatal = error as Error;
-    }
-    if (fatal) {
       await kill();
-      throw fatal;
+      throw error;
     }
   };
 

@@ -1,6 +1,12 @@
 /**
- * Polls `probe` until it returns a truthy value or the deadline passes. Tests and the topology starters wait
- * on conditions with this, never on fixed sleeps.
+ * Thrown by a probe to end the wait at once with this error (a process that died, a stranger on a port): any
+ * other error counts as "not yet" and is only reported if the deadline passes.
+ */
+export class GiveUp extends Error {}
+
+/**
+ * Polls `probe` until it returns a truthy value or the deadline passes. Tests, the topology starters and the
+ * bench wait on conditions with this, never on fixed sleeps.
  */
 export async function waitFor<T>(
   probe: () => T | Promise<T>,
@@ -13,6 +19,7 @@ export async function waitFor<T>(
       const value = await probe();
       if (value) return value as NonNullable<T>;
     } catch (error) {
+      if (error instanceof GiveUp) throw error;
       lastError = error;
     }
     if (Date.now() > deadline) {
