@@ -7,7 +7,7 @@ import { Webhook } from 'standardwebhooks';
 import { startDashboard } from '../../examples/dashboard/dashboard';
 import { freePort } from '../support/free-port';
 import { newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
-import { authorizeParams, codeForm, tokenRequest } from '../support/oauth-helpers';
+import { authorizeParams, codeForm, registerClient, tokenRequest } from '../support/oauth-helpers';
 import { waitFor } from '../support/wait-for';
 import { newWebhookSecret } from '../support/webhook-receiver';
 import { startRedirectTarget } from './support/redirect-target';
@@ -61,14 +61,8 @@ describe('examples/dashboard against a connector, driven by headless Chromium', 
   });
 
   /** Registers a public client (DCR) whose redirect URI is the page the browser can land on. */
-  async function registerApp(name: string): Promise<string> {
-    const res = await fetch(`${connector.baseUrl}/oauth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: name, redirect_uris: [app.url], token_endpoint_auth_method: 'none' }),
-    });
-    expect(res.status).to.equal(201);
-    return ((await res.json()) as { client_id: string }).client_id;
+  function registerApp(name: string): Promise<string> {
+    return registerClient(connector.baseUrl, [app.url], name);
   }
 
   /** Starts `/oauth/authorize` in the browser, which the connector sends on to the dashboard's consent page. */

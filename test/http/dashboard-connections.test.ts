@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import Redis from 'ioredis';
 import { BACKENDS } from '../support/backends';
-import { newKey, newSubject, type ConnectorUnderTest } from '../support/harness';
+import { newKey, newSubject } from '../support/harness';
 import { connectMcp, rawToolCall } from '../support/mcp-client';
-import { codeFor, codeForm, registerClient, tokenRequest } from '../support/oauth-helpers';
+import { codeFor, codeForm, oauthTarget, registerClient, tokenRequest, type OAuthTarget } from '../support/oauth-helpers';
 import { monitorCommands } from '../redis/support/redis-fixture';
 import { waitFor } from '../support/wait-for';
 import { linkOn, startWebhookStand, type WebhookStand } from '../webhooks/support/webhook-stands';
@@ -11,8 +11,8 @@ import { linkOn, startWebhookStand, type WebhookStand } from '../webhooks/suppor
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 /** The OAuth helpers take a connector; a stand offers the same surface. */
-function asConnector(stand: WebhookStand): ConnectorUnderTest {
-  return { baseUrl: stand.baseUrl, call: stand.call, config: { publicUrl: stand.publicUrl, linkSecret: stand.linkSecret } } as unknown as ConnectorUnderTest;
+function asConnector(stand: WebhookStand): OAuthTarget {
+  return oauthTarget(stand, { publicUrl: stand.publicUrl, linkSecret: stand.linkSecret });
 }
 
 /** One app connected over OAuth for `subject`: its connection id (from the approval) and its tokens. */

@@ -8,6 +8,11 @@ import type { ConnectorUnderTest } from './harness';
  */
 export type OAuthTarget = Pick<ConnectorUnderTest, 'baseUrl' | 'call'> & { config: Pick<ConnectorUnderTest['config'], 'publicUrl' | 'linkSecret'> };
 
+/** A connector seen as the helpers' target from its address, checked client and the two settings it was given. */
+export function oauthTarget(api: Pick<ConnectorUnderTest, 'baseUrl' | 'call'>, settings: { publicUrl: string; linkSecret: string }): OAuthTarget {
+  return { baseUrl: api.baseUrl, call: api.call, config: settings };
+}
+
 /** The redirect URI test clients register; nothing listens there: the test reads the redirect itself. */
 export const REDIRECT_URI = 'http://localhost:9/callback';
 
@@ -66,7 +71,7 @@ export async function answerConsent(connector: OAuthTarget, request: string, ans
 }
 
 /** {@link answerConsent}, also answering the `connection_id` an approval carries (undefined for a denial). */
-export async function answerConsentFully(
+async function answerConsentFully(
   connector: OAuthTarget,
   request: string,
   answer: { subject: string } | { deny: true },

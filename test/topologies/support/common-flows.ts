@@ -1,16 +1,14 @@
 import { expect } from 'chai';
 import { newKey, newSubject } from '../../support/harness';
 import { callOk, connectMcp, legacyTasks, OutputChecker, pollJobOverMcp, REVISIONS } from '../../support/mcp-client';
-import { codeFor, codeForm, tokenRequest, type OAuthTarget } from '../../support/oauth-helpers';
+import { codeFor, codeForm, oauthTarget, tokenRequest, type OAuthTarget } from '../../support/oauth-helpers';
 import { roundRobinProxy } from '../../support/round-robin-proxy';
 import { waitFor } from '../../support/wait-for';
 import { pollJob, type ApiUnderTest } from '../../redis/support/processes';
 import { SHORT_LOCK, usageOf, type Deployment } from './deployment';
 
 /** A spawned API seen as the OAuth helpers' target, with the settings its environment gave it. */
-function oauthTarget(api: ApiUnderTest, env: Record<string, string>): OAuthTarget {
-  return { baseUrl: api.baseUrl, call: api.call, config: { publicUrl: env.PUBLIC_URL, linkSecret: env.LINK_SECRET } };
-}
+const targetOf = (api: ApiUnderTest, env: Record<string, string>): OAuthTarget => oauthTarget(api, { publicUrl: env.PUBLIC_URL, linkSecret: env.LINK_SECRET });
 
 /**
  * The flows every topology must serve, registered as tests of the calling `describe` against its deployment:
@@ -90,7 +88,7 @@ export function commonFlows(deployment: () => Deployment): void {
   it('OAuth across both APIs: a code flow to /v1/me with the client, refresh rotation, a reused refresh token ending the grant, a code redeemed concurrently yielding no lasting token', async () => {
     const { a, b, env } = deployment();
     const subject = newSubject();
-    const { clientId, code, verifier } = await codeFor(oauthTarget(a, env), subject);
+    const { clientId, code, verifier } = await codeFor(targetOf(a, env), subject);
     const redeemed = await tokenRequest(b.baseUrl, codeForm(clientId, code, verifier));
     expect(redeemed.status, JSON.stringify(redeemed.body)).to.equal(200);
     const tokens = redeemed.body;
@@ -111,7 +109,7 @@ export function commonFlows(deployment: () => Deployment): void {
 
     // A code redeemed concurrently on both APIs: at most one redemption gets tokens, every other one is
     // refused, and the reuse revokes whatever the code gave (RFC 6749 4.1.2), so no token of it works after.
-    const second = await codeFor(oauthTarget(b, env), newSubject(), clientId);
+    const second = await codeFor(targetOf(b, env), newSubject(), clientId);
     const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => tokenRequest((i % 2 === 0 ? a : b).baseUrl, codeForm(clientId, second.code, second.verifier))));
     const granted = answers.filter((answer) => answer.status === 200);
     expect(granted.length, JSON.stringify(answers.map((answer) => answer.body.error ?? 'tokens'))).to.be.at.most(1);
@@ -124,7 +122,7 @@ export function commonFlows(deployment: () => Deployment): void {
     const subject = newSubject();
     const headers = { 'x-link-secret': env.LINK_SECRET };
     const linked = await a.link(subject);
-    const app = await codeFor(oauthTarget(b, env), subject);
+    const app = await codeFor(targetOf(b, env), subject);
     const tokens = await tokenRequest(a.baseUrl, codeForm(app.clientId, app.code, app.verifier));
     expect(tokens.status, JSON.stringify(tokens.body)).to.equal(200);
     expect((await b.call('GET', '/v1/me', { token: linked.token })).status).to.equal(200);
