@@ -57,5 +57,3 @@ export function connectorClient(connectorUrl: string, linkSecret: string) {
     answerRequest: (id: string, answer: { subject: string } | { deny: true }) => call<{ redirect_to: string }>('POST', request(id), answer),
   };
 }
-
-export type ConnectorClient = ReturnType<typeof connectorClient>;

@@ -66,7 +66,7 @@ describe('Dockerfile', function () {
       expect(cmd).to.deep.equal((pkg.scripts[script] as string).split(' '));
       expect(cmd[0]).to.equal('node');
       expect(JSON.parse(effective(stages, target, 'ENTRYPOINT')!)).to.deep.equal([]);
-      // Under a container's memory limit Node would size the heap small and spend about two thirds more CPU per
+      // Under a container's memory limit Node would size the heap small and spend about 60 % more CPU per
       // request (bench/README.md); the bench starts its processes with the same flags.
       expect(cmd.slice(1, -1)).to.deep.equal(['--max-semi-space-size=16', '--heap-growing-percent=200']);
     });
