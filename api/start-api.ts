@@ -1,17 +1,18 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import type { Config } from '../shared/config/config';
-import { listen } from '../shared/lifecycle/listen';
-import { closeServer } from '../shared/lifecycle/shutdown';
-import { Metrics } from '../shared/metrics/metrics';
-import { createMetricsServer } from '../shared/metrics/metrics-server';
-import type { CimdFetchOptions } from '../shared/oauth/cimd-fetcher';
-import type { Operation } from '../shared/operations/operation';
-import type { ProcessorMap } from '../shared/jobs/processor';
-import { buildProcessors, OPERATIONS } from '../shared/operations/registry';
-import { createServices } from '../shared/services';
-import { createBackend } from '../shared/stores/create-backend';
-import type { EventQueue } from '../shared/webhooks/event-queue';
+import type { Config } from '../shared/platform/config/config';
+import { listen } from '../shared/platform/lifecycle/listen';
+import { closeServer } from '../shared/platform/lifecycle/shutdown';
+import { Metrics } from '../shared/platform/metrics/metrics';
+import { createMetricsServer } from '../shared/platform/metrics/metrics-server';
+import type { CimdFetchOptions } from '../shared/domain/oauth/cimd-fetcher';
+import type { Operation } from '../shared/contract/operations/operation';
+import type { ProcessorMap } from '../shared/domain/jobs/processor';
+import { buildProcessors } from '../shared/domain/jobs/processor';
+import { OPERATIONS } from '../shared/contract/operations/registry';
+import { createServices } from '../shared/domain/services';
+import { createBackend } from '../shared/adapters/create-backend';
+import type { EventQueue } from '../shared/domain/webhooks/event-queue';
 import { createApp } from './app';
 import { createApiServer } from './http/http-server';
 
@@ -53,7 +54,10 @@ export interface StartApiOptions {
 /** Wires configuration, backend, services and listeners: everything `npm start` and `npm run dev` run. */
 export async function startApi(config: Config, logger: Logger, { operations = OPERATIONS, jobConsumer, cimdFetch, mcpDirectCalls }: StartApiOptions = {}): Promise<RunningApi> {
   const metrics = new Metrics();
-  const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs }, operations);
+  const processors = buildProcessors(
+    { placeholderJobMs: config.placeholderJobMs },
+    operations.flatMap((operation) => (operation.job ? [operation.job] : [])),
+  );
   const backend = createBackend(config, processors, metrics, logger);
   const jobWorker = jobConsumer && backend.kind === 'redis' ? jobConsumer({ processors, metrics, events: backend.events }) : undefined;
   const { services, tokens } = createServices(config, backend, metrics, cimdFetch);

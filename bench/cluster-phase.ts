@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import calculateSlot from 'cluster-key-slot';
 import type { Queue } from 'bullmq';
-import { closeRedisClient, type RedisClient } from '../shared/redis/redis-client';
-import { RedisKeys } from '../shared/redis/redis-keys';
-import { shardOf } from '../shared/redis/job-shards';
+import { closeRedisClient, type RedisClient } from '../shared/adapters/redis/redis-client';
+import { RedisKeys } from '../shared/adapters/redis/redis-keys';
+import { shardOf } from '../shared/adapters/redis/job-shards';
 import { parseClusterNodes, startRedisCluster } from '../scripts/redis-topologies';
 import { round, type BenchProcess } from './bench-processes';
 import { benchClient, NodeMeter, nodeClient, type NodeWork } from './bench-redis';

@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import type { RedisClient } from '../shared/redis/redis-client';
+import type { RedisClient } from '../shared/adapters/redis/redis-client';
 import { round } from './bench-processes';
 import { drain, type DrainFigure } from './job-load';
 

@@ -1,5 +1,5 @@
 import autocannon from 'autocannon';
-import type { RedisClient } from '../shared/redis/redis-client';
+import type { RedisClient } from '../shared/adapters/redis/redis-client';
 import { cpuTimeMs, residentMemory, round, syscalls } from './bench-processes';
 import { commandsProcessed } from './bench-redis';
 

@@ -1,4 +1,4 @@
-import type { RedisClient } from '../shared/redis/redis-client';
+import type { RedisClient } from '../shared/adapters/redis/redis-client';
 import { round } from './bench-processes';
 import { SETTINGS, WARMUP_SECONDS } from './bench-settings';
 import { link, startApi } from './connector-processes';

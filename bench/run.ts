@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { singleNodeConnection } from '../shared/config/redis-settings';
-import { JOB_QUEUE_NAME, RedisKeys } from '../shared/redis/redis-keys';
+import { singleNodeConnection } from '../shared/platform/config/redis-settings';
+import { JOB_QUEUE_NAME, RedisKeys } from '../shared/adapters/redis/redis-keys';
 import { residentMemory, round, setLogDir, startRedis } from './bench-processes';
 import { benchClient, closeBenchClients } from './bench-redis';
 import { OUT, SETTINGS, SMOKE, WATCHDOG_MS } from './bench-settings';

@@ -1,5 +1,5 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { toolName } from '../shared/mcp/tool-definitions';
+import { toolName } from '../shared/contract/mcp/tool-definitions';
 import { allOf, fail, pass, warn, type CheckResult } from './check-result';
 import { documentOperations, type DoctorContext } from './context';
 import { describeError } from './target';

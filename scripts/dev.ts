@@ -4,10 +4,10 @@ import path from 'node:path';
 import { config as loadDotenv } from 'dotenv';
 import pinoPretty from 'pino-pretty';
 import { startApi } from '../api/start-api';
-import { loadConfigOrExit } from '../shared/config/load-config-or-exit';
-import { onTerminate } from '../shared/lifecycle/shutdown';
-import { devLogFormat } from '../shared/logging/log-format';
-import { createLogger } from '../shared/logging/logger';
+import { loadConfigOrExit } from '../shared/platform/config/load-config-or-exit';
+import { onTerminate } from '../shared/platform/lifecycle/shutdown';
+import { devLogFormat } from '../shared/platform/logging/log-format';
+import { createLogger } from '../shared/platform/logging/logger';
 import { inProcessWorkers } from '../worker/in-process-workers';
 
 // `npm run dev`: one process from source. On a fresh clone it writes .env with new random secrets;

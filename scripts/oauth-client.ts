@@ -1,12 +1,12 @@
 import { parseArgs } from 'node:util';
-import { loadRedisSettings } from '../shared/config/redis-settings';
-import { newConfidentialClient, storeConfidentialClient } from '../shared/oauth/confidential-client';
-import { createRedisClient, closeRedisClient } from '../shared/redis/redis-client';
-import { RedisGuard } from '../shared/redis/redis-guard';
-import { RedisKeys } from '../shared/redis/redis-keys';
-import { RedisOAuthStateStore } from '../shared/redis/redis-oauth-state-store';
-import { createLogger } from '../shared/logging/logger';
-import { Metrics } from '../shared/metrics/metrics';
+import { loadRedisSettings } from '../shared/platform/config/redis-settings';
+import { newConfidentialClient, storeConfidentialClient } from '../shared/domain/oauth/confidential-client';
+import { createRedisClient, closeRedisClient } from '../shared/adapters/redis/redis-client';
+import { RedisGuard } from '../shared/adapters/redis/redis-guard';
+import { RedisKeys } from '../shared/adapters/redis/redis-keys';
+import { RedisOAuthStateStore } from '../shared/adapters/redis/redis-oauth-state-store';
+import { createLogger } from '../shared/platform/logging/logger';
+import { Metrics } from '../shared/platform/metrics/metrics';
 
 // `npm run oauth:client -- --name "My GPT" --redirect-uri https://chat.openai.com/aip/g-…/oauth/callback`
 // (in an image: `node dist/scripts/oauth-client.js …`). Prints a confidential client's id and secret once.

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import type { Config } from '../shared/config/config';
-import type { ProcessorMap } from '../shared/jobs/processor';
-import type { Metrics } from '../shared/metrics/metrics';
-import type { EventQueue } from '../shared/webhooks/event-queue';
+import type { Config } from '../shared/platform/config/config';
+import type { ProcessorMap } from '../shared/domain/jobs/processor';
+import type { Metrics } from '../shared/platform/metrics/metrics';
+import type { EventQueue } from '../shared/domain/webhooks/event-queue';
 import { createJobWorker } from './job-worker';
 import { createWebhookWorker } from './webhook-worker';
 

@@ -1,17 +1,17 @@
 import { UnrecoverableError, WaitingError, Worker, type Job as BullJob } from 'bullmq';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import type { Config } from '../shared/config/config';
-import { createJobObserver } from '../shared/jobs/job-observer';
-import { runAttempt } from '../shared/jobs/job-runner';
-import type { ProcessorMap } from '../shared/jobs/processor';
-import type { Metrics } from '../shared/metrics/metrics';
-import { readProgress, type BullJobData, type BullJobProgress } from '../shared/redis/bullmq-job-record';
-import { JobShardHistory } from '../shared/redis/job-shards';
-import { closeRedisClient, createRedisClient, redisAnswers } from '../shared/redis/redis-client';
-import { RedisKeys } from '../shared/redis/redis-keys';
-import { NO_EVENTS, type EventQueue } from '../shared/webhooks/event-queue';
-import { newEvent } from '../shared/webhooks/webhook-event';
+import type { Config } from '../shared/platform/config/config';
+import { createJobObserver } from '../shared/domain/jobs/job-observer';
+import { runAttempt } from '../shared/domain/jobs/job-runner';
+import type { ProcessorMap } from '../shared/domain/jobs/processor';
+import type { Metrics } from '../shared/platform/metrics/metrics';
+import { readProgress, type BullJobData, type BullJobProgress } from '../shared/adapters/redis/bullmq-job-record';
+import { JobShardHistory } from '../shared/adapters/redis/job-shards';
+import { closeRedisClient, createRedisClient, redisAnswers } from '../shared/adapters/redis/redis-client';
+import { RedisKeys } from '../shared/adapters/redis/redis-keys';
+import { NO_EVENTS, type EventQueue } from '../shared/domain/webhooks/event-queue';
+import { newEvent } from '../shared/domain/webhooks/webhook-event';
 
 /** The settings a job worker reads from the configuration. */
 export type JobWorkerConfig = Pick<

@@ -1,6 +1,6 @@
-import { loadConfigOrExit } from '../shared/config/load-config-or-exit';
-import { onTerminate } from '../shared/lifecycle/shutdown';
-import { createLogger } from '../shared/logging/logger';
+import { loadConfigOrExit } from '../shared/platform/config/load-config-or-exit';
+import { onTerminate } from '../shared/platform/lifecycle/shutdown';
+import { createLogger } from '../shared/platform/logging/logger';
 import { startWorker } from './start-worker';
 
 // The worker process: the same validated configuration as the API, plus REDIS_URL, which the 'worker'

@@ -1,10 +1,11 @@
 import type { Logger } from 'pino';
-import type { Config } from '../shared/config/config';
-import { listen } from '../shared/lifecycle/listen';
-import { closeServer } from '../shared/lifecycle/shutdown';
-import { Metrics } from '../shared/metrics/metrics';
-import { createMetricsServer } from '../shared/metrics/metrics-server';
-import { buildProcessors } from '../shared/operations/registry';
+import type { Config } from '../shared/platform/config/config';
+import { listen } from '../shared/platform/lifecycle/listen';
+import { closeServer } from '../shared/platform/lifecycle/shutdown';
+import { Metrics } from '../shared/platform/metrics/metrics';
+import { createMetricsServer } from '../shared/platform/metrics/metrics-server';
+import { buildProcessors } from '../shared/domain/jobs/processor';
+import { PAID_JOBS } from '../shared/domain/processors/paid-jobs';
 import { createJobWorker } from './job-worker';
 import { createWebhookWorker } from './webhook-worker';
 
@@ -26,7 +27,7 @@ export interface RunningWorker {
  */
 export async function startWorker(config: Config, logger: Logger, { afterJobEvent }: { afterJobEvent?: () => void } = {}): Promise<RunningWorker> {
   const metrics = new Metrics();
-  const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs });
+  const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs }, PAID_JOBS);
   // The webhook deliveries, when a receiver is configured: sent from here, never from the API.
   const webhooks = createWebhookWorker({ config, metrics, logger });
   const jobWorker = createJobWorker({ config, processors, metrics, logger, events: webhooks?.events, afterJobEvent });

@@ -1,18 +1,18 @@
 import { DelayedError, UnrecoverableError, Worker, type Job as BullJob } from 'bullmq';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import type { Config } from '../shared/config/config';
-import type { Metrics } from '../shared/metrics/metrics';
-import { BullmqEventQueue, type BullEventData } from '../shared/redis/bullmq-event-queue';
-import { BullmqJobQueue } from '../shared/redis/bullmq-job-queue';
-import { closeRedisClient, createRedisClient, redisAnswers } from '../shared/redis/redis-client';
-import { RedisConnectionStore } from '../shared/redis/redis-connection-store';
-import { RedisGuard } from '../shared/redis/redis-guard';
-import { RedisKeys } from '../shared/redis/redis-keys';
-import { EventDelivery } from '../shared/webhooks/event-delivery';
-import type { EventQueue } from '../shared/webhooks/event-queue';
-import { retryDelay } from '../shared/webhooks/retry-schedule';
-import { WebhookSender } from '../shared/webhooks/webhook-sender';
+import type { Config } from '../shared/platform/config/config';
+import type { Metrics } from '../shared/platform/metrics/metrics';
+import { BullmqEventQueue, type BullEventData } from '../shared/adapters/redis/bullmq-event-queue';
+import { BullmqJobQueue } from '../shared/adapters/redis/bullmq-job-queue';
+import { closeRedisClient, createRedisClient, redisAnswers } from '../shared/adapters/redis/redis-client';
+import { RedisConnectionStore } from '../shared/adapters/redis/redis-connection-store';
+import { RedisGuard } from '../shared/adapters/redis/redis-guard';
+import { RedisKeys } from '../shared/adapters/redis/redis-keys';
+import { EventDelivery } from '../shared/domain/webhooks/event-delivery';
+import type { EventQueue } from '../shared/domain/webhooks/event-queue';
+import { retryDelay } from '../shared/domain/webhooks/retry-schedule';
+import { WebhookSender } from '../shared/domain/webhooks/webhook-sender';
 
 /** The settings the delivery worker reads from the configuration. */
 export type WebhookWorkerConfig = Pick<

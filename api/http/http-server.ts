@@ -1,6 +1,6 @@
 import http from 'node:http';
-import type { HttpLimits } from '../../shared/config/config';
-import { HttpDrain } from '../../shared/lifecycle/http-drain';
+import type { HttpLimits } from '../../shared/platform/config/config';
+import { HttpDrain } from '../../shared/platform/lifecycle/http-drain';
 import { answerClientErrors } from './client-error';
 
 const CHECK_INTERVAL_MS = 1000;

@@ -1,7 +1,7 @@
 import type { Response } from 'express';
-import type { Principal } from '../../shared/auth/principal';
-import type { Operation } from '../../shared/operations/operation';
-import type { UsageSnapshot } from '../../shared/stores/admission-store';
+import type { Principal } from '../../shared/domain/connections/principal';
+import type { Operation } from '../../shared/contract/operations/operation';
+import type { UsageSnapshot } from '../../shared/domain/ledger/ledger-store';
 
 /** Per-request state the middlewares hand on, kept in `res.locals` rather than on a widened Request. */
 export interface RequestState {

@@ -1,7 +1,7 @@
-import { AppError, type FieldProblem } from '../../shared/errors/app-error';
-import { PayloadTooLargeError } from '../../shared/errors/payload-too-large-error';
-import { UnsupportedMediaTypeError } from '../../shared/errors/unsupported-media-type-error';
-import { ValidationError } from '../../shared/errors/validation-error';
+import { AppError, type FieldProblem } from '../../shared/platform/errors/app-error';
+import { PayloadTooLargeError } from '../../shared/platform/errors/payload-too-large-error';
+import { UnsupportedMediaTypeError } from '../../shared/platform/errors/unsupported-media-type-error';
+import { ValidationError } from '../../shared/platform/errors/validation-error';
 
 /** The body limit of every JSON request. */
 export const BODY_LIMIT_BYTES = 64 * 1024;

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import type { RateWindow } from '../../shared/stores/rate-limit-store';
+import type { RateWindow } from '../../shared/domain/admission/rate-limit-store';
 
 /** A quota policy as draft-ietf-httpapi-ratelimit-headers names it: `quota` units per `windowSeconds`. */
 export interface RatePolicy {

@@ -7,7 +7,7 @@ import {
   PROTOCOL_VERSION_META_KEY,
   SERVER_INFO_META_KEY,
 } from '@modelcontextprotocol/server';
-import type { ToolDefinition } from '../../shared/mcp/tool-definitions';
+import type { ToolDefinition } from '../../shared/contract/mcp/tool-definitions';
 import { taskRequested } from './job-tasks';
 import type { McpCaller, McpDependencies } from './mcp-context';
 import { SERVER_INFO } from './mcp-server-factory';

@@ -1,10 +1,10 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
-import type { Principal } from '../../shared/auth/principal';
-import type { ToolDefinition } from '../../shared/mcp/tool-definitions';
-import type { Metrics } from '../../shared/metrics/metrics';
-import type { Services } from '../../shared/operations/operation';
-import type { UsageSnapshot } from '../../shared/stores/admission-store';
+import type { Principal } from '../../shared/domain/connections/principal';
+import type { ToolDefinition } from '../../shared/contract/mcp/tool-definitions';
+import type { Metrics } from '../../shared/platform/metrics/metrics';
+import type { Services } from '../../shared/domain/services';
+import type { UsageSnapshot } from '../../shared/domain/ledger/ledger-store';
 
 /** What every MCP request is served with: built once per app. */
 export interface McpDependencies {

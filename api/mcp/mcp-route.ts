@@ -1,10 +1,10 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
-import type { Config } from '../../shared/config/config';
-import { ForbiddenError } from '../../shared/errors/forbidden-error';
-import { MethodNotAllowedError } from '../../shared/errors/method-not-allowed-error';
-import { UnauthorizedError } from '../../shared/errors/unauthorized-error';
-import { resourceMetadataUrl } from '../../shared/oauth/resource-metadata-url';
-import type { Operation } from '../../shared/operations/operation';
+import type { Config } from '../../shared/platform/config/config';
+import { ForbiddenError } from '../../shared/platform/errors/forbidden-error';
+import { MethodNotAllowedError } from '../../shared/platform/errors/method-not-allowed-error';
+import { UnauthorizedError } from '../../shared/platform/errors/unauthorized-error';
+import { resourceMetadataUrl } from '../../shared/domain/oauth/resource-metadata-url';
+import type { Operation } from '../../shared/contract/operations/operation';
 import { state } from '../http/locals';
 import { chain } from '../http/middleware-chain';
 import { BODY_LIMIT_BYTES } from '../http/problem';

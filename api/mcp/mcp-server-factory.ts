@@ -1,6 +1,6 @@
 import { Server, type McpRequestContext, type ServerOptions, type Tool } from '@modelcontextprotocol/server';
-import { SERVICE_INFO } from '../../shared/description/service-info';
-import type { Job } from '../../shared/jobs/job';
+import { SERVICE_INFO } from '../../shared/contract/description/service-info';
+import type { Job } from '../../shared/domain/jobs/job';
 import { callerOf, type McpDependencies } from './mcp-context';
 import { callTool, jsonResult, type ArgumentCheck } from './tool-calls';
 import { registerTaskHandlers, TASKS_EXTENSION, taskRequested, toCreateTaskResult, TASK_CAPABILITIES } from './job-tasks';

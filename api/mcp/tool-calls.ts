@@ -1,6 +1,6 @@
 import { ProtocolError, ProtocolErrorCode, type CallToolResult } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
-import type { ToolDefinition } from '../../shared/mcp/tool-definitions';
+import type { ToolDefinition } from '../../shared/contract/mcp/tool-definitions';
 import { toAppError } from '../http/problem';
 import type { McpCaller, McpDependencies } from './mcp-context';
 

@@ -1,8 +1,8 @@
 import type { NextFunction, Request, Response } from 'express';
-import { RateLimitedError } from '../../shared/errors/rate-limited-error';
-import { UnauthorizedError, type AuthFailureReason } from '../../shared/errors/unauthorized-error';
-import type { Metrics } from '../../shared/metrics/metrics';
-import type { RateLimitStore, RateWindow } from '../../shared/stores/rate-limit-store';
+import { RateLimitedError } from '../../shared/platform/errors/rate-limited-error';
+import { UnauthorizedError, type AuthFailureReason } from '../../shared/platform/errors/unauthorized-error';
+import type { Metrics } from '../../shared/platform/metrics/metrics';
+import type { RateLimitStore, RateWindow } from '../../shared/domain/admission/rate-limit-store';
 import { announceRateLimit, type RatePolicy } from '../http/rate-limit-headers';
 import { state } from '../http/locals';
 

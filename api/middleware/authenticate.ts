@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
-import { secretMatcher } from '../../shared/auth/secret-equals';
-import { UnauthorizedError } from '../../shared/errors/unauthorized-error';
-import type { Metrics } from '../../shared/metrics/metrics';
+import { secretMatcher } from '../../shared/platform/secrets/secret-equals';
+import { UnauthorizedError } from '../../shared/platform/errors/unauthorized-error';
+import type { Metrics } from '../../shared/platform/metrics/metrics';
 import { state } from '../http/locals';
 
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;

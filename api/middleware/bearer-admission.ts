@@ -1,11 +1,11 @@
 import type { NextFunction, Request, Response } from 'express';
-import type { TokenService } from '../../shared/auth/token-service';
-import { RateLimitedError } from '../../shared/errors/rate-limited-error';
-import { UnauthorizedError } from '../../shared/errors/unauthorized-error';
-import type { Metrics } from '../../shared/metrics/metrics';
-import type { AdmissionStore } from '../../shared/stores/admission-store';
-import { utcDay } from '../../shared/stores/ledger-store';
-import type { RateLimitStore } from '../../shared/stores/rate-limit-store';
+import type { TokenService } from '../../shared/domain/connections/token-service';
+import { RateLimitedError } from '../../shared/platform/errors/rate-limited-error';
+import { UnauthorizedError } from '../../shared/platform/errors/unauthorized-error';
+import type { Metrics } from '../../shared/platform/metrics/metrics';
+import type { AdmissionStore } from '../../shared/domain/admission/admission-store';
+import { utcDay } from '../../shared/domain/ledger/ledger-store';
+import type { RateLimitStore } from '../../shared/domain/admission/rate-limit-store';
 import { announceRateLimit } from '../http/rate-limit-headers';
 import { state } from '../http/locals';
 import type { AuthFailureBudget } from './auth-failure-budget';

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import type { Metrics } from '../../shared/metrics/metrics';
+import type { Metrics } from '../../shared/platform/metrics/metrics';
 import { state } from '../http/locals';
 
 /** Counts and times every answered request by method, route template and status. */

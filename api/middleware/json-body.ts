@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { UnsupportedMediaTypeError } from '../../shared/errors/unsupported-media-type-error';
-import { ValidationError } from '../../shared/errors/validation-error';
+import { UnsupportedMediaTypeError } from '../../shared/platform/errors/unsupported-media-type-error';
+import { ValidationError } from '../../shared/platform/errors/validation-error';
 import { BODY_LIMIT_BYTES } from '../http/problem';
 
 const parseJson = express.json({ limit: BODY_LIMIT_BYTES, strict: true, type: 'application/json' });

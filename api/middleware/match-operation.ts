@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
-import { MethodNotAllowedError } from '../../shared/errors/method-not-allowed-error';
-import { NotFoundError } from '../../shared/errors/not-found-error';
-import type { Operation } from '../../shared/operations/operation';
+import { MethodNotAllowedError } from '../../shared/platform/errors/method-not-allowed-error';
+import { NotFoundError } from '../../shared/platform/errors/not-found-error';
+import type { Operation } from '../../shared/contract/operations/operation';
 import { state } from '../http/locals';
 
 interface CompiledPath {

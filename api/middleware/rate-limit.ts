@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
-import { RateLimitedError } from '../../shared/errors/rate-limited-error';
-import type { AuthScheme } from '../../shared/operations/operation';
-import type { RateLimitStore } from '../../shared/stores/rate-limit-store';
+import { RateLimitedError } from '../../shared/platform/errors/rate-limited-error';
+import type { AuthScheme } from '../../shared/contract/operations/operation';
+import type { RateLimitStore } from '../../shared/domain/admission/rate-limit-store';
 import { announceRateLimit, type RatePolicy } from '../http/rate-limit-headers';
 import { state } from '../http/locals';
 

@@ -1,6 +1,6 @@
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { OpenApiDocument } from '../../shared/description/openapi-document';
+import type { OpenApiDocument } from '../../shared/contract/description/openapi-document';
 import { state } from '../http/locals';
 import { chain } from '../http/middleware-chain';
 

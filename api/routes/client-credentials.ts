@@ -1,6 +1,6 @@
 import type { Request } from 'express';
-import type { ClientRegistry, OAuthClient } from '../../shared/oauth/client-registry';
-import { OAuthProtocolError } from '../../shared/oauth/oauth-protocol-error';
+import type { ClientRegistry, OAuthClient } from '../../shared/domain/oauth/client-registry';
+import { OAuthProtocolError } from '../../shared/domain/oauth/oauth-protocol-error';
 
 /**
  * Finds and authenticates the client of a token or revocation request: `client_secret_basic` (RFC 6749

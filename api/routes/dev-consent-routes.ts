@@ -1,8 +1,8 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import express, { Router } from 'express';
-import { AppError } from '../../shared/errors/app-error';
-import { OAUTH_PATHS } from '../../shared/oauth/discovery';
-import type { ConsentService } from '../../shared/oauth/consent-service';
+import { AppError } from '../../shared/platform/errors/app-error';
+import { OAUTH_PATHS } from '../../shared/domain/oauth/discovery';
+import type { ConsentService } from '../../shared/domain/oauth/consent-service';
 import { state } from '../http/locals';
 
 const FORM = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
-import type { OperationRequest, Services } from '../../shared/operations/operation';
+import type { OperationRequest } from '../../shared/contract/operations/operation';
+import type { Services } from '../../shared/domain/services';
 import { state } from '../http/locals';
 import { writeJson } from '../http/write-json';
 

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { authorizationServerMetadata, protectedResourceMetadata, wellKnownPaths } from '../../shared/oauth/discovery';
+import { authorizationServerMetadata, protectedResourceMetadata, wellKnownPaths } from '../../shared/domain/oauth/discovery';
 import { oauthEndpoint } from '../http/oauth-endpoint';
 
 /**

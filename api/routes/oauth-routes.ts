@@ -1,9 +1,9 @@
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
-import { RateLimitedError } from '../../shared/errors/rate-limited-error';
-import { OAUTH_PATHS } from '../../shared/oauth/discovery';
-import type { OAuthServices } from '../../shared/oauth/oauth-services';
-import { OAuthProtocolError } from '../../shared/oauth/oauth-protocol-error';
-import type { RateLimitStore } from '../../shared/stores/rate-limit-store';
+import { RateLimitedError } from '../../shared/platform/errors/rate-limited-error';
+import { OAUTH_PATHS } from '../../shared/domain/oauth/discovery';
+import type { OAuthServices } from '../../shared/domain/oauth/oauth-services';
+import { OAuthProtocolError } from '../../shared/domain/oauth/oauth-protocol-error';
+import type { RateLimitStore } from '../../shared/domain/admission/rate-limit-store';
 import { oauthErrorHandler } from '../http/oauth-answer';
 import { oauthEndpoint } from '../http/oauth-endpoint';
 import { state } from '../http/locals';

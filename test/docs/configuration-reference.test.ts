@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { configVariables } from '../../shared/config/config';
+import { configVariables } from '../../shared/platform/config/config';
 import { ROOT } from '../support/spawn-process';
 import { readMarkdown } from './support/markdown';
 

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { OPERATIONS } from '../../shared/operations/registry';
+import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { startConnector, type ConnectorUnderTest } from '../support/harness';
 import { ROOT } from '../support/spawn-process';
 import { readMarkdown, type FencedBlock } from './support/markdown';

@@ -2,9 +2,9 @@ import path from 'node:path';
 import { expect } from 'chai';
 import ts from 'typescript';
 import { gptActionsRules } from '../../doctor/gpt-actions-rules';
-import { buildOpenApiDocument } from '../../shared/description/openapi-document';
-import type { Operation } from '../../shared/operations/operation';
-import { OPERATIONS, publishedOperations } from '../../shared/operations/registry';
+import { buildOpenApiDocument } from '../../shared/contract/description/openapi-document';
+import type { Operation } from '../../shared/contract/operations/operation';
+import { OPERATIONS, publishedOperations } from '../../shared/contract/operations/registry';
 import { BACKENDS } from '../support/backends';
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { callOk, connectMcp, OutputChecker } from '../support/mcp-client';
@@ -29,13 +29,13 @@ describe('the worked example of docs/building-operations.md (a new paid operatio
     this.timeout(60_000);
     const { config } = ts.readConfigFile(path.join(ROOT, 'tsconfig.json'), ts.sys.readFile);
     const { options } = ts.parseJsonConfigFileContent(config, ts.sys, ROOT);
-    // The block is compiled as the file it names, in its folder, so its imports resolve as they would there.
-    const file = path.join(ROOT, example.file);
+    // Each block is compiled as the file it names, in its folder, so its imports resolve as they would there.
+    const printed = new Map(example.files.map(({ file, code }) => [path.join(ROOT, file), code]));
     const host = ts.createCompilerHost(options);
     const [readFile, fileExists] = [host.readFile.bind(host), host.fileExists.bind(host)];
-    host.readFile = (name) => (name === file ? example.source : readFile(name));
-    host.fileExists = (name) => name === file || fileExists(name);
-    const program = ts.createProgram([file], { ...options, noEmit: true }, host);
+    host.readFile = (name) => printed.get(name) ?? readFile(name);
+    host.fileExists = (name) => printed.has(name) || fileExists(name);
+    const program = ts.createProgram([...printed.keys()], { ...options, noEmit: true }, host);
     const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
     expect(diagnostics).to.deep.equal([]);
   });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import jwt from 'jsonwebtoken';
-import { deriveKeys } from '../../shared/auth/derived-keys';
+import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
 import { BACKENDS } from '../support/backends';
 import { BASE_ENV, newSubject, startConnector, type CallOptions, type ConnectorUnderTest } from '../support/harness';
 import { scrape, sumOf } from '../support/prometheus-text';

@@ -1,6 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
-import { OPERATIONS, publishedOperations } from '../../shared/operations/registry';
+import { OPERATIONS, publishedOperations } from '../../shared/contract/operations/registry';
 import { BACKENDS } from '../support/backends';
 import { BASE_ENV, startConnector, type ConnectorUnderTest } from '../support/harness';
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { JobError } from '../../shared/errors/job-error';
-import type { Operation } from '../../shared/operations/operation';
-import { OPERATIONS } from '../../shared/operations/registry';
+import { JobError } from '../../shared/platform/errors/job-error';
+import type { Operation } from '../../shared/contract/operations/operation';
+import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { BACKENDS } from '../support/backends';
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { waitFor } from '../support/wait-for';
@@ -20,10 +20,13 @@ const FAILING_JOBS: readonly Operation[] = OPERATIONS.map((operation) =>
   operation.operationId === 'createJob'
     ? {
         ...operation,
-        processor: () => async (input) => {
-          if (input.prompt === 'safe') throw new JobError('The prompt could not be handled.');
-          if (input.prompt === 'final') throw new JobError('Not retryable.', { retryable: false });
-          throw new Error('ECONNREFUSED 10.0.0.7:5432 secret-internal-detail');
+        job: {
+          operationId: operation.operationId,
+          processor: () => async (input) => {
+            if (input.prompt === 'safe') throw new JobError('The prompt could not be handled.');
+            if (input.prompt === 'final') throw new JobError('Not retryable.', { retryable: false });
+            throw new Error('ECONNREFUSED 10.0.0.7:5432 secret-internal-detail');
+          },
         },
       }
     : operation,

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { deriveKeys } from '../../shared/auth/derived-keys';
-import { buildOpenApiDocument } from '../../shared/description/openapi-document';
-import { OPERATIONS } from '../../shared/operations/registry';
+import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
+import { buildOpenApiDocument } from '../../shared/contract/description/openapi-document';
+import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { BACKENDS, type BackendKind } from '../support/backends';
 import { freshClaims, hmacToken, nowSeconds, unsignedToken } from '../support/forged-tokens';
 import { BASE_ENV, newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';

@@ -1,8 +1,8 @@
 import net from 'node:net';
 import { expect } from 'chai';
-import { OPERATIONS } from '../../shared/operations/registry';
-import { buildOpenApiDocument } from '../../shared/description/openapi-document';
-import { CHAIN_ERRORS } from '../../shared/description/chain-errors';
+import { OPERATIONS } from '../../shared/contract/operations/registry';
+import { buildOpenApiDocument } from '../../shared/contract/description/openapi-document';
+import { CHAIN_ERRORS } from '../../shared/contract/description/chain-errors';
 import { BACKENDS } from '../support/backends';
 import { newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { RawClient, type RawResponse } from '../support/raw-client';

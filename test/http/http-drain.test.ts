@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { expect } from 'chai';
-import { HttpDrain } from '../../shared/lifecycle/http-drain';
-import { listen } from '../../shared/lifecycle/listen';
+import { HttpDrain } from '../../shared/platform/lifecycle/http-drain';
+import { listen } from '../../shared/platform/lifecycle/listen';
 
 /** A server whose handler answers at once, or never for `/hang`. */
 async function drainedServer(): Promise<{ server: http.Server; drain: HttpDrain; url: string; held: Promise<void> }> {

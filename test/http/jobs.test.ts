@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import type { Operation } from '../../shared/operations/operation';
-import { OPERATIONS } from '../../shared/operations/registry';
+import type { Operation } from '../../shared/contract/operations/operation';
+import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { BACKENDS } from '../support/backends';
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { waitFor } from '../support/wait-for';
@@ -198,7 +198,7 @@ for (const backend of BACKENDS) {
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
     const GATED: readonly Operation[] = OPERATIONS.map((operation) =>
-      operation.operationId === 'createJob' ? { ...operation, processor: () => async () => (await gate, { done: true }) } : operation,
+      operation.operationId === 'createJob' ? { ...operation, job: { operationId: operation.operationId, processor: () => async () => (await gate, { done: true }) } } : operation,
     );
     let g: ConnectorUnderTest;
     before(async () => {

@@ -1,8 +1,8 @@
-import { connectionUrl } from '../../shared/config/redis-settings';
+import { connectionUrl } from '../../shared/platform/config/redis-settings';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import { newConfidentialClient } from '../../shared/oauth/confidential-client';
+import { newConfidentialClient } from '../../shared/domain/oauth/confidential-client';
 import { newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { answerConsent, authorize, authorizeParams, codeForm, pendingRequestId, tokenRequest } from '../support/oauth-helpers';
 

@@ -1,9 +1,9 @@
 import { auth, Client, StreamableHTTPClientTransport, UnauthorizedError, type CallToolResult } from '@modelcontextprotocol/client';
 import { expect } from 'chai';
 import { startApi, type RunningApi } from '../../api/start-api';
-import { loadConfig } from '../../shared/config/config';
-import { createLogger } from '../../shared/logging/logger';
-import type { CimdFetchOptions } from '../../shared/oauth/cimd-fetcher';
+import { loadConfig } from '../../shared/platform/config/config';
+import { createLogger } from '../../shared/platform/logging/logger';
+import type { CimdFetchOptions } from '../../shared/domain/oauth/cimd-fetcher';
 import { BACKENDS } from '../support/backends';
 import { CIMD_HOST, startCimdServer, type CimdServer } from '../support/cimd-server';
 import { BASE_ENV, inProcessWorker, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import jwt from 'jsonwebtoken';
-import { deriveKeys } from '../../shared/auth/derived-keys';
+import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
 import { BACKENDS } from '../support/backends';
 import { BASE_ENV, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import {

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { directCallMatcher } from '../../api/mcp/direct-tool-call';
 import { compileArgumentChecks } from '../../api/mcp/tool-calls';
-import { buildToolDefinitions } from '../../shared/mcp/tool-definitions';
-import { publishedOperations } from '../../shared/operations/registry';
+import { buildToolDefinitions } from '../../shared/contract/mcp/tool-definitions';
+import { publishedOperations } from '../../shared/contract/operations/registry';
 import { newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { rawToolCall, type RawMcpCall } from '../support/mcp-client';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { deriveKeys } from '../../shared/auth/derived-keys';
+import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
 import { BACKENDS } from '../support/backends';
 import { freshClaims, hmacToken, nowSeconds, rs256Token, rsaKeys, tamperedToken, unsignedToken, type TokenClaims } from '../support/forged-tokens';
 import { BASE_ENV, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { loadRedisSettings } from '../../shared/config/redis-settings';
+import { loadRedisSettings } from '../../shared/platform/config/redis-settings';
 import { helm, render, templateRaw, type K8sObject, type RenderOptions } from './support/helm';
 import { mainContainer, mustFind, ofKind, resolveEnv, type Container } from './support/manifests';
 

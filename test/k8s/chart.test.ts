@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import YAML from 'yaml';
-import { HARD_DEADLINE_SLACK_MS } from '../../shared/lifecycle/shutdown';
+import { HARD_DEADLINE_SLACK_MS } from '../../shared/platform/lifecycle/shutdown';
 import { chartDir, helm, lint, render, templateRaw, type K8sObject, type RenderOptions } from './support/helm';
 import {
   byComponent, containerPort, mainContainer, mustFind, ofKind, validateObject, type Container,

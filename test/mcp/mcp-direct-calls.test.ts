@@ -1,11 +1,11 @@
-import { connectionUrl } from '../../shared/config/redis-settings';
+import { connectionUrl } from '../../shared/platform/config/redis-settings';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { directCallMatcher } from '../../api/mcp/direct-tool-call';
 import { compileArgumentChecks } from '../../api/mcp/tool-calls';
-import { buildToolDefinitions } from '../../shared/mcp/tool-definitions';
-import { publishedOperations } from '../../shared/operations/registry';
+import { buildToolDefinitions } from '../../shared/contract/mcp/tool-definitions';
+import { publishedOperations } from '../../shared/contract/operations/registry';
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { MODERN_ENVELOPE, rawToolCall, type RawMcpCall } from '../support/mcp-client';
 import { waitFor } from '../support/wait-for';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { startApi, type RunningApi } from '../../api/start-api';
-import { loadConfig } from '../../shared/config/config';
-import { createLogger } from '../../shared/logging/logger';
+import { loadConfig } from '../../shared/platform/config/config';
+import { createLogger } from '../../shared/platform/logging/logger';
 import { BASE_ENV, inProcessWorker, newKey, newSubject } from '../support/harness';
 import { LogCapture } from '../support/log-capture';
 import { callOk, connectMcp, legacyTasks, modernTasks, OutputChecker, pollJobOverMcp, REVISIONS } from '../support/mcp-client';

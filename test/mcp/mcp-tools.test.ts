@@ -1,7 +1,7 @@
 import type { Client, Tool } from '@modelcontextprotocol/client';
 import { expect } from 'chai';
-import { buildToolDefinitions } from '../../shared/mcp/tool-definitions';
-import { publishedOperations } from '../../shared/operations/registry';
+import { buildToolDefinitions } from '../../shared/contract/mcp/tool-definitions';
+import { publishedOperations } from '../../shared/contract/operations/registry';
 import { BACKENDS } from '../support/backends';
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { callOk, connectMcp, legacyTasks, modernTasks, OutputChecker, pollJobOverMcp, REVISIONS } from '../support/mcp-client';

@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { expect } from 'chai';
-import type { Operation } from '../../shared/operations/operation';
-import { OPERATIONS } from '../../shared/operations/registry';
+import type { Operation } from '../../shared/contract/operations/operation';
+import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { connectMcp, OutputChecker } from '../support/mcp-client';
 

@@ -3,11 +3,11 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { expect } from 'chai';
 import jwt from 'jsonwebtoken';
-import { deriveKeys } from '../../shared/auth/derived-keys';
-import { JobError } from '../../shared/errors/job-error';
-import { createLogger } from '../../shared/logging/logger';
-import type { Operation } from '../../shared/operations/operation';
-import { OPERATIONS } from '../../shared/operations/registry';
+import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
+import { JobError } from '../../shared/platform/errors/job-error';
+import { createLogger } from '../../shared/platform/logging/logger';
+import type { Operation } from '../../shared/contract/operations/operation';
+import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { BACKENDS } from '../support/backends';
 import { BASE_ENV, newKey, newSubject, type ConnectorUnderTest, startConnector } from '../support/harness';
 import { LogCapture } from '../support/log-capture';
@@ -32,15 +32,18 @@ const SCRIPTED: readonly Operation[] = OPERATIONS.map((operation) => {
     };
   }
   if (operation.operationId === 'createJob') {
-    const original = operation.processor!;
+    const original = operation.job!;
     return {
       ...operation,
-      processor: (settings) => {
-        const normal = original(settings);
-        return async (input, context) => {
-          if (input.prompt === 'fail') throw new JobError('This job fails on purpose.', { retryable: false });
-          return normal(input, context);
-        };
+      job: {
+        operationId: original.operationId,
+        processor: (settings) => {
+          const normal = original.processor(settings);
+          return async (input, context) => {
+            if (input.prompt === 'fail') throw new JobError('This job fails on purpose.', { retryable: false });
+            return normal(input, context);
+          };
+        },
       },
     };
   }

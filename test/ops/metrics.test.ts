@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import jwt from 'jsonwebtoken';
-import { deriveKeys } from '../../shared/auth/derived-keys';
-import { Metrics } from '../../shared/metrics/metrics';
+import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
+import { Metrics } from '../../shared/platform/metrics/metrics';
 import { BACKENDS } from '../support/backends';
 import { BASE_ENV, newKey, newSubject, type CallOptions, type CallResult, type ConnectorUnderTest, startConnector } from '../support/harness';
 import { connectMcp } from '../support/mcp-client';

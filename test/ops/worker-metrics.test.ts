@@ -1,7 +1,7 @@
-import { connectionUrl } from '../../shared/config/redis-settings';
+import { connectionUrl } from '../../shared/platform/config/redis-settings';
 import { expect } from 'chai';
-import { loadConfig } from '../../shared/config/config';
-import { createLogger } from '../../shared/logging/logger';
+import { loadConfig } from '../../shared/platform/config/config';
+import { createLogger } from '../../shared/platform/logging/logger';
 import { startWorker, type RunningWorker } from '../../worker/start-worker';
 import { BASE_ENV, newKey, newSubject, type ConnectorUnderTest, startConnector } from '../support/harness';
 import { LogCapture } from '../support/log-capture';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { SeenResponse } from '../../bench/mixed-traffic';
 import { formatRollingReport } from '../../bench/rolling-report';
 import { chartShutdown, judgeRollingRestart, runRollingRestart, type RollingReport } from '../../bench/rolling-restart';
-import type { OpenApiDocument } from '../../shared/description/openapi-document';
+import type { OpenApiDocument } from '../../shared/contract/description/openapi-document';
 import { OpenApiResponseChecker } from '../support/openapi-check';
 
 /** Node's header object as the Fetch API's, which the OpenAPI checker reads. */

@@ -1,16 +1,16 @@
 import { expect } from 'chai';
-import { MemoryConnectionStore } from '../../shared/memory/memory-connection-store';
-import { MemoryLedgerStore } from '../../shared/memory/memory-ledger-store';
-import { MemoryRateLimitStore } from '../../shared/memory/memory-rate-limit-store';
-import { RedisAdmissionStore } from '../../shared/redis/redis-admission-store';
-import { RedisConnectionStore } from '../../shared/redis/redis-connection-store';
-import { RedisLedgerStore } from '../../shared/redis/redis-ledger-store';
-import { RedisRateLimitStore } from '../../shared/redis/redis-rate-limit-store';
-import type { AdmissionStore, BearerAdmissionRequest } from '../../shared/stores/admission-store';
-import type { Connection, ConnectionStore } from '../../shared/stores/connection-store';
-import type { LedgerStore } from '../../shared/stores/ledger-store';
-import type { RateLimitStore } from '../../shared/stores/rate-limit-store';
-import { SequentialAdmissionStore } from '../../shared/stores/sequential-admission-store';
+import { MemoryConnectionStore } from '../../shared/adapters/memory/memory-connection-store';
+import { MemoryLedgerStore } from '../../shared/adapters/memory/memory-ledger-store';
+import { MemoryRateLimitStore } from '../../shared/adapters/memory/memory-rate-limit-store';
+import { RedisAdmissionStore } from '../../shared/adapters/redis/redis-admission-store';
+import { RedisConnectionStore } from '../../shared/adapters/redis/redis-connection-store';
+import { RedisLedgerStore } from '../../shared/adapters/redis/redis-ledger-store';
+import { RedisRateLimitStore } from '../../shared/adapters/redis/redis-rate-limit-store';
+import type { AdmissionStore, BearerAdmissionRequest } from '../../shared/domain/admission/admission-store';
+import type { Connection, ConnectionStore } from '../../shared/domain/connections/connection-store';
+import type { LedgerStore } from '../../shared/domain/ledger/ledger-store';
+import type { RateLimitStore } from '../../shared/domain/admission/rate-limit-store';
+import { SequentialAdmissionStore } from '../../shared/domain/admission/sequential-admission-store';
 import { commandCalls, twoClientStores, type StoreClient } from './support/redis-fixture';
 
 interface Stores {

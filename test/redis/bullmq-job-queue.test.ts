@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
-import type { NewJob } from '../../shared/jobs/job';
-import { BullmqJobQueue } from '../../shared/redis/bullmq-job-queue';
-import { JOB_QUEUE_NAME } from '../../shared/redis/redis-keys';
+import type { NewJob } from '../../shared/domain/jobs/job';
+import { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
+import { JOB_QUEUE_NAME } from '../../shared/adapters/redis/redis-keys';
 import { startRedis, type TestRedis } from '../support/redis-server';
 import { connectStoreClient, quietLogger, type StoreClient } from './support/redis-fixture';
 

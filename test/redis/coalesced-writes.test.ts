@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import net from 'node:net';
-import { coalesceWrites } from '../../shared/redis/coalesced-writes';
+import { coalesceWrites } from '../../shared/adapters/redis/coalesced-writes';
 import { startRedis, type TestRedis } from '../support/redis-server';
 import { waitFor } from '../support/wait-for';
 import { connectStoreClient, type StoreClient } from './support/redis-fixture';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { RedisConnectionStore } from '../../shared/redis/redis-connection-store';
-import type { Connection } from '../../shared/stores/connection-store';
+import { RedisConnectionStore } from '../../shared/adapters/redis/redis-connection-store';
+import type { Connection } from '../../shared/domain/connections/connection-store';
 import { waitFor } from '../support/wait-for';
 import { monitorCommands, twoClientStores } from './support/redis-fixture';
 

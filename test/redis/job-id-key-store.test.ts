@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { RedisJobIdKeyStore } from '../../shared/redis/redis-job-id-key-store';
-import { RedisKeys } from '../../shared/redis/redis-keys';
+import { RedisJobIdKeyStore } from '../../shared/adapters/redis/redis-job-id-key-store';
+import { RedisKeys } from '../../shared/adapters/redis/redis-keys';
 import { twoClientStores, type StoreClient } from './support/redis-fixture';
 
 /** A store on its own fresh prefix, so each test starts with no key stored. */

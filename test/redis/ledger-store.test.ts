@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { RedisLedgerStore } from '../../shared/redis/redis-ledger-store';
-import type { ClaimRequest } from '../../shared/stores/ledger-store';
+import { RedisLedgerStore } from '../../shared/adapters/redis/redis-ledger-store';
+import type { ClaimRequest } from '../../shared/domain/ledger/ledger-store';
 import { twoClientStores } from './support/redis-fixture';
 
 function request(overrides: Partial<ClaimRequest> = {}): ClaimRequest {

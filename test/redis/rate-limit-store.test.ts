@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { RedisRateLimitStore } from '../../shared/redis/redis-rate-limit-store';
+import { RedisRateLimitStore } from '../../shared/adapters/redis/redis-rate-limit-store';
 import { waitFor } from '../support/wait-for';
 import { twoClientStores } from './support/redis-fixture';
 

@@ -1,11 +1,11 @@
-import { singleNodeConnection } from '../../shared/config/redis-settings';
+import { singleNodeConnection } from '../../shared/platform/config/redis-settings';
 import { expect } from 'chai';
 import Redis from 'ioredis';
-import { ServiceUnavailableError } from '../../shared/errors/service-unavailable-error';
-import { Metrics } from '../../shared/metrics/metrics';
-import { createRedisBackend } from '../../shared/redis/redis-backend';
-import type { Backend } from '../../shared/stores/backend';
-import { newEvent } from '../../shared/webhooks/webhook-event';
+import { ServiceUnavailableError } from '../../shared/platform/errors/service-unavailable-error';
+import { Metrics } from '../../shared/platform/metrics/metrics';
+import { createRedisBackend } from '../../shared/adapters/redis/redis-backend';
+import type { Backend } from '../../shared/domain/backend';
+import { newEvent } from '../../shared/domain/webhooks/webhook-event';
 import { startRedis, type TestRedis } from '../support/redis-server';
 import { waitFor } from '../support/wait-for';
 import { metricValue, quietLogger } from './support/redis-fixture';

@@ -1,4 +1,4 @@
-import { connectionUrl } from '../../shared/config/redis-settings';
+import { connectionUrl } from '../../shared/platform/config/redis-settings';
 import { expect } from 'chai';
 import Redis from 'ioredis';
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { startApi, type RunningApi } from '../../api/start-api';
-import { loadConfig, type Config } from '../../shared/config/config';
-import { createLogger } from '../../shared/logging/logger';
+import { loadConfig, type Config } from '../../shared/platform/config/config';
+import { createLogger } from '../../shared/platform/logging/logger';
 import { BASE_ENV, newKey, newSubject } from '../support/harness';
 import { checkedClient, type Call } from '../support/checked-client';
 import { LogCapture } from '../support/log-capture';

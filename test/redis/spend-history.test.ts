@@ -1,15 +1,15 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { deriveKeys } from '../../shared/auth/derived-keys';
-import { UsageService } from '../../shared/identity/usage-service';
-import { DailyBudget } from '../../shared/jobs/daily-budget';
-import { StoredJobIdKey } from '../../shared/jobs/job-id-key';
-import { JobService } from '../../shared/jobs/job-service';
-import { MemoryJobIdKeyStore } from '../../shared/memory/memory-job-id-key-store';
-import { MemoryJobQueue } from '../../shared/memory/memory-job-queue';
-import { MemoryLedgerStore } from '../../shared/memory/memory-ledger-store';
-import { RedisLedgerStore } from '../../shared/redis/redis-ledger-store';
-import { utcDaysBack, type ClaimRequest, type LedgerStore } from '../../shared/stores/ledger-store';
+import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
+import { UsageService } from '../../shared/domain/ledger/usage-service';
+import { DailyBudget } from '../../shared/domain/ledger/daily-budget';
+import { StoredJobIdKey } from '../../shared/domain/jobs/job-id-key';
+import { JobService } from '../../shared/domain/jobs/job-service';
+import { MemoryJobIdKeyStore } from '../../shared/adapters/memory/memory-job-id-key-store';
+import { MemoryJobQueue } from '../../shared/adapters/memory/memory-job-queue';
+import { MemoryLedgerStore } from '../../shared/adapters/memory/memory-ledger-store';
+import { RedisLedgerStore } from '../../shared/adapters/redis/redis-ledger-store';
+import { utcDaysBack, type ClaimRequest, type LedgerStore } from '../../shared/domain/ledger/ledger-store';
 import { twoClientStores } from './support/redis-fixture';
 
 function claim(subject: string, day: string, cost: number, extra: Partial<ClaimRequest> = {}): ClaimRequest {

@@ -1,12 +1,12 @@
 import { expect } from 'chai';
-import { deriveKeys } from '../../shared/auth/derived-keys';
-import type { JobRecord, NewJob } from '../../shared/jobs/job';
-import { StoredJobIdKey } from '../../shared/jobs/job-id-key';
-import { JobService } from '../../shared/jobs/job-service';
-import { MemoryJobIdKeyStore } from '../../shared/memory/memory-job-id-key-store';
-import { BullmqJobQueue } from '../../shared/redis/bullmq-job-queue';
-import { RedisKeys } from '../../shared/redis/redis-keys';
-import { RedisLedgerStore } from '../../shared/redis/redis-ledger-store';
+import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
+import type { JobRecord, NewJob } from '../../shared/domain/jobs/job';
+import { StoredJobIdKey } from '../../shared/domain/jobs/job-id-key';
+import { JobService } from '../../shared/domain/jobs/job-service';
+import { MemoryJobIdKeyStore } from '../../shared/adapters/memory/memory-job-id-key-store';
+import { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
+import { RedisKeys } from '../../shared/adapters/redis/redis-keys';
+import { RedisLedgerStore } from '../../shared/adapters/redis/redis-ledger-store';
 import { startRedis, type TestRedis } from '../support/redis-server';
 import { connectStoreClient, quietLogger, type StoreClient } from './support/redis-fixture';
 

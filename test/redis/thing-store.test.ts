@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { RedisThingStore } from '../../shared/redis/redis-thing-store';
-import type { Thing } from '../../shared/things/thing';
+import { RedisThingStore } from '../../shared/adapters/redis/redis-thing-store';
+import type { Thing } from '../../shared/domain/things/thing';
 import { twoClientStores } from './support/redis-fixture';
 
 function thing(name: string): Thing {

@@ -1,4 +1,4 @@
-import { Metrics } from '../../shared/metrics/metrics';
+import { Metrics } from '../../shared/platform/metrics/metrics';
 
 /** A metric as ../shared/CONTRACT.md fixes it ("Operations side", "MCP" and the webhook counter of "The dashboard's view"), plus the Redis error counter of issue 5 and the over-budget counter of issue 8. */
 export interface ContractMetric {

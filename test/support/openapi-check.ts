@@ -1,8 +1,8 @@
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { expect } from 'chai';
-import { buildOpenApiDocument, type OpenApiDocument } from '../../shared/description/openapi-document';
-import { OPERATIONS } from '../../shared/operations/registry';
+import { buildOpenApiDocument, type OpenApiDocument } from '../../shared/contract/description/openapi-document';
+import { OPERATIONS } from '../../shared/contract/operations/registry';
 
 /** A response as the test client saw it on the wire. */
 export interface WireResponse {

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import fc from 'fast-check';
-import type { OpenApiDocument } from '../../shared/description/openapi-document';
+import type { OpenApiDocument } from '../../shared/contract/description/openapi-document';
 import type { RawRequest } from './raw-client';
 import { schemaArbitrary } from './schema-arbitrary';
 

@@ -1,6 +1,6 @@
-import { JobError } from '../../shared/errors/job-error';
-import type { Operation } from '../../shared/operations/operation';
-import { OPERATIONS } from '../../shared/operations/registry';
+import { JobError } from '../../shared/platform/errors/job-error';
+import type { Operation } from '../../shared/contract/operations/operation';
+import { OPERATIONS } from '../../shared/contract/operations/registry';
 
 /** The safe message a scripted job fails with. */
 export const SCRIPTED_FAILURE = 'This job fails on purpose.';
@@ -14,13 +14,16 @@ export function scriptedJobs({ hold, operations = OPERATIONS }: { hold?: () => P
     operation.operationId === 'createJob'
       ? {
           ...operation,
-          processor: (settings) => {
-            const normal = operation.processor!(settings);
-            return async (input, context) => {
-              if (input.prompt === 'fail') throw new JobError(SCRIPTED_FAILURE, { retryable: false });
-              if (input.prompt === 'hold') await hold?.();
-              return normal(input, context);
-            };
+          job: {
+            operationId: operation.operationId,
+            processor: (settings) => {
+              const normal = operation.job!.processor(settings);
+              return async (input, context) => {
+                if (input.prompt === 'fail') throw new JobError(SCRIPTED_FAILURE, { retryable: false });
+                if (input.prompt === 'hold') await hold?.();
+                return normal(input, context);
+              };
+            },
           },
         }
       : operation,

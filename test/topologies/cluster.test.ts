@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { RedisKeys } from '../../shared/redis/redis-keys';
+import { RedisKeys } from '../../shared/adapters/redis/redis-keys';
 import { redisCommand, startRedisCluster, type TestRedisCluster } from '../support/redis-topologies';
 import { commonFlows } from './support/common-flows';
 import { clusterVars, deploymentEnv, startDeployment, type Deployment } from './support/deployment';

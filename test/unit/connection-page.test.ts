@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { pageConnections } from '../../shared/auth/connection-page';
-import { encodeCursor } from '../../shared/pagination/cursor';
-import { ValidationError } from '../../shared/errors/validation-error';
-import type { Connection } from '../../shared/stores/connection-store';
+import { pageConnections } from '../../shared/domain/connections/connection-page';
+import { encodeCursor } from '../../shared/platform/pagination/cursor';
+import { ValidationError } from '../../shared/platform/errors/validation-error';
+import type { Connection } from '../../shared/domain/connections/connection-store';
 
 const T = 1_800_000_000;
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { DailyBudget } from '../../shared/jobs/daily-budget';
-import { MemoryLedgerStore } from '../../shared/memory/memory-ledger-store';
-import type { ClaimRequest } from '../../shared/stores/ledger-store';
+import { DailyBudget } from '../../shared/domain/ledger/daily-budget';
+import { MemoryLedgerStore } from '../../shared/adapters/memory/memory-ledger-store';
+import type { ClaimRequest } from '../../shared/domain/ledger/ledger-store';
 
 describe('DailyBudget', () => {
   const at = (iso: string) => () => Date.parse(iso);

@@ -2,12 +2,12 @@ import { expect } from 'chai';
 import { exitCode, summarize, type CheckResult } from '../../doctor/check-result';
 import { bodyFieldName, gptActionsRules } from '../../doctor/gpt-actions-rules';
 import { protectedResourceUrls } from '../../doctor/mcp-checks';
-import { toolName } from '../../shared/mcp/tool-definitions';
+import { toolName } from '../../shared/contract/mcp/tool-definitions';
 import { ENV_LINK_SECRET, ENV_PUBLIC_URL, parseDoctorArgs } from '../../doctor/options';
 import { formatJson, formatText } from '../../doctor/report';
 import { Target } from '../../doctor/target';
-import { buildOpenApiDocument } from '../../shared/description/openapi-document';
-import { publishedOperations } from '../../shared/operations/registry';
+import { buildOpenApiDocument } from '../../shared/contract/description/openapi-document';
+import { publishedOperations } from '../../shared/contract/operations/registry';
 
 const PUBLIC_URL = 'https://connector.example.com';
 

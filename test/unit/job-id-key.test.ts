@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { createSecretKey, randomBytes } from 'node:crypto';
-import { StoredJobIdKey } from '../../shared/jobs/job-id-key';
-import { MemoryJobIdKeyStore } from '../../shared/memory/memory-job-id-key-store';
-import type { JobIdKeyStore } from '../../shared/stores/job-id-key-store';
+import { StoredJobIdKey } from '../../shared/domain/jobs/job-id-key';
+import { MemoryJobIdKeyStore } from '../../shared/adapters/memory/memory-job-id-key-store';
+import type { JobIdKeyStore } from '../../shared/domain/jobs/job-id-key-store';
 
 /** A store that fails while `down` and counts its loads. */
 class FlakyStore implements JobIdKeyStore {

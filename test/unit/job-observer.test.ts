@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { createJobObserver, jobObserver } from '../../shared/jobs/job-observer';
-import type { JobRecord } from '../../shared/jobs/job';
-import { createLogger } from '../../shared/logging/logger';
-import { Metrics } from '../../shared/metrics/metrics';
+import { createJobObserver, jobObserver } from '../../shared/domain/jobs/job-observer';
+import type { JobRecord } from '../../shared/domain/jobs/job';
+import { createLogger } from '../../shared/platform/logging/logger';
+import { Metrics } from '../../shared/platform/metrics/metrics';
 import { LogCapture } from '../support/log-capture';
 
 /** The value of one exposition line (`name{labels}`), or undefined when the series is absent. */

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { deriveKeys } from '../../shared/auth/derived-keys';
-import { StoredJobIdKey } from '../../shared/jobs/job-id-key';
-import { MemoryJobIdKeyStore } from '../../shared/memory/memory-job-id-key-store';
-import type { JobRecord, NewJob } from '../../shared/jobs/job';
-import { fingerprint, JobService } from '../../shared/jobs/job-service';
-import { MemoryJobQueue } from '../../shared/memory/memory-job-queue';
-import { MemoryLedgerStore } from '../../shared/memory/memory-ledger-store';
+import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
+import { StoredJobIdKey } from '../../shared/domain/jobs/job-id-key';
+import { MemoryJobIdKeyStore } from '../../shared/adapters/memory/memory-job-id-key-store';
+import type { JobRecord, NewJob } from '../../shared/domain/jobs/job';
+import { fingerprint, JobService } from '../../shared/domain/jobs/job-service';
+import { MemoryJobQueue } from '../../shared/adapters/memory/memory-job-queue';
+import { MemoryLedgerStore } from '../../shared/adapters/memory/memory-ledger-store';
 
 /** An in-memory queue that counts its enqueues; its processor never finishes, so jobs stay put. */
 class CountingQueue extends MemoryJobQueue {

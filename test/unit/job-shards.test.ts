@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { shardOf } from '../../shared/redis/job-shards';
+import { shardOf } from '../../shared/adapters/redis/job-shards';
 
 describe('shardOf (the paid-job shard of a job id)', () => {
   it('any job id and shard count: the shard is within range and the same on every call', () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { devLogFormat } from '../../shared/logging/log-format';
+import { devLogFormat } from '../../shared/platform/logging/log-format';
 
 describe('npm run dev log format (devLogFormat)', () => {
   it('is pretty when stdout is a terminal and JSON when it is not (a pipe, a file, a harness)', () => {

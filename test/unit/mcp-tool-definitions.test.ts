@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { loadConfig } from '../../shared/config/config';
-import { inlineSchema } from '../../shared/mcp/inline-schema';
-import { buildToolDefinitions, toolName } from '../../shared/mcp/tool-definitions';
-import { resourceMetadataUrl } from '../../shared/oauth/resource-metadata-url';
-import type { Operation } from '../../shared/operations/operation';
-import { publishedOperations } from '../../shared/operations/registry';
+import { loadConfig } from '../../shared/platform/config/config';
+import { inlineSchema } from '../../shared/contract/mcp/inline-schema';
+import { buildToolDefinitions, toolName } from '../../shared/contract/mcp/tool-definitions';
+import { resourceMetadataUrl } from '../../shared/domain/oauth/resource-metadata-url';
+import type { Operation } from '../../shared/contract/operations/operation';
+import { publishedOperations } from '../../shared/contract/operations/registry';
 import { BASE_ENV } from '../support/harness';
 
 const principal = { subject: 'alice', connectionId: 'conn_1', issuedAt: 0, expiresAt: 1 };

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import type { JobRecord } from '../../shared/jobs/job';
-import { MemoryJobQueue } from '../../shared/memory/memory-job-queue';
+import type { JobRecord } from '../../shared/domain/jobs/job';
+import { MemoryJobQueue } from '../../shared/adapters/memory/memory-job-queue';
 import { waitFor } from '../support/wait-for';
 
 const newJob = (id: string) => ({ id, subject: 's', operation: 'op', input: { n: id }, cost: 1, createdAt: new Date().toISOString() });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { MemoryRateLimitStore } from '../../shared/memory/memory-rate-limit-store';
+import { MemoryRateLimitStore } from '../../shared/adapters/memory/memory-rate-limit-store';
 import { waitFor } from '../support/wait-for';
 
 describe('MemoryRateLimitStore', () => {

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
-import { isPublicAddress } from '../../shared/oauth/address-policy';
-import { isAllowedRedirectUri } from '../../shared/oauth/client-registry';
-import { wellKnownPaths } from '../../shared/oauth/discovery';
-import { isS256Challenge, verifiesS256 } from '../../shared/oauth/pkce';
+import { isPublicAddress } from '../../shared/platform/net/address-policy';
+import { isAllowedRedirectUri } from '../../shared/domain/oauth/client-registry';
+import { wellKnownPaths } from '../../shared/domain/oauth/discovery';
+import { isS256Challenge, verifiesS256 } from '../../shared/domain/oauth/pkce';
 
 describe('OAuth pure logic', () => {
   it('isPublicAddress refuses loopback, private, link-local, shared, multicast and mapped addresses, and accepts public ones', () => {

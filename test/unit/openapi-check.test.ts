@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { buildOpenApiDocument } from '../../shared/description/openapi-document';
-import { publishedOperations } from '../../shared/operations/registry';
+import { buildOpenApiDocument } from '../../shared/contract/description/openapi-document';
+import { publishedOperations } from '../../shared/contract/operations/registry';
 import { OpenApiResponseChecker } from '../support/openapi-check';
 
 const checker = new OpenApiResponseChecker(buildOpenApiDocument(publishedOperations(), 'http://localhost:8787'));

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { createHash } from 'node:crypto';
-import { placeholderProcessor } from '../../shared/processors/placeholder-processor';
+import { placeholderProcessor } from '../../shared/domain/processors/placeholder-processor';
 
 const context = { jobId: 'job_x', attempt: 1 };
 const run = placeholderProcessor(0);

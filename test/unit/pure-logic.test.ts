@@ -1,16 +1,16 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { deriveKeys } from '../../shared/auth/derived-keys';
-import { StoredJobIdKey } from '../../shared/jobs/job-id-key';
-import { MemoryJobIdKeyStore } from '../../shared/memory/memory-job-id-key-store';
-import { secretMatcher } from '../../shared/auth/secret-equals';
-import { ValidationError } from '../../shared/errors/validation-error';
-import { backoffDelay } from '../../shared/jobs/job-runner';
-import { fingerprint, JobService } from '../../shared/jobs/job-service';
-import { MemoryJobQueue } from '../../shared/memory/memory-job-queue';
-import { MemoryLedgerStore } from '../../shared/memory/memory-ledger-store';
-import { decodeCursor, encodeCursor } from '../../shared/pagination/cursor';
-import { canonicalJson } from '../../shared/util/canonical-json';
+import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
+import { StoredJobIdKey } from '../../shared/domain/jobs/job-id-key';
+import { MemoryJobIdKeyStore } from '../../shared/adapters/memory/memory-job-id-key-store';
+import { secretMatcher } from '../../shared/platform/secrets/secret-equals';
+import { ValidationError } from '../../shared/platform/errors/validation-error';
+import { backoffDelay } from '../../shared/domain/jobs/job-runner';
+import { fingerprint, JobService } from '../../shared/domain/jobs/job-service';
+import { MemoryJobQueue } from '../../shared/adapters/memory/memory-job-queue';
+import { MemoryLedgerStore } from '../../shared/adapters/memory/memory-ledger-store';
+import { decodeCursor, encodeCursor } from '../../shared/platform/pagination/cursor';
+import { canonicalJson } from '../../shared/platform/util/canonical-json';
 
 describe('cursors', () => {
   it('any sequence number survives an encode/decode round trip', () => {

@@ -2,9 +2,9 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../../shared/config/config';
-import { parseEndpoints } from '../../shared/config/redis-settings';
-import { ConfigError } from '../../shared/errors/config-error';
+import { loadConfig } from '../../shared/platform/config/config';
+import { parseEndpoints } from '../../shared/platform/config/redis-settings';
+import { ConfigError } from '../../shared/platform/errors/config-error';
 import { BASE_ENV } from '../support/harness';
 
 const REQUIRED = { CONNECTOR_SECRET: BASE_ENV.CONNECTOR_SECRET, PUBLIC_URL: BASE_ENV.PUBLIC_URL, DASHBOARD_URL: BASE_ENV.DASHBOARD_URL, LINK_SECRET: BASE_ENV.LINK_SECRET };

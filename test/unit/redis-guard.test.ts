@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { AppError } from '../../shared/errors/app-error';
-import { NotFoundError } from '../../shared/errors/not-found-error';
-import { ServiceUnavailableError } from '../../shared/errors/service-unavailable-error';
-import { RedisGuard } from '../../shared/redis/redis-guard';
+import { AppError } from '../../shared/platform/errors/app-error';
+import { NotFoundError } from '../../shared/platform/errors/not-found-error';
+import { ServiceUnavailableError } from '../../shared/platform/errors/service-unavailable-error';
+import { RedisGuard } from '../../shared/adapters/redis/redis-guard';
 
 /** A promise settled from outside, standing in for a command still waiting for Redis. */
 function pending<T>(): { promise: Promise<T>; resolve: (value: T) => void } {

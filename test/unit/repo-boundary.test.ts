@@ -57,7 +57,7 @@ describe('repository boundary', () => {
     const files: Record<string, string> = {
       '/repo/api/a.ts': [
         "import { startApi } from './start-api';",
-        "import { Metrics } from '../shared/metrics/metrics';",
+        "import { Metrics } from '../shared/platform/metrics/metrics';",
         "import express from 'express';",
         "import { createJobWorker } from '../worker/job-worker';",
         "export { startWorker } from '../worker';",

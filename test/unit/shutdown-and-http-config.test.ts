@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { loadConfig } from '../../shared/config/config';
-import { ConfigError } from '../../shared/errors/config-error';
+import { loadConfig } from '../../shared/platform/config/config';
+import { ConfigError } from '../../shared/platform/errors/config-error';
 import { BASE_ENV } from '../support/harness';
 
 const REQUIRED = { CONNECTOR_SECRET: BASE_ENV.CONNECTOR_SECRET, PUBLIC_URL: BASE_ENV.PUBLIC_URL, DASHBOARD_URL: BASE_ENV.DASHBOARD_URL, LINK_SECRET: BASE_ENV.LINK_SECRET };

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { createSecretKey, randomBytes } from 'node:crypto';
-import { TokenService } from '../../shared/auth/token-service';
-import { UnauthorizedError } from '../../shared/errors/unauthorized-error';
-import { MemoryConnectionStore } from '../../shared/memory/memory-connection-store';
+import { TokenService } from '../../shared/domain/connections/token-service';
+import { UnauthorizedError } from '../../shared/platform/errors/unauthorized-error';
+import { MemoryConnectionStore } from '../../shared/adapters/memory/memory-connection-store';
 
 const ISSUER = 'https://connector.example.com';
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);

@@ -2,13 +2,13 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { buildOpenApiDocument } from '../../shared/description/openapi-document';
-import { inlineSchema } from '../../shared/mcp/inline-schema';
-import { portableSchema } from '../../shared/mcp/portable-schema';
-import { buildToolDefinitions } from '../../shared/mcp/tool-definitions';
-import type { JsonSchema } from '../../shared/operations/operation';
-import { OPERATIONS, publishedOperations } from '../../shared/operations/registry';
-import { COMPONENT_SCHEMAS } from '../../shared/operations/schemas';
+import { buildOpenApiDocument } from '../../shared/contract/description/openapi-document';
+import { inlineSchema } from '../../shared/contract/mcp/inline-schema';
+import { portableSchema } from '../../shared/contract/mcp/portable-schema';
+import { buildToolDefinitions } from '../../shared/contract/mcp/tool-definitions';
+import type { JsonSchema } from '../../shared/contract/operations/operation';
+import { OPERATIONS, publishedOperations } from '../../shared/contract/operations/registry';
+import { COMPONENT_SCHEMAS } from '../../shared/contract/operations/schemas';
 import { portabilityFindings } from '../support/schema-portability';
 
 /** Every subschema of `schema` (itself included) whose `type` is an array. */

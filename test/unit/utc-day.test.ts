@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { utcDay, utcDayBefore, utcDaysBack } from '../../shared/stores/ledger-store';
+import { utcDay, utcDayBefore, utcDaysBack } from '../../shared/domain/ledger/ledger-store';
 
 const DAY_MS = 86_400_000;
 // 1970 to 2200, plus instants within a second of a midnight, where a stale remembered day would show.

@@ -1,8 +1,8 @@
 import { Queue } from 'bullmq';
 import { expect } from 'chai';
 import Redis from 'ioredis';
-import { RedisKeys } from '../../shared/redis/redis-keys';
-import { eventId } from '../../shared/webhooks/webhook-event';
+import { RedisKeys } from '../../shared/adapters/redis/redis-keys';
+import { eventId } from '../../shared/domain/webhooks/webhook-event';
 import { newKey, newSubject } from '../support/harness';
 import { waitFor } from '../support/wait-for';
 import { WebhookReceiver } from '../support/webhook-receiver';

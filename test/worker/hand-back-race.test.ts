@@ -1,10 +1,10 @@
-import { singleNodeConnection } from '../../shared/config/redis-settings';
+import { singleNodeConnection } from '../../shared/platform/config/redis-settings';
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import type { NewJob } from '../../shared/jobs/job';
-import type { Processor } from '../../shared/jobs/processor';
-import { Metrics } from '../../shared/metrics/metrics';
-import { BullmqJobQueue } from '../../shared/redis/bullmq-job-queue';
+import type { NewJob } from '../../shared/domain/jobs/job';
+import type { Processor } from '../../shared/domain/jobs/processor';
+import { Metrics } from '../../shared/platform/metrics/metrics';
+import { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
 import { createJobWorker, type JobWorker } from '../../worker/job-worker';
 import { connectStoreClient, quietLogger, type StoreClient } from '../redis/support/redis-fixture';
 import { startRedis, type TestRedis } from '../support/redis-server';

@@ -1,37 +1,50 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Operation } from '../../../shared/operations/operation';
+import type { Operation } from '../../../shared/contract/operations/operation';
 import { ROOT } from '../../support/spawn-process';
 import { readMarkdown } from './markdown';
 
-/** The guide that holds the worked example, and the marker of its operation file. */
+/** The guide that holds the worked example, and the marker of each of its files. */
 export const WORKED_EXAMPLE_PAGE = path.join(ROOT, 'docs', 'building-operations.md');
 const MARKER = /^worked-example:\s*(\S+)$/;
 
-/** The worked example's source as the guide shows it, and the repository path it is meant for. */
-export function workedExampleSource(): { file: string; code: string } {
+/** One file of the worked example as the guide shows it, and the repository path it is meant for. */
+export interface WorkedExampleFile {
+  readonly file: string;
+  readonly code: string;
+}
+
+/** The worked example's files (its paid job, then its operation), in the guide's order. */
+export function workedExampleSources(): WorkedExampleFile[] {
   const blocks = readMarkdown(WORKED_EXAMPLE_PAGE).blocks.filter((block) => block.comment && MARKER.test(block.comment));
-  if (blocks.length !== 1) throw new Error(`expected one worked-example block in ${WORKED_EXAMPLE_PAGE}, found ${blocks.length}`);
-  return { file: MARKER.exec(blocks[0].comment!)![1], code: blocks[0].code };
+  if (blocks.length === 0) throw new Error(`expected worked-example blocks in ${WORKED_EXAMPLE_PAGE}, found none`);
+  return blocks.map((block) => ({ file: MARKER.exec(block.comment!)![1], code: block.code }));
 }
 
 /**
- * Loads the worked example's operation exactly as printed in the guide: the block is written to a temporary
- * folder, with its relative imports pointed at the repository's folder it names, and loaded (tsx compiles
- * it). Returns the operation and a cleanup that removes the folder.
+ * Loads the worked example exactly as printed in the guide: each block is written to a temporary folder at
+ * the path it names, its relative imports pointed at the repository's folder (or at another block of the
+ * example), and the operation file is loaded (tsx compiles it). Returns the one operation the blocks export,
+ * the printed files, and a cleanup that removes the folder.
  */
-export function loadWorkedExample(): { operation: Operation; file: string; source: string; cleanup(): void } {
-  const { file, code } = workedExampleSource();
-  const home = path.dirname(path.join(ROOT, file));
-  const rewritten = code.replace(/(from\s+')(\.{1,2}\/[^']+)(')/g, (_all, before: string, specifier: string, after: string) => {
-    return before + path.resolve(home, specifier) + after;
-  });
+export function loadWorkedExample(): { operation: Operation; files: WorkedExampleFile[]; cleanup(): void } {
+  const files = workedExampleSources();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'worked-example-'));
-  const target = path.join(dir, path.basename(file));
-  writeFileSync(target, rewritten);
-  const exports = require(target) as Record<string, unknown>;
-  const operations = Object.values(exports).filter((value): value is Operation => typeof value === 'object' && value !== null && 'operationId' in value);
+  const inExample = new Map(files.map(({ file }) => [path.join(ROOT, file).replace(/\.ts$/, ''), path.join(dir, file).replace(/\.ts$/, '')]));
+  for (const { file, code } of files) {
+    const home = path.dirname(path.join(ROOT, file));
+    const rewritten = code.replace(/(from\s+')(\.{1,2}\/[^']+)(')/g, (_all, before: string, specifier: string, after: string) => {
+      const target = path.resolve(home, specifier);
+      return before + (inExample.get(target) ?? target) + after;
+    });
+    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    writeFileSync(path.join(dir, file), rewritten);
+  }
+  const operations = files.flatMap(({ file }) => {
+    const exports = require(path.join(dir, file)) as Record<string, unknown>;
+    return Object.values(exports).filter((value): value is Operation => typeof value === 'object' && value !== null && 'path' in value && 'handle' in value);
+  });
   if (operations.length !== 1) throw new Error(`the worked example should export one operation, found ${operations.length}`);
-  return { operation: operations[0], file, source: code, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return { operation: operations[0], files, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }

@@ -1,8 +1,8 @@
 import http from 'node:http';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { toolName } from '../../../shared/mcp/tool-definitions';
-import { listen } from '../../../shared/lifecycle/listen';
+import { toolName } from '../../../shared/contract/mcp/tool-definitions';
+import { listen } from '../../../shared/platform/lifecycle/listen';
 
 /** What a stand-in gets wrong on purpose; nothing set means a connector that follows the contract. */
 export interface Breakage {

@@ -2,8 +2,8 @@ import { Queue, Worker } from 'bullmq';
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type Redis from 'ioredis';
 import jwt from 'jsonwebtoken';
-import { deriveKeys } from '../../../shared/auth/derived-keys';
-import { fingerprint } from '../../../shared/jobs/job-service';
+import { deriveKeys } from '../../../shared/platform/secrets/derived-keys';
+import { fingerprint } from '../../../shared/domain/jobs/job-service';
 
 /** What {@link writeLegacyLayout} stored, for the checks that follow an upgrade. */
 export interface LegacyData {

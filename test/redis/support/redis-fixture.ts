@@ -1,10 +1,10 @@
-import { singleNodeConnection } from '../../../shared/config/redis-settings';
+import { singleNodeConnection } from '../../../shared/platform/config/redis-settings';
 import Redis from 'ioredis';
 import pino from 'pino';
-import { Metrics } from '../../../shared/metrics/metrics';
-import { createRedisClient } from '../../../shared/redis/redis-client';
-import { RedisGuard } from '../../../shared/redis/redis-guard';
-import { RedisKeys } from '../../../shared/redis/redis-keys';
+import { Metrics } from '../../../shared/platform/metrics/metrics';
+import { createRedisClient } from '../../../shared/adapters/redis/redis-client';
+import { RedisGuard } from '../../../shared/adapters/redis/redis-guard';
+import { RedisKeys } from '../../../shared/adapters/redis/redis-keys';
 import { startRedis, type TestRedis } from '../../support/redis-server';
 import { waitFor } from '../../support/wait-for';
 

@@ -1,4 +1,4 @@
-import { RedisKeys } from '../../../shared/redis/redis-keys';
+import { RedisKeys } from '../../../shared/adapters/redis/redis-keys';
 import { redisCommand, type RedisAccess } from '../../support/redis-topologies';
 
 /**

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { Operation } from '../../../shared/operations/operation';
+import type { Operation } from '../../../shared/contract/operations/operation';
 import type { BackendKind } from '../../support/backends';
 import type { CallOptions, CallResult } from '../../support/checked-client';
 import { startConnector } from '../../support/harness';

@@ -1,2 +1,0 @@
-export { createApp, type AppDependencies } from './app';
-export { startApi, type RunningApi, type StartApiOptions, type InProcessJobConsumer } from './start-api';

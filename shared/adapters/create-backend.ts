@@ -1,0 +1,51 @@
+import type { Logger } from 'pino';
+import type { Config } from '../platform/config/config';
+import { jobObserver } from '../domain/jobs/job-observer';
+import type { ProcessorMap } from '../domain/jobs/processor';
+import { createMemoryBackend } from './memory/memory-backend';
+import type { Metrics } from '../platform/metrics/metrics';
+import { createRedisBackend } from './redis/redis-backend';
+import { EventDelivery } from '../domain/webhooks/event-delivery';
+import { WebhookSender } from '../domain/webhooks/webhook-sender';
+import { MemoryEventQueue } from './memory/memory-event-queue';
+import type { Backend } from '../domain/backend';
+
+/** The warning printed when no Redis is configured. */
+export const MEMORY_BACKEND_WARNING =
+  'REDIS_URL is not set: using the embedded in-memory backend. Every token, thing, job and charge is lost on exit, ' +
+  'revocations are not shared, and jobs run in this process: do not run more than one replica.';
+
+/**
+ * Picks the backend from the configuration: Redis when `REDIS_URL` (or a Sentinel or Cluster variable) is
+ * set, else memory. Once Redis is configured there is no fallback: an unreachable Redis means 503s and a failing `/readyz`, never a silent switch
+ * to state that other replicas cannot see.
+ */
+export function createBackend(config: Config, processors: ProcessorMap, metrics: Metrics, logger: Logger): Backend {
+  if (config.redis) {
+    const backend = createRedisBackend(config, metrics, logger);
+    metrics.observeQueue(() => backend.queue.counts());
+    return backend;
+  }
+  logger.warn(MEMORY_BACKEND_WARNING);
+  const webhooks = config.webhooks;
+  const backend = createMemoryBackend({
+    processors,
+    concurrency: config.workerConcurrency,
+    attempts: config.jobAttempts,
+    backoffMs: config.jobBackoffMs,
+    retentionSeconds: config.idempotencyTtlSeconds,
+    onJobTransition: jobObserver(metrics, logger),
+    onUnexpectedJobError: (error, job) => logger.error({ err: error, job_id: job.id, operation: job.operation }, 'job attempt threw'),
+    events: webhooks
+      ? (sources) => new MemoryEventQueue({
+          delivery: new EventDelivery(sources, new WebhookSender(webhooks), metrics, logger),
+          retryBaseMs: webhooks.retryBaseMs,
+          concurrency: webhooks.concurrency,
+          metrics,
+          logger,
+        })
+      : undefined,
+  });
+  metrics.observeQueue(() => backend.queue.counts());
+  return backend;
+}

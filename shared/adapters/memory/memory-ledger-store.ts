@@ -1,0 +1,83 @@
+import type { PageQuery, SeqItem } from '../../platform/pagination/page';
+import { SPEND_HISTORY_DAYS, utcDay, utcDayBefore, type Claim, type ClaimRequest, type LedgerStore, type Usage } from '../../domain/ledger/ledger-store';
+import { SubjectSequence } from './subject-sequence';
+
+interface IdempotencyRecord {
+  fingerprint: string;
+  shard: number;
+  expiresAt: number;
+}
+
+/**
+ * Idempotency records, usage and the job index in memory. `claim` has no await between its check and its
+ * writes, so concurrent requests in this one process cannot both win.
+ */
+export class MemoryLedgerStore implements LedgerStore {
+  private readonly records = new Map<string, IdempotencyRecord>();
+  private readonly usageBySubject = new Map<string, Usage>();
+  private readonly jobs = new SubjectSequence<string>();
+  /** Credits charged per UTC day, then per subject; days beyond the history are dropped as new ones start. */
+  private readonly spentByDay = new Map<string, Map<string, number>>();
+
+  async claim(request: ClaimRequest): Promise<Claim> {
+    const now = Date.now();
+    const existing = this.records.get(request.jobId);
+    if (existing && existing.expiresAt > now) {
+      return existing.fingerprint === request.fingerprint ? { outcome: 'replayed', shard: existing.shard } : { outcome: 'conflict', shard: 0 };
+    }
+    const spentToday = this.spentDay(request.day ?? utcDay(now));
+    const spent = spentToday.get(request.subject) ?? 0;
+    if (request.dailyLimit !== undefined && spent + request.cost > request.dailyLimit) return { outcome: 'over_budget', shard: 0 };
+    spentToday.set(request.subject, spent + request.cost);
+    const shard = request.shard ?? 0;
+    this.records.set(request.jobId, { fingerprint: request.fingerprint, shard, expiresAt: now + request.ttlSeconds * 1000 });
+    const usage = this.usageBySubject.get(request.subject) ?? { jobs_charged: 0, credits_spent: 0 };
+    usage.jobs_charged += 1;
+    usage.credits_spent += request.cost;
+    this.usageBySubject.set(request.subject, usage);
+    // A key claimed again after its record expired names the same job id: keep one index entry, the newest.
+    if (existing) this.jobs.pruneSubject(request.subject, (id) => id !== request.jobId);
+    this.jobs.add(request.subject, request.jobId);
+    return { outcome: 'created', shard };
+  }
+
+  async listJobIds(subject: string, query: PageQuery): Promise<Array<SeqItem<string>>> {
+    return this.jobs.page(subject, query);
+  }
+
+  async usage(subject: string): Promise<Usage> {
+    return { ...(this.usageBySubject.get(subject) ?? { jobs_charged: 0, credits_spent: 0 }) };
+  }
+
+  async spentOn(subject: string, day: string): Promise<number> {
+    return this.spentByDay.get(day)?.get(subject) ?? 0;
+  }
+
+  async spentOnDays(subject: string, days: readonly string[]): Promise<number[]> {
+    return days.map((day) => this.spentByDay.get(day)?.get(subject) ?? 0);
+  }
+
+  async pruneJobs(subject: string, jobIds: readonly string[]): Promise<void> {
+    const now = Date.now();
+    const gone = new Set(jobIds.filter((id) => !((this.records.get(id)?.expiresAt ?? 0) > now)));
+    this.jobs.pruneSubject(subject, (id) => !gone.has(id));
+  }
+
+  private spentDay(day: string): Map<string, number> {
+    let spent = this.spentByDay.get(day);
+    if (!spent) {
+      const oldest = utcDayBefore(day, SPEND_HISTORY_DAYS);
+      for (const past of this.spentByDay.keys()) if (past < oldest) this.spentByDay.delete(past);
+      spent = new Map();
+      this.spentByDay.set(day, spent);
+    }
+    return spent;
+  }
+
+  /** Forgets expired records and index entries of jobs that are gone; called by the queue's sweeper. */
+  prune(jobExists: (jobId: string) => boolean): void {
+    const now = Date.now();
+    for (const [jobId, record] of this.records) if (record.expiresAt <= now) this.records.delete(jobId);
+    this.jobs.prune(jobExists);
+  }
+}

@@ -1,0 +1,223 @@
+import { Queue, type JobsOptions } from 'bullmq';
+import type { Logger } from 'pino';
+import type { JobRecord, JobStatus, NewJob } from '../../domain/jobs/job';
+import type { JobQueue } from '../../domain/jobs/job-queue';
+import { fromStoredFields, STORED_JOB_FIELDS, toBullJobData, toJobRecord, type BullJobData } from './bullmq-job-record';
+import { JobShardHistory, shardOf } from './job-shards';
+import { defineLuaScript, type LuaScript } from './lua-script';
+import { waitForReplicas, type ReplicaWaitOptions } from './replica-wait';
+import type { RedisClient } from './redis-client';
+import type { RedisGuard } from './redis-guard';
+import type { RedisKeys } from './redis-keys';
+
+/** How jobs are retried and how long finished ones are kept. */
+export interface BullmqJobQueueOptions {
+  attempts: number;
+  backoffMs: number;
+  /** Finished jobs are kept at least this long: the idempotency retention, so a replay finds its job. */
+  retentionSeconds: number;
+  logger: Logger;
+  /** Queues the jobs are spread over (`JOB_QUEUE_SHARDS`). */
+  shards: number;
+  /** Replicas that must hold a new job and its charge before it is acknowledged. */
+  durability: ReplicaWaitOptions;
+}
+
+type BullQueue = Queue<BullJobData, Record<string, unknown>, string>;
+
+// A job and the part of its state our statuses need, in one atomic read. BullMQ's own state script searches
+// the active and waiting lists (O(n) in the backlog: under a backlog of 35,000 jobs it made replays
+// Redis-bound); here every check is O(1) or O(log n): finished jobs by their sorted sets, a running job by
+// the lock its worker holds. A job in the active list without a lock (its worker died; the stalled check
+// hands it back soon) reads as waiting: nobody is running it. Only the fields a record is made of are read
+// (STORED_JOB_FIELDS, written into the script once rather than sent with every read), not BullMQ's options,
+// stack traces and bookkeeping; a job whose hash has none of the fields every job is stored with is unknown.
+// KEYS: job hash, completed set, failed set, job lock. ARGV: job id.
+const luaIndex = (field: (typeof STORED_JOB_FIELDS)[number]): number => STORED_JOB_FIELDS.indexOf(field) + 1;
+const READ_JOB = `
+local job = redis.call('HMGET', KEYS[1], ${STORED_JOB_FIELDS.map((field) => `'${field}'`).join(', ')})
+if not (job[${luaIndex('name')}] or job[${luaIndex('data')}] or job[${luaIndex('timestamp')}]) then return {'unknown'} end
+local state = 'waiting'
+if redis.call('ZSCORE', KEYS[2], ARGV[1]) then state = 'completed'
+elseif redis.call('ZSCORE', KEYS[3], ARGV[1]) then state = 'failed'
+elseif redis.call('EXISTS', KEYS[4]) == 1 then state = 'active' end
+return {state, job}
+`;
+
+type ReadJobReply = ['unknown'] | ['completed' | 'failed' | 'active' | 'waiting', Array<string | null>];
+
+/**
+ * The producer side of the BullMQ queues, as the API uses it: it adds and reads jobs, and never runs them
+ * (the worker process does). Job ids are the connector's own (`job_…`, derived from subject and key), so
+ * BullMQ itself refuses a second job for the same key on its shard, and the claim records which shard that
+ * is, so a retry goes there whatever the shard count is by then.
+ */
+export class BullmqJobQueue implements JobQueue {
+  private readonly queues = new Map<number, BullQueue>();
+  private readonly opening = new Map<number, Promise<BullQueue>>();
+  private historyLoad?: Promise<unknown>;
+  private closed = false;
+  private readonly jobOptions: JobsOptions;
+  private readonly readJob: LuaScript<ReadJobReply>;
+  private readonly history: JobShardHistory;
+
+  constructor(
+    private readonly client: RedisClient,
+    private readonly keys: RedisKeys,
+    private readonly guard: RedisGuard,
+    private readonly options: BullmqJobQueueOptions,
+  ) {
+    this.jobOptions = {
+      attempts: options.attempts,
+      backoff: { type: 'exponential', delay: options.backoffMs },
+      removeOnComplete: { age: options.retentionSeconds },
+      removeOnFail: { age: options.retentionSeconds },
+    };
+    this.readJob = defineLuaScript(client, 'read_job', 4, READ_JOB);
+    this.history = new JobShardHistory(client, keys, options.shards);
+  }
+
+  shardFor(jobId: string): number {
+    return shardOf(jobId, this.options.shards);
+  }
+
+  /**
+   * Adds the job to its shard. When a job with this id exists BullMQ keeps the stored one and resolves to an
+   * object holding *our* data, not the stored data, and its script answers both cases alike. So the stored
+   * hash's timestamp and data are read back (one HMGET): only when they are the ones just sent did this call
+   * store the job, and then it is returned as queued, which it was when `add` answered. Otherwise a finished
+   * job is replaced when asked (checking the state only then, the rare case of an expired key whose job is
+   * still kept), and undefined tells the caller to read the stored job.
+   */
+  async enqueue(job: NewJob, { replaceFinished = false, shard = this.shardFor(job.id) }: { replaceFinished?: boolean; shard?: number } = {}): Promise<JobRecord | undefined> {
+    return this.guard.run(async () => {
+      // This process's shard count is recorded before its first job goes anywhere, so that readers with
+      // another count know where to look for it.
+      if (!this.historyLoad) await this.loadHistory();
+      const queue = await this.open(shard);
+      const data = toBullJobData(job);
+      const added = await queue.add(job.operation, data, { ...this.jobOptions, jobId: job.id });
+      const [timestamp, storedData] = await this.client.hmget(queue.toKey(job.id), 'timestamp', 'data');
+      if (timestamp === String(added.timestamp) && storedData === JSON.stringify(data)) return toJobRecord(added, 'waiting');
+      if (!replaceFinished) return undefined;
+      const state = await queue.getJobState(job.id);
+      // Only a finished job is replaced; a queued or running one is never touched.
+      if (state === 'completed' || state === 'failed') {
+        await queue.remove(job.id);
+        await queue.add(job.operation, data, { ...this.jobOptions, jobId: job.id });
+      }
+      return undefined;
+    });
+  }
+
+  /**
+   * The job on `shard`, or, with no shard given, on the shard each recorded shard count puts it (the current
+   * count's first; after a miss the counts are re-read, in case another replica started with a new count).
+   */
+  async get(id: string, shard?: number): Promise<JobRecord | undefined> {
+    if (shard !== undefined) return this.readOn(id, shard);
+    if (!this.historyLoad) await this.loadHistory();
+    for (const candidate of this.history.candidates(id)) {
+      const found = await this.readOn(id, candidate);
+      if (found) return found;
+    }
+    if (!(await this.guard.commands(() => this.history.refreshAfterMiss()))) return undefined;
+    for (const candidate of this.history.candidates(id)) {
+      const found = await this.readOn(id, candidate);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  async confirmDurable(subject: string, shard: number): Promise<void> {
+    if (this.options.durability.minReplicas <= 0) return;
+    const queue = await this.guard.run(() => this.open(shard));
+    await waitForReplicas(this.client, [this.keys.subjectUsage(subject), queue.toKey('id')], this.options.durability);
+  }
+
+  async counts(): Promise<Record<JobStatus, number>> {
+    await this.loadHistory();
+    const perShard = await Promise.all(
+      Array.from({ length: this.history.span }, (_, shard) =>
+        this.guard.run(async () => (await this.open(shard)).getJobCounts('waiting', 'delayed', 'prioritized', 'waiting-children', 'active', 'completed', 'failed')),
+      ),
+    );
+    const n = (state: string): number => perShard.reduce((sum, counts) => sum + Number(counts[state] ?? 0), 0);
+    return {
+      queued: n('waiting') + n('delayed') + n('prioritized') + n('waiting-children'),
+      running: n('active'),
+      succeeded: n('completed'),
+      failed: n('failed'),
+    };
+  }
+
+  /** The API runs no jobs, so there is nothing to drain: release the queues (the shared client stays open). */
+  async close(graceMs: number): Promise<void> {
+    this.closed = true;
+    const queues = [...this.queues.values(), ...(await Promise.all([...this.opening.values()].map((p) => p.catch(() => undefined))))];
+    const open = [...new Set(queues.filter((queue): queue is BullQueue => queue !== undefined))];
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(open.map((queue) => queue.close().catch(() => undefined))), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timer);
+  }
+
+  private async readOn(id: string, shard: number): Promise<JobRecord | undefined> {
+    // Opening a queue may wait inside BullMQ, so it gets the guard's deadline; once open, a read is one
+    // command on the request client, which bounds it itself.
+    const queue = this.queues.get(shard) ?? (await this.guard.run(() => this.open(shard)));
+    return this.guard.commands(async () => {
+      const jobKey = queue.toKey(id);
+      const reply = await this.readJob([jobKey, queue.toKey('completed'), queue.toKey('failed'), `${jobKey}:lock`], [id]);
+      if (reply[0] === 'unknown') return undefined;
+      return toJobRecord(fromStoredFields(id, reply[1]), reply[0]);
+    });
+  }
+
+  /** Records this process's shard count and reads the others once; a failed read is tried again next time. */
+  private async loadHistory(): Promise<void> {
+    this.historyLoad ??= this.guard.commands(() => this.history.load()).catch((error: unknown) => {
+      this.historyLoad = undefined;
+      throw error;
+    });
+    await this.historyLoad;
+  }
+
+  /**
+   * The BullMQ Queue of a shard, created on first use once the client is connected. A Queue created while
+   * Redis is down waits for it inside BullMQ, where our fail-fast settings do not reach: a request would time
+   * out and its `add` would still run minutes later when Redis returns. Opening only on a ready client keeps
+   * every call fail-fast; a failed opening is dropped and tried again on the next call.
+   */
+  private open(shard: number): Promise<BullQueue> {
+    const open = this.queues.get(shard);
+    if (open) return Promise.resolve(open);
+    if (this.closed) return Promise.reject(new Error('the job queue is closed'));
+    if (this.client.status !== 'ready') return Promise.reject(new Error('redis is not connected'));
+    let opening = this.opening.get(shard);
+    if (!opening) {
+      opening = (async () => {
+        const queue: BullQueue = new Queue(this.keys.jobQueueName(shard), { connection: this.client, prefix: this.keys.bullPrefix });
+        // Without a listener an 'error' event would crash the process; the client's own listener already
+        // counts and logs connection errors, so only other errors are logged here.
+        queue.on('error', (error: Error) => {
+          if (!CONNECTION_ERROR.test(error.message)) this.options.logger.warn({ err: error }, 'job queue error');
+        });
+        try {
+          await queue.waitUntilReady();
+          this.queues.set(shard, queue);
+          return queue;
+        } catch (error) {
+          await queue.close().catch(() => undefined);
+          throw error;
+        } finally {
+          this.opening.delete(shard);
+        }
+      })();
+      this.opening.set(shard, opening);
+    }
+    return opening;
+  }
+}
+
+/** Messages of connection failures, which the client's listener already reports. */
+const CONNECTION_ERROR = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|Connection is closed|Stream isn't writeable|max retries per request/i;

@@ -1,0 +1,128 @@
+import type { Job as BullJob, JobState } from 'bullmq';
+import type { JobRecord, JobStatus, NewJob } from '../../domain/jobs/job';
+import { GENERIC_JOB_FAILURE } from '../../domain/jobs/job-runner';
+
+/** What a BullMQ job carries as its data; the job's name is the operation id. */
+export interface BullJobData {
+  subject: string;
+  input: Record<string, unknown>;
+  cost: number;
+  created_at: string;
+}
+
+/**
+ * What the worker keeps in the job's `progress` field. BullMQ overwrites `processedOn` on every attempt and
+ * stores library messages (e.g. about stalls) in `failedReason`; the first start and the last *safe* error
+ * message are therefore kept here, written only by our worker.
+ */
+export interface BullJobProgress {
+  started_at?: string;
+  error?: string;
+}
+
+/** The data stored for a new job. */
+export function toBullJobData(job: NewJob): BullJobData {
+  return { subject: job.subject, input: job.input, cost: job.cost, created_at: job.createdAt };
+}
+
+/** Reads our progress object, whatever BullMQ hands back (a number before the first write, maybe a JSON string). */
+export function readProgress(progress: unknown): BullJobProgress {
+  let value = progress;
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return {};
+    }
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return {};
+  const { started_at, error } = value as Record<string, unknown>;
+  return {
+    ...(typeof started_at === 'string' ? { started_at } : {}),
+    ...(typeof error === 'string' ? { error } : {}),
+  };
+}
+
+/** Our four states from BullMQ's many: anything waiting, delayed (a retry's backoff) or prioritized is queued. */
+export function toJobStatus(state: JobState | 'unknown'): JobStatus | undefined {
+  switch (state) {
+    case 'completed':
+      return 'succeeded';
+    case 'failed':
+      return 'failed';
+    case 'active':
+      return 'running';
+    case 'unknown':
+      return undefined;
+    default:
+      return 'queued';
+  }
+}
+
+/** The parts of a stored BullMQ job a record is made from: a `Job`, or a job hash read raw. */
+export type StoredBullJob = Pick<
+  BullJob<BullJobData>,
+  'id' | 'name' | 'data' | 'progress' | 'timestamp' | 'processedOn' | 'finishedOn' | 'returnvalue' | 'attemptsStarted' | 'attemptsMade'
+>;
+
+/**
+ * The fields of a stored BullMQ job hash a record is made of, in the order {@link fromStoredFields} reads
+ * them: the names and encodings BullMQ stores (the same its own reader uses: JSON for data, progress and the
+ * return value; `ats` for attempts started, `attemptsMade` or the newer `atm` for attempts made).
+ */
+export const STORED_JOB_FIELDS = ['name', 'data', 'progress', 'timestamp', 'processedOn', 'finishedOn', 'returnvalue', 'ats', 'attemptsMade', 'atm'] as const;
+
+/**
+ * Reads a job from the values of {@link STORED_JOB_FIELDS} as HMGET returns them (null for a missing field).
+ * The job-queue tests read every state both ways: through this and through BullMQ's own `Job`.
+ */
+export function fromStoredFields(id: string, values: ReadonlyArray<string | null | undefined>): StoredBullJob {
+  const [name, data, progress, timestamp, processedOn, finishedOn, returnvalue, ats, attemptsMade, atm] = values;
+  const int = (value: string | null | undefined) => (value ? Number.parseInt(value, 10) : undefined);
+  return {
+    id,
+    name: name ?? '',
+    data: JSON.parse(data || '{}') as BullJobData,
+    progress: JSON.parse(progress || '0') as BullJob['progress'],
+    timestamp: int(timestamp) ?? 0,
+    processedOn: int(processedOn),
+    finishedOn: int(finishedOn),
+    returnvalue: parseReturnValue(returnvalue ?? undefined),
+    attemptsStarted: int(ats) ?? 0,
+    attemptsMade: int(attemptsMade ?? atm) ?? 0,
+  };
+}
+
+function parseReturnValue(stored: string | undefined): unknown {
+  if (stored === undefined) return undefined;
+  try {
+    return JSON.parse(stored);
+  } catch {
+    return stored;
+  }
+}
+
+/** Maps a stored BullMQ job and its state to our record; undefined when the job is gone. */
+export function toJobRecord(job: StoredBullJob | undefined, state: JobState | 'unknown'): JobRecord | undefined {
+  const status = toJobStatus(state);
+  if (!job || !job.id || !status) return undefined;
+  const progress = readProgress(job.progress);
+  const terminal = status === 'succeeded' || status === 'failed';
+  const startedAt = progress.started_at ?? (job.processedOn ? new Date(job.processedOn).toISOString() : null);
+  return {
+    id: job.id,
+    subject: job.data.subject,
+    operation: job.name,
+    status,
+    input: job.data.input,
+    cost: job.data.cost,
+    created_at: job.data.created_at ?? new Date(job.timestamp).toISOString(),
+    started_at: startedAt,
+    finished_at: terminal ? new Date(job.finishedOn ?? Date.now()).toISOString() : null,
+    result: status === 'succeeded' ? ((job.returnvalue as Record<string, unknown> | null) ?? {}) : null,
+    // Only our worker's safe message is shown; a failure BullMQ decided on its own (e.g. a job that stalled
+    // too often) carries a library message, which is replaced by the generic one.
+    error: status === 'failed' ? { message: progress.error ?? GENERIC_JOB_FAILURE } : null,
+    attempts: Math.max(job.attemptsStarted ?? 0, job.attemptsMade ?? 0),
+  };
+}

@@ -1,0 +1,82 @@
+import type { Logger } from 'pino';
+import type { Config } from '../../platform/config/config';
+import type { Metrics } from '../../platform/metrics/metrics';
+import type { Backend } from '../../domain/backend';
+import { SequentialAdmissionStore } from '../../domain/admission/sequential-admission-store';
+import { NO_EVENTS } from '../../domain/webhooks/event-queue';
+import { BullmqEventQueue } from './bullmq-event-queue';
+import { BullmqJobQueue } from './bullmq-job-queue';
+import { closeRedisClient, createRedisClient, redisAnswers } from './redis-client';
+import { RedisAdmissionStore } from './redis-admission-store';
+import { RedisConnectionStore } from './redis-connection-store';
+import { RedisGuard } from './redis-guard';
+import { RedisJobIdKeyStore } from './redis-job-id-key-store';
+import { RedisKeys } from './redis-keys';
+import { RedisLedgerStore } from './redis-ledger-store';
+import { RedisOAuthStateStore } from './redis-oauth-state-store';
+import { RedisRateLimitStore } from './redis-rate-limit-store';
+import { RedisThingStore } from './redis-thing-store';
+
+/**
+ * The production backend: every store and the job queue on one Redis, shared by every replica. Requests
+ * that need Redis answer 503 while it is away (within the command timeout, never hanging), and the client
+ * reconnects by itself when it returns. Jobs are only enqueued here; a worker process runs them.
+ */
+export function createRedisBackend(
+  config: Pick<
+    Config,
+    'redis' | 'redisKeyPrefix' | 'redisCommandTimeoutMs' | 'jobAttempts' | 'jobBackoffMs' | 'idempotencyTtlSeconds' | 'jobQueueShards' | 'redisMinReplicas' | 'redisWaitMs'
+  > &
+    Partial<Pick<Config, 'webhooks'>>,
+  metrics: Metrics,
+  logger: Logger,
+): Backend {
+  if (!config.redis) throw new Error('createRedisBackend needs a Redis connection');
+  const client = createRedisClient({
+    connection: config.redis,
+    role: 'commands',
+    connectionName: `${config.redisKeyPrefix}api`,
+    commandTimeoutMs: config.redisCommandTimeoutMs,
+    logger,
+    metrics,
+  });
+  const keys = RedisKeys.forConnection(config.redisKeyPrefix, config.redis);
+  const { clustered } = keys;
+  // The deadline sits a little above the command timeout, so the client's own timeout normally answers
+  // first and the guard only catches waits the client does not bound.
+  const guard = new RedisGuard(config.redisCommandTimeoutMs + 500, () => metrics.redisErrors.inc());
+  const queue = new BullmqJobQueue(client, keys, guard, {
+    attempts: config.jobAttempts,
+    backoffMs: config.jobBackoffMs,
+    retentionSeconds: config.idempotencyTtlSeconds,
+    logger,
+    shards: config.jobQueueShards,
+    durability: { minReplicas: config.redisMinReplicas, waitMs: config.redisWaitMs },
+  });
+  const connections = new RedisConnectionStore(client, keys, guard);
+  const ledger = new RedisLedgerStore(client, keys, guard);
+  const rateLimits = new RedisRateLimitStore(client, keys, guard);
+  // Only recorded here; the worker process sends them.
+  const events = config.webhooks ? new BullmqEventQueue(client, keys, guard, { retryBaseMs: config.webhooks.retryBaseMs, logger }) : NO_EVENTS;
+
+  return {
+    kind: 'redis',
+    connections,
+    // One script reads a bearer request's keys in one round trip, but they span hash slots; a cluster
+    // admits with single-slot calls instead (two rounds).
+    admissions: clustered ? new SequentialAdmissionStore(connections, rateLimits, ledger) : new RedisAdmissionStore(client, keys, guard),
+    things: new RedisThingStore(client, keys, guard),
+    ledger,
+    rateLimits,
+    queue,
+    jobIdKeys: new RedisJobIdKeyStore(client, keys, guard),
+    oauth: new RedisOAuthStateStore(client, keys, guard),
+    events,
+    ready: () => redisAnswers(client),
+    close: async (graceMs) => {
+      await Promise.all([queue.close(graceMs), events.close(graceMs)]);
+      // Last: everything above may still need Redis while it closes.
+      await closeRedisClient(client);
+    },
+  };
+}

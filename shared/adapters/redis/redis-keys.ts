@@ -1,0 +1,158 @@
+import { createHash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import type { RedisConnection } from '../../platform/config/redis-settings';
+
+/** The BullMQ queue of paid jobs (shard 0); its keys live under {@link RedisKeys.bullPrefix}. */
+export const JOB_QUEUE_NAME = 'jobs';
+/** The BullMQ queue of webhook deliveries (one job per event), beside the jobs' queue under the same prefix. */
+export const WEBHOOK_QUEUE_NAME = 'webhooks';
+
+/**
+ * Every Redis key the connector uses, built from one configurable prefix so that several connectors (or
+ * test runs) can share a server. Subjects are hashed into key names: a subject may be an e-mail address,
+ * and key names show up in monitoring tools, slow logs and `SCAN` output where personal data has no place.
+ *
+ * On a Redis Cluster (`clustered`), a script may only touch keys of one hash slot, so keys that a script
+ * reads together carry the same hash tag (`{…}`): a subject's keys its subject's digest, each job-queue
+ * shard its own name. On one node or Sentinel, names are exactly those of releases before clusters were
+ * supported, so an existing deployment upgrades with no migration.
+ */
+export class RedisKeys {
+  constructor(
+    readonly prefix: string,
+    readonly clustered = false,
+  ) {}
+
+  /** The keys for a connection: hash-tagged when it is a cluster. */
+  static forConnection(prefix: string, connection: RedisConnection): RedisKeys {
+    return new RedisKeys(prefix, connection.topology.mode === 'cluster');
+  }
+
+  /** The prefix handed to BullMQ; its keys then read `<prefix>bull:<queue>:…`. */
+  get bullPrefix(): string {
+    return `${this.prefix}bull`;
+  }
+
+  /**
+   * The BullMQ queue name of one paid-job shard: `jobs` for shard 0 (the only queue before sharding), then
+   * `jobs-1`, `jobs-2`, …; on a cluster each is its own hash tag, so the shards spread over the primaries.
+   */
+  jobQueueName(shard: number): string {
+    return this.tag(shard === 0 ? JOB_QUEUE_NAME : `${JOB_QUEUE_NAME}-${shard}`);
+  }
+
+  /** The BullMQ queue of webhook deliveries; on a cluster its own hash tag, like each job shard. */
+  get webhookQueueName(): string {
+    return this.tag(WEBHOOK_QUEUE_NAME);
+  }
+
+  /** Set of every shard count the deployment has run with, so no shard that ever held jobs is forgotten. */
+  get jobShardCounts(): string {
+    return `${this.prefix}job-shards`;
+  }
+
+  /**
+   * Hash of one connection: subject, issued_at, expires_at, revoked (0/1), for OAuth grants client_id and
+   * client_name, and once used last_used_at (seconds; written at most once a minute); expires with the token.
+   */
+  connection(connectionId: string): string {
+    return `${this.prefix}conn:${connectionId}`;
+  }
+
+  /**
+   * Set of a subject's connection ids, for "revoke every connection of this subject" and the dashboard's
+   * list (which reads each member's hash and orders them by issued_at: a set has no order of its own).
+   */
+  subjectConnections(subject: string): string {
+    return `${this.subjectRoot(subject)}:conns`;
+  }
+
+  /** Sorted set of a subject's things: score = sequence number, member = the thing as JSON. */
+  subjectThings(subject: string): string {
+    return `${this.subjectRoot(subject)}:things`;
+  }
+
+  /** Sorted set of a subject's job ids: score = sequence number. */
+  subjectJobs(subject: string): string {
+    return `${this.subjectRoot(subject)}:jobs`;
+  }
+
+  /** Hash of what a subject has been charged: jobs_charged, credits_spent. */
+  subjectUsage(subject: string): string {
+    return `${this.subjectRoot(subject)}:usage`;
+  }
+
+  /** Credits charged to a subject on one UTC day (`YYYY-MM-DD`), for the daily budget; expires after it. */
+  subjectDailySpend(subject: string, day: string): string {
+    return `${this.subjectRoot(subject)}:spent:${day}`;
+  }
+
+  /**
+   * Hash of the credits charged to a subject per UTC day (field `YYYY-MM-DD`, the day's total), for the
+   * dashboard's usage: the last 91 days, written with the day's spend key by the claim.
+   */
+  subjectSpendHistory(subject: string): string {
+    return `${this.subjectRoot(subject)}:spent-days`;
+  }
+
+  /** Counter that numbers a subject's things and jobs, so pages are cut by position, not by time. */
+  subjectSequence(subject: string): string {
+    return `${this.subjectRoot(subject)}:seq`;
+  }
+
+  /** The key job ids are computed with, fixed at first use so a secret rotation keeps every job id. */
+  get jobIdKey(): string {
+    return `${this.prefix}job-id-key`;
+  }
+
+  /**
+   * The idempotency record of one accepted job (value: the payload fingerprint, then `:<shard>` when the job
+   * went to a shard other than 0), kept for the retention. On a cluster it sits in its subject's slot, beside
+   * the charge the same claim makes.
+   */
+  idempotency(subject: string, jobId: string): string {
+    return this.clustered ? `${this.prefix}idem:{${digest(subject)}}:${jobId}` : `${this.prefix}idem:${jobId}`;
+  }
+
+  /** One fixed rate-limit window; the limiter's key may name a subject or an address, so it is hashed too. */
+  rateWindow(limiterKey: string): string {
+    return `${this.prefix}rl:${digest(limiterKey)}`;
+  }
+
+  /**
+   * Hash of one OAuth record (`v`: value, `c`: consumed); keys of codes and refresh tokens are already hashes.
+   * On a cluster a kind's records share its slot with the kind's index (OAuth traffic is light).
+   */
+  oauth(kind: string, key: string): string {
+    return `${this.prefix}oauth:${this.tag(kind)}:${digest(key)}`;
+  }
+
+  /** Sorted set of the live records of one OAuth kind, scored by expiry, for capped kinds. */
+  oauthIndex(kind: string): string {
+    return `${this.prefix}oauth:${this.tag(kind)}:index`;
+  }
+
+  private subjectRoot(subject: string): string {
+    return `${this.prefix}subj:${this.tag(digest(subject))}`;
+  }
+
+  private tag(value: string): string {
+    return this.clustered ? `{${value}}` : value;
+  }
+}
+
+/**
+ * Recent digests: every bearer request names the same subject and address in two or three keys, and a
+ * SHA-256 each time cost more than the lookup. Bounded, so distinct values only ever cost this many entries.
+ */
+const recentDigests = new LRUCache<string, string>({ max: 10_000 });
+
+/** 128 bits of SHA-256, base64url: short, fixed-length, collision-free in practice. */
+function digest(value: string): string {
+  let hashed = recentDigests.get(value);
+  if (hashed === undefined) {
+    hashed = createHash('sha256').update(value, 'utf8').digest('base64url').slice(0, 22);
+    recentDigests.set(value, hashed);
+  }
+  return hashed;
+}

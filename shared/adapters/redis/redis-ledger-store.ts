@@ -1,0 +1,163 @@
+import type { PageQuery, SeqItem } from '../../platform/pagination/page';
+import { SPEND_HISTORY_DAYS, utcDay, utcDayBefore, type Claim, type ClaimOutcome, type ClaimRequest, type LedgerStore, type Usage } from '../../domain/ledger/ledger-store';
+import { defineLuaScript, type LuaScript } from './lua-script';
+import type { RedisClient } from './redis-client';
+import type { RedisGuard } from './redis-guard';
+import type { RedisKeys } from './redis-keys';
+import { pageBySeq } from './sequence-page';
+
+/**
+ * The claim, as one script: Redis runs it without interleaving any other command, so among any number of
+ * concurrent claims for the same job, on any number of replicas, exactly one finds no record and only that
+ * one charges and indexes the job; and among concurrent claims of distinct jobs, the budget check and the
+ * charge cannot be separated, so the daily limit is never overshot. The record and the charge cannot be
+ * separated by a crash either: a script is applied whole or not at all. A known key is answered before the
+ * budget is looked at: a replay names a job that was already paid for.
+ *
+ * The record is the fingerprint, followed by `:<shard>` when the job went to a shard other than 0: records
+ * written before sharding existed (and every record of an unsharded deployment) read as shard 0, the queue
+ * they were enqueued on. Fingerprints are base64url, so they never contain the colon.
+ *
+ * The day's spend key is what the cap reads (and what every release wrote); it lives two days. The subject's
+ * spend history (one hash, a field per day) copies the day's new total in the same step, so the two never
+ * disagree and a day partly charged before the history existed (an upgrade) is whole in it. A day's first
+ * charge also drops the days the history no longer shows and extends its life: once a day per subject.
+ *
+ * KEYS: idempotency record, subject usage, subject job index, subject sequence, subject's spend that day,
+ * subject's spend history.
+ * ARGV: fingerprint, retention seconds, cost, job id, daily limit (-1: none), spend key lifetime in seconds,
+ * shard for a new job, the day, the oldest day the history keeps, history lifetime in seconds.
+ */
+const CLAIM = `
+local existing = redis.call('GET', KEYS[1])
+if existing then
+  local fingerprint, shard = string.match(existing, '^([^:]*):?(%d*)$')
+  if fingerprint == ARGV[1] then return {'replayed', tonumber(shard) or 0} end
+  return {'conflict', 0}
+end
+local cost = tonumber(ARGV[3])
+local limit = tonumber(ARGV[5])
+if limit >= 0 and tonumber(redis.call('GET', KEYS[5]) or '0') + cost > limit then return {'over_budget', 0} end
+local record = ARGV[1]
+if ARGV[7] ~= '0' then record = record .. ':' .. ARGV[7] end
+redis.call('SET', KEYS[1], record, 'EX', ARGV[2])
+redis.call('HINCRBY', KEYS[2], 'jobs_charged', 1)
+redis.call('HINCRBY', KEYS[2], 'credits_spent', cost)
+local seq = redis.call('INCR', KEYS[4])
+redis.call('ZADD', KEYS[3], seq, ARGV[4])
+local spent = redis.call('INCRBY', KEYS[5], cost)
+redis.call('EXPIRE', KEYS[5], ARGV[6])
+if redis.call('HSET', KEYS[6], ARGV[8], spent) == 1 then
+  for _, day in ipairs(redis.call('HKEYS', KEYS[6])) do
+    if day < ARGV[9] then redis.call('HDEL', KEYS[6], day) end
+  end
+  redis.call('EXPIRE', KEYS[6], ARGV[10])
+end
+return {'created', tonumber(ARGV[7])}
+`;
+
+/** A day's spend is read until that day ends; two days covers it whatever the time of the first charge. */
+const SPEND_KEY_SECONDS = 2 * 86_400;
+/**
+ * The history keeps its shown days and one more (a day that began between reading the clock and the claim);
+ * it outlives the first charge of its newest day by that many days and one.
+ */
+const HISTORY_KEPT_DAYS = SPEND_HISTORY_DAYS + 1;
+const HISTORY_KEY_SECONDS = (HISTORY_KEPT_DAYS + 1) * 86_400;
+
+/**
+ * Drops a job from the subject's index only while its idempotency record is absent, in one step: a new
+ * claim of the same key (same job id) between a separate check and removal would otherwise lose its entry.
+ *
+ * KEYS: subject job index, idempotency record. ARGV: job id.
+ */
+const PRUNE = `
+if redis.call('EXISTS', KEYS[2]) == 0 then redis.call('ZREM', KEYS[1], ARGV[1]) end
+return 0
+`;
+
+const OUTCOMES: ReadonlySet<string> = new Set<ClaimOutcome>(['created', 'replayed', 'conflict', 'over_budget']);
+
+/** Idempotency records, charges and the per-subject job index in Redis. */
+export class RedisLedgerStore implements LedgerStore {
+  private readonly claimScript: LuaScript<[string, number]>;
+  private readonly pruneScript: LuaScript<number>;
+
+  constructor(
+    private readonly client: RedisClient,
+    private readonly keys: RedisKeys,
+    private readonly guard: RedisGuard,
+  ) {
+    this.claimScript = defineLuaScript(client, 'ledger_claim', 6, CLAIM);
+    this.pruneScript = defineLuaScript(client, 'ledger_prune', 2, PRUNE);
+  }
+
+  async claim(request: ClaimRequest): Promise<Claim> {
+    const day = request.day ?? utcDay();
+    const keys = [
+      this.keys.idempotency(request.subject, request.jobId),
+      this.keys.subjectUsage(request.subject),
+      this.keys.subjectJobs(request.subject),
+      this.keys.subjectSequence(request.subject),
+      this.keys.subjectDailySpend(request.subject, day),
+      this.keys.subjectSpendHistory(request.subject),
+    ];
+    const oldestKept = utcDayBefore(day, HISTORY_KEPT_DAYS - 1);
+    const args = [
+      request.fingerprint,
+      request.ttlSeconds,
+      request.cost,
+      request.jobId,
+      request.dailyLimit ?? -1,
+      SPEND_KEY_SECONDS,
+      request.shard ?? 0,
+      day,
+      oldestKept,
+      HISTORY_KEY_SECONDS,
+    ];
+    const [outcome, shard] = await this.guard.commands(() => this.claimScript(keys, args));
+    // Anything else means the script and this code disagree; refusing beats guessing about money.
+    if (!OUTCOMES.has(outcome) || !Number.isInteger(shard)) throw new Error(`unexpected claim outcome ${String(outcome)}`);
+    return { outcome: outcome as ClaimOutcome, shard };
+  }
+
+  async listJobIds(subject: string, query: PageQuery): Promise<Array<SeqItem<string>>> {
+    const found = await this.guard.commands(() => pageBySeq(this.client, this.keys.subjectJobs(subject), query));
+    return found.map(({ seq, member }) => ({ seq, value: member }));
+  }
+
+  async pruneJobs(subject: string, jobIds: readonly string[]): Promise<void> {
+    const index = this.keys.subjectJobs(subject);
+    await this.guard.commands(() => Promise.all(jobIds.map((id) => this.pruneScript([index, this.keys.idempotency(subject, id)], [id]))));
+  }
+
+  async spentOn(subject: string, day: string): Promise<number> {
+    return Number((await this.guard.commands(() => this.client.get(this.keys.subjectDailySpend(subject, day)))) ?? 0);
+  }
+
+  /**
+   * A day's spend key where it still exists (the last two days: the cap's own figure, and the only one for
+   * charges made before the history existed), else its field in the history. On a cluster both are in the
+   * subject's slot, so the `MGET` is one call there too.
+   */
+  async spentOnDays(subject: string, days: readonly string[]): Promise<number[]> {
+    if (days.length === 0) return [];
+    const [recent, history] = await this.guard.commands(() =>
+      Promise.all([
+        this.client.mget(days.map((day) => this.keys.subjectDailySpend(subject, day))),
+        this.client.hmget(this.keys.subjectSpendHistory(subject), ...days),
+      ]),
+    );
+    return days.map((_, i) => Number(recent[i] ?? history[i] ?? 0));
+  }
+
+  async usage(subject: string): Promise<Usage> {
+    const fields = await this.guard.commands(() => this.client.hgetall(this.keys.subjectUsage(subject)));
+    return usageOf(fields.jobs_charged, fields.credits_spent);
+  }
+}
+
+/** A subject's usage from the two fields of its usage hash; a missing field (never charged) counts 0. */
+export function usageOf(jobsCharged: string | null | undefined, creditsSpent: string | null | undefined): Usage {
+  return { jobs_charged: Number(jobsCharged ?? 0), credits_spent: Number(creditsSpent ?? 0) };
+}

@@ -1,0 +1,73 @@
+import type { RedisClient } from './redis-client';
+import type { ConsumedRecord, OAuthStateKind, OAuthStateStore } from '../../domain/oauth/oauth-state-store';
+import { defineLuaScript, type LuaScript } from './lua-script';
+import type { RedisGuard } from './redis-guard';
+import type { RedisKeys } from './redis-keys';
+
+// A record is a hash {v: value, c: consumed 0/1}. ARGV[2] is the TTL in seconds, 0 for none.
+const PUT = `
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'v', ARGV[1], 'c', '0')
+if tonumber(ARGV[2]) > 0 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+return 1
+`;
+
+// Marks the record consumed and says whether it already was, in one step: two replicas redeeming the same
+// code at once cannot both see a first use.
+const CONSUME = `
+local fields = redis.call('HMGET', KEYS[1], 'v', 'c')
+if not fields[1] then return nil end
+redis.call('HSET', KEYS[1], 'c', '1')
+return {fields[1], fields[2]}
+`;
+
+// The index is a sorted set of keys scored by expiry (ms); expired members are dropped before counting.
+// ARGV: value, ttl seconds, cap, now ms.
+const INSERT_CAPPED = `
+local now = tonumber(ARGV[4])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then return 0 end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'v', ARGV[1], 'c', '0')
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]) * 1000, KEYS[1])
+return 1
+`;
+
+/** OAuth state in Redis, shared by every replica; the TTLs are Redis's own. */
+export class RedisOAuthStateStore implements OAuthStateStore {
+  private readonly putScript: LuaScript<number>;
+  private readonly consumeScript: LuaScript<[string, string] | null>;
+  private readonly insertCappedScript: LuaScript<number>;
+
+  constructor(
+    private readonly client: RedisClient,
+    private readonly keys: RedisKeys,
+    private readonly guard: RedisGuard,
+  ) {
+    this.putScript = defineLuaScript(client, 'oauth_put', 1, PUT);
+    this.consumeScript = defineLuaScript(client, 'oauth_consume', 1, CONSUME);
+    this.insertCappedScript = defineLuaScript(client, 'oauth_insert_capped', 2, INSERT_CAPPED);
+  }
+
+  async put(kind: OAuthStateKind, key: string, value: string, ttlSeconds: number): Promise<void> {
+    await this.guard.commands(() => this.putScript([this.keys.oauth(kind, key)], [value, Math.max(0, Math.ceil(ttlSeconds))]));
+  }
+
+  async get(kind: OAuthStateKind, key: string): Promise<string | undefined> {
+    const [value, consumed] = await this.guard.commands(() => this.client.hmget(this.keys.oauth(kind, key), 'v', 'c'));
+    return value !== null && consumed === '0' ? value : undefined;
+  }
+
+  async consume(kind: OAuthStateKind, key: string): Promise<ConsumedRecord | undefined> {
+    const found = await this.guard.commands(() => this.consumeScript([this.keys.oauth(kind, key)], []));
+    return found ? { value: found[0], reused: found[1] === '1' } : undefined;
+  }
+
+  async insertCapped(kind: OAuthStateKind, key: string, value: string, ttlSeconds: number, cap: number): Promise<boolean> {
+    const inserted = await this.guard.commands(() =>
+      this.insertCappedScript([this.keys.oauth(kind, key), this.keys.oauthIndex(kind)], [value, Math.max(1, Math.ceil(ttlSeconds)), cap, Date.now()]),
+    );
+    return inserted === 1;
+  }
+}

@@ -1,0 +1,107 @@
+import type { Operation, ResponseSpec } from '../operations/operation';
+import { COMPONENT_SCHEMAS } from '../operations/schemas';
+import { OAUTH_PATHS } from '../../domain/oauth/discovery';
+import { ERROR_RESPONSES } from './error-responses';
+import { rateLimitHeaderSpecs } from './rate-limit-header-specs';
+import { SERVICE_INFO } from './service-info';
+import { CHAIN_ERRORS } from './chain-errors';
+
+/** An OpenAPI 3.1 document, as plain JSON. */
+export type OpenApiDocument = Record<string, any>;
+
+const PROBLEM_MEDIA_TYPE = 'application/problem+json';
+
+/**
+ * Builds the OpenAPI 3.1 document from the registry. `serverUrl` is `PUBLIC_URL` for the published copy and
+ * `/` for the validator's copy (the validator only checks paths under the server URL's path). The internal
+ * copy also carries the dashboard's operations, so the same generator validates them too.
+ */
+export function buildOpenApiDocument(operations: readonly Operation[], serverUrl: string): OpenApiDocument {
+  const paths: Record<string, Record<string, unknown>> = {};
+  const internal = operations.some((operation) => operation.auth === 'link-secret');
+  // The published copy (an absolute server URL) also offers OAuth 2.1; the validator's copy does not check
+  // security, so it has no need of absolute endpoint URLs.
+  const oauthBase = /^https?:\/\//.test(serverUrl) ? serverUrl.replace(/\/+$/, '') : undefined;
+  for (const operation of operations) {
+    paths[operation.path] ??= {};
+    paths[operation.path][operation.method] = operationObject(operation, oauthBase !== undefined);
+  }
+  const securitySchemes: Record<string, unknown> = {
+    bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The token the person got when connecting.' },
+  };
+  if (oauthBase) {
+    securitySchemes.oauth2 = {
+      type: 'oauth2',
+      description: 'OAuth 2.1 authorization code with PKCE (S256); the operator\'s dashboard is the consent screen.',
+      flows: {
+        authorizationCode: {
+          authorizationUrl: `${oauthBase}${OAUTH_PATHS.authorize}`,
+          tokenUrl: `${oauthBase}${OAUTH_PATHS.token}`,
+          refreshUrl: `${oauthBase}${OAUTH_PATHS.token}`,
+          scopes: {},
+        },
+      },
+    };
+  }
+  if (internal) securitySchemes.linkSecret = { type: 'apiKey', in: 'header', name: 'x-link-secret' };
+  return {
+    openapi: '3.1.0',
+    info: { title: SERVICE_INFO.name, version: SERVICE_INFO.version, description: SERVICE_INFO.summary },
+    servers: [{ url: serverUrl }],
+    paths,
+    components: {
+      schemas: COMPONENT_SCHEMAS,
+      responses: errorComponents(),
+      securitySchemes,
+    },
+  };
+}
+
+function operationObject(operation: Operation, oauth: boolean): Record<string, unknown> {
+  const responses: Record<string, unknown> = {};
+  for (const [status, spec] of Object.entries(operation.responses)) responses[status] = successResponse(spec);
+  const errors = [...new Set([...operation.errors, ...CHAIN_ERRORS])].sort((a, b) => a - b);
+  for (const status of errors) responses[String(status)] = { $ref: `#/components/responses/${ERROR_RESPONSES[status].name}` };
+  const object: Record<string, unknown> = {
+    operationId: operation.operationId,
+    summary: operation.summary,
+    description: operation.description,
+    security: operation.auth === 'bearer' ? [{ bearerAuth: [] }, ...(oauth ? [{ oauth2: [] }] : [])] : [{ linkSecret: [] }],
+  };
+  if (operation.parameters) object.parameters = operation.parameters;
+  if (operation.requestBody) {
+    object.requestBody = { required: true, content: { 'application/json': { schema: operation.requestBody } } };
+  }
+  object.responses = responses;
+  object['x-openai-isConsequential'] = operation.consequential;
+  if (operation.cost !== undefined) {
+    object['x-requires-confirmation'] = true;
+    object['x-cost'] = { amount: operation.cost, unit: 'credit', charged: 'once, when the job is accepted' };
+  }
+  if (operation.async) {
+    object['x-long-running'] = true;
+    object['x-poll-operationId'] = operation.async.pollOperationId;
+  }
+  return object;
+}
+
+/** Every operation passes the rate limiter, so every success answer also carries its headers. */
+function successResponse(spec: ResponseSpec): Record<string, unknown> {
+  return {
+    description: spec.description,
+    headers: { ...spec.headers, ...rateLimitHeaderSpecs(true) },
+    content: { 'application/json': { schema: spec.schema } },
+  };
+}
+
+function errorComponents(): Record<string, unknown> {
+  const components: Record<string, unknown> = {};
+  for (const { name, description, headers } of Object.values(ERROR_RESPONSES)) {
+    components[name] = {
+      description,
+      ...(headers ? { headers } : {}),
+      content: { [PROBLEM_MEDIA_TYPE]: { schema: { $ref: '#/components/schemas/Problem' } } },
+    };
+  }
+  return components;
+}

@@ -1,0 +1,40 @@
+import { isTerminal, JOB_POLL_SECONDS } from '../../domain/jobs/job';
+import type { Operation } from './operation';
+import { ref } from './schemas';
+
+/** `GET /v1/jobs/{id}`: one of the subject's jobs; polled until it is terminal. */
+export const getJob: Operation = {
+  operationId: 'getJob',
+  method: 'get',
+  path: '/v1/jobs/{id}',
+  summary: 'Check a job',
+  description:
+    "Gets one of the person's jobs by id. After createJob, poll it every Retry-After seconds until status is " +
+    'succeeded (read result) or failed (read error.message). Read-only and free: polling never starts, ' +
+    'retries or charges a job.',
+  auth: 'bearer',
+  published: true,
+  consequential: false,
+  parameters: [
+    {
+      name: 'id',
+      in: 'path',
+      required: true,
+      description: 'The id createJob returned.',
+      schema: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' },
+    },
+  ],
+  responses: {
+    200: {
+      description: 'The job.',
+      schema: ref('Job'),
+      headers: { 'Retry-After': { description: 'While the job is not final: seconds to wait before polling again.', schema: { type: 'integer' } } },
+    },
+  },
+  errors: [400, 401, 404, 429, 500, 503],
+  handle: async (request, services) => {
+    const job = await services.jobs.get(request.principal!.subject, request.params.id);
+    const headers: Record<string, string> = isTerminal(job.status) ? {} : { 'Retry-After': String(JOB_POLL_SECONDS) };
+    return { status: 200, body: job, headers };
+  },
+};

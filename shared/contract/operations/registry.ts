@@ -1,0 +1,24 @@
+import { answerAuthorization } from './answer-authorization';
+import { createJob } from './create-job';
+import { createThing } from './create-thing';
+import { getAuthorization } from './get-authorization';
+import { getJob } from './get-job';
+import { getMe } from './get-me';
+import { getUsage } from './get-usage';
+import { link } from './link';
+import { listConnections } from './list-connections';
+import { listJobs } from './list-jobs';
+import { listThings } from './list-things';
+import type { Operation } from './operation';
+import { revoke } from './revoke';
+
+/**
+ * Every operation of the service, in the order the documents list them. Routes, request validation,
+ * `/openapi.json`, `/llms.txt` and the MCP tools are all generated from this one list: add an operation here.
+ */
+export const OPERATIONS: readonly Operation[] = [getMe, listThings, createThing, createJob, listJobs, getJob, link, revoke, listConnections, getUsage, getAuthorization, answerAuthorization];
+
+/** The operations shown to the platform's model. */
+export function publishedOperations(operations: readonly Operation[] = OPERATIONS): Operation[] {
+  return operations.filter((operation) => operation.published);
+}

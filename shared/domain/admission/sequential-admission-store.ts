@@ -1,0 +1,39 @@
+import type { AdmissionStore, BearerAdmission, BearerAdmissionRequest } from './admission-store';
+import { lastUseIsStale, type ConnectionStore } from '../connections/connection-store';
+import type { LedgerStore } from '../ledger/ledger-store';
+import type { RateLimitStore } from './rate-limit-store';
+
+/**
+ * Admission from the separate stores: the reference behaviour the Redis script must match, the in-memory
+ * backend's admission, and a Redis Cluster's, where the address's window, the connection and the subject's
+ * keys sit in different hash slots and cannot be read by one script. The budget first (a spent one looks at
+ * nothing else), then the connection, then, together, the subject's window and usage and, when the
+ * connection's last use is a minute old, the record of this one: only a live connection's subject window
+ * is hit (a revoked token must not spend its subject's rate limit). `now` (milliseconds) dates the use.
+ */
+export class SequentialAdmissionStore implements AdmissionStore {
+  constructor(
+    private readonly connections: ConnectionStore,
+    private readonly rateLimits: RateLimitStore,
+    private readonly ledger: LedgerStore,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async admitBearer(request: BearerAdmissionRequest): Promise<BearerAdmission> {
+    const failures = await this.rateLimits.peek(request.failureKey);
+    if (failures && failures.count >= request.failureQuota) return { outcome: 'over-budget', failures };
+    const connection = await this.connections.get(request.connectionId);
+    if (!connection || connection.revoked || connection.subject !== request.subject) return { outcome: 'revoked' };
+    const day = request.usageDay;
+    const at = Math.floor(this.now() / 1000);
+    // The stored value was just read: a fresh one costs no call, so a busy token touches once a minute.
+    const [window, usage] = await Promise.all([
+      this.rateLimits.hit(request.rateKey, request.windowSeconds),
+      day === undefined
+        ? undefined
+        : Promise.all([this.ledger.usage(request.subject), this.ledger.spentOn(request.subject, day)]).then(([usage, spentOnDay]) => ({ usage, day, spentOnDay })),
+      lastUseIsStale(connection.lastUsedAt, at) ? this.connections.touch(request.connectionId, at) : undefined,
+    ]);
+    return { outcome: 'admitted', window, ...(connection.client ? { client: connection.client } : {}), ...(usage ? { usage } : {}) };
+  }
+}

@@ -1,0 +1,30 @@
+import type { JobQueue } from './jobs/job-queue';
+import type { EventQueue } from './webhooks/event-queue';
+import type { AdmissionStore } from './admission/admission-store';
+import type { ConnectionStore } from './connections/connection-store';
+import type { JobIdKeyStore } from './jobs/job-id-key-store';
+import type { LedgerStore } from './ledger/ledger-store';
+import type { OAuthStateStore } from './oauth/oauth-state-store';
+import type { RateLimitStore } from './admission/rate-limit-store';
+import type { ThingStore } from './things/thing-store';
+
+/** Everything stateful the API needs, from one backend (memory or Redis). */
+export interface Backend {
+  readonly kind: 'memory' | 'redis';
+  readonly connections: ConnectionStore;
+  readonly things: ThingStore;
+  readonly ledger: LedgerStore;
+  readonly rateLimits: RateLimitStore;
+  /** Admits bearer requests: failure budget, revocation and rate limit in one call. */
+  readonly admissions: AdmissionStore;
+  readonly queue: JobQueue;
+  /** Keeps the job-id key across secret rotations. */
+  readonly jobIdKeys: JobIdKeyStore;
+  readonly oauth: OAuthStateStore;
+  /** Where webhook events are recorded (a no-op without a receiver). */
+  readonly events: EventQueue;
+  /** True when the backend answers (for `/readyz`). */
+  ready(): Promise<boolean>;
+  /** Drains the queue within `graceMs`, then releases connections. */
+  close(graceMs: number): Promise<void>;
+}

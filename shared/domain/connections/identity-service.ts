@@ -1,0 +1,49 @@
+import type { Principal } from './principal';
+import { DailyBudget, type BudgetStatus } from '../ledger/daily-budget';
+import type { LedgerStore, Usage, UsageSnapshot } from '../ledger/ledger-store';
+
+/** What `GET /v1/me` shows. */
+export interface Identity {
+  subject: string;
+  connection_id: string;
+  issued_at: string;
+  expires_at: string;
+  revoke_url: string;
+  usage: Usage;
+  /** Today's credit budget; null when no daily cap is configured. */
+  daily_budget: BudgetStatus | null;
+  /** The OAuth client holding this connection; null for a connection made with `/v1/link`. */
+  client: { client_id: string; client_name: string } | null;
+}
+
+/** Describes who a token acts for, with what they have been charged. */
+export class IdentityService {
+  constructor(
+    private readonly ledger: LedgerStore,
+    private readonly revokeUrl: string,
+    private readonly budget: DailyBudget = new DailyBudget(undefined),
+  ) {}
+
+  /**
+   * @param known the subject's charges when they were already read (with the bearer admission); the spend
+   * it carries is used only when it is today's, so a request that crosses midnight reads today's afresh.
+   */
+  async describe(principal: Principal, known?: UsageSnapshot): Promise<Identity> {
+    const subject = principal.subject;
+    const today = this.budget.limit === undefined ? undefined : this.budget.today();
+    const [usage, spentToday] = await Promise.all([
+      known?.usage ?? this.ledger.usage(subject),
+      today === undefined ? 0 : known?.day === today ? known.spentOnDay : this.ledger.spentOn(subject, today),
+    ]);
+    return {
+      subject,
+      connection_id: principal.connectionId,
+      issued_at: new Date(principal.issuedAt * 1000).toISOString(),
+      expires_at: new Date(principal.expiresAt * 1000).toISOString(),
+      revoke_url: this.revokeUrl,
+      usage,
+      daily_budget: this.budget.status(spentToday),
+      client: principal.client ? { client_id: principal.client.id, client_name: principal.client.name } : null,
+    };
+  }
+}

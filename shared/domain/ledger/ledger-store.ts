@@ -1,0 +1,113 @@
+import type { PageQuery, SeqItem } from '../../platform/pagination/page';
+
+/** The subject's charges, read together with the admission for an operation that shows them. */
+export interface UsageSnapshot {
+  usage: Usage;
+  /** The UTC day (`YYYY-MM-DD`) `spentOnDay` counts. */
+  day: string;
+  spentOnDay: number;
+}
+
+/** A request to accept a paid job under an idempotency key. */
+export interface ClaimRequest {
+  subject: string;
+  key: string;
+  /** Hash of the operation and its payload; a replay must carry the same one. */
+  fingerprint: string;
+  jobId: string;
+  operation: string;
+  cost: number;
+  ttlSeconds: number;
+  /** The UTC day (`YYYY-MM-DD`) the charge counts against; today's when absent. */
+  day?: string;
+  /** Credits the subject may be charged on `day`; undefined means no cap. */
+  dailyLimit?: number;
+  /** The job-queue shard a new job goes to; recorded with the key, so a replay finds the job there. */
+  shard?: number;
+}
+
+/** Milliseconds in a UTC day (no leap seconds in JavaScript time). */
+export const DAY_MS = 86_400_000;
+// The last day asked for and the instants it spans: nearly every call asks for the same day as the one
+// before, and formatting a date costs more than the request's other arithmetic together.
+let lastDay = { name: '', from: 0, until: 0 };
+
+/** The UTC date, `YYYY-MM-DD`, of an instant (now by default): the day a charge then counts against. */
+export function utcDay(at: number = Date.now()): string {
+  if (at >= lastDay.from && at < lastDay.until) return lastDay.name;
+  const name = new Date(at).toISOString().slice(0, 10);
+  const from = Math.floor(at / DAY_MS) * DAY_MS;
+  lastDay = { name, from, until: from + DAY_MS };
+  return name;
+}
+
+/**
+ * The UTC days ending with `day` (`YYYY-MM-DD`), newest first: `day` itself, the one before, and so on,
+ * `count` in all.
+ */
+export function utcDaysBack(day: string, count: number): string[] {
+  const start = Date.parse(`${day}T00:00:00.000Z`);
+  return Array.from({ length: count }, (_, i) => new Date(start - i * DAY_MS).toISOString().slice(0, 10));
+}
+
+// Every claim asks for the same day's cut-off, and formatting a date is a noticeable part of a claim's CPU.
+let lastDayBefore = { day: '', days: 0, before: '' };
+
+/** The UTC day `days` days before `day` (`YYYY-MM-DD`). */
+export function utcDayBefore(day: string, days: number): string {
+  if (lastDayBefore.day !== day || lastDayBefore.days !== days) {
+    const before = new Date(Date.parse(`${day}T00:00:00.000Z`) - days * DAY_MS).toISOString().slice(0, 10);
+    lastDayBefore = { day, days, before };
+  }
+  return lastDayBefore.before;
+}
+
+/** How many UTC days of spend, today included, the ledger can show (`GET /v1/link/usage?days=`). */
+export const SPEND_HISTORY_DAYS = 90;
+
+/**
+ * `created`: this call accepted and charged the job. `replayed`: an earlier call did. `conflict`: the key was
+ * used for another payload. `over_budget`: a new job that would take the subject over its daily limit;
+ * nothing was recorded or charged. A replay is never `over_budget`: the job it names was already paid for.
+ */
+export type ClaimOutcome = 'created' | 'replayed' | 'conflict' | 'over_budget';
+
+/**
+ * A claim's outcome and the shard holding the key's job: the one this claim chose when `created`, the one the
+ * first claim chose when `replayed` (the shard count may have changed since), 0 otherwise.
+ */
+export interface Claim {
+  outcome: ClaimOutcome;
+  shard: number;
+}
+
+/** What a subject has been charged. */
+export interface Usage {
+  jobs_charged: number;
+  credits_spent: number;
+}
+
+/**
+ * Idempotency records, charges and the per-subject job index. `claim` is the one atomic step that makes a
+ * paid job happen at most once and within the daily budget: check the budget, record the key, charge, index
+ * the job, all or nothing.
+ */
+export interface LedgerStore {
+  claim(request: ClaimRequest): Promise<Claim>;
+  /** Job ids of a subject, newest first. */
+  listJobIds(subject: string, query: PageQuery): Promise<Array<SeqItem<string>>>;
+  usage(subject: string): Promise<Usage>;
+  /** Credits charged to the subject on one UTC day (`YYYY-MM-DD`). */
+  spentOn(subject: string, day: string): Promise<number>;
+  /**
+   * Credits charged to the subject on each of `days` (UTC, `YYYY-MM-DD`), in the same order; the same figure
+   * `spentOn` gives and the spend cap reads, kept for the last {@link SPEND_HISTORY_DAYS} days (older days
+   * may read 0).
+   */
+  spentOnDays(subject: string, days: readonly string[]): Promise<number[]>;
+  /**
+   * Drops from the subject's index those of `jobIds` whose idempotency record has expired: their jobs are
+   * gone for good. An id whose record is still alive is kept, since its job may be about to be enqueued.
+   */
+  pruneJobs(subject: string, jobIds: readonly string[]): Promise<void>;
+}

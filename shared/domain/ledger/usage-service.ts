@@ -1,0 +1,36 @@
+import type { DailyBudget } from './daily-budget';
+import { utcDaysBack, type LedgerStore } from './ledger-store';
+import { normalizeSubject } from '../subjects/normalize-subject';
+
+/** What the dashboard's usage page shows of a subject. */
+export interface UsageReport {
+  subject: string;
+  credits_spent: number;
+  jobs_charged: number;
+  /** Credits a subject may be charged per UTC day; null when there is no cap. */
+  daily_credit_limit: number | null;
+  /** Credits charged per UTC day, newest (today) first, days without charges included as 0. */
+  days: Array<{ date: string; credits: number }>;
+}
+
+/** Reads a subject's charges for the dashboard from the ledger the spend cap enforces. */
+export class UsageService {
+  constructor(
+    private readonly ledger: LedgerStore,
+    private readonly budget: DailyBudget,
+  ) {}
+
+  /** The subject's totals and its last `days` UTC days, today (the budget's clock) first. */
+  async report(rawSubject: string, days: number): Promise<UsageReport> {
+    const subject = normalizeSubject(rawSubject, '/query/subject');
+    const dates = utcDaysBack(this.budget.today(), days);
+    const [usage, credits] = await Promise.all([this.ledger.usage(subject), this.ledger.spentOnDays(subject, dates)]);
+    return {
+      subject,
+      credits_spent: usage.credits_spent,
+      jobs_charged: usage.jobs_charged,
+      daily_credit_limit: this.budget.limit ?? null,
+      days: dates.map((date, i) => ({ date, credits: credits[i] })),
+    };
+  }
+}

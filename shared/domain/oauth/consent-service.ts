@@ -1,0 +1,132 @@
+import { normalizeSubject } from '../subjects/normalize-subject';
+import { NotFoundError } from '../../platform/errors/not-found-error';
+import type { ConnectionStore } from '../connections/connection-store';
+import type { OAuthStateStore } from './oauth-state-store';
+import { newId } from '../../platform/util/ids';
+import type { ClientRegistry } from './client-registry';
+import { OAuthProtocolError } from './oauth-protocol-error';
+import { hashSecret, newOpaqueSecret } from './opaque-secret';
+import { redirectWith, type CodeGrant, type PendingRequest } from './pending-request';
+import { isS256Challenge } from './pkce';
+
+/** Settings of the consent hand-off. */
+export interface ConsentSettings {
+  issuer: string;
+  consentUrl: string;
+  requestTtlSeconds: number;
+  codeTtlSeconds: number;
+  /** How long a granted connection (and its refresh tokens) lasts. */
+  grantTtlSeconds: number;
+}
+
+/** What the dashboard is shown about a pending request. */
+export interface PendingView {
+  request: string;
+  client: { client_id: string; client_name: string; redirect_host: string };
+  expires_at: string;
+}
+
+/** The consent screen's answer: approve for a subject, or deny. */
+export type ConsentAnswer = { subject: string } | { deny: true };
+
+/** Where the dashboard sends the browser, and on approval the connection made (to list or revoke it later). */
+export interface ConsentOutcome {
+  redirectTo: string;
+  connectionId?: string;
+}
+
+/**
+ * The authorization endpoint's logic and the consent hand-off: `/oauth/authorize` checks the request and
+ * parks it; the dashboard reads it and answers it; approval makes a connection for the subject and a
+ * single-use code. Everything lives in the backend's store, so each step may land on any replica.
+ */
+export class ConsentService {
+  constructor(
+    private readonly store: OAuthStateStore,
+    private readonly connections: ConnectionStore,
+    private readonly clients: ClientRegistry,
+    private readonly settings: ConsentSettings,
+  ) {}
+
+  /**
+   * Checks an authorization request and answers where to send the browser: the consent screen, or the
+   * client's redirect URI with an error. Throws (to be shown, never redirected) while the client or its
+   * redirect URI is not established.
+   */
+  async authorize(params: Record<string, unknown>): Promise<string> {
+    const client = await this.clients.find(params.client_id);
+    const redirectUri = params.redirect_uri;
+    if (typeof redirectUri !== 'string' || !client.redirectUris.includes(redirectUri)) {
+      throw new OAuthProtocolError('invalid_request', 'redirect_uri is missing or not registered for this client');
+    }
+    const state = typeof params.state === 'string' ? params.state : undefined;
+    const fail = (error: string, description: string) =>
+      redirectWith(redirectUri, { error, error_description: description, state, iss: this.settings.issuer });
+    if (params.response_type !== 'code') return fail('unsupported_response_type', 'response_type must be code');
+    if (params.code_challenge_method !== 'S256') return fail('invalid_request', 'PKCE with code_challenge_method S256 is required');
+    if (!isS256Challenge(params.code_challenge)) return fail('invalid_request', 'code_challenge is not a valid S256 challenge');
+    if (params.resource !== undefined && !sameResource(params.resource, this.settings.issuer)) {
+      return fail('invalid_target', 'resource must be this connector');
+    }
+    if (state !== undefined && state.length > 1024) return fail('invalid_request', 'state is too long');
+    const pending: PendingRequest = {
+      clientId: client.clientId,
+      clientName: client.clientName,
+      redirectUri,
+      codeChallenge: params.code_challenge,
+      state,
+      expiresAt: Date.now() + this.settings.requestTtlSeconds * 1000,
+    };
+    const id = newId('authreq');
+    await this.store.put('request', id, JSON.stringify(pending), this.settings.requestTtlSeconds);
+    return redirectWith(this.settings.consentUrl, { request: id });
+  }
+
+  /** The dashboard's view of a pending request; 404 once it is answered or expired. */
+  async describe(requestId: string): Promise<PendingView> {
+    const stored = await this.store.get('request', requestId);
+    if (!stored) throw expiredRequest();
+    const pending = JSON.parse(stored) as PendingRequest;
+    return {
+      request: requestId,
+      client: { client_id: pending.clientId, client_name: pending.clientName, redirect_host: new URL(pending.redirectUri).host },
+      expires_at: new Date(pending.expiresAt).toISOString(),
+    };
+  }
+
+  /** Answers a pending request once; resolves to where the dashboard sends the browser, and the connection. */
+  async answer(requestId: string, answer: ConsentAnswer): Promise<ConsentOutcome> {
+    // The subject is checked before the request is used up, so a typo does not cost the person the flow.
+    const subject = 'subject' in answer ? normalizeSubject(answer.subject) : undefined;
+    const consumed = await this.store.consume('request', requestId);
+    if (!consumed || consumed.reused) throw expiredRequest();
+    const pending = JSON.parse(consumed.value) as PendingRequest;
+    const base = { state: pending.state, iss: this.settings.issuer };
+    if (subject === undefined) {
+      return { redirectTo: redirectWith(pending.redirectUri, { error: 'access_denied', error_description: 'the person declined', ...base }) };
+    }
+    const issuedAt = Math.floor(Date.now() / 1000);
+    const connectionId = newId('conn');
+    await this.connections.create({
+      id: connectionId,
+      subject,
+      issuedAt,
+      expiresAt: issuedAt + this.settings.grantTtlSeconds,
+      revoked: false,
+      client: { id: pending.clientId, name: pending.clientName },
+    });
+    const code = newOpaqueSecret();
+    const grant: CodeGrant = { connectionId, subject, clientId: pending.clientId, redirectUri: pending.redirectUri, codeChallenge: pending.codeChallenge };
+    await this.store.put('code', hashSecret(code), JSON.stringify(grant), this.settings.codeTtlSeconds);
+    return { redirectTo: redirectWith(pending.redirectUri, { code, ...base }), connectionId };
+  }
+}
+
+/** RFC 8707: the one resource is `PUBLIC_URL`; a trailing slash is the same resource. */
+export function sameResource(resource: unknown, publicUrl: string): boolean {
+  return typeof resource === 'string' && resource.replace(/\/+$/, '') === publicUrl.replace(/\/+$/, '');
+}
+
+function expiredRequest(): NotFoundError {
+  return new NotFoundError('This authorization request does not exist, has expired or was already answered.');
+}

@@ -1,0 +1,67 @@
+import type { Config } from '../platform/config/config';
+import { deriveKeys } from '../platform/secrets/derived-keys';
+import { LinkService } from './connections/link-service';
+import { TokenService } from './connections/token-service';
+import { IdentityService } from './connections/identity-service';
+import { UsageService } from './ledger/usage-service';
+import type { OAuthServices } from './oauth/oauth-services';
+import { DailyBudget } from './ledger/daily-budget';
+import { StoredJobIdKey } from './jobs/job-id-key';
+import { JobService } from './jobs/job-service';
+import type { Metrics } from '../platform/metrics/metrics';
+import type { CimdFetchOptions } from './oauth/cimd-fetcher';
+import { createOAuthServices } from './oauth/oauth-services';
+import type { Backend } from './backend';
+import { ThingService } from './things/thing-service';
+import { withConnectionEvents } from './webhooks/connection-events';
+
+/** The domain functions handlers call; built once per process. */
+export interface Services {
+  links: LinkService;
+  identity: IdentityService;
+  usage: UsageService;
+  things: ThingService;
+  jobs: JobService;
+  oauth: OAuthServices;
+}
+
+/** The domain services plus the token verifier the HTTP layer uses. */
+export interface ServiceContainer {
+  services: Services;
+  tokens: TokenService;
+}
+
+/** Builds the domain once per process from the configuration and a backend. Keys are derived here, once. */
+export function createServices(config: Config, backend: Backend, metrics: Metrics, cimd: CimdFetchOptions = {}): ServiceContainer {
+  const keys = deriveKeys(config.connectorSecret);
+  const tokens = new TokenService(keys.tokenKey, config.publicUrl, backend.connections);
+  // Every path that creates or revokes a connection records its event; token checks read the plain store.
+  const connections = withConnectionEvents(backend.connections, backend.events);
+  const budget = new DailyBudget(config.dailyCreditLimit);
+  const jobs = new JobService(backend.ledger, backend.queue, new StoredJobIdKey(backend.jobIdKeys, keys.jobIdKey), config.idempotencyTtlSeconds, {
+    onSubmitted: (operation, cost) => {
+      metrics.jobsSubmitted.inc({ operation });
+      metrics.creditsCharged.inc({ operation }, cost);
+    },
+    onReplayed: (operation) => metrics.jobsReplayed.inc({ operation }),
+    onConflict: (operation) => metrics.idempotencyConflicts.inc({ operation }),
+    onOverBudget: (operation) => metrics.jobsOverBudget.inc({ operation }),
+  }, budget);
+  return {
+    tokens,
+    services: {
+      links: new LinkService(connections, tokens, config.tokenTtlSeconds, config.dashboardUrl, {
+        onIssued: () => metrics.tokensIssued.inc(),
+        onRevoked: (count) => metrics.connectionsRevoked.inc(count),
+      }),
+      identity: new IdentityService(backend.ledger, config.dashboardUrl, budget),
+      usage: new UsageService(backend.ledger, budget),
+      things: new ThingService(backend.things),
+      jobs,
+      oauth: createOAuthServices(config, { oauth: backend.oauth, connections }, tokens, {
+        onIssued: () => metrics.tokensIssued.inc(),
+        onRevoked: (count) => metrics.connectionsRevoked.inc(count),
+      }, cimd),
+    },
+  };
+}

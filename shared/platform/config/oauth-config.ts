@@ -1,0 +1,109 @@
+import { cleanEnv, makeValidator } from 'envalid';
+import { consentUrl, intInRange, LOOPBACK_HOSTS } from './validators';
+
+/** A client registered ahead of time (GPT Actions): only the SHA-256 of its secret is kept. */
+export interface PreRegisteredClient {
+  client_id: string;
+  client_name: string;
+  redirect_uris: string[];
+  /** base64url SHA-256 of the secret, as `npm run oauth:client` prints it. */
+  secret_sha256: string;
+}
+
+/** The OAuth settings, validated with the rest of the configuration. */
+export interface OAuthSettings {
+  /** Where `/oauth/authorize` sends the browser, with `?request=<id>`. */
+  readonly consentUrl: string;
+  /** True when the dev consent page is served (a loopback PUBLIC_URL and no CONSENT_URL). */
+  readonly devConsent: boolean;
+  readonly accessTokenTtlSeconds: number;
+  readonly requestTtlSeconds: number;
+  readonly codeTtlSeconds: number;
+  /** Cap on dynamically registered clients, so registration cannot fill the store. */
+  readonly maxRegisteredClients: number;
+  readonly clients: readonly PreRegisteredClient[];
+}
+
+/** The dev consent page's path; see `api/routes/dev-consent-routes.ts`. */
+export const DEV_CONSENT_PATH = '/oauth/dev-consent';
+
+const CLIENT_ID = /^[A-Za-z0-9_-]{8,64}$/;
+const SECRET_SHA256 = /^[A-Za-z0-9_-]{43}$/;
+
+/** `OAUTH_CLIENTS`: a JSON array of pre-registered clients; the message never echoes the input. */
+const preRegisteredClients = makeValidator<PreRegisteredClient[]>((input) => {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(input);
+  } catch {
+    throw new Error('must be a JSON array of clients');
+  }
+  if (!Array.isArray(parsed)) throw new Error('must be a JSON array of clients');
+  for (const client of parsed) {
+    const ok =
+      client && typeof client === 'object' && CLIENT_ID.test(client.client_id) && typeof client.client_name === 'string' &&
+      SECRET_SHA256.test(client.secret_sha256) && Array.isArray(client.redirect_uris) && client.redirect_uris.length > 0 &&
+      client.redirect_uris.every((uri: unknown) => typeof uri === 'string' && /^https:\/\//.test(uri));
+    if (!ok) throw new Error('must list clients with client_id, client_name, https redirect_uris and secret_sha256');
+  }
+  return parsed as PreRegisteredClient[];
+});
+
+/** The OAuth variables and their rules (listed in docs/configuration.md). */
+export const OAUTH_VARIABLES = {
+  CONSENT_URL: consentUrl({ default: undefined }),
+  OAUTH_ACCESS_TOKEN_TTL_SECONDS: intInRange(60, 86_400)({ default: 3600 }),
+  OAUTH_REQUEST_TTL_SECONDS: intInRange(1, 3600)({ default: 600 }),
+  OAUTH_CODE_TTL_SECONDS: intInRange(1, 600)({ default: 60 }),
+  OAUTH_MAX_REGISTERED_CLIENTS: intInRange(1, 10_000_000)({ default: 10_000 }),
+  OAUTH_CLIENTS: preRegisteredClients({ default: [] }),
+};
+
+/** Returned when an OAuth variable is invalid: never used, since the configuration is then refused. */
+const UNUSABLE: OAuthSettings = {
+  consentUrl: '',
+  devConsent: false,
+  accessTokenTtlSeconds: 0,
+  requestTtlSeconds: 0,
+  codeTtlSeconds: 0,
+  maxRegisteredClients: 0,
+  clients: [],
+};
+
+/**
+ * Reads the OAuth variables. Problems are added to `problems` (names and our own reasons only), like the
+ * rest of the configuration.
+ */
+export function loadOAuthSettings(
+  env: NodeJS.ProcessEnv,
+  base: { publicUrl?: string; dashboardUrl?: string },
+  problems: Array<{ name: string; reason: string }>,
+): OAuthSettings {
+  const known = problems.length;
+  const clean = cleanEnv(
+    env,
+    OAUTH_VARIABLES,
+    {
+      reporter: ({ errors }) => {
+        for (const [name, error] of Object.entries(errors)) {
+          const message = error?.message ?? '';
+          problems.push({ name, reason: /^(must|is) /.test(message) ? message : 'is invalid' });
+        }
+      },
+    },
+  );
+  // envalid throws when a variable that failed is read; the caller refuses the configuration anyway.
+  if (problems.length > known) return UNUSABLE;
+  const loopback = base.publicUrl !== undefined && LOOPBACK_HOSTS.has(new URL(base.publicUrl).hostname);
+  const devConsent = loopback && !clean.CONSENT_URL;
+  const consentUrl = clean.CONSENT_URL ?? (devConsent ? `${base.publicUrl}${DEV_CONSENT_PATH}` : `${(base.dashboardUrl ?? '').replace(/\/+$/, '')}/connect`);
+  return {
+    consentUrl,
+    devConsent,
+    accessTokenTtlSeconds: clean.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
+    requestTtlSeconds: clean.OAUTH_REQUEST_TTL_SECONDS,
+    codeTtlSeconds: clean.OAUTH_CODE_TTL_SECONDS,
+    maxRegisteredClients: clean.OAUTH_MAX_REGISTERED_CLIENTS,
+    clients: clean.OAUTH_CLIENTS,
+  };
+}

@@ -1,0 +1,123 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Latency buckets from 1 ms to 10 s. */
+const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Job run and wait times: from 10 ms to 10 minutes. */
+const JOB_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
+
+/**
+ * The service's Prometheus metrics, on a registry of their own (one per process, so tests can run several
+ * apps in one process). Names and labels are fixed by the contract: dashboards and alerts depend on them.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly httpRequests = new Counter({
+    name: 'connector_http_requests_total',
+    help: 'HTTP requests answered, by method, route template and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly httpDuration = new Histogram({
+    name: 'connector_http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by method and route template.',
+    labelNames: ['method', 'route'] as const,
+    buckets: HTTP_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly tokensIssued = new Counter({ name: 'connector_tokens_issued_total', help: 'Tokens minted through /v1/link.', registers: [this.registry] });
+  readonly connectionsRevoked = new Counter({
+    name: 'connector_connections_revoked_total',
+    help: 'Connections revoked through /v1/link/revoke.',
+    registers: [this.registry],
+  });
+  readonly authFailures = new Counter({
+    name: 'connector_auth_failures_total',
+    help: 'Refused credentials, by reason (missing, invalid, expired, revoked, bad_link_secret; too_many_failures: 429 to an address over its failure budget).',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+  readonly mcpToolCalls = new Counter({
+    name: 'connector_mcp_tool_calls_total',
+    help: 'MCP tool calls, by tool and outcome (ok, error).',
+    labelNames: ['tool', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly jobsSubmitted = counter(this.registry, 'connector_jobs_submitted_total', 'Paid jobs accepted (new, not replays).');
+  readonly jobsReplayed = counter(this.registry, 'connector_jobs_replayed_total', 'Idempotent retries answered with an existing job.');
+  readonly idempotencyConflicts = counter(this.registry, 'connector_idempotency_conflicts_total', 'Idempotency keys reused with another payload (422).');
+  readonly jobsOverBudget = counter(this.registry, 'connector_jobs_over_budget_total', 'New paid jobs refused with 402: the daily credit budget was used up.');
+  readonly creditsCharged = counter(this.registry, 'connector_credits_charged_total', 'Credits charged for accepted jobs.');
+  readonly jobsCompleted = new Counter({
+    name: 'connector_jobs_completed_total',
+    help: 'Jobs that reached a final state, by operation and outcome (succeeded, failed).',
+    labelNames: ['operation', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly jobDuration = histogram(this.registry, 'connector_job_duration_seconds', 'Time from a job starting to it finishing.');
+  readonly jobWait = histogram(this.registry, 'connector_job_wait_seconds', 'Time from a job being accepted to its first start.');
+  /** Where queue depth is read from on scrape; set once the backend exists. */
+  private queueCounts?: () => Promise<Readonly<Record<string, number>>>;
+  readonly queueJobs = new Gauge({
+    name: 'connector_queue_jobs',
+    help: 'Jobs in the queue by state, read on scrape.',
+    labelNames: ['state'] as const,
+    registers: [this.registry],
+    collect: async () => {
+      if (!this.queueCounts) return;
+      try {
+        const current = await this.queueCounts();
+        for (const [state, count] of Object.entries(current)) this.queueJobs.set({ state }, count);
+      } catch {
+        // A failed read keeps the last values; connector_redis_up tells the operator why.
+      }
+    },
+  });
+  readonly webhookDeliveries = new Counter({
+    name: 'connector_webhook_deliveries_total',
+    help:
+      'Webhook delivery attempts, by event type and outcome (delivered: 2xx; failed: another attempt follows; abandoned: the last attempt ' +
+      'failed; gone: the receiver answered 410; skipped: what the event announced never became true, nothing sent).',
+    labelNames: ['type', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly redisUp = new Gauge({ name: 'connector_redis_up', help: '1 when Redis answers, 0 when not (absent in memory mode).', registers: [this.registry] });
+  readonly redisErrors = new Counter({ name: 'connector_redis_errors_total', help: 'Redis connection and command errors.', registers: [this.registry] });
+
+  constructor({ defaultMetrics = true }: { defaultMetrics?: boolean } = {}) {
+    if (defaultMetrics) collectDefaultMetrics({ register: this.registry });
+    // prom-client starts an unlabelled gauge at 0; a process without Redis would then report Redis as down
+    // (and fire the Redis-down alert). The sample only appears once a Redis client sets it.
+    this.redisUp.remove({});
+  }
+
+  /**
+   * Reads queue depth on each scrape, one gauge sample per state the reader answers (the job statuses);
+   * `counts` must be cheap (one round trip). The states come from the reader, so the platform layer does not
+   * depend on the domain's list of statuses.
+   */
+  observeQueue(counts: () => Promise<Readonly<Record<string, number>>>): void {
+    this.queueCounts = counts;
+  }
+
+  /** Records a job's first start, `waitedMs` after it was accepted; a time that is not a number is skipped. */
+  recordJobWait(operation: string, waitedMs: number): void {
+    if (Number.isFinite(waitedMs)) this.jobWait.observe({ operation }, Math.max(0, waitedMs) / 1000);
+  }
+
+  /**
+   * Counts a job's final outcome and records its run time, `ranMs` from its first start to its end. The
+   * outcome is counted even when the time is not a number (then only the time is skipped).
+   */
+  recordJobEnd(operation: string, outcome: 'succeeded' | 'failed', ranMs: number): void {
+    this.jobsCompleted.inc({ operation, outcome });
+    if (Number.isFinite(ranMs)) this.jobDuration.observe({ operation }, Math.max(0, ranMs) / 1000);
+  }
+}
+
+function counter(registry: Registry, name: string, help: string): Counter<'operation'> {
+  return new Counter({ name, help, labelNames: ['operation'] as const, registers: [registry] });
+}
+
+function histogram(registry: Registry, name: string, help: string): Histogram<'operation'> {
+  return new Histogram({ name, help, labelNames: ['operation'] as const, buckets: JOB_BUCKETS, registers: [registry] });
+}

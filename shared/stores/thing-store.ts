@@ -1,9 +1,0 @@
-import type { PageQuery, SeqItem } from '../pagination/page';
-import type { Thing } from '../things/thing';
-
-/** Things per subject, in insertion order. */
-export interface ThingStore {
-  add(subject: string, thing: Thing): Promise<void>;
-  /** Newest first, strictly older than `query.before` when given. */
-  list(subject: string, query: PageQuery): Promise<Array<SeqItem<Thing>>>;
-}
