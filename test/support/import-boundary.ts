@@ -10,7 +10,7 @@ export interface ForbiddenImport {
 }
 
 /** Every module specifier of a source: imports, re-exports, `import x = require()`, `import()` and `require()`. */
-function moduleSpecifiers(sf: ts.SourceFile): ts.StringLiteralLike[] {
+export function moduleSpecifiers(sf: ts.SourceFile): ts.StringLiteralLike[] {
   const found: ts.StringLiteralLike[] = [];
   const visit = (node: ts.Node): void => {
     if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteralLike(node.moduleSpecifier)) {
