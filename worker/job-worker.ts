@@ -8,8 +8,8 @@ import type { ProcessorMap } from '../shared/domain/jobs/processor';
 import type { Metrics } from '../shared/platform/metrics/metrics';
 import { readProgress, type BullJobData, type BullJobProgress } from '../shared/adapters/redis/bullmq-job-record';
 import { JobShardHistory } from '../shared/adapters/redis/job-shards';
-import { closeRedisClient, createRedisClient, redisAnswers } from '../shared/adapters/redis/redis-client';
-import { RedisKeys } from '../shared/adapters/redis/redis-keys';
+import { closeRedisClient, redisAnswers } from '../shared/adapters/redis/redis-client';
+import { openRedisSession } from '../shared/adapters/redis/redis-session';
 import { NO_EVENTS, type EventQueue } from '../shared/domain/webhooks/event-queue';
 import { newEvent } from '../shared/domain/webhooks/webhook-event';
 
@@ -66,17 +66,9 @@ export function createJobWorker(options: {
     afterJobEvent?.();
   };
   if (!config.redis) throw new Error('the job worker needs Redis');
-  const keys = RedisKeys.forConnection(config.redisKeyPrefix, config.redis);
   // BullMQ requires a connection whose commands wait for Redis (maxRetriesPerRequest: null); it duplicates
   // it for its blocking fetch and closes the duplicates itself, and this client is closed last by us.
-  const client = createRedisClient({
-    connection: config.redis,
-    role: 'worker',
-    connectionName: `${config.redisKeyPrefix}worker`,
-    commandTimeoutMs: config.redisCommandTimeoutMs,
-    logger,
-    metrics,
-  });
+  const { client, keys } = openRedisSession({ ...config, redis: config.redis }, 'worker', logger, metrics);
   const observer = createJobObserver(metrics, logger);
   let closing: Promise<void> | undefined;
   // The jobs this worker holds the lock of, so that a shutdown can hand them back.

@@ -5,10 +5,9 @@ import type { Config } from '../shared/platform/config/config';
 import type { Metrics } from '../shared/platform/metrics/metrics';
 import { BullmqEventQueue, type BullEventData } from '../shared/adapters/redis/bullmq-event-queue';
 import { BullmqJobQueue } from '../shared/adapters/redis/bullmq-job-queue';
-import { closeRedisClient, createRedisClient, redisAnswers } from '../shared/adapters/redis/redis-client';
+import { closeRedisClient, redisAnswers } from '../shared/adapters/redis/redis-client';
+import { openRedisSession } from '../shared/adapters/redis/redis-session';
 import { RedisConnectionStore } from '../shared/adapters/redis/redis-connection-store';
-import { RedisGuard } from '../shared/adapters/redis/redis-guard';
-import { RedisKeys } from '../shared/adapters/redis/redis-keys';
 import { EventDelivery } from '../shared/domain/webhooks/event-delivery';
 import type { EventQueue } from '../shared/domain/webhooks/event-queue';
 import { retryDelay } from '../shared/domain/webhooks/retry-schedule';
@@ -43,16 +42,7 @@ export function createWebhookWorker(options: { config: WebhookWorkerConfig; metr
   const { config, metrics, logger } = options;
   const settings = config.webhooks;
   if (!settings || !config.redis) return undefined;
-  const keys = RedisKeys.forConnection(config.redisKeyPrefix, config.redis);
-  const client = createRedisClient({
-    connection: config.redis,
-    role: 'worker',
-    connectionName: `${config.redisKeyPrefix}webhooks`,
-    commandTimeoutMs: config.redisCommandTimeoutMs,
-    logger,
-    metrics,
-  });
-  const guard = new RedisGuard(config.redisCommandTimeoutMs + 500, () => metrics.redisErrors.inc());
+  const { client, keys, guard } = openRedisSession({ ...config, redis: config.redis }, 'webhooks', logger, metrics);
   const sources = {
     // Only read here: the job queue's enqueue options are never used.
     jobs: new BullmqJobQueue(client, keys, guard, { attempts: config.jobAttempts, backoffMs: config.jobBackoffMs, retentionSeconds: config.idempotencyTtlSeconds, logger, shards: config.jobQueueShards, durability: { minReplicas: 0, waitMs: 0 } }),

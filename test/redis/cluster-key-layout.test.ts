@@ -12,7 +12,7 @@ import { RedisRateLimitStore } from '../../shared/adapters/redis/redis-rate-limi
 import { RedisThingStore } from '../../shared/adapters/redis/redis-thing-store';
 import { SequentialAdmissionStore } from '../../shared/domain/admission/sequential-admission-store';
 import { startRedis, type TestRedis } from '../support/redis-server';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '../../testkit/wait-for';
 import { connectStoreClient, monitorCommands, quietLogger, type StoreClient } from './support/redis-fixture';
 
 /** Commands whose every argument after the name is a key. */

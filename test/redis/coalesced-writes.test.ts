@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import net from 'node:net';
 import { coalesceWrites } from '../../shared/adapters/redis/coalesced-writes';
 import { startRedis, type TestRedis } from '../support/redis-server';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '../../testkit/wait-for';
 import { connectStoreClient, type StoreClient } from './support/redis-fixture';
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));

@@ -15,7 +15,7 @@ import type { LedgerStore } from '../../shared/domain/ledger/ledger-store';
 import { createJobWorker } from '../../worker/job-worker';
 import { BACKENDS, type BackendKind } from '../support/backends';
 import { startRedis } from '../support/redis-server';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '../../testkit/wait-for';
 import { connectStoreClient, quietLogger } from './support/redis-fixture';
 
 /** One second of idempotency retention, so a test can outlive a key; finished jobs are kept far longer. */

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { startRedis, type TestRedis } from '../support/redis-server';
 import { newKey, newSubject } from '../support/harness';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '../../testkit/wait-for';
 import { pollJob, redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from './support/processes';
 
 /** How long a request may take to answer 503 once Redis is gone: the command timeout (2 s default) plus margin. */

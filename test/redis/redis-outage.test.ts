@@ -7,7 +7,7 @@ import { createRedisBackend } from '../../shared/adapters/redis/redis-backend';
 import type { Backend } from '../../shared/domain/backend';
 import { newEvent } from '../../shared/domain/webhooks/webhook-event';
 import { startRedis, type TestRedis } from '../support/redis-server';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '../../testkit/wait-for';
 import { metricValue, quietLogger } from './support/redis-fixture';
 
 const COMMAND_TIMEOUT_MS = 500;

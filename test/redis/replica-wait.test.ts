@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import Redis from 'ioredis';
 import { startRedis, type TestRedis } from '../support/redis-server';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '../../testkit/wait-for';
 import { redisEnv, startApiProcess, type ApiUnderTest } from './support/processes';
 
 describe('REDIS_MIN_REPLICAS=1: a paid job is acknowledged only once a replica holds it', () => {

@@ -7,7 +7,7 @@ import { BASE_ENV, newKey, newSubject } from '../support/harness';
 import { checkedClient, type Call } from '../support/checked-client';
 import { LogCapture } from '../support/log-capture';
 import { startRedis, type TestRedis } from '../support/redis-server';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '../../testkit/wait-for';
 
 /** An in-process API on a given Redis and secret, answering through the OpenAPI-checked client. */
 interface Api {

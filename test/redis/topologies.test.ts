@@ -4,7 +4,7 @@ import Redis, { Cluster, type RedisOptions } from 'ioredis';
 import {
   infoFields, redisCommand, startRedisCluster, startRedisSentinelSet, startTlsRedis,
   type TestRedisCluster, type TestRedisSentinelSet, type TestTlsRedis,
-} from '../support/redis-topologies';
+} from '../../testkit/redis-topologies';
 
 const USER = 'connector';
 const PASSWORD = 'topology-test-password';

@@ -6,15 +6,14 @@ import { SequentialAdmissionStore } from '../../domain/admission/sequential-admi
 import { NO_EVENTS } from '../../domain/webhooks/event-queue';
 import { BullmqEventQueue } from './bullmq-event-queue';
 import { BullmqJobQueue } from './bullmq-job-queue';
-import { closeRedisClient, createRedisClient, redisAnswers } from './redis-client';
+import { closeRedisClient, redisAnswers } from './redis-client';
 import { RedisAdmissionStore } from './redis-admission-store';
 import { RedisConnectionStore } from './redis-connection-store';
-import { RedisGuard } from './redis-guard';
 import { RedisJobIdKeyStore } from './redis-job-id-key-store';
-import { RedisKeys } from './redis-keys';
 import { RedisLedgerStore } from './redis-ledger-store';
 import { RedisOAuthStateStore } from './redis-oauth-state-store';
 import { RedisRateLimitStore } from './redis-rate-limit-store';
+import { openRedisSession } from './redis-session';
 import { RedisThingStore } from './redis-thing-store';
 
 /**
@@ -32,19 +31,8 @@ export function createRedisBackend(
   logger: Logger,
 ): Backend {
   if (!config.redis) throw new Error('createRedisBackend needs a Redis connection');
-  const client = createRedisClient({
-    connection: config.redis,
-    role: 'commands',
-    connectionName: `${config.redisKeyPrefix}api`,
-    commandTimeoutMs: config.redisCommandTimeoutMs,
-    logger,
-    metrics,
-  });
-  const keys = RedisKeys.forConnection(config.redisKeyPrefix, config.redis);
+  const { client, keys, guard } = openRedisSession({ ...config, redis: config.redis }, 'api', logger, metrics);
   const { clustered } = keys;
-  // The deadline sits a little above the command timeout, so the client's own timeout normally answers
-  // first and the guard only catches waits the client does not bound.
-  const guard = new RedisGuard(config.redisCommandTimeoutMs + 500, () => metrics.redisErrors.inc());
   const queue = new BullmqJobQueue(client, keys, guard, {
     attempts: config.jobAttempts,
     backoffMs: config.jobBackoffMs,

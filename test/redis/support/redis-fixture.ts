@@ -2,11 +2,11 @@ import { singleNodeConnection } from '../../../shared/platform/config/redis-sett
 import Redis from 'ioredis';
 import pino from 'pino';
 import { Metrics } from '../../../shared/platform/metrics/metrics';
-import { createRedisClient } from '../../../shared/adapters/redis/redis-client';
-import { RedisGuard } from '../../../shared/adapters/redis/redis-guard';
-import { RedisKeys } from '../../../shared/adapters/redis/redis-keys';
+import type { RedisGuard } from '../../../shared/adapters/redis/redis-guard';
+import type { RedisKeys } from '../../../shared/adapters/redis/redis-keys';
+import { openRedisSession } from '../../../shared/adapters/redis/redis-session';
 import { startRedis, type TestRedis } from '../../support/redis-server';
-import { waitFor } from '../../support/wait-for';
+import { waitFor } from '../../../testkit/wait-for';
 
 /** A silent logger: store tests assert on behaviour, not on log lines. */
 export const quietLogger = pino({ level: 'silent' });
@@ -20,15 +20,16 @@ export interface StoreClient {
   close(): Promise<void>;
 }
 
-/** Connects a commands-role client with its own metrics, and waits until it is ready. */
+/** Opens the API's session (a commands-role client) with its own metrics, and waits until it is ready. */
 export async function connectStoreClient(url: string, prefix: string, { commandTimeoutMs = 1000, waitReady = true } = {}): Promise<StoreClient> {
   const metrics = new Metrics({ defaultMetrics: false });
-  const client = createRedisClient({ connection: singleNodeConnection(url), role: 'commands', connectionName: `${prefix}test`, commandTimeoutMs, logger: quietLogger, metrics }) as Redis;
+  const config = { redis: singleNodeConnection(url), redisKeyPrefix: prefix, redisCommandTimeoutMs: commandTimeoutMs };
+  const { client, keys, guard } = openRedisSession(config, 'api', quietLogger, metrics);
   if (waitReady) await waitFor(() => client.status === 'ready', { what: 'the redis client to be ready' });
   return {
-    client,
-    keys: new RedisKeys(prefix),
-    guard: new RedisGuard(commandTimeoutMs + 500, () => metrics.redisErrors.inc()),
+    client: client as Redis,
+    keys,
+    guard,
     metrics,
     close: async () => client.disconnect(),
   };
