@@ -1,8 +1,8 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import net from 'node:net';
-import { freePort } from '../scripts/redis-topologies/free-port';
-import { GiveUp, waitFor } from '../scripts/redis-topologies/wait-for';
+import { freePort } from '../testkit/free-port';
+import { GiveUp, waitFor } from '../testkit/wait-for';
 
 export { freePort };
 import path from 'node:path';

@@ -4,7 +4,7 @@ import type { Queue } from 'bullmq';
 import { closeRedisClient, type RedisClient } from '../shared/adapters/redis/redis-client';
 import { RedisKeys } from '../shared/adapters/redis/redis-keys';
 import { shardOf } from '../shared/adapters/redis/job-shards';
-import { parseClusterNodes, startRedisCluster } from '../scripts/redis-topologies';
+import { parseClusterNodes, startRedisCluster } from '../testkit/redis-topologies';
 import { round, type BenchProcess } from './bench-processes';
 import { benchClient, NodeMeter, nodeClient, type NodeWork } from './bench-redis';
 import { CLUSTER_SETTINGS, SETTINGS, WARMUP_SECONDS } from './bench-settings';

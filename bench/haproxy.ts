@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { GiveUp } from '../scripts/redis-topologies/wait-for';
+import { GiveUp } from '../testkit/wait-for';
 import { accepts, freePort, stopChild, waitUntil } from './bench-processes';
 
 /** How HAProxy health-checks the API slots: what an ingress in front of the API's pods does with `/readyz`. */

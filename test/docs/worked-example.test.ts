@@ -10,7 +10,7 @@ import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../
 import { callOk, connectMcp, OutputChecker } from '../support/mcp-client';
 import { portabilityFindings } from '../support/schema-portability';
 import { ROOT } from '../support/spawn-process';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '../../testkit/wait-for';
 import { loadWorkedExample } from './support/worked-example';
 
 const TEXT = 'The team met on Monday. Sales rose. Two people joined. The office moves in May.';

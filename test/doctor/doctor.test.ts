@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { expect } from 'chai';
 import { BACKENDS } from '../support/backends';
-import { freePort } from '../support/free-port';
+import { freePort } from '../../testkit/free-port';
 import { BASE_ENV, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { ROOT } from '../support/spawn-process';
 import { failures, runDoctorCli, type DoctorRun } from './support/doctor-cli';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { BACKENDS } from '../support/backends';
 import { BASE_ENV, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { authorize, authorizeParams, codeFor, codeForm, pendingRequestId, REDIRECT_URI, registerClient, tokenRequest } from '../support/oauth-helpers';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '../../testkit/wait-for';
 
 for (const kind of BACKENDS) {
   describe(`OAuth 2.1 expiries and caps [${kind}]`, function () {

@@ -11,7 +11,7 @@ import { LogCapture } from '../support/log-capture';
 import { authorizeParams, authorize, REDIRECT_URI } from '../support/oauth-helpers';
 import { replicaFetch, TestOAuthProvider } from '../support/oauth-sdk-client';
 import { startRedis, type TestRedis } from '../support/redis-server';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '../../testkit/wait-for';
 
 type FetchFn = ReturnType<typeof replicaFetch>['fetchFn'];
 const PUBLIC_URL = BASE_ENV.PUBLIC_URL;

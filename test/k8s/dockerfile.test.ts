@@ -106,8 +106,10 @@ describe('.dockerignore', function () {
     expect(ignored).to.include.members(['node_modules', 'dist', '.git', '.tools', '.env']);
   });
 
-  it('keeps what npm ci and npm run build need in the build context', function () {
-    for (const needed of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'api', 'worker', 'shared']) {
+  it('keeps what npm ci and npm run build need in the build context: the manifests and every folder the build compiles', function () {
+    const build = JSON.parse(readFileSync(path.join(repoRoot, 'tsconfig.build.json'), 'utf8')) as { include: string[] };
+    expect(build.include).to.include.members(['api', 'worker', 'shared']);
+    for (const needed of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', ...build.include]) {
       expect(ignored, needed).not.to.include(needed);
     }
   });

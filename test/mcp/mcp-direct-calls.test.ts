@@ -8,7 +8,7 @@ import { buildToolDefinitions } from '../../shared/contract/mcp/tool-definitions
 import { publishedOperations } from '../../shared/contract/operations/registry';
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { MODERN_ENVELOPE, rawToolCall, type RawMcpCall } from '../support/mcp-client';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '../../testkit/wait-for';
 
 const REVISION = '2026-07-28';
 

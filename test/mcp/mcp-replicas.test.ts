@@ -7,7 +7,7 @@ import { LogCapture } from '../support/log-capture';
 import { callOk, connectMcp, legacyTasks, modernTasks, OutputChecker, pollJobOverMcp, REVISIONS } from '../support/mcp-client';
 import { startRedis, type TestRedis } from '../support/redis-server';
 import { roundRobinProxy, type Replica } from '../support/round-robin-proxy';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '../../testkit/wait-for';
 
 describe('two API replicas on one Redis behind a round-robin proxy, one MCP client', function () {
   this.timeout(90_000);

@@ -6,7 +6,7 @@ import { BACKENDS } from '../support/backends';
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { callOk, connectMcp, legacyTasks, modernTasks, OutputChecker, pollJobOverMcp, REVISIONS } from '../support/mcp-client';
 import { parseExposition, sumOf } from '../support/prometheus-text';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '../../testkit/wait-for';
 
 /** JSON-RPC "invalid params": unknown tools and arguments that do not fit the input schema. */
 const INVALID_PARAMS = -32602;

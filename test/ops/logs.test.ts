@@ -12,7 +12,7 @@ import { BACKENDS } from '../support/backends';
 import { BASE_ENV, newKey, newSubject, type ConnectorUnderTest, startConnector } from '../support/harness';
 import { LogCapture } from '../support/log-capture';
 import { ROOT } from '../support/spawn-process';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '../../testkit/wait-for';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const BOOM_SUBJECT = 'boom@example.com';

@@ -11,7 +11,7 @@ import {
 } from '../support/metric-contract';
 import { deltas, samplesOf, scrape, seriesKey, sumOf, type Exposition, type Labels } from '../support/prometheus-text';
 import { scriptedJobs } from '../support/scripted-jobs';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '../../testkit/wait-for';
 
 /** Every sample name of the contract metrics, except the queue gauge (a level, not a count) and histogram sums. */
 const COUNTED = Object.entries(CONTRACT_METRICS).flatMap(([name, { type }]) =>

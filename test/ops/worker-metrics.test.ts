@@ -6,7 +6,7 @@ import { startWorker, type RunningWorker } from '../../worker/start-worker';
 import { BASE_ENV, newKey, newSubject, type ConnectorUnderTest, startConnector } from '../support/harness';
 import { LogCapture } from '../support/log-capture';
 import { deltas, samplesOf, scrape, sumOf } from '../support/prometheus-text';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '../../testkit/wait-for';
 
 /** The job-side counters and histogram counts; the worker owns these when the API only enqueues. */
 const JOB_SIDE = [

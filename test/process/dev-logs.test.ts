@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { freePort } from '../support/free-port';
+import { freePort } from '../../testkit/free-port';
 import { BASE_ENV } from '../support/harness';
 import { ROOT } from '../support/spawn-process';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '../../testkit/wait-for';
 
 /** `npm run dev` (scripts/dev.ts through tsx) with a private working directory; its output is collected. */
 async function startDev(extraEnv: Record<string, string>): Promise<{ child: ChildProcess; output(): string; base: string; workdir: string }> {

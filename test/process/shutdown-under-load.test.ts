@@ -3,7 +3,7 @@ import { BACKENDS, type BackendKind } from '../support/backends';
 import { BASE_ENV, newSubject } from '../support/harness';
 import { keepAliveLoad, serverErrors } from '../support/keep-alive-load';
 import { startRedis, type TestRedis } from '../support/redis-server';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '../../testkit/wait-for';
 import { redisEnv, startApiProcess, type ApiUnderTest } from '../redis/support/processes';
 
 const GRACE_MS = 10_000;

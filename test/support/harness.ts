@@ -8,7 +8,7 @@ import type { BackendKind } from './backends';
 import { LogCapture } from './log-capture';
 import { checkedClient, type CallOptions, type CallResult } from './checked-client';
 import type { OpenApiResponseChecker } from './openapi-check';
-import { waitFor } from './wait-for';
+import { waitFor } from '../../testkit/wait-for';
 import { startRedis } from './redis-server';
 import { inProcessWorkers } from '../../worker/in-process-workers';
 

@@ -3,7 +3,7 @@ import addFormats from 'ajv-formats';
 import { Client, StreamableHTTPClientTransport, type CallToolResult, type Tool } from '@modelcontextprotocol/client';
 import { expect } from 'chai';
 import * as z from 'zod/v4';
-import { waitFor } from './wait-for';
+import { waitFor } from '../../testkit/wait-for';
 
 /** The protocol revisions the connector serves: the 2025 handshake one and the 2026 per-request one. */
 export type Revision = '2025-11-25' | '2026-07-28';

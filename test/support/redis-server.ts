@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from './free-port';
-import { waitFor } from './wait-for';
+import { freePort } from '../../testkit/free-port';
+import { waitFor } from '../../testkit/wait-for';
 
 /** A private redis-server owned by one test file; never a shared or system Redis. */
 export interface TestRedis {

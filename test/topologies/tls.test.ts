@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { newKey, newSubject } from '../support/harness';
-import { startRedisCluster, startRedisSentinelSet, startTlsRedis, type TestRedisCluster, type TestRedisSentinelSet, type TestTlsRedis } from '../support/redis-topologies';
+import { startRedisCluster, startRedisSentinelSet, startTlsRedis, type TestRedisCluster, type TestRedisSentinelSet, type TestTlsRedis } from '../../testkit/redis-topologies';
 import { pollJob } from '../redis/support/processes';
 import { commonFlows } from './support/common-flows';
 import { clusterVars, deploymentEnv, sentinelVars, startDeployment, tlsNodeVars, usageOf, type Deployment } from './support/deployment';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { JobRecord } from '../../shared/domain/jobs/job';
 import { MemoryJobQueue } from '../../shared/adapters/memory/memory-job-queue';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '../../testkit/wait-for';
 
 const newJob = (id: string) => ({ id, subject: 's', operation: 'op', input: { n: id }, cost: 1, createdAt: new Date().toISOString() });
 

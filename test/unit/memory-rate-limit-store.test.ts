@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { MemoryRateLimitStore } from '../../shared/adapters/memory/memory-rate-limit-store';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '../../testkit/wait-for';
 
 describe('MemoryRateLimitStore', () => {
   it('peek reports the open window without counting a hit, and nothing for an unused key', async () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { waitUntil } from '../../bench/bench-processes';
-import { GiveUp, waitFor } from '../../scripts/redis-topologies/wait-for';
+import { GiveUp, waitFor } from '../../testkit/wait-for';
 
 describe('waitFor and the bench waitUntil built on it', () => {
   it('a probe that throws GiveUp ends the wait at once with that error, long before the deadline', async () => {

@@ -13,7 +13,7 @@ import { MAX_RETRY_DELAY_MS, RETRY_WINDOW_MS, retryAttempts, retryDelay } from '
 import { eventId, newEvent, type QueuedEvent } from '../../shared/domain/webhooks/webhook-event';
 import { WebhookSender } from '../../shared/domain/webhooks/webhook-sender';
 import { newWebhookSecret } from '../support/webhook-receiver';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '../../testkit/wait-for';
 
 describe('webhook delivery logic', () => {
   describe('the retry schedule', () => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import net from 'node:net';
 import { BASE_ENV } from '../support/harness';
-import { freePort } from '../support/free-port';
+import { freePort } from '../../testkit/free-port';
 import { spawnNode } from '../support/spawn-process';
 import { newWebhookSecret } from '../support/webhook-receiver';
 

@@ -8,7 +8,7 @@ import { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
 import { createJobWorker, type JobWorker } from '../../worker/job-worker';
 import { connectStoreClient, quietLogger, type StoreClient } from '../redis/support/redis-fixture';
 import { startRedis, type TestRedis } from '../support/redis-server';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '../../testkit/wait-for';
 
 const CONFIG = { redisKeyPrefix: 'race:', redisCommandTimeoutMs: 1000, workerConcurrency: 1, jobLockMs: 30_000, jobStalledIntervalMs: 30_000 };
 

@@ -10,7 +10,7 @@ import { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
 import { createJobWorker, type JobWorker } from '../../worker/job-worker';
 import { connectStoreClient, metricValue, quietLogger, type StoreClient } from '../redis/support/redis-fixture';
 import { startRedis, type TestRedis } from '../support/redis-server';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '../../testkit/wait-for';
 
 function newJob(operation: string, input: Record<string, unknown> = { prompt: 'x' }): NewJob {
   return { id: `job_${randomBytes(24).toString('base64url').slice(0, 32)}`, subject: 's', operation, input, cost: 1, createdAt: new Date().toISOString() };

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { startRedis, type TestRedis } from '../support/redis-server';
 import { BASE_ENV, newKey, newSubject } from '../support/harness';
-import { freePort } from '../support/free-port';
+import { freePort } from '../../testkit/free-port';
 import { spawnNode } from '../support/spawn-process';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '../../testkit/wait-for';
 import { pollJob, redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from '../redis/support/processes';
 
 /**

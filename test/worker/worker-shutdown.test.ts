@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { newKey, newSubject } from '../support/harness';
 import { startRedis, type TestRedis } from '../support/redis-server';
-import { waitFor } from '../support/wait-for';
+import { waitFor } from '../../testkit/wait-for';
 import { pollJob, redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from '../redis/support/processes';
 
 const GRACE_MS = 3000;

@@ -3,7 +3,7 @@ import { newKey, newSubject } from '../../support/harness';
 import { callOk, connectMcp, legacyTasks, OutputChecker, pollJobOverMcp, REVISIONS } from '../../support/mcp-client';
 import { codeFor, codeForm, oauthTarget, tokenRequest, type OAuthTarget } from '../../support/oauth-helpers';
 import { roundRobinProxy } from '../../support/round-robin-proxy';
-import { waitFor } from '../../support/wait-for';
+import { waitFor } from '../../../testkit/wait-for';
 import { pollJob, type ApiUnderTest } from '../../redis/support/processes';
 import { SHORT_LOCK, usageOf, type Deployment } from './deployment';
 
