@@ -31,6 +31,7 @@ import { dispatchOperation } from './routes/dispatch-operation';
 import { devConsentRoutes } from './routes/dev-consent-routes';
 import { healthRoutes } from './routes/health-routes';
 import { oauthRoutes } from './routes/oauth-routes';
+import { rootPageRoutes } from './routes/root-page-routes';
 
 /** `/v1` and below, matched as `app.use('/v1')` would (case-insensitive, whole segments). */
 const V1_PATH = /^\/v1(?:\/|$)/i;
@@ -83,6 +84,7 @@ export function createApp({ config, backend, services, tokens, metrics, logger, 
     }),
   );
   site.use(descriptionRoutes(openApiJson, llmsTxt), healthRoutes(async () => !stopping() && backend.ready()));
+  site.use(rootPageRoutes(config.publicUrl));
   site.use(oauthRoutes({ oauth: services.oauth, publicUrl: config.publicUrl, rateLimits: backend.rateLimits, perMinute: config.rateLimitPerMinute }));
   if (config.oauth.devConsent) site.use(devConsentRoutes(services.oauth.consent, config.publicUrl, config.connectorSecret));
   const operationChain = chain(

@@ -12,6 +12,7 @@ import { writeJson } from '../http/write-json';
 import { jsonBody } from '../middleware/json-body';
 import { answerDirectCall, directCallMatcher } from './direct-tool-call';
 import type { McpCaller, McpDependencies } from './mcp-context';
+import { mcpErrorLog } from './mcp-error-log';
 import { mcpHttpHandler } from './mcp-http-handler';
 import { mcpServerFactory } from './mcp-server-factory';
 import { serveFetchHandler } from './serve-fetch-handler';
@@ -50,9 +51,9 @@ export function mcpRoute(options: McpRouteOptions): Router {
   const { config, logger } = options;
   const allowedOrigins = new Set([new URL(config.publicUrl).origin, ...config.mcpAllowedOrigins]);
   const metadataUrl = resourceMetadataUrl(config.publicUrl);
-  const onerror = (error: Error) => logger.warn({ err: error }, 'mcp request refused');
+  const errorLog = mcpErrorLog(logger);
   const checks = compileArgumentChecks(options.tools);
-  const handler = mcpHttpHandler(mcpServerFactory(options, checks), { maxRequestBodySize: BODY_LIMIT_BYTES, onerror });
+  const handler = errorLog.around(mcpHttpHandler(mcpServerFactory(options, checks), { maxRequestBodySize: BODY_LIMIT_BYTES, onerror: errorLog.onerror }));
   const matchDirect = options.directCalls === false ? () => undefined : directCallMatcher(options.tools, checks);
   const usageTools = new Set(options.tools.filter((tool) => tool.operation.readsUsage).map((tool) => tool.name));
   // A 2026-07-28 call names its method and tool in headers, which are known before the body is read (and

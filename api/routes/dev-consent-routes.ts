@@ -3,6 +3,7 @@ import express, { Router } from 'express';
 import { AppError } from '../../shared/platform/errors/app-error';
 import { OAUTH_PATHS } from '../../shared/domain/oauth/discovery';
 import type { ConsentService } from '../../shared/domain/oauth/consent-service';
+import { escapeHtml as escape } from '../http/escape-html';
 import { state } from '../http/locals';
 
 const FORM = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
@@ -61,8 +62,6 @@ function requestId(value: unknown): string {
   if (typeof value !== 'string' || !REQUEST_ID.test(value)) throw new AppError(400, 'bad-request', 'Bad request', 'The request parameter is missing or malformed.');
   return value;
 }
-
-const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function page(clientName: string, redirectHost: string, action: string, request: string, csrf: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Connect ${escape(clientName)}</title>

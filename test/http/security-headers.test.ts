@@ -33,17 +33,20 @@ describe('security headers on every kind of answer', () => {
   });
   after(async () => connector?.close());
 
-  it('an operation’s 200, a 401, a 404 problem and the published documents all carry exactly the configured security headers', async () => {
+  it('an operation’s 200, a 401, a 404 problem, the published documents and the root page all carry exactly the configured security headers', async () => {
     const answers = {
       'GET /v1/me': await connector.call('GET', '/v1/me', { token }),
       'GET /v1/me without a token': await connector.call('GET', '/v1/me'),
       'GET /v1/nothing-here': await connector.call('GET', '/v1/nothing-here', { token }),
       'GET /openapi.json': await connector.call('GET', '/openapi.json'),
       'GET /llms.txt': await connector.call('GET', '/llms.txt'),
+      'GET / as HTML': await connector.call('GET', '/', { headers: { accept: 'text/html' } }),
+      'GET / as JSON': await connector.call('GET', '/', { headers: { accept: 'application/json' } }),
     };
     expect(answers['GET /v1/me'].status).to.equal(200);
     expect(answers['GET /v1/me without a token'].status).to.equal(401);
     expect(answers['GET /v1/nothing-here'].status).to.equal(404);
+    expect(answers['GET / as HTML'].headers.get('content-type')).to.match(/^text\/html/);
     for (const [what, answer] of Object.entries(answers)) expectSecurityHeaders(answer.headers, what);
   });
 

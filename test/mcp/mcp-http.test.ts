@@ -111,6 +111,22 @@ for (const backend of BACKENDS) {
       expect(status).to.equal(429);
     });
 
+    it('a client mistake the SDK refuses (406 for an Accept without text/event-stream) is logged at info with its reason and no stack trace', async () => {
+      const res = await fetch(`${connector.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${await connector.link(newSubject())}` },
+        body: JSON.stringify(INITIALIZE),
+      });
+      expect(res.status).to.equal(406);
+      const requestId = res.headers.get('x-request-id');
+      const raw = connector.logs.lines.filter((line) => JSON.parse(line).req_id === requestId);
+      const lines = raw.map((line) => JSON.parse(line));
+      expect(lines.map((line) => [line.level, line.msg])).to.deep.equal([[30, 'mcp request refused'], [30, 'request']]);
+      expect(lines[0]).to.include({ status: 406 });
+      expect(lines[0].reason).to.match(/^Not Acceptable: /);
+      expect(raw.join('\n')).to.not.match(/stack|node_modules|\bat \w/);
+    });
+
     it('the access log has one line per MCP request with its route, and never the token', async () => {
       const token = await connector.link(newSubject());
       const client = await connectMcp(`${connector.baseUrl}/mcp`, token, '2026-07-28');

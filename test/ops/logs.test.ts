@@ -63,7 +63,7 @@ describe('log lines of a process that dies (createLogger on stdout)', () => {
   it('every line logged before a SIGKILL has reached stdout: lines are written as they are logged', async () => {
     // The built logger, in a process of its own that logs 500 lines and is killed at once: no exit
     // handler runs, so only lines already written survive (an asynchronous destination kept 1 of 500).
-    const script = `const { createLogger } = require(${JSON.stringify(path.join(ROOT, 'dist/shared/logging/logger.js'))});
+    const script = `const { createLogger } = require(${JSON.stringify(path.join(ROOT, 'dist/shared/platform/logging/logger.js'))});
       const logger = createLogger('info', 'crash-test');
       for (let i = 0; i < 500; i++) logger.info({ i }, 'line');
       process.kill(process.pid, 'SIGKILL');`;

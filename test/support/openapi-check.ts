@@ -17,7 +17,7 @@ export interface WireResponse {
 // are checked against the internal copy generated from the same registry.
 const INTERNAL_DOCUMENT = buildOpenApiDocument(OPERATIONS, '/');
 /** Paths outside the operations registry; their answers are checked by the tests that call them. */
-const NON_OPERATION_PATHS = new Set(['/openapi.json', '/llms.txt', '/healthz', '/readyz']);
+const NON_OPERATION_PATHS = new Set(['/', '/openapi.json', '/llms.txt', '/healthz', '/readyz']);
 
 function compilePath(template: string): RegExp {
   return new RegExp(`^${template.replace(/\{\w+\}/g, '[^/]+')}$`);
