@@ -4,6 +4,7 @@ import { BACKENDS } from '../support/backends';
 import { countWords, echoNote, EXTENDED_REGISTRY, NO_WORDS } from '../support/extra-operations';
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { connectMcp, OutputChecker } from '../support/mcp-client';
+import { chargesOf } from '../support/registry-tool-tests';
 import { waitFor } from '../support/wait-for';
 
 describe('a registry with a free extra operation', function () {
@@ -54,13 +55,6 @@ for (const backend of BACKENDS) {
     });
     after(async () => connector?.close());
 
-    /** A subject's charges, as the dashboard reads them. */
-    const chargesOf = async (subject: string) => {
-      const res = await connector.call('GET', `/v1/link/usage?subject=${encodeURIComponent(subject)}`, { headers: { 'x-link-secret': connector.config.linkSecret } });
-      expect(res.status, res.text).to.equal(200);
-      return { jobs_charged: res.body.jobs_charged, credits_spent: res.body.credits_spent };
-    };
-
     const finished = (token: string, id: string) =>
       waitFor(async () => {
         const res = await connector.call('GET', `/v1/jobs/${id}`, { token });
@@ -79,7 +73,7 @@ for (const backend of BACKENDS) {
       expect(again.status).to.equal(202);
       expect(again.body.id).to.equal(first.body.id);
       expect(again.headers.get('idempotent-replayed')).to.equal('true');
-      expect(await chargesOf(subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 3 });
+      expect(await chargesOf(connector, subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 3 });
     });
 
     it('a text without words ends the job failed with the processor’s JobError message, and the job stays charged', async () => {
@@ -88,7 +82,7 @@ for (const backend of BACKENDS) {
       const accepted = await connector.call('POST', '/v1/word-counts', { token, body: { input: { text: '12 + 30' }, idempotency_key: newKey() } });
       expect(accepted.status, accepted.text).to.equal(202);
       expect(await finished(token, accepted.body.id)).to.deep.include({ status: 'failed', error: { message: NO_WORDS } });
-      expect(await chargesOf(subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 3 });
+      expect(await chargesOf(connector, subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 3 });
     });
   });
 }
