@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
+import { withOperations } from '../support/extra-operations';
 import { startConnector, type ConnectorUnderTest } from '../support/harness';
 import { ROOT } from '../support/spawn-process';
 import { readMarkdown, type FencedBlock } from './support/markdown';
@@ -51,7 +52,7 @@ describe('runnable shell blocks of the docs', function () {
   before(async () => {
     // The connector the docs describe once the worked example of building-operations.md is added.
     example = loadWorkedExample();
-    connector = await startConnector('memory', { PLACEHOLDER_JOB_MS: '10' }, { operations: [...OPERATIONS, example.operation] });
+    connector = await startConnector('memory', { PLACEHOLDER_JOB_MS: '10' }, { operations: withOperations(OPERATIONS, [example.operation]) });
   });
   after(async () => {
     await connector?.close();

@@ -6,6 +6,7 @@ import { buildOpenApiDocument } from '../../shared/contract/description/openapi-
 import type { Operation } from '../../shared/contract/operations/operation';
 import { OPERATIONS, publishedOperations } from '../../shared/contract/operations/registry';
 import { BACKENDS } from '../support/backends';
+import { withOperations } from '../support/extra-operations';
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { callOk, connectMcp, OutputChecker } from '../support/mcp-client';
 import { portabilityFindings } from '../support/schema-portability';
@@ -41,7 +42,7 @@ describe('the worked example of docs/building-operations.md (a new paid operatio
   });
 
   it('fits the GPT Actions rules of connector-doctor, and its MCP tool has portable schemas', () => {
-    const document = JSON.parse(JSON.stringify(buildOpenApiDocument(publishedOperations([...OPERATIONS, operation]), 'https://connector.example.com')));
+    const document = JSON.parse(JSON.stringify(buildOpenApiDocument(publishedOperations(withOperations(OPERATIONS, [operation])), 'https://connector.example.com')));
     expect(document.paths[operation.path].post.operationId).to.equal('summariseDocument');
     const failed = gptActionsRules(document).filter((result) => result.status !== 'PASS');
     expect(failed).to.deep.equal([]);
@@ -52,7 +53,7 @@ describe('the worked example of docs/building-operations.md (a new paid operatio
     describe(`on the ${backend} backend`, () => {
       let c: ConnectorUnderTest;
       before(async () => {
-        c = await startConnector(backend, { PLACEHOLDER_JOB_MS: '10' }, { operations: [...OPERATIONS, operation] });
+        c = await startConnector(backend, { PLACEHOLDER_JOB_MS: '10' }, { operations: withOperations(OPERATIONS, [operation]) });
       });
       after(async () => c?.close());
 

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { expect } from 'chai';
+import { publishedOperations } from '../../shared/contract/operations/registry';
 import { BACKENDS } from '../support/backends';
 import { freePort } from '../../testkit/free-port';
 import { BASE_ENV, startConnector, type ConnectorUnderTest } from '../support/harness';
@@ -41,7 +42,7 @@ for (const backend of BACKENDS) {
       expect(failures(run), run.stdout).to.deep.equal([]);
       expect(run.code).to.equal(0);
       expect(run.results.length).to.be.at.least(24);
-      expect(run.rule('openapi.auth-required').message).to.include('all 6 operations answer 401');
+      expect(run.rule('openapi.auth-required').message).to.include(`all ${publishedOperations().length} operations answer 401`);
       expect(run.rule('mcp.unauthorized').status).to.equal('PASS');
       expect(run.rule('mcp.tools').status).to.equal('WARN');
       expect(run.rule('probe.tls').status, 'plain http on 127.0.0.1 is a warning, not a failure').to.equal('WARN');

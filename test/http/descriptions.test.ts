@@ -1,94 +1,231 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
-import { OPERATIONS, publishedOperations } from '../../shared/contract/operations/registry';
-import { BACKENDS } from '../support/backends';
+import { toolName } from '../../shared/contract/mcp/tool-definitions';
+import type { Operation } from '../../shared/contract/operations/operation';
+import { publishedOperations } from '../../shared/contract/operations/registry';
+import { BACKENDS, type BackendKind } from '../support/backends';
+import { REGISTRIES, SHIPPED_REGISTRY } from '../support/extra-operations';
 import { BASE_ENV, startConnector, type ConnectorUnderTest } from '../support/harness';
 
-const OPERATION_PATHS = ['/v1/me', '/v1/things', '/v1/jobs', '/v1/jobs/{id}'];
+/** A connector serving one registry, with the two documents it published. */
+interface Served {
+  c: ConnectorUnderTest;
+  document: any;
+  llms: string;
+}
 
-for (const backend of BACKENDS) {
-  describe(`/openapi.json and /llms.txt [${backend}]`, () => {
-    let c: ConnectorUnderTest;
-    let document: any;
-    let llms: string;
-    before(async () => {
-      c = await startConnector(backend);
-      const res = await fetch(`${c.baseUrl}/openapi.json`);
-      expect(res.headers.get('content-type')).to.match(/^application\/json/);
-      document = await res.json();
-      const text = await fetch(`${c.baseUrl}/llms.txt`);
-      expect(text.headers.get('content-type')).to.equal('text/plain; charset=utf-8');
-      llms = await text.text();
-    });
-    after(async () => c.close());
+/** Starts a connector with `operations` before the suite (stopped after it) and reads both documents. */
+function serveDescriptions(backend: BackendKind, operations: readonly Operation[]): () => Served {
+  let served: Served | undefined;
+  before(async () => {
+    const c = await startConnector(backend, {}, { operations });
+    const res = await fetch(`${c.baseUrl}/openapi.json`);
+    expect(res.headers.get('content-type')).to.match(/^application\/json/);
+    const text = await fetch(`${c.baseUrl}/llms.txt`);
+    expect(text.headers.get('content-type')).to.equal('text/plain; charset=utf-8');
+    served = { c, document: await res.json(), llms: await text.text() };
+  });
+  after(async () => served?.c.close());
+  return () => served!;
+}
 
-    it('the document is a valid OpenAPI 3.1 description', async () => {
-      const validator = new Validator();
-      const result = await validator.validate(structuredClone(document));
-      expect(result.errors ?? [], JSON.stringify(result.errors)).to.deep.equal([]);
-      expect(result.valid).to.equal(true);
-      expect(document.openapi).to.match(/^3\.1\./);
-    });
+/** Each operation object of a document, with its path and method. */
+function documentOperations(document: any): Array<{ path: string; method: string; op: any }> {
+  return Object.entries<any>(document.paths).flatMap(([path, item]) => Object.entries<any>(item).map(([method, op]) => ({ path, method, op })));
+}
 
-    it('the validator really rejects a broken document (the check above can fail)', async () => {
-      const broken = structuredClone(document);
-      broken.paths['/v1/me'].get.responses = 'none';
-      const result = await new Validator().validate(broken);
-      expect(result.valid).to.equal(false);
-    });
+/** The part of llms.txt about one operation: from its heading to the next heading. */
+function llmsSection(llms: string, operation: Operation): string {
+  const heading = `### ${operation.operationId}: ${operation.method.toUpperCase()} ${operation.path}\n`;
+  const start = llms.indexOf(heading);
+  expect(start, heading).to.be.at.least(0);
+  const end = llms.slice(start + heading.length).search(/^##/m);
+  return end < 0 ? llms.slice(start) : llms.slice(start, start + heading.length + end);
+}
 
-    it('servers is exactly PUBLIC_URL and paths are exactly the four operation paths', () => {
-      expect(document.servers).to.deep.equal([{ url: BASE_ENV.PUBLIC_URL }]);
-      expect(Object.keys(document.paths).sort()).to.deep.equal([...OPERATION_PATHS].sort());
-    });
+/** What holds for every registry: nothing here names an operation; each expectation is derived from `operations`. */
+function registryDescriptionTests(operations: readonly Operation[], served: () => Served): void {
+  const published = publishedOperations(operations);
+  const publishedById = new Map(published.map((operation) => [operation.operationId, operation]));
 
-    it('every operation has a valid operationId, a summary, a description of at most 300 characters and the bearer or oauth2 scheme', () => {
-      expect(document.components.securitySchemes.bearerAuth).to.include({ type: 'http', scheme: 'bearer' });
-      const ids = new Set<string>();
-      for (const [path, item] of Object.entries<any>(document.paths)) {
-        for (const [method, op] of Object.entries<any>(item)) {
-          const where = `${method} ${path}`;
-          expect(op.operationId, where).to.match(/^[A-Za-z0-9_-]{1,64}$/);
-          expect(ids.has(op.operationId), `${where} operationId unique`).to.equal(false);
-          ids.add(op.operationId);
-          expect(op.summary, where).to.be.a('string').and.not.equal('');
-          expect(op.description.length, where).to.be.within(1, 300);
-          expect(op.security, where).to.deep.equal([{ bearerAuth: [] }, { oauth2: [] }]);
-          expect(op.responses['401'], `${where} documents 401`).to.not.equal(undefined);
-          expect(op['x-openai-isConsequential'], where).to.be.a('boolean');
-        }
+  it('the document is a valid OpenAPI 3.1 description', async () => {
+    const { document } = served();
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(document));
+    expect(result.errors ?? [], JSON.stringify(result.errors)).to.deep.equal([]);
+    expect(result.valid).to.equal(true);
+    expect(document.openapi).to.match(/^3\.1\./);
+  });
+
+  it('the validator really rejects a broken document (the check above can fail)', async () => {
+    const broken = structuredClone(served().document);
+    documentOperations(broken)[0].op.responses = 'none';
+    const result = await new Validator().validate(broken);
+    expect(result.valid).to.equal(false);
+  });
+
+  it('servers is exactly PUBLIC_URL, and paths and methods are exactly those of the published operations, in registry order', () => {
+    const { document } = served();
+    expect(document.servers).to.deep.equal([{ url: BASE_ENV.PUBLIC_URL }]);
+    expect(Object.keys(document.paths)).to.deep.equal([...new Set(published.map((operation) => operation.path))]);
+    expect(documentOperations(document).map(({ path, method }) => `${method} ${path}`)).to.have.members(published.map((operation) => `${operation.method} ${operation.path}`));
+  });
+
+  it('every operation has a valid unique operationId, the registry summary, its description verbatim (at most 300 characters) and the bearer or oauth2 scheme', () => {
+    const { document } = served();
+    expect(document.components.securitySchemes.bearerAuth).to.include({ type: 'http', scheme: 'bearer' });
+    const ids: string[] = [];
+    for (const { path, method, op } of documentOperations(document)) {
+      const where = `${method} ${path}`;
+      expect(op.operationId, where).to.match(/^[A-Za-z0-9_-]{1,64}$/);
+      expect(ids, `${where} operationId unique`).to.not.include(op.operationId);
+      ids.push(op.operationId);
+      const operation = publishedById.get(op.operationId);
+      expect(operation, `${where} is a published operation`).to.not.equal(undefined);
+      expect([operation!.method, operation!.path], where).to.deep.equal([method, path]);
+      expect(op.summary, where).to.be.a('string').and.equal(operation!.summary).and.not.equal('');
+      expect(op.description, where).to.equal(operation!.description);
+      expect(op.description.length, where).to.be.within(1, 300);
+      expect(op.security, where).to.deep.equal([{ bearerAuth: [] }, { oauth2: [] }]);
+      expect(op.responses['401'], `${where} documents 401`).to.not.equal(undefined);
+    }
+    expect(ids).to.have.members([...publishedById.keys()]);
+  });
+
+  it('every success answer and the 429 answer declare the RateLimit-Policy and RateLimit headers as required', () => {
+    const { document } = served();
+    for (const { path, method, op } of documentOperations(document)) {
+      for (const [status, response] of Object.entries<any>(op.responses)) {
+        if (!status.startsWith('2')) continue;
+        for (const name of ['RateLimit-Policy', 'RateLimit']) expect(response.headers?.[name]?.required, `${method} ${path} ${status} ${name}`).to.equal(true);
       }
-      expect([...ids].sort()).to.deep.equal(['createJob', 'createThing', 'getJob', 'getMe', 'listJobs', 'listThings']);
-    });
+      expect(op.responses['429'], `${method} ${path} documents 429`).to.deep.equal({ $ref: '#/components/responses/TooManyRequests' });
+    }
+    const tooMany = document.components.responses.TooManyRequests.headers;
+    for (const name of ['Retry-After', 'RateLimit-Policy', 'RateLimit']) expect(tooMany[name]?.required, name).to.equal(true);
+  });
 
-    it('every success answer and the 429 answer declare the RateLimit-Policy and RateLimit headers as required', () => {
-      for (const [path, item] of Object.entries<any>(document.paths)) {
-        for (const [method, op] of Object.entries<any>(item)) {
-          for (const [status, response] of Object.entries<any>(op.responses)) {
-            if (!status.startsWith('2')) continue;
-            for (const name of ['RateLimit-Policy', 'RateLimit']) expect(response.headers?.[name]?.required, `${method} ${path} ${status} ${name}`).to.equal(true);
-          }
-          expect(op.responses['429'], `${method} ${path} documents 429`).to.deep.equal({ $ref: '#/components/responses/TooManyRequests' });
-        }
+  it('every operation is consequential as the registry says; a paid one also needs confirmation, states its price and documents 402 and 422; a free one carries no price', () => {
+    const { document } = served();
+    for (const operation of published) {
+      const op = document.paths[operation.path][operation.method];
+      expect(op['x-openai-isConsequential'], operation.operationId).to.equal(operation.consequential);
+      if (operation.cost === undefined) {
+        expect(op['x-cost'], operation.operationId).to.equal(undefined);
+        expect(op['x-requires-confirmation'], operation.operationId).to.equal(undefined);
+        continue;
       }
-      const tooMany = document.components.responses.TooManyRequests.headers;
-      for (const name of ['Retry-After', 'RateLimit-Policy', 'RateLimit']) expect(tooMany[name]?.required, name).to.equal(true);
-    });
+      expect(op['x-requires-confirmation'], operation.operationId).to.equal(true);
+      expect(op['x-cost'], operation.operationId).to.deep.equal({ amount: operation.cost, unit: 'credit', charged: 'once, when the job is accepted' });
+      expect(op.responses['402'], operation.operationId).to.deep.equal({ $ref: '#/components/responses/CreditBudgetExhausted' });
+      expect(op.responses['422'], operation.operationId).to.deep.equal({ $ref: '#/components/responses/IdempotencyConflict' });
+    }
+    expect(document.components.responses.CreditBudgetExhausted.headers['Retry-After'].required).to.equal(true);
+  });
 
-    it('the paid operation is marked consequential, needing confirmation, with its price and its poll target', () => {
+  it('every asynchronous operation is long-running, names a published operation to poll, and its 202 requires Location and Retry-After; no other is long-running', () => {
+    const { document } = served();
+    for (const operation of published) {
+      const op = document.paths[operation.path][operation.method];
+      if (!operation.async) {
+        expect(op['x-long-running'], operation.operationId).to.equal(undefined);
+        continue;
+      }
+      expect(op).to.deep.include({ 'x-long-running': true, 'x-poll-operationId': operation.async.pollOperationId });
+      expect(publishedById.has(operation.async.pollOperationId), `${operation.operationId} polls a published operation`).to.equal(true);
+      for (const name of ['Location', 'Retry-After']) expect(op.responses['202']?.headers?.[name]?.required, `${operation.operationId} 202 ${name}`).to.equal(true);
+    }
+  });
+
+  it('llms.txt follows the llmstxt.org layout: title, summary line, sections, link to the OpenAPI document', () => {
+    const { llms } = served();
+    const lines = llms.split('\n');
+    expect(lines[0]).to.match(/^# \S/);
+    expect(lines.find((line) => line.startsWith('> '))).to.be.a('string');
+    for (const section of ['## Setup', '## Operations', '## Rules for the assistant', '## MCP', '## OpenAPI']) expect(llms).to.contain(section);
+    expect(llms).to.contain(`(${BASE_ENV.PUBLIC_URL}/openapi.json)`);
+    expect(llms).to.contain(BASE_ENV.DASHBOARD_URL);
+    expect(llms).to.contain(`Base URL: ${BASE_ENV.PUBLIC_URL}`);
+  });
+
+  it('llms.txt holds every published operation with its method, path, operationId and whole description verbatim, and no unpublished one', () => {
+    const { llms } = served();
+    for (const operation of published) expect(llmsSection(llms, operation)).to.contain(`\n\n${operation.description}\n`);
+    expect(llms.match(/^### /gm)).to.have.length(published.length);
+    for (const operation of operations.filter((candidate) => !candidate.published)) expect(llms, operation.operationId).to.not.contain(operation.path);
+  });
+
+  it('llms.txt gives each operation its cost (free, or its credits charged once with the key rule) and each asynchronous one its poll target', () => {
+    const { llms } = served();
+    for (const operation of published) {
+      const section = llmsSection(llms, operation);
+      if (operation.cost === undefined) expect(section, operation.operationId).to.contain('- Cost: free.');
+      else {
+        expect(section, operation.operationId).to.contain(`- Cost: ${operation.cost} credit${operation.cost === 1 ? '' : 's'}, charged once when the job is accepted.`);
+        expect(section, operation.operationId).to.match(/explicit yes.*idempotency key/);
+      }
+      if (operation.async) {
+        const poll = publishedById.get(operation.async.pollOperationId)!;
+        expect(section, operation.operationId).to.contain(`Poll ${poll.operationId} (${poll.method.toUpperCase()} ${poll.path}) every Retry-After seconds`);
+      } else expect(section, operation.operationId).to.not.contain('- Asynchronous:');
+    }
+  });
+
+  it('llms.txt states the assistant rules (confirm, poll, reuse key, 401, 402, 429)', () => {
+    const { llms } = served();
+    expect(llms).to.match(/fresh, specific yes/);
+    expect(llms).to.match(/Never call the paid operation again to check progress/);
+    expect(llms).to.match(/same idempotency key/);
+    expect(llms).to.match(new RegExp(`A 401 .*reconnect at ${BASE_ENV.DASHBOARD_URL.replace(/[./]/g, '\\$&')}`));
+    expect(llms).to.match(/A 429 .*Retry-After/);
+    expect(llms).to.match(/A 402 .*daily credit budget.*resets/);
+  });
+
+  it('llms.txt lists every published operation as its MCP tool, and says of each paid tool, and no other, that it requires an idempotency_key', () => {
+    const { llms } = served();
+    const tools = llms.split('\n').find((line) => line.startsWith('- Tools: '))!;
+    expect(tools.slice(tools.lastIndexOf(': ') + 2).replace(/\.$/, '').split(', ')).to.deep.equal(published.map((operation) => `${toolName(operation.operationId)} (${operation.operationId})`));
+    const paid = published.filter((operation) => operation.cost !== undefined);
+    for (const operation of paid) expect(llms).to.contain(`- ${toolName(operation.operationId)} is paid: it requires an idempotency_key argument`);
+    expect(llms.match(/^- \S+ is paid: /gm) ?? []).to.have.length(paid.length);
+  });
+
+  it('neither document contains a secret, and both are the same for every caller', async () => {
+    const { c, document, llms } = served();
+    const secrets = [BASE_ENV.CONNECTOR_SECRET, BASE_ENV.LINK_SECRET];
+    const token = await c.link('someone@example.com');
+    const again = await (await fetch(`${c.baseUrl}/openapi.json`, { headers: { authorization: `Bearer ${token}` } })).text();
+    const llmsAgain = await (await fetch(`${c.baseUrl}/llms.txt?x=1`, { headers: { 'x-link-secret': BASE_ENV.LINK_SECRET } })).text();
+    for (const text of [JSON.stringify(document), llms]) {
+      for (const secret of secrets) expect(text).to.not.contain(secret);
+      expect(text).to.not.contain('someone@example.com');
+      expect(text).to.not.contain('x-link-secret');
+    }
+    expect(again).to.equal(JSON.stringify(document));
+    expect(llmsAgain).to.equal(llms);
+  });
+
+  it('every operation description in the registry, published or not, is at most 300 characters (the GPT Actions limit)', () => {
+    expect(operations.length).to.be.greaterThan(0);
+    for (const operation of operations) expect(operation.description.length, operation.operationId).to.be.within(1, 300);
+  });
+}
+
+/** What the shipped placeholders promise; these tests name them, and go when they go. */
+function placeholderDescriptionTests(served: () => Served): void {
+  describe('the placeholder operations', () => {
+    it('the placeholder createJob costs 1 credit, is polled with getJob, and its 202 declares Location, Retry-After, Idempotent-Replayed and the RateLimit headers', () => {
+      const { document, llms } = served();
       const op = document.paths['/v1/jobs'].post;
-      expect(op).to.deep.include({
-        'x-openai-isConsequential': true,
-        'x-requires-confirmation': true,
-        'x-long-running': true,
-        'x-poll-operationId': 'getJob',
-      });
+      expect(op).to.deep.include({ 'x-openai-isConsequential': true, 'x-requires-confirmation': true, 'x-long-running': true, 'x-poll-operationId': 'getJob' });
       expect(op['x-cost']).to.include({ amount: 1, unit: 'credit' });
       expect(op.responses['202'].headers).to.have.keys(['Location', 'Retry-After', 'Idempotent-Replayed', 'RateLimit-Policy', 'RateLimit']);
-      expect(op.responses['422']).to.not.equal(undefined);
+      expect(llms).to.match(/Cost: 1 credit, charged once/);
+      expect(llms).to.contain('Poll getJob (GET /v1/jobs/{id})');
     });
 
-    it('read-only operations are marked not consequential and carry no price', () => {
+    it('the placeholder reads getMe, listThings, listJobs and getJob are marked not consequential and carry no price', () => {
+      const { document } = served();
       for (const [path, method] of [['/v1/me', 'get'], ['/v1/things', 'get'], ['/v1/jobs', 'get'], ['/v1/jobs/{id}', 'get']]) {
         const op = document.paths[path][method];
         expect(op['x-openai-isConsequential'], path).to.equal(false);
@@ -96,64 +233,23 @@ for (const backend of BACKENDS) {
       }
     });
 
-    it('llms.txt follows the llmstxt.org layout: title, summary line, sections, link to the OpenAPI document', () => {
-      const lines = llms.split('\n');
-      expect(lines[0]).to.match(/^# \S/);
-      expect(lines.find((line) => line.startsWith('> '))).to.be.a('string');
-      for (const section of ['## Setup', '## Operations', '## Rules for the assistant', '## OpenAPI']) expect(llms).to.contain(section);
-      expect(llms).to.contain(`(${BASE_ENV.PUBLIC_URL}/openapi.json)`);
-      expect(llms).to.contain(BASE_ENV.DASHBOARD_URL);
-      expect(llms).to.contain(`Base URL: ${BASE_ENV.PUBLIC_URL}`);
-    });
-
-    it('llms.txt holds every published operation with its method, path, operationId and whole description verbatim', () => {
-      for (const [path, item] of Object.entries<any>(document.paths)) {
-        for (const [method, op] of Object.entries<any>(item)) {
-          expect(llms).to.contain(`### ${op.operationId}: ${method.toUpperCase()} ${path}`);
-          expect(llms).to.contain(op.description);
-        }
-      }
-      expect(llms).to.not.contain('/v1/link');
-    });
-
-    it('llms.txt states the cost, the polling and the assistant rules (confirm, poll, reuse key, 401, 402, 429)', () => {
-      expect(llms).to.match(/Cost: 1 credit, charged once/);
-      expect(llms).to.contain('Poll getJob (GET /v1/jobs/{id})');
-      expect(llms).to.match(/fresh, specific yes/);
-      expect(llms).to.match(/Never call the paid operation again to check progress/);
-      expect(llms).to.match(/same idempotency key/);
-      expect(llms).to.match(new RegExp(`A 401 .*reconnect at ${BASE_ENV.DASHBOARD_URL.replace(/[./]/g, '\\$&')}`));
-      expect(llms).to.match(/A 429 .*Retry-After/);
-      expect(llms).to.match(/A 402 .*daily credit budget.*resets/);
-    });
-
-    it('createJob documents 402 with Retry-After, and getMe documents the nullable daily_budget', () => {
-      expect(document.paths['/v1/jobs'].post.responses['402']).to.deep.equal({ $ref: '#/components/responses/CreditBudgetExhausted' });
-      expect(document.components.responses.CreditBudgetExhausted.headers['Retry-After'].required).to.equal(true);
+    it('the placeholder getMe documents the nullable daily_budget', () => {
+      const { document } = served();
       expect(document.components.schemas.Identity.required).to.include('daily_budget');
       expect(document.components.schemas.DailyBudget.type).to.deep.equal(['object', 'null']);
       expect(document.components.schemas.DailyBudget.required).to.have.members(['limit', 'spent', 'remaining', 'resets_at']);
     });
-
-    it('neither document contains a secret, and both are the same for every caller', async () => {
-      const secrets = [BASE_ENV.CONNECTOR_SECRET, BASE_ENV.LINK_SECRET];
-      const token = await c.link('someone@example.com');
-      const again = await (await fetch(`${c.baseUrl}/openapi.json`, { headers: { authorization: `Bearer ${token}` } })).text();
-      const llmsAgain = await (await fetch(`${c.baseUrl}/llms.txt?x=1`, { headers: { 'x-link-secret': BASE_ENV.LINK_SECRET } })).text();
-      for (const text of [JSON.stringify(document), llms]) {
-        for (const secret of secrets) expect(text).to.not.contain(secret);
-        expect(text).to.not.contain('someone@example.com');
-        expect(text).to.not.contain('x-link-secret');
-      }
-      expect(again).to.equal(JSON.stringify(document));
-      expect(llmsAgain).to.equal(llms);
-    });
-
-    it('every operation description in the registry is at most 300 characters (the GPT Actions limit)', () => {
-      for (const operation of OPERATIONS) expect(operation.description.length, operation.operationId).to.be.at.most(300);
-      expect(publishedOperations().map((op) => op.path)).to.have.members([...OPERATION_PATHS, '/v1/things', '/v1/jobs']);
-    });
   });
+}
+
+for (const backend of BACKENDS) {
+  for (const registry of REGISTRIES) {
+    describe(`/openapi.json and /llms.txt of ${registry.name} [${backend}]`, () => {
+      const served = serveDescriptions(backend, registry.operations);
+      registryDescriptionTests(registry.operations, served);
+      if (registry === SHIPPED_REGISTRY) placeholderDescriptionTests(served);
+    });
+  }
 
   describe(`a PUBLIC_URL with a path [${backend}]`, () => {
     let c: ConnectorUnderTest;
@@ -162,7 +258,7 @@ for (const backend of BACKENDS) {
     });
     after(async () => c.close());
 
-    it('is published as the server URL without its trailing slash, and requests are still validated and served', async () => {
+    it('is published as the server URL without its trailing slash, and requests to the placeholders getMe and listThings are still validated and served', async () => {
       const document: any = await (await fetch(`${c.baseUrl}/openapi.json`)).json();
       expect(document.servers).to.deep.equal([{ url: 'https://connector.example.com/acme' }]);
       const token = await c.link('pathy');

@@ -8,6 +8,7 @@ import { buildToolDefinitions } from '../../shared/contract/mcp/tool-definitions
 import { publishedOperations } from '../../shared/contract/operations/registry';
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { MODERN_ENVELOPE, rawToolCall, type RawMcpCall } from '../support/mcp-client';
+import { sampleArguments } from '../support/tool-arguments';
 import { waitFor } from '../../testkit/wait-for';
 
 const REVISION = '2026-07-28';
@@ -74,7 +75,19 @@ describe('MCP direct tool calls answer exactly as the SDK answers (two connector
     await direct?.close();
   });
 
-  it('every read-only tool with valid arguments: the direct path serves it, with the SDK’s status, content type and JSON', async () => {
+  it('every read-only tool of the registry, with arguments from its input schema: the direct path serves it when its result is an object, with the SDK’s status, content type and JSON', async () => {
+    const readOnly = tools.filter((tool) => tool.annotations.readOnlyHint);
+    expect(readOnly.length).to.be.greaterThan(0);
+    for (const tool of readOnly) {
+      const call = toolCall(tool.name, sampleArguments(tool.inputSchema));
+      expect(matches(call) !== undefined, JSON.stringify(call.body)).to.equal(tool.outputSchema.type === 'object');
+      const [fromDirect, fromSdk] = await both(call);
+      expect(fromDirect.status, tool.name).to.equal(200);
+      expect(fromDirect, JSON.stringify(call.body)).to.deep.equal(fromSdk);
+    }
+  });
+
+  it('the placeholders’ read-only tools with meaningful arguments (get_me, list_things, list_jobs, get_job of an existing job): the direct path serves them, with the SDK’s status, content type and JSON', async () => {
     const calls = [toolCall('get_me', {}), toolCall('get_me', undefined, 'string-id'), toolCall('list_things', { limit: 5 }), toolCall('list_jobs', {}), toolCall('get_job', { id: jobId }, 7)];
     for (const call of calls) {
       expect(matches(call), JSON.stringify(call.body)).to.not.equal(undefined);

@@ -1,46 +1,22 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { expect } from 'chai';
-import type { Operation } from '../../shared/contract/operations/operation';
-import { OPERATIONS } from '../../shared/contract/operations/registry';
-import { newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { BACKENDS } from '../support/backends';
+import { countWords, echoNote, EXTENDED_REGISTRY, NO_WORDS } from '../support/extra-operations';
+import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { connectMcp, OutputChecker } from '../support/mcp-client';
+import { chargesOf } from '../support/registry-tool-tests';
+import { waitFor } from '../../testkit/wait-for';
 
-/** An operation a template user might add: it exists only in this test's registry. */
-const echoNote: Operation = {
-  operationId: 'echoNote',
-  method: 'post',
-  path: '/v1/echo',
-  summary: 'Echo a note',
-  description: 'Repeats the note it is given, for testing that one registry entry reaches every face. Free.',
-  auth: 'bearer',
-  published: true,
-  consequential: false,
-  requestBody: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['note'],
-    properties: { note: { type: 'string', minLength: 1, maxLength: 50 } },
-  },
-  responses: {
-    200: {
-      description: 'The note, with who sent it.',
-      schema: { type: 'object', additionalProperties: false, required: ['note', 'subject'], properties: { note: { type: 'string' }, subject: { type: 'string' } } },
-    },
-  },
-  errors: [400, 401, 429, 500],
-  handle: async (request) => ({ status: 200, body: { note: request.body.note, subject: request.principal!.subject } }),
-};
-
-describe('a registry with one extra operation', function () {
+describe('a registry with a free extra operation', function () {
   this.timeout(60_000);
   let connector: ConnectorUnderTest;
 
   before(async () => {
-    connector = await startConnector('memory', {}, { operations: [...OPERATIONS, echoNote] });
+    connector = await startConnector('memory', {}, { operations: EXTENDED_REGISTRY.operations });
   });
   after(async () => connector?.close());
 
-  it('publishes it in /openapi.json, /llms.txt and tools/list, and the tool runs its handler, with no other change', async () => {
+  it('publishes echoNote in /openapi.json, /llms.txt and tools/list, and the echo_note tool runs its handler', async () => {
     const document = (await (await fetch(`${connector.baseUrl}/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string }>> };
     expect(document.paths['/v1/echo'].post.operationId).to.equal('echoNote');
     const llms = await (await fetch(`${connector.baseUrl}/llms.txt`)).text();
@@ -68,3 +44,45 @@ describe('a registry with one extra operation', function () {
     }
   });
 });
+
+for (const backend of BACKENDS) {
+  describe(`a registry with a paid asynchronous extra operation [${backend}]`, function () {
+    this.timeout(60_000);
+    let connector: ConnectorUnderTest;
+
+    before(async () => {
+      connector = await startConnector(backend, {}, { operations: EXTENDED_REGISTRY.operations });
+    });
+    after(async () => connector?.close());
+
+    const finished = (token: string, id: string) =>
+      waitFor(async () => {
+        const res = await connector.call('GET', `/v1/jobs/${id}`, { token });
+        return res.body.status === 'succeeded' || res.body.status === 'failed' ? res.body : undefined;
+      }, { what: `job ${id} to end` });
+
+    it('POST /v1/word-counts is accepted as a job that its own processor completes; a retry with the key is the same job, and its 3 credits are charged once', async () => {
+      const subject = newSubject();
+      const token = await connector.link(subject);
+      const request = { token, body: { input: { text: 'Three short words' } }, headers: { 'idempotency-key': newKey() } };
+      const first = await connector.call('POST', '/v1/word-counts', request);
+      expect(first.status, first.text).to.equal(202);
+      expect(first.body).to.include({ operation: countWords.operationId, cost: countWords.cost });
+      expect(await finished(token, first.body.id)).to.deep.include({ status: 'succeeded', result: { words: 3 } });
+      const again = await connector.call('POST', '/v1/word-counts', request);
+      expect(again.status).to.equal(202);
+      expect(again.body.id).to.equal(first.body.id);
+      expect(again.headers.get('idempotent-replayed')).to.equal('true');
+      expect(await chargesOf(connector, subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 3 });
+    });
+
+    it('a text without words ends the job failed with the processor’s JobError message, and the job stays charged', async () => {
+      const subject = newSubject();
+      const token = await connector.link(subject);
+      const accepted = await connector.call('POST', '/v1/word-counts', { token, body: { input: { text: '12 + 30' }, idempotency_key: newKey() } });
+      expect(accepted.status, accepted.text).to.equal(202);
+      expect(await finished(token, accepted.body.id)).to.deep.include({ status: 'failed', error: { message: NO_WORDS } });
+      expect(await chargesOf(connector, subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 3 });
+    });
+  });
+}

@@ -1,19 +1,22 @@
 import { expect } from 'chai';
 import { exitCode, summarize, type CheckResult } from '../../doctor/check-result';
 import { bodyFieldName, gptActionsRules } from '../../doctor/gpt-actions-rules';
-import { protectedResourceUrls } from '../../doctor/mcp-checks';
+import { documentOperations, label, type DocumentOperation } from '../../doctor/context';
+import { MAX_TOOL_NAME, protectedResourceUrls } from '../../doctor/mcp-checks';
 import { toolName } from '../../shared/contract/mcp/tool-definitions';
 import { ENV_LINK_SECRET, ENV_PUBLIC_URL, parseDoctorArgs } from '../../doctor/options';
 import { formatJson, formatText } from '../../doctor/report';
 import { Target } from '../../doctor/target';
 import { buildOpenApiDocument } from '../../shared/contract/description/openapi-document';
+import type { Operation } from '../../shared/contract/operations/operation';
 import { publishedOperations } from '../../shared/contract/operations/registry';
+import { REGISTRIES } from '../support/extra-operations';
 
 const PUBLIC_URL = 'https://connector.example.com';
 
-/** The document the connector publishes, as a platform reads it (JSON: no shared objects), fresh for each test to break. */
-function published(): Record<string, any> {
-  return JSON.parse(JSON.stringify(buildOpenApiDocument(publishedOperations(), PUBLIC_URL)));
+/** The document a registry publishes, as a platform reads it (JSON: no shared objects), fresh for each test to break. */
+function published(operations: readonly Operation[]): Record<string, any> {
+  return JSON.parse(JSON.stringify(buildOpenApiDocument(publishedOperations(operations), PUBLIC_URL)));
 }
 
 function rule(document: Record<string, any>, id: string): CheckResult {
@@ -22,9 +25,20 @@ function rule(document: Record<string, any>, id: string): CheckResult {
   return found!;
 }
 
-describe('doctor: GPT Actions rules (pure)', () => {
+/** The first operation of the document that fits `fits`: a rule test breaks it, whichever operation it is. */
+function find(document: Record<string, any>, what: string, fits: (op: DocumentOperation) => boolean = () => true): DocumentOperation & { label: string } {
+  const found = documentOperations(document).find(fits);
+  expect(found, `the document has ${what}`).to.not.equal(undefined);
+  return { ...found!, label: label(found!) };
+}
+
+/** A custom header parameter (one an Actions client does not send by itself). */
+const customHeader = (parameter: Record<string, any>) => parameter.in === 'header' && !['authorization', 'content-type', 'accept'].includes(String(parameter.name).toLowerCase());
+
+/** The rules, applied to the document of one registry; every target is found by what it is, none by name. */
+function gptActionsRuleTests(operations: readonly Operation[]): void {
   it('pass on the document the registry generates', () => {
-    const results = gptActionsRules(published());
+    const results = gptActionsRules(published(operations));
     expect(results.map((r) => r.id)).to.deep.equal([
       'actions.operation-id', 'actions.description-length', 'actions.parameter-description-length', 'actions.operation-count',
       'actions.security', 'actions.custom-headers', 'actions.response-size',
@@ -33,35 +47,39 @@ describe('doctor: GPT Actions rules (pure)', () => {
   });
 
   it('an operation description of 301 characters fails; 300 passes', () => {
-    const document = published();
-    document.paths['/v1/things'].get.description = 'y'.repeat(300);
+    const document = published(operations);
+    const target = find(document, 'an operation');
+    target.operation.description = 'y'.repeat(300);
     expect(rule(document, 'actions.description-length').status).to.equal('PASS');
-    document.paths['/v1/things'].get.description = 'y'.repeat(301);
-    expect(rule(document, 'actions.description-length')).to.deep.include({ status: 'FAIL', message: 'GET /v1/things: description is 301 characters (max 300)' });
+    target.operation.description = 'y'.repeat(301);
+    expect(rule(document, 'actions.description-length')).to.deep.include({ status: 'FAIL', message: `${target.label}: description is 301 characters (max 300)` });
   });
 
   it('a summary over 300 characters or a missing description fails', () => {
-    const document = published();
-    document.paths['/v1/me'].get.summary = 's'.repeat(301);
-    delete document.paths['/v1/jobs'].post.description;
+    const document = published(operations);
+    const first = find(document, 'an operation');
+    const other = find(document, 'a second operation', (op) => op.operation !== first.operation);
+    first.operation.summary = 's'.repeat(301);
+    delete other.operation.description;
     const { status, message } = rule(document, 'actions.description-length');
     expect(status).to.equal('FAIL');
-    expect(message).to.include('GET /v1/me: summary is 301 characters').and.include('POST /v1/jobs has no description');
+    expect(message).to.include(`${first.label}: summary is 301 characters`).and.include(`${other.label} has no description`);
   });
 
   it('a parameter description over 700 characters fails, naming the parameter', () => {
-    const document = published();
-    document.paths['/v1/things'].get.parameters[0].description = 'p'.repeat(701);
-    const name = document.paths['/v1/things'].get.parameters[0].name;
+    const document = published(operations);
+    const target = find(document, 'an operation with a parameter', (op) => (op.operation.parameters ?? []).length > 0);
+    const [parameter] = target.operation.parameters;
+    parameter.description = 'p'.repeat(701);
     expect(rule(document, 'actions.parameter-description-length')).to.deep.include({
-      status: 'FAIL', message: `GET /v1/things: parameter ${name} description is 701 characters (max 700)`,
+      status: 'FAIL', message: `${target.label}: parameter ${parameter.name} description is 701 characters (max 700)`,
     });
   });
 
   it('31 operations fail actions.operation-count; 30 pass', () => {
-    const document = published();
-    const template = document.paths['/v1/me'].get;
-    for (let i = 0; Object.values<any>(document.paths).flatMap((item) => Object.keys(item)).length < 30; i += 1) {
+    const document = published(operations);
+    const template = find(document, 'an operation').operation;
+    for (let i = 0; documentOperations(document).length < 30; i += 1) {
       document.paths[`/v1/extra${i}`] = { get: { ...template, operationId: `extra${i}` } };
     }
     expect(rule(document, 'actions.operation-count').status).to.equal('PASS');
@@ -70,56 +88,76 @@ describe('doctor: GPT Actions rules (pure)', () => {
   });
 
   it('a missing, malformed or duplicated operationId fails', () => {
-    const document = published();
-    delete document.paths['/v1/me'].get.operationId;
-    document.paths['/v1/things'].get.operationId = 'list things';
-    document.paths['/v1/jobs'].get.operationId = 'createThing';
+    const document = published(operations);
+    const template = find(document, 'an operation').operation;
+    // Copies, so that the registry's own operations stay valid and the rule names only what was broken.
+    document.paths['/v1/no-id'] = { get: { ...template, operationId: undefined } };
+    document.paths['/v1/bad-id'] = { get: { ...template, operationId: 'bad id' } };
+    document.paths['/v1/same-id'] = { get: { ...template } };
     const { status, message } = rule(document, 'actions.operation-id');
     expect(status).to.equal('FAIL');
-    expect(message).to.include('GET /v1/me has no operationId').and.include('"list things" must match').and.include('"createThing" is used twice');
+    expect(message).to.include('GET /v1/no-id has no operationId').and.include('"bad id" must match').and.include(`"${template.operationId}" is used twice`);
   });
 
   it('an operation without security, or with an undefined scheme, fails; document-wide security only warns', () => {
-    const document = published();
-    delete document.paths['/v1/me'].get.security;
-    expect(rule(document, 'actions.security')).to.deep.include({ status: 'FAIL', message: 'GET /v1/me declares no security' });
+    const document = published(operations);
+    const first = find(document, 'an operation');
+    const other = find(document, 'a second operation', (op) => op.operation !== first.operation);
+    delete first.operation.security;
+    expect(rule(document, 'actions.security')).to.deep.include({ status: 'FAIL', message: `${first.label} declares no security` });
     document.security = [{ bearerAuth: [] }];
     expect(rule(document, 'actions.security').status).to.equal('WARN');
-    document.paths['/v1/things'].get.security = [{ apiKey: [] }];
-    expect(rule(document, 'actions.security').message).to.include('GET /v1/things uses undefined scheme "apiKey"');
+    other.operation.security = [{ apiKey: [] }];
+    expect(rule(document, 'actions.security').message).to.include(`${other.label} uses undefined scheme "apiKey"`);
   });
 
   it('a required custom header fails; an optional one passes only with a body field of the same name', () => {
-    const document = published();
-    const header = document.paths['/v1/jobs'].post.parameters.find((p: any) => p.in === 'header');
-    expect(header.name).to.equal('Idempotency-Key');
+    const document = published(operations);
+    const target = find(document, 'an operation with an optional custom header', (op) => (op.operation.parameters ?? []).some(customHeader));
+    const header = target.operation.parameters.find(customHeader);
+    expect(header.required).to.not.equal(true);
     expect(rule(document, 'actions.custom-headers').status).to.equal('PASS');
-    const body = document.paths['/v1/jobs'].post.requestBody.content['application/json'].schema;
-    delete body.properties.idempotency_key;
+    const field = bodyFieldName(header.name);
+    const body = target.operation.requestBody.content['application/json'].schema;
+    expect(body.properties).to.have.property(field);
+    delete body.properties[field];
     expect(rule(document, 'actions.custom-headers')).to.deep.include({
-      status: 'FAIL', message: 'POST /v1/jobs: header Idempotency-Key has no request-body field (idempotency_key) for clients that cannot send headers',
+      status: 'FAIL', message: `${target.label}: header ${header.name} has no request-body field (${field}) for clients that cannot send headers`,
     });
     header.required = true;
-    expect(rule(document, 'actions.custom-headers').message).to.equal('POST /v1/jobs requires header Idempotency-Key, which an Actions client cannot send');
+    expect(rule(document, 'actions.custom-headers').message).to.equal(`${target.label} requires header ${header.name}, which an Actions client cannot send`);
   });
 
   it('a list response with no bound on its size warns', () => {
-    const document = published();
-    const limit = document.paths['/v1/things'].get.parameters.find((p: any) => p.name === 'limit');
-    delete limit.schema.maximum;
+    const document = published(operations);
+    const limitOf = (op: DocumentOperation) => (op.operation.parameters ?? []).find((p: any) => p.in === 'query' && p.name === 'limit');
+    const target = find(document, 'a list operation with a limit parameter', (op) => typeof limitOf(op)?.schema?.maximum === 'number');
+    delete limitOf(target).schema.maximum;
     expect(rule(document, 'actions.response-size')).to.deep.include({
-      status: 'WARN', message: 'GET /v1/things answers a list with neither maxItems nor a limit parameter with a maximum',
+      status: 'WARN', message: `${target.label} answers a list with neither maxItems nor a limit parameter with a maximum`,
     });
   });
+}
 
+for (const registry of REGISTRIES) {
+  describe(`doctor: GPT Actions rules over the document of ${registry.name} (pure)`, () => gptActionsRuleTests(registry.operations));
+
+  describe(`doctor: MCP naming of ${registry.name} (pure)`, () => {
+    it('every published operation has a tool name that is its operationId in snake_case, unique, and at most 64 characters of a-z 0-9 _', () => {
+      const operations = publishedOperations(registry.operations);
+      const names = operations.map((o) => toolName(o.operationId));
+      for (const [i, name] of names.entries()) {
+        expect(name, operations[i].operationId).to.match(/^[a-z0-9_]+$/).and.have.length.within(1, MAX_TOOL_NAME);
+        expect(name.replace(/_/g, ''), operations[i].operationId).to.equal(operations[i].operationId.toLowerCase().replace(/[_-]/g, ''));
+      }
+      expect(new Set(names).size).to.equal(names.length);
+    });
+  });
+}
+
+describe('doctor: naming (pure)', () => {
   it('names the body field of a header: Idempotency-Key → idempotency_key', () => {
     expect(bodyFieldName('Idempotency-Key')).to.equal('idempotency_key');
-  });
-});
-
-describe('doctor: MCP naming (pure)', () => {
-  it('derives snake_case tool names from operationIds', () => {
-    expect(publishedOperations().map((o) => toolName(o.operationId))).to.deep.equal(['get_me', 'list_things', 'create_thing', 'create_job', 'list_jobs', 'get_job']);
   });
 
   it('accepts the protected-resource metadata under PUBLIC_URL and, for a path, in RFC 9728 origin form', () => {

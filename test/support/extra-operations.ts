@@ -1,0 +1,150 @@
+import { JobError } from '../../shared/platform/errors/job-error';
+import { ValidationError } from '../../shared/platform/errors/validation-error';
+import { JOB_POLL_SECONDS } from '../../shared/domain/jobs/job';
+import type { Operation } from '../../shared/contract/operations/operation';
+import { OPERATIONS } from '../../shared/contract/operations/registry';
+import { IDEMPOTENCY_KEY_SCHEMA, ref } from '../../shared/contract/operations/schemas';
+
+/*
+ * Operations a template user might add, as docs/building-operations.md tells them to. They exist only in the
+ * registries tests build: the registry-wide assertions run over them as well as over the real registry, so
+ * that an assertion that only holds for the placeholders shows up here, not when a user adds an operation.
+ */
+
+/** A free operation: echoes a note with its caller. */
+export const echoNote: Operation = {
+  operationId: 'echoNote',
+  method: 'post',
+  path: '/v1/echo',
+  summary: 'Echo a note',
+  description: 'Repeats the note it is given, for testing that one registry entry reaches every face. Free.',
+  auth: 'bearer',
+  published: true,
+  consequential: false,
+  requestBody: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['note'],
+    properties: { note: { type: 'string', minLength: 1, maxLength: 50 } },
+  },
+  responses: {
+    200: {
+      description: 'The note, with who sent it.',
+      schema: { type: 'object', additionalProperties: false, required: ['note', 'subject'], properties: { note: { type: 'string' }, subject: { type: 'string' } } },
+    },
+  },
+  errors: [400, 401, 429, 500],
+  handle: async (request) => ({ status: 200, body: { note: request.body.note, subject: request.principal!.subject } }),
+};
+
+const COUNT_WORDS = 'countWords';
+const COUNT_WORDS_COST = 3;
+
+/** The message a word-count job fails with when its text has no word. */
+export const NO_WORDS = 'The text has no words to count.';
+
+/** A paid asynchronous operation with its own processor: counts the words of a text, 3 credits. */
+export const countWords: Operation = {
+  operationId: COUNT_WORDS,
+  method: 'post',
+  path: '/v1/word-counts',
+  summary: 'Count the words of a text (3 credits)',
+  description:
+    'Counts the words of a text the person gives you. Costs 3 credits, charged once when accepted: ask the ' +
+    'person first. Send an idempotency key; a retry with it is never charged again. Answers 202: poll getJob (get_job).',
+  auth: 'bearer',
+  published: true,
+  consequential: true,
+  cost: COUNT_WORDS_COST,
+  async: { pollOperationId: 'getJob', retryAfterSeconds: JOB_POLL_SECONDS },
+  parameters: [
+    {
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description: 'A unique key per count the person asked for; reuse it only to retry that same request.',
+      schema: IDEMPOTENCY_KEY_SCHEMA,
+    },
+  ],
+  requestBody: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['input'],
+    properties: {
+      input: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['text'],
+        properties: { text: { type: 'string', minLength: 1, maxLength: 2000, description: 'The text to count.' } },
+      },
+      idempotency_key: { ...IDEMPOTENCY_KEY_SCHEMA, description: 'The same as Idempotency-Key, for clients that cannot send headers.' },
+    },
+  },
+  responses: {
+    202: {
+      description: 'The count job was accepted (or, on a retry with the same key, the job accepted before).',
+      schema: ref('Job'),
+      headers: {
+        Location: { description: 'Where to poll the job.', schema: { type: 'string' }, required: true },
+        'Retry-After': { description: 'Seconds to wait before polling.', schema: { type: 'integer' }, required: true },
+        'Idempotent-Replayed': { description: 'true when this answer replays an earlier request.', schema: { type: 'string', enum: ['true'] } },
+      },
+    },
+  },
+  errors: [400, 401, 402, 413, 415, 422, 429, 500, 503],
+  job: {
+    operationId: COUNT_WORDS,
+    processor: () => async (input) => {
+      const words = String(input.text).match(/\p{L}+/gu) ?? [];
+      if (words.length === 0) throw new JobError(NO_WORDS, { retryable: false });
+      return { words: words.length };
+    },
+  },
+  handle: async (request, services) => {
+    const idempotencyKey: string | undefined = request.header('idempotency-key') ?? request.body.idempotency_key;
+    if (idempotencyKey === undefined) {
+      throw new ValidationError('A paid operation needs an idempotency key.', [{ path: '/headers/idempotency-key', message: 'send one' }]);
+    }
+    const { job, replayed } = await services.jobs.submit({
+      subject: request.principal!.subject,
+      operation: COUNT_WORDS,
+      input: request.body.input,
+      cost: COUNT_WORDS_COST,
+      idempotencyKey,
+    });
+    const headers: Record<string, string> = { Location: `/v1/jobs/${job.id}`, 'Retry-After': String(JOB_POLL_SECONDS) };
+    if (replayed) headers['Idempotent-Replayed'] = 'true';
+    return { status: 202, body: job, headers };
+  },
+};
+
+/** The two extra operations: a free one and a paid asynchronous one with a processor. */
+export const EXTRA_OPERATIONS: readonly Operation[] = [echoNote, countWords];
+
+/** A registry the registry-wide assertions run over, with the name their tests give it. */
+export interface NamedRegistry {
+  name: string;
+  operations: readonly Operation[];
+}
+
+/** The real registry, as shipped. */
+export const SHIPPED_REGISTRY: NamedRegistry = { name: 'the registry', operations: OPERATIONS };
+
+/**
+ * `operations` with `added` at the end. An operation of `operations` that has the operationId or the method
+ * and path of an added one is left out, so that a registry which already holds one of them (a user who added
+ * the guide's example as printed) does not end up with two.
+ */
+export function withOperations(operations: readonly Operation[], added: readonly Operation[]): Operation[] {
+  const clashes = (a: Operation, b: Operation) => a.operationId === b.operationId || (a.method === b.method && a.path === b.path);
+  return [...operations.filter((operation) => !added.some((extra) => clashes(operation, extra))), ...added];
+}
+
+/** The real registry plus the extras: what a template user has after adding operations. */
+export const EXTENDED_REGISTRY: NamedRegistry = {
+  name: 'the registry with two extra operations',
+  operations: withOperations(OPERATIONS, EXTRA_OPERATIONS),
+};
+
+/** Both registries: every registry-wide assertion runs over each. */
+export const REGISTRIES: readonly NamedRegistry[] = [SHIPPED_REGISTRY, EXTENDED_REGISTRY];
