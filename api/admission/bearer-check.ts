@@ -40,16 +40,14 @@ function bearerToken(req: Request): string {
  */
 export function bearerCheck({ tokens, admissions, failures, perMinute }: BearerCheckOptions): SchemeCheck {
   const policy: RatePolicy = { name: 'subject', quota: perMinute, windowSeconds: 60 };
-  const verified = async (req: Request, res: Response): Promise<Principal> => {
+
+  return async (req: Request, res: Response, operation: Operation): Promise<void> => {
+    let claims: Principal;
     try {
-      return tokens.claims(bearerToken(req));
+      claims = tokens.claims(bearerToken(req));
     } catch (refused) {
       throw refused instanceof UnauthorizedError ? await failures.refuse(req, res, refused) : refused;
     }
-  };
-
-  return async (req: Request, res: Response, operation: Operation): Promise<void> => {
-    const claims = await verified(req, res);
     const admission = await admissions.admitBearer({
       connectionId: claims.connectionId,
       subject: claims.subject,
