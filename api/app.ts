@@ -8,10 +8,9 @@ import type { Metrics } from '../shared/platform/metrics/metrics';
 import type { Operation } from '../shared/contract/operations/operation';
 import type { Services } from '../shared/domain/services';
 import { OPERATIONS, publishedOperations } from '../shared/contract/operations/registry';
+import { admission } from './admission/admission';
+import { oauthFailureBudget } from './admission/oauth-failures';
 import { accessLog } from './middleware/access-log';
-import { authFailureBudget } from './middleware/auth-failure-budget';
-import { authenticate } from './middleware/authenticate';
-import { bearerAdmission } from './middleware/bearer-admission';
 import { errorHandler } from './middleware/error-handler';
 import { httpMetrics } from './middleware/http-metrics';
 import { jsonBody } from './middleware/json-body';
@@ -19,7 +18,6 @@ import { matchOperation } from './middleware/match-operation';
 import { mcpRoute } from './mcp/mcp-route';
 import { buildToolDefinitions } from '../shared/contract/mcp/tool-definitions';
 import { stripPublicPath } from './middleware/public-path';
-import { linkSecretRateLimit } from './middleware/rate-limit';
 import { requireHost } from './middleware/require-host';
 import { securityHeaders } from './middleware/security-headers';
 import { requestContext } from './middleware/request-context';
@@ -53,8 +51,8 @@ export interface AppDependencies {
 
 /**
  * Builds the API's Express app (it does not listen). The registry is the route table: one chain matches,
- * checks the address's failed-authentication budget, authenticates, rate-limits, parses, validates against
- * the generated document, and dispatches.
+ * admits (rate limits, authentication and the failed-authentication budget, in `api/admission/`), parses,
+ * validates against the generated document, and dispatches.
  */
 export function createApp({ config, backend, services, tokens, metrics, logger, operations = OPERATIONS, stopping = () => false, mcpDirectCalls = true }: AppDependencies): Express {
   const published = publishedOperations(operations);
@@ -69,30 +67,27 @@ export function createApp({ config, backend, services, tokens, metrics, logger, 
   // First of all: with a PUBLIC_URL path, everything below sees `/v1/...` whether the prefix was kept or not.
   const publicPath = stripPublicPath(config.publicUrl);
   if (publicPath) app.use(publicPath);
-  const failures = authFailureBudget(backend.rateLimits, config.authFailuresPerMinute, metrics);
-  const admitBearer = bearerAdmission({
-    tokens, admissions: backend.admissions, rateLimits: backend.rateLimits, failures, perMinute: config.rateLimitPerMinute, metrics,
-  });
+  const { admit, failures } = admission({ config, tokens, backend, metrics });
   // Everything served outside /v1/ (descriptions, probes, OAuth, MCP) in one router that /v1/ requests
   // skip with one prefix test instead of walking its routers route by route.
   // MCP first: it is the busiest path here, and no other route shares its path.
   const site = express.Router();
   site.use(
     mcpRoute({
-      config, admitBearer, services, metrics, logger, directCalls: mcpDirectCalls,
+      config, admit, services, metrics, logger, directCalls: mcpDirectCalls,
       tools: buildToolDefinitions(published), taskTtlMs: config.idempotencyTtlSeconds * 1000,
     }),
   );
   site.use(descriptionRoutes(openApiJson, llmsTxt), healthRoutes(async () => !stopping() && backend.ready()));
   site.use(rootPageRoutes(config.publicUrl));
-  site.use(oauthRoutes({ oauth: services.oauth, publicUrl: config.publicUrl, rateLimits: backend.rateLimits, perMinute: config.rateLimitPerMinute }));
+  site.use(oauthRoutes({
+    oauth: services.oauth, publicUrl: config.publicUrl, rateLimits: backend.rateLimits, perMinute: config.rateLimitPerMinute,
+    credentialFailures: oauthFailureBudget(failures),
+  }));
   if (config.oauth.devConsent) site.use(devConsentRoutes(services.oauth.consent, config.publicUrl, config.connectorSecret));
   const operationChain = chain(
     matchOperation(operations),
-    failures.gate,
-    linkSecretRateLimit(backend.rateLimits, config.rateLimitPerMinute),
-    authenticate(config.linkSecret, metrics),
-    admitBearer,
+    admit,
     jsonBody,
     requestValidator(buildOpenApiDocument(operations, '/')),
     dispatchOperation(services),
@@ -109,7 +104,6 @@ export function createApp({ config, backend, services, tokens, metrics, logger, 
       operationChain(req, res, next);
     }),
   );
-  // Once, ahead of the error handler: failed authentications of REST and /mcp alike pass through here.
-  app.use(failures.record, errorHandler(logger));
+  app.use(errorHandler(logger));
   return app;
 }

@@ -22,8 +22,8 @@ import { compileArgumentChecks } from './tool-calls';
 export const MCP_PATH = '/mcp';
 
 /**
- * The authentication and rate-limit middlewares act on the matched operation's scheme; `/mcp` is not a
- * registry operation but authenticates and is limited exactly like one with bearer auth.
+ * The admission step acts on the matched operation's scheme; `/mcp` is not a registry operation but is
+ * admitted exactly like one with bearer auth.
  */
 const MCP_ENDPOINT = { operationId: 'mcp', auth: 'bearer' } as Operation;
 
@@ -33,8 +33,8 @@ const MCP_ENDPOINT_READING_USAGE = { ...MCP_ENDPOINT, readsUsage: true } as Oper
 /** What the MCP route needs besides the per-request dependencies. */
 export interface McpRouteOptions extends McpDependencies {
   config: Config;
-  /** Bearer admission (failure budget, token, revocation, rate limit), shared with the REST chain. */
-  admitBearer: RequestHandler;
+  /** The admission step (token, failure budget, revocation, rate limit), shared with the REST chain. */
+  admit: RequestHandler;
   /**
    * Serve plain 2026-07-28 tool calls without the SDK's web layer (`direct-tool-call.ts`); default on. Off,
    * the SDK serves every request: the reference the direct path is tested against.
@@ -44,8 +44,8 @@ export interface McpRouteOptions extends McpDependencies {
 
 /**
  * `POST /mcp`: Streamable HTTP with JSON responses, stateless, served by the SDK. The request goes through
- * the same bearer authentication, rate limit and JSON body parser as REST; request id, access log and HTTP
- * metrics wrap it in the app. GET and DELETE (session streams and teardown) do not exist here: 405.
+ * the same admission step and JSON body parser as REST; request id, access log and HTTP metrics wrap it in
+ * the app. GET and DELETE (session streams and teardown) do not exist here: 405.
  */
 export function mcpRoute(options: McpRouteOptions): Router {
   const { config, logger } = options;
@@ -77,7 +77,7 @@ export function mcpRoute(options: McpRouteOptions): Router {
         locals.operation = usageToolNamed(req) ? MCP_ENDPOINT_READING_USAGE : MCP_ENDPOINT;
         next();
       },
-      options.admitBearer,
+      options.admit,
       jsonBody,
       async (req: Request, res: Response, next: NextFunction) => {
         const { principal, requestId, usage } = state(res);

@@ -1,4 +1,4 @@
-import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import express, { Router, type ErrorRequestHandler, type NextFunction, type Request, type Response } from 'express';
 import { RateLimitedError } from '../../shared/platform/errors/rate-limited-error';
 import { OAUTH_PATHS } from '../../shared/domain/oauth/discovery';
 import type { OAuthServices } from '../../shared/domain/oauth/oauth-services';
@@ -24,13 +24,15 @@ export interface OAuthRouteDependencies {
   publicUrl: string;
   rateLimits: RateLimitStore;
   perMinute: number;
+  /** Error middleware that spends the address's failed-authentication budget on a failed credential. */
+  credentialFailures: ErrorRequestHandler;
 }
 
 /**
  * The authorization server's endpoints: `/oauth/authorize`, `/oauth/token`, `/oauth/register` (RFC 7591)
  * and `/oauth/revoke` (RFC 7009), after the discovery documents. Errors speak RFC 6749.
  */
-export function oauthRoutes({ oauth, publicUrl, rateLimits, perMinute }: OAuthRouteDependencies): Router {
+export function oauthRoutes({ oauth, publicUrl, rateLimits, perMinute, credentialFailures }: OAuthRouteDependencies): Router {
   const router = Router();
   router.use(oauthMetadataRoutes(publicUrl));
   const limit = (multiplier: number) => async (req: Request, _res: Response, next: NextFunction) => {
@@ -91,6 +93,7 @@ export function oauthRoutes({ oauth, publicUrl, rateLimits, perMinute }: OAuthRo
       next(error);
     }
   });
+  router.use([OAUTH_PATHS.token, OAUTH_PATHS.revoke], credentialFailures);
   router.use([OAUTH_PATHS.authorize, OAUTH_PATHS.token, OAUTH_PATHS.revoke, OAUTH_PATHS.register], oauthErrorHandler);
   return router;
 }

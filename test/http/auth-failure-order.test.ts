@@ -1,7 +1,9 @@
 import http from 'node:http';
+import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import jwt from 'jsonwebtoken';
 import { createApp } from '../../api/app';
+import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
 import { loadConfig } from '../../shared/platform/config/config';
 import { listen } from '../../shared/platform/lifecycle/listen';
 import { closeServer } from '../../shared/platform/lifecycle/shutdown';
@@ -15,23 +17,42 @@ import { BASE_ENV, newSubject } from '../support/harness';
 import { LogCapture } from '../support/log-capture';
 
 const BUDGET = 3;
+const PER_MINUTE = 1;
+/** The dashboard's per-address quota: ten times RATE_LIMIT_PER_MINUTE. */
+const LINK_QUOTA = PER_MINUTE * 10;
 
-describe('the failed-authentication budget is checked before any store lookup of the credential', () => {
+/** What the admission step asked of the stores, by kind of key. */
+interface StoreCalls {
+  lookups: number;
+  failureHits: number;
+  addressHits: number;
+}
+
+/** A fresh documentation-range address (RFC 5737) per case, so no case spends another's budget. */
+const newAddress = () => `192.0.2.${1 + (randomBytes(1)[0] % 254)}`;
+
+describe('the admission step runs its checks in the documented order and counts failures only', () => {
   let server: http.Server;
   let backend: Backend;
   let call: Call;
-  let lookups = 0;
+  const calls: StoreCalls = { lookups: 0, failureHits: 0, addressHits: 0 };
 
   before(async () => {
-    const config = loadConfig({ ...BASE_ENV, AUTH_FAILURES_PER_MINUTE: String(BUDGET) }, 'dev');
+    const config = loadConfig({ ...BASE_ENV, AUTH_FAILURES_PER_MINUTE: String(BUDGET), RATE_LIMIT_PER_MINUTE: String(PER_MINUTE), TRUST_PROXY: '1' }, 'dev');
     const metrics = new Metrics({ defaultMetrics: false });
     const logger = createLogger('silent', 'order-test', new LogCapture());
     backend = createBackend(config, new Map(), metrics, logger);
-    // Count every look-up of a token's connection: the only store read that authentication makes.
+    // A token's connection is the only store read authentication makes; the windows are the only writes.
     const get = backend.connections.get.bind(backend.connections);
     backend.connections.get = async (id) => {
-      lookups++;
+      calls.lookups++;
       return get(id);
+    };
+    const hit = backend.rateLimits.hit.bind(backend.rateLimits);
+    backend.rateLimits.hit = async (key, windowSeconds) => {
+      if (key.startsWith('authfail:')) calls.failureHits++;
+      if (key.startsWith('ip:')) calls.addressHits++;
+      return hit(key, windowSeconds);
     };
     const { services, tokens } = createServices(config, backend, metrics);
     server = http.createServer(createApp({ config, backend, services, tokens, metrics, logger }));
@@ -43,14 +64,73 @@ describe('the failed-authentication budget is checked before any store lookup of
     await backend.close(0);
   });
 
-  it('once the address has spent its budget, a valid token answers 429 without its connection being looked up', async () => {
-    const linked = await call('POST', '/v1/link', { body: { subject: newSubject() }, headers: { 'x-link-secret': BASE_ENV.LINK_SECRET } });
-    expect((await call('GET', '/v1/me', { token: linked.body.token })).status).to.equal(200);
-    expect(lookups, 'a valid token is looked up').to.equal(1);
+  /** The store calls `request` makes. */
+  async function callsOf(request: () => Promise<unknown>): Promise<StoreCalls> {
+    const before = { ...calls };
+    await request();
+    return { lookups: calls.lookups - before.lookups, failureHits: calls.failureHits - before.failureHits, addressHits: calls.addressHits - before.addressHits };
+  }
+
+  const link = (address: string, secret: string) =>
+    call('POST', '/v1/link', { body: { subject: newSubject() }, headers: { 'x-link-secret': secret, 'x-forwarded-for': address } });
+  const me = (address: string, token?: string) => call('GET', '/v1/me', { token, headers: { 'x-forwarded-for': address } });
+
+  it('a forged token is one failure-window hit and no connection look-up: 401 within the budget, 429 past it', async () => {
+    const address = newAddress();
     const forged = jwt.sign({ sub: 'x', jti: 'conn_x' }, 'not-the-key', { algorithm: 'HS256' });
-    for (let i = 0; i < BUDGET; i++) expect((await call('GET', '/v1/me', { token: forged })).status).to.equal(401);
-    const before = lookups;
-    expect((await call('GET', '/v1/me', { token: linked.body.token })).status).to.equal(429);
-    expect(lookups, 'no look-up once the budget is spent').to.equal(before);
+    const statuses: number[] = [];
+    const spent = await callsOf(async () => {
+      for (let i = 0; i <= BUDGET; i++) statuses.push((await me(address, forged)).status);
+    });
+    expect(statuses).to.deep.equal([...Array(BUDGET).fill(401), 429]);
+    expect(spent).to.deep.equal({ lookups: 0, failureHits: BUDGET + 1, addressHits: 0 });
+  });
+
+  it('once the address has spent its budget, a valid token from it is looked up and answers 200 without touching the budget', async () => {
+    const address = newAddress();
+    const token = (await link(newAddress(), BASE_ENV.LINK_SECRET)).body.token as string;
+    for (let i = 0; i < BUDGET; i++) expect((await me(address, `junk.${i}.token`)).status).to.equal(401);
+    let status = 0;
+    expect(await callsOf(async () => (status = (await me(address, token)).status))).to.deep.equal({ lookups: 1, failureHits: 0, addressHits: 0 });
+    expect(status).to.equal(200);
+  });
+
+  it('missing and expired tokens answer 401 without any store call, even from an address past its budget', async () => {
+    const address = newAddress();
+    for (let i = 0; i <= BUDGET; i++) await me(address, `junk.${i}.token`);
+    const expired = jwt.sign({ iat: 1_700_000_000, exp: 1_700_003_600 }, deriveKeys(BASE_ENV.CONNECTOR_SECRET).tokenKey, {
+      algorithm: 'HS256', issuer: BASE_ENV.PUBLIC_URL, audience: BASE_ENV.PUBLIC_URL, subject: 'someone@example.com', jwtid: 'conn_expired',
+    });
+    const statuses: number[] = [];
+    const spent = await callsOf(async () => {
+      statuses.push((await me(address)).status, (await me(address, expired)).status);
+    });
+    expect(statuses).to.deep.equal([401, 401]);
+    expect(spent).to.deep.equal({ lookups: 0, failureHits: 0, addressHits: 0 });
+  });
+
+  it('a revoked token is looked up and answers 401 without spending the budget', async () => {
+    const address = newAddress();
+    const linked = await link(newAddress(), BASE_ENV.LINK_SECRET);
+    const revoked = await call('POST', '/v1/link/revoke', { body: { connection_id: linked.body.connection_id }, headers: { 'x-link-secret': BASE_ENV.LINK_SECRET, 'x-forwarded-for': newAddress() } });
+    expect(revoked.status).to.equal(200);
+    const statuses: number[] = [];
+    const spent = await callsOf(async () => {
+      for (let i = 0; i <= BUDGET; i++) statuses.push((await me(address, linked.body.token)).status);
+    });
+    expect(statuses).to.deep.equal(Array(BUDGET + 1).fill(401));
+    expect(spent).to.deep.equal({ lookups: BUDGET + 1, failureHits: 0, addressHits: 0 });
+  });
+
+  it('the dashboard address limit decides before the secret: a wrong secret within it spends the budget, one past it answers 429 without spending it', async () => {
+    const address = newAddress();
+    const within = await callsOf(async () => expect((await link(address, 'wrong')).status).to.equal(401));
+    expect(within).to.deep.equal({ lookups: 0, failureHits: 1, addressHits: 1 });
+    for (let i = 1; i < LINK_QUOTA; i++) await link(address, BASE_ENV.LINK_SECRET);
+    let limited;
+    const past = await callsOf(async () => (limited = await link(address, 'wrong')));
+    expect(limited!.status).to.equal(429);
+    expect(limited!.headers.get('ratelimit-policy')).to.equal(`"address";q=${LINK_QUOTA};w=60`);
+    expect(past).to.deep.equal({ lookups: 0, failureHits: 0, addressHits: 1 });
   });
 });

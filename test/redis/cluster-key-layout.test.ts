@@ -79,7 +79,7 @@ describe('key layout on a cluster: every script, transaction and multi-key comma
     const connectionId = `conn_${randomBytes(8).toString('hex')}`;
 
     await connections.create({ id: connectionId, subject, issuedAt: now, expiresAt: now + 600, revoked: false });
-    expect(await admissions.admitBearer({ failureKey: 'authfail:1.2.3.4', failureQuota: 5, connectionId, subject, rateKey: `sub:${subject}`, windowSeconds: 60, usageDay: '2026-11-24' }))
+    expect(await admissions.admitBearer({ connectionId, subject, rateKey: `sub:${subject}`, windowSeconds: 60, usageDay: '2026-11-24' }))
       .to.have.property('outcome', 'admitted');
     await things.add(subject, { id: 'thing_1', name: 'n', notes: null, created_at: new Date().toISOString() } as never);
     await things.list(subject, { limit: 10 });
@@ -100,6 +100,7 @@ describe('key layout on a cluster: every script, transaction and multi-key comma
     await oauth.consume('code', 'c1');
     expect(await oauth.insertCapped('client', 'cl1', 'v', 60, 10)).to.equal(true);
     await rateLimits.hit('oauth:1:1.2.3.4', 60);
+    await rateLimits.hit('authfail:1.2.3.4', 60);
     await new RedisJobIdKeyStore(client, keys, guard).load('k');
     await connections.revokeSubject(subject);
     await queue.counts();

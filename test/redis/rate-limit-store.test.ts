@@ -32,15 +32,4 @@ describe('RedisRateLimitStore on a private redis-server', () => {
     expect(window.count).to.equal(6);
     expect(await t.a.client.ttl(t.a.keys.rateWindow('sub:stuck'))).to.be.within(1, 30);
   });
-
-  it('peek reports the window another client counted without counting, and nothing for an unused key', async () => {
-    expect(await t.storeA.peek('ip:unused')).to.equal(undefined);
-    await t.storeA.hit('ip:peeked', 60);
-    await t.storeA.hit('ip:peeked', 60);
-    const seen = await t.storeB.peek('ip:peeked');
-    expect(seen?.count).to.equal(2);
-    expect(seen?.resetInSeconds).to.be.within(1, 60);
-    expect((await t.storeB.peek('ip:peeked'))?.count).to.equal(2);
-    expect(await t.a.client.exists(t.a.keys.rateWindow('ip:unused'))).to.equal(0);
-  });
 });

@@ -1,6 +1,6 @@
 import type { RateLimitStore, RateWindow } from '../../domain/admission/rate-limit-store';
 
-/** Fixed windows in memory; stale windows are swept as new ones start. */
+/** Fixed windows in memory; stale windows are swept as new ones start. A hit runs with no await inside, so it is atomic. */
 export class MemoryRateLimitStore implements RateLimitStore {
   private readonly windows = new Map<string, { count: number; resetAt: number }>();
 
@@ -13,13 +13,6 @@ export class MemoryRateLimitStore implements RateLimitStore {
       this.windows.set(key, window);
     }
     window.count++;
-    return { count: window.count, resetInSeconds: Math.max(1, Math.ceil((window.resetAt - now) / 1000)) };
-  }
-
-  async peek(key: string): Promise<RateWindow | undefined> {
-    const now = Date.now();
-    const window = this.windows.get(key);
-    if (!window || window.resetAt <= now) return undefined;
     return { count: window.count, resetInSeconds: Math.max(1, Math.ceil((window.resetAt - now) / 1000)) };
   }
 

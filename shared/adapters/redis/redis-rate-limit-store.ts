@@ -25,17 +25,9 @@ const HIT = `${hitWindowLua('KEYS[1]', 'ARGV[1]')}
 return {count, ttl}
 `;
 
-// Reads a window's count and remaining time in one round trip, without creating or touching it.
-const PEEK = `
-local count = redis.call('GET', KEYS[1])
-if not count then return false end
-return {tonumber(count), redis.call('TTL', KEYS[1])}
-`;
-
 /** Fixed windows shared by every replica: a subject's budget is the same whichever replica it reaches. */
 export class RedisRateLimitStore implements RateLimitStore {
   private readonly hitScript: LuaScript<[number, number]>;
-  private readonly peekScript: LuaScript<[number, number] | null>;
 
   constructor(
     client: RedisClient,
@@ -43,17 +35,10 @@ export class RedisRateLimitStore implements RateLimitStore {
     private readonly guard: RedisGuard,
   ) {
     this.hitScript = defineLuaScript(client, 'rate_hit', 1, HIT);
-    this.peekScript = defineLuaScript(client, 'rate_peek', 1, PEEK);
   }
 
   async hit(key: string, windowSeconds: number): Promise<RateWindow> {
     const [count, ttl] = await this.guard.commands(() => this.hitScript([this.keys.rateWindow(key)], [windowSeconds]));
     return { count: Number(count), resetInSeconds: Math.max(1, Number(ttl)) };
-  }
-
-  async peek(key: string): Promise<RateWindow | undefined> {
-    const found = await this.guard.commands(() => this.peekScript([this.keys.rateWindow(key)], []));
-    if (!found) return undefined;
-    return { count: Number(found[0]), resetInSeconds: Math.max(1, Number(found[1])) };
   }
 }

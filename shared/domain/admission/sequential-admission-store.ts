@@ -5,11 +5,11 @@ import type { RateLimitStore } from './rate-limit-store';
 
 /**
  * Admission from the separate stores: the reference behaviour the Redis script must match, the in-memory
- * backend's admission, and a Redis Cluster's, where the address's window, the connection and the subject's
- * keys sit in different hash slots and cannot be read by one script. The budget first (a spent one looks at
- * nothing else), then the connection, then, together, the subject's window and usage and, when the
- * connection's last use is a minute old, the record of this one: only a live connection's subject window
- * is hit (a revoked token must not spend its subject's rate limit). `now` (milliseconds) dates the use.
+ * backend's admission, and a Redis Cluster's, where the connection, the subject's window and the subject's
+ * charges sit in different hash slots and cannot be read by one script. The connection first, then,
+ * together, the subject's window and usage and, when the connection's last use is a minute old, the record
+ * of this one: only a live connection's subject window is hit (a revoked token must not spend its subject's
+ * rate limit). `now` (milliseconds) dates the use.
  */
 export class SequentialAdmissionStore implements AdmissionStore {
   constructor(
@@ -20,8 +20,6 @@ export class SequentialAdmissionStore implements AdmissionStore {
   ) {}
 
   async admitBearer(request: BearerAdmissionRequest): Promise<BearerAdmission> {
-    const failures = await this.rateLimits.peek(request.failureKey);
-    if (failures && failures.count >= request.failureQuota) return { outcome: 'over-budget', failures };
     const connection = await this.connections.get(request.connectionId);
     if (!connection || connection.revoked || connection.subject !== request.subject) return { outcome: 'revoked' };
     const day = request.usageDay;

@@ -1,0 +1,60 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { TokenService } from '../../shared/domain/connections/token-service';
+import type { Metrics } from '../../shared/platform/metrics/metrics';
+import type { AuthScheme } from '../../shared/contract/operations/operation';
+import type { Backend } from '../../shared/domain/backend';
+import { state } from '../http/locals';
+import { bearerCheck } from './bearer-check';
+import { failureBudget, type FailureBudget } from './failure-budget';
+import { linkSecretCheck } from './link-secret-check';
+import type { SchemeCheck } from './scheme-check';
+
+/** The settings admission reads. */
+export interface AdmissionSettings {
+  linkSecret: string;
+  rateLimitPerMinute: number;
+  authFailuresPerMinute: number;
+}
+
+/** What the admission step is built from. */
+export interface AdmissionDependencies {
+  config: AdmissionSettings;
+  tokens: TokenService;
+  backend: Pick<Backend, 'rateLimits' | 'admissions'>;
+  metrics: Metrics;
+}
+
+/** The admission step, and the failure budget it keeps, for endpoints outside the registry (OAuth). */
+export interface Admission {
+  /** Middleware: admits or refuses the request for the operation in its state. */
+  admit: (req: Request, res: Response, next: NextFunction) => Promise<void>;
+  failures: FailureBudget;
+}
+
+/**
+ * The one step that decides whether a request may run, after its operation is matched and before its body
+ * is read: each auth scheme's check (rate limit, authentication and the failed-authentication budget in
+ * that scheme's order) is chosen here, once. REST operations and `/mcp` (admitted as a bearer operation) go
+ * through the same step, so they share one budget per address.
+ */
+export function admission({ config, tokens, backend, metrics }: AdmissionDependencies): Admission {
+  const failures = failureBudget(backend.rateLimits, config.authFailuresPerMinute, metrics);
+  // A Record, so that a new scheme does not compile until it has a check.
+  const checks: Record<AuthScheme, SchemeCheck> = {
+    bearer: bearerCheck({ tokens, admissions: backend.admissions, failures, perMinute: config.rateLimitPerMinute }),
+    'link-secret': linkSecretCheck({ linkSecret: config.linkSecret, rateLimits: backend.rateLimits, failures, perMinute: config.rateLimitPerMinute }),
+  };
+
+  const admit = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const operation = state(res).operation;
+    try {
+      // Fail closed: a route that forgot to name its operation must not run unauthenticated.
+      if (!operation) throw new Error('admission reached without a matched operation');
+      await checks[operation.auth](req, res, operation);
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+  return { admit, failures };
+}

@@ -1,0 +1,65 @@
+import type { Request, Response } from 'express';
+import type { Principal } from '../../shared/domain/connections/principal';
+import type { TokenService } from '../../shared/domain/connections/token-service';
+import { RateLimitedError } from '../../shared/platform/errors/rate-limited-error';
+import { UnauthorizedError } from '../../shared/platform/errors/unauthorized-error';
+import type { Operation } from '../../shared/contract/operations/operation';
+import type { AdmissionStore } from '../../shared/domain/admission/admission-store';
+import { utcDay } from '../../shared/domain/ledger/ledger-store';
+import { state } from '../http/locals';
+import { announceRateLimit, type RatePolicy } from '../http/rate-limit-headers';
+import type { FailureBudget } from './failure-budget';
+import type { SchemeCheck } from './scheme-check';
+
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+/** What admitting bearer requests needs. */
+export interface BearerCheckOptions {
+  tokens: TokenService;
+  admissions: AdmissionStore;
+  failures: FailureBudget;
+  perMinute: number;
+}
+
+/** The bearer token of a request's `Authorization` header; throws 401 `missing` or `invalid`. */
+function bearerToken(req: Request): string {
+  const header = req.get('authorization');
+  if (!header) throw new UnauthorizedError('missing', 'bearer');
+  const match = BEARER.exec(header);
+  if (!match) throw new UnauthorizedError('invalid', 'bearer');
+  return match[1];
+}
+
+/**
+ * Admits a bearer operation's caller. The token's header, signature and claims are checked in memory first:
+ * a token we never issued is a failure of the address (one atomic hit on its budget: 401 within it, 429
+ * beyond) and is never looked up; a missing or expired one is refused with no store call at all. A token
+ * that verifies is admitted with one store call: its connection (revocation), then the subject's rate limit
+ * (policy `subject`), and for an operation that shows charges the subject's usage. The address's budget does
+ * not apply to it, spent or not.
+ */
+export function bearerCheck({ tokens, admissions, failures, perMinute }: BearerCheckOptions): SchemeCheck {
+  const policy: RatePolicy = { name: 'subject', quota: perMinute, windowSeconds: 60 };
+
+  return async (req: Request, res: Response, operation: Operation): Promise<void> => {
+    let claims: Principal;
+    try {
+      claims = tokens.claims(bearerToken(req));
+    } catch (refused) {
+      throw refused instanceof UnauthorizedError ? await failures.refuse(req, res, refused) : refused;
+    }
+    const admission = await admissions.admitBearer({
+      connectionId: claims.connectionId,
+      subject: claims.subject,
+      rateKey: `sub:${claims.subject}`,
+      windowSeconds: policy.windowSeconds,
+      ...(operation.readsUsage ? { usageDay: utcDay() } : {}),
+    });
+    if (admission.outcome !== 'admitted') throw await failures.refuse(req, res, new UnauthorizedError('revoked', 'bearer'));
+    const locals = state(res);
+    locals.principal = admission.client ? { ...claims, client: admission.client } : claims;
+    if (admission.usage) locals.usage = admission.usage;
+    announceRateLimit(res, policy, admission.window);
+    if (admission.window.count > policy.quota) throw new RateLimitedError(admission.window.resetInSeconds);
+  };
+}

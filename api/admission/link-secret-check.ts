@@ -1,0 +1,37 @@
+import type { Request, Response } from 'express';
+import { secretMatcher } from '../../shared/platform/secrets/secret-equals';
+import { RateLimitedError } from '../../shared/platform/errors/rate-limited-error';
+import { UnauthorizedError } from '../../shared/platform/errors/unauthorized-error';
+import type { RateLimitStore } from '../../shared/domain/admission/rate-limit-store';
+import { announceRateLimit, type RatePolicy } from '../http/rate-limit-headers';
+import type { FailureBudget } from './failure-budget';
+import type { SchemeCheck } from './scheme-check';
+
+/** The dashboard links many people from few addresses, so its per-address quota is larger. */
+const LINK_MULTIPLIER = 10;
+
+/** What admitting the dashboard's requests needs. */
+export interface LinkSecretCheckOptions {
+  linkSecret: string;
+  rateLimits: RateLimitStore;
+  failures: FailureBudget;
+  perMinute: number;
+}
+
+/**
+ * Admits the dashboard's caller of a link-secret operation: first the client address's one-minute window
+ * (policy `address`, counted whatever the secret, so a flood is refused before anything else), then the
+ * secret, compared in constant time. A wrong or missing secret is a failure of the address: one atomic hit
+ * on its budget, 401 within it and 429 beyond. The right secret is admitted whatever that budget says.
+ */
+export function linkSecretCheck({ linkSecret, rateLimits, failures, perMinute }: LinkSecretCheckOptions): SchemeCheck {
+  const policy: RatePolicy = { name: 'address', quota: perMinute * LINK_MULTIPLIER, windowSeconds: 60 };
+  const isLinkSecret = secretMatcher(linkSecret);
+
+  return async (req: Request, res: Response): Promise<void> => {
+    const window = await rateLimits.hit(`ip:${req.ip ?? 'unknown'}`, policy.windowSeconds);
+    announceRateLimit(res, policy, window);
+    if (window.count > policy.quota) throw new RateLimitedError(window.resetInSeconds);
+    if (!isLinkSecret(req.get('x-link-secret'))) throw await failures.refuse(req, res, new UnauthorizedError('bad_link_secret', 'link-secret'));
+  };
+}
