@@ -16,7 +16,7 @@ export interface RequiredProgram {
 export const REQUIRED_PROGRAMS: readonly RequiredProgram[] = [
   { program: 'redis-server', debianPackage: 'redis-server', neededBy: 'every Redis test: private servers, Sentinel sets and clusters' },
   { program: 'redis-cli', debianPackage: 'redis-tools', neededBy: 'the Redis Cluster tests, which join their nodes with it' },
-  { program: 'openssl', debianPackage: 'openssl', neededBy: 'the TLS tests, which make their certificates with it' },
+  { program: 'openssl', debianPackage: 'openssl', neededBy: 'the tests over TLS (Redis, the OAuth client-metadata server), which make their certificates with it' },
   { program: 'haproxy', debianPackage: 'haproxy', neededBy: 'the rolling-restart test, which puts it in front of two APIs' },
   {
     program: 'chromium',
@@ -27,7 +27,7 @@ export const REQUIRED_PROGRAMS: readonly RequiredProgram[] = [
 ];
 
 /** What is missing, one entry per program, in {@link REQUIRED_PROGRAMS}' order; empty when all are present. */
-export function missingPrograms(env: NodeJS.ProcessEnv): Array<RequiredProgram & { problem: string }> {
+function missingPrograms(env: NodeJS.ProcessEnv): Array<RequiredProgram & { problem: string }> {
   return REQUIRED_PROGRAMS.flatMap((required) => {
     const problem = required.program === 'chromium' ? findChromium(env).problem : findProgram(required.program, env.PATH) ? undefined : 'not on PATH';
     return problem === undefined ? [] : [{ ...required, problem }];
@@ -35,7 +35,7 @@ export function missingPrograms(env: NodeJS.ProcessEnv): Array<RequiredProgram &
 }
 
 /** The report for `missing`: what each program is for and how to get it, then one install command. */
-export function preflightReport(missing: ReturnType<typeof missingPrograms>): string {
+function preflightReport(missing: ReturnType<typeof missingPrograms>): string {
   const count = missing.length === 1 ? 'a program the tests need is' : `${missing.length} programs the tests need are`;
   const lines = [`npm test: ${count} missing; nothing was built or run.`];
   for (const { program, debianPackage, neededBy, otherwise, problem } of missing) {
