@@ -58,7 +58,7 @@ describe('what the built API and worker print through a Redis outage (private Re
     expect(worker.proc.stderr(), 'worker stderr').to.equal('');
   });
 
-  it('stdout holds only JSON log lines: no "Unhandled error event" and no bare stack-trace line', () => {
+  it('stdout holds only JSON log lines: no unhandled-error line from ioredis and no bare stack-trace line', () => {
     for (const [name, proc] of [['API', api], ['worker', worker]] as const) {
       const lines = proc.proc.stdout().split('\n').filter((line) => line !== '');
       expect(lines.length, `${name} log lines`).to.be.greaterThan(2);
