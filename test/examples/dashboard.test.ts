@@ -2,9 +2,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { startDashboard } from '../../examples/dashboard/dashboard';
+import { launchChromium } from '../support/chromium';
 import { freePort } from '../../testkit/free-port';
 import { newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { authorizeParams, codeForm, registerClient, tokenRequest } from '../support/oauth-helpers';
@@ -13,8 +14,6 @@ import { newWebhookSecret } from '../support/webhook-receiver';
 import { startRedirectTarget } from './support/redirect-target';
 import { WebhookRelay } from './support/webhook-relay';
 
-/** Debian's chromium (`.ci/run` installs it); browser downloads are not reachable, so playwright-core drives this one. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** An app name a hostile client could register: it must reach the page as text, never as markup. */
 const HOSTILE_NAME = `Evil <img src=x onerror="document.title='pwned'"> & "Co"`;
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -45,7 +44,7 @@ describe('examples/dashboard against a connector, driven by headless Chromium', 
     });
     dashboard = await startDashboard({ connectorUrl: connector.baseUrl, linkSecret: connector.config.linkSecret, webhookSecret, person, port });
     app = await startRedirectTarget();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    browser = await launchChromium();
     context = await browser.newContext();
     // Well inside the test's 30 s, so a page that never arrives fails with what was awaited.
     context.setDefaultTimeout(10_000);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { buildLlmsTxt } from '../../shared/contract/description/llms-txt';
 import { buildOpenApiDocument } from '../../shared/contract/description/openapi-document';
 import { SERVICE_INFO } from '../../shared/contract/description/service-info';
@@ -9,13 +9,12 @@ import { freePort } from '../../testkit/free-port';
 import { newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { connectMcp } from '../support/mcp-client';
 import { waitFor } from '../../testkit/wait-for';
+import { launchChromium } from '../support/chromium';
 
 /** What Chromium sends for a page it navigates to. */
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';
 /** The connector's own addresses the page links, by their key in the JSON form. */
 const LINKED = { openapi: '/openapi.json', llms_txt: '/llms.txt', mcp: '/mcp', healthz: '/healthz' };
-/** Debian's chromium (`.ci/run` installs it); playwright-core drives it, as in the dashboard example's test. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 function get(c: ConnectorUnderTest, path: string, accept?: string, method = 'GET'): Promise<Response> {
   return fetch(`${c.baseUrl}${path}`, { method, headers: accept === undefined ? {} : { accept } });
@@ -154,7 +153,7 @@ describe('GET / in headless Chromium', function () {
     // PUBLIC_URL is the address the browser uses, so following a link stays on this connector.
     const port = await freePort();
     c = await startConnector('memory', { PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

@@ -106,11 +106,15 @@ describe('key layout on a cluster: every script, transaction and multi-key comma
     await queue.counts();
 
     // The consumer side: BullMQ's own scripts on each shard's queue, run to completion.
-    const workers = [0, 1, 2].map((shard) => new Worker(keys.jobQueueName(shard), async () => ({ ok: true }), { connection: client.duplicate({ maxRetriesPerRequest: null }), prefix: keys.bullPrefix }));
+    // BullMQ never closes a connection it was handed: each is ended here once its worker has closed, or it
+    // would reconnect (and report refused connections) for the rest of the run after this file's server stops.
+    const workerClients = [0, 1, 2].map(() => client.duplicate({ maxRetriesPerRequest: null }));
+    const workers = workerClients.map((connection, shard) => new Worker(keys.jobQueueName(shard), async () => ({ ok: true }), { connection, prefix: keys.bullPrefix }));
     try {
       await waitFor(async () => (await Promise.all(jobIds.map((id) => queue.get(id)))).every((job) => job?.status === 'succeeded'), { what: 'every job to succeed' });
     } finally {
       await Promise.all(workers.map((worker) => worker.close()));
+      for (const workerClient of workerClients) workerClient.disconnect();
     }
     await queue.close(1000);
     await waitFor(() => seen.some((call) => call.what.startsWith('evalsha') && call.keys.length >= 6), { what: 'the claim script to be seen' });

@@ -45,7 +45,9 @@ export async function writeLegacyLayout(client: Redis, prefix: string, connector
 
   const day = new Date().toISOString().slice(0, 10);
   const jobs: LegacyData['jobs'] = [];
-  const queue = new Queue('jobs', { connection: client.duplicate({ maxRetriesPerRequest: null }), prefix: `${prefix}bull` });
+  // BullMQ never closes a connection it was handed: these are ended below, or they would outlive the server.
+  const queueConnection = client.duplicate({ maxRetriesPerRequest: null });
+  const queue = new Queue('jobs', { connection: queueConnection, prefix: `${prefix}bull` });
   for (const [key, finished] of [['legacy-finished', true], ['legacy-queued', false]] as const) {
     const id = `job_${createHmac('sha256', jobIdKey).update(`${subject}\n${key}`, 'utf8').digest('base64url').slice(0, 32)}`;
     const input = { prompt: `${key} prompt` };
@@ -58,13 +60,16 @@ export async function writeLegacyLayout(client: Redis, prefix: string, connector
     const options = { jobId: id, attempts: 3, backoff: { type: 'exponential', delay: 10 }, removeOnComplete: { age: 86_400 }, removeOnFail: { age: 86_400 } };
     await queue.add('createJob', { subject, input, cost: 1, created_at: new Date().toISOString() }, options);
     if (finished) {
-      const worker = new Worker('jobs', async () => ({ summary: 'done before the upgrade' }), { connection: client.duplicate({ maxRetriesPerRequest: null }), prefix: `${prefix}bull` });
+      const workerConnection = client.duplicate({ maxRetriesPerRequest: null });
+      const worker = new Worker('jobs', async () => ({ summary: 'done before the upgrade' }), { connection: workerConnection, prefix: `${prefix}bull` });
       await new Promise<void>((resolve) => worker.on('completed', () => resolve()));
       await worker.close();
+      workerConnection.disconnect();
     }
     jobs.push({ key, id, input, finished });
   }
   await queue.close();
+  queueConnection.disconnect();
   return {
     subject,
     connectionId,
