@@ -105,11 +105,15 @@ describe('key layout on a cluster: every script, transaction and multi-key comma
     await queue.counts();
 
     // The consumer side: BullMQ's own scripts on each shard's queue, run to completion.
-    const workers = [0, 1, 2].map((shard) => new Worker(keys.jobQueueName(shard), async () => ({ ok: true }), { connection: client.duplicate({ maxRetriesPerRequest: null }), prefix: keys.bullPrefix }));
+    // A Worker never closes a connection it is handed, and these copies have no error listener: left open they
+    // would reconnect to the stopped server for the rest of the run, printing ioredis's unhandled errors.
+    const workerConnections = [0, 1, 2].map(() => client.duplicate({ maxRetriesPerRequest: null }));
+    const workers = workerConnections.map((connection, shard) => new Worker(keys.jobQueueName(shard), async () => ({ ok: true }), { connection, prefix: keys.bullPrefix }));
     try {
       await waitFor(async () => (await Promise.all(jobIds.map((id) => queue.get(id)))).every((job) => job?.status === 'succeeded'), { what: 'every job to succeed' });
     } finally {
       await Promise.all(workers.map((worker) => worker.close()));
+      for (const connection of workerConnections) connection.disconnect();
     }
     await queue.close(1000);
     await waitFor(() => seen.some((call) => call.what.startsWith('evalsha') && call.keys.length >= 6), { what: 'the claim script to be seen' });
