@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import YAML from 'yaml';
 import { chartDir, repoRoot } from './support/helm';
 import { dockerfileStages, effective, globalArgs, lineage, type Stage } from './support/dockerfile';
+import { admits } from '../support/node-range';
 
 const dockerfile = readFileSync(path.join(repoRoot, 'Dockerfile'), 'utf8');
 const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8'));
@@ -28,14 +29,20 @@ describe('Dockerfile', function () {
     expect(stage(stages, 'build').from).to.equal('deps');
   });
 
-  it('starts from an official Node 20 slim image pinned to a full version', function () {
+  it('starts every stage from an official Node 24 slim image pinned to a full version', function () {
     const args = globalArgs(dockerfile);
     const bases = stages.map((s) => s.from).filter((from) => !stages.some((other) => other.name === from));
     expect(bases.length).to.be.greaterThan(0);
     for (const base of bases) {
       const resolved = base.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (_, name: string) => args[name] ?? '');
-      expect(resolved).to.match(/^node:20\.\d+\.\d+-bookworm-slim$/);
+      expect(resolved).to.match(/^node:24\.\d+\.\d+-bookworm-slim$/);
     }
+  });
+
+  it('pins a Node version that package.json engines admits', function () {
+    const pinned = globalArgs(dockerfile)['NODE_VERSION'];
+    expect(pinned).to.match(/^\d+\.\d+\.\d+$/);
+    expect(admits(pkg.engines.node as string, pinned!), `engines ${pkg.engines.node} admits ${pinned}`).to.equal(true);
   });
 
   it('compiles with npm run build in the build stage, and that script runs tsc into dist/', function () {
