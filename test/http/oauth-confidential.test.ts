@@ -49,6 +49,24 @@ describe('OAuth 2.1 pre-registered confidential clients (GPT Actions) [memory, O
     expect(refreshed.status).to.equal(200);
   });
 
+  it('a refresh token presented with another confidential client\'s valid secret is refused, and still works for its own client', async () => {
+    const other = newConfidentialClient('Other GPT', [GPT_CALLBACK]);
+    const twoClients = await startConnector('memory', { OAUTH_CLIENTS: JSON.stringify([record, other.record]) });
+    try {
+      const { code, verifier } = await codeFlow(twoClients, record.client_id);
+      const issued = await tokenRequest(twoClients.baseUrl, codeForm(record.client_id, code, verifier, GPT_CALLBACK), { authorization: basic(record.client_id, secret) });
+      expect(issued.status, JSON.stringify(issued.body)).to.equal(200);
+      const refresh = (id: string, clientSecret: string) =>
+        tokenRequest(twoClients.baseUrl, { grant_type: 'refresh_token', refresh_token: issued.body.refresh_token }, { authorization: basic(id, clientSecret) });
+      const stolen = await refresh(other.record.client_id, other.secret);
+      expect(stolen.status).to.equal(400);
+      expect(stolen.body.error).to.equal('invalid_grant');
+      expect((await refresh(record.client_id, secret)).status).to.equal(200);
+    } finally {
+      await twoClients.close();
+    }
+  });
+
   it('a wrong or missing secret is 401 invalid_client, and the Basic attempt gets a Basic challenge', async () => {
     const { code, verifier } = await codeFlow(connector, record.client_id);
     const form = codeForm(record.client_id, code, verifier, GPT_CALLBACK);

@@ -125,11 +125,52 @@ for (const kind of BACKENDS) {
       expect((await refresh(rotated.body.refresh_token)).body.error).to.equal('invalid_grant');
     });
 
-    it('a wrong code_verifier is refused with invalid_grant', async () => {
-      const { clientId, code } = await codeFor(connector, newSubject());
-      const res = await tokenRequest(connector.baseUrl, codeForm(clientId, code, 'x'.repeat(43)));
-      expect(res.status).to.equal(400);
-      expect(res.body).to.include({ error: 'invalid_grant' });
+    it('a wrong code_verifier or redirect_uri is refused with invalid_grant without using the code up: the right ones still redeem it', async () => {
+      const { clientId, code, verifier } = await codeFor(connector, newSubject());
+      for (const form of [codeForm(clientId, code, 'x'.repeat(43)), codeForm(clientId, code, 'short'), codeForm(clientId, code, verifier, 'http://localhost:9/other')]) {
+        const res = await tokenRequest(connector.baseUrl, form);
+        expect(res.status).to.equal(400);
+        expect(res.body).to.include({ error: 'invalid_grant' });
+      }
+      const own = await tokenRequest(connector.baseUrl, codeForm(clientId, code, verifier));
+      expect(own.status, JSON.stringify(own.body)).to.equal(200);
+      expect((await me(own.body.access_token)).status).to.equal(200);
+    });
+
+    it('a code presented by another client is refused with invalid_grant, is not used up, and its own client still redeems it', async () => {
+      const { clientId, code, verifier } = await codeFor(connector, newSubject());
+      const thief = await registerClient(connector.baseUrl);
+      const stolen = await tokenRequest(connector.baseUrl, codeForm(thief, code, verifier));
+      expect(stolen.status).to.equal(400);
+      expect(stolen.body.error).to.equal('invalid_grant');
+      const own = await tokenRequest(connector.baseUrl, codeForm(clientId, code, verifier));
+      expect(own.status, JSON.stringify(own.body)).to.equal(200);
+      expect((await me(own.body.access_token)).status).to.equal(200);
+    });
+
+    it('a refresh token presented by another client is refused with invalid_grant, revokes nothing, and still rotates for its own client', async () => {
+      const { clientId, tokens } = await redeem();
+      const thief = await registerClient(connector.baseUrl);
+      const stolen = await tokenRequest(connector.baseUrl, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: thief });
+      expect(stolen.status).to.equal(400);
+      expect(stolen.body.error).to.equal('invalid_grant');
+      expect((await me(tokens.access_token)).status, 'the grant is still live').to.equal(200);
+      const own = await tokenRequest(connector.baseUrl, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId });
+      expect(own.status, JSON.stringify(own.body)).to.equal(200);
+      expect((await me(own.body.access_token)).status).to.equal(200);
+    });
+
+    it('another client racing the rightful one with a stolen code: only the rightful client gets tokens, and they stay valid', async () => {
+      const { clientId, code, verifier } = await codeFor(connector, newSubject());
+      const thief = await registerClient(connector.baseUrl);
+      const answers = await Promise.all([
+        ...Array.from({ length: 6 }, () => tokenRequest(connector.baseUrl, codeForm(thief, code, verifier))),
+        tokenRequest(connector.baseUrl, codeForm(clientId, code, verifier)),
+      ]);
+      const own = answers.pop()!;
+      expect(own.status, JSON.stringify(own.body)).to.equal(200);
+      expect(answers.map((answer) => answer.body.error)).to.deep.equal(Array(6).fill('invalid_grant'));
+      expect((await me(own.body.access_token)).status).to.equal(200);
     });
 
     it('plain PKCE is refused: the browser returns to the client with invalid_request and no request is parked', async () => {

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { isPublicAddress } from '../../shared/oauth/address-policy';
 import { isAllowedRedirectUri } from '../../shared/oauth/client-registry';
 import { wellKnownPaths } from '../../shared/oauth/discovery';
-import { isS256Challenge, verifiesS256 } from '../../shared/oauth/pkce';
+import { isS256Challenge, s256ChallengeOf, verifiesS256 } from '../../shared/oauth/pkce';
 
 describe('OAuth pure logic', () => {
   it('isPublicAddress refuses loopback, private, link-local, shared, multicast and mapped addresses, and accepts public ones', () => {
@@ -23,6 +23,12 @@ describe('OAuth pure logic', () => {
     expect(verifiesS256(challenge, challenge), 'plain: the challenge itself as verifier').to.equal(false);
     expect(verifiesS256('short', createHash('sha256').update('short').digest('base64url')), 'too short').to.equal(false);
     expect(verifiesS256(undefined, challenge)).to.equal(false);
+  });
+
+  it('s256ChallengeOf derives the challenge of a well-formed verifier only', () => {
+    const verifier = 'a'.repeat(43);
+    expect(s256ChallengeOf(verifier)).to.equal(createHash('sha256').update(verifier).digest('base64url'));
+    for (const bad of ['short', 'a'.repeat(129), 'a'.repeat(42) + '!', undefined, 42]) expect(s256ChallengeOf(bad), String(bad)).to.equal(undefined);
   });
 
   it('redirect URIs: https anywhere, http only on loopback, reverse-domain private schemes, never fragments', () => {
