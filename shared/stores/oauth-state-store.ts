@@ -1,5 +1,8 @@
-/** The kinds of OAuth state the connector keeps; each is its own key space. */
-export type OAuthStateKind = 'request' | 'code' | 'refresh' | 'client' | 'cimd';
+/**
+ * The kinds of OAuth state the connector keeps; each is its own key space. `approved` marks a client and
+ * redirect URI a person has approved once (see `ConsentService`).
+ */
+export type OAuthStateKind = 'request' | 'code' | 'refresh' | 'client' | 'cimd' | 'approved';
 
 /** A record handed out by {@link OAuthStateStore.consume}. */
 export interface ConsumedRecord {

@@ -33,6 +33,16 @@ describe('OAuth 2.1 pre-registered confidential clients (GPT Actions) [memory, O
     expect(JSON.stringify(record)).to.not.include(secret);
   });
 
+  it('its authorize errors go back to its redirect URI before anyone approved it: the operator registered that URI', async () => {
+    const { params, state } = authorizeParams(connector, record.client_id, { redirect_uri: GPT_CALLBACK, code_challenge_method: 'plain' });
+    const res = await authorize(connector.baseUrl, params);
+    expect(res.status).to.equal(302);
+    const location = new URL(res.headers.get('location')!);
+    expect(`${location.origin}${location.pathname}`).to.equal(GPT_CALLBACK);
+    expect(location.searchParams.get('error')).to.equal('invalid_request');
+    expect(location.searchParams.get('state')).to.equal(state);
+  });
+
   it('completes the code flow with client_secret_post', async () => {
     const { code, verifier } = await codeFlow(connector, record.client_id);
     const res = await tokenRequest(connector.baseUrl, { ...codeForm(record.client_id, code, verifier, GPT_CALLBACK), client_secret: secret });

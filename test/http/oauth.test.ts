@@ -173,8 +173,25 @@ for (const kind of BACKENDS) {
       expect((await me(own.body.access_token)).status).to.equal(200);
     });
 
-    it('plain PKCE is refused: the browser returns to the client with invalid_request and no request is parked', async () => {
-      const clientId = await registerClient(connector.baseUrl);
+    it('a dynamically registered client nobody has approved yet gets its authorize errors shown (400 JSON), never redirected to its URI', async () => {
+      const landing = 'https://attacker.example/landing';
+      const clientId = await registerClient(connector.baseUrl, [landing]);
+      for (const overrides of [
+        { response_type: 'token' },
+        { code_challenge_method: 'plain', code_challenge: 'y'.repeat(43) },
+        { code_challenge: 'not-a-challenge' },
+        { resource: 'https://other.example.com' },
+        { state: 's'.repeat(2000) },
+      ] as Array<Record<string, string>>) {
+        const res = await authorize(connector.baseUrl, authorizeParams(connector, clientId, { redirect_uri: landing, ...overrides }).params);
+        expect(res.status, JSON.stringify(overrides)).to.equal(400);
+        expect(res.headers.get('location'), JSON.stringify(overrides)).to.equal(null);
+        expect(((await res.json()) as any).error, JSON.stringify(overrides)).to.match(/^(invalid_request|unsupported_response_type|invalid_target)$/);
+      }
+    });
+
+    it('once the person has approved a client, its authorize errors go back to that redirect URI with error, state and iss', async () => {
+      const { clientId } = await codeFor(connector, newSubject());
       const { params, state } = authorizeParams(connector, clientId, { code_challenge_method: 'plain', code_challenge: 'y'.repeat(43) });
       const res = await authorize(connector.baseUrl, params);
       expect(res.status).to.equal(302);
@@ -182,6 +199,19 @@ for (const kind of BACKENDS) {
       expect(`${location.origin}${location.pathname}`).to.equal(REDIRECT_URI);
       expect(location.searchParams.get('error')).to.equal('invalid_request');
       expect(location.searchParams.get('state')).to.equal(state);
+      expect(location.searchParams.get('iss')).to.equal(BASE_ENV.PUBLIC_URL);
+    });
+
+    it('a denial, or an approval through another of its redirect URIs, does not let the client have its errors redirected', async () => {
+      const other = 'http://localhost:9/other';
+      const clientId = await registerClient(connector.baseUrl, [REDIRECT_URI, other]);
+      const denied = await pendingRequestId(await authorize(connector.baseUrl, authorizeParams(connector, clientId).params));
+      await answerConsent(connector, denied, { deny: true });
+      const plain = { code_challenge_method: 'plain', code_challenge: 'y'.repeat(43) };
+      expect((await authorize(connector.baseUrl, authorizeParams(connector, clientId, plain).params)).status, 'after a denial').to.equal(400);
+      await codeFor(connector, newSubject(), clientId);
+      expect((await authorize(connector.baseUrl, authorizeParams(connector, clientId, { ...plain, redirect_uri: other }).params)).status, 'another URI').to.equal(400);
+      expect((await authorize(connector.baseUrl, authorizeParams(connector, clientId, plain).params)).status, 'the approved URI').to.equal(302);
     });
 
     it('a code works once: the second redemption is refused and revokes what the first one got', async () => {
@@ -244,7 +274,7 @@ for (const kind of BACKENDS) {
     }
 
     it('a resource other than PUBLIC_URL is refused with invalid_target', async () => {
-      const clientId = await registerClient(connector.baseUrl);
+      const { clientId } = await codeFor(connector, newSubject());
       const { params } = authorizeParams(connector, clientId, { resource: 'https://other.example.com' });
       const location = new URL((await authorize(connector.baseUrl, params)).headers.get('location')!);
       expect(location.searchParams.get('error')).to.equal('invalid_target');
