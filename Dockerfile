@@ -24,8 +24,11 @@ RUN npm run build
 
 # ---- runtime: the base of both images -------------------------------------------------------------------
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
+# HOST=:: listens on every interface: a container's published ports reach its own address, never its
+# loopback, which is where a localhost PUBLIC_URL would otherwise bind.
 ENV NODE_ENV=production \
-    NPM_CONFIG_UPDATE_NOTIFIER=false
+    NPM_CONFIG_UPDATE_NOTIFIER=false \
+    HOST=::
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund \

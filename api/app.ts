@@ -47,6 +47,8 @@ export interface AppDependencies {
   stopping?: () => boolean;
   /** MCP: serve plain 2026-07-28 tool calls directly (default); false leaves every request to the SDK. */
   mcpDirectCalls?: boolean;
+  /** Serve the dev consent page (`npm run dev` only; decided by `startApi`). */
+  devConsent?: boolean;
 }
 
 /**
@@ -54,7 +56,7 @@ export interface AppDependencies {
  * admits (rate limits, authentication and the failed-authentication budget, in `api/admission/`), parses,
  * validates against the generated document, and dispatches.
  */
-export function createApp({ config, backend, services, tokens, metrics, logger, operations = OPERATIONS, stopping = () => false, mcpDirectCalls = true }: AppDependencies): Express {
+export function createApp({ config, backend, services, tokens, metrics, logger, operations = OPERATIONS, stopping = () => false, mcpDirectCalls = true, devConsent = false }: AppDependencies): Express {
   const published = publishedOperations(operations);
   const openApiJson = JSON.stringify(buildOpenApiDocument(published, config.publicUrl));
   const llmsTxt = buildLlmsTxt(published, { publicUrl: config.publicUrl, dashboardUrl: config.dashboardUrl });
@@ -84,7 +86,7 @@ export function createApp({ config, backend, services, tokens, metrics, logger, 
     oauth: services.oauth, publicUrl: config.publicUrl, rateLimits: backend.rateLimits, perMinute: config.rateLimitPerMinute,
     credentialFailures: oauthFailureBudget(failures),
   }));
-  if (config.oauth.devConsent) site.use(devConsentRoutes(services.oauth.consent, config.publicUrl, config.connectorSecret));
+  if (devConsent) site.use(devConsentRoutes(services.oauth.consent, config.publicUrl, config.connectorSecret));
   const operationChain = chain(
     matchOperation(operations),
     admit,

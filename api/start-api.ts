@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Config } from '../shared/platform/config/config';
@@ -6,10 +7,11 @@ import { closeServer } from '../shared/platform/lifecycle/shutdown';
 import { Metrics } from '../shared/platform/metrics/metrics';
 import { createMetricsServer } from '../shared/platform/metrics/metrics-server';
 import type { CimdFetchOptions } from '../shared/domain/oauth/cimd-fetcher';
+import { devConsentAllowed, withDevConsent } from '../shared/domain/oauth/dev-consent';
 import type { Operation } from '../shared/contract/operations/operation';
 import type { ProcessorMap } from '../shared/domain/jobs/processor';
-import { buildProcessors } from '../shared/domain/jobs/processor';
 import { OPERATIONS } from '../shared/contract/operations/registry';
+import { buildProcessors } from '../shared/domain/jobs/processor';
 import { createServices } from '../shared/domain/services';
 import { createBackend } from '../shared/adapters/create-backend';
 import type { EventQueue } from '../shared/domain/webhooks/event-queue';
@@ -20,6 +22,8 @@ import { createApiServer } from './http/http-server';
 export interface RunningApi {
   port: number;
   metricsPort: number;
+  /** The address both listeners are bound to (`::` when every interface). */
+  host: string;
   /**
    * The shutdown sequence: `/readyz` turns 503 and every response says `Connection: close`; after
    * `shutdownDelayMs` it stops accepting and waits for in-flight requests (cut after the grace period), then
@@ -49,10 +53,18 @@ export interface StartApiOptions {
   cimdFetch?: CimdFetchOptions;
   /** MCP: serve plain 2026-07-28 tool calls directly (default); false leaves every request to the SDK. */
   mcpDirectCalls?: boolean;
+  /**
+   * `npm run dev` only: serve the dev consent page at `/oauth/dev-consent` as the consent screen, when
+   * {@link devConsentAllowed}. No variable turns it on, so `npm start` and the image never serve it.
+   */
+  devConsent?: boolean;
 }
 
 /** Wires configuration, backend, services and listeners: everything `npm start` and `npm run dev` run. */
-export async function startApi(config: Config, logger: Logger, { operations = OPERATIONS, jobConsumer, cimdFetch, mcpDirectCalls }: StartApiOptions = {}): Promise<RunningApi> {
+export async function startApi(loaded: Config, logger: Logger, options: StartApiOptions = {}): Promise<RunningApi> {
+  const { operations = OPERATIONS, jobConsumer, cimdFetch, mcpDirectCalls, devConsent = false } = options;
+  const servesDevConsent = devConsent && devConsentAllowed(loaded);
+  const config = servesDevConsent ? withDevConsent(loaded) : loaded;
   const metrics = new Metrics();
   const processors = buildProcessors(
     { placeholderJobMs: config.placeholderJobMs },
@@ -62,15 +74,22 @@ export async function startApi(config: Config, logger: Logger, { operations = OP
   const jobWorker = jobConsumer && backend.kind === 'redis' ? jobConsumer({ processors, metrics, events: backend.events }) : undefined;
   const { services, tokens } = createServices(config, backend, metrics, cimdFetch);
   const api = createApiServer(config.http);
-  const app = createApp({ config, backend, services, tokens, metrics, logger, operations, stopping: () => api.drain.stopping, mcpDirectCalls });
+  const app = createApp({
+    config, backend, services, tokens, metrics, logger, operations, stopping: () => api.drain.stopping, mcpDirectCalls, devConsent: servesDevConsent,
+  });
   const server = api.server.on('request', app);
   const metricsServer = createMetricsServer(metrics);
-  const [port, metricsPort] = await Promise.all([listen(server, config.port), listen(metricsServer, config.metricsPort)]);
-  logger.info({ port, metrics_port: metricsPort, public_url: config.publicUrl, backend: backend.kind, runs_jobs: backend.kind === 'memory' || !!jobWorker }, 'api listening');
+  // One HOST for both: a developer's loopback run exposes neither; in a cluster Prometheus scrapes the pod's address.
+  const [port, metricsPort] = await Promise.all([listen(server, config.port, config.host), listen(metricsServer, config.metricsPort, config.host)]);
+  const { address: host } = server.address() as AddressInfo;
+  const runsJobs = backend.kind === 'memory' || !!jobWorker;
+  const page = devConsent ? { dev_consent_page: servesDevConsent } : {};
+  logger.info({ port, metrics_port: metricsPort, host, public_url: config.publicUrl, backend: backend.kind, runs_jobs: runsJobs, ...page }, 'api listening');
 
   return {
     port,
     metricsPort,
+    host,
     close: async () => {
       api.drain.stop();
       if (config.shutdownDelayMs > 0) {

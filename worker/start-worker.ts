@@ -34,7 +34,7 @@ export async function startWorker(config: Config, logger: Logger, { afterJobEven
   let stopping = false;
   // Not ready from the moment it is told to stop: it takes no new jobs from then on.
   const server = createMetricsServer(metrics, async () => !stopping && (await jobWorker.ready()) && (webhooks ? await webhooks.ready() : true));
-  const metricsPort = await listen(server, config.metricsPort);
+  const metricsPort = await listen(server, config.metricsPort, config.host);
   logger.info({ metrics_port: metricsPort, concurrency: config.workerConcurrency, operations: [...processors.keys()], webhooks: !!webhooks }, 'worker started');
 
   return {

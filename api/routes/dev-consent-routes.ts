@@ -10,8 +10,9 @@ const FORM = express.urlencoded({ extended: false, limit: '4kb', parameterLimit:
 const REQUEST_ID = /^authreq_[A-Za-z0-9_-]{1,56}$/;
 
 /**
- * A plain consent page for local use only (mounted only for a loopback `PUBLIC_URL` without `CONSENT_URL`),
- * standing in for the dashboard so MCP Inspector or the SDK's example client can connect on a laptop. It
+ * A plain consent page for local use only (mounted only by `npm run dev`, and only with a loopback
+ * `PUBLIC_URL` and listener and no `CONSENT_URL`: see `shared/domain/oauth/dev-consent.ts`), standing in for the
+ * dashboard so MCP Inspector or the SDK's example client can connect on a laptop. It
  * answers through the same {@link ConsentService} as the dashboard's endpoints. The form carries an HMAC
  * of the request id, and a cross-site `Origin` is refused, so another site cannot answer for the person.
  */

@@ -33,6 +33,16 @@ describe('OAuth 2.1 pre-registered confidential clients (GPT Actions) [memory, O
     expect(JSON.stringify(record)).to.not.include(secret);
   });
 
+  it('its authorize errors go back to its redirect URI before anyone approved it: the operator registered that URI', async () => {
+    const { params, state } = authorizeParams(connector, record.client_id, { redirect_uri: GPT_CALLBACK, code_challenge_method: 'plain' });
+    const res = await authorize(connector.baseUrl, params);
+    expect(res.status).to.equal(302);
+    const location = new URL(res.headers.get('location')!);
+    expect(`${location.origin}${location.pathname}`).to.equal(GPT_CALLBACK);
+    expect(location.searchParams.get('error')).to.equal('invalid_request');
+    expect(location.searchParams.get('state')).to.equal(state);
+  });
+
   it('completes the code flow with client_secret_post', async () => {
     const { code, verifier } = await codeFlow(connector, record.client_id);
     const res = await tokenRequest(connector.baseUrl, { ...codeForm(record.client_id, code, verifier, GPT_CALLBACK), client_secret: secret });
@@ -47,6 +57,24 @@ describe('OAuth 2.1 pre-registered confidential clients (GPT Actions) [memory, O
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
     const refreshed = await tokenRequest(connector.baseUrl, { grant_type: 'refresh_token', refresh_token: res.body.refresh_token }, { authorization: basic(record.client_id, secret) });
     expect(refreshed.status).to.equal(200);
+  });
+
+  it('a refresh token presented with another confidential client\'s valid secret is refused, and still works for its own client', async () => {
+    const other = newConfidentialClient('Other GPT', [GPT_CALLBACK]);
+    const twoClients = await startConnector('memory', { OAUTH_CLIENTS: JSON.stringify([record, other.record]) });
+    try {
+      const { code, verifier } = await codeFlow(twoClients, record.client_id);
+      const issued = await tokenRequest(twoClients.baseUrl, codeForm(record.client_id, code, verifier, GPT_CALLBACK), { authorization: basic(record.client_id, secret) });
+      expect(issued.status, JSON.stringify(issued.body)).to.equal(200);
+      const refresh = (id: string, clientSecret: string) =>
+        tokenRequest(twoClients.baseUrl, { grant_type: 'refresh_token', refresh_token: issued.body.refresh_token }, { authorization: basic(id, clientSecret) });
+      const stolen = await refresh(other.record.client_id, other.secret);
+      expect(stolen.status).to.equal(400);
+      expect(stolen.body.error).to.equal('invalid_grant');
+      expect((await refresh(record.client_id, secret)).status).to.equal(200);
+    } finally {
+      await twoClients.close();
+    }
   });
 
   it('a wrong or missing secret is 401 invalid_client, and the Basic attempt gets a Basic challenge', async () => {

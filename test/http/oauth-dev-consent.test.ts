@@ -23,10 +23,10 @@ function submit(connector: ConnectorUnderTest, form: Record<string, string>, hea
 describe('the dev-only consent page', function () {
   this.timeout(60_000);
 
-  describe('with a localhost PUBLIC_URL and no CONSENT_URL', () => {
+  describe('asked for (npm run dev), with a localhost PUBLIC_URL, no CONSENT_URL and the default HOST', () => {
     let connector: ConnectorUnderTest;
     before(async () => {
-      connector = await startConnector('memory');
+      connector = await startConnector('memory', {}, { devConsent: true });
     });
     after(async () => connector?.close());
 
@@ -67,20 +67,35 @@ describe('the dev-only consent page', function () {
     });
   });
 
-  describe('with any other PUBLIC_URL', () => {
-    let connector: ConnectorUnderTest;
-    before(async () => {
-      connector = await startConnector('memory', { PUBLIC_URL: 'https://connector.example.com' });
-    });
-    after(async () => connector?.close());
+  /**
+   * Authorize sends the browser to `DASHBOARD_URL/connect`, and the page is absent: GET and POST answer 404
+   * even for that live request, which a served page would show (200) and answer.
+   */
+  async function expectNoPage(connector: ConnectorUnderTest, redirectUri = REDIRECT_URI): Promise<void> {
+    const clientId = await registerClient(connector.baseUrl, [redirectUri]);
+    const res = await authorize(connector.baseUrl, authorizeParams(connector, clientId, { redirect_uri: redirectUri }).params);
+    expect(res.headers.get('location')).to.match(new RegExp(`^${BASE_ENV.DASHBOARD_URL}/connect\\?request=authreq_`));
+    const request = await pendingRequestId(res);
+    expect((await fetch(`${connector.baseUrl}/oauth/dev-consent?request=${request}`)).status).to.equal(404);
+    expect((await submit(connector, { request, decision: 'approve', subject: newSubject() }, { origin: BASE_ENV.PUBLIC_URL })).status).to.equal(404);
+  }
 
-    it('the page does not exist (404) and authorize sends the browser to DASHBOARD_URL/connect', async () => {
-      expect((await fetch(`${connector.baseUrl}/oauth/dev-consent?request=authreq_abc`)).status).to.equal(404);
-      expect((await submit(connector, { request: 'authreq_abc', decision: 'deny' })).status).to.equal(404);
-      const clientId = await registerClient(connector.baseUrl, ['https://app.example.com/cb']);
-      const { params } = authorizeParams(connector, clientId, { redirect_uri: 'https://app.example.com/cb' });
-      const location = (await authorize(connector.baseUrl, params)).headers.get('location')!;
-      expect(location).to.match(new RegExp(`^${BASE_ENV.DASHBOARD_URL}/connect\\?request=authreq_`));
+  const cases: Array<{ what: string; env: Record<string, string>; devConsent: boolean; redirectUri?: string }> = [
+    { what: 'not asked for (npm start, the image), with a localhost PUBLIC_URL and no CONSENT_URL', env: {}, devConsent: false },
+    { what: 'asked for, with a PUBLIC_URL that is not loopback', env: { PUBLIC_URL: 'https://connector.example.com' }, devConsent: true, redirectUri: 'https://app.example.com/cb' },
+    { what: 'asked for, with a HOST that is not loopback (reachable from the network)', env: { HOST: '0.0.0.0' }, devConsent: true },
+  ];
+  for (const { what, env, devConsent, redirectUri } of cases) {
+    describe(what, () => {
+      let connector: ConnectorUnderTest;
+      before(async () => {
+        connector = await startConnector('memory', env, { devConsent });
+      });
+      after(async () => connector?.close());
+
+      it('the page does not exist (404) and authorize sends the browser to DASHBOARD_URL/connect', async () => {
+        await expectNoPage(connector, redirectUri);
+      });
     });
-  });
+  }
 });

@@ -5,10 +5,11 @@ import { loadConfig } from '../../shared/platform/config/config';
 import { createLogger } from '../../shared/platform/logging/logger';
 import type { CimdFetchOptions } from '../../shared/domain/oauth/cimd-fetcher';
 import { BACKENDS } from '../support/backends';
+import { checkedClient } from '../support/checked-client';
 import { CIMD_HOST, startCimdServer, type CimdServer } from '../support/cimd-server';
 import { BASE_ENV, inProcessWorker, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { LogCapture } from '../support/log-capture';
-import { authorizeParams, authorize, REDIRECT_URI } from '../support/oauth-helpers';
+import { authorizeParams, authorize, codeFor, oauthTarget, REDIRECT_URI } from '../support/oauth-helpers';
 import { replicaFetch, TestOAuthProvider } from '../support/oauth-sdk-client';
 import { startRedis, type TestRedis } from '../support/redis-server';
 import { waitFor } from '../../testkit/wait-for';
@@ -132,6 +133,20 @@ describe('the official SDK client through the whole OAuth dance', function () {
         expect(res.status).to.equal(400);
         expect(((await res.json()) as any).error).to.equal('invalid_client');
       });
+
+      it('a metadata-document client nobody has approved gets its authorize errors shown, and redirected once a person approved it', async () => {
+        const path = `/unapproved-${kind}.json`;
+        cimd.serve(path, clientDocument(`${cimd.origin}${path}`));
+        const clientId = `${cimd.origin}${path}`;
+        const plain = { code_challenge_method: 'plain', code_challenge: 'y'.repeat(43) };
+        const shown = await authorize(connector.baseUrl, authorizeParams(connector, clientId, plain).params);
+        expect(shown.status).to.equal(400);
+        expect(shown.headers.get('location')).to.equal(null);
+        await codeFor(connector, newSubject(), clientId);
+        const redirected = await authorize(connector.baseUrl, authorizeParams(connector, clientId, plain).params);
+        expect(redirected.status).to.equal(302);
+        expect(new URL(redirected.headers.get('location')!).searchParams.get('error')).to.equal('invalid_request');
+      });
     });
   }
 
@@ -167,6 +182,15 @@ describe('the official SDK client through the whole OAuth dance', function () {
     after(async () => {
       await Promise.all((replicas ?? []).map((api) => api.close()));
       await redis?.stop();
+    });
+
+    it('a client approved through one replica has its authorize errors redirected by the other (the approval is in Redis)', async () => {
+      const first = oauthTarget({ baseUrl: bases[0], call: (await checkedClient(bases[0])).call }, { publicUrl: PUBLIC_URL, linkSecret: BASE_ENV.LINK_SECRET });
+      const { clientId } = await codeFor(first, newSubject());
+      const plain = { code_challenge_method: 'plain', code_challenge: 'y'.repeat(43) };
+      const res = await authorize(bases[1], authorizeParams(first, clientId, plain).params);
+      expect(res.status).to.equal(302);
+      expect(new URL(res.headers.get('location')!).searchParams.get('error')).to.equal('invalid_request');
     });
 
     for (const [what, metadataUrl] of [['DCR', undefined], ['CIMD', 'client.json']] as const) {

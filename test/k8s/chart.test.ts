@@ -143,6 +143,10 @@ describe('helm chart charts/connector', function () {
         }
       });
 
+      it('sets HOST to :: so api and worker listen where the probes, the Services and Prometheus reach them, whatever PUBLIC_URL is', function () {
+        expect(configMapOf(objects).HOST).to.equal('::');
+      });
+
       it('loads the ConfigMap then the Secret into api and worker with envFrom, the Secret reference optional', function () {
         const configMap = settingsConfigMaps(objects)[0]!;
         for (const component of ['api', 'worker']) {
@@ -468,6 +472,7 @@ describe('helm chart charts/connector', function () {
       ['an unknown top-level value (a typo)', ['replicaCount=3']],
       ['a drain budget of zero seconds', ['shutdown.drainSeconds=0']],
       ['a negative shutdown delay', ['shutdown.delaySeconds=-1']],
+      ['a HOST that is a name, not an address', ['config.host=localhost']],
     ];
     for (const [what, set] of rejected) {
       it(`makes helm template fail for ${what}`, function () {
@@ -477,6 +482,12 @@ describe('helm chart charts/connector', function () {
         expect(run.stderr).to.match(/schema/i);
       });
     }
+
+    it('leaves HOST out of the ConfigMap when config.host is empty, and passes another address as given', function () {
+      this.timeout(60_000);
+      expect(configMapOf(render({ set: ['config.host='] }))).not.to.have.property('HOST');
+      expect(configMapOf(render({ set: ['config.host=0.0.0.0'] })).HOST).to.equal('0.0.0.0');
+    });
 
     it('accepts an http PUBLIC_URL on localhost with a port', function () {
       this.timeout(60_000);

@@ -53,12 +53,13 @@ describe('Dockerfile', function () {
     expect(tsconfig.compilerOptions.rootDir).to.equal('.');
   });
 
-  it('installs only production dependencies in the runtime base with npm ci --omit=dev and NODE_ENV=production', function () {
+  it('installs only production dependencies in the runtime base with npm ci --omit=dev, NODE_ENV=production and HOST=::', function () {
     const runtime = stage(stages, 'runtime');
     expect(runs(runtime).some((r) => /^npm ci --omit=dev\b/.test(r))).to.equal(true);
     expect(runs(runtime).some((r) => /npm (install|i)\b/.test(r))).to.equal(false);
     const env = runtime.instructions.filter((i) => i.keyword === 'ENV').map((i) => i.args).join(' ');
     expect(env).to.match(/\bNODE_ENV=production\b/);
+    expect(env, 'every interface, whatever PUBLIC_URL is: published ports never reach the loopback').to.match(/\bHOST=::(\s|$)/);
     const copies = runtime.instructions.filter((i) => i.keyword === 'COPY').map((i) => i.args);
     expect(copies).to.include('--from=build /app/dist ./dist');
     expect(copies.some((c) => /--from=(deps|build) \/app\/node_modules/.test(c)), 'no dev node_modules copied').to.equal(false);

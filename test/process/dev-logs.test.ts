@@ -1,38 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
-import { freePort } from '../../testkit/free-port';
+import { startDev, stopDev } from '../support/dev-process';
 import { BASE_ENV } from '../support/harness';
-import { ROOT } from '../support/spawn-process';
 import { waitFor } from '../../testkit/wait-for';
-
-/** `npm run dev` (scripts/dev.ts through tsx) with a private working directory; its output is collected. */
-async function startDev(extraEnv: Record<string, string>): Promise<{ child: ChildProcess; output(): string; base: string; workdir: string }> {
-  const workdir = mkdtempSync(path.join(tmpdir(), 'connector-dev-logs-'));
-  writeFileSync(path.join(workdir, '.env'), '', { mode: 0o600 });
-  const port = await freePort();
-  const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'scripts', 'dev.ts')], {
-    cwd: workdir,
-    env: { PATH: process.env.PATH ?? '', ...BASE_ENV, PORT: String(port), METRICS_PORT: String(await freePort()), ...extraEnv },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  return { child, output: () => output, base: `http://127.0.0.1:${port}`, workdir };
-}
-
-async function stop(dev: { child: ChildProcess; workdir: string }): Promise<void> {
-  // SIGTERM, not SIGKILL: tsx relays only the signals it receives to the script.
-  if (dev.child.exitCode === null && dev.child.signalCode === null) {
-    const exited = new Promise((resolve) => dev.child.once('exit', resolve));
-    dev.child.kill('SIGTERM');
-    await exited;
-  }
-  rmSync(dev.workdir, { recursive: true, force: true });
-}
 
 describe('npm run dev log lines (scripts/dev.ts)', function () {
   this.timeout(60_000);
@@ -44,7 +13,7 @@ describe('npm run dev log lines (scripts/dev.ts)', function () {
       const line = dev.output().split('\n').find((l) => l.includes('api listening'))!;
       expect(JSON.parse(line)).to.include({ msg: 'api listening', backend: 'memory' });
     } finally {
-      await stop(dev);
+      await stopDev(dev);
     }
   });
 
@@ -61,7 +30,7 @@ describe('npm run dev log lines (scripts/dev.ts)', function () {
       expect(lines.filter((l) => l.startsWith('{')), 'no JSON line').to.deep.equal([]);
       expect(dev.output()).not.to.include('not-a-real-token').and.not.to.include(BASE_ENV.LINK_SECRET);
     } finally {
-      await stop(dev);
+      await stopDev(dev);
     }
   });
 });

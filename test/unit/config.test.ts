@@ -85,9 +85,36 @@ describe('configuration rules', () => {
   });
 
   it('CONSENT_URL takes https, or plain http on an exact loopback host (a dashboard on the developer\'s machine)', () => {
-    expect(loadConfig({ ...REQUIRED, CONSENT_URL: 'http://localhost:3000/connect' }, 'api').oauth).to.include({ consentUrl: 'http://localhost:3000/connect', devConsent: false });
+    expect(loadConfig({ ...REQUIRED, CONSENT_URL: 'http://localhost:3000/connect' }, 'api').oauth).to.include({ consentUrl: 'http://localhost:3000/connect', consentUrlSet: true });
     expect(loadConfig({ ...REQUIRED, CONSENT_URL: 'http://127.0.0.1:3000/connect' }, 'api').oauth.consentUrl).to.equal('http://127.0.0.1:3000/connect');
     expect(loadConfig({ ...REQUIRED, CONSENT_URL: 'https://dashboard.example.com/connect' }, 'api').oauth.consentUrl).to.equal('https://dashboard.example.com/connect');
+  });
+
+  it('without CONSENT_URL the consent screen is <DASHBOARD_URL>/connect, whatever PUBLIC_URL is: no variable selects the dev page', () => {
+    for (const publicUrl of [BASE_ENV.PUBLIC_URL, 'http://127.0.0.1:8787', 'https://connector.example.com']) {
+      expect(loadConfig({ ...REQUIRED, PUBLIC_URL: publicUrl }, 'api').oauth, publicUrl).to.include({ consentUrl: `${BASE_ENV.DASHBOARD_URL}/connect`, consentUrlSet: false });
+    }
+  });
+
+  it('HOST defaults to the loopback address of a loopback PUBLIC_URL, and to every interface (undefined) otherwise', () => {
+    const hostFor = (env: Record<string, string>) => loadConfig({ ...REQUIRED, ...env }, 'api').host;
+    expect(hostFor({ PUBLIC_URL: 'http://localhost:8787' })).to.equal('127.0.0.1');
+    expect(hostFor({ PUBLIC_URL: 'http://127.0.0.1:8787' })).to.equal('127.0.0.1');
+    expect(hostFor({ PUBLIC_URL: 'http://[::1]:8787' })).to.equal('::1');
+    expect(hostFor({ PUBLIC_URL: 'https://localhost' })).to.equal('127.0.0.1');
+    expect(hostFor({ PUBLIC_URL: 'https://connector.example.com' })).to.equal(undefined);
+    expect(hostFor({ PUBLIC_URL: 'https://127.0.0.2' }), 'only the exact loopback hosts PUBLIC_URL accepts for http').to.equal(undefined);
+  });
+
+  it('HOST, when set, wins in both directions; :: means every interface (undefined); it must be an IP address', () => {
+    const hostFor = (env: Record<string, string>) => loadConfig({ ...REQUIRED, ...env }, 'api').host;
+    expect(hostFor({ HOST: '0.0.0.0' })).to.equal('0.0.0.0');
+    expect(hostFor({ HOST: '::' })).to.equal(undefined);
+    expect(hostFor({ HOST: '::1', PUBLIC_URL: 'https://connector.example.com' })).to.equal('::1');
+    expect(loadConfig({ ...REQUIRED, HOST: '10.0.0.5', REDIS_URL: 'redis://127.0.0.1:6379' }, 'worker').host, 'the worker too').to.equal('10.0.0.5');
+    for (const bad of ['localhost', 'example.com', '0.0.0.0:8787', '[::1]', '256.0.0.1']) {
+      expect(problemsOf({ ...REQUIRED, HOST: bad }), bad).to.deep.equal(['HOST']);
+    }
   });
 
   it('invalid OAuth variables are refused by name like the others, not with a crash', () => {

@@ -2,8 +2,9 @@ import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { isPublicAddress } from '../../shared/platform/net/address-policy';
 import { isAllowedRedirectUri } from '../../shared/domain/oauth/client-registry';
+import { devConsentAllowed } from '../../shared/domain/oauth/dev-consent';
 import { wellKnownPaths } from '../../shared/domain/oauth/discovery';
-import { isS256Challenge, verifiesS256 } from '../../shared/domain/oauth/pkce';
+import { isS256Challenge, s256ChallengeOf, verifiesS256 } from '../../shared/domain/oauth/pkce';
 
 describe('OAuth pure logic', () => {
   it('isPublicAddress refuses loopback, private, link-local, shared, multicast and mapped addresses, and accepts public ones', () => {
@@ -23,6 +24,23 @@ describe('OAuth pure logic', () => {
     expect(verifiesS256(challenge, challenge), 'plain: the challenge itself as verifier').to.equal(false);
     expect(verifiesS256('short', createHash('sha256').update('short').digest('base64url')), 'too short').to.equal(false);
     expect(verifiesS256(undefined, challenge)).to.equal(false);
+  });
+
+  it('s256ChallengeOf derives the challenge of a well-formed verifier only', () => {
+    const verifier = 'a'.repeat(43);
+    expect(s256ChallengeOf(verifier)).to.equal(createHash('sha256').update(verifier).digest('base64url'));
+    for (const bad of ['short', 'a'.repeat(129), 'a'.repeat(42) + '!', undefined, 42]) expect(s256ChallengeOf(bad), String(bad)).to.equal(undefined);
+  });
+
+  it('the dev consent page is allowed only with a loopback PUBLIC_URL, a loopback listener and no CONSENT_URL', () => {
+    const local = { publicUrl: 'http://localhost:8787', host: '127.0.0.1', oauth: { consentUrlSet: false } };
+    expect(devConsentAllowed(local)).to.equal(true);
+    expect(devConsentAllowed({ ...local, publicUrl: 'http://[::1]:8787', host: '::1' })).to.equal(true);
+    expect(devConsentAllowed({ ...local, oauth: { consentUrlSet: true } }), 'CONSENT_URL set').to.equal(false);
+    expect(devConsentAllowed({ ...local, publicUrl: 'https://connector.example.com' }), 'public PUBLIC_URL').to.equal(false);
+    for (const host of [undefined, '0.0.0.0', '192.0.2.2', 'fd00::2', '::ffff:192.0.2.2']) {
+      expect(devConsentAllowed({ ...local, host }), `listening on ${host ?? 'every interface'}`).to.equal(false);
+    }
   });
 
   it('redirect URIs: https anywhere, http only on loopback, reverse-domain private schemes, never fragments', () => {

@@ -23,10 +23,14 @@ export class MemoryOAuthStateStore implements OAuthStateStore {
 
   async consume(kind: OAuthStateKind, key: string): Promise<ConsumedRecord | undefined> {
     const entry = this.live(kind, key);
+    return entry && take(entry);
+  }
+
+  async consumeMatching(kind: OAuthStateKind, key: string, fields: Readonly<Record<string, string>>): Promise<ConsumedRecord | 'mismatch' | undefined> {
+    const entry = this.live(kind, key);
     if (!entry) return undefined;
-    const reused = entry.consumed;
-    entry.consumed = true;
-    return { value: entry.value, reused };
+    // Checked and taken in one synchronous step: nothing can consume the entry in between.
+    return hasFields(entry.value, fields) ? take(entry) : 'mismatch';
   }
 
   async insertCapped(kind: OAuthStateKind, key: string, value: string, ttlSeconds: number, cap: number): Promise<boolean> {
@@ -56,6 +60,25 @@ export class MemoryOAuthStateStore implements OAuthStateStore {
     const now = Date.now();
     for (const [key, entry] of this.space(kind)) if (entry.expiresAt <= now) this.space(kind).delete(key);
   }
+}
+
+/** Marks an entry consumed and hands it out, saying whether it already was. */
+function take(entry: Entry): ConsumedRecord {
+  const reused = entry.consumed;
+  entry.consumed = true;
+  return { value: entry.value, reused };
+}
+
+/** True when `value` is a JSON object holding every one of `fields` with exactly that value. */
+function hasFields(value: string, fields: Readonly<Record<string, string>>): boolean {
+  let record: unknown;
+  try {
+    record = JSON.parse(value);
+  } catch {
+    return false;
+  }
+  if (typeof record !== 'object' || record === null) return false;
+  return Object.entries(fields).every(([name, expected]) => Object.hasOwn(record, name) && (record as Record<string, unknown>)[name] === expected);
 }
 
 function expiry(ttlSeconds: number): number {

@@ -21,6 +21,20 @@ redis.call('HSET', KEYS[1], 'c', '1')
 return {fields[1], fields[2]}
 `;
 
+// CONSUME, only when the JSON value holds each ARGV pair (field name, expected string): checked and marked in
+// one step, so a presentation that fails the check leaves the record exactly as it was. 0: a mismatch.
+const CONSUME_MATCHING = `
+local fields = redis.call('HMGET', KEYS[1], 'v', 'c')
+if not fields[1] then return nil end
+local ok, record = pcall(cjson.decode, fields[1])
+if not ok or type(record) ~= 'table' then return 0 end
+for i = 1, #ARGV, 2 do
+  if record[ARGV[i]] ~= ARGV[i + 1] then return 0 end
+end
+redis.call('HSET', KEYS[1], 'c', '1')
+return {fields[1], fields[2]}
+`;
+
 // The index is a sorted set of keys scored by expiry (ms); expired members are dropped before counting.
 // ARGV: value, ttl seconds, cap, now ms.
 const INSERT_CAPPED = `
@@ -38,6 +52,7 @@ return 1
 export class RedisOAuthStateStore implements OAuthStateStore {
   private readonly putScript: LuaScript<number>;
   private readonly consumeScript: LuaScript<[string, string] | null>;
+  private readonly consumeMatchingScript: LuaScript<[string, string] | 0 | null>;
   private readonly insertCappedScript: LuaScript<number>;
 
   constructor(
@@ -47,6 +62,7 @@ export class RedisOAuthStateStore implements OAuthStateStore {
   ) {
     this.putScript = defineLuaScript(client, 'oauth_put', 1, PUT);
     this.consumeScript = defineLuaScript(client, 'oauth_consume', 1, CONSUME);
+    this.consumeMatchingScript = defineLuaScript(client, 'oauth_consume_matching', 1, CONSUME_MATCHING);
     this.insertCappedScript = defineLuaScript(client, 'oauth_insert_capped', 2, INSERT_CAPPED);
   }
 
@@ -61,6 +77,12 @@ export class RedisOAuthStateStore implements OAuthStateStore {
 
   async consume(kind: OAuthStateKind, key: string): Promise<ConsumedRecord | undefined> {
     const found = await this.guard.commands(() => this.consumeScript([this.keys.oauth(kind, key)], []));
+    return found ? { value: found[0], reused: found[1] === '1' } : undefined;
+  }
+
+  async consumeMatching(kind: OAuthStateKind, key: string, fields: Readonly<Record<string, string>>): Promise<ConsumedRecord | 'mismatch' | undefined> {
+    const found = await this.guard.commands(() => this.consumeMatchingScript([this.keys.oauth(kind, key)], Object.entries(fields).flat()));
+    if (found === 0) return 'mismatch';
     return found ? { value: found[0], reused: found[1] === '1' } : undefined;
   }
 

@@ -3,8 +3,8 @@ import { NotFoundError } from '../../platform/errors/not-found-error';
 import type { ConnectionStore } from '../connections/connection-store';
 import type { OAuthStateStore } from './oauth-state-store';
 import { newId } from '../../platform/util/ids';
-import type { ClientRegistry } from './client-registry';
-import { OAuthProtocolError } from './oauth-protocol-error';
+import type { ClientRegistry, OAuthClient } from './client-registry';
+import { OAuthProtocolError, type OAuthErrorCode } from './oauth-protocol-error';
 import { hashSecret, newOpaqueSecret } from './opaque-secret';
 import { redirectWith, type CodeGrant, type PendingRequest } from './pending-request';
 import { isS256Challenge } from './pkce';
@@ -38,7 +38,8 @@ export interface ConsentOutcome {
 /**
  * The authorization endpoint's logic and the consent hand-off: `/oauth/authorize` checks the request and
  * parks it; the dashboard reads it and answers it; approval makes a connection for the subject and a
- * single-use code. Everything lives in the backend's store, so each step may land on any replica.
+ * single-use code, and records that a person approved the client with that redirect URI. Everything lives
+ * in the backend's store, so each step may land on any replica.
  */
 export class ConsentService {
   constructor(
@@ -51,7 +52,7 @@ export class ConsentService {
   /**
    * Checks an authorization request and answers where to send the browser: the consent screen, or the
    * client's redirect URI with an error. Throws (to be shown, never redirected) while the client or its
-   * redirect URI is not established.
+   * redirect URI is not established, and while the redirect URI is not trusted (see {@link trustsRedirect}).
    */
   async authorize(params: Record<string, unknown>): Promise<string> {
     const client = await this.clients.find(params.client_id);
@@ -60,8 +61,10 @@ export class ConsentService {
       throw new OAuthProtocolError('invalid_request', 'redirect_uri is missing or not registered for this client');
     }
     const state = typeof params.state === 'string' ? params.state : undefined;
-    const fail = (error: string, description: string) =>
-      redirectWith(redirectUri, { error, error_description: description, state, iss: this.settings.issuer });
+    const fail = async (error: OAuthErrorCode, description: string): Promise<string> => {
+      if (!(await this.trustsRedirect(client, redirectUri))) throw new OAuthProtocolError(error, description);
+      return redirectWith(redirectUri, { error, error_description: description, state, iss: this.settings.issuer });
+    };
     if (params.response_type !== 'code') return fail('unsupported_response_type', 'response_type must be code');
     if (params.code_challenge_method !== 'S256') return fail('invalid_request', 'PKCE with code_challenge_method S256 is required');
     if (!isS256Challenge(params.code_challenge)) return fail('invalid_request', 'code_challenge is not a valid S256 challenge');
@@ -118,13 +121,32 @@ export class ConsentService {
     const code = newOpaqueSecret();
     const grant: CodeGrant = { connectionId, subject, clientId: pending.clientId, redirectUri: pending.redirectUri, codeChallenge: pending.codeChallenge };
     await this.store.put('code', hashSecret(code), JSON.stringify(grant), this.settings.codeTtlSeconds);
+    // Renewed with every approval, so the mark lasts as long as the newest grant it came with could.
+    await this.store.put('approved', approvalKey(pending.clientId, pending.redirectUri), '1', this.settings.grantTtlSeconds);
     return { redirectTo: redirectWith(pending.redirectUri, { code, ...base }), connectionId };
+  }
+
+  /**
+   * Whether errors may be sent to this redirect URI (RFC 9700 §4.11.2: only to a URI the server trusts).
+   * Anyone can register a public client, by DCR or with a metadata document, naming any URI; redirecting
+   * its errors before a person has approved it would make the connector an open redirector. A confidential
+   * client's URIs were registered by the operator. The approval is of this client with this very URI.
+   */
+  private async trustsRedirect(client: OAuthClient, redirectUri: string): Promise<boolean> {
+    // Only the operator makes confidential clients (OAUTH_CLIENTS, npm run oauth:client); DCR and CIMD are public.
+    if (client.secretSha256 !== undefined) return true;
+    return (await this.store.get('approved', approvalKey(client.clientId, redirectUri))) !== undefined;
   }
 }
 
 /** RFC 8707: the one resource is `PUBLIC_URL`; a trailing slash is the same resource. */
 export function sameResource(resource: unknown, publicUrl: string): boolean {
   return typeof resource === 'string' && resource.replace(/\/+$/, '') === publicUrl.replace(/\/+$/, '');
+}
+
+/** The store key of a person's approval of a client with one redirect URI. */
+function approvalKey(clientId: string, redirectUri: string): string {
+  return JSON.stringify([clientId, redirectUri]);
 }
 
 function expiredRequest(): NotFoundError {

@@ -5,7 +5,7 @@ import type { OAuthClient } from './client-registry';
 import { OAuthProtocolError } from './oauth-protocol-error';
 import { hashSecret, newOpaqueSecret } from './opaque-secret';
 import type { CodeGrant, RefreshGrant } from './pending-request';
-import { verifiesS256 } from './pkce';
+import { s256ChallengeOf } from './pkce';
 import { sameResource } from './consent-service';
 
 /** The token endpoint's success answer (RFC 6749 §5.1). */
@@ -25,7 +25,8 @@ export interface GrantHooks {
 /**
  * The token and revocation endpoints' logic. Access tokens are the connector's own JWTs for the grant's
  * connection; refresh tokens are opaque, stored hashed, rotated on every use, and a replayed one (or a
- * replayed code) revokes the connection, since one of the two presenters must be a thief.
+ * replayed code) revokes the connection, since one of the two presenters must be a thief. A presentation
+ * that does not match what the code or token was issued to changes nothing.
  */
 export class GrantService {
   constructor(
@@ -36,35 +37,45 @@ export class GrantService {
     private readonly hooks: GrantHooks = {},
   ) {}
 
-  /** `grant_type=authorization_code`, for an already authenticated client. */
+  /**
+   * `grant_type=authorization_code`, for an already authenticated client. The code is used up only by a
+   * request that could redeem it: its client, redirect URI and PKCE verifier are matched in the same atomic
+   * step that consumes it. Anything else is refused and leaves the code to its rightful client, so a thief
+   * who presents a stolen code cannot spend it or, by making the real redemption look like a replay, revoke
+   * the grant.
+   */
   async exchangeCode(client: OAuthClient, form: Record<string, unknown>): Promise<TokenAnswer> {
     if (typeof form.code !== 'string' || form.code.length > 256) throw invalidGrant('code is missing');
-    if (form.resource !== undefined && !sameResource(form.resource, this.settings.issuer)) {
-      throw new OAuthProtocolError('invalid_target', 'resource must be this connector');
-    }
-    const consumed = await this.store.consume('code', hashSecret(form.code));
+    this.checkResource(form);
+    if (typeof form.redirect_uri !== 'string') throw invalidGrant('redirect_uri does not match the authorization request');
+    const challenge = s256ChallengeOf(form.code_verifier);
+    if (challenge === undefined) throw invalidGrant('code_verifier does not match the code challenge');
+    // Plain comparisons suffice here: the challenge and the redirect URI travelled through the browser, so they
+    // are not secrets; the secret, the verifier, is only ever hashed.
+    const binding = { clientId: client.clientId, redirectUri: form.redirect_uri, codeChallenge: challenge } satisfies Partial<CodeGrant>;
+    const consumed = await this.store.consumeMatching('code', hashSecret(form.code), binding);
     if (!consumed) throw invalidGrant('the code is unknown or expired');
+    if (consumed === 'mismatch') throw invalidGrant('the code was issued to another client, or redirect_uri or code_verifier does not match');
     const grant = JSON.parse(consumed.value) as CodeGrant;
     if (consumed.reused) {
       await this.revoke(grant.connectionId);
       throw invalidGrant('the code was already used');
     }
-    if (grant.clientId !== client.clientId) throw invalidGrant('the code was issued to another client');
-    if (form.redirect_uri !== grant.redirectUri) throw invalidGrant('redirect_uri does not match the authorization request');
-    if (!verifiesS256(form.code_verifier, grant.codeChallenge)) throw invalidGrant('code_verifier does not match the code challenge');
     return this.issue(grant);
   }
 
-  /** `grant_type=refresh_token`: rotates the refresh token; a reused one revokes the connection. */
+  /**
+   * `grant_type=refresh_token`: rotates the refresh token; a reused one revokes the connection. A token
+   * presented by another client is refused without being used up (matched and consumed atomically).
+   */
   async refresh(client: OAuthClient, form: Record<string, unknown>): Promise<TokenAnswer> {
     if (typeof form.refresh_token !== 'string' || form.refresh_token.length > 256) throw invalidGrant('refresh_token is missing');
-    if (form.resource !== undefined && !sameResource(form.resource, this.settings.issuer)) {
-      throw new OAuthProtocolError('invalid_target', 'resource must be this connector');
-    }
-    const consumed = await this.store.consume('refresh', hashSecret(form.refresh_token));
+    this.checkResource(form);
+    const binding = { clientId: client.clientId } satisfies Partial<RefreshGrant>;
+    const consumed = await this.store.consumeMatching('refresh', hashSecret(form.refresh_token), binding);
     if (!consumed) throw invalidGrant('the refresh token is unknown or expired');
+    if (consumed === 'mismatch') throw invalidGrant('the refresh token was issued to another client');
     const grant = JSON.parse(consumed.value) as RefreshGrant;
-    if (grant.clientId !== client.clientId) throw invalidGrant('the refresh token was issued to another client');
     if (consumed.reused) {
       await this.revoke(grant.connectionId);
       throw invalidGrant('the refresh token was already used; the connection is revoked');
@@ -85,6 +96,13 @@ export class GrantService {
     }
     const principal = await this.tokens.verify(token).catch(() => undefined);
     if (principal?.client?.id === client.clientId) await this.revoke(principal.connectionId);
+  }
+
+  /** RFC 8707: a `resource`, when given, must be this connector. */
+  private checkResource(form: Record<string, unknown>): void {
+    if (form.resource !== undefined && !sameResource(form.resource, this.settings.issuer)) {
+      throw new OAuthProtocolError('invalid_target', 'resource must be this connector');
+    }
   }
 
   private async issue(grant: RefreshGrant): Promise<TokenAnswer> {

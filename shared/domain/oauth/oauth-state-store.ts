@@ -1,5 +1,8 @@
-/** The kinds of OAuth state the connector keeps; each is its own key space. */
-export type OAuthStateKind = 'request' | 'code' | 'refresh' | 'client' | 'cimd';
+/**
+ * The kinds of OAuth state the connector keeps; each is its own key space. `approved` marks a client and
+ * redirect URI a person has approved once (see `ConsentService`).
+ */
+export type OAuthStateKind = 'request' | 'code' | 'refresh' | 'client' | 'cimd' | 'approved';
 
 /** A record handed out by {@link OAuthStateStore.consume}. */
 export interface ConsumedRecord {
@@ -23,6 +26,12 @@ export interface OAuthStateStore {
    * stays until its expiry, so a second use is recognised as reuse rather than as an unknown key.
    */
   consume(kind: OAuthStateKind, key: string): Promise<ConsumedRecord | undefined>;
+  /**
+   * {@link consume}, but only when the record (a JSON object) has each of `fields` with exactly that string
+   * value; otherwise answers `'mismatch'` and leaves the record as it was, consumed or not. Checking and
+   * consuming are one atomic step, so a presentation that fails the check can never use a record up.
+   */
+  consumeMatching(kind: OAuthStateKind, key: string, fields: Readonly<Record<string, string>>): Promise<ConsumedRecord | 'mismatch' | undefined>;
   /** Saves a new record unless `cap` live records of the kind exist already; resolves to whether it did. */
   insertCapped(kind: OAuthStateKind, key: string, value: string, ttlSeconds: number, cap: number): Promise<boolean>;
 }

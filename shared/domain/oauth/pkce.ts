@@ -12,5 +12,11 @@ export function isS256Challenge(challenge: unknown): challenge is string {
 
 /** PKCE S256 (the only method offered): BASE64URL(SHA256(verifier)) must equal the stored challenge. */
 export function verifiesS256(verifier: unknown, challenge: string): boolean {
-  return typeof verifier === 'string' && VERIFIER.test(verifier) && digestsEqual(hashSecret(verifier), challenge);
+  const derived = s256ChallengeOf(verifier);
+  return derived !== undefined && digestsEqual(derived, challenge);
+}
+
+/** The S256 challenge of a well-formed verifier (BASE64URL(SHA256(verifier))); undefined for anything else. */
+export function s256ChallengeOf(verifier: unknown): string | undefined {
+  return typeof verifier === 'string' && VERIFIER.test(verifier) ? hashSecret(verifier) : undefined;
 }

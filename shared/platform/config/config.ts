@@ -2,6 +2,7 @@ import { cleanEnv, str, type Spec } from 'envalid';
 import { ConfigError } from '../errors/config-error';
 import { loadOAuthSettings, OAUTH_VARIABLES, type OAuthSettings } from './oauth-config';
 import { loadWebhookSettings, WEBHOOK_VARIABLES, type WebhookSettings } from './webhook-settings';
+import { listenHostAddress, resolveListenHost } from './listen-host';
 import { loadRedisSettings, REDIS_VARIABLES, type RedisConnection } from './redis-settings';
 import { httpsUrl, intInRange, originList, publicUrl, secretOfAtLeast } from './validators';
 
@@ -16,6 +17,8 @@ export interface Config {
   readonly linkSecret: string;
   readonly port: number;
   readonly metricsPort: number;
+  /** The address the API's and the metrics listeners bind (`HOST`, see {@link resolveListenHost}); undefined: every interface. */
+  readonly host: string | undefined;
   /** How to reach Redis (one node, Sentinel or Cluster); undefined: the embedded in-memory backend. */
   readonly redis: RedisConnection | undefined;
   readonly redisKeyPrefix: string;
@@ -80,6 +83,7 @@ function coreVariables(role: ProcessRole) {
     DASHBOARD_URL: httpsUrl({ desc: 'where users revoke access' }),
     LINK_SECRET: secretOfAtLeast(1)({ desc: 'shared secret checked on /v1/link' }),
     PORT: intInRange(0, 65_535)({ default: 8787 }),
+    HOST: listenHostAddress({ default: undefined }),
     METRICS_PORT: intInRange(0, 65_535)({ default: role === 'worker' ? 9465 : 9464 }),
     REDIS_KEY_PREFIX: str({ default: 'connector:' }),
     LOG_LEVEL: str({ choices: LOG_LEVELS, default: 'info' }),
@@ -140,9 +144,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
   }
   // Braces in the prefix would become every key's hash tag and put all data in one cluster slot.
   if (/[{}]/.test(clean.REDIS_KEY_PREFIX)) problems.push({ name: 'REDIS_KEY_PREFIX', reason: 'must not contain { or }' });
-  // envalid refuses to read a variable that failed validation, so the URLs are only passed on when valid.
-  const urlsValid = !problems.some((p) => p.name === 'PUBLIC_URL' || p.name === 'DASHBOARD_URL');
-  const oauth = loadOAuthSettings(env, urlsValid ? { publicUrl: clean.PUBLIC_URL, dashboardUrl: clean.DASHBOARD_URL } : {}, problems);
+  // envalid refuses to read a variable that failed validation, so the URL is only passed on when valid.
+  const dashboardValid = !problems.some((p) => p.name === 'DASHBOARD_URL');
+  const oauth = loadOAuthSettings(env, dashboardValid ? { dashboardUrl: clean.DASHBOARD_URL } : {}, problems);
   const webhooks = loadWebhookSettings(env, problems);
   // Node refuses a request timeout shorter than the headers timeout.
   if (clean.HTTP_REQUEST_TIMEOUT_MS < clean.HTTP_HEADERS_TIMEOUT_MS && !problems.some((p) => p.name.startsWith('HTTP_'))) {
@@ -157,6 +161,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
     linkSecret: clean.LINK_SECRET,
     port: clean.PORT,
     metricsPort: clean.METRICS_PORT,
+    host: resolveListenHost(clean.HOST, clean.PUBLIC_URL),
     redis: redis.connection,
     redisKeyPrefix: clean.REDIS_KEY_PREFIX,
     jobQueueShards: redis.queueShards,

@@ -1,5 +1,5 @@
 import { cleanEnv, makeValidator } from 'envalid';
-import { consentUrl, intInRange, LOOPBACK_HOSTS } from './validators';
+import { consentUrl, intInRange } from '../config/validators';
 
 /** A client registered ahead of time (GPT Actions): only the SHA-256 of its secret is kept. */
 export interface PreRegisteredClient {
@@ -12,10 +12,10 @@ export interface PreRegisteredClient {
 
 /** The OAuth settings, validated with the rest of the configuration. */
 export interface OAuthSettings {
-  /** Where `/oauth/authorize` sends the browser, with `?request=<id>`. */
+  /** Where `/oauth/authorize` sends the browser, with `?request=<id>`: `CONSENT_URL`, or `<DASHBOARD_URL>/connect`. */
   readonly consentUrl: string;
-  /** True when the dev consent page is served (a loopback PUBLIC_URL and no CONSENT_URL). */
-  readonly devConsent: boolean;
+  /** True when `CONSENT_URL` is set; `npm run dev`'s consent page then stays off (see `dev-consent.ts`). */
+  readonly consentUrlSet: boolean;
   readonly accessTokenTtlSeconds: number;
   readonly requestTtlSeconds: number;
   readonly codeTtlSeconds: number;
@@ -62,7 +62,7 @@ export const OAUTH_VARIABLES = {
 /** Returned when an OAuth variable is invalid: never used, since the configuration is then refused. */
 const UNUSABLE: OAuthSettings = {
   consentUrl: '',
-  devConsent: false,
+  consentUrlSet: false,
   accessTokenTtlSeconds: 0,
   requestTtlSeconds: 0,
   codeTtlSeconds: 0,
@@ -76,7 +76,7 @@ const UNUSABLE: OAuthSettings = {
  */
 export function loadOAuthSettings(
   env: NodeJS.ProcessEnv,
-  base: { publicUrl?: string; dashboardUrl?: string },
+  base: { dashboardUrl?: string },
   problems: Array<{ name: string; reason: string }>,
 ): OAuthSettings {
   const known = problems.length;
@@ -94,12 +94,9 @@ export function loadOAuthSettings(
   );
   // envalid throws when a variable that failed is read; the caller refuses the configuration anyway.
   if (problems.length > known) return UNUSABLE;
-  const loopback = base.publicUrl !== undefined && LOOPBACK_HOSTS.has(new URL(base.publicUrl).hostname);
-  const devConsent = loopback && !clean.CONSENT_URL;
-  const consentUrl = clean.CONSENT_URL ?? (devConsent ? `${base.publicUrl}${DEV_CONSENT_PATH}` : `${(base.dashboardUrl ?? '').replace(/\/+$/, '')}/connect`);
   return {
-    consentUrl,
-    devConsent,
+    consentUrl: clean.CONSENT_URL ?? `${(base.dashboardUrl ?? '').replace(/\/+$/, '')}/connect`,
+    consentUrlSet: clean.CONSENT_URL !== undefined,
     accessTokenTtlSeconds: clean.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
     requestTtlSeconds: clean.OAUTH_REQUEST_TTL_SECONDS,
     codeTtlSeconds: clean.OAUTH_CODE_TTL_SECONDS,

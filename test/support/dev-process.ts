@@ -1,0 +1,47 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freePort } from '../../testkit/free-port';
+import { BASE_ENV } from './harness';
+import { ROOT } from './spawn-process';
+
+/** A running `npm run dev` with its collected output and the ports it was given. */
+export interface DevProcess {
+  child: ChildProcess;
+  output(): string;
+  base: string;
+  port: number;
+  metricsPort: number;
+  workdir: string;
+}
+
+/**
+ * `npm run dev` (scripts/dev.ts through tsx) with `BASE_ENV` plus `extraEnv` and a private working directory
+ * (an empty `.env`, so nothing is generated into the repository); stdout and stderr are collected together.
+ */
+export async function startDev(extraEnv: Record<string, string>): Promise<DevProcess> {
+  const workdir = mkdtempSync(path.join(tmpdir(), 'connector-dev-'));
+  writeFileSync(path.join(workdir, '.env'), '', { mode: 0o600 });
+  const port = await freePort();
+  const metricsPort = await freePort();
+  const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'scripts', 'dev.ts')], {
+    cwd: workdir,
+    env: { PATH: process.env.PATH ?? '', ...BASE_ENV, PORT: String(port), METRICS_PORT: String(metricsPort), ...extraEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  return { child, output: () => output, base: `http://127.0.0.1:${port}`, port, metricsPort, workdir };
+}
+
+/** Stops a dev process with SIGTERM (tsx relays only the signals it receives) and removes its directory. */
+export async function stopDev(dev: Pick<DevProcess, 'child' | 'workdir'>): Promise<void> {
+  if (dev.child.exitCode === null && dev.child.signalCode === null) {
+    const exited = new Promise((resolve) => dev.child.once('exit', resolve));
+    dev.child.kill('SIGTERM');
+    await exited;
+  }
+  rmSync(dev.workdir, { recursive: true, force: true });
+}
