@@ -1,7 +1,8 @@
-import { OAuthClientMetadataSchema } from '@modelcontextprotocol/core';
 import type { OAuthStateStore } from '../stores/oauth-state-store';
 import { newId } from '../util/ids';
-import { CimdFetchError, fetchClientMetadata, type CimdFetchOptions } from './cimd-fetcher';
+import type { CimdFetchOptions } from './cimd-fetcher';
+import { parseClientMetadata, showableClientName } from './client-metadata';
+import { MetadataDocumentClients } from './metadata-document-clients';
 import type { PreRegisteredClient } from './oauth-config';
 import { OAuthProtocolError } from './oauth-protocol-error';
 import { digestsEqual, hashSecret } from './opaque-secret';
@@ -17,34 +18,31 @@ export interface OAuthClient {
 
 /** Registrations are dropped after this long; a client that still holds a grant registers again. */
 const REGISTRATION_TTL_SECONDS = 180 * 86_400;
-/** How long a fetched metadata document is trusted before it is fetched again. */
-const CIMD_CACHE_SECONDS = 300;
-const MAX_REDIRECT_URIS = 10;
-const MAX_NAME = 100;
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
  * Finds and registers clients: pre-registered confidential ones (from `OAUTH_CLIENTS` or the store),
  * dynamically registered public ones (RFC 7591), and Client ID Metadata Documents (an https `client_id`,
- * fetched with SSRF limits and cached in the store). Client metadata is parsed with the MCP SDK's schema.
+ * see {@link MetadataDocumentClients}). Client metadata is parsed by {@link parseClientMetadata}.
  */
 export class ClientRegistry {
   private readonly preRegistered: Map<string, PreRegisteredClient>;
   private readonly maxRegistered: number;
+  private readonly documents: MetadataDocumentClients;
 
   constructor(
     private readonly store: OAuthStateStore,
     settings: { clients: readonly PreRegisteredClient[]; maxRegisteredClients: number },
-    private readonly cimd: CimdFetchOptions = {},
+    cimd: CimdFetchOptions = {},
   ) {
     this.maxRegistered = settings.maxRegisteredClients;
     this.preRegistered = new Map(settings.clients.map((client) => [client.client_id, client]));
+    this.documents = new MetadataDocumentClients(store, cimd);
   }
 
   /** The client with this id; `invalid_client` when there is none. */
   async find(clientId: unknown): Promise<OAuthClient> {
     if (typeof clientId !== 'string' || clientId.length === 0 || clientId.length > 512) throw unknownClient();
-    if (clientId.startsWith('https://') || clientId.startsWith('http://')) return this.fromMetadataDocument(clientId);
+    if (clientId.startsWith('https://') || clientId.startsWith('http://')) return this.documents.find(clientId);
     const configured = this.preRegistered.get(clientId);
     if (configured) return fromStored(configured);
     const stored = await this.store.get('client', clientId);
@@ -54,7 +52,7 @@ export class ClientRegistry {
 
   /** Dynamic Client Registration (RFC 7591) of a public client; the answer is the registration. */
   async register(body: unknown): Promise<Record<string, unknown>> {
-    const metadata = parseMetadata(body);
+    const metadata = parseClientMetadata(body);
     const method = metadata.token_endpoint_auth_method ?? 'none';
     if (method !== 'none') throw new OAuthProtocolError('invalid_client_metadata', 'only public clients (token_endpoint_auth_method "none") may register');
     const clientId = newId('dcr');
@@ -82,68 +80,16 @@ export class ClientRegistry {
     }
     if (secret === undefined || !digestsEqual(hashSecret(secret), client.secretSha256)) throw badClientAuth(usedBasic);
   }
-
-  private async fromMetadataDocument(url: string): Promise<OAuthClient> {
-    checkMetadataUrl(url);
-    const cached = await this.store.get('cimd', url);
-    if (cached) return JSON.parse(cached) as OAuthClient;
-    let document: unknown;
-    try {
-      document = await fetchClientMetadata(url, this.cimd);
-    } catch (error) {
-      throw new OAuthProtocolError('invalid_client', error instanceof CimdFetchError ? error.message : 'the client metadata document could not be fetched');
-    }
-    const metadata = parseMetadata(document, 'invalid_client');
-    if ((document as { client_id?: unknown }).client_id !== url) throw new OAuthProtocolError('invalid_client', 'the metadata document names another client_id');
-    if ((metadata.token_endpoint_auth_method ?? 'none') !== 'none') throw new OAuthProtocolError('invalid_client', 'only public clients may use a metadata document');
-    const client: OAuthClient = { clientId: url, clientName: metadata.client_name, redirectUris: metadata.redirect_uris };
-    await this.store.put('cimd', url, JSON.stringify(client), CIMD_CACHE_SECONDS);
-    return client;
-  }
 }
 
 function fromStored(stored: Omit<PreRegisteredClient, 'secret_sha256'> & { secret_sha256?: string }): OAuthClient {
-  return { clientId: stored.client_id, clientName: stored.client_name, redirectUris: stored.redirect_uris, secretSha256: stored.secret_sha256 };
-}
-
-/** A metadata URL: https, a path, nothing that could make two URLs name one client. */
-function checkMetadataUrl(raw: string): void {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw unknownClient();
-  }
-  if (url.protocol !== 'https:') throw new OAuthProtocolError('invalid_client', 'the client_id must be an https URL');
-  if (url.pathname === '/' || url.hash || url.username || url.password || /\/\.\.?(\/|$)/.test(raw)) {
-    throw new OAuthProtocolError('invalid_client', 'the client_id URL is not a valid metadata document URL');
-  }
-}
-
-/** Parses client metadata with the SDK's schema and the connector's own rules on redirect URIs. */
-function parseMetadata(body: unknown, code: 'invalid_client_metadata' | 'invalid_client' = 'invalid_client_metadata') {
-  const parsed = OAuthClientMetadataSchema.safeParse(body);
-  if (!parsed.success) throw new OAuthProtocolError(code, 'the client metadata is not valid');
-  const { redirect_uris: uris, token_endpoint_auth_method } = parsed.data;
-  if (uris.length === 0 || uris.length > MAX_REDIRECT_URIS || !uris.every(isAllowedRedirectUri)) {
-    throw new OAuthProtocolError(code === 'invalid_client' ? code : 'invalid_redirect_uri', 'redirect_uris must be https, loopback http or a private-use scheme');
-  }
-  const name = typeof parsed.data.client_name === 'string' && parsed.data.client_name.trim() ? parsed.data.client_name.trim() : 'Unnamed app';
-  return { redirect_uris: uris, token_endpoint_auth_method, client_name: name.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').slice(0, MAX_NAME) };
-}
-
-/** https anywhere; http only on a loopback host (native apps, RFC 8252); or a reverse-domain private scheme. */
-export function isAllowedRedirectUri(raw: string): boolean {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return false;
-  }
-  if (url.hash || url.username || url.password || raw.length > 2000) return false;
-  if (url.protocol === 'https:') return true;
-  if (url.protocol === 'http:') return LOOPBACK.has(url.hostname);
-  return /^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+:$/.test(url.protocol);
+  return {
+    clientId: stored.client_id,
+    // Registrations made by an earlier release may hold a name with bidirectional controls in it.
+    clientName: showableClientName(stored.client_name),
+    redirectUris: stored.redirect_uris,
+    secretSha256: stored.secret_sha256,
+  };
 }
 
 function unknownClient(): OAuthProtocolError {

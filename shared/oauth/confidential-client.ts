@@ -1,6 +1,6 @@
 import { newId } from '../util/ids';
 import type { OAuthStateStore } from '../stores/oauth-state-store';
-import { isAllowedRedirectUri } from './client-registry';
+import { isAllowedRedirectUri } from './client-metadata';
 import type { PreRegisteredClient } from './oauth-config';
 import { hashSecret, newOpaqueSecret } from './opaque-secret';
 

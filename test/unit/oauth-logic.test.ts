@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { isPublicAddress } from '../../shared/oauth/address-policy';
-import { isAllowedRedirectUri } from '../../shared/oauth/client-registry';
+import { isJsonContentType } from '../../shared/oauth/cimd-fetcher';
+import { isAllowedRedirectUri, showableClientName } from '../../shared/oauth/client-metadata';
 import { wellKnownPaths } from '../../shared/oauth/discovery';
 import { isS256Challenge, verifiesS256 } from '../../shared/oauth/pkce';
 
@@ -31,6 +32,24 @@ describe('OAuth pure logic', () => {
     for (const address of ['64:ff9b::808:808', '64:ff9b::8.8.8.8', '2a00:1450:4001:80b::200e', '2001:4860:4860::8888']) {
       expect(isPublicAddress(address), address).to.equal(true);
     }
+  });
+
+  it('isJsonContentType accepts application/json and application/*+json, parameters allowed, and refuses everything else', () => {
+    for (const type of ['application/json', 'Application/JSON; charset=utf-8', 'application/vnd.example.client+json', ' application/json ;x=y']) {
+      expect(isJsonContentType(type), type).to.equal(true);
+    }
+    for (const type of [undefined, '', 'text/plain', 'text/html', 'text/json', 'application/jsonp', 'application/json5', 'application/+json', 'application/x+json+xml', 'multipart/x+json']) {
+      expect(isJsonContentType(type), String(type)).to.equal(false);
+    }
+  });
+
+  it('showableClientName removes control and every bidirectional-control character, and names an empty result', () => {
+    const bidi = '\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c';
+    expect(showableClientName(`${bidi}My\u0000 App\u009f${bidi}`)).to.equal('My App');
+    expect(showableClientName('\u202eppA')).to.equal('ppA');
+    expect(showableClientName('Caf\u00e9 \u{1F600}')).to.equal('Caf\u00e9 \u{1F600}');
+    expect(showableClientName(` ${bidi} `)).to.equal('Unnamed app');
+    expect(showableClientName(undefined)).to.equal('Unnamed app');
   });
 
   it('verifiesS256 accepts exactly the verifier whose SHA-256 is the challenge', () => {
