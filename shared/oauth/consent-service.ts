@@ -3,6 +3,7 @@ import { NotFoundError } from '../errors/not-found-error';
 import type { ConnectionStore } from '../stores/connection-store';
 import type { OAuthStateStore } from '../stores/oauth-state-store';
 import { newId } from '../util/ids';
+import { showableClientName } from './client-metadata';
 import type { ClientRegistry } from './client-registry';
 import { OAuthProtocolError } from './oauth-protocol-error';
 import { hashSecret, newOpaqueSecret } from './opaque-secret';
@@ -19,10 +20,14 @@ export interface ConsentSettings {
   grantTtlSeconds: number;
 }
 
-/** What the dashboard is shown about a pending request. */
+/**
+ * What the dashboard is shown about a pending request. The redirect URI's scheme and host are as the URI
+ * has them: for `com.example.app://evil.test/cb` the scheme `com.example.app` says the browser goes to an
+ * app, whatever the host claims.
+ */
 export interface PendingView {
   request: string;
-  client: { client_id: string; client_name: string; redirect_host: string };
+  client: { client_id: string; client_name: string; redirect_scheme: string; redirect_host: string };
   expires_at: string;
 }
 
@@ -87,9 +92,16 @@ export class ConsentService {
     const stored = await this.store.get('request', requestId);
     if (!stored) throw expiredRequest();
     const pending = JSON.parse(stored) as PendingRequest;
+    const redirect = new URL(pending.redirectUri);
     return {
       request: requestId,
-      client: { client_id: pending.clientId, client_name: pending.clientName, redirect_host: new URL(pending.redirectUri).host },
+      client: {
+        client_id: pending.clientId,
+        // Requests parked by an earlier release may hold a name with bidirectional controls in it.
+        client_name: showableClientName(pending.clientName),
+        redirect_scheme: redirect.protocol.slice(0, -1),
+        redirect_host: redirect.host,
+      },
       expires_at: new Date(pending.expiresAt).toISOString(),
     };
   }
