@@ -14,27 +14,46 @@ export interface OAuthClient {
   redirectUris: readonly string[];
   /** Set for confidential (pre-registered) clients only. */
   secretSha256?: string;
+  /**
+   * For a dynamically registered client, when a person first approved it (seconds since the epoch); unset
+   * until then.
+   */
+  approvedAt?: number;
 }
 
-/** Registrations are dropped after this long; a client that still holds a grant registers again. */
-const REGISTRATION_TTL_SECONDS = 180 * 86_400;
+/** A client as the store keeps it: a pre-registered one has a secret, a registered one may carry its approval. */
+type StoredClient = Omit<PreRegisteredClient, 'secret_sha256'> & { secret_sha256?: string; approved_at?: number };
+
+const REGISTERED_PREFIX = 'dcr';
+/**
+ * How long a registration that had a grant is kept past the end of its last one, so the app can ask the
+ * person again with the same client id; from that end on it may be evicted at the cap.
+ */
+const KEEP_AFTER_GRANT_SECONDS = 180 * 86_400;
+
+/** The registry's settings (the OAuth configuration fits). */
+export interface ClientRegistrySettings {
+  clients: readonly PreRegisteredClient[];
+  maxRegisteredClients: number;
+  unusedClientTtlSeconds: number;
+}
 
 /**
  * Finds and registers clients: pre-registered confidential ones (from `OAUTH_CLIENTS` or the store),
  * dynamically registered public ones (RFC 7591), and Client ID Metadata Documents (an https `client_id`,
- * see {@link MetadataDocumentClients}). Client metadata is parsed by {@link parseClientMetadata}.
+ * see {@link MetadataDocumentClients}). A registration lives `unusedClientTtlSeconds` until a person
+ * approves it; at the cap, registrations nobody approved make room for new ones, so a flood of them cannot
+ * lock new apps out, and an approved client is kept while its grant lives.
  */
 export class ClientRegistry {
   private readonly preRegistered: Map<string, PreRegisteredClient>;
-  private readonly maxRegistered: number;
   private readonly documents: MetadataDocumentClients;
 
   constructor(
     private readonly store: OAuthStateStore,
-    settings: { clients: readonly PreRegisteredClient[]; maxRegisteredClients: number },
+    private readonly settings: ClientRegistrySettings,
     cimd: CimdFetchOptions = {},
   ) {
-    this.maxRegistered = settings.maxRegisteredClients;
     this.preRegistered = new Map(settings.clients.map((client) => [client.client_id, client]));
     this.documents = new MetadataDocumentClients(store, cimd);
   }
@@ -47,7 +66,7 @@ export class ClientRegistry {
     if (configured) return fromStored(configured);
     const stored = await this.store.get('client', clientId);
     if (!stored) throw unknownClient();
-    return fromStored(JSON.parse(stored) as PreRegisteredClient);
+    return fromStored(JSON.parse(stored) as StoredClient);
   }
 
   /** Dynamic Client Registration (RFC 7591) of a public client; the answer is the registration. */
@@ -55,14 +74,15 @@ export class ClientRegistry {
     const metadata = parseClientMetadata(body);
     const method = metadata.token_endpoint_auth_method ?? 'none';
     if (method !== 'none') throw new OAuthProtocolError('invalid_client_metadata', 'only public clients (token_endpoint_auth_method "none") may register');
-    const clientId = newId('dcr');
-    const record: Omit<PreRegisteredClient, 'secret_sha256'> = {
-      client_id: clientId,
-      client_name: metadata.client_name,
-      redirect_uris: metadata.redirect_uris,
-    };
-    const inserted = await this.store.insertCapped('client', clientId, JSON.stringify(record), REGISTRATION_TTL_SECONDS, this.maxRegistered);
-    if (!inserted) throw new OAuthProtocolError('temporarily_unavailable', 'no more clients can be registered now', 503);
+    const clientId = newId(REGISTERED_PREFIX);
+    const record: StoredClient = { client_id: clientId, client_name: metadata.client_name, redirect_uris: metadata.redirect_uris };
+    const { registered } = await this.store.registerClient(clientId, JSON.stringify(record), {
+      ttlSeconds: this.settings.unusedClientTtlSeconds,
+      cap: this.settings.maxRegisteredClients,
+      keepAfterGrantSeconds: KEEP_AFTER_GRANT_SECONDS,
+    });
+    // Only when every registration may hold a live grant: people approved them all, so the cap is too low.
+    if (!registered) throw new OAuthProtocolError('temporarily_unavailable', 'no more clients can be registered now', 503);
     return {
       ...record,
       client_id_issued_at: Math.floor(Date.now() / 1000),
@@ -70,6 +90,20 @@ export class ClientRegistry {
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
     };
+  }
+
+  /**
+   * Records that a person approved the client, making a grant that lasts until `grantEndsAt` (seconds): a
+   * registered client then keeps its registration at least that long and is no longer evicted before it.
+   * Resolves to false when the registration is gone (expired, or evicted while the request waited).
+   */
+  async recordApproval(clientId: string, grantEndsAt: number): Promise<boolean> {
+    if (!clientId.startsWith(`${REGISTERED_PREFIX}_`)) return true;
+    const stored = await this.store.get('client', clientId);
+    if (!stored) return false;
+    const record = JSON.parse(stored) as StoredClient;
+    const approved: StoredClient = { ...record, approved_at: record.approved_at ?? Math.floor(Date.now() / 1000) };
+    return this.store.recordClientGrant(clientId, JSON.stringify(approved), grantEndsAt * 1000, KEEP_AFTER_GRANT_SECONDS);
   }
 
   /** Checks what the client presented at the token or revocation endpoint against what it is. */
@@ -82,13 +116,14 @@ export class ClientRegistry {
   }
 }
 
-function fromStored(stored: Omit<PreRegisteredClient, 'secret_sha256'> & { secret_sha256?: string }): OAuthClient {
+function fromStored(stored: StoredClient): OAuthClient {
   return {
     clientId: stored.client_id,
     // Registrations made by an earlier release may hold a name with bidirectional controls in it.
     clientName: showableClientName(stored.client_name),
     redirectUris: stored.redirect_uris,
     secretSha256: stored.secret_sha256,
+    ...(stored.approved_at === undefined ? {} : { approvedAt: stored.approved_at }),
   };
 }
 

@@ -118,12 +118,18 @@ export class ConsentService {
       return { redirectTo: redirectWith(pending.redirectUri, { error: 'access_denied', error_description: 'the person declined', ...base }) };
     }
     const issuedAt = Math.floor(Date.now() / 1000);
+    const expiresAt = issuedAt + this.settings.grantTtlSeconds;
+    // Recorded first, so a registration is never evicted while a grant of it lives; one evicted while the
+    // request waited (a flood of registrations) can be granted nothing, and the app must register again.
+    if (!(await this.clients.recordApproval(pending.clientId, expiresAt))) {
+      return { redirectTo: redirectWith(pending.redirectUri, { error: 'access_denied', error_description: 'the app registration has expired; register again', ...base }) };
+    }
     const connectionId = newId('conn');
     await this.connections.create({
       id: connectionId,
       subject,
       issuedAt,
-      expiresAt: issuedAt + this.settings.grantTtlSeconds,
+      expiresAt,
       revoked: false,
       client: { id: pending.clientId, name: pending.clientName },
     });
