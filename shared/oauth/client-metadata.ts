@@ -3,8 +3,8 @@ import { OAuthProtocolError } from './oauth-protocol-error';
 
 /**
  * Size limits on what is kept of a client's metadata. Every registration is stored for as long as it may be
- * used, so these bound what one registration costs (about 2.7 KB at most); real apps send one to three
- * short redirect URIs and a short name.
+ * used, so these bound what one registration costs (under 3 KB); real apps send one to three short
+ * redirect URIs and a short name.
  */
 export const CLIENT_METADATA_LIMITS = { nameLength: 100, redirectUris: 5, redirectUriLength: 512 } as const;
 
@@ -16,6 +16,9 @@ export interface ClientMetadata {
 }
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+// What RFC 3986 allows in a URI: anything else (spaces, quotes, backslashes, raw non-ASCII) must be
+// percent-encoded. Besides refusing IRIs, this keeps a stored URI one byte per character, JSON-escaped or not.
+const URI_CHARACTERS = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]+$/;
 
 // C0 and C1 controls, and the bidirectional controls (embeddings, overrides, isolates and marks) that make
 // a name read differently from what it holds, e.g. U+202E turning "ppA" into "App".
@@ -60,7 +63,7 @@ export function isAllowedRedirectUri(raw: string): boolean {
   } catch {
     return false;
   }
-  if (url.hash || url.username || url.password || raw.length > 2000) return false;
+  if (!URI_CHARACTERS.test(raw) || url.hash || url.username || url.password || raw.length > 2000) return false;
   if (url.protocol === 'https:') return true;
   if (url.protocol === 'http:') return LOOPBACK.has(url.hostname);
   return /^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+:$/.test(url.protocol);

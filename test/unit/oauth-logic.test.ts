@@ -67,7 +67,8 @@ describe('OAuth pure logic', () => {
     for (const uri of ['https://claude.ai/api/mcp/auth_callback', 'http://localhost:6274/oauth/callback', 'http://127.0.0.1:33418/cb', 'com.example.app:/cb']) {
       expect(isAllowedRedirectUri(uri), uri).to.equal(true);
     }
-    for (const uri of ['http://app.example.com/cb', 'http://localhost.evil.com/cb', 'https://a.example/cb#frag', 'javascript:alert(1)', 'myapp:/cb', 'not a url']) {
+    for (const uri of ['http://app.example.com/cb', 'http://localhost.evil.com/cb', 'https://a.example/cb#frag', 'javascript:alert(1)', 'myapp:/cb', 'not a url',
+      'https://a.example/caf\u00e9', 'https://a.example/"q"', 'https://a.example/a\\b', 'https://a.example/a b', 'https://a.example/\u202e']) {
       expect(isAllowedRedirectUri(uri), uri).to.equal(false);
     }
   });
