@@ -33,7 +33,9 @@ export function devConsentRoutes(consent: ConsentService, publicUrl: string, con
       const view = await consent.describe(request);
       // No form-action: browsers apply it to the redirect after the post too, and that goes to the app.
       res.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'");
-      res.type('html').send(page(view.client.client_name, view.client.redirect_host, `${publicUrl}${OAUTH_PATHS.devConsent}`, request, csrfFor(request)));
+      const { client_name: name, redirect_scheme: scheme, redirect_host: host } = view.client;
+      // The scheme too: `com.example.app://evil.test` goes to an app, not to the site evil.test.
+      res.type('html').send(page(name, host ? `${scheme}://${host}` : `${scheme}:`, `${publicUrl}${OAUTH_PATHS.devConsent}`, request, csrfFor(request)));
     } catch (error) {
       next(error);
     }
@@ -64,12 +66,12 @@ function requestId(value: unknown): string {
   return value;
 }
 
-function page(clientName: string, redirectHost: string, action: string, request: string, csrf: string): string {
+function page(clientName: string, redirectTarget: string, action: string, request: string, csrf: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Connect ${escape(clientName)}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem}input,button{font-size:1rem;padding:.4rem}</style></head>
 <body><h1>Connect ${escape(clientName)}</h1>
 <p>Development consent page: it stands in for the operator's dashboard on a local connector only.</p>
-<p>The app will be sent back to <strong>${escape(redirectHost)}</strong>.</p>
+<p>The app will be sent back to <strong>${escape(redirectTarget)}</strong>.</p>
 <form method="post" action="${escape(action)}">
 <input type="hidden" name="request" value="${escape(request)}"><input type="hidden" name="csrf" value="${escape(csrf)}">
 <p><label>Subject (who the app acts for) <input name="subject" autocomplete="off"></label></p>

@@ -13,7 +13,7 @@ export interface Connection {
 /** A pending OAuth request, as the consent screen shows it. */
 export interface PendingRequest {
   request: string;
-  client: { client_id: string; client_name: string; redirect_host: string };
+  client: { client_id: string; client_name: string; redirect_scheme: string; redirect_host: string };
   expires_at: string;
 }
 

@@ -71,8 +71,10 @@ export function createDashboard(options: DashboardOptions) {
     const pending = id ? await connector.describeRequest(id).catch(notFoundAs(undefined)) : undefined;
     if (!pending) return void res.status(404).type('html').send(page('Expired', html`<p>This request has expired or was already answered. Start again from the app.</p>`));
     const { client } = pending;
+    // Scheme and host: `com.example.app://evil.test` sends the person to an app, not to the site evil.test.
+    const target = client.redirect_host ? `${client.redirect_scheme}://${client.redirect_host}` : `${client.redirect_scheme}:`;
     res.type('html').send(page(`Connect ${client.client_name}`, html`<h1>Connect ${client.client_name}</h1>
-<p><strong>${client.client_name}</strong> asks to act for you, <strong>${s.person}</strong>. It will send you back to <strong>${client.redirect_host}</strong>.</p>
+<p><strong>${client.client_name}</strong> asks to act for you, <strong>${s.person}</strong>. It will send you back to <strong>${target}</strong>.</p>
 <form method="post" action="/connect">${csrf(s)}<input type="hidden" name="request" value="${pending.request}">
 <button name="decision" value="approve">Approve</button> <button name="decision" value="deny">Deny</button></form>`));
   });

@@ -77,11 +77,11 @@ describe('examples/dashboard against a connector, driven by headless Chromium', 
     const clientId = await registerApp(HOSTILE_NAME);
     const { pkce, state } = await openConsent(clientId);
 
-    // The hostile name is text, never markup; the redirect host is shown.
+    // The hostile name is text, never markup; the redirect URI's scheme and host are shown.
     expect(await page.locator('h1').textContent()).to.equal(`Connect ${HOSTILE_NAME}`);
     expect(await page.locator('img').count()).to.equal(0);
     expect(await page.title()).to.equal(`Connect ${HOSTILE_NAME}`);
-    expect(await page.locator('body').textContent()).to.include(new URL(app.url).host).and.include(person);
+    expect(await page.locator('body').textContent()).to.include(`send you back to ${new URL(app.url).origin}`).and.include(person);
     const shot = path.join(tmp, 'consent.png');
     await page.screenshot({ path: shot, fullPage: true });
     expect(existsSync(shot), 'screenshot written').to.equal(true);

@@ -42,6 +42,7 @@ describe('the dev-only consent page', function () {
       const { clientId, pkce, request } = await pending();
       const { html, csrf } = await openPage(connector, request);
       expect(html).to.include('Test App');
+      expect(html, 'the redirect URI\'s scheme and host').to.include('sent back to <strong>http://localhost:9</strong>');
       const res = await submit(connector, { request, csrf, subject: newSubject(), decision: 'approve' }, { origin: BASE_ENV.PUBLIC_URL });
       expect(res.status).to.equal(303);
       const location = new URL(res.headers.get('location')!);

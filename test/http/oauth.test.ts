@@ -81,7 +81,7 @@ for (const kind of BACKENDS) {
       const request = await pendingRequestId(await authorize(connector.baseUrl, params));
       const view = await connector.call('GET', `/v1/link/authorizations/${request}`, { headers: { 'x-link-secret': BASE_ENV.LINK_SECRET } });
       expect(view.status).to.equal(200);
-      expect(view.body.client).to.deep.equal({ client_id: clientId, client_name: 'Test App', redirect_host: 'localhost:9' });
+      expect(view.body.client).to.deep.equal({ client_id: clientId, client_name: 'Test App', redirect_scheme: 'http', redirect_host: 'localhost:9' });
       const subject = newSubject();
       const redirect = await answerConsent(connector, request, { subject });
       expect(`${redirect.origin}${redirect.pathname}`).to.equal(REDIRECT_URI);
@@ -184,6 +184,16 @@ for (const kind of BACKENDS) {
       ['10.x', 'https://10.1.2.3/app.json'],
       ['169.254.x', 'https://169.254.169.254/latest/meta-data'],
       ['an IPv4-mapped loopback', 'https://[::ffff:127.0.0.1]/app.json'],
+      ['an IPv4-mapped loopback in hex', 'https://[::ffff:7f00:1]/app.json'],
+      ['an IPv4-compatible loopback in hex', 'https://[::7f00:1]/app.json'],
+      ['an IPv4-compatible private address', 'https://[::a00:1]/app.json'],
+      ['a NAT64 private address', 'https://[64:ff9b::a9fe:a9fe]/app.json'],
+      ['a 6to4 private address', 'https://[2002:c0a8:101::1]/app.json'],
+      ['an IPv6 link-local address', 'https://[fe80::1]/app.json'],
+      ['an IPv6 unique-local address', 'https://[fd00::1]/app.json'],
+      ['the IPv6 unspecified address', 'https://[::]/app.json'],
+      ['an IPv6 multicast address', 'https://[ff02::1]/app.json'],
+      ['an IPv6 documentation address', 'https://[2001:db8::1]/app.json'],
       ['a host name that resolves to loopback', 'https://localhost/app.json'],
     ]) {
       it(`a client metadata document URL that is ${what} is refused before anything is fetched`, async () => {

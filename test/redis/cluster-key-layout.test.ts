@@ -98,7 +98,9 @@ describe('key layout on a cluster: every script, transaction and multi-key comma
     expect((await connections.list(subject)).map((c) => c.lastUsedAt)).to.deep.equal([now + 120]);
     await oauth.put('code', 'c1', 'v', 60);
     await oauth.consume('code', 'c1');
-    expect(await oauth.insertCapped('client', 'cl1', 'v', 60, 10)).to.equal(true);
+    expect(await oauth.registerClient('cl1', 'v', { ttlSeconds: 60, cap: 1, keepAfterGrantSeconds: 60 })).to.deep.equal({ registered: true, evicted: 0 });
+    expect(await oauth.registerClient('cl2', 'v', { ttlSeconds: 60, cap: 1, keepAfterGrantSeconds: 60 })).to.deep.equal({ registered: true, evicted: 1 });
+    expect(await oauth.recordClientGrant('cl2', 'v', Date.now() + 60_000, 60)).to.equal(true);
     await rateLimits.hit('oauth:1:1.2.3.4', 60);
     await rateLimits.hit('authfail:1.2.3.4', 60);
     await new RedisJobIdKeyStore(client, keys, guard).load('k');

@@ -122,4 +122,10 @@ describe('configuration rules', () => {
     expect(problemsOf({ ...REQUIRED, CONSENT_URL: 'http://localhost.example.com/connect' })).to.deep.equal(['CONSENT_URL']);
     expect(problemsOf({ ...REQUIRED, OAUTH_ACCESS_TOKEN_TTL_SECONDS: '5', OAUTH_CLIENTS: 'not json' })).to.have.members(['OAUTH_ACCESS_TOKEN_TTL_SECONDS', 'OAUTH_CLIENTS']);
   });
+
+  it('OAUTH_UNUSED_CLIENT_TTL_SECONDS defaults to a day and is refused outside 1 s to 30 days', () => {
+    expect(loadConfig(REQUIRED, 'api').oauth.unusedClientTtlSeconds).to.equal(86_400);
+    expect(loadConfig({ ...REQUIRED, OAUTH_UNUSED_CLIENT_TTL_SECONDS: '2592000' }, 'api').oauth.unusedClientTtlSeconds).to.equal(2_592_000);
+    for (const value of ['0', '2592001', '1.5', 'a day']) expect(problemsOf({ ...REQUIRED, OAUTH_UNUSED_CLIENT_TTL_SECONDS: value }), value).to.deep.equal(['OAUTH_UNUSED_CLIENT_TTL_SECONDS']);
+  });
 });

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { isPublicAddress } from '../../shared/platform/net/address-policy';
-import { isAllowedRedirectUri } from '../../shared/domain/oauth/client-registry';
+import { isJsonContentType } from '../../shared/domain/oauth/cimd-fetcher';
+import { isAllowedRedirectUri, showableClientName } from '../../shared/domain/oauth/client-metadata';
 import { devConsentAllowed } from '../../shared/domain/oauth/dev-consent';
 import { wellKnownPaths } from '../../shared/domain/oauth/discovery';
 import { isS256Challenge, s256ChallengeOf, verifiesS256 } from '../../shared/domain/oauth/pkce';
@@ -13,6 +14,43 @@ describe('OAuth pure logic', () => {
       expect(isPublicAddress(address), address).to.equal(false);
     }
     for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700::1111', '::ffff:8.8.8.8']) expect(isPublicAddress(address), address).to.equal(true);
+  });
+
+  it('isPublicAddress refuses every IPv6 spelling of a non-public address, and accepts NAT64 of a public one', () => {
+    for (const address of [
+      '::7f00:1', '::127.0.0.1', '0:0:0:0:0:0:7f00:1', '::a00:1', '::8.8.8.8', // IPv4-compatible (deprecated), hex or dotted
+      '::ffff:7f00:1', '0:0:0:0:0:ffff:7f00:1', '::FFFF:A9FE:A9FE', '::ffff:c0a8:101', // IPv4-mapped in hex
+      '::ffff:0:7f00:1', '::ffff:0:808:808', // IPv4-translated (SIIT)
+      '64:ff9b::7f00:1', '64:ff9b::10.0.0.1', '64:ff9b::a9fe:a9fe', '64:ff9b::c0a8:101', '64:ff9b:1::808:808', // NAT64 of private, local-use NAT64
+      '2002:7f00:1::1', '2002:c0a8:101::1', '2002:808:808::1', // 6to4 (deprecated), whatever it embeds
+      '2001:0:4136:e378:8000:63bf:3fff:fdd2', // Teredo
+      'fe80::1', 'fe80::1%eth0', 'febf:ffff::1', 'fec0::1', 'fc00::1', 'fdff:ffff::1', // link-local (scoped too), site-local, unique-local
+      '::1', '0:0:0:0:0:0:0:1', '::', '0::0', // loopback, unspecified
+      'ff02::1', 'ff0e::1', '2001:db8::1', '3fff::1', '100::1', // multicast, documentation, discard
+    ]) {
+      expect(isPublicAddress(address), address).to.equal(false);
+    }
+    for (const address of ['64:ff9b::808:808', '64:ff9b::8.8.8.8', '2a00:1450:4001:80b::200e', '2001:4860:4860::8888']) {
+      expect(isPublicAddress(address), address).to.equal(true);
+    }
+  });
+
+  it('isJsonContentType accepts application/json and application/*+json, parameters allowed, and refuses everything else', () => {
+    for (const type of ['application/json', 'Application/JSON; charset=utf-8', 'application/vnd.example.client+json', ' application/json ;x=y']) {
+      expect(isJsonContentType(type), type).to.equal(true);
+    }
+    for (const type of [undefined, '', 'text/plain', 'text/html', 'text/json', 'application/jsonp', 'application/json5', 'application/+json', 'application/x+json+xml', 'multipart/x+json']) {
+      expect(isJsonContentType(type), String(type)).to.equal(false);
+    }
+  });
+
+  it('showableClientName removes control and every bidirectional-control character, and names an empty result', () => {
+    const bidi = '\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c';
+    expect(showableClientName(`${bidi}My\u0000 App\u009f${bidi}`)).to.equal('My App');
+    expect(showableClientName('\u202eppA')).to.equal('ppA');
+    expect(showableClientName('Caf\u00e9 \u{1F600}')).to.equal('Caf\u00e9 \u{1F600}');
+    expect(showableClientName(` ${bidi} `)).to.equal('Unnamed app');
+    expect(showableClientName(undefined)).to.equal('Unnamed app');
   });
 
   it('verifiesS256 accepts exactly the verifier whose SHA-256 is the challenge', () => {
@@ -47,7 +85,8 @@ describe('OAuth pure logic', () => {
     for (const uri of ['https://claude.ai/api/mcp/auth_callback', 'http://localhost:6274/oauth/callback', 'http://127.0.0.1:33418/cb', 'com.example.app:/cb']) {
       expect(isAllowedRedirectUri(uri), uri).to.equal(true);
     }
-    for (const uri of ['http://app.example.com/cb', 'http://localhost.evil.com/cb', 'https://a.example/cb#frag', 'javascript:alert(1)', 'myapp:/cb', 'not a url']) {
+    for (const uri of ['http://app.example.com/cb', 'http://localhost.evil.com/cb', 'https://a.example/cb#frag', 'javascript:alert(1)', 'myapp:/cb', 'not a url',
+      'https://a.example/caf\u00e9', 'https://a.example/"q"', 'https://a.example/a\\b', 'https://a.example/a b', 'https://a.example/\u202e']) {
       expect(isAllowedRedirectUri(uri), uri).to.equal(false);
     }
   });

@@ -1,10 +1,22 @@
-import type { ConsumedRecord, OAuthStateKind, OAuthStateStore } from '../../domain/oauth/oauth-state-store';
+import {
+  MAX_EVICTIONS_PER_REGISTRATION,
+  type ClientRegistrationLimits,
+  type ClientRegistrationOutcome,
+  type ConsumedRecord,
+  type OAuthStateKind,
+  type OAuthStateStore,
+} from '../../domain/oauth/oauth-state-store';
 
 interface Entry {
   value: string;
   consumed: boolean;
   /** Milliseconds since the epoch; Infinity for records without expiry. */
   expiresAt: number;
+  /** Set for clients saved by `registerClient`, the ones the cap counts. */
+  registration?: {
+    /** When the last grant recorded for the client ends (ms); unset while it never had one. */
+    grantEndsAt?: number;
+  };
 }
 
 /** OAuth state in Maps, one per kind; expired records are dropped when they are met or on insert. */
@@ -33,11 +45,31 @@ export class MemoryOAuthStateStore implements OAuthStateStore {
     return hasFields(entry.value, fields) ? take(entry) : 'mismatch';
   }
 
-  async insertCapped(kind: OAuthStateKind, key: string, value: string, ttlSeconds: number, cap: number): Promise<boolean> {
-    this.sweep(kind);
-    const space = this.space(kind);
-    if (space.size >= cap) return false;
-    space.set(key, { value, consumed: false, expiresAt: expiry(ttlSeconds) });
+  async registerClient(key: string, value: string, { ttlSeconds, cap }: ClientRegistrationLimits): Promise<ClientRegistrationOutcome> {
+    this.sweep('client');
+    const space = this.space('client');
+    let count = 0;
+    for (const entry of space.values()) if (entry.registration) count++;
+    let evicted = 0;
+    while (count >= cap && evicted < MAX_EVICTIONS_PER_REGISTRATION) {
+      const victim = evictable(space, Date.now());
+      if (victim === undefined) break;
+      space.delete(victim);
+      count--;
+      evicted++;
+    }
+    if (count >= cap && evicted === 0) return { registered: false, evicted };
+    space.set(key, { value, consumed: false, expiresAt: expiry(ttlSeconds), registration: {} });
+    return { registered: true, evicted };
+  }
+
+  async recordClientGrant(key: string, value: string, grantEndsAt: number, keepAfterGrantSeconds: number): Promise<boolean> {
+    const entry = this.live('client', key);
+    if (!entry?.registration) return false;
+    const ends = Math.max(entry.registration.grantEndsAt ?? 0, grantEndsAt);
+    entry.registration.grantEndsAt = ends;
+    entry.expiresAt = Math.max(entry.expiresAt, ends + keepAfterGrantSeconds * 1000);
+    entry.value = value;
     return true;
   }
 
@@ -79,6 +111,25 @@ function hasFields(value: string, fields: Readonly<Record<string, string>>): boo
   }
   if (typeof record !== 'object' || record === null) return false;
   return Object.entries(fields).every(([name, expected]) => Object.hasOwn(record, name) && (record as Record<string, unknown>)[name] === expected);
+}
+
+/**
+ * The registration to evict next: the never-granted one closest to expiry (the oldest, as they share one
+ * lifetime), else the one whose grants ended longest ago; undefined when every one may hold a live grant.
+ */
+function evictable(space: Map<string, Entry>, now: number): string | undefined {
+  let unused: [string, number] | undefined;
+  let ended: [string, number] | undefined;
+  for (const [key, { registration, expiresAt }] of space) {
+    if (!registration) continue;
+    const { grantEndsAt } = registration;
+    if (grantEndsAt === undefined) {
+      if (!unused || expiresAt < unused[1]) unused = [key, expiresAt];
+    } else if (grantEndsAt <= now && (!ended || grantEndsAt < ended[1])) {
+      ended = [key, grantEndsAt];
+    }
+  }
+  return (unused ?? ended)?.[0];
 }
 
 function expiry(ttlSeconds: number): number {

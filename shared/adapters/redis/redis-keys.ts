@@ -132,6 +132,16 @@ export class RedisKeys {
     return `${this.prefix}oauth:${this.tag(kind)}:index`;
   }
 
+  /** Sorted set of the registered clients that never had a grant, scored by expiry: evicted first at the cap. */
+  get oauthUnusedClients(): string {
+    return `${this.prefix}oauth:${this.tag('client')}:unused`;
+  }
+
+  /** Sorted set of the registered clients that had a grant, scored by the end of their last one (ms). */
+  get oauthGrantedClients(): string {
+    return `${this.prefix}oauth:${this.tag('client')}:granted`;
+  }
+
   private subjectRoot(subject: string): string {
     return `${this.prefix}subj:${this.tag(digest(subject))}`;
   }

@@ -1,5 +1,13 @@
 import type { RedisClient } from './redis-client';
-import type { ConsumedRecord, OAuthStateKind, OAuthStateStore } from '../../domain/oauth/oauth-state-store';
+import {
+  MAX_EVICTIONS_PER_REGISTRATION,
+  type ClientRegistrationLimits,
+  type ClientRegistrationOutcome,
+  type ConsumedRecord,
+  type OAuthStateKind,
+  type OAuthStateStore,
+} from '../../domain/oauth/oauth-state-store';
+import { RECORD_CLIENT_GRANT, REGISTER_CLIENT } from './client-registration-scripts';
 import { defineLuaScript, type LuaScript } from './lua-script';
 import type { RedisGuard } from './redis-guard';
 import type { RedisKeys } from './redis-keys';
@@ -35,25 +43,24 @@ redis.call('HSET', KEYS[1], 'c', '1')
 return {fields[1], fields[2]}
 `;
 
-// The index is a sorted set of keys scored by expiry (ms); expired members are dropped before counting.
-// ARGV: value, ttl seconds, cap, now ms.
-const INSERT_CAPPED = `
-local now = tonumber(ARGV[4])
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then return 0 end
-redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'v', ARGV[1], 'c', '0')
-redis.call('EXPIRE', KEYS[1], ARGV[2])
-redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]) * 1000, KEYS[1])
-return 1
-`;
+let lastStamp = 0;
+
+/**
+ * Milliseconds since the epoch, strictly increasing within the process (a microsecond apart at least), so
+ * registrations made within one millisecond keep their order in the sorted sets: oldest is evicted first.
+ */
+function stamp(): number {
+  lastStamp = Math.max(Date.now(), lastStamp + 0.001);
+  return lastStamp;
+}
 
 /** OAuth state in Redis, shared by every replica; the TTLs are Redis's own. */
 export class RedisOAuthStateStore implements OAuthStateStore {
   private readonly putScript: LuaScript<number>;
   private readonly consumeScript: LuaScript<[string, string] | null>;
   private readonly consumeMatchingScript: LuaScript<[string, string] | 0 | null>;
-  private readonly insertCappedScript: LuaScript<number>;
+  private readonly registerClientScript: LuaScript<[number, number]>;
+  private readonly recordClientGrantScript: LuaScript<number>;
 
   constructor(
     private readonly client: RedisClient,
@@ -63,7 +70,8 @@ export class RedisOAuthStateStore implements OAuthStateStore {
     this.putScript = defineLuaScript(client, 'oauth_put', 1, PUT);
     this.consumeScript = defineLuaScript(client, 'oauth_consume', 1, CONSUME);
     this.consumeMatchingScript = defineLuaScript(client, 'oauth_consume_matching', 1, CONSUME_MATCHING);
-    this.insertCappedScript = defineLuaScript(client, 'oauth_insert_capped', 2, INSERT_CAPPED);
+    this.registerClientScript = defineLuaScript(client, 'oauth_register_client', 4, REGISTER_CLIENT);
+    this.recordClientGrantScript = defineLuaScript(client, 'oauth_record_client_grant', 4, RECORD_CLIENT_GRANT);
   }
 
   async put(kind: OAuthStateKind, key: string, value: string, ttlSeconds: number): Promise<void> {
@@ -86,10 +94,22 @@ export class RedisOAuthStateStore implements OAuthStateStore {
     return found ? { value: found[0], reused: found[1] === '1' } : undefined;
   }
 
-  async insertCapped(kind: OAuthStateKind, key: string, value: string, ttlSeconds: number, cap: number): Promise<boolean> {
-    const inserted = await this.guard.commands(() =>
-      this.insertCappedScript([this.keys.oauth(kind, key), this.keys.oauthIndex(kind)], [value, Math.max(1, Math.ceil(ttlSeconds)), cap, Date.now()]),
+  async registerClient(key: string, value: string, { ttlSeconds, cap, keepAfterGrantSeconds }: ClientRegistrationLimits): Promise<ClientRegistrationOutcome> {
+    const [registered, evicted] = await this.guard.commands(() =>
+      this.registerClientScript(this.clientKeys(key), [value, Math.max(1, Math.ceil(ttlSeconds)), cap, stamp(), keepAfterGrantSeconds, MAX_EVICTIONS_PER_REGISTRATION]),
     );
-    return inserted === 1;
+    return { registered: registered === 1, evicted };
+  }
+
+  async recordClientGrant(key: string, value: string, grantEndsAt: number, keepAfterGrantSeconds: number): Promise<boolean> {
+    const recorded = await this.guard.commands(() =>
+      this.recordClientGrantScript(this.clientKeys(key), [value, Math.ceil(grantEndsAt), keepAfterGrantSeconds, stamp()]),
+    );
+    return recorded === 1;
+  }
+
+  /** A client's record and the three sorted sets its registration is in: one slot on a cluster. */
+  private clientKeys(key: string): string[] {
+    return [this.keys.oauth('client', key), this.keys.oauthIndex('client'), this.keys.oauthUnusedClients, this.keys.oauthGrantedClients];
   }
 }

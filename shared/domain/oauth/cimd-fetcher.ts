@@ -24,8 +24,8 @@ export class CimdFetchError extends Error {}
 /**
  * Fetches a Client ID Metadata Document with SSRF limits: https only, every resolved address must be
  * public and the connection goes to the very address that was checked (the lookup is pinned, so a second
- * DNS answer cannot swap it), at most {@link CIMD_MAX_BYTES}, a few seconds end to end, and redirects only
- * within the same origin.
+ * DNS answer cannot swap it), a JSON content type, at most {@link CIMD_MAX_BYTES}, a few seconds end to end,
+ * and redirects only within the same origin.
  */
 export async function fetchClientMetadata(url: string, options: CimdFetchOptions = {}): Promise<unknown> {
   let target = new URL(url);
@@ -87,6 +87,7 @@ function getOnce(url: URL, options: CimdFetchOptions): Promise<Answer> {
         return;
       }
       if (status !== 200) return abort('the client metadata document was not found');
+      if (!isJsonContentType(response.headers['content-type'])) return abort('the client metadata document is not JSON by its content type');
       if (Number(response.headers['content-length'] ?? 0) > CIMD_MAX_BYTES) return abort('the client metadata document is too large');
       const chunks: Buffer[] = [];
       let size = 0;
@@ -99,6 +100,16 @@ function getOnce(url: URL, options: CimdFetchOptions): Promise<Answer> {
       response.on('error', () => abort('the client metadata document could not be fetched'));
     });
   });
+}
+
+/**
+ * True for `application/json` and structured-syntax `application/<type>+json` (RFC 6839), parameters such as
+ * a charset allowed. Anything else, a missing type included, is not a metadata document: an HTML error page
+ * or a file that happens to parse as JSON is not the client speaking.
+ */
+export function isJsonContentType(header: string | undefined): boolean {
+  const type = (header ?? '').split(';', 1)[0].trim().toLowerCase();
+  return type === 'application/json' || /^application\/[a-z0-9!#$&^_.-]+\+json$/.test(type);
 }
 
 function refusedHost(reason: 'unresolved' | 'not-public'): CimdFetchError {

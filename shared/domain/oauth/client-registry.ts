@@ -1,7 +1,8 @@
-import { OAuthClientMetadataSchema } from '@modelcontextprotocol/core';
 import type { OAuthStateStore } from './oauth-state-store';
 import { newId } from '../../platform/util/ids';
-import { CimdFetchError, fetchClientMetadata, type CimdFetchOptions } from './cimd-fetcher';
+import type { CimdFetchOptions } from './cimd-fetcher';
+import { parseClientMetadata, showableClientName } from './client-metadata';
+import { MetadataDocumentClients } from './metadata-document-clients';
 import type { PreRegisteredClient } from '../../platform/config/oauth-config';
 import { OAuthProtocolError } from './oauth-protocol-error';
 import { digestsEqual, hashSecret } from './opaque-secret';
@@ -13,58 +14,75 @@ export interface OAuthClient {
   redirectUris: readonly string[];
   /** Set for confidential (pre-registered) clients only. */
   secretSha256?: string;
+  /**
+   * For a dynamically registered client, when a person first approved it (seconds since the epoch); unset
+   * until then.
+   */
+  approvedAt?: number;
 }
 
-/** Registrations are dropped after this long; a client that still holds a grant registers again. */
-const REGISTRATION_TTL_SECONDS = 180 * 86_400;
-/** How long a fetched metadata document is trusted before it is fetched again. */
-const CIMD_CACHE_SECONDS = 300;
-const MAX_REDIRECT_URIS = 10;
-const MAX_NAME = 100;
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+/** A client as the store keeps it: a pre-registered one has a secret, a registered one may carry its approval. */
+type StoredClient = Omit<PreRegisteredClient, 'secret_sha256'> & { secret_sha256?: string; approved_at?: number };
+
+const REGISTERED_PREFIX = 'dcr';
+/**
+ * How long a registration that had a grant is kept past the end of its last one, so the app can ask the
+ * person again with the same client id; from that end on it may be evicted at the cap.
+ */
+const KEEP_AFTER_GRANT_SECONDS = 180 * 86_400;
+
+/** The registry's settings (the OAuth configuration fits). */
+export interface ClientRegistrySettings {
+  clients: readonly PreRegisteredClient[];
+  maxRegisteredClients: number;
+  unusedClientTtlSeconds: number;
+}
 
 /**
  * Finds and registers clients: pre-registered confidential ones (from `OAUTH_CLIENTS` or the store),
  * dynamically registered public ones (RFC 7591), and Client ID Metadata Documents (an https `client_id`,
- * fetched with SSRF limits and cached in the store). Client metadata is parsed with the MCP SDK's schema.
+ * see {@link MetadataDocumentClients}). A registration lives `unusedClientTtlSeconds` until a person
+ * approves it; at the cap, registrations nobody approved make room for new ones, so a flood of them cannot
+ * lock new apps out, and an approved client is kept while its grant lives.
  */
 export class ClientRegistry {
   private readonly preRegistered: Map<string, PreRegisteredClient>;
-  private readonly maxRegistered: number;
+  private readonly documents: MetadataDocumentClients;
 
   constructor(
     private readonly store: OAuthStateStore,
-    settings: { clients: readonly PreRegisteredClient[]; maxRegisteredClients: number },
-    private readonly cimd: CimdFetchOptions = {},
+    private readonly settings: ClientRegistrySettings,
+    cimd: CimdFetchOptions = {},
   ) {
-    this.maxRegistered = settings.maxRegisteredClients;
     this.preRegistered = new Map(settings.clients.map((client) => [client.client_id, client]));
+    this.documents = new MetadataDocumentClients(store, cimd);
   }
 
   /** The client with this id; `invalid_client` when there is none. */
   async find(clientId: unknown): Promise<OAuthClient> {
     if (typeof clientId !== 'string' || clientId.length === 0 || clientId.length > 512) throw unknownClient();
-    if (clientId.startsWith('https://') || clientId.startsWith('http://')) return this.fromMetadataDocument(clientId);
+    if (clientId.startsWith('https://') || clientId.startsWith('http://')) return this.documents.find(clientId);
     const configured = this.preRegistered.get(clientId);
     if (configured) return fromStored(configured);
     const stored = await this.store.get('client', clientId);
     if (!stored) throw unknownClient();
-    return fromStored(JSON.parse(stored) as PreRegisteredClient);
+    return fromStored(JSON.parse(stored) as StoredClient);
   }
 
   /** Dynamic Client Registration (RFC 7591) of a public client; the answer is the registration. */
   async register(body: unknown): Promise<Record<string, unknown>> {
-    const metadata = parseMetadata(body);
+    const metadata = parseClientMetadata(body);
     const method = metadata.token_endpoint_auth_method ?? 'none';
     if (method !== 'none') throw new OAuthProtocolError('invalid_client_metadata', 'only public clients (token_endpoint_auth_method "none") may register');
-    const clientId = newId('dcr');
-    const record: Omit<PreRegisteredClient, 'secret_sha256'> = {
-      client_id: clientId,
-      client_name: metadata.client_name,
-      redirect_uris: metadata.redirect_uris,
-    };
-    const inserted = await this.store.insertCapped('client', clientId, JSON.stringify(record), REGISTRATION_TTL_SECONDS, this.maxRegistered);
-    if (!inserted) throw new OAuthProtocolError('temporarily_unavailable', 'no more clients can be registered now', 503);
+    const clientId = newId(REGISTERED_PREFIX);
+    const record: StoredClient = { client_id: clientId, client_name: metadata.client_name, redirect_uris: metadata.redirect_uris };
+    const { registered } = await this.store.registerClient(clientId, JSON.stringify(record), {
+      ttlSeconds: this.settings.unusedClientTtlSeconds,
+      cap: this.settings.maxRegisteredClients,
+      keepAfterGrantSeconds: KEEP_AFTER_GRANT_SECONDS,
+    });
+    // Only when every registration may hold a live grant: people approved them all, so the cap is too low.
+    if (!registered) throw new OAuthProtocolError('temporarily_unavailable', 'no more clients can be registered now', 503);
     return {
       ...record,
       client_id_issued_at: Math.floor(Date.now() / 1000),
@@ -72,6 +90,20 @@ export class ClientRegistry {
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
     };
+  }
+
+  /**
+   * Records that a person approved the client, making a grant that lasts until `grantEndsAt` (seconds): a
+   * registered client then keeps its registration at least that long and is no longer evicted before it.
+   * Resolves to false when the registration is gone (expired, or evicted while the request waited).
+   */
+  async recordApproval(clientId: string, grantEndsAt: number): Promise<boolean> {
+    if (!clientId.startsWith(`${REGISTERED_PREFIX}_`)) return true;
+    const stored = await this.store.get('client', clientId);
+    if (!stored) return false;
+    const record = JSON.parse(stored) as StoredClient;
+    const approved: StoredClient = { ...record, approved_at: record.approved_at ?? Math.floor(Date.now() / 1000) };
+    return this.store.recordClientGrant(clientId, JSON.stringify(approved), grantEndsAt * 1000, KEEP_AFTER_GRANT_SECONDS);
   }
 
   /** Checks what the client presented at the token or revocation endpoint against what it is. */
@@ -82,68 +114,17 @@ export class ClientRegistry {
     }
     if (secret === undefined || !digestsEqual(hashSecret(secret), client.secretSha256)) throw badClientAuth(usedBasic);
   }
-
-  private async fromMetadataDocument(url: string): Promise<OAuthClient> {
-    checkMetadataUrl(url);
-    const cached = await this.store.get('cimd', url);
-    if (cached) return JSON.parse(cached) as OAuthClient;
-    let document: unknown;
-    try {
-      document = await fetchClientMetadata(url, this.cimd);
-    } catch (error) {
-      throw new OAuthProtocolError('invalid_client', error instanceof CimdFetchError ? error.message : 'the client metadata document could not be fetched');
-    }
-    const metadata = parseMetadata(document, 'invalid_client');
-    if ((document as { client_id?: unknown }).client_id !== url) throw new OAuthProtocolError('invalid_client', 'the metadata document names another client_id');
-    if ((metadata.token_endpoint_auth_method ?? 'none') !== 'none') throw new OAuthProtocolError('invalid_client', 'only public clients may use a metadata document');
-    const client: OAuthClient = { clientId: url, clientName: metadata.client_name, redirectUris: metadata.redirect_uris };
-    await this.store.put('cimd', url, JSON.stringify(client), CIMD_CACHE_SECONDS);
-    return client;
-  }
 }
 
-function fromStored(stored: Omit<PreRegisteredClient, 'secret_sha256'> & { secret_sha256?: string }): OAuthClient {
-  return { clientId: stored.client_id, clientName: stored.client_name, redirectUris: stored.redirect_uris, secretSha256: stored.secret_sha256 };
-}
-
-/** A metadata URL: https, a path, nothing that could make two URLs name one client. */
-function checkMetadataUrl(raw: string): void {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw unknownClient();
-  }
-  if (url.protocol !== 'https:') throw new OAuthProtocolError('invalid_client', 'the client_id must be an https URL');
-  if (url.pathname === '/' || url.hash || url.username || url.password || /\/\.\.?(\/|$)/.test(raw)) {
-    throw new OAuthProtocolError('invalid_client', 'the client_id URL is not a valid metadata document URL');
-  }
-}
-
-/** Parses client metadata with the SDK's schema and the connector's own rules on redirect URIs. */
-function parseMetadata(body: unknown, code: 'invalid_client_metadata' | 'invalid_client' = 'invalid_client_metadata') {
-  const parsed = OAuthClientMetadataSchema.safeParse(body);
-  if (!parsed.success) throw new OAuthProtocolError(code, 'the client metadata is not valid');
-  const { redirect_uris: uris, token_endpoint_auth_method } = parsed.data;
-  if (uris.length === 0 || uris.length > MAX_REDIRECT_URIS || !uris.every(isAllowedRedirectUri)) {
-    throw new OAuthProtocolError(code === 'invalid_client' ? code : 'invalid_redirect_uri', 'redirect_uris must be https, loopback http or a private-use scheme');
-  }
-  const name = typeof parsed.data.client_name === 'string' && parsed.data.client_name.trim() ? parsed.data.client_name.trim() : 'Unnamed app';
-  return { redirect_uris: uris, token_endpoint_auth_method, client_name: name.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').slice(0, MAX_NAME) };
-}
-
-/** https anywhere; http only on a loopback host (native apps, RFC 8252); or a reverse-domain private scheme. */
-export function isAllowedRedirectUri(raw: string): boolean {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return false;
-  }
-  if (url.hash || url.username || url.password || raw.length > 2000) return false;
-  if (url.protocol === 'https:') return true;
-  if (url.protocol === 'http:') return LOOPBACK.has(url.hostname);
-  return /^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+:$/.test(url.protocol);
+function fromStored(stored: StoredClient): OAuthClient {
+  return {
+    clientId: stored.client_id,
+    // Registrations made by an earlier release may hold a name with bidirectional controls in it.
+    clientName: showableClientName(stored.client_name),
+    redirectUris: stored.redirect_uris,
+    secretSha256: stored.secret_sha256,
+    ...(stored.approved_at === undefined ? {} : { approvedAt: stored.approved_at }),
+  };
 }
 
 function unknownClient(): OAuthProtocolError {

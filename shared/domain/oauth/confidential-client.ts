@@ -1,6 +1,6 @@
 import { newId } from '../../platform/util/ids';
 import type { OAuthStateStore } from './oauth-state-store';
-import { isAllowedRedirectUri } from './client-registry';
+import { isAllowedRedirectUri } from './client-metadata';
 import type { PreRegisteredClient } from '../../platform/config/oauth-config';
 import { hashSecret, newOpaqueSecret } from './opaque-secret';
 

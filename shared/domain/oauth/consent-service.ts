@@ -3,6 +3,7 @@ import { NotFoundError } from '../../platform/errors/not-found-error';
 import type { ConnectionStore } from '../connections/connection-store';
 import type { OAuthStateStore } from './oauth-state-store';
 import { newId } from '../../platform/util/ids';
+import { showableClientName } from './client-metadata';
 import type { ClientRegistry, OAuthClient } from './client-registry';
 import { OAuthProtocolError, type OAuthErrorCode } from './oauth-protocol-error';
 import { hashSecret, newOpaqueSecret } from './opaque-secret';
@@ -19,10 +20,14 @@ export interface ConsentSettings {
   grantTtlSeconds: number;
 }
 
-/** What the dashboard is shown about a pending request. */
+/**
+ * What the dashboard is shown about a pending request. The redirect URI's scheme and host are as the URI
+ * has them: for `com.example.app://evil.test/cb` the scheme `com.example.app` says the browser goes to an
+ * app, whatever the host claims.
+ */
 export interface PendingView {
   request: string;
-  client: { client_id: string; client_name: string; redirect_host: string };
+  client: { client_id: string; client_name: string; redirect_scheme: string; redirect_host: string };
   expires_at: string;
 }
 
@@ -90,9 +95,16 @@ export class ConsentService {
     const stored = await this.store.get('request', requestId);
     if (!stored) throw expiredRequest();
     const pending = JSON.parse(stored) as PendingRequest;
+    const redirect = new URL(pending.redirectUri);
     return {
       request: requestId,
-      client: { client_id: pending.clientId, client_name: pending.clientName, redirect_host: new URL(pending.redirectUri).host },
+      client: {
+        client_id: pending.clientId,
+        // Requests parked by an earlier release may hold a name with bidirectional controls in it.
+        client_name: showableClientName(pending.clientName),
+        redirect_scheme: redirect.protocol.slice(0, -1),
+        redirect_host: redirect.host,
+      },
       expires_at: new Date(pending.expiresAt).toISOString(),
     };
   }
@@ -109,12 +121,18 @@ export class ConsentService {
       return { redirectTo: redirectWith(pending.redirectUri, { error: 'access_denied', error_description: 'the person declined', ...base }) };
     }
     const issuedAt = Math.floor(Date.now() / 1000);
+    const expiresAt = issuedAt + this.settings.grantTtlSeconds;
+    // Recorded first, so a registration is never evicted while a grant of it lives; one evicted while the
+    // request waited (a flood of registrations) can be granted nothing, and the app must register again.
+    if (!(await this.clients.recordApproval(pending.clientId, expiresAt))) {
+      return { redirectTo: redirectWith(pending.redirectUri, { error: 'access_denied', error_description: 'the app registration has expired; register again', ...base }) };
+    }
     const connectionId = newId('conn');
     await this.connections.create({
       id: connectionId,
       subject,
       issuedAt,
-      expiresAt: issuedAt + this.settings.grantTtlSeconds,
+      expiresAt,
       revoked: false,
       client: { id: pending.clientId, name: pending.clientName },
     });

@@ -11,6 +11,29 @@ export interface ConsumedRecord {
   reused: boolean;
 }
 
+/** How {@link OAuthStateStore.registerClient} keeps a new registration. */
+export interface ClientRegistrationLimits {
+  /** How long the registration lives unless a grant is recorded for it. */
+  ttlSeconds: number;
+  /** Registrations (of `registerClient`, not `put`) that may live at once. */
+  cap: number;
+  /** How long a registration is kept past the end of its last grant. */
+  keepAfterGrantSeconds: number;
+}
+
+/** What {@link OAuthStateStore.registerClient} did. */
+export interface ClientRegistrationOutcome {
+  registered: boolean;
+  /** Registrations dropped to make room. */
+  evicted: number;
+}
+
+/**
+ * Registrations one `registerClient` may evict: one makes room at the cap; a few more bring the count back
+ * down, a little at a time, after the cap was lowered.
+ */
+export const MAX_EVICTIONS_PER_REGISTRATION = 10;
+
 /**
  * Where OAuth flows keep their state (pending consent requests, codes, refresh tokens, client
  * registrations, fetched client metadata), so that any replica can finish a flow another one began. Values
@@ -32,6 +55,17 @@ export interface OAuthStateStore {
    * consuming are one atomic step, so a presentation that fails the check can never use a record up.
    */
   consumeMatching(kind: OAuthStateKind, key: string, fields: Readonly<Record<string, string>>): Promise<ConsumedRecord | 'mismatch' | undefined>;
-  /** Saves a new record unless `cap` live records of the kind exist already; resolves to whether it did. */
-  insertCapped(kind: OAuthStateKind, key: string, value: string, ttlSeconds: number, cap: number): Promise<boolean>;
+  /**
+   * Saves a new dynamically registered client, in one atomic step with the cap. At the cap it first evicts,
+   * oldest first, registrations that never had a grant, then registrations whose every grant has ended; a
+   * registration whose grant may still be live is never evicted. When nothing can be evicted the client
+   * is not saved.
+   */
+  registerClient(key: string, value: string, limits: ClientRegistrationLimits): Promise<ClientRegistrationOutcome>;
+  /**
+   * Records a grant for a registered client, ending at `grantEndsAt` (ms since the epoch): its value
+   * becomes `value`, it is no longer evicted before that end, and it lives at least `keepAfterGrantSeconds`
+   * past it. Resolves to false when the registration is gone (expired or evicted).
+   */
+  recordClientGrant(key: string, value: string, grantEndsAt: number, keepAfterGrantSeconds: number): Promise<boolean>;
 }

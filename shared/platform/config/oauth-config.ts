@@ -21,6 +21,8 @@ export interface OAuthSettings {
   readonly codeTtlSeconds: number;
   /** Cap on dynamically registered clients, so registration cannot fill the store. */
   readonly maxRegisteredClients: number;
+  /** How long a dynamically registered client lives until a person approves it. */
+  readonly unusedClientTtlSeconds: number;
   readonly clients: readonly PreRegisteredClient[];
 }
 
@@ -56,6 +58,7 @@ export const OAUTH_VARIABLES = {
   OAUTH_REQUEST_TTL_SECONDS: intInRange(1, 3600)({ default: 600 }),
   OAUTH_CODE_TTL_SECONDS: intInRange(1, 600)({ default: 60 }),
   OAUTH_MAX_REGISTERED_CLIENTS: intInRange(1, 10_000_000)({ default: 10_000 }),
+  OAUTH_UNUSED_CLIENT_TTL_SECONDS: intInRange(1, 30 * 86_400)({ default: 86_400 }),
   OAUTH_CLIENTS: preRegisteredClients({ default: [] }),
 };
 
@@ -67,6 +70,7 @@ const UNUSABLE: OAuthSettings = {
   requestTtlSeconds: 0,
   codeTtlSeconds: 0,
   maxRegisteredClients: 0,
+  unusedClientTtlSeconds: 0,
   clients: [],
 };
 
@@ -101,6 +105,7 @@ export function loadOAuthSettings(
     requestTtlSeconds: clean.OAUTH_REQUEST_TTL_SECONDS,
     codeTtlSeconds: clean.OAUTH_CODE_TTL_SECONDS,
     maxRegisteredClients: clean.OAUTH_MAX_REGISTERED_CLIENTS,
+    unusedClientTtlSeconds: clean.OAUTH_UNUSED_CLIENT_TTL_SECONDS,
     clients: clean.OAUTH_CLIENTS,
   };
 }
