@@ -129,6 +129,7 @@ function parseMetadata(body: unknown, code: 'invalid_client_metadata' | 'invalid
     throw new OAuthProtocolError(code === 'invalid_client' ? code : 'invalid_redirect_uri', 'redirect_uris must be https, loopback http or a private-use scheme');
   }
   const name = typeof parsed.data.client_name === 'string' && parsed.data.client_name.trim() ? parsed.data.client_name.trim() : 'Unnamed app';
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: strips C0/C1 control characters from a name shown on the consent page
   return { redirect_uris: uris, token_endpoint_auth_method, client_name: name.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').slice(0, MAX_NAME) };
 }
 
