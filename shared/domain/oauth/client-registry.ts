@@ -21,6 +21,8 @@ const REGISTRATION_TTL_SECONDS = 180 * 86_400;
 const CIMD_CACHE_SECONDS = 300;
 const MAX_REDIRECT_URIS = 10;
 const MAX_NAME = 100;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching C0/C1 controls is the point: they are stripped from a name the consent page shows
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
@@ -129,8 +131,7 @@ function parseMetadata(body: unknown, code: 'invalid_client_metadata' | 'invalid
     throw new OAuthProtocolError(code === 'invalid_client' ? code : 'invalid_redirect_uri', 'redirect_uris must be https, loopback http or a private-use scheme');
   }
   const name = typeof parsed.data.client_name === 'string' && parsed.data.client_name.trim() ? parsed.data.client_name.trim() : 'Unnamed app';
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: strips C0/C1 control characters from a name shown on the consent page
-  return { redirect_uris: uris, token_endpoint_auth_method, client_name: name.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').slice(0, MAX_NAME) };
+  return { redirect_uris: uris, token_endpoint_auth_method, client_name: name.replace(CONTROL_CHARACTERS, '').slice(0, MAX_NAME) };
 }
 
 /** https anywhere; http only on a loopback host (native apps, RFC 8252); or a reverse-domain private scheme. */
