@@ -60,7 +60,9 @@ async function main(): Promise<void> {
     for (const id of ids) {
       if (idleBetween > 0) await new Promise((resolve) => setTimeout(resolve, idleBetween * 1000));
       const figures = await measureTogether(builds, id, seconds);
-      builds.forEach((build, i) => build.samples.set(id, [...(build.samples.get(id) ?? []), figures[i]]));
+      builds.forEach((build, i) => {
+        build.samples.set(id, [...(build.samples.get(id) ?? []), figures[i]]);
+      });
       process.stdout.write(`round ${pass} (${id}): ${figures.map((us, i) => `${builds[i].label} ${round(us, 1)} µs`).join(', ')}\n`);
     }
   }
@@ -80,7 +82,9 @@ async function main(): Promise<void> {
   if (idleSeconds > 0) await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
   const idle = builds.map(memory);
   process.stdout.write(`\nAPI RSS MB${limitMiB ? ` (each under a ${limitMiB} MiB memory limit)` : ''}: right after the last load${idleSeconds > 0 ? `, then after ${idleSeconds} s idle` : ''}\n`);
-  builds.forEach((build, i) => process.stdout.write(`${build.label}: ${underLoad[i]}${idleSeconds > 0 ? `, ${idle[i]}` : ''}\n`));
+  builds.forEach((build, i) => {
+    process.stdout.write(`${build.label}: ${underLoad[i]}${idleSeconds > 0 ? `, ${idle[i]}` : ''}\n`);
+  });
   await stopAll();
   removeCgroups();
   rmSync(logDir, { recursive: true, force: true });

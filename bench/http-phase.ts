@@ -49,7 +49,9 @@ export async function runHttpPhase(options: { bare: HttpScenario; api: { base: s
   await memoryApi.proc.stop();
   baselines.push(await measure(bare, load));
 
-  figures.forEach((figure, i) => compareWith(figure, [baselines[i], baselines[i + 1]]));
+  figures.forEach((figure, i) => {
+    compareWith(figure, [baselines[i], baselines[i + 1]]);
+  });
   compareWith(baselines[0], baselines);
   return { baselines, baselineRps: mean(baselines.map((figure) => figure.requestsPerSecond)), figures, mcp };
 }

@@ -170,7 +170,8 @@ export function mixedTraffic(options: TrafficOptions): Traffic {
             const status = res.statusCode ?? 0;
             const text = Buffer.concat(chunks).toString('utf8');
             count(outcome.statuses, String(status));
-            count((outcome.byKind[planned.kind] ??= {}), String(status));
+            outcome.byKind[planned.kind] ??= {};
+            count(outcome.byKind[planned.kind], String(status));
             outcome.latency.at.push(endedAt - start);
             outcome.latency.ms.push(endedAt - sentAt);
             judge(planned, subject, status, text);
@@ -218,6 +219,7 @@ function count(into: Record<string, number>, key: string): void {
   into[key] = (into[key] ?? 0) + 1;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: the judge probes fields of any answer shape, each read guarded by ?.
 function parse(text: string): any {
   try {
     return JSON.parse(text);

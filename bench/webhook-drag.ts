@@ -55,7 +55,9 @@ async function main(): Promise<void> {
   );
   for (let i = 1; i <= ROUNDS; i++) {
     const figures = await Promise.all(pairs.map((pair) => submitToSucceeded({ baseUrl: pair.api.base, token: pair.token, ratePerSecond: RATE, seconds: SECONDS, queue: pair.queue })));
-    figures.forEach((figure, p) => pairs[p].rounds.push(figure));
+    figures.forEach((figure, p) => {
+      pairs[p].rounds.push(figure);
+    });
     process.stdout.write(`round ${i}: ${figures.map((f, p) => `${pairs[p].name} submit p99 ${f.submitMs.p99} ms, to succeeded p99 ${f.submitToSucceededMs.p99} ms`).join('; ')}\n`);
   }
   const [live, control, dead] = pairs;

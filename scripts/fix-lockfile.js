@@ -7,6 +7,7 @@
 // the package's version, os and cpu is what npm needs: it skips the package on other platforms and
 // resolves it from the registry where it applies. Run it after `npm install` changed the lock:
 //   node scripts/fix-lockfile.js
+// biome-ignore lint/suspicious/noRedundantUseStrict: a CommonJS script, not a module, so strict mode is not implied
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');

@@ -130,7 +130,7 @@ export function createJobWorker(options: {
   // every shard that any recorded shard count implies, so shards that left the set are still drained.
   const workers = new Map<number, Worker<BullJobData, Record<string, unknown>, string>>();
   const consume = (shard: number): void => {
-    if (workers.has(shard) || closing) return;
+    if (workers.has(shard) || closing !== undefined) return;
     const worker = new Worker<BullJobData, Record<string, unknown>, string>(keys.jobQueueName(shard), processJob, {
       connection: client,
       prefix: keys.bullPrefix,

@@ -22,7 +22,7 @@ const TaskParams = z.object({ taskId: z.string().min(1).max(128) });
 export function taskRequested(params: Record<string, unknown>, envelope: object | undefined, modern: boolean): boolean {
   if (!modern) return params.task !== undefined;
   // 2026-07-28 carries capabilities per request, in the `_meta` envelope the SDK lifts off the params.
-  const capabilities = (envelope as Record<string, any> | undefined)?.[CLIENT_CAPABILITIES_META_KEY];
+  const capabilities = (envelope as Record<string, { extensions?: Record<string, unknown> } | undefined> | undefined)?.[CLIENT_CAPABILITIES_META_KEY];
   return capabilities?.extensions?.[TASKS_EXTENSION] !== undefined;
 }
 

@@ -30,7 +30,9 @@ export async function serveFetchHandler(handler: FetchMcpHandler, req: Request, 
   const request = new globalThis.Request(`http://localhost${req.originalUrl}`, { method: req.method, headers });
   const response = await handler.fetch(request, { authInfo, ...(req.body !== undefined ? { parsedBody: req.body } : {}) });
   res.status(response.status);
-  response.headers.forEach((value, name) => res.setHeader(name, value));
+  response.headers.forEach((value, name) => {
+    res.setHeader(name, value);
+  });
   if (!response.body) {
     res.end();
     return;

@@ -12,6 +12,7 @@ const parseJson = express.json({ limit: BODY_LIMIT_BYTES, strict: true, type: 'a
 const PLAIN_JSON = /^application\/json(?: *; *charset=(?:utf-8|"utf-8") *)?$/i;
 
 /** JSON's insignificant whitespace, which may precede the first value. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: exactly the four whitespace bytes JSON (RFC 8259) allows
 const LEADING_WHITESPACE = /^[\x20\x09\x0a\x0d]*/;
 
 /** Parses JSON bodies up to 64 KiB; any other body is a 415 before a byte of it is read. */

@@ -46,7 +46,9 @@ export function matchOperation(operations: readonly Operation[]) {
       if (!operation) return next(new MethodNotAllowedError([...path.byMethod.keys()].sort()));
       const params: Record<string, string> = {};
       try {
-        path.names.forEach((name, i) => (params[name] = decodeURIComponent(match[i + 1])));
+        path.names.forEach((name, i) => {
+          params[name] = decodeURIComponent(match[i + 1]);
+        });
       } catch {
         return next(new NotFoundError());
       }

@@ -3,7 +3,7 @@ import express, { Router } from 'express';
 import { AppError } from '../../shared/platform/errors/app-error';
 import { OAUTH_PATHS } from '../../shared/domain/oauth/discovery';
 import type { ConsentService } from '../../shared/domain/oauth/consent-service';
-import { escapeHtml as escape } from '../http/escape-html';
+import { escapeHtml } from '../http/escape-html';
 import { state } from '../http/locals';
 
 const FORM = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
@@ -67,13 +67,13 @@ function requestId(value: unknown): string {
 }
 
 function page(clientName: string, redirectTarget: string, action: string, request: string, csrf: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Connect ${escape(clientName)}</title>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Connect ${escapeHtml(clientName)}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem}input,button{font-size:1rem;padding:.4rem}</style></head>
-<body><h1>Connect ${escape(clientName)}</h1>
+<body><h1>Connect ${escapeHtml(clientName)}</h1>
 <p>Development consent page: it stands in for the operator's dashboard on a local connector only.</p>
-<p>The app will be sent back to <strong>${escape(redirectTarget)}</strong>.</p>
-<form method="post" action="${escape(action)}">
-<input type="hidden" name="request" value="${escape(request)}"><input type="hidden" name="csrf" value="${escape(csrf)}">
+<p>The app will be sent back to <strong>${escapeHtml(redirectTarget)}</strong>.</p>
+<form method="post" action="${escapeHtml(action)}">
+<input type="hidden" name="request" value="${escapeHtml(request)}"><input type="hidden" name="csrf" value="${escapeHtml(csrf)}">
 <p><label>Subject (who the app acts for) <input name="subject" autocomplete="off"></label></p>
 <p><button name="decision" value="approve">Approve</button> <button name="decision" value="deny">Deny</button></p>
 </form></body></html>`;

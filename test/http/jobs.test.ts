@@ -96,8 +96,8 @@ for (const backend of BACKENDS) {
     it('payloads equal but for key order count as the same payload', async () => {
       const token = await c.link(newSubject());
       const key = newKey();
-      const a = await c.call('POST', '/v1/jobs', { token, rawBody: '{"input":{"prompt":"x"},"idempotency_key":"' + key + '"}', headers: { 'content-type': 'application/json' } });
-      const b = await c.call('POST', '/v1/jobs', { token, rawBody: '{"idempotency_key":"' + key + '","input":{"prompt":"x"}}', headers: { 'content-type': 'application/json' } });
+      const a = await c.call('POST', '/v1/jobs', { token, rawBody: `{"input":{"prompt":"x"},"idempotency_key":"${key}"}`, headers: { 'content-type': 'application/json' } });
+      const b = await c.call('POST', '/v1/jobs', { token, rawBody: `{"idempotency_key":"${key}","input":{"prompt":"x"}}`, headers: { 'content-type': 'application/json' } });
       expect(b.status).to.equal(202);
       expect(b.body.id).to.equal(a.body.id);
     });
@@ -198,7 +198,10 @@ for (const backend of BACKENDS) {
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
     const GATED: readonly Operation[] = OPERATIONS.map((operation) =>
-      operation.operationId === 'createJob' ? { ...operation, job: { operationId: operation.operationId, processor: () => async () => (await gate, { done: true }) } } : operation,
+      operation.operationId === 'createJob' ? { ...operation, job: { operationId: operation.operationId, processor: () => async () => {
+        await gate;
+        return { done: true };
+      } } } : operation,
     );
     let g: ConnectorUnderTest;
     before(async () => {

@@ -63,7 +63,7 @@ export class OpenApiResponseChecker {
     }
     const [mediaType] = Object.keys(declared.content ?? {});
     if (!mediaType) return;
-    this.checkBody(docName, `${responsePointer}/content/${escape(mediaType)}/schema`, response, mediaType, where);
+    this.checkBody(docName, `${responsePointer}/content/${escapePointer(mediaType)}/schema`, response, mediaType, where);
   }
 
   private checkBody(docName: string, pointer: string, response: WireResponse, mediaType: string, where: string): void {
@@ -79,7 +79,7 @@ export class OpenApiResponseChecker {
     for (const [docName, document] of [['published', this.published], ['internal', INTERNAL_DOCUMENT]] as const) {
       for (const template of Object.keys(document.paths)) {
         if (compilePath(template).test(path) && document.paths[template][method]) {
-          return { docName, document, pointer: `#/paths/${escape(template)}/${method}` };
+          return { docName, document, pointer: `#/paths/${escapePointer(template)}/${method}` };
         }
       }
     }
@@ -87,7 +87,7 @@ export class OpenApiResponseChecker {
   }
 }
 
-function escape(segment: string): string {
+function escapePointer(segment: string): string {
   return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 

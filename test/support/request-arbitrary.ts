@@ -143,7 +143,9 @@ const hostileQuery = fc.array(
 
 /** Header changes: credentials, content types, encodings, request ids, idempotency keys, size. */
 function hostileHeaders(credentials: FuzzCredentials): fc.Arbitrary<(headers: Record<string, string>) => void> {
-  const set = (name: string, value: fc.Arbitrary<string>) => value.map((v) => (headers: Record<string, string>) => void (headers[name] = v));
+  const set = (name: string, value: fc.Arbitrary<string>) => value.map((v) => (headers: Record<string, string>) => {
+      headers[name] = v;
+    });
   const authValues = fc.oneof(
     fc.constantFrom(...credentials.badTokens).map((t) => `Bearer ${t}`),
     fc.constantFrom('Bearer', 'Bearer ', 'Basic dXNlcjpwYXNz', `bearer ${credentials.token}`, `Bearer  ${credentials.token}  `, `Bearer ${credentials.token}.x`, `Token ${credentials.token}`, `Bearer ${credentials.token},Bearer ${credentials.token}`),
@@ -159,9 +161,15 @@ function hostileHeaders(credentials: FuzzCredentials): fc.Arbitrary<(headers: Re
     set('x-request-id', fc.oneof(headerValue(200), fc.constant('a'.repeat(129)), fc.constant('<script>'))),
     set('expect', fc.constantFrom('100-continue', '100-Continue', 'the-impossible', '')),
     set('idempotency-key', fc.oneof(fc.constantFrom('', ' ', 'x'.repeat(256), 'é', '\t'), headerValue(300))),
-    fc.tuple(headerName, headerValue(100)).map(([name, value]) => (headers: Record<string, string>) => void (headers[name.toLowerCase()] ??= value)),
-    fc.integer({ min: 1, max: SMALL_HEADER }).map((n) => (headers: Record<string, string>) => void (headers['x-padding'] = 'p'.repeat(n))),
-    fc.integer({ min: HUGE_HEADER, max: 64 * 1024 }).map((n) => (headers: Record<string, string>) => void (headers['x-huge'] = 'h'.repeat(n))),
+    fc.tuple(headerName, headerValue(100)).map(([name, value]) => (headers: Record<string, string>) => {
+      headers[name.toLowerCase()] ??= value;
+    }),
+    fc.integer({ min: 1, max: SMALL_HEADER }).map((n) => (headers: Record<string, string>) => {
+      headers['x-padding'] = 'p'.repeat(n);
+    }),
+    fc.integer({ min: HUGE_HEADER, max: 64 * 1024 }).map((n) => (headers: Record<string, string>) => {
+      headers['x-huge'] = 'h'.repeat(n);
+    }),
   );
 }
 
@@ -181,12 +189,20 @@ function mutate(request: FuzzRequest, credentials: FuzzCredentials): fc.Arbitrar
       weight: 1,
       arbitrary: fc
         .oneof({ weight: 4, arbitrary: fc.constantFrom(...ODD_METHODS) }, { weight: 1, arbitrary: fc.constantFrom(...UNKNOWN_METHODS) })
-        .map((method): Change => (r) => void (r.method = method)),
+        .map((method): Change => (r) => {
+          r.method = method;
+        }),
     },
-    { weight: 1, arbitrary: hostilePath(request.path).map((path): Change => (r) => void (r.path = path)) },
-    { weight: 2, arbitrary: hostileQuery.map((query): Change => (r) => void (r.path = `${r.path}${r.path.includes('?') ? '&' : '?'}${query}`)) },
+    { weight: 1, arbitrary: hostilePath(request.path).map((path): Change => (r) => {
+      r.path = path;
+    }) },
+    { weight: 2, arbitrary: hostileQuery.map((query): Change => (r) => {
+      r.path = `${r.path}${r.path.includes('?') ? '&' : '?'}${query}`;
+    }) },
     { weight: 4, arbitrary: hostileHeaders(credentials).map((apply): Change => (r) => apply(r.headers)) },
-    { weight: 4, arbitrary: hostileBody(typeof request.body === 'string' ? request.body : undefined).map((body): Change => (r) => void (r.body = body)) },
+    { weight: 4, arbitrary: hostileBody(typeof request.body === 'string' ? request.body : undefined).map((body): Change => (r) => {
+      r.body = body;
+    }) },
   );
   return fc.array(change, { minLength: 1, maxLength: 2 }).map((changes) => {
     const next: FuzzRequest = { ...request, headers: { ...request.headers } };

@@ -57,12 +57,16 @@ export function portabilityFindings(schema: unknown): PortabilityFinding[] {
       if (isObject(node[key])) for (const [name, child] of Object.entries(node[key])) visit(child, join(join(path, key), name), key);
     }
     for (const key of ARRAY_KEYWORDS) {
-      if (Array.isArray(node[key])) (node[key] as unknown[]).forEach((child, i) => visit(child, `${join(path, key)}[${i}]`, key));
+      if (Array.isArray(node[key])) (node[key] as unknown[]).forEach((child, i) => {
+          visit(child, `${join(path, key)}[${i}]`, key);
+        });
     }
     for (const key of SINGLE_KEYWORDS) {
       if (!(key in node)) continue;
       const child = node[key];
-      if (Array.isArray(child)) child.forEach((item, i) => visit(item, `${join(path, key)}[${i}]`, key));
+      if (Array.isArray(child)) child.forEach((item, i) => {
+          visit(item, `${join(path, key)}[${i}]`, key);
+        });
       else visit(child, join(path, key), key);
     }
   };

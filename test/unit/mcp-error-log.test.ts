@@ -34,7 +34,10 @@ function lines(capture: LogCapture): Array<Record<string, any>> {
 describe('MCP error reports in the log (mcpErrorLog)', () => {
   it('a report of a request answered 4xx is one info line with the status and the reason, and no stack', async () => {
     const { capture, handler, scripts } = setUp();
-    scripts.set('refuse', async (report) => (report('Not Acceptable: Client must accept both application/json and text/event-stream'), 406));
+    scripts.set('refuse', async (report) => {
+      report('Not Acceptable: Client must accept both application/json and text/event-stream');
+      return 406;
+    });
     expect((await send(handler, 'refuse', 'req-1')).status).to.equal(406);
     expect(lines(capture)).to.have.length(1);
     const [line] = lines(capture);
@@ -46,7 +49,10 @@ describe('MCP error reports in the log (mcpErrorLog)', () => {
 
   it('a report of a request answered 5xx is an error line with the error and its stack', async () => {
     const { capture, handler, scripts } = setUp();
-    scripts.set('fail', async (report) => (report('the server could not be built'), 500));
+    scripts.set('fail', async (report) => {
+      report('the server could not be built');
+      return 500;
+    });
     expect((await send(handler, 'fail', 'req-2')).status).to.equal(500);
     const [line] = lines(capture);
     expect(line).to.include({ level: 50, msg: 'mcp request failed', req_id: 'req-2', status: 500 });
@@ -67,7 +73,10 @@ describe('MCP error reports in the log (mcpErrorLog)', () => {
       report('second half');
       return 415;
     });
-    scripts.set('fault', async (report) => (report('broken'), 503));
+    scripts.set('fault', async (report) => {
+      report('broken');
+      return 503;
+    });
     const slow = send(handler, 'slow-refusal', 'req-slow');
     await reportedFirst;
     await send(handler, 'fault', 'req-fault');
@@ -113,7 +122,10 @@ describe('MCP error reports in the log (mcpErrorLog)', () => {
 
   it('a refusal’s reason is cut to 300 characters', async () => {
     const { capture, handler, scripts } = setUp();
-    scripts.set('long', async (report) => (report(`Unknown tool: ${'x'.repeat(5000)}`), 400));
+    scripts.set('long', async (report) => {
+      report(`Unknown tool: ${'x'.repeat(5000)}`);
+      return 400;
+    });
     await send(handler, 'long', 'req-long');
     expect(lines(capture)[0].reason).to.have.length(300);
   });

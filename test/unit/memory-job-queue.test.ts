@@ -24,7 +24,7 @@ describe('the in-memory job queue', () => {
     await waitFor(() => release.length === 2, { what: 'two jobs to start' });
     expect((await queue.counts()).queued).to.equal(3);
     while ((await queue.counts()).succeeded < 5) {
-      release.splice(0).forEach((resolve) => resolve());
+      for (const resolve of release.splice(0)) resolve();
       await new Promise((resolve) => setImmediate(resolve));
     }
     expect(peak).to.equal(2);

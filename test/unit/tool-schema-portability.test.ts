@@ -13,10 +13,11 @@ import { portabilityFindings } from '../support/schema-portability';
 
 /** Every subschema of `schema` (itself included) whose `type` is an array. */
 function typeUnions(schema: unknown, found: JsonSchema[] = []): JsonSchema[] {
-  if (Array.isArray(schema)) schema.forEach((item) => typeUnions(item, found));
-  else if (schema && typeof schema === 'object') {
+  if (Array.isArray(schema)) {
+    for (const item of schema) typeUnions(item, found);
+  } else if (schema && typeof schema === 'object') {
     if (Array.isArray((schema as JsonSchema).type)) found.push(schema as JsonSchema);
-    Object.values(schema).forEach((child) => typeUnions(child, found));
+    for (const child of Object.values(schema)) typeUnions(child, found);
   }
   return found;
 }
@@ -54,6 +55,7 @@ describe('MCP tool schemas are portable (the Inspector --strict rules)', () => {
         anything: { description: 'no validation keyword' },
         forbidden: { not: {} },
         list: { type: 'array', items: true },
+        // biome-ignore lint/suspicious/noThenProperty: `then` here is the JSON Schema keyword, never awaited
         pair: { type: 'object', if: { required: ['a'] }, then: { required: ['b'] } },
       },
     };

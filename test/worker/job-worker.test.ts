@@ -33,7 +33,13 @@ describe('the BullMQ job worker, in-process, on a private redis-server', () => {
     return { attempt };
   };
   const processors = new Map<string, Processor>([
-    ['echo', async (input, { jobId }) => (count(jobId), { echoed: input.prompt })],
+    [
+      'echo',
+      async (input, { jobId }) => {
+        count(jobId);
+        return { echoed: input.prompt };
+      },
+    ],
     ['echo-undated', async (input) => ({ echoed: input.prompt })],
     ['flaky', flaky],
     // The same, under its own name so that the metrics test's count for `flaky` stays its own.

@@ -75,7 +75,10 @@ export class MemoryOAuthStateStore implements OAuthStateStore {
 
   private space(kind: OAuthStateKind): Map<string, Entry> {
     let space = this.kinds.get(kind);
-    if (!space) this.kinds.set(kind, (space = new Map()));
+    if (!space) {
+      space = new Map();
+      this.kinds.set(kind, space);
+    }
     return space;
   }
 

@@ -105,7 +105,7 @@ function parseReturnValue(stored: string | undefined): unknown {
 /** Maps a stored BullMQ job and its state to our record; undefined when the job is gone. */
 export function toJobRecord(job: StoredBullJob | undefined, state: JobState | 'unknown'): JobRecord | undefined {
   const status = toJobStatus(state);
-  if (!job || !job.id || !status) return undefined;
+  if (!job?.id || !status) return undefined;
   const progress = readProgress(job.progress);
   const terminal = status === 'succeeded' || status === 'failed';
   const startedAt = progress.started_at ?? (job.processedOn ? new Date(job.processedOn).toISOString() : null);

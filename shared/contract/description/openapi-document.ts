@@ -7,6 +7,7 @@ import { SERVICE_INFO } from './service-info';
 import { CHAIN_ERRORS } from './chain-errors';
 
 /** An OpenAPI 3.1 document, as plain JSON. */
+// biome-ignore lint/suspicious/noExplicitAny: open-ended JSON, built here and checked against the OpenAPI 3.1 schema by the tests
 export type OpenApiDocument = Record<string, any>;
 
 const PROBLEM_MEDIA_TYPE = 'application/problem+json';

@@ -15,6 +15,7 @@ export interface OperationRequest {
   principal?: Principal;
   /** For an operation with `readsUsage`: the subject's charges, read with the admission (absent otherwise). */
   usage?: UsageSnapshot;
+  // biome-ignore lint/suspicious/noExplicitAny: validated against the operation's request schema before a handler reads it
   body: any;
   query: Record<string, unknown>;
   params: Record<string, string>;

@@ -76,7 +76,7 @@ export function checkedLookup(policy: LookupPolicy): LookupFunction {
   return (hostname, options, callback) => {
     const done = (error: Error | null, address?: string, family?: number) => {
       if (error) return callback(error as NodeJS.ErrnoException, '', 0);
-      if ((options as { all?: boolean }).all) return (callback as any)(null, [{ address, family }]);
+      if ((options as { all?: boolean }).all) return (callback as unknown as (error: null, addresses: dns.LookupAddress[]) => void)(null, [{ address: address!, family: family! }]);
       callback(null, address!, family!);
     };
     const mapped = testHosts[hostname];

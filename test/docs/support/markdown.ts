@@ -36,7 +36,7 @@ export function parseMarkdown(text: string): ParsedMarkdown {
     if (open) {
       prose.push('');
       if (fence && fence[1][0] === open.fence[0] && fence[1].length >= open.fence.length && fence[2].trim() === '') {
-        blocks.push({ info: open.info, code: open.code.join('\n') + '\n', comment: open.comment, line: open.start + 1 });
+        blocks.push({ info: open.info, code: `${open.code.join('\n')}\n`, comment: open.comment, line: open.start + 1 });
         open = undefined;
       } else open.code.push(line);
       return;

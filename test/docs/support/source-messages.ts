@@ -22,7 +22,7 @@ function pieces(node: ts.Expression): Piece[] | undefined {
   return undefined;
 }
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Fixed text a line with run-time values must hold to count as a message (so `${x}worker` does not). */
 const MIN_FIXED_WITH_VALUES = 12;
@@ -37,9 +37,9 @@ function linePatterns(parts: Piece[]): RegExp[] {
       line.values += 1;
     } else {
       const [first, ...rest] = part.text.split('\n');
-      line.pattern += escape(first);
+      line.pattern += escapeRegExp(first);
       line.fixed += first;
-      lines.push(...rest.map((text) => ({ pattern: escape(text), fixed: text, values: 0 })));
+      lines.push(...rest.map((text) => ({ pattern: escapeRegExp(text), fixed: text, values: 0 })));
     }
   }
   return lines

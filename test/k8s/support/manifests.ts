@@ -93,7 +93,7 @@ export interface Container {
 
 export function mainContainer(deployment: K8sObject): Container {
   const containers = deployment.spec?.template?.spec?.containers as Container[] | undefined;
-  if (!containers || containers.length !== 1) throw new Error(`${deployment.metadata.name}: expected exactly one container`);
+  if (containers?.length !== 1) throw new Error(`${deployment.metadata.name}: expected exactly one container`);
   return containers[0]!;
 }
 
