@@ -56,7 +56,18 @@ export interface AppDependencies {
  * admits (rate limits, authentication and the failed-authentication budget, in `api/admission/`), parses,
  * validates against the generated document, and dispatches.
  */
-export function createApp({ config, backend, services, tokens, metrics, logger, operations = OPERATIONS, stopping = () => false, mcpDirectCalls = true, devConsent = false }: AppDependencies): Express {
+export function createApp({
+  config,
+  backend,
+  services,
+  tokens,
+  metrics,
+  logger,
+  operations = OPERATIONS,
+  stopping = () => false,
+  mcpDirectCalls = true,
+  devConsent = false,
+}: AppDependencies): Express {
   const published = publishedOperations(operations);
   const openApiJson = JSON.stringify(buildOpenApiDocument(published, config.publicUrl));
   const llmsTxt = buildLlmsTxt(published, { publicUrl: config.publicUrl, dashboardUrl: config.dashboardUrl });
@@ -76,16 +87,30 @@ export function createApp({ config, backend, services, tokens, metrics, logger, 
   const site = express.Router();
   site.use(
     mcpRoute({
-      config, admit, services, metrics, logger, directCalls: mcpDirectCalls,
-      tools: buildToolDefinitions(published), taskTtlMs: config.idempotencyTtlSeconds * 1000,
+      config,
+      admit,
+      services,
+      metrics,
+      logger,
+      directCalls: mcpDirectCalls,
+      tools: buildToolDefinitions(published),
+      taskTtlMs: config.idempotencyTtlSeconds * 1000,
     }),
   );
-  site.use(descriptionRoutes(openApiJson, llmsTxt), healthRoutes(async () => !stopping() && backend.ready()));
+  site.use(
+    descriptionRoutes(openApiJson, llmsTxt),
+    healthRoutes(async () => !stopping() && backend.ready()),
+  );
   site.use(rootPageRoutes(config.publicUrl));
-  site.use(oauthRoutes({
-    oauth: services.oauth, publicUrl: config.publicUrl, rateLimits: backend.rateLimits, perMinute: config.rateLimitPerMinute,
-    credentialFailures: oauthFailureBudget(failures),
-  }));
+  site.use(
+    oauthRoutes({
+      oauth: services.oauth,
+      publicUrl: config.publicUrl,
+      rateLimits: backend.rateLimits,
+      perMinute: config.rateLimitPerMinute,
+      credentialFailures: oauthFailureBudget(failures),
+    }),
+  );
   if (devConsent) site.use(devConsentRoutes(services.oauth.consent, config.publicUrl, config.connectorSecret));
   const operationChain = chain(
     matchOperation(operations),

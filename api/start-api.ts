@@ -37,7 +37,9 @@ export interface RunningApi {
  * metrics. The entry that runs API and worker together (`npm run dev`, the tests) supplies it, so the API
  * itself never depends on the worker.
  */
-export type InProcessJobConsumer = (parts: { processors: ProcessorMap; metrics: Metrics; events: EventQueue }) => { close(graceMs: number): Promise<void> };
+export type InProcessJobConsumer = (parts: { processors: ProcessorMap; metrics: Metrics; events: EventQueue }) => {
+  close(graceMs: number): Promise<void>;
+};
 
 /** Options for embedding the API (tests, or a template user with their own registry). */
 export interface StartApiOptions {
@@ -75,16 +77,31 @@ export async function startApi(loaded: Config, logger: Logger, options: StartApi
   const { services, tokens } = createServices(config, backend, metrics, cimdFetch);
   const api = createApiServer(config.http);
   const app = createApp({
-    config, backend, services, tokens, metrics, logger, operations, stopping: () => api.drain.stopping, mcpDirectCalls, devConsent: servesDevConsent,
+    config,
+    backend,
+    services,
+    tokens,
+    metrics,
+    logger,
+    operations,
+    stopping: () => api.drain.stopping,
+    mcpDirectCalls,
+    devConsent: servesDevConsent,
   });
   const server = api.server.on('request', app);
   const metricsServer = createMetricsServer(metrics);
   // One HOST for both: a developer's loopback run exposes neither; in a cluster Prometheus scrapes the pod's address.
-  const [port, metricsPort] = await Promise.all([listen(server, config.port, config.host), listen(metricsServer, config.metricsPort, config.host)]);
+  const [port, metricsPort] = await Promise.all([
+    listen(server, config.port, config.host),
+    listen(metricsServer, config.metricsPort, config.host),
+  ]);
   const { address: host } = server.address() as AddressInfo;
   const runsJobs = backend.kind === 'memory' || !!jobWorker;
   const page = devConsent ? { dev_consent_page: servesDevConsent } : {};
-  logger.info({ port, metrics_port: metricsPort, host, public_url: config.publicUrl, backend: backend.kind, runs_jobs: runsJobs, ...page }, 'api listening');
+  logger.info(
+    { port, metrics_port: metricsPort, host, public_url: config.publicUrl, backend: backend.kind, runs_jobs: runsJobs, ...page },
+    'api listening',
+  );
 
   return {
     port,
@@ -106,4 +123,3 @@ export async function startApi(loaded: Config, logger: Logger, options: StartApi
     },
   };
 }
-

@@ -13,7 +13,13 @@ if (!connection || problems.length > 0) {
   process.stderr.write(`bare worker: no usable Redis settings (${problems.map((p) => p.name).join(', ') || 'none set'})\n`);
   process.exit(2);
 }
-const client = createRedisClient({ connection, role: 'worker', connectionName: 'bench-bare-worker', commandTimeoutMs: 5000, logger: createLogger('warn', 'bench-bare-worker') });
+const client = createRedisClient({
+  connection,
+  role: 'worker',
+  connectionName: 'bench-bare-worker',
+  commandTimeoutMs: 5000,
+  logger: createLogger('warn', 'bench-bare-worker'),
+});
 const worker = new Worker(process.env.QUEUE_NAME ?? 'bare', async () => ({}), {
   connection: client,
   prefix: process.env.QUEUE_PREFIX ?? 'bare',

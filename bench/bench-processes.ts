@@ -40,7 +40,6 @@ export interface BenchProcess {
   stop(): Promise<void>;
 }
 
-
 /**
  * Polls `probe` every 50 ms until it holds or `timeoutMs` passes ({@link waitFor}); a probe that throws
  * {@link GiveUp} (a process that exited) ends the wait at once with that error.
@@ -113,10 +112,14 @@ export async function startNode(
   closeSync(log.fd);
   const proc = own(name, child, log.path);
   try {
-    await waitUntil(async () => {
-      if (child.exitCode !== null) throw new GiveUp(`${name} exited with ${child.exitCode}: ${proc.output()}`);
-      return ready(proc.output);
-    }, 20_000, name);
+    await waitUntil(
+      async () => {
+        if (child.exitCode !== null) throw new GiveUp(`${name} exited with ${child.exitCode}: ${proc.output()}`);
+        return ready(proc.output);
+      },
+      20_000,
+      name,
+    );
   } catch (error) {
     await proc.stop();
     throw error;
@@ -148,16 +151,33 @@ export async function startRedis(): Promise<BenchProcess & { port: number; url: 
   const log = logFile('redis-server');
   const child = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction', '--protected-mode', 'yes'],
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--maxmemory-policy',
+      'noeviction',
+      '--protected-mode',
+      'yes',
+    ],
     { stdio: ['ignore', log.fd, log.fd] },
   );
   closeSync(log.fd);
   const proc = own('redis-server', child, log.path);
   child.once('error', () => undefined);
-  await waitUntil(async () => {
-    if (child.exitCode !== null) throw new GiveUp(`redis-server exited: ${proc.output()}`);
-    return accepts(port);
-  }, 10_000, 'redis-server');
+  await waitUntil(
+    async () => {
+      if (child.exitCode !== null) throw new GiveUp(`redis-server exited: ${proc.output()}`);
+      return accepts(port);
+    },
+    10_000,
+    'redis-server',
+  );
   return { ...proc, port, url: `redis://127.0.0.1:${port}`, version: redisVersion() };
 }
 

@@ -69,7 +69,11 @@ export class NodeMeter {
   constructor(private readonly nodes: ReadonlyArray<{ port: number; client: RedisClient }>) {}
 
   async sample(): Promise<NodeSample[]> {
-    return Promise.all(this.nodes.map(async ({ port, client }) => parseNodeInfo(port, String(await client.call('INFO', 'commandstats', 'cpu', 'keyspace', 'replication')))));
+    return Promise.all(
+      this.nodes.map(async ({ port, client }) =>
+        parseNodeInfo(port, String(await client.call('INFO', 'commandstats', 'cpu', 'keyspace', 'replication'))),
+      ),
+    );
   }
 
   /** Each node's work between two samples of this meter. */

@@ -92,7 +92,14 @@ export interface ClusterCeiling {
    * Redis spends less per command the busier it is (more commands per wake-up), so C, taken from the
    * submissions' lighter load, is a floor.
    */
-  peak: { run: TopologyRun['id']; stretch: 'submit' | 'drain'; port: number; commandsPerSecond: number; busy: number; commandsPerCpuSecond: number | null };
+  peak: {
+    run: TopologyRun['id'];
+    stretch: 'submit' | 'drain';
+    port: number;
+    commandsPerSecond: number;
+    busy: number;
+    commandsPerCpuSecond: number | null;
+  };
   /**
    * q: the queue's share of a paid job's Redis CPU, from the one-shard run: the queue's primary carries the
    * whole drain and the submissions' queue work on top of the subject work every primary carries.
@@ -130,7 +137,11 @@ export function addWork(stretches: ReadonlyArray<readonly NodeWork[]>): NodeWork
 }
 
 /** Each node's share of `work` done for `units` requests or jobs. */
-export function shares(work: readonly NodeWork[], units: number, placement: ReadonlyMap<number, { slots?: string; queueShards: number[] }>): NodeShare[] {
+export function shares(
+  work: readonly NodeWork[],
+  units: number,
+  placement: ReadonlyMap<number, { slots?: string; queueShards: number[] }>,
+): NodeShare[] {
   const primaries = work.filter((node) => node.role === 'primary');
   const commands = sum(primaries.map((node) => node.commands));
   const cpu = sum(primaries.map((node) => node.cpuMs));
@@ -200,10 +211,18 @@ export function clusterCeiling(runs: readonly TopologyRun[]): ClusterCeiling | u
     const cpu = perPrimaryJobCpu(run);
     const top = cpu.reduce((best, node) => (node.cpuUs > best.cpuUs ? node : best));
     const k = Math.max(...cpu.map((node) => run.queues.filter((queue) => queue.port === node.port).length));
-    return { run: run.id, port: top.port, measured: round(top.cpuUs / sum(cpu.map((node) => node.cpuUs)), 3), predicted: round((1 - q) / P + (q * k) / run.shards, 3) };
+    return {
+      run: run.id,
+      port: top.port,
+      measured: round(top.cpuUs / sum(cpu.map((node) => node.cpuUs)), 3),
+      predicted: round((1 - q) / P + (q * k) / run.shards, 3),
+    };
   });
-  const stretches = [single, spread].flatMap((run) => (['submit', 'drain'] as const).flatMap((stretch) =>
-    run[stretch].nodes.filter((node) => node.role === 'primary').map((node) => ({ run: run.id, stretch, node }))));
+  const stretches = [single, spread].flatMap((run) =>
+    (['submit', 'drain'] as const).flatMap((stretch) =>
+      run[stretch].nodes.filter((node) => node.role === 'primary').map((node) => ({ run: run.id, stretch, node })),
+    ),
+  );
   const top = stretches.reduce((best, entry) => (entry.node.busy > best.node.busy ? entry : best));
   const commandRates = spread.submit.nodes.filter((node) => node.role === 'primary').map((node) => node.commandsPerCpuSecond ?? 0);
   return {
@@ -211,7 +230,14 @@ export function clusterCeiling(runs: readonly TopologyRun[]): ClusterCeiling | u
     jobsPerSecondPerPrimary: round(C, -1),
     oneNodeJobsPerSecond: round(1e6 / total(one), -1),
     commandsPerCpuSecond: { min: Math.min(...commandRates), max: Math.max(...commandRates) },
-    peak: { run: top.run, stretch: top.stretch, port: top.node.port, commandsPerSecond: top.node.commandsPerSecond, busy: top.node.busy, commandsPerCpuSecond: top.node.commandsPerCpuSecond },
+    peak: {
+      run: top.run,
+      stretch: top.stretch,
+      port: top.node.port,
+      commandsPerSecond: top.node.commandsPerSecond,
+      busy: top.node.busy,
+      commandsPerCpuSecond: top.node.commandsPerCpuSecond,
+    },
     queueShare: round(q, 3),
     busiest,
     arithmetic: [1, 3, 6, 12].map((primaries) => ({

@@ -49,27 +49,48 @@ function hasRedisCli(): boolean {
  * each; every node's commands, CPU and keys before and after. `oneNode` is the main run's redis-server,
  * whose connector processes have stopped.
  */
-export async function runClusterPhase(options: { bare: HttpScenario; oneNode: { url: string; client: RedisClient } }): Promise<ClusterResults> {
+export async function runClusterPhase(options: {
+  bare: HttpScenario;
+  oneNode: { url: string; client: RedisClient };
+}): Promise<ClusterResults> {
   if (!CLUSTER_SETTINGS.enabled) return { available: false, reason: 'left out (--no-cluster)' };
   if (!hasRedisCli()) return { available: false, reason: 'redis-cli is not installed (it joins the cluster)' };
   const settings = { ...CLUSTER_SETTINGS, connections: SETTINGS.connections };
   process.stdout.write(`Redis Cluster: 3 primaries, 3 replicas; ${settings.rounds} round(s) of ${settings.seconds}s per topology\n`);
   // A long node timeout: nothing is killed here, and a loaded machine must not make a node look failed.
   const cluster = await track(startRedisCluster({ nodeTimeoutMs: 15_000 }));
-  const nodeClients = await Promise.all(cluster.ports.map(async (port) => ({ port, client: await nodeClient(`redis://127.0.0.1:${port}`, `node-${port}`) })));
+  const nodeClients = await Promise.all(
+    cluster.ports.map(async (port) => ({ port, client: await nodeClient(`redis://127.0.0.1:${port}`, `node-${port}`) })),
+  );
   const view = parseClusterNodes(String(await nodeClients[0].client.call('CLUSTER', 'NODES')));
-  const primaryOfSlot = (slot: number) => view.find((node) => node.role === 'primary' && node.slots.some(([from, to]) => slot >= from && slot <= to))!.port;
-  const clusterClient = await benchClient({ topology: { mode: 'cluster', nodes: cluster.ports.map((port) => ({ host: '127.0.0.1', port })) }, tls: false }, 'cluster');
+  const primaryOfSlot = (slot: number) =>
+    view.find((node) => node.role === 'primary' && node.slots.some(([from, to]) => slot >= from && slot <= to))!.port;
+  const clusterClient = await benchClient(
+    { topology: { mode: 'cluster', nodes: cluster.ports.map((port) => ({ host: '127.0.0.1', port })) }, tls: false },
+    'cluster',
+  );
   await options.oneNode.client.flushall();
 
   // Subjects chosen so that their keys' slots fall evenly on the three primaries, as many subjects' would.
   const primaryCount = view.filter((node) => node.role === 'primary').length;
-  const subjects = balancedSubjects(settings.subjects, primaryCount, (subject) => primaryOfSlot(calculateSlot(new RedisKeys('', true).subjectUsage(subject))));
+  const subjects = balancedSubjects(settings.subjects, primaryCount, (subject) =>
+    primaryOfSlot(calculateSlot(new RedisKeys('', true).subjectUsage(subject))),
+  );
   const oneNodePort = Number(new URL(options.oneNode.url).port);
   const topologies: Topology[] = [];
-  const open = async (id: Topology['id'], title: string, shards: number, env: RedisEnv, client: RedisClient, nodes: typeof nodeClients, clustered: boolean) => {
+  const open = async (
+    id: Topology['id'],
+    title: string,
+    shards: number,
+    env: RedisEnv,
+    client: RedisClient,
+    nodes: typeof nodeClients,
+    clustered: boolean,
+  ) => {
     const keys = new RedisKeys(`bench-${id}:`, clustered);
-    const queues = await Promise.all(Array.from({ length: shards }, (_, shard) => openQueue(client, keys.jobQueueName(shard), keys.bullPrefix)));
+    const queues = await Promise.all(
+      Array.from({ length: shards }, (_, shard) => openQueue(client, keys.jobQueueName(shard), keys.bullPrefix)),
+    );
     // Paused before the worker starts: it must not take the API's cores while the submissions run.
     await Promise.all(queues.map((queue) => queue.pause()));
     const api = await startApi(`api-${id}`, { ...env, REDIS_KEY_PREFIX: keys.prefix });
@@ -83,11 +104,32 @@ export async function runClusterPhase(options: { bare: HttpScenario; oneNode: { 
     const shardsOn = (port: number) => queuePlacement.filter((queue) => queue.port === port).map((queue) => queue.shard);
     const placement = new Map<number, { slots?: string; queueShards: number[] }>(
       clustered
-        ? view.filter((node) => node.role === 'primary').map((node) => [node.port, { slots: node.slots.map(([from, to]) => `${from}-${to}`).join(','), queueShards: shardsOn(node.port) }])
+        ? view
+            .filter((node) => node.role === 'primary')
+            .map((node) => [
+              node.port,
+              { slots: node.slots.map(([from, to]) => `${from}-${to}`).join(','), queueShards: shardsOn(node.port) },
+            ])
         : [[oneNodePort, { queueShards: shardsOn(oneNodePort) }]],
     );
     const primaries = clustered ? primaryCount : 1;
-    topologies.push({ id, title, shards, keys, client, meter: new NodeMeter(nodes), primaries, replicas: nodes.length - primaries, queues, api, worker, authorizations, placement, queuePlacement, rounds: [] });
+    topologies.push({
+      id,
+      title,
+      shards,
+      keys,
+      client,
+      meter: new NodeMeter(nodes),
+      primaries,
+      replicas: nodes.length - primaries,
+      queues,
+      api,
+      worker,
+      authorizations,
+      placement,
+      queuePlacement,
+      rounds: [],
+    });
   };
   const oneNodeClient = [{ port: oneNodePort, client: options.oneNode.client }];
   await open('one-node', 'one node', 1, oneNodeEnv(options.oneNode.url), options.oneNode.client, oneNodeClient, false);
@@ -105,7 +147,17 @@ export async function runClusterPhase(options: { bare: HttpScenario; oneNode: { 
         backend: 'redis',
         url: topology.api.base,
         pid: topology.api.proc.child.pid,
-        options: { requests: [{ method: 'POST', path: '/v1/jobs', headers: { 'content-type': 'application/json' }, body: '{"input":{"prompt":"bench"}}', setupRequest: subjectsInTurn(`fresh-${Date.now()}`, topology.authorizations) }] },
+        options: {
+          requests: [
+            {
+              method: 'POST',
+              path: '/v1/jobs',
+              headers: { 'content-type': 'application/json' },
+              body: '{"input":{"prompt":"bench"}}',
+              setupRequest: subjectsInTurn(`fresh-${Date.now()}`, topology.authorizations),
+            },
+          ],
+        },
       };
       if (WARMUP_SECONDS > 0) await runLoad(scenario, { ...load, durationSeconds: WARMUP_SECONDS });
       const before = await topology.meter.sample();
@@ -131,7 +183,18 @@ export async function runClusterPhase(options: { bare: HttpScenario; oneNode: { 
   }
   await Promise.all([clusterClient, ...nodeClients.map((node) => node.client)].map((client) => closeRedisClient(client)));
   await cluster.stop();
-  return { available: true, settings: { seconds: settings.seconds, rounds: settings.rounds, subjects: subjects.length, connections: settings.connections, drainJobs: settings.drainJobs }, runs, ceiling: clusterCeiling(runs) };
+  return {
+    available: true,
+    settings: {
+      seconds: settings.seconds,
+      rounds: settings.rounds,
+      subjects: subjects.length,
+      connections: settings.connections,
+      drainJobs: settings.drainJobs,
+    },
+    runs,
+    ceiling: clusterCeiling(runs),
+  };
 }
 
 /** A topology's figures; `oneNode` (absent for the one node itself) is what its ratios compare with. */
@@ -141,7 +204,9 @@ function summarise(topology: Topology, drained: Awaited<ReturnType<typeof drain>
   const submitted = perUnit(work, requests);
   // Per-request figures of the API over all rounds, each round weighted by its requests.
   const weighted = (value: (figure: HttpFigure) => number | undefined, digits: number) =>
-    topology.rounds.every((r) => value(r.figure) !== undefined) ? round(topology.rounds.reduce((total, r) => total + value(r.figure)! * r.figure.requests, 0) / requests, digits) : null;
+    topology.rounds.every((r) => value(r.figure) !== undefined)
+      ? round(topology.rounds.reduce((total, r) => total + value(r.figure)! * r.figure.requests, 0) / requests, digits)
+      : null;
   const apiCpu = weighted((figure) => figure.serverCpuUsPerRequest ?? undefined, 0);
   const reads = weighted((figure) => figure.serverSyscallsPerRequest?.reads, 2);
   const writes = weighted((figure) => figure.serverSyscallsPerRequest?.writes, 2);
@@ -166,7 +231,8 @@ function summarise(topology: Topology, drained: Awaited<ReturnType<typeof drain>
       ...roundMeans(rounds),
       apiCpuUsPerRequest: apiCpu,
       apiSyscallsPerRequest: reads !== null && writes !== null ? { reads, writes } : null,
-      ofOneNodeByCpu: oneNode?.submit.apiCpuUsPerRequest && apiCpu ? round(oneNode.submit.apiCpuUsPerRequest / apiCpu, 2) : oneNode ? null : 1,
+      ofOneNodeByCpu:
+        oneNode?.submit.apiCpuUsPerRequest && apiCpu ? round(oneNode.submit.apiCpuUsPerRequest / apiCpu, 2) : oneNode ? null : 1,
       redisCommandsPerRequest: submitted.commands,
       redisCpuUsPerRequest: submitted.cpuUs,
       replicaCpuUsPerRequest: submitted.replicaCpuUs,

@@ -5,7 +5,8 @@ const n = (value: number | null | undefined): string => (value === null || value
 
 /** The cluster runs as Markdown tables (the same shape as bench/README.md's "Redis Cluster" section). */
 export function formatCluster(cluster: ClusterResults): string[] {
-  if (!cluster.available || !cluster.runs || !cluster.settings) return ['', `Redis Cluster runs: not run (${cluster.reason ?? 'unknown reason'})`];
+  if (!cluster.available || !cluster.runs || !cluster.settings)
+    return ['', `Redis Cluster runs: not run (${cluster.reason ?? 'unknown reason'})`];
   const { settings, runs, ceiling } = cluster;
   const lines = [
     '',
@@ -14,9 +15,11 @@ export function formatCluster(cluster: ClusterResults): string[] {
     '',
     '| topology | (d) req/s | of one node | of (a) | API CPU µs/req | of one node by CPU | API syscalls/req r+w | Redis cmds/req | primaries CPU µs/req | replicas CPU µs/req | (g) jobs/s | of one node | worker CPU µs/job | Redis cmds/job | primaries CPU µs/job |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
-    ...runs.map(({ title, submit: s, drain: d }) =>
-      `| ${title} | ${s.requestsPerSecond} | ${s.ofOneNode.toFixed(2)} | ${s.ofBaseline.toFixed(2)} | ${n(s.apiCpuUsPerRequest)} | ${s.ofOneNodeByCpu?.toFixed(2) ?? 'n/a'} | ${s.apiSyscallsPerRequest ? `${s.apiSyscallsPerRequest.reads}+${s.apiSyscallsPerRequest.writes}` : 'n/a'} | ${s.redisCommandsPerRequest} | ${s.redisCpuUsPerRequest} | ${n(s.replicaCpuUsPerRequest)} | ` +
-      `${d.jobsPerSecond} | ${d.ofOneNode.toFixed(2)} | ${n(d.workerCpuUsPerJob)} | ${d.redisCommandsPerJob} | ${d.redisCpuUsPerJob} |`),
+    ...runs.map(
+      ({ title, submit: s, drain: d }) =>
+        `| ${title} | ${s.requestsPerSecond} | ${s.ofOneNode.toFixed(2)} | ${s.ofBaseline.toFixed(2)} | ${n(s.apiCpuUsPerRequest)} | ${s.ofOneNodeByCpu?.toFixed(2) ?? 'n/a'} | ${s.apiSyscallsPerRequest ? `${s.apiSyscallsPerRequest.reads}+${s.apiSyscallsPerRequest.writes}` : 'n/a'} | ${s.redisCommandsPerRequest} | ${s.redisCpuUsPerRequest} | ${n(s.replicaCpuUsPerRequest)} | ` +
+        `${d.jobsPerSecond} | ${d.ofOneNode.toFixed(2)} | ${n(d.workerCpuUsPerJob)} | ${d.redisCommandsPerJob} | ${d.redisCpuUsPerJob} |`,
+    ),
     '',
     'Spread over the primaries: (d) per request and the keys it added, (g) per job; "busy" is CPU over wall time.',
     '',

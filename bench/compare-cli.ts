@@ -36,9 +36,12 @@ export function comparedBuilds(trees: string[], kind: string): { builds: Array<O
     if (cgroup) cgroups.push(cgroup);
     return { label: tree, root: path.resolve(root), nodeArgs, keyPrefix: `compare-${i}:`, cgroupProcs: cgroup?.procsFile };
   });
-  return { builds, removeCgroups: () => {
-    for (const cgroup of cgroups) cgroup.remove();
-  } };
+  return {
+    builds,
+    removeCgroups: () => {
+      for (const cgroup of cgroups) cgroup.remove();
+    },
+  };
 }
 
 /** Runs a comparison's `main`, stopping every process it started whatever happens, and exits. */

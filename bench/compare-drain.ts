@@ -37,11 +37,17 @@ async function main(): Promise<void> {
     pairs,
     redisPid: redis.child.pid,
     onPair: (figures, pair) =>
-      process.stdout.write(`pair ${pair + 1}: ${figures.map((f, i) => `${sides[i].label} ${f.jobsPerSecond} jobs/s, ${f.workerCpuUsPerJob ?? 'n/a'} µs CPU/job`).join('; ')}\n`),
+      process.stdout.write(
+        `pair ${pair + 1}: ${figures.map((f, i) => `${sides[i].label} ${f.jobsPerSecond} jobs/s, ${f.workerCpuUsPerJob ?? 'n/a'} µs CPU/job`).join('; ')}\n`,
+      ),
   });
   const speed = measured.map(([first, second]) => second.jobsPerSecond / first.jobsPerSecond);
-  const cpu = measured.flatMap(([first, second]) => (first.workerCpuUsPerJob && second.workerCpuUsPerJob ? [second.workerCpuUsPerJob / first.workerCpuUsPerJob] : []));
-  process.stdout.write(`\n${sides[1].label} against ${sides[0].label}, median of ${pairs} pairs: jobs/s ×${round(median(speed), 3)} (ratios ${speed.map((r) => round(r, 2)).join(', ')})`);
+  const cpu = measured.flatMap(([first, second]) =>
+    first.workerCpuUsPerJob && second.workerCpuUsPerJob ? [second.workerCpuUsPerJob / first.workerCpuUsPerJob] : [],
+  );
+  process.stdout.write(
+    `\n${sides[1].label} against ${sides[0].label}, median of ${pairs} pairs: jobs/s ×${round(median(speed), 3)} (ratios ${speed.map((r) => round(r, 2)).join(', ')})`,
+  );
   process.stdout.write(cpu.length > 0 ? `, worker CPU per job ×${round(median(cpu), 3)}\n` : '\n');
   for (const side of sides) await side.queue.close();
   await closeBenchClients();

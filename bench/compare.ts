@@ -26,13 +26,15 @@ interface Build {
 
 /** One measured stretch: every build under its own autocannon, all at once; CPU µs per request each. */
 async function measureTogether(builds: Build[], id: string, seconds: number): Promise<number[]> {
-  const load = (build: Build, duration: number) => autocannon({ url: build.scenarios.get(id)!.url, ...build.scenarios.get(id)!.options, connections: 25, duration });
+  const load = (build: Build, duration: number) =>
+    autocannon({ url: build.scenarios.get(id)!.url, ...build.scenarios.get(id)!.options, connections: 25, duration });
   await Promise.all(builds.map((build) => load(build, 2)));
   const before = builds.map((build) => cpuTimeMs(build.pid)!);
   const results = await Promise.all(builds.map((build) => load(build, seconds)));
   return builds.map((build, i) => {
     const result = results[i];
-    if (result.non2xx > 0 || result.errors > 0) throw new Error(`${build.label} (${id}): ${result.non2xx} non-2xx, ${result.errors} errors`);
+    if (result.non2xx > 0 || result.errors > 0)
+      throw new Error(`${build.label} (${id}): ${result.non2xx} non-2xx, ${result.errors} errors`);
     return ((cpuTimeMs(build.pid)! - before[i]) * 1000) / result.requests.total;
   });
 }
@@ -73,7 +75,10 @@ async function main(): Promise<void> {
       const samples = build.samples.get(id)!;
       const lower = samples.filter((us, i) => us < first[i]).length;
       const change = median(samples.map((us, i) => (us - first[i]) / first[i]));
-      const against = build === builds[0] ? '' : `, ${change >= 0 ? '+' : ''}${round(change * 100, 1)} % (median of pairs), lower in ${lower} of ${samples.length} rounds`;
+      const against =
+        build === builds[0]
+          ? ''
+          : `, ${change >= 0 ? '+' : ''}${round(change * 100, 1)} % (median of pairs), lower in ${lower} of ${samples.length} rounds`;
       process.stdout.write(`(${id}) ${build.label}: ${round(median(samples), 1)} µs${against}\n`);
     }
   }
@@ -81,7 +86,9 @@ async function main(): Promise<void> {
   const underLoad = builds.map(memory);
   if (idleSeconds > 0) await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
   const idle = builds.map(memory);
-  process.stdout.write(`\nAPI RSS MB${limitMiB ? ` (each under a ${limitMiB} MiB memory limit)` : ''}: right after the last load${idleSeconds > 0 ? `, then after ${idleSeconds} s idle` : ''}\n`);
+  process.stdout.write(
+    `\nAPI RSS MB${limitMiB ? ` (each under a ${limitMiB} MiB memory limit)` : ''}: right after the last load${idleSeconds > 0 ? `, then after ${idleSeconds} s idle` : ''}\n`,
+  );
   builds.forEach((build, i) => {
     process.stdout.write(`${build.label}: ${underLoad[i]}${idleSeconds > 0 ? `, ${idle[i]}` : ''}\n`);
   });

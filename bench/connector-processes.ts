@@ -59,10 +59,24 @@ export interface OtherBuild {
 }
 
 /** A built API (`dist/api/main.js`) on Redis, or on the embedded backend without `redis`. */
-export async function startApi(name: string, redis: RedisEnv | undefined, other?: OtherBuild): Promise<{ proc: BenchProcess; base: string }> {
+export async function startApi(
+  name: string,
+  redis: RedisEnv | undefined,
+  other?: OtherBuild,
+): Promise<{ proc: BenchProcess; base: string }> {
   const env: Record<string, string> = { ...(await connectorEnv(redis)), ...(other ? { REDIS_KEY_PREFIX: other.keyPrefix } : {}) };
   const base = `http://127.0.0.1:${env.PORT}`;
-  const proc = await track(startNode(name, 'api/main.js', env, () => answers(`${base}/readyz`), [...profileArgs(), ...(other?.nodeArgs ?? [])], other?.root, other?.cgroupProcs));
+  const proc = await track(
+    startNode(
+      name,
+      'api/main.js',
+      env,
+      () => answers(`${base}/readyz`),
+      [...profileArgs(), ...(other?.nodeArgs ?? [])],
+      other?.root,
+      other?.cgroupProcs,
+    ),
+  );
   return { proc, base };
 }
 
@@ -70,7 +84,9 @@ export async function startApi(name: string, redis: RedisEnv | undefined, other?
 export async function startWorker(redis: RedisEnv, name = 'worker', other?: OtherBuild): Promise<BenchProcess> {
   const env: Record<string, string> = { ...(await connectorEnv(redis)), ...(other ? { REDIS_KEY_PREFIX: other.keyPrefix } : {}) };
   const ready = () => answers(`http://127.0.0.1:${env.METRICS_PORT}/readyz`);
-  return track(startNode(name, 'worker/main.js', env, ready, [...profileArgs(), ...(other?.nodeArgs ?? [])], other?.root, other?.cgroupProcs));
+  return track(
+    startNode(name, 'worker/main.js', env, ready, [...profileArgs(), ...(other?.nodeArgs ?? [])], other?.root, other?.cgroupProcs),
+  );
 }
 
 /** The baseline for (a): `bench/bare-server.js`. */
@@ -88,7 +104,11 @@ export async function startBareWorker(redis: RedisEnv): Promise<BenchProcess> {
 
 /** POSTs JSON and returns the JSON answer; anything but 2xx fails the run. */
 export async function post(url: string, headers: Record<string, string>, body: unknown): Promise<Record<string, unknown>> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   if (!response.ok) throw new Error(`POST ${url} answered ${response.status}`);
   return (await response.json()) as Record<string, unknown>;
 }

@@ -67,5 +67,10 @@ export async function pairedDrains(
 export function medianPair(measured: ReadonlyArray<{ connector: DrainFigure; bare: DrainFigure; ratio: number }>): PairedDrains {
   if (measured.length === 0) throw new Error('no drain pairs were measured');
   const median = [...measured].sort((x, y) => x.ratio - y.ratio)[Math.floor(measured.length / 2)];
-  return { connector: median.connector, bare: median.bare, ofBare: round(median.ratio, 2), pairs: measured.map((pair) => round(pair.ratio, 3)) };
+  return {
+    connector: median.connector,
+    bare: median.bare,
+    ofBare: round(median.ratio, 2),
+    pairs: measured.map((pair) => round(pair.ratio, 3)),
+  };
 }

@@ -70,12 +70,16 @@ export async function startHaproxy(dir: string, slotPorts: readonly number[]): P
   const spawnError = new Promise<Error>((resolve) => child.once('error', resolve));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const output = () => readFileSync(log, 'utf8').slice(-4000);
-  await waitUntil(async () => {
-    const failed = await Promise.race([spawnError, new Promise<undefined>((resolve) => setImmediate(() => resolve(undefined)))]);
-    if (failed) throw new GiveUp(`could not start haproxy (is it installed?): ${failed.message}`);
-    if (child.exitCode !== null) throw new GiveUp(`haproxy exited with ${child.exitCode}: ${output()}`);
-    return accepts(port);
-  }, 10_000, 'haproxy');
+  await waitUntil(
+    async () => {
+      const failed = await Promise.race([spawnError, new Promise<undefined>((resolve) => setImmediate(() => resolve(undefined)))]);
+      if (failed) throw new GiveUp(`could not start haproxy (is it installed?): ${failed.message}`);
+      if (child.exitCode !== null) throw new GiveUp(`haproxy exited with ${child.exitCode}: ${output()}`);
+      return accepts(port);
+    },
+    10_000,
+    'haproxy',
+  );
   return {
     url: `http://127.0.0.1:${port}`,
     slotStates: async () => parseStates(await adminCommand(socket, 'show stat'), slotPorts.length),

@@ -38,7 +38,11 @@ export function summariseHeapSnapshot(file: string): Map<string, HeapGroup> {
 }
 
 /** The groups that grew most between two snapshots, by bytes, with their change in count. */
-export function heapGrowth(before: Map<string, HeapGroup>, after: Map<string, HeapGroup>, top = 15): Array<{ name: string; countChange: number; bytesChange: number }> {
+export function heapGrowth(
+  before: Map<string, HeapGroup>,
+  after: Map<string, HeapGroup>,
+  top = 15,
+): Array<{ name: string; countChange: number; bytesChange: number }> {
   const names = new Set([...before.keys(), ...after.keys()]);
   return [...names]
     .map((name) => ({

@@ -84,14 +84,20 @@ export async function runLoad(scenario: HttpScenario, settings: LoadSettings): P
     redisCommandsPerRequest: redis && requests > 0 ? round((after - before - 1) / requests, 2) : null,
     serverSyscallsPerRequest:
       callsBefore && callsAfter && requests > 0
-        ? { reads: round((callsAfter.reads - callsBefore.reads) / requests, 2), writes: round((callsAfter.writes - callsBefore.writes) / requests, 2) }
+        ? {
+            reads: round((callsAfter.reads - callsBefore.reads) / requests, 2),
+            writes: round((callsAfter.writes - callsBefore.writes) / requests, 2),
+          }
         : null,
     serverRssMbAfter: residentMemory(scenario.pid)?.rssMb ?? null,
-    serverCpuUsPerRequest: cpuBefore !== null && cpuAfter !== null && requests > 0 ? round(((cpuAfter - cpuBefore) * 1000) / requests, 0) : null,
+    serverCpuUsPerRequest:
+      cpuBefore !== null && cpuAfter !== null && requests > 0 ? round(((cpuAfter - cpuBefore) * 1000) / requests, 0) : null,
   };
   if (figure.non2xx > 0 || figure.errors > 0 || requests === 0) {
     const statuses = JSON.stringify(result.statusCodeStats ?? {});
-    throw new Error(`scenario (${scenario.id}) ${scenario.title}: ${figure.non2xx} non-2xx, ${figure.errors} errors, ${requests} requests; statuses ${statuses}`);
+    throw new Error(
+      `scenario (${scenario.id}) ${scenario.title}: ${figure.non2xx} non-2xx, ${figure.errors} errors, ${requests} requests; statuses ${statuses}`,
+    );
   }
   return figure;
 }
@@ -110,6 +116,9 @@ export function subjectsInTurn(prefix: string, authorizations: readonly string[]
   let n = 0;
   return (request) => {
     n++;
-    return { ...request, headers: { ...request.headers, authorization: authorizations[n % authorizations.length], 'idempotency-key': `${prefix}-${n}` } };
+    return {
+      ...request,
+      headers: { ...request.headers, authorization: authorizations[n % authorizations.length], 'idempotency-key': `${prefix}-${n}` },
+    };
   };
 }

@@ -32,7 +32,11 @@ const mean = (values: number[]): number => values.reduce((sum, value) => sum + v
  * first and the last measurement in some runs), and a scenario is best compared with what the machine
  * gave just before and just after it.
  */
-export async function runHttpPhase(options: { bare: HttpScenario; api: { base: string; pid?: number }; redis: RedisClient }): Promise<HttpPhase> {
+export async function runHttpPhase(options: {
+  bare: HttpScenario;
+  api: { base: string; pid?: number };
+  redis: RedisClient;
+}): Promise<HttpPhase> {
   const { bare, api, redis } = options;
   const load: LoadSettings = { durationSeconds: SETTINGS.durationSeconds, connections: SETTINGS.connections, redis };
   const { scenarios, mcp } = await connectorScenarios(api.base, api.pid);
@@ -45,7 +49,19 @@ export async function runHttpPhase(options: { bare: HttpScenario; api: { base: s
   }
   const memoryApi = await startApi('api-memory', undefined);
   const memoryAuth = await link(memoryApi.base);
-  figures.push(await measure({ id: 'b-memory', title: 'GET /v1/me', backend: 'memory', url: `${memoryApi.base}/v1/me`, pid: memoryApi.proc.child.pid, options: { headers: memoryAuth } }, load));
+  figures.push(
+    await measure(
+      {
+        id: 'b-memory',
+        title: 'GET /v1/me',
+        backend: 'memory',
+        url: `${memoryApi.base}/v1/me`,
+        pid: memoryApi.proc.child.pid,
+        options: { headers: memoryAuth },
+      },
+      load,
+    ),
+  );
   await memoryApi.proc.stop();
   baselines.push(await measure(bare, load));
 

@@ -76,20 +76,31 @@ export async function drain(target: DrainTarget, jobs: number, jobName: string, 
   const run = randomUUID().slice(0, 8);
   const job = (i: number) => ({
     name: jobName,
-    data: toBullJobData({ id: '', subject: 'bench', operation: jobName, input: { prompt: `drain ${i}` }, cost: 1, createdAt: new Date().toISOString() }),
+    data: toBullJobData({
+      id: '',
+      subject: 'bench',
+      operation: jobName,
+      input: { prompt: `drain ${i}` },
+      cost: 1,
+      createdAt: new Date().toISOString(),
+    }),
     opts: { ...JOB_OPTIONS, jobId: `drain_${run}_${i}` },
   });
   for (let start = 0; start < jobs; start += 1000) {
     const batch = Array.from({ length: Math.min(1000, jobs - start) }, (_, i) => job(start + i));
-    await Promise.all(queues.map((queue, q) => {
-      const mine = batch.filter((item) => shardOf(item.opts.jobId) === q);
-      return mine.length > 0 ? queue.addBulk(mine) : undefined;
-    }));
+    await Promise.all(
+      queues.map((queue, q) => {
+        const mine = batch.filter((item) => shardOf(item.opts.jobId) === q);
+        return mine.length > 0 ? queue.addBulk(mine) : undefined;
+      }),
+    );
   }
   // Plain ZCARDs (not BullMQ's count scripts) so that the polling's own commands are known exactly.
   const setKey = (queue: Queue, set: string) => `${queue.opts.prefix}:${queue.name}:${set}`;
   const finishedCount = async () => {
-    const counts = await Promise.all(queues.map((queue) => Promise.all([client.zcard(setKey(queue, 'completed')), client.zcard(setKey(queue, 'failed'))])));
+    const counts = await Promise.all(
+      queues.map((queue) => Promise.all([client.zcard(setKey(queue, 'completed')), client.zcard(setKey(queue, 'failed'))])),
+    );
     return { completed: counts.reduce((sum, [c]) => sum + c, 0), failed: counts.reduce((sum, [, f]) => sum + f, 0) };
   };
   const before = await finishedCount();
@@ -99,20 +110,27 @@ export async function drain(target: DrainTarget, jobs: number, jobName: string, 
   let polls = 0;
   const startedAt = Date.now();
   await Promise.all(queues.map((queue) => queue.resume()));
-  await waitUntil(async () => {
-    polls++;
-    const now = await finishedCount();
-    return now.completed + now.failed - before.completed - before.failed >= jobs;
-  }, 600_000, `${jobs} jobs to drain`);
+  await waitUntil(
+    async () => {
+      polls++;
+      const now = await finishedCount();
+      return now.completed + now.failed - before.completed - before.failed >= jobs;
+    },
+    600_000,
+    `${jobs} jobs to drain`,
+  );
   const nodes = measure.nodes && nodesBefore ? NodeMeter.between(nodesBefore, await measure.nodes.sample()) : undefined;
   const commandsAfter = measure.nodes ? 0 : await commandsProcessed(client);
   const cpuAfter = { worker: cpuTimeMs(measure.workerPid), redis: cpuTimeMs(measure.redisPid) };
   const failed = (await finishedCount()).failed - before.failed;
   if (failed > 0) throw new Error(`${failed} of ${jobs} drained jobs failed`);
   // Each completed set is scored by finishedOn: the latest last member is the drain's end, whatever the polling delay.
-  const ends = await Promise.all(queues.map(async (queue) => Number((await client.zrange(setKey(queue, 'completed'), '-1', '-1', 'WITHSCORES'))[1] ?? 0)));
+  const ends = await Promise.all(
+    queues.map(async (queue) => Number((await client.zrange(setKey(queue, 'completed'), '-1', '-1', 'WITHSCORES'))[1] ?? 0)),
+  );
   const seconds = (Math.max(...ends) - startedAt) / 1000;
-  const perJob = (before: number | null, after: number | null) => (before === null || after === null ? null : round(((after - before) * 1000) / jobs, 0));
+  const perJob = (before: number | null, after: number | null) =>
+    before === null || after === null ? null : round(((after - before) * 1000) / jobs, 0);
   // Each poll is two ZCARDs per queue; on one node the INFO that reads the count is one more.
   const pollCommands = 2 * queues.length * polls;
   const primaries = nodes?.filter((node) => node.role === 'primary');
@@ -123,16 +141,25 @@ export async function drain(target: DrainTarget, jobs: number, jobName: string, 
     jobsPerSecond: round(jobs / seconds, 0),
     // Redis's share includes the bench's own polling of the counts, the same for every drain.
     workerCpuUsPerJob: perJob(cpuBefore.worker, cpuAfter.worker),
-    redisCpuUsPerJob: primaries ? round((sum(primaries.map((node) => node.cpuMs)) * 1000) / jobs, 0) : perJob(cpuBefore.redis, cpuAfter.redis),
-    redisCommandsPerJob: round(((primaries ? sum(primaries.map((node) => node.commands)) : commandsAfter - commandsBefore - 1) - pollCommands) / jobs, 2),
+    redisCpuUsPerJob: primaries
+      ? round((sum(primaries.map((node) => node.cpuMs)) * 1000) / jobs, 0)
+      : perJob(cpuBefore.redis, cpuAfter.redis),
+    redisCommandsPerJob: round(
+      ((primaries ? sum(primaries.map((node) => node.commands)) : commandsAfter - commandsBefore - 1) - pollCommands) / jobs,
+      2,
+    ),
     ...(nodes ? { nodes } : {}),
   };
 }
 
 /** Sends `POST /v1/jobs` with fresh keys at `ratePerSecond` for `seconds` (open loop) and measures each job. */
-export async function submitToSucceeded(
-  options: { baseUrl: string; token: string; ratePerSecond: number; seconds: number; queue: Queue },
-): Promise<LatencyFigure> {
+export async function submitToSucceeded(options: {
+  baseUrl: string;
+  token: string;
+  ratePerSecond: number;
+  seconds: number;
+  queue: Queue;
+}): Promise<LatencyFigure> {
   const { baseUrl, token, ratePerSecond, seconds, queue } = options;
   const total = Math.round(ratePerSecond * seconds);
   const run = randomUUID().slice(0, 8);
@@ -162,23 +189,31 @@ export async function submitToSucceeded(
   }
   const submitted = await Promise.all(sent);
   const finished = new Map<string, number>();
-  await waitUntil(async () => {
-    for (const { id } of submitted) {
-      if (finished.has(id)) continue;
-      const job = await queue.getJob(id);
-      if (job?.failedReason) throw new GiveUp(`latency job ${id} failed`);
-      if (!job?.finishedOn) return false;
-      finished.set(id, job.finishedOn);
-    }
-    return true;
-  }, 60_000, `${total} latency jobs to finish`);
+  await waitUntil(
+    async () => {
+      for (const { id } of submitted) {
+        if (finished.has(id)) continue;
+        const job = await queue.getJob(id);
+        if (job?.failedReason) throw new GiveUp(`latency job ${id} failed`);
+        if (!job?.finishedOn) return false;
+        finished.set(id, job.finishedOn);
+      }
+      return true;
+    },
+    60_000,
+    `${total} latency jobs to finish`,
+  );
   const latencies = submitted.map(({ id, sentAt }) => finished.get(id)! - sentAt).sort((a, b) => a - b);
   const submits = submitted.map(({ submitMs }) => submitMs).sort((a, b) => a - b);
   return {
     ratePerSecond,
     seconds,
     jobs: total,
-    submitToSucceededMs: { p50: round(percentile(latencies, 50), 1), p99: round(percentile(latencies, 99), 1), max: round(latencies[latencies.length - 1], 1) },
+    submitToSucceededMs: {
+      p50: round(percentile(latencies, 50), 1),
+      p99: round(percentile(latencies, 99), 1),
+      max: round(latencies[latencies.length - 1], 1),
+    },
     submitMs: { p50: round(percentile(submits, 50), 1), p99: round(percentile(submits, 99), 1) },
   };
 }

@@ -40,6 +40,10 @@ export async function mcpScenario(base: string, auth: Record<string, string>): P
   const probe = await fetch(`${base}/mcp`, { method: 'POST', headers, body });
   const text = await probe.text();
   if (probe.status === 404) return { available: false, reason: 'POST /mcp answered 404' };
-  if (!probe.ok || !text.includes('"result"') || text.includes('"isError":true')) throw new Error(`MCP tools/call get_me answered ${probe.status}: ${text.slice(0, 200)}`);
-  return { available: true, scenario: { id: 'f', title: 'MCP tools/call get_me', backend: 'redis', url: `${base}/mcp`, options: { method: 'POST', headers, body } } };
+  if (!probe.ok || !text.includes('"result"') || text.includes('"isError":true'))
+    throw new Error(`MCP tools/call get_me answered ${probe.status}: ${text.slice(0, 200)}`);
+  return {
+    available: true,
+    scenario: { id: 'f', title: 'MCP tools/call get_me', backend: 'redis', url: `${base}/mcp`, options: { method: 'POST', headers, body } },
+  };
 }

@@ -24,7 +24,8 @@ export function memoryCgroup(name: string, limitMiB: number): MemoryCgroup {
     limitFile = 'memory.limit_in_bytes';
   } else {
     const v2 = own.find((line) => line.startsWith('0::'));
-    if (!v2 || !existsSync('/sys/fs/cgroup/cgroup.controllers')) throw new Error('no memory cgroup to place processes in (Linux cgroup v1 or v2 needed)');
+    if (!v2 || !existsSync('/sys/fs/cgroup/cgroup.controllers'))
+      throw new Error('no memory cgroup to place processes in (Linux cgroup v1 or v2 needed)');
     dir = path.join('/sys/fs/cgroup', v2.slice(3), name);
     limitFile = 'memory.max';
   }
@@ -32,7 +33,9 @@ export function memoryCgroup(name: string, limitMiB: number): MemoryCgroup {
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, limitFile), bytes);
   } catch (error) {
-    throw new Error(`cannot make the memory cgroup ${dir} (${(error as NodeJS.ErrnoException).code ?? String(error)}): run as root on a writable cgroup file system`);
+    throw new Error(
+      `cannot make the memory cgroup ${dir} (${(error as NodeJS.ErrnoException).code ?? String(error)}): run as root on a writable cgroup file system`,
+    );
   }
   return {
     procsFile: path.join(dir, 'cgroup.procs'),

@@ -9,8 +9,26 @@ export type RequestKind = 'me' | 'readJob' | 'freshJob' | 'retryJob' | 'mcpGetMe
  * read, a retry and `get_job` need an accepted job; before the first one they send `GET /v1/me` instead.
  */
 export const MIX: readonly RequestKind[] = [
-  'me', 'readJob', 'mcpGetMe', 'me', 'freshJob', 'readJob', 'me', 'mcpGetJob', 'readJob', 'me',
-  'retryJob', 'mcpGetMe', 'me', 'readJob', 'me', 'mcpGetJob', 'readJob', 'me', 'mcpGetMe', 'readJob',
+  'me',
+  'readJob',
+  'mcpGetMe',
+  'me',
+  'freshJob',
+  'readJob',
+  'me',
+  'mcpGetJob',
+  'readJob',
+  'me',
+  'retryJob',
+  'mcpGetMe',
+  'me',
+  'readJob',
+  'me',
+  'mcpGetJob',
+  'readJob',
+  'me',
+  'mcpGetMe',
+  'readJob',
 ];
 
 /** An answer as the client saw it, for an outside check (the tests check each against the OpenAPI document). */
@@ -111,7 +129,15 @@ export function mixedTraffic(options: TrafficOptions): Traffic {
   const target = new URL(options.baseUrl);
   if (target.hostname !== '127.0.0.1') throw new Error('the traffic only targets 127.0.0.1');
   const run = randomUUID().slice(0, 8);
-  const outcome: TrafficOutcome = { sent: 0, statuses: {}, byKind: {}, errors: {}, wrongAnswers: [], accepted: new Map(), latency: { at: [], ms: [] } };
+  const outcome: TrafficOutcome = {
+    sent: 0,
+    statuses: {},
+    byKind: {},
+    errors: {},
+    wrongAnswers: [],
+    accepted: new Map(),
+    latency: { at: [], ms: [] },
+  };
   // Accepted jobs per subject, for reads and retries.
   const jobsOf = options.tokens.map(() => [] as Array<{ id: string; key: string }>);
   const start = performance.now();
@@ -128,7 +154,15 @@ export function mixedTraffic(options: TrafficOptions): Traffic {
     if (kind === 'freshJob' || (kind === 'retryJob' && known)) {
       const key = kind === 'freshJob' ? `traffic-${run}-${++keys}` : known!.key;
       const body = JSON.stringify({ input: { prompt: `traffic ${key}` } });
-      return { kind, method: 'POST', path: '/v1/jobs', headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': key }, body, key, jobId: known?.id };
+      return {
+        kind,
+        method: 'POST',
+        path: '/v1/jobs',
+        headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': key },
+        body,
+        key,
+        jobId: known?.id,
+      };
     }
     if (kind === 'readJob' && known) return { kind, method: 'GET', path: `/v1/jobs/${known.id}`, headers: auth, jobId: known.id };
     if (kind === 'mcpGetMe' || (kind === 'mcpGetJob' && known)) {

@@ -20,5 +20,8 @@ export async function scrapeMemory(metricsUrl: string): Promise<MemorySample> {
   const response = await fetch(metricsUrl);
   if (!response.ok) throw new Error(`${metricsUrl} answered ${response.status}`);
   const text = await response.text();
-  return { rssMb: sampleValue(text, 'process_resident_memory_bytes') / MB, heapUsedMb: sampleValue(text, 'nodejs_heap_size_used_bytes') / MB };
+  return {
+    rssMb: sampleValue(text, 'process_resident_memory_bytes') / MB,
+    heapUsedMb: sampleValue(text, 'nodejs_heap_size_used_bytes') / MB,
+  };
 }

@@ -10,8 +10,23 @@ export interface BenchResults {
   mode: 'full' | 'smoke';
   startedAt: string;
   finishedAt: string;
-  machine: { cores: number; cpuModel: string; platform: string; node: string; redis: string; loadAverage: { start: number[]; end: number[] } };
-  settings: { durationSeconds: number; connections: number; workerConcurrency: number; drainJobs: number; drainPairs: number; latencyRatePerSecond: number; latencySeconds: number };
+  machine: {
+    cores: number;
+    cpuModel: string;
+    platform: string;
+    node: string;
+    redis: string;
+    loadAverage: { start: number[]; end: number[] };
+  };
+  settings: {
+    durationSeconds: number;
+    connections: number;
+    workerConcurrency: number;
+    drainJobs: number;
+    drainPairs: number;
+    latencyRatePerSecond: number;
+    latencySeconds: number;
+  };
   /**
    * (a) is measured before the first scenario and after each one (`runs`, in order); each scenario's ratio
    * uses the two on either side of it (`baselineRequestsPerSecond` of its figure).
@@ -89,7 +104,9 @@ export function formatTable(results: BenchResults): string {
     '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const f of results.http) {
-    lines.push(`| (${f.id}) ${f.title} | ${f.backend} | ${f.requestsPerSecond} | ${f.ofBaseline?.toFixed(2) ?? ''} | ${f.latencyMs.p50} | ${f.latencyMs.p99} | ${f.serverCpuUsPerRequest ?? ''} | ${f.ofBaselineByCpu?.toFixed(2) ?? ''} | ${f.serverSyscallsPerRequest ? `${f.serverSyscallsPerRequest.reads}+${f.serverSyscallsPerRequest.writes}` : ''} | ${f.redisCommandsPerRequest ?? ''} | ${f.serverRssMbAfter ?? ''} |`);
+    lines.push(
+      `| (${f.id}) ${f.title} | ${f.backend} | ${f.requestsPerSecond} | ${f.ofBaseline?.toFixed(2) ?? ''} | ${f.latencyMs.p50} | ${f.latencyMs.p99} | ${f.serverCpuUsPerRequest ?? ''} | ${f.ofBaselineByCpu?.toFixed(2) ?? ''} | ${f.serverSyscallsPerRequest ? `${f.serverSyscallsPerRequest.reads}+${f.serverSyscallsPerRequest.writes}` : ''} | ${f.redisCommandsPerRequest ?? ''} | ${f.serverRssMbAfter ?? ''} |`,
+    );
   }
   if (!results.mcp.available) lines.push(`| (f) MCP tools/call get_me | redis | not available: ${results.mcp.reason} | | | | | | | | |`);
   const { connector, bare, ofBare, pairs } = results.drain;
@@ -103,7 +120,9 @@ export function formatTable(results: BenchResults): string {
     '',
     '| target | measured | goal | met |',
     '|---|---|---|---|',
-    ...results.targets.map((t) => `| ${t.name} | ${t.value ?? 'n/a'} | ${t.comparison} ${t.target} | ${t.met === null ? 'n/a' : t.met ? 'yes' : 'NO'} |`),
+    ...results.targets.map(
+      (t) => `| ${t.name} | ${t.value ?? 'n/a'} | ${t.comparison} ${t.target} | ${t.met === null ? 'n/a' : t.met ? 'yes' : 'NO'} |`,
+    ),
     ...formatCluster(results.cluster),
   );
   return `${lines.join('\n')}\n`;

@@ -40,7 +40,13 @@ export interface RollingReport {
   settings: Record<string, number | string>;
   durationMs: number;
   replacements: Replacement[];
-  traffic: { sent: number; statuses: Record<string, number>; byKind: Record<string, Record<string, number>>; errors: Record<string, number>; wrongAnswers: string[] };
+  traffic: {
+    sent: number;
+    statuses: Record<string, number>;
+    byKind: Record<string, Record<string, number>>;
+    errors: Record<string, number>;
+    wrongAnswers: string[];
+  };
   jobs: JobAccount;
 }
 
@@ -60,16 +66,27 @@ export function judgeRollingRestart(report: RollingReport): string[] {
   for (const r of report.replacements) {
     const what = `${r.role} ${r.replica} (rotation ${r.rotation})`;
     if (r.exitCode !== 0) failures.push(`${what} exited with ${String(r.exitCode)}`);
-    if (r.role === 'api' && (r.exitMs ?? 0) < Number(report.settings.delayMs)) failures.push(`${what} exited ${r.exitMs} ms after SIGTERM, inside its delay`);
+    if (r.role === 'api' && (r.exitMs ?? 0) < Number(report.settings.delayMs))
+      failures.push(`${what} exited ${r.exitMs} ms after SIGTERM, inside its delay`);
     const unaccounted = (r.runningAtSignal ?? []).filter((id) => !r.finishedInDrain?.includes(id) && !r.finishedElsewhere?.includes(id));
-    if (unaccounted.length > 0) failures.push(`${what}: jobs running at SIGTERM neither finished there nor handed back and finished elsewhere: ${unaccounted.join(', ')}`);
+    if (unaccounted.length > 0)
+      failures.push(
+        `${what}: jobs running at SIGTERM neither finished there nor handed back and finished elsewhere: ${unaccounted.join(', ')}`,
+      );
   }
   if (jobs.accepted === 0) failures.push('no job was accepted');
-  if (jobs.notSucceeded.length > 0) failures.push(`accepted jobs not succeeded: ${jobs.notSucceeded.slice(0, 5).join(', ')} (${jobs.notSucceeded.length})`);
-  if (jobs.completedTwiceOrMore.length > 0) failures.push(`jobs whose work finished more than once: ${jobs.completedTwiceOrMore.join(', ')}`);
-  if (jobs.neverCompleted.length > 0) failures.push(`accepted jobs no worker logged as finished: ${jobs.neverCompleted.slice(0, 5).join(', ')} (${jobs.neverCompleted.length})`);
-  if (jobs.completedButNotAccepted.length > 0) failures.push(`finished jobs that were never accepted: ${jobs.completedButNotAccepted.join(', ')}`);
-  for (const s of jobs.chargedPerSubject) if (s.jobsCharged !== s.accepted) failures.push(`${s.subject}: ${s.jobsCharged} jobs charged for ${s.accepted} accepted`);
+  if (jobs.notSucceeded.length > 0)
+    failures.push(`accepted jobs not succeeded: ${jobs.notSucceeded.slice(0, 5).join(', ')} (${jobs.notSucceeded.length})`);
+  if (jobs.completedTwiceOrMore.length > 0)
+    failures.push(`jobs whose work finished more than once: ${jobs.completedTwiceOrMore.join(', ')}`);
+  if (jobs.neverCompleted.length > 0)
+    failures.push(
+      `accepted jobs no worker logged as finished: ${jobs.neverCompleted.slice(0, 5).join(', ')} (${jobs.neverCompleted.length})`,
+    );
+  if (jobs.completedButNotAccepted.length > 0)
+    failures.push(`finished jobs that were never accepted: ${jobs.completedButNotAccepted.join(', ')}`);
+  for (const s of jobs.chargedPerSubject)
+    if (s.jobsCharged !== s.accepted) failures.push(`${s.subject}: ${s.jobsCharged} jobs charged for ${s.accepted} accepted`);
   return failures;
 }
 
@@ -82,7 +99,9 @@ export function formatRollingReport(report: RollingReport): string {
   return [
     `replacements: ${report.replacements.length} (${report.replacements.length - workers.length} APIs, ${workers.length} workers) in ${report.settings.rotations} rotation(s), ${Math.round(report.durationMs / 1000)} s`,
     `requests: ${traffic.sent}; statuses ${JSON.stringify(traffic.statuses)}; without an answer ${JSON.stringify(traffic.errors)}; wrong answers ${traffic.wrongAnswers.length}`,
-    `by kind: ${Object.entries(traffic.byKind).map(([kind, statuses]) => `${kind} ${JSON.stringify(statuses)}`).join(', ')}`,
+    `by kind: ${Object.entries(traffic.byKind)
+      .map(([kind, statuses]) => `${kind} ${JSON.stringify(statuses)}`)
+      .join(', ')}`,
     `jobs: ${jobs.accepted} accepted, ${jobs.succeeded} succeeded, ${jobs.completedOnce} finished exactly once, ${jobs.completedTwiceOrMore.length} more than once, ${jobs.neverCompleted.length} never`,
     `charged: ${jobs.chargedPerSubject.map((s) => `${s.subject} ${s.jobsCharged}/${s.accepted}`).join(', ')}`,
     `stopped workers: ${sum((r) => r.runningAtSignal)} jobs running at SIGTERM, ${sum((r) => r.finishedInDrain)} finished in the drain, ${sum((r) => r.handedBack)} handed back, ${sum((r) => r.finishedElsewhere)} of them finished by another worker`,

@@ -21,7 +21,11 @@ export interface ChartShutdown {
 /** Reads the chart's values, so that the rolling restart follows the chart when the chart changes. */
 export function chartShutdown(): ChartShutdown {
   const values = YAML.parse(readFileSync(path.join(repoRoot(), 'charts', 'connector', 'values.yaml'), 'utf8'));
-  return { delayMs: values.shutdown.delaySeconds * 1000, graceMs: values.shutdown.drainSeconds * 1000, workerConcurrency: values.config.workerConcurrency };
+  return {
+    delayMs: values.shutdown.delaySeconds * 1000,
+    graceMs: values.shutdown.drainSeconds * 1000,
+    workerConcurrency: values.config.workerConcurrency,
+  };
 }
 
 export interface RollingOptions {
@@ -114,7 +118,12 @@ export async function runRollingRestart(options: RollingOptions): Promise<Rollin
       const name = `${role}-${replica}-${++names}`;
       const metricsPort = await freePort();
       const port = role === 'api' ? slotPorts[slot] : 0;
-      const full = { ...base, ...env, METRICS_PORT: String(metricsPort), ...(role === 'api' ? { PORT: String(port), TRUST_PROXY: '1' } : {}) };
+      const full = {
+        ...base,
+        ...env,
+        METRICS_PORT: String(metricsPort),
+        ...(role === 'api' ? { PORT: String(port), TRUST_PROXY: '1' } : {}),
+      };
       const probe = role === 'api' ? `http://127.0.0.1:${port}/readyz` : `http://127.0.0.1:${metricsPort}/readyz`;
       const proc = await startNode(name, `${role}/main.js`, full, () => answers(probe), [], root);
       stops.push(proc.stop);
@@ -124,7 +133,8 @@ export async function runRollingRestart(options: RollingOptions): Promise<Rollin
       });
       return { proc, port, metricsPort, slot, log: path.join(dir, `${name}.log`), exited };
     };
-    const upInHaproxy = (slot: number) => waitUntil(async () => (await haproxy.slotStates())[slot] === 'UP', 15_000, `HAProxy to send traffic to slot ${slot}`);
+    const upInHaproxy = (slot: number) =>
+      waitUntil(async () => (await haproxy.slotStates())[slot] === 'UP', 15_000, `HAProxy to send traffic to slot ${slot}`);
     const workerEnv = (replica: number) => ({ LOG_LEVEL: 'debug', ...(replica > 0 ? { SHUTDOWN_GRACE_MS: '1000' } : {}) });
 
     const apis: Member[] = [];
@@ -133,16 +143,33 @@ export async function runRollingRestart(options: RollingOptions): Promise<Rollin
     const workers: Member[] = [];
     for (let r = 0; r < replicas; r++) workers.push(await start('worker', r, 0, workerEnv(r)));
     const retired: Array<{ role: 'api' | 'worker'; member: Member; replacement: Replacement }> = [];
-    say(`${replicas} APIs behind HAProxy (${haproxy.url}), ${replicas} workers; SHUTDOWN_DELAY_MS=${chart.delayMs}, SHUTDOWN_GRACE_MS=${chart.graceMs}`);
+    say(
+      `${replicas} APIs behind HAProxy (${haproxy.url}), ${replicas} workers; SHUTDOWN_DELAY_MS=${chart.delayMs}, SHUTDOWN_GRACE_MS=${chart.graceMs}`,
+    );
 
     const tokens: string[] = [];
     for (let s = 0; s < subjects; s++) {
-      const linked = await call(haproxy.url, 'POST', '/v1/link', { 'x-link-secret': LINK_SECRET, 'content-type': 'application/json' }, JSON.stringify({ subject: `rolling-${s}` }), options.onResponse);
+      const linked = await call(
+        haproxy.url,
+        'POST',
+        '/v1/link',
+        { 'x-link-secret': LINK_SECRET, 'content-type': 'application/json' },
+        JSON.stringify({ subject: `rolling-${s}` }),
+        options.onResponse,
+      );
       if (linked.status !== 201) throw new Error(`POST /v1/link answered ${linked.status}: ${linked.text}`);
       tokens.push(JSON.parse(linked.text).token);
     }
     await options.beforeTraffic?.(haproxy.url);
-    const traffic = mixedTraffic({ baseUrl: haproxy.url, tokens, clients, ratePerSecond, maxRequests: 2_000_000, maxMs: 600_000, onResponse: options.onResponse });
+    const traffic = mixedTraffic({
+      baseUrl: haproxy.url,
+      tokens,
+      clients,
+      ratePerSecond,
+      maxRequests: 2_000_000,
+      maxMs: 600_000,
+      onResponse: options.onResponse,
+    });
     try {
       await waitUntil(async () => traffic.outcome.accepted.size >= 10, 30_000, 'the traffic to have jobs accepted');
 
@@ -156,7 +183,19 @@ export async function runRollingRestart(options: RollingOptions): Promise<Rollin
           const fresh = await start('api', r, slot, {});
           const readyAt = ms();
           await upInHaproxy(slot);
-          retired.push({ role: 'api', member: old, replacement: { role: 'api', replica: r, rotation, startedMs: startAt, readyMs: readyAt - startAt, inRotationMs: ms() - startAt, signalledAt: ms() } });
+          retired.push({
+            role: 'api',
+            member: old,
+            replacement: {
+              role: 'api',
+              replica: r,
+              rotation,
+              startedMs: startAt,
+              readyMs: readyAt - startAt,
+              inRotationMs: ms() - startAt,
+              signalledAt: ms(),
+            },
+          });
           old.proc.child.kill('SIGTERM');
           apis[r] = fresh;
           say(`rotation ${rotation}: API ${r} replaced (ready in ${readyAt - startAt} ms)`);
@@ -168,7 +207,19 @@ export async function runRollingRestart(options: RollingOptions): Promise<Rollin
           const readyAt = ms();
           // Caught mid-job: what happens to running jobs is the point. (A deadline, not a hang, if none comes.)
           await waitUntil(async () => hasFreshJob(old.log, jobMs / 2), 15_000, `worker ${r} to be running a job`).catch(() => undefined);
-          retired.push({ role: 'worker', member: old, replacement: { role: 'worker', replica: r, rotation, startedMs: startAt, readyMs: readyAt - startAt, inRotationMs: ms() - startAt, signalledAt: ms() } });
+          retired.push({
+            role: 'worker',
+            member: old,
+            replacement: {
+              role: 'worker',
+              replica: r,
+              rotation,
+              startedMs: startAt,
+              readyMs: readyAt - startAt,
+              inRotationMs: ms() - startAt,
+              signalledAt: ms(),
+            },
+          });
           old.proc.child.kill('SIGTERM');
           workers[r] = fresh;
           say(`rotation ${rotation}: worker ${r} replaced (ready in ${readyAt - startAt} ms)`);
@@ -187,21 +238,28 @@ export async function runRollingRestart(options: RollingOptions): Promise<Rollin
     say(`traffic: ${outcome.sent} requests; waiting for ${outcome.accepted.size} jobs to succeed`);
 
     const jobs = await finalJobs(haproxy.url, tokens, outcome, options.onResponse);
-    const charged = await Promise.all(tokens.map(async (token) => {
-      const me = await call(haproxy.url, 'GET', '/v1/me', { authorization: `Bearer ${token}` }, undefined, options.onResponse);
-      return Number(JSON.parse(me.text).usage?.jobs_charged);
-    }));
+    const charged = await Promise.all(
+      tokens.map(async (token) => {
+        const me = await call(haproxy.url, 'GET', '/v1/me', { authorization: `Bearer ${token}` }, undefined, options.onResponse);
+        return Number(JSON.parse(me.text).usage?.jobs_charged);
+      }),
+    );
     // The current processes stop too, so that every log is complete before it is read.
     for (const member of [...apis, ...workers]) member.proc.child.kill('SIGTERM');
     await Promise.all([...apis, ...workers].map((member) => member.exited));
 
-    const logs = [...retired.filter((entry) => entry.role === 'worker').map((entry) => entry.member), ...workers].map((member) => ({ member, log: readWorkerLog(member.log) }));
+    const logs = [...retired.filter((entry) => entry.role === 'worker').map((entry) => entry.member), ...workers].map((member) => ({
+      member,
+      log: readWorkerLog(member.log),
+    }));
     for (const entry of retired.filter((e) => e.role === 'worker')) {
       const log = logs.find((l) => l.member === entry.member)!.log;
       entry.replacement.runningAtSignal = log.runningAtSignal;
       entry.replacement.finishedInDrain = log.finishedAfterSignal;
       entry.replacement.handedBack = log.handedBack;
-      entry.replacement.finishedElsewhere = log.handedBack.filter((id) => logs.some((other) => other.log !== log && other.log.succeeded.includes(id)));
+      entry.replacement.finishedElsewhere = log.handedBack.filter((id) =>
+        logs.some((other) => other.log !== log && other.log.succeeded.includes(id)),
+      );
     }
     const completions = new Map<string, number>();
     for (const { log } of logs) for (const id of log.succeeded) completions.set(id, (completions.get(id) ?? 0) + 1);
@@ -213,10 +271,24 @@ export async function runRollingRestart(options: RollingOptions): Promise<Rollin
       completedTwiceOrMore: [...completions].filter(([, n]) => n > 1).map(([id]) => id),
       neverCompleted: [...outcome.accepted.keys()].filter((id) => !completions.has(id)),
       completedButNotAccepted: [...completions.keys()].filter((id) => !outcome.accepted.has(id)),
-      chargedPerSubject: tokens.map((_, s) => ({ subject: `rolling-${s}`, accepted: [...outcome.accepted.values()].filter((job) => job.subject === s).length, jobsCharged: charged[s] })),
+      chargedPerSubject: tokens.map((_, s) => ({
+        subject: `rolling-${s}`,
+        accepted: [...outcome.accepted.values()].filter((job) => job.subject === s).length,
+        jobsCharged: charged[s],
+      })),
     };
     return {
-      settings: { replicas, rotations, clients, ratePerSecond, subjects, jobMs, ...chart, handBackGraceMs: 1000, healthCheck: 'GET /readyz every 500 ms, fall 2, rise 2' },
+      settings: {
+        replicas,
+        rotations,
+        clients,
+        ratePerSecond,
+        subjects,
+        jobMs,
+        ...chart,
+        handBackGraceMs: 1000,
+        healthCheck: 'GET /readyz every 500 ms, fall 2, rise 2',
+      },
       durationMs: ms(),
       replacements: retired.map((entry) => entry.replacement),
       traffic: summarise(outcome),
@@ -243,33 +315,71 @@ function hasFreshJob(log: string, withinMs: number): boolean {
 }
 
 function summarise(outcome: TrafficOutcome): RollingReport['traffic'] {
-  return { sent: outcome.sent, statuses: outcome.statuses, byKind: outcome.byKind, errors: outcome.errors, wrongAnswers: outcome.wrongAnswers };
+  return {
+    sent: outcome.sent,
+    statuses: outcome.statuses,
+    byKind: outcome.byKind,
+    errors: outcome.errors,
+    wrongAnswers: outcome.wrongAnswers,
+  };
 }
 
 /** One request with fetch (its own keep-alive pool), reported to `onResponse` as the traffic's answers are. */
-async function call(base: string, method: string, route: string, headers: Record<string, string>, body: string | undefined, onResponse?: (response: SeenResponse) => void): Promise<SeenResponse> {
+async function call(
+  base: string,
+  method: string,
+  route: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  onResponse?: (response: SeenResponse) => void,
+): Promise<SeenResponse> {
   const response = await fetch(`${base}${route}`, { method, headers, body });
-  const seen: SeenResponse = { kind: 'me', method, path: route, status: response.status, headers: Object.fromEntries(response.headers), text: await response.text() };
+  const seen: SeenResponse = {
+    kind: 'me',
+    method,
+    path: route,
+    status: response.status,
+    headers: Object.fromEntries(response.headers),
+    text: await response.text(),
+  };
   onResponse?.(seen);
   return seen;
 }
 
 /** Polls every accepted job (through HAProxy, as its owner) until each is terminal; counts the succeeded ones. */
-async function finalJobs(base: string, tokens: string[], outcome: TrafficOutcome, onResponse?: (response: SeenResponse) => void): Promise<{ succeeded: number; notSucceeded: string[] }> {
+async function finalJobs(
+  base: string,
+  tokens: string[],
+  outcome: TrafficOutcome,
+  onResponse?: (response: SeenResponse) => void,
+): Promise<{ succeeded: number; notSucceeded: string[] }> {
   const pending = new Map(outcome.accepted);
   const final = new Map<string, string>();
-  await waitUntil(async () => {
-    const batch = [...pending].slice(0, 50);
-    await Promise.all(batch.map(async ([id, job]) => {
-      const answer = await call(base, 'GET', `/v1/jobs/${id}`, { authorization: `Bearer ${tokens[job.subject]}` }, undefined, onResponse);
-      const status = answer.status === 200 ? (JSON.parse(answer.text).status as string) : `http ${answer.status}`;
-      if (status === 'succeeded' || status === 'failed') {
-        final.set(id, status);
-        pending.delete(id);
-      }
-    }));
-    return pending.size === 0;
-  }, 60_000, 'every accepted job to finish').catch(() => undefined);
+  await waitUntil(
+    async () => {
+      const batch = [...pending].slice(0, 50);
+      await Promise.all(
+        batch.map(async ([id, job]) => {
+          const answer = await call(
+            base,
+            'GET',
+            `/v1/jobs/${id}`,
+            { authorization: `Bearer ${tokens[job.subject]}` },
+            undefined,
+            onResponse,
+          );
+          const status = answer.status === 200 ? (JSON.parse(answer.text).status as string) : `http ${answer.status}`;
+          if (status === 'succeeded' || status === 'failed') {
+            final.set(id, status);
+            pending.delete(id);
+          }
+        }),
+      );
+      return pending.size === 0;
+    },
+    60_000,
+    'every accepted job to finish',
+  ).catch(() => undefined);
   const notSucceeded = [...outcome.accepted.keys()].filter((id) => final.get(id) !== 'succeeded');
   return { succeeded: outcome.accepted.size - notSucceeded.length, notSucceeded };
 }

@@ -44,16 +44,26 @@ async function main(): Promise<void> {
   const bareQueue = await openQueue(client, 'bare', 'bench-bare');
   await bareQueue.pause();
   const bareWorker = await startBareWorker(oneNodeEnv(redis.url));
-  const drains = await pairedDrains(client, {
-    connector: { queue, jobName: 'createJob', workerPid: worker.child.pid },
-    bare: { queue: bareQueue, jobName: 'noop', workerPid: bareWorker.child.pid },
-  }, { jobs: SETTINGS.drainJobs, pairs: SETTINGS.drainPairs, redisPid: redis.child.pid });
+  const drains = await pairedDrains(
+    client,
+    {
+      connector: { queue, jobName: 'createJob', workerPid: worker.child.pid },
+      bare: { queue: bareQueue, jobName: 'noop', workerPid: bareWorker.child.pid },
+    },
+    { jobs: SETTINGS.drainJobs, pairs: SETTINGS.drainPairs, redisPid: redis.child.pid },
+  );
   await bareWorker.stop();
   await bareQueue.close();
 
   process.stdout.write('submit-to-succeeded latency\n');
   const token = (await link(api.base)).authorization.slice('Bearer '.length);
-  const latency = await submitToSucceeded({ baseUrl: api.base, token, ratePerSecond: SETTINGS.latencyRatePerSecond, seconds: SETTINGS.latencySeconds, queue });
+  const latency = await submitToSucceeded({
+    baseUrl: api.base,
+    token,
+    ratePerSecond: SETTINGS.latencyRatePerSecond,
+    seconds: SETTINGS.latencySeconds,
+    queue,
+  });
 
   const memory = { api: residentMemory(api.proc.child.pid), worker: residentMemory(worker.child.pid) };
   await queue.close();

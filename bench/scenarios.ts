@@ -18,13 +18,28 @@ export async function connectorScenarios(base: string, pid: number | undefined):
   const input = { input: { prompt: 'bench' } };
   const job = JSON.stringify(input);
   await post(`${base}/v1/jobs`, { ...auth, 'idempotency-key': 'bench-replay' }, input);
-  const onRedis = (id: string, title: string, url: string, options: HttpScenario['options']): HttpScenario => ({ id, title, backend: 'redis', url, pid, options });
+  const onRedis = (id: string, title: string, url: string, options: HttpScenario['options']): HttpScenario => ({
+    id,
+    title,
+    backend: 'redis',
+    url,
+    pid,
+    options,
+  });
   const fresh = { method: 'POST' as const, path: '/v1/jobs', headers: auth, body: job, setupRequest: freshKeys(`fresh-${Date.now()}`) };
   const scenarios = [
     onRedis('b', 'GET /v1/me', `${base}/v1/me`, { headers: auth }),
-    onRedis('c', 'POST /v1/things', `${base}/v1/things`, { method: 'POST', headers: auth, body: '{"name":"bench thing","notes":"a note"}' }),
+    onRedis('c', 'POST /v1/things', `${base}/v1/things`, {
+      method: 'POST',
+      headers: auth,
+      body: '{"name":"bench thing","notes":"a note"}',
+    }),
     onRedis('d', 'POST /v1/jobs, fresh key', base, { requests: [fresh] }),
-    onRedis('e', 'POST /v1/jobs, replay', `${base}/v1/jobs`, { method: 'POST', headers: { ...auth, 'idempotency-key': 'bench-replay' }, body: job }),
+    onRedis('e', 'POST /v1/jobs, replay', `${base}/v1/jobs`, {
+      method: 'POST',
+      headers: { ...auth, 'idempotency-key': 'bench-replay' },
+      body: job,
+    }),
   ];
   const mcp = await mcpScenario(base, auth);
   if (mcp.scenario) scenarios.push({ ...mcp.scenario, pid });

@@ -32,7 +32,14 @@ function escapeXml(text: string): string {
 }
 
 /** One panel's axes: a y range with ticks and grid lines, and the shared x axis in minutes. */
-function panel(top: number, height: number, maxY: number, yLabel: string, seconds: number, warmupSeconds: number): { svg: string; x: (s: number) => number; y: (v: number) => number } {
+function panel(
+  top: number,
+  height: number,
+  maxY: number,
+  yLabel: string,
+  seconds: number,
+  warmupSeconds: number,
+): { svg: string; x: (s: number) => number; y: (v: number) => number } {
   const yStep = tickStep(maxY, 5);
   const yMax = Math.ceil(maxY / yStep) * yStep;
   const x = (s: number) => LEFT + (s / seconds) * PLOT_WIDTH;
@@ -50,7 +57,9 @@ function panel(top: number, height: number, maxY: number, yLabel: string, second
   }
   parts.push(`<rect x="${LEFT}" y="${top}" width="${PLOT_WIDTH}" height="${height}" fill="none" stroke="#333"/>`);
   parts.push(`<text transform="translate(${LEFT - 48} ${top + height / 2}) rotate(-90)" text-anchor="middle">${escapeXml(yLabel)}</text>`);
-  parts.push(`<text x="${LEFT + PLOT_WIDTH / 2}" y="${top + height + 36}" text-anchor="middle">minutes since the traffic started (grey: warm-up, left out of the trends)</text>`);
+  parts.push(
+    `<text x="${LEFT + PLOT_WIDTH / 2}" y="${top + height + 36}" text-anchor="middle">minutes since the traffic started (grey: warm-up, left out of the trends)</text>`,
+  );
   return { svg: parts.join('\n'), x, y };
 }
 
@@ -63,7 +72,14 @@ function legend(top: number, entries: Array<{ label: string; colour: string; das
   return entries
     .map((entry, i) => {
       const y = top + 10 + i * 20;
-      return `${polyline([[LEFT + PLOT_WIDTH + 12, y], [LEFT + PLOT_WIDTH + 40, y]], entry.colour, entry.dashed)}<text x="${LEFT + PLOT_WIDTH + 46}" y="${y + 4}">${escapeXml(entry.label)}</text>`;
+      return `${polyline(
+        [
+          [LEFT + PLOT_WIDTH + 12, y],
+          [LEFT + PLOT_WIDTH + 40, y],
+        ],
+        entry.colour,
+        entry.dashed,
+      )}<text x="${LEFT + PLOT_WIDTH + 46}" y="${y + 4}">${escapeXml(entry.label)}</text>`;
     })
     .join('\n');
 }
@@ -76,9 +92,19 @@ export function soakSvg(input: SoakPlotInput): string {
   const { samples, windows, seconds, warmupSeconds, trends } = input;
   const maxMemory = Math.max(...samples.flatMap((s) => [s.api.rssMb, s.worker.rssMb])) * 1.1;
   const memory = panel(MEMORY.top, MEMORY.height, maxMemory, 'MB', seconds, warmupSeconds);
-  const line = (pick: (s: SoakSample) => number, colour: string, dashed = false) => polyline(samples.map((s) => [memory.x(s.t), memory.y(pick(s))]), colour, dashed);
+  const line = (pick: (s: SoakSample) => number, colour: string, dashed = false) =>
+    polyline(
+      samples.map((s) => [memory.x(s.t), memory.y(pick(s))]),
+      colour,
+      dashed,
+    );
   const fitted = (trend: Trend, colour: string) =>
-    polyline([warmupSeconds, seconds].map((t) => [memory.x(t), memory.y(trend.intercept + (trend.slope * t) / 60)] as [number, number]), colour, true, 1);
+    polyline(
+      [warmupSeconds, seconds].map((t) => [memory.x(t), memory.y(trend.intercept + (trend.slope * t) / 60)] as [number, number]),
+      colour,
+      true,
+      1,
+    );
   const maxLatency = Math.max(1, ...windows.map((w) => w.p99Ms)) * 1.15;
   const latency = panel(LATENCY.top, LATENCY.height, maxLatency, 'ms', seconds, warmupSeconds);
   const mid = (w: LatencyWindow) => latency.x((w.fromS + w.toS) / 2);
@@ -104,8 +130,14 @@ export function soakSvg(input: SoakPlotInput): string {
     ]),
     `<text x="${LEFT}" y="${LATENCY.top - 12}">Latency of the answers ending in each window (every request of the mix)</text>`,
     latency.svg,
-    polyline(windows.map((w) => [mid(w), latency.y(w.p99Ms)]), COLOURS.p99),
-    polyline(windows.map((w) => [mid(w), latency.y(w.p50Ms)]), COLOURS.p50),
+    polyline(
+      windows.map((w) => [mid(w), latency.y(w.p99Ms)]),
+      COLOURS.p99,
+    ),
+    polyline(
+      windows.map((w) => [mid(w), latency.y(w.p50Ms)]),
+      COLOURS.p50,
+    ),
     ...windows.map((w) => `<circle cx="${mid(w).toFixed(1)}" cy="${latency.y(w.p99Ms).toFixed(1)}" r="3" fill="${COLOURS.p99}"/>`),
     legend(LATENCY.top, [
       { label: 'p99', colour: COLOURS.p99 },

@@ -70,20 +70,30 @@ export function judgeSoak(measurement: SoakMeasurement, bounds: SoakBounds, warm
     verdict('API heap used', trends.apiHeap, null),
     verdict('worker heap used', trends.workerHeap, null),
   ];
-  const measured = windows.filter((w) => w.fromS >= warmupSeconds).map((w) => w.p99Ms).sort((a, b) => a - b);
+  const measured = windows
+    .filter((w) => w.fromS >= warmupSeconds)
+    .map((w) => w.p99Ms)
+    .sort((a, b) => a - b);
   const medianMs = measured[Math.floor(measured.length / 2)] ?? NaN;
   const riseMs = (trends.p99.slope * (seconds - warmupSeconds)) / 60;
   const boundMs = bounds.p99 ? Math.max(bounds.p99.floorMs, bounds.p99.riseFraction * medianMs) : null;
-  const p99 = { medianMs: round(medianMs, 2), riseMs: round(riseMs, 2), boundMs: boundMs === null ? null : round(boundMs, 2), flat: boundMs === null ? null : riseMs <= boundMs };
+  const p99 = {
+    medianMs: round(medianMs, 2),
+    riseMs: round(riseMs, 2),
+    boundMs: boundMs === null ? null : round(boundMs, 2),
+    flat: boundMs === null ? null : riseMs <= boundMs,
+  };
 
   const failures: string[] = [];
-  for (const m of memory) if (m.met === false) failures.push(`${m.series} grew ${m.slopeMbPerMin} MB/min after the warm-up (bound ${m.bound})`);
+  for (const m of memory)
+    if (m.met === false) failures.push(`${m.series} grew ${m.slopeMbPerMin} MB/min after the warm-up (bound ${m.bound})`);
   if (p99.flat === false) failures.push(`p99 rose ${p99.riseMs} ms over the run after the warm-up (bound ${p99.boundMs} ms)`);
   if (Object.keys(traffic.errors).length > 0) failures.push(`requests without an answer: ${JSON.stringify(traffic.errors)}`);
   const other = Object.keys(traffic.statuses).filter((status) => !status.startsWith('2'));
   if (other.length > 0) failures.push(`answers outside 2xx: ${JSON.stringify(traffic.statuses)}`);
   if (traffic.wrongAnswers > 0) failures.push(`${traffic.wrongAnswers} wrong answers`);
-  if (traffic.jobsSucceeded !== traffic.jobsAccepted) failures.push(`${traffic.jobsSucceeded} of ${traffic.jobsAccepted} accepted jobs succeeded`);
+  if (traffic.jobsSucceeded !== traffic.jobsAccepted)
+    failures.push(`${traffic.jobsSucceeded} of ${traffic.jobsAccepted} accepted jobs succeeded`);
   if (measurement.samples.length < 5) failures.push(`only ${measurement.samples.length} samples`);
   return { memory, p99, failures };
 }
@@ -97,7 +107,10 @@ export function formatSoak(measurement: SoakMeasurement, verdict: SoakVerdict): 
     `requests: ${measurement.traffic.sent}, statuses ${JSON.stringify(measurement.traffic.statuses)}, jobs ${measurement.traffic.jobsSucceeded}/${measurement.traffic.jobsAccepted} succeeded`,
     `API resident ${mb(first.api.rssMb)} → ${mb(last.api.rssMb)} MB, heap used ${mb(first.api.heapUsedMb)} → ${mb(last.api.heapUsedMb)} MB`,
     `worker resident ${mb(first.worker.rssMb)} → ${mb(last.worker.rssMb)} MB, heap used ${mb(first.worker.heapUsedMb)} → ${mb(last.worker.heapUsedMb)} MB`,
-    ...verdict.memory.map((m) => `  ${m.series}: ${m.slopeMbPerMin} ± ${m.slopeStdErr} MB/min${m.bound === null ? '' : ` (bound ${m.bound}: ${m.met ? 'met' : 'NOT met'})`}`),
+    ...verdict.memory.map(
+      (m) =>
+        `  ${m.series}: ${m.slopeMbPerMin} ± ${m.slopeStdErr} MB/min${m.bound === null ? '' : ` (bound ${m.bound}: ${m.met ? 'met' : 'NOT met'})`}`,
+    ),
     `p99 per window: ${measurement.windows.map((w) => w.p99Ms).join(', ')} ms; median after warm-up ${verdict.p99.medianMs} ms, fitted rise ${verdict.p99.riseMs} ms${verdict.p99.boundMs === null ? ' (not judged in a short run)' : ` (bound ${verdict.p99.boundMs}: ${verdict.p99.flat ? 'flat' : 'NOT flat'})`}`,
   ].join('\n');
 }

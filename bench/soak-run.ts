@@ -49,7 +49,14 @@ export interface SoakMeasurement {
   samples: SoakSample[];
   windows: LatencyWindow[];
   trends: { apiRss: Trend; apiHeap: Trend; workerRss: Trend; workerHeap: Trend; p99: Trend };
-  traffic: { sent: number; statuses: Record<string, number>; errors: Record<string, number>; wrongAnswers: number; jobsAccepted: number; jobsSucceeded: number };
+  traffic: {
+    sent: number;
+    statuses: Record<string, number>;
+    errors: Record<string, number>;
+    wrongAnswers: number;
+    jobsAccepted: number;
+    jobsSucceeded: number;
+  };
 }
 
 /** What a soak has started, stopped newest first whatever happens (the processes before their Redis). */
@@ -87,26 +94,51 @@ export async function runSoak(options: SoakOptions): Promise<SoakMeasurement> {
       RATE_LIMIT_PER_MINUTE: '1000000',
       PLACEHOLDER_JOB_MS: String(options.jobMs),
     };
-    const start = async (name: string, entry: string, extra: Record<string, string>, probe: string, nodeArgs: string[]): Promise<BenchProcess> => {
+    const start = async (
+      name: string,
+      entry: string,
+      extra: Record<string, string>,
+      probe: string,
+      nodeArgs: string[],
+    ): Promise<BenchProcess> => {
       const proc = await startNode(name, entry, { ...env, ...extra }, () => answers(probe), nodeArgs, root);
       stops.push(proc.stop);
       return proc;
     };
     const [port, apiMetrics, workerMetrics] = [await freePort(), await freePort(), await freePort()];
     const base = `http://127.0.0.1:${port}`;
-    const api = await start('api', 'api/main.js', { PORT: String(port), METRICS_PORT: String(apiMetrics) }, `${base}/readyz`, options.apiNodeArgs ?? []);
-    const worker = await start('worker', 'worker/main.js', { METRICS_PORT: String(workerMetrics) }, `http://127.0.0.1:${workerMetrics}/readyz`, options.workerNodeArgs ?? []);
+    const api = await start(
+      'api',
+      'api/main.js',
+      { PORT: String(port), METRICS_PORT: String(apiMetrics) },
+      `${base}/readyz`,
+      options.apiNodeArgs ?? [],
+    );
+    const worker = await start(
+      'worker',
+      'worker/main.js',
+      { METRICS_PORT: String(workerMetrics) },
+      `http://127.0.0.1:${workerMetrics}/readyz`,
+      options.workerNodeArgs ?? [],
+    );
     const pids = { api: api.child.pid!, worker: worker.child.pid! };
 
     const tokens: string[] = [];
     for (let s = 0; s < 3; s++) {
-      const linked = await fetch(`${base}/v1/link`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-link-secret': env.LINK_SECRET }, body: JSON.stringify({ subject: `soak-${s}` }) });
+      const linked = await fetch(`${base}/v1/link`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-link-secret': env.LINK_SECRET },
+        body: JSON.stringify({ subject: `soak-${s}` }),
+      });
       if (linked.status !== 201) throw new Error(`POST /v1/link answered ${linked.status}`);
       tokens.push(((await linked.json()) as { token: string }).token);
     }
 
     const read = async (t: number): Promise<SoakSample> => {
-      const [apiMemory, workerMemory] = await Promise.all([scrapeMemory(`http://127.0.0.1:${apiMetrics}/metrics`), scrapeMemory(`http://127.0.0.1:${workerMetrics}/metrics`)]);
+      const [apiMemory, workerMemory] = await Promise.all([
+        scrapeMemory(`http://127.0.0.1:${apiMetrics}/metrics`),
+        scrapeMemory(`http://127.0.0.1:${workerMetrics}/metrics`),
+      ]);
       return { t, api: apiMemory, worker: workerMemory };
     };
     const samples: SoakSample[] = [];
@@ -132,7 +164,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakMeasurement> {
     const jobsSucceeded = await succeededJobs(`http://127.0.0.1:${workerMetrics}/metrics`, outcome.accepted.size);
 
     const after = samples.filter((sample) => sample.t >= options.warmupSeconds);
-    const perMinute = (pick: (sample: SoakSample) => number) => leastSquares(after.map((sample) => ({ x: sample.t / 60, y: pick(sample) })));
+    const perMinute = (pick: (sample: SoakSample) => number) =>
+      leastSquares(after.map((sample) => ({ x: sample.t / 60, y: pick(sample) })));
     const windows = latencyWindows(outcome, options.seconds, options.windowSeconds);
     return {
       samples: samples.map((s) => ({ t: s.t, api: roundSample(s.api), worker: roundSample(s.worker) })),
@@ -166,8 +199,16 @@ function roundSample(sample: MemorySample): MemorySample {
 export function latencyWindows(outcome: Pick<TrafficOutcome, 'latency'>, seconds: number, windowSeconds: number): LatencyWindow[] {
   const windows: LatencyWindow[] = [];
   for (let from = 0; from + windowSeconds <= seconds + 1e-9; from += windowSeconds) {
-    const ms = outcome.latency.ms.filter((_, i) => outcome.latency.at[i] >= from * 1000 && outcome.latency.at[i] < (from + windowSeconds) * 1000).sort((a, b) => a - b);
-    windows.push({ fromS: from, toS: from + windowSeconds, requests: ms.length, p50Ms: round(percentile(ms, 50), 2), p99Ms: round(percentile(ms, 99), 2) });
+    const ms = outcome.latency.ms
+      .filter((_, i) => outcome.latency.at[i] >= from * 1000 && outcome.latency.at[i] < (from + windowSeconds) * 1000)
+      .sort((a, b) => a - b);
+    windows.push({
+      fromS: from,
+      toS: from + windowSeconds,
+      requests: ms.length,
+      p50Ms: round(percentile(ms, 50), 2),
+      p99Ms: round(percentile(ms, 99), 2),
+    });
   }
   return windows;
 }

@@ -15,7 +15,8 @@ import { runSoak, stopSoak } from './soak-run';
 // --heap-snapshots writes a heap snapshot of each process after the warm-up and at the end and prints what
 // grew between them (the snapshots themselves move resident memory, so that run stores nothing).
 const args = process.argv.slice(2);
-const option = (name: string, fallback: number | string): string => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : String(fallback));
+const option = (name: string, fallback: number | string): string =>
+  args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : String(fallback);
 
 const seconds = Number(option('seconds', 600));
 const settings = {
@@ -49,8 +50,11 @@ async function main(): Promise<void> {
     apiNodeArgs: snapshotFlags,
     onSample: (sample, pids) => {
       const mb = (value: number) => value.toFixed(1);
-      process.stdout.write(`  ${sample.t} s: API ${mb(sample.api.rssMb)} MB resident, ${mb(sample.api.heapUsedMb)} heap; worker ${mb(sample.worker.rssMb)}, ${mb(sample.worker.heapUsedMb)}\n`);
-      if (snapshots && (sample.t === firstAfterWarmup || sample.t === lastSample)) for (const pid of [pids.api, pids.worker]) process.kill(pid, 'SIGUSR2');
+      process.stdout.write(
+        `  ${sample.t} s: API ${mb(sample.api.rssMb)} MB resident, ${mb(sample.api.heapUsedMb)} heap; worker ${mb(sample.worker.rssMb)}, ${mb(sample.worker.heapUsedMb)}\n`,
+      );
+      if (snapshots && (sample.t === firstAfterWarmup || sample.t === lastSample))
+        for (const pid of [pids.api, pids.worker]) process.kill(pid, 'SIGUSR2');
     },
   });
   const bounds = soakBounds(seconds);
@@ -60,9 +64,28 @@ async function main(): Promise<void> {
     printHeapGrowth(dir);
     return;
   }
-  const entry = { startedAt, finishedAt: new Date().toISOString(), machine: { cores: os.cpus().length, node: process.version, loadAverage: { start: loadStart, end: os.loadavg().map((n) => round(n, 2)) } }, settings, bounds, ...measurement, verdict };
+  const entry = {
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    machine: {
+      cores: os.cpus().length,
+      node: process.version,
+      loadAverage: { start: loadStart, end: os.loadavg().map((n) => round(n, 2)) },
+    },
+    settings,
+    bounds,
+    ...measurement,
+    verdict,
+  };
   mergeResults(out, { soak: entry });
-  writeFileSync(svg, soakSvg({ title: `Soak: ${Math.round(seconds / 60 * 10) / 10} min at ${settings.ratePerSecond} requests/s (mixed), API + worker on Redis`, ...measurement, ...settings }));
+  writeFileSync(
+    svg,
+    soakSvg({
+      title: `Soak: ${Math.round((seconds / 60) * 10) / 10} min at ${settings.ratePerSecond} requests/s (mixed), API + worker on Redis`,
+      ...measurement,
+      ...settings,
+    }),
+  );
   process.stdout.write(`results written to ${out} ("soak"), plot to ${svg}\n`);
   if (verdict.failures.length > 0) {
     process.stdout.write(`FAILED:\n${verdict.failures.map((line) => `  - ${line}`).join('\n')}\n`);
@@ -73,7 +96,9 @@ async function main(): Promise<void> {
 
 /** For each process, the live heap at both snapshots and the kinds of object that grew most between them. */
 function printHeapGrowth(dir: string): void {
-  const files = readdirSync(dir).filter((name) => name.endsWith('.heapsnapshot')).sort();
+  const files = readdirSync(dir)
+    .filter((name) => name.endsWith('.heapsnapshot'))
+    .sort();
   const byPid = new Map<string, string[]>();
   for (const file of files) {
     const pid = file.split('.')[3];
@@ -82,8 +107,13 @@ function printHeapGrowth(dir: string): void {
   for (const [pid, [before, after]] of byPid) {
     if (!after) continue;
     const [a, b] = [summariseHeapSnapshot(before), summariseHeapSnapshot(after)];
-    process.stdout.write(`\npid ${pid}: live heap ${(heapTotal(a) / 1048576).toFixed(2)} → ${(heapTotal(b) / 1048576).toFixed(2)} MB; grew most:\n`);
-    for (const group of heapGrowth(a, b, 12)) process.stdout.write(`  ${String(group.bytesChange).padStart(9)} bytes ${String(group.countChange).padStart(7)} objects  ${group.name}\n`);
+    process.stdout.write(
+      `\npid ${pid}: live heap ${(heapTotal(a) / 1048576).toFixed(2)} → ${(heapTotal(b) / 1048576).toFixed(2)} MB; grew most:\n`,
+    );
+    for (const group of heapGrowth(a, b, 12))
+      process.stdout.write(
+        `  ${String(group.bytesChange).padStart(9)} bytes ${String(group.countChange).padStart(7)} objects  ${group.name}\n`,
+      );
   }
   process.stdout.write(`\nsnapshots kept in ${dir}\n`);
 }

@@ -54,17 +54,24 @@ async function main(): Promise<void> {
     }),
   );
   for (let i = 1; i <= ROUNDS; i++) {
-    const figures = await Promise.all(pairs.map((pair) => submitToSucceeded({ baseUrl: pair.api.base, token: pair.token, ratePerSecond: RATE, seconds: SECONDS, queue: pair.queue })));
+    const figures = await Promise.all(
+      pairs.map((pair) =>
+        submitToSucceeded({ baseUrl: pair.api.base, token: pair.token, ratePerSecond: RATE, seconds: SECONDS, queue: pair.queue }),
+      ),
+    );
     figures.forEach((figure, p) => {
       pairs[p].rounds.push(figure);
     });
-    process.stdout.write(`round ${i}: ${figures.map((f, p) => `${pairs[p].name} submit p99 ${f.submitMs.p99} ms, to succeeded p99 ${f.submitToSucceededMs.p99} ms`).join('; ')}\n`);
+    process.stdout.write(
+      `round ${i}: ${figures.map((f, p) => `${pairs[p].name} submit p99 ${f.submitMs.p99} ms, to succeeded p99 ${f.submitToSucceededMs.p99} ms`).join('; ')}\n`,
+    );
   }
   const [live, control, dead] = pairs;
   const webhooks = await openQueue(client, new RedisKeys('').webhookQueueName, 'dead:bull');
   const unsent = await webhooks.getJobCounts('waiting', 'delayed', 'active');
   const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-  const ratio = (other: typeof live, pick: (f: LatencyFigure) => number) => round(median(live.rounds.map((f, i) => pick(other.rounds[i]) / pick(f))), 2);
+  const ratio = (other: typeof live, pick: (f: LatencyFigure) => number) =>
+    round(median(live.rounds.map((f, i) => pick(other.rounds[i]) / pick(f))), 2);
   const ratios = (other: typeof live) => ({
     submitP50: ratio(other, (f) => f.submitMs.p50),
     submitP99: ratio(other, (f) => f.submitMs.p99),
@@ -82,10 +89,15 @@ async function main(): Promise<void> {
     dead: dead.rounds,
     deadOverLive: ratios(dead),
     controlOverLive: ratios(control),
-    deadReceiver: { requestsHeldOpen: dead.hook.requests(), deliveriesNotYetDone: Object.values(unsent).reduce((sum, n) => sum + Number(n), 0) },
+    deadReceiver: {
+      requestsHeldOpen: dead.hook.requests(),
+      deliveriesNotYetDone: Object.values(unsent).reduce((sum, n) => sum + Number(n), 0),
+    },
     liveReceiver: { requestsAnswered: live.hook.requests() },
   };
-  process.stdout.write(`median of rounds: dead / live ${JSON.stringify(result.deadOverLive)}; control / live ${JSON.stringify(result.controlOverLive)}; ${JSON.stringify(result.deadReceiver)}\n`);
+  process.stdout.write(
+    `median of rounds: dead / live ${JSON.stringify(result.deadOverLive)}; control / live ${JSON.stringify(result.controlOverLive)}; ${JSON.stringify(result.deadReceiver)}\n`,
+  );
   mergeResults(OUT, { webhookDrag: result });
   await webhooks.close();
   for (const pair of pairs) {

@@ -60,7 +60,11 @@ function descriptionLengths(operations: DocumentOperation[]): CheckResult {
       problems.push(`${label(op)}: summary is ${summary.length} characters (max ${MAX_OPERATION_DESCRIPTION})`);
     }
   }
-  return allOf('actions.description-length', problems, `every operation description and summary is at most ${MAX_OPERATION_DESCRIPTION} characters`);
+  return allOf(
+    'actions.description-length',
+    problems,
+    `every operation description and summary is at most ${MAX_OPERATION_DESCRIPTION} characters`,
+  );
 }
 
 function parameterDescriptionLengths(document: OpenApiJson, operations: DocumentOperation[]): CheckResult {
@@ -69,11 +73,17 @@ function parameterDescriptionLengths(document: OpenApiJson, operations: Document
     for (const parameter of parametersOf(document, op)) {
       const description = parameter.description;
       if (typeof description === 'string' && description.length > MAX_PARAMETER_DESCRIPTION) {
-        problems.push(`${label(op)}: parameter ${parameter.name} description is ${description.length} characters (max ${MAX_PARAMETER_DESCRIPTION})`);
+        problems.push(
+          `${label(op)}: parameter ${parameter.name} description is ${description.length} characters (max ${MAX_PARAMETER_DESCRIPTION})`,
+        );
       }
     }
   }
-  return allOf('actions.parameter-description-length', problems, `every parameter description is at most ${MAX_PARAMETER_DESCRIPTION} characters`);
+  return allOf(
+    'actions.parameter-description-length',
+    problems,
+    `every parameter description is at most ${MAX_PARAMETER_DESCRIPTION} characters`,
+  );
 }
 
 function operationCount(operations: DocumentOperation[]): CheckResult {
@@ -102,7 +112,8 @@ function security(document: OpenApiJson, operations: DocumentOperation[]): Check
     }
   }
   if (problems.length > 0) return fail('actions.security', problems.join('; '));
-  if (inherited > 0) return warn('actions.security', `${inherited} operations rely on the document-wide security; declare it per operation`);
+  if (inherited > 0)
+    return warn('actions.security', `${inherited} operations rely on the document-wide security; declare it per operation`);
   return pass('actions.security', 'every operation declares its security scheme');
 }
 
@@ -115,7 +126,9 @@ function customHeaders(document: OpenApiJson, operations: DocumentOperation[]): 
       if (parameter.required === true) {
         problems.push(`${label(op)} requires header ${name}, which an Actions client cannot send`);
       } else if (!bodyFieldFor(document, op, name)) {
-        problems.push(`${label(op)}: header ${name} has no request-body field (${bodyFieldName(name)}) for clients that cannot send headers`);
+        problems.push(
+          `${label(op)}: header ${name} has no request-body field (${bodyFieldName(name)}) for clients that cannot send headers`,
+        );
       }
     }
   }
@@ -136,7 +149,12 @@ function responseSize(document: OpenApiJson, operations: DocumentOperation[]): C
       }
     }
   }
-  return allOf('actions.response-size', [...new Set(problems)], `every list response is bounded (responses must stay under ${MAX_PAYLOAD_CHARS} characters)`, 'WARN');
+  return allOf(
+    'actions.response-size',
+    [...new Set(problems)],
+    `every list response is bounded (responses must stay under ${MAX_PAYLOAD_CHARS} characters)`,
+    'WARN',
+  );
 }
 
 /** The operation's parameters, path-level ones included, with `$ref`s resolved. */
@@ -160,7 +178,9 @@ function bodyFieldFor(document: OpenApiJson, op: DocumentOperation, header: stri
 }
 
 function hasBoundedLimit(document: OpenApiJson, op: DocumentOperation): boolean {
-  return parametersOf(document, op).some((p) => p.in === 'query' && p.name === 'limit' && typeof resolve(document, p.schema)?.maximum === 'number');
+  return parametersOf(document, op).some(
+    (p) => p.in === 'query' && p.name === 'limit' && typeof resolve(document, p.schema)?.maximum === 'number',
+  );
 }
 
 /** The arrays a response body holds at its top level or one property down (a page's `items`). */

@@ -42,9 +42,17 @@ export async function revokeChecks(ctx: DoctorContext): Promise<CheckResult[]> {
   if (!ctx.linkSecret || !ctx.token || !ctx.connectionId) return [];
   const results: CheckResult[] = [];
   try {
-    const revoked = await ctx.target.request('/v1/link/revoke', { json: { connection_id: ctx.connectionId }, headers: { 'x-link-secret': ctx.linkSecret } });
+    const revoked = await ctx.target.request('/v1/link/revoke', {
+      json: { connection_id: ctx.connectionId },
+      headers: { 'x-link-secret': ctx.linkSecret },
+    });
     if (revoked.status !== 200 || revoked.json?.revoked !== 1) {
-      return [fail('link.revoke', `POST /v1/link/revoke answered ${revoked.status} ${JSON.stringify(revoked.json?.revoked ?? null)}; expected 200 {revoked: 1}`)];
+      return [
+        fail(
+          'link.revoke',
+          `POST /v1/link/revoke answered ${revoked.status} ${JSON.stringify(revoked.json?.revoked ?? null)}; expected 200 {revoked: 1}`,
+        ),
+      ];
     }
     results.push(pass('link.revoke', `POST /v1/link/revoke ended connection ${ctx.connectionId}`));
     const me = await ctx.target.request('/v1/me', { headers: { authorization: `Bearer ${ctx.token}` } });

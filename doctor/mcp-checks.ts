@@ -32,7 +32,10 @@ export async function mcpChecks(ctx: DoctorContext, timeoutMs: number): Promise<
   const modern = await listTools(url, ctx.token, MODERN_REVISION, timeoutMs);
   results.push(
     'tools' in modern
-      ? pass('mcp.request-2026-07-28', `a ${MODERN_REVISION} request without a handshake answered tools/list with ${modern.tools.length} tools`)
+      ? pass(
+          'mcp.request-2026-07-28',
+          `a ${MODERN_REVISION} request without a handshake answered tools/list with ${modern.tools.length} tools`,
+        )
       : fail('mcp.request-2026-07-28', modern.error),
   );
   const tools = 'tools' in modern ? modern.tools : 'tools' in legacy ? legacy.tools : undefined;
@@ -45,13 +48,19 @@ async function unauthorized(ctx: DoctorContext): Promise<CheckResult> {
   try {
     const response = await ctx.target.request('/mcp', {
       headers: { accept: 'application/json, text/event-stream' },
-      json: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LEGACY_REVISION, capabilities: {}, clientInfo: { name: 'connector-doctor', version: '1' } } },
+      json: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: LEGACY_REVISION, capabilities: {}, clientInfo: { name: 'connector-doctor', version: '1' } },
+      },
     });
     if (response.status === 404) return fail(id, 'POST /mcp answered 404: no MCP endpoint');
     if (response.status !== 401) return fail(id, `POST /mcp without a token answered ${response.status}; expected 401`);
     const challenge = response.headers.get('www-authenticate') ?? '';
     const metadata = /resource_metadata="([^"]+)"/i.exec(challenge)?.[1];
-    if (!metadata) return fail(id, 'the 401 from POST /mcp has no WWW-Authenticate resource_metadata (RFC 9728): apps cannot discover OAuth');
+    if (!metadata)
+      return fail(id, 'the 401 from POST /mcp has no WWW-Authenticate resource_metadata (RFC 9728): apps cannot discover OAuth');
     const expected = protectedResourceUrls(ctx.target.publicUrl);
     if (!expected.includes(metadata)) return fail(id, `resource_metadata is ${metadata}; expected ${expected[0]}`);
     ctx.resourceMetadataUrl = metadata;
@@ -70,7 +79,8 @@ export function protectedResourceUrls(publicUrl: string): string[] {
 
 async function listTools(url: URL, token: string, revision: string, timeoutMs: number): Promise<{ tools: Tool[] } | { error: string }> {
   // A 2025 client speaks only the initialize handshake; a 2026 client is pinned so nothing falls back.
-  const options = revision === LEGACY_REVISION ? { supportedProtocolVersions: [LEGACY_REVISION] } : { versionNegotiation: { mode: { pin: revision } } };
+  const options =
+    revision === LEGACY_REVISION ? { supportedProtocolVersions: [LEGACY_REVISION] } : { versionNegotiation: { mode: { pin: revision } } };
   const client = new Client({ name: 'connector-doctor', version: '1' }, options);
   const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${token}` } } });
   try {
@@ -104,16 +114,24 @@ function toolRules(ctx: DoctorContext, tools: Tool[]): CheckResult[] {
       expected.add(name);
       const tool = byName.get(name);
       if (!tool) problems.push(`no tool ${name} for operation ${operation.operationId}`);
-      else if (tool.description !== operation.description) problems.push(`tool ${name}'s description differs from ${operation.operationId}'s`);
+      else if (tool.description !== operation.description)
+        problems.push(`tool ${name}'s description differs from ${operation.operationId}'s`);
     }
     const extra = tools.map((t) => t.name).filter((name) => !expected.has(name));
     if (problems.length > 0) results.push(fail('mcp.tools-match', problems.join('; ')));
-    else if (extra.length > 0) results.push(warn('mcp.tools-match', `every operation is a tool; tools without an operation: ${extra.join(', ')}`));
+    else if (extra.length > 0)
+      results.push(warn('mcp.tools-match', `every operation is a tool; tools without an operation: ${extra.join(', ')}`));
     else results.push(pass('mcp.tools-match', `the ${expected.size} tools are the OpenAPI operations, with the same descriptions`));
   } else {
     results.push(fail('mcp.tools-match', 'cannot compare: /openapi.json was not available'));
   }
   const badNames = tools.filter((t) => !/^[A-Za-z0-9_-]+$/.test(t.name) || t.name.length > MAX_TOOL_NAME).map((t) => `"${t.name}"`);
-  results.push(allOf('mcp.tool-names', badNames.map((n) => `tool name ${n} must be 1..${MAX_TOOL_NAME} of A-Z a-z 0-9 _ -`), `all ${tools.length} tool names are at most ${MAX_TOOL_NAME} characters of A-Z a-z 0-9 _ -`));
+  results.push(
+    allOf(
+      'mcp.tool-names',
+      badNames.map((n) => `tool name ${n} must be 1..${MAX_TOOL_NAME} of A-Z a-z 0-9 _ -`),
+      `all ${tools.length} tool names are at most ${MAX_TOOL_NAME} characters of A-Z a-z 0-9 _ -`,
+    ),
+  );
   return results;
 }

@@ -35,16 +35,19 @@ export async function oauthChecks(ctx: DoctorContext): Promise<CheckResult[]> {
   results.push(pass('oauth.authorization-server', `${server.url} answered with issuer ${as.issuer}`));
 
   const disagreements: string[] = [];
-  if (normalizeUrl(prm.resource) !== target.publicUrl) disagreements.push(`resource is ${prm.resource}, not the public URL ${target.publicUrl}`);
+  if (normalizeUrl(prm.resource) !== target.publicUrl)
+    disagreements.push(`resource is ${prm.resource}, not the public URL ${target.publicUrl}`);
   if (as.issuer !== issuer) disagreements.push(`issuer is ${as.issuer}, but the protected resource names ${issuer}`);
-  if (normalizeUrl(String(as.issuer)) !== target.publicUrl) disagreements.push(`issuer ${as.issuer} is not the public URL ${target.publicUrl}`);
+  if (normalizeUrl(String(as.issuer)) !== target.publicUrl)
+    disagreements.push(`issuer ${as.issuer} is not the public URL ${target.publicUrl}`);
   const origin = new URL(target.publicUrl).origin;
   for (const name of ENDPOINTS) {
     const value = as[name];
     if (value === undefined) continue;
     if (typeof value !== 'string' || !sameOrigin(value, origin)) disagreements.push(`${name} ${String(value)} is not under ${origin}`);
   }
-  if (typeof as.authorization_endpoint !== 'string' || typeof as.token_endpoint !== 'string') disagreements.push('authorization_endpoint or token_endpoint is missing');
+  if (typeof as.authorization_endpoint !== 'string' || typeof as.token_endpoint !== 'string')
+    disagreements.push('authorization_endpoint or token_endpoint is missing');
   results.push(
     disagreements.length === 0
       ? pass('oauth.metadata-agree', `issuer, resource and endpoints all sit on ${target.publicUrl}`)
@@ -84,7 +87,10 @@ async function getJson(ctx: DoctorContext, publishedUrl: string): Promise<{ url:
 }
 
 /** RFC 8414: the well-known path goes between the issuer's origin and its path; the contract's form is tried too. */
-async function authorizationServerMetadata(ctx: DoctorContext, issuer: string): Promise<{ url: string; json: Record<string, any> } | { error: string }> {
+async function authorizationServerMetadata(
+  ctx: DoctorContext,
+  issuer: string,
+): Promise<{ url: string; json: Record<string, any> } | { error: string }> {
   let url: URL;
   try {
     url = new URL(issuer);
@@ -92,7 +98,12 @@ async function authorizationServerMetadata(ctx: DoctorContext, issuer: string): 
     return { error: `authorization server ${issuer} is not a URL` };
   }
   const path = url.pathname.replace(/\/+$/, '');
-  const candidates = [...new Set([`${url.origin}/.well-known/oauth-authorization-server${path}`, `${normalizeUrl(issuer)}/.well-known/oauth-authorization-server`])];
+  const candidates = [
+    ...new Set([
+      `${url.origin}/.well-known/oauth-authorization-server${path}`,
+      `${normalizeUrl(issuer)}/.well-known/oauth-authorization-server`,
+    ]),
+  ];
   let last: { error: string } = { error: 'no metadata' };
   for (const candidate of candidates) {
     const found = await getJson(ctx, candidate);
@@ -114,7 +125,13 @@ async function authorizeRequiresPkce(ctx: DoctorContext, as: Record<string, any>
   }
   try {
     const registered = await ctx.target.requestUrl(ctx.target.reachable(as.registration_endpoint), {
-      json: { client_name: 'connector-doctor', redirect_uris: [DOCTOR_REDIRECT_URI], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'] },
+      json: {
+        client_name: 'connector-doctor',
+        redirect_uris: [DOCTOR_REDIRECT_URI],
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+      },
     });
     const clientId = registered.json?.client_id;
     if (![200, 201].includes(registered.status) || typeof clientId !== 'string') {
@@ -122,16 +139,29 @@ async function authorizeRequiresPkce(ctx: DoctorContext, as: Record<string, any>
     }
     const authorize = (extra: Record<string, string>) => {
       const query = new URLSearchParams({
-        response_type: 'code', client_id: clientId, redirect_uri: DOCTOR_REDIRECT_URI, state: randomBytes(8).toString('hex'), resource: ctx.target.publicUrl, ...extra,
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: DOCTOR_REDIRECT_URI,
+        state: randomBytes(8).toString('hex'),
+        resource: ctx.target.publicUrl,
+        ...extra,
       });
       return ctx.target.requestUrl(`${ctx.target.reachable(as.authorization_endpoint)}?${query}`);
     };
     const without = await authorize({});
-    if (!refused(without)) return fail(id, `GET ${as.authorization_endpoint} without code_challenge answered ${without.status} and went ahead; PKCE must be required`);
+    if (!refused(without))
+      return fail(
+        id,
+        `GET ${as.authorization_endpoint} without code_challenge answered ${without.status} and went ahead; PKCE must be required`,
+      );
     const verifier = randomBytes(32).toString('base64url');
     const challenge = createHash('sha256').update(verifier).digest('base64url');
     const control = await authorize({ code_challenge: challenge, code_challenge_method: 'S256' });
-    if (refused(control)) return warn(id, `the authorize endpoint refused the request with PKCE too (${control.status}), so PKCE enforcement could not be told apart`);
+    if (refused(control))
+      return warn(
+        id,
+        `the authorize endpoint refused the request with PKCE too (${control.status}), so PKCE enforcement could not be told apart`,
+      );
     return pass(id, 'the authorize endpoint refuses a request without PKCE and accepts one with S256');
   } catch (error) {
     return fail(id, `authorize check failed: ${describeError(error)}`);

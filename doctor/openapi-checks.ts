@@ -14,14 +14,23 @@ export async function openApiChecks(ctx: DoctorContext): Promise<CheckResult[]> 
   try {
     const response = await ctx.target.request('/openapi.json');
     if (response.status !== 200 || !response.json || typeof response.json !== 'object') {
-      return [fail('openapi.fetch', `GET /openapi.json answered ${response.status} ${response.headers.get('content-type') ?? ''}; expected 200 with a JSON document`)];
+      return [
+        fail(
+          'openapi.fetch',
+          `GET /openapi.json answered ${response.status} ${response.headers.get('content-type') ?? ''}; expected 200 with a JSON document`,
+        ),
+      ];
     }
     document = response.json;
   } catch (error) {
     return [fail('openapi.fetch', `GET /openapi.json failed: ${describeError(error)}`)];
   }
   ctx.document = document;
-  const results = [pass('openapi.fetch', 'GET /openapi.json answered 200 with JSON'), await validity(document), ...servers(document, ctx.target.publicUrl)];
+  const results = [
+    pass('openapi.fetch', 'GET /openapi.json answered 200 with JSON'),
+    await validity(document),
+    ...servers(document, ctx.target.publicUrl),
+  ];
   results.push(...gptActionsRules(document));
   results.push(await authRequired(ctx, document));
   return results;
@@ -35,7 +44,10 @@ async function validity(document: Record<string, any>): Promise<CheckResult> {
   const result = await new Validator().validate(structuredClone(document));
   if (!result.valid) {
     const errors = Array.isArray(result.errors) ? result.errors : [];
-    const first = errors.slice(0, 3).map((e: any) => `${e.instancePath || '/'} ${e.message}`).join('; ');
+    const first = errors
+      .slice(0, 3)
+      .map((e: any) => `${e.instancePath || '/'} ${e.message}`)
+      .join('; ');
     return fail('openapi.valid', `not a valid OpenAPI ${document.openapi} document: ${first || 'schema validation failed'}`);
   }
   return pass('openapi.valid', `valid OpenAPI ${document.openapi}`);
@@ -43,7 +55,8 @@ async function validity(document: Record<string, any>): Promise<CheckResult> {
 
 function servers(document: Record<string, any>, publicUrl: string): CheckResult[] {
   const url = document.servers?.[0]?.url;
-  if (typeof url !== 'string') return [fail('openapi.servers', 'servers[0].url is missing'), fail('openapi.servers-https', 'servers[0].url is missing')];
+  if (typeof url !== 'string')
+    return [fail('openapi.servers', 'servers[0].url is missing'), fail('openapi.servers-https', 'servers[0].url is missing')];
   const results = [
     normalizeUrl(url) === publicUrl
       ? pass('openapi.servers', `servers[0].url is ${url}`)
@@ -57,7 +70,8 @@ function servers(document: Record<string, any>, publicUrl: string): CheckResult[
   }
   if (!parsed) results.push(fail('openapi.servers-https', `servers[0].url ${url} is not an absolute URL`));
   else if (parsed.protocol === 'https:') results.push(pass('openapi.servers-https', 'servers[0].url is https'));
-  else if (parsed.protocol === 'http:' && isLocalHost(parsed)) results.push(pass('openapi.servers-https', 'servers[0].url is http on a local host (fine for local runs only)'));
+  else if (parsed.protocol === 'http:' && isLocalHost(parsed))
+    results.push(pass('openapi.servers-https', 'servers[0].url is http on a local host (fine for local runs only)'));
   else results.push(fail('openapi.servers-https', `servers[0].url ${url} is not https (platforms call only https; http is for localhost)`));
   return results;
 }

@@ -63,7 +63,10 @@ export function parseDoctorArgs(argv: readonly string[], env: Readonly<Record<st
   if (positionals.length !== 1) return { error: 'expected exactly one URL' };
   const url = positionals[0]!;
   const publicUrl = values['public-url'] ?? (env[ENV_PUBLIC_URL] || undefined) ?? url;
-  for (const [name, value] of [['URL', url], ['public URL', publicUrl]] as const) {
+  for (const [name, value] of [
+    ['URL', url],
+    ['public URL', publicUrl],
+  ] as const) {
     if (!absoluteHttpUrl(value)) return { error: `the ${name} ${JSON.stringify(value)} is not an absolute http(s) URL` };
   }
   const timeoutMs = values['timeout-ms'] === undefined ? 10_000 : Number(values['timeout-ms']);

@@ -7,7 +7,11 @@ export async function probeChecks(ctx: DoctorContext): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
   try {
     const response = await ctx.target.request('/healthz');
-    results.push(response.status === 200 ? pass('probe.healthz', 'GET /healthz answered 200') : fail('probe.healthz', `GET /healthz answered ${response.status}`));
+    results.push(
+      response.status === 200
+        ? pass('probe.healthz', 'GET /healthz answered 200')
+        : fail('probe.healthz', `GET /healthz answered ${response.status}`),
+    );
   } catch (error) {
     results.push(fail('probe.healthz', `GET /healthz failed: ${describeError(error)}`));
   }
@@ -21,8 +25,10 @@ function tls({ target }: DoctorContext): CheckResult {
   if (reached.protocol === 'https:') return pass('probe.tls', 'reached over https with a certificate this machine trusts');
   if (target.internal) {
     // Inside a cluster the Service is plain http and TLS ends at the ingress; what matters is the public URL.
-    if (published.protocol === 'https:') return pass('probe.tls', `reached at the in-cluster address over http; the public URL ${target.publicUrl} is https`);
-    if (isLocalHost(published)) return warn('probe.tls', `the public URL ${target.publicUrl} is plain http on a local host: fine for a demo, platforms need https`);
+    if (published.protocol === 'https:')
+      return pass('probe.tls', `reached at the in-cluster address over http; the public URL ${target.publicUrl} is https`);
+    if (isLocalHost(published))
+      return warn('probe.tls', `the public URL ${target.publicUrl} is plain http on a local host: fine for a demo, platforms need https`);
     return fail('probe.tls', `the public URL ${target.publicUrl} is not https`);
   }
   if (isLocalHost(reached)) return warn('probe.tls', 'plain http on a local host: fine for a local run, platforms need https');
@@ -51,7 +57,8 @@ export function headerChecks(ctx: DoctorContext): CheckResult[] {
   }
   // X-Powered-By comes from the app itself; a versioned Server header usually from a proxy in front of it.
   if (poweredBy.size > 0) results.push(fail('headers.banner', `responses announce X-Powered-By: ${[...poweredBy].join(', ')}`));
-  else if (servers.size > 0) results.push(warn('headers.banner', `responses announce Server: ${[...servers].join(', ')} (a proxy in front can hide it)`));
+  else if (servers.size > 0)
+    results.push(warn('headers.banner', `responses announce Server: ${[...servers].join(', ')} (a proxy in front can hide it)`));
   else results.push(pass('headers.banner', `no framework or version banner on ${responses.length} responses`));
   return results;
 }

@@ -45,7 +45,11 @@ export class Target {
   readonly publicUrl: string;
   readonly responses: Fetched[] = [];
 
-  constructor(baseUrl: string, publicUrl: string, private readonly timeoutMs: number) {
+  constructor(
+    baseUrl: string,
+    publicUrl: string,
+    private readonly timeoutMs: number,
+  ) {
     this.baseUrl = normalizeUrl(baseUrl);
     this.publicUrl = normalizeUrl(publicUrl);
   }
@@ -61,7 +65,8 @@ export class Target {
    * documents at the origin's root) it moves to the base URL's origin. Other URLs are left alone.
    */
   reachable(publishedUrl: string): string {
-    if (publishedUrl.startsWith(`${this.publicUrl}/`) || publishedUrl === this.publicUrl) return this.baseUrl + publishedUrl.slice(this.publicUrl.length);
+    if (publishedUrl.startsWith(`${this.publicUrl}/`) || publishedUrl === this.publicUrl)
+      return this.baseUrl + publishedUrl.slice(this.publicUrl.length);
     const published = new URL(this.publicUrl);
     const url = new URL(publishedUrl);
     if (url.origin !== published.origin) return publishedUrl;

@@ -28,13 +28,19 @@ loadDotenv({ path: envFile, override: false, quiet: true });
 const config = loadConfigOrExit(process.env, 'dev');
 // Readable lines at a terminal, JSON when piped; redaction happens in pino before either is written.
 const pretty = devLogFormat(process.stdout.isTTY, process.env.LOG_FORMAT) === 'pretty';
-const logger = createLogger(config.logLevel, 'connector-dev', pretty ? pinoPretty({ translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service', singleLine: true }) : undefined);
+const logger = createLogger(
+  config.logLevel,
+  'connector-dev',
+  pretty ? pinoPretty({ translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service', singleLine: true }) : undefined,
+);
 // With REDIS_URL set, this one process also consumes the job queue, so `npm run dev` needs no second terminal:
 // the API and the worker are composed here, at the entry, and neither imports the other. Only this entry asks
 // for the dev consent page; startApi serves it only on a loopback PUBLIC_URL and listener without CONSENT_URL.
 startApi(config, logger, { jobConsumer: inProcessWorkers(config, logger), devConsent: true }).then(
   (api) => {
-    process.stdout.write(`Connector on ${config.publicUrl} (OpenAPI: ${config.publicUrl}/openapi.json, metrics: http://localhost:${api.metricsPort}/metrics)\n`);
+    process.stdout.write(
+      `Connector on ${config.publicUrl} (OpenAPI: ${config.publicUrl}/openapi.json, metrics: http://localhost:${api.metricsPort}/metrics)\n`,
+    );
     onTerminate(api.close, { graceMs: config.shutdownDelayMs + config.shutdownGraceMs, logger });
   },
   (error: unknown) => {

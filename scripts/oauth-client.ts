@@ -21,7 +21,14 @@ async function main(): Promise<void> {
   if (problems.length > 0) throw new Error(`invalid configuration: ${problems.map((p) => `${p.name} ${p.reason}`).join('; ')}`);
   if (connection) {
     const logger = createLogger('warn', 'oauth-client');
-    const client = createRedisClient({ connection, role: 'worker', connectionName: 'oauth-client', commandTimeoutMs: 5000, logger, metrics: new Metrics() });
+    const client = createRedisClient({
+      connection,
+      role: 'worker',
+      connectionName: 'oauth-client',
+      commandTimeoutMs: 5000,
+      logger,
+      metrics: new Metrics(),
+    });
     try {
       const keys = RedisKeys.forConnection(process.env.REDIS_KEY_PREFIX ?? 'connector:', connection);
       const store = new RedisOAuthStateStore(client, keys, new RedisGuard(10_000));
@@ -31,7 +38,9 @@ async function main(): Promise<void> {
     }
     process.stdout.write('Stored in Redis (only a hash of the secret).\n');
   } else {
-    process.stdout.write(`No Redis configured: add this entry to the JSON array in OAUTH_CLIENTS (it holds only a hash of the secret):\n${JSON.stringify(record)}\n`);
+    process.stdout.write(
+      `No Redis configured: add this entry to the JSON array in OAUTH_CLIENTS (it holds only a hash of the secret):\n${JSON.stringify(record)}\n`,
+    );
   }
   process.stdout.write(`client_id=${record.client_id}\nclient_secret=${secret}\nThe secret is shown only now; it cannot be recovered.\n`);
 }

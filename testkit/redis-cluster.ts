@@ -54,23 +54,29 @@ export interface TestRedisCluster {
 
 /** Parses `CLUSTER NODES`. */
 export function parseClusterNodes(text: string): ClusterNodeInfo[] {
-  return text.trim().split('\n').filter(Boolean).map((line) => {
-    const [id, address, flags, primary, , , , , ...slotFields] = line.trim().split(' ');
-    const flagList = flags.split(',');
-    const port = Number(address.split('@')[0].split(':').pop());
-    const slots = slotFields.filter((field) => !field.startsWith('[')).map((field) => {
-      const [from, to] = field.split('-').map(Number);
-      return [from, to ?? from] as const;
+  return text
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [id, address, flags, primary, , , , , ...slotFields] = line.trim().split(' ');
+      const flagList = flags.split(',');
+      const port = Number(address.split('@')[0].split(':').pop());
+      const slots = slotFields
+        .filter((field) => !field.startsWith('['))
+        .map((field) => {
+          const [from, to] = field.split('-').map(Number);
+          return [from, to ?? from] as const;
+        });
+      return {
+        id,
+        port,
+        role: flagList.includes('master') ? 'primary' : 'replica',
+        primaryId: primary === '-' ? null : primary,
+        failing: flagList.includes('fail') || flagList.includes('fail?'),
+        slots,
+      };
     });
-    return {
-      id,
-      port,
-      role: flagList.includes('master') ? 'primary' : 'replica',
-      primaryId: primary === '-' ? null : primary,
-      failing: flagList.includes('fail') || flagList.includes('fail?'),
-      slots,
-    };
-  });
 }
 
 /**
@@ -81,7 +87,9 @@ export function parseClusterNodes(text: string): ClusterNodeInfo[] {
  * requires that ACL user (the default user is off unless it is the one named); with `tls`, nodes speak only
  * TLS (clients, replication and the cluster bus) with certificates made for the run.
  */
-export async function startRedisCluster(options: { username?: string; password?: string; tls?: boolean; nodeTimeoutMs?: number } = {}): Promise<TestRedisCluster> {
+export async function startRedisCluster(
+  options: { username?: string; password?: string; tls?: boolean; nodeTimeoutMs?: number } = {},
+): Promise<TestRedisCluster> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'connector-test-cluster-'));
   const certs = options.tls ? makeCertificates(dir) : undefined;
   const access: RedisAccess = { username: options.username, password: options.password, ca: certs?.ca };
@@ -95,26 +103,29 @@ export async function startRedisCluster(options: { username?: string; password?:
   try {
     // Each node on a port of its own and its cluster bus on another (the default, port + 10000, may be
     // taken or past 65535); both chosen again if another process takes one first.
-    const launchNode = (): Promise<RedisProcess> => onFreePorts(2, ([port, busPort]) => launchRedis({
-      port,
-      dir: path.join(dir, `node-${port}`),
-      access,
-      tls: Boolean(certs),
-      lines: [
-        ...dataNodeLines(access),
-        ...(certs ? [...tlsLines(certs), 'tls-cluster yes'] : []),
-        'cluster-enabled yes',
-        'cluster-config-file nodes.conf',
-        `cluster-node-timeout ${options.nodeTimeoutMs ?? 2000}`,
-        `cluster-port ${busPort}`,
-        // A replica may take over however long ago it last heard from its primary, and replicas stay put.
-        'cluster-replica-validity-factor 0',
-        'cluster-allow-replica-migration no',
-      ],
-    }).then((node) => {
-      processes.set(node.port, node);
-      return node;
-    }));
+    const launchNode = (): Promise<RedisProcess> =>
+      onFreePorts(2, ([port, busPort]) =>
+        launchRedis({
+          port,
+          dir: path.join(dir, `node-${port}`),
+          access,
+          tls: Boolean(certs),
+          lines: [
+            ...dataNodeLines(access),
+            ...(certs ? [...tlsLines(certs), 'tls-cluster yes'] : []),
+            'cluster-enabled yes',
+            'cluster-config-file nodes.conf',
+            `cluster-node-timeout ${options.nodeTimeoutMs ?? 2000}`,
+            `cluster-port ${busPort}`,
+            // A replica may take over however long ago it last heard from its primary, and replicas stay put.
+            'cluster-replica-validity-factor 0',
+            'cluster-allow-replica-migration no',
+          ],
+        }).then((node) => {
+          processes.set(node.port, node);
+          return node;
+        }),
+      );
     const launched = await Promise.all(Array.from({ length: 6 }, launchNode));
     ports.push(...launched.map((node) => node.port));
 
@@ -125,7 +136,11 @@ export async function startRedisCluster(options: { username?: string; password?:
     const env = { ...process.env, ...(access.password !== undefined ? { REDISCLI_AUTH: access.password } : {}) };
     await run('redis-cli', cliArgs, { env, timeout: 30_000 });
 
-    await waitFor(() => healthy(ports, access), { timeoutMs: 30_000, intervalMs: 100, what: 'the cluster to be ok with every replica synced' });
+    await waitFor(() => healthy(ports, access), {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      what: 'the cluster to be ok with every replica synced',
+    });
   } catch (error) {
     const logs = [...processes.values()].map((node) => `--- ${node.port}\n${node.log().slice(-1500)}`).join('\n');
     await stop();
@@ -137,10 +152,13 @@ export async function startRedisCluster(options: { username?: string; password?:
     if (!node) throw new Error('no cluster node is alive');
     return node.port;
   };
-  const nodes = async (): Promise<ClusterNodeInfo[]> => parseClusterNodes(String(await redisCommand(anyLive(), access, ['CLUSTER', 'NODES'])));
+  const nodes = async (): Promise<ClusterNodeInfo[]> =>
+    parseClusterNodes(String(await redisCommand(anyLive(), access, ['CLUSTER', 'NODES'])));
   const killed = new Map<number, { id: string; replicaIds: string[] }>();
   const primaryForSlot = async (slot: number): Promise<ClusterNodeInfo> => {
-    const owner = (await nodes()).find((node) => node.role === 'primary' && !node.failing && node.slots.some(([from, to]) => slot >= from && slot <= to));
+    const owner = (await nodes()).find(
+      (node) => node.role === 'primary' && !node.failing && node.slots.some(([from, to]) => slot >= from && slot <= to),
+    );
     if (!owner) throw new Error(`no live primary serves slot ${slot}`);
     return owner;
   };
@@ -166,26 +184,32 @@ export async function startRedisCluster(options: { username?: string; password?:
     waitForPromotion: async (killedPort, timeoutMs = 30_000) => {
       const dead = killed.get(killedPort);
       if (!dead) throw new Error(`the node on ${killedPort} was not killed through killNode`);
-      return waitFor(async () => {
-        const live = [...processes.values()].filter((node) => node.alive());
-        const view = parseClusterNodes(String(await redisCommand(live[0].port, access, ['CLUSTER', 'NODES'])));
-        const successor = view.find((node) => dead.replicaIds.includes(node.id) && node.role === 'primary' && node.slots.length > 0);
-        if (!successor) return undefined;
-        for (const node of live) {
-          const info = infoFields(await redisCommand(node.port, access, ['CLUSTER', 'INFO']));
-          if (info.cluster_state !== 'ok') return undefined;
-        }
-        return { port: successor.port, promotedAt: Date.now() };
-      }, { timeoutMs, intervalMs: 50, what: `a replica of the primary on ${killedPort} to take over` });
+      return waitFor(
+        async () => {
+          const live = [...processes.values()].filter((node) => node.alive());
+          const view = parseClusterNodes(String(await redisCommand(live[0].port, access, ['CLUSTER', 'NODES'])));
+          const successor = view.find((node) => dead.replicaIds.includes(node.id) && node.role === 'primary' && node.slots.length > 0);
+          if (!successor) return undefined;
+          for (const node of live) {
+            const info = infoFields(await redisCommand(node.port, access, ['CLUSTER', 'INFO']));
+            if (info.cluster_state !== 'ok') return undefined;
+          }
+          return { port: successor.port, promotedAt: Date.now() };
+        },
+        { timeoutMs, intervalMs: 50, what: `a replica of the primary on ${killedPort} to take over` },
+      );
     },
     restartNode: async (port) => {
       const node = processes.get(port);
       if (!node) throw new Error(`port ${port} is not a node of this cluster`);
       await node.restart();
-      await waitFor(async () => {
-        const me = infoFields(await redisCommand(port, access, ['INFO', 'replication']));
-        return me.role === 'slave' && (await healthy(ports, access));
-      }, { timeoutMs: 30_000, intervalMs: 100, what: `the node on ${port} to rejoin as a synced replica` });
+      await waitFor(
+        async () => {
+          const me = infoFields(await redisCommand(port, access, ['INFO', 'replication']));
+          return me.role === 'slave' && (await healthy(ports, access));
+        },
+        { timeoutMs: 30_000, intervalMs: 100, what: `the node on ${port} to rejoin as a synced replica` },
+      );
     },
     stop,
   };

@@ -36,7 +36,12 @@ process.once('exit', () => {
 });
 
 /** Runs one command on a node over a fresh connection (no retries), then closes it. */
-export async function redisCommand(port: number, access: RedisAccess, args: readonly (string | number)[], timeoutMs = 3000): Promise<unknown> {
+export async function redisCommand(
+  port: number,
+  access: RedisAccess,
+  args: readonly (string | number)[],
+  timeoutMs = 3000,
+): Promise<unknown> {
   const client = new Redis({
     host: '127.0.0.1',
     port,
@@ -126,20 +131,25 @@ export async function launchRedis(options: {
     const proc = spawn('redis-server', [confFile, ...(options.sentinel ? ['--sentinel'] : [])], { stdio: 'ignore' });
     child = proc;
     running.add(proc);
-    exited = new Promise<void>((resolve) => proc.once('exit', () => {
-      running.delete(proc);
-      resolve();
-    }));
+    exited = new Promise<void>((resolve) =>
+      proc.once('exit', () => {
+        running.delete(proc);
+        resolve();
+      }),
+    );
     // A dead process or a stranger on the port ends the wait at once, killing what this call started.
     try {
       await waitFor(
         async () => {
           if (!alive()) {
             const tail = log().slice(-2000);
-            throw /Address already in use/.test(tail) ? new PortTakenError(`port ${port} is taken`) : new GiveUp(`redis-server on ${port} exited: ${tail}`);
+            throw /Address already in use/.test(tail)
+              ? new PortTakenError(`port ${port} is taken`)
+              : new GiveUp(`redis-server on ${port} exited: ${tail}`);
           }
           const info = infoFields(await redisCommand(port, access, ['INFO', 'server'], 1000));
-          if (info.process_id !== String(proc.pid)) throw new PortTakenError(`port ${port} is served by another process (pid ${info.process_id})`);
+          if (info.process_id !== String(proc.pid))
+            throw new PortTakenError(`port ${port} is served by another process (pid ${info.process_id})`);
           return true;
         },
         { timeoutMs: 10_000, intervalMs: 20, what: `redis-server ${options.sentinel ? '(sentinel) ' : ''}on ${port}` },

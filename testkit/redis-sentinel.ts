@@ -44,7 +44,9 @@ export interface TestRedisSentinelSet {
  * `username`/`password` put an ACL user on the data nodes (the sentinels use it too); `sentinelPassword`
  * makes the sentinels require a password; `tls` makes every process speak only TLS.
  */
-export async function startRedisSentinelSet(options: { username?: string; password?: string; sentinelPassword?: string; tls?: boolean } = {}): Promise<TestRedisSentinelSet> {
+export async function startRedisSentinelSet(
+  options: { username?: string; password?: string; sentinelPassword?: string; tls?: boolean } = {},
+): Promise<TestRedisSentinelSet> {
   const name = 'connector-primary';
   const dir = mkdtempSync(path.join(os.tmpdir(), 'connector-test-sentinel-'));
   const certs = options.tls ? makeCertificates(dir) : undefined;
@@ -67,15 +69,31 @@ export async function startRedisSentinelSet(options: { username?: string; passwo
   const tls = certs ? tlsLines(certs) : [];
 
   try {
-    primaryPort = (await launch((port) => ({ port, dir: path.join(dir, `node-${port}`), access, tls: Boolean(certs), lines: [...dataNodeLines(access), ...tls] }))).port;
-    replicaPort = (await launch((port) => ({
-      port, dir: path.join(dir, `node-${port}`), access, tls: Boolean(certs),
-      lines: [...dataNodeLines(access), ...tls, `replicaof 127.0.0.1 ${primaryPort}`],
-    }))).port;
-    await waitFor(async () => {
-      const info = infoFields(await redisCommand(replicaPort, access, ['INFO', 'replication']));
-      return info.master_link_status === 'up' && info.master_sync_in_progress === '0';
-    }, { what: 'the replica to finish its first sync' });
+    primaryPort = (
+      await launch((port) => ({
+        port,
+        dir: path.join(dir, `node-${port}`),
+        access,
+        tls: Boolean(certs),
+        lines: [...dataNodeLines(access), ...tls],
+      }))
+    ).port;
+    replicaPort = (
+      await launch((port) => ({
+        port,
+        dir: path.join(dir, `node-${port}`),
+        access,
+        tls: Boolean(certs),
+        lines: [...dataNodeLines(access), ...tls, `replicaof 127.0.0.1 ${primaryPort}`],
+      }))
+    ).port;
+    await waitFor(
+      async () => {
+        const info = infoFields(await redisCommand(replicaPort, access, ['INFO', 'replication']));
+        return info.master_link_status === 'up' && info.master_sync_in_progress === '0';
+      },
+      { what: 'the replica to finish its first sync' },
+    );
 
     const sentinelLines = [
       'sentinel resolve-hostnames no',
@@ -89,12 +107,23 @@ export async function startRedisSentinelSet(options: { username?: string; passwo
       ...(options.sentinelPassword !== undefined ? [`requirepass ${options.sentinelPassword}`] : []),
       ...tls,
     ];
-    const sentinels = await Promise.all([1, 2, 3].map(() => launch((port) => ({
-      port, dir: path.join(dir, `sentinel-${port}`), access: sentinelAccess, tls: Boolean(certs), sentinel: true, lines: sentinelLines,
-    }))));
+    const sentinels = await Promise.all(
+      [1, 2, 3].map(() =>
+        launch((port) => ({
+          port,
+          dir: path.join(dir, `sentinel-${port}`),
+          access: sentinelAccess,
+          tls: Boolean(certs),
+          sentinel: true,
+          lines: sentinelLines,
+        })),
+      ),
+    );
     sentinelPorts = sentinels.map((sentinel) => sentinel.port);
     await waitFor(() => sentinelsReady(sentinelPorts, sentinelAccess, name, 1), {
-      timeoutMs: 20_000, intervalMs: 100, what: 'every sentinel to know the replica and the two other sentinels',
+      timeoutMs: 20_000,
+      intervalMs: 100,
+      what: 'every sentinel to know the replica and the two other sentinels',
     });
   } catch (error) {
     const logs = processes.map((node) => `--- ${node.port}\n${node.log().slice(-1500)}`).join('\n');
@@ -134,24 +163,35 @@ export async function startRedisSentinelSet(options: { username?: string; passwo
     waitForPromotion: async (timeoutMs = 30_000) => {
       if (killedPort === undefined) throw new Error('no primary was killed through killPrimary');
       const dead = killedPort;
-      return waitFor(async () => {
-        const reported = await Promise.all(sentinelProcesses.filter((sentinel) => sentinel.alive()).map((sentinel) => askPrimary(sentinel.port)));
-        const port = reported[0];
-        if (port === dead || reported.some((other) => other !== port)) return undefined;
-        const info = infoFields(await redisCommand(port, access, ['INFO', 'replication']));
-        return info.role === 'master' ? { port, promotedAt: Date.now() } : undefined;
-      }, { timeoutMs, intervalMs: 50, what: `a sentinel-promoted primary in place of ${dead}` });
+      return waitFor(
+        async () => {
+          const reported = await Promise.all(
+            sentinelProcesses.filter((sentinel) => sentinel.alive()).map((sentinel) => askPrimary(sentinel.port)),
+          );
+          const port = reported[0];
+          if (port === dead || reported.some((other) => other !== port)) return undefined;
+          const info = infoFields(await redisCommand(port, access, ['INFO', 'replication']));
+          return info.role === 'master' ? { port, promotedAt: Date.now() } : undefined;
+        },
+        { timeoutMs, intervalMs: 50, what: `a sentinel-promoted primary in place of ${dead}` },
+      );
     },
     restartKilled: async () => {
       if (killedPort === undefined) throw new Error('no primary was killed through killPrimary');
       const node = processes.find((candidate) => candidate.port === killedPort)!;
       const primary = await primaryPortNow();
       await node.restart([`replicaof 127.0.0.1 ${primary}`]);
-      await waitFor(async () => {
-        const info = infoFields(await redisCommand(node.port, access, ['INFO', 'replication']));
-        return info.master_link_status === 'up' && info.master_sync_in_progress === '0'
-          && (await sentinelsReady(sentinelPorts, sentinelAccess, name, 1));
-      }, { timeoutMs: 30_000, intervalMs: 100, what: `the node on ${node.port} to serve again as a replica` });
+      await waitFor(
+        async () => {
+          const info = infoFields(await redisCommand(node.port, access, ['INFO', 'replication']));
+          return (
+            info.master_link_status === 'up' &&
+            info.master_sync_in_progress === '0' &&
+            (await sentinelsReady(sentinelPorts, sentinelAccess, name, 1))
+          );
+        },
+        { timeoutMs: 30_000, intervalMs: 100, what: `the node on ${node.port} to serve again as a replica` },
+      );
       killedPort = undefined;
     },
     stop,

@@ -32,7 +32,9 @@ export async function startTlsRedis({ username = 'connector' } = {}): Promise<Te
   try {
     const certs = makeCertificates(dir);
     const access: RedisAccess = { username, password, ca: certs.ca };
-    const node = await onFreePorts(1, ([port]) => launchRedis({ port, dir: path.join(dir, `node-${port}`), access, tls: true, lines: [...dataNodeLines(access), ...tlsLines(certs)] }));
+    const node = await onFreePorts(1, ([port]) =>
+      launchRedis({ port, dir: path.join(dir, `node-${port}`), access, tls: true, lines: [...dataNodeLines(access), ...tlsLines(certs)] }),
+    );
     const { port } = node;
     return {
       port,

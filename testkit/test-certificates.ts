@@ -19,9 +19,31 @@ function openssl(args: readonly string[], cwd: string): void {
 }
 
 function makeCa(dir: string, name: string): void {
-  openssl(['req', '-x509', '-new', '-nodes', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1',
-    '-keyout', `${name}.key`, '-out', `${name}.crt`, '-days', '2', '-subj', `/CN=${name}`,
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'], dir);
+  openssl(
+    [
+      'req',
+      '-x509',
+      '-new',
+      '-nodes',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.crt`,
+      '-days',
+      '2',
+      '-subj',
+      `/CN=${name}`,
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    ],
+    dir,
+  );
 }
 
 /**
@@ -32,16 +54,53 @@ function makeCa(dir: string, name: string): void {
 export function makeCertificates(dir: string): TestCertificates {
   makeCa(dir, 'ca');
   makeCa(dir, 'other-ca');
-  writeFileSync(path.join(dir, 'server.ext'), [
-    'basicConstraints=CA:FALSE',
-    'keyUsage=critical,digitalSignature,keyEncipherment',
-    'extendedKeyUsage=serverAuth,clientAuth',
-    'subjectAltName=IP:127.0.0.1,DNS:localhost',
-  ].join('\n'));
-  openssl(['req', '-new', '-nodes', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1',
-    '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost'], dir);
-  openssl(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial',
-    '-out', 'server.crt', '-days', '2', '-extfile', 'server.ext'], dir);
+  writeFileSync(
+    path.join(dir, 'server.ext'),
+    [
+      'basicConstraints=CA:FALSE',
+      'keyUsage=critical,digitalSignature,keyEncipherment',
+      'extendedKeyUsage=serverAuth,clientAuth',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+    ].join('\n'),
+  );
+  openssl(
+    [
+      'req',
+      '-new',
+      '-nodes',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-keyout',
+      'server.key',
+      '-out',
+      'server.csr',
+      '-subj',
+      '/CN=localhost',
+    ],
+    dir,
+  );
+  openssl(
+    [
+      'x509',
+      '-req',
+      '-in',
+      'server.csr',
+      '-CA',
+      'ca.crt',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      'server.crt',
+      '-days',
+      '2',
+      '-extfile',
+      'server.ext',
+    ],
+    dir,
+  );
   const caFile = path.join(dir, 'ca.crt');
   return {
     caFile,

@@ -99,8 +99,12 @@ export function createJobWorker(options: {
     const observed = { id: job.id!, operation: job.name, attempt: attempts };
     observer.started(observed, attempts === 1 ? startedMs - Date.parse(job.data.created_at) : undefined);
 
-    const outcome = await runAttempt(processors, { id: job.id!, operation: job.name, input: job.data.input }, attempt, maxAttempts, (error) =>
-      logger.error({ err: error, job_id: job.id, operation: job.name, attempt }, 'job attempt threw'),
+    const outcome = await runAttempt(
+      processors,
+      { id: job.id!, operation: job.name, input: job.data.input },
+      attempt,
+      maxAttempts,
+      (error) => logger.error({ err: error, job_id: job.id, operation: job.name, attempt }, 'job attempt threw'),
     );
     // Handed back while this attempt ran: the job is the queue's again and another worker may already be
     // running it, so this attempt's outcome is dropped (recording it would finish the job twice). WaitingError
@@ -150,14 +154,21 @@ export function createJobWorker(options: {
     // is recorded here, after the fact (the one case where a crash at the wrong moment can lose an event).
     worker.on('failed', (job) => {
       if (!job?.deferredFailure) return;
-      recordEvent(job, 'failed').catch((error: unknown) => logger.warn({ err: error, job_id: job.id }, 'could not record the event of a job that stalled too often'));
+      recordEvent(job, 'failed').catch((error: unknown) =>
+        logger.warn({ err: error, job_id: job.id }, 'could not record the event of a job that stalled too often'),
+      );
     });
-    worker.on('stalled', (jobId: string) => logger.warn({ job_id: jobId }, 'job stalled (its worker stopped renewing the lock); it will run again'));
+    worker.on('stalled', (jobId: string) =>
+      logger.warn({ job_id: jobId }, 'job stalled (its worker stopped renewing the lock); it will run again'),
+    );
     workers.set(shard, worker);
   };
   const history = new JobShardHistory(client, keys, config.jobQueueShards);
   const consumeRecorded = async (): Promise<void> => {
-    const span = await history.load().then(() => history.span, () => config.jobQueueShards);
+    const span = await history.load().then(
+      () => history.span,
+      () => config.jobQueueShards,
+    );
     for (let shard = 0; shard < span; shard++) consume(shard);
   };
   for (let shard = 0; shard < config.jobQueueShards; shard++) consume(shard);
@@ -184,7 +195,10 @@ export function createJobWorker(options: {
           // stall a job is forgiven. Should Redis not take a job back, its lock expires and the stalled check
           // retakes it. Processing is at-least-once either way.
           const handedBack = await handBack([...running.values()], logger);
-          logger.warn({ grace_ms: graceMs, handed_back: handedBack }, 'jobs still running at the end of the grace period; handed back to the queue');
+          logger.warn(
+            { grace_ms: graceMs, handed_back: handedBack },
+            'jobs still running at the end of the grace period; handed back to the queue',
+          );
           await Promise.race([Promise.all([...workers.values()].map((worker) => worker.disconnect().catch(() => undefined))), delay(500)]);
         }
         await closeRedisClient(client, 500);
@@ -200,11 +214,14 @@ export function createJobWorker(options: {
  */
 async function handBack(jobs: RunningJob[], logger: Logger): Promise<string[]> {
   const results = await Promise.all(
-    jobs.map((entry) =>
-      (entry.handedBack = Promise.race([entry.job.moveToWait(entry.token).then(() => true), delay(1000).then(() => false)]).catch((error: unknown) => {
-        logger.warn({ err: error, job_id: entry.job.id }, 'could not hand the job back; its lock will expire instead');
-        return false;
-      })),
+    jobs.map(
+      (entry) =>
+        (entry.handedBack = Promise.race([entry.job.moveToWait(entry.token).then(() => true), delay(1000).then(() => false)]).catch(
+          (error: unknown) => {
+            logger.warn({ err: error, job_id: entry.job.id }, 'could not hand the job back; its lock will expire instead');
+            return false;
+          },
+        )),
     ),
   );
   return jobs.filter((_, i) => results[i]).map(({ job }) => job.id!);

@@ -11,7 +11,9 @@ const logger = createLogger(config.logLevel, 'connector-worker');
 // Test-only (test/webhooks): dies the hard way right after recording a job's event, before the job is
 // marked finished, to show the event survives. Needs NODE_ENV=test as well, so no deployment sets it by accident.
 const crashAfterJobEvent =
-  process.env.NODE_ENV === 'test' && process.env.CONNECTOR_TEST_CRASH_AFTER_JOB_EVENT === '1' ? () => process.kill(process.pid, 'SIGKILL') : undefined;
+  process.env.NODE_ENV === 'test' && process.env.CONNECTOR_TEST_CRASH_AFTER_JOB_EVENT === '1'
+    ? () => process.kill(process.pid, 'SIGKILL')
+    : undefined;
 
 startWorker(config, logger, { afterJobEvent: crashAfterJobEvent }).then(
   (worker) => onTerminate(worker.close, { graceMs: config.shutdownGraceMs, logger }),

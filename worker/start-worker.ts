@@ -25,7 +25,11 @@ export interface RunningWorker {
  * (the worker has no other port). It starts even when Redis is down: `/readyz` answers 503 until Redis is
  * reachable, and the consumer picks up work by itself once it is.
  */
-export async function startWorker(config: Config, logger: Logger, { afterJobEvent }: { afterJobEvent?: () => void } = {}): Promise<RunningWorker> {
+export async function startWorker(
+  config: Config,
+  logger: Logger,
+  { afterJobEvent }: { afterJobEvent?: () => void } = {},
+): Promise<RunningWorker> {
   const metrics = new Metrics();
   const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs }, PAID_JOBS);
   // The webhook deliveries, when a receiver is configured: sent from here, never from the API.
@@ -33,9 +37,15 @@ export async function startWorker(config: Config, logger: Logger, { afterJobEven
   const jobWorker = createJobWorker({ config, processors, metrics, logger, events: webhooks?.events, afterJobEvent });
   let stopping = false;
   // Not ready from the moment it is told to stop: it takes no new jobs from then on.
-  const server = createMetricsServer(metrics, async () => !stopping && (await jobWorker.ready()) && (webhooks ? await webhooks.ready() : true));
+  const server = createMetricsServer(
+    metrics,
+    async () => !stopping && (await jobWorker.ready()) && (webhooks ? await webhooks.ready() : true),
+  );
   const metricsPort = await listen(server, config.metricsPort, config.host);
-  logger.info({ metrics_port: metricsPort, concurrency: config.workerConcurrency, operations: [...processors.keys()], webhooks: !!webhooks }, 'worker started');
+  logger.info(
+    { metrics_port: metricsPort, concurrency: config.workerConcurrency, operations: [...processors.keys()], webhooks: !!webhooks },
+    'worker started',
+  );
 
   return {
     metricsPort,

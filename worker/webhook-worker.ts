@@ -16,7 +16,16 @@ import { WebhookSender } from '../shared/domain/webhooks/webhook-sender';
 /** The settings the delivery worker reads from the configuration. */
 export type WebhookWorkerConfig = Pick<
   Config,
-  'redis' | 'jobQueueShards' | 'redisKeyPrefix' | 'redisCommandTimeoutMs' | 'jobLockMs' | 'jobStalledIntervalMs' | 'jobAttempts' | 'jobBackoffMs' | 'idempotencyTtlSeconds' | 'webhooks'
+  | 'redis'
+  | 'jobQueueShards'
+  | 'redisKeyPrefix'
+  | 'redisCommandTimeoutMs'
+  | 'jobLockMs'
+  | 'jobStalledIntervalMs'
+  | 'jobAttempts'
+  | 'jobBackoffMs'
+  | 'idempotencyTtlSeconds'
+  | 'webhooks'
 >;
 
 /** A running consumer of the `webhooks` queue, and a producer on its connection. */
@@ -45,7 +54,14 @@ export function createWebhookWorker(options: { config: WebhookWorkerConfig; metr
   const { client, keys, guard } = openRedisSession({ ...config, redis: config.redis }, 'webhooks', logger, metrics);
   const sources = {
     // Only read here: the job queue's enqueue options are never used.
-    jobs: new BullmqJobQueue(client, keys, guard, { attempts: config.jobAttempts, backoffMs: config.jobBackoffMs, retentionSeconds: config.idempotencyTtlSeconds, logger, shards: config.jobQueueShards, durability: { minReplicas: 0, waitMs: 0 } }),
+    jobs: new BullmqJobQueue(client, keys, guard, {
+      attempts: config.jobAttempts,
+      backoffMs: config.jobBackoffMs,
+      retentionSeconds: config.idempotencyTtlSeconds,
+      logger,
+      shards: config.jobQueueShards,
+      durability: { minReplicas: 0, waitMs: 0 },
+    }),
     connections: new RedisConnectionStore(client, keys, guard),
   };
   const delivery = new EventDelivery(sources, new WebhookSender(settings), metrics, logger);
@@ -96,7 +112,13 @@ export function createWebhookWorker(options: { config: WebhookWorkerConfig; metr
       closing ??= (async () => {
         let timer: NodeJS.Timeout | undefined;
         const expired = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), graceMs)));
-        const finished = await Promise.race([worker.close().then(() => true, () => true), expired]);
+        const finished = await Promise.race([
+          worker.close().then(
+            () => true,
+            () => true,
+          ),
+          expired,
+        ]);
         clearTimeout(timer);
         // Out of time: the unfinished deliveries' locks expire and another worker retakes them.
         if (!finished) await Promise.race([worker.disconnect().catch(() => undefined), delay(500)]);

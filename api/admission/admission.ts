@@ -42,7 +42,12 @@ export function admission({ config, tokens, backend, metrics }: AdmissionDepende
   // A Record, so that a new scheme does not compile until it has a check.
   const checks: Record<AuthScheme, SchemeCheck> = {
     bearer: bearerCheck({ tokens, admissions: backend.admissions, failures, perMinute: config.rateLimitPerMinute }),
-    'link-secret': linkSecretCheck({ linkSecret: config.linkSecret, rateLimits: backend.rateLimits, failures, perMinute: config.rateLimitPerMinute }),
+    'link-secret': linkSecretCheck({
+      linkSecret: config.linkSecret,
+      rateLimits: backend.rateLimits,
+      failures,
+      perMinute: config.rateLimitPerMinute,
+    }),
   };
 
   const admit = async (req: Request, res: Response, next: NextFunction): Promise<void> => {

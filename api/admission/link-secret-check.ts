@@ -32,6 +32,7 @@ export function linkSecretCheck({ linkSecret, rateLimits, failures, perMinute }:
     const window = await rateLimits.hit(`ip:${req.ip ?? 'unknown'}`, policy.windowSeconds);
     announceRateLimit(res, policy, window);
     if (window.count > policy.quota) throw new RateLimitedError(window.resetInSeconds);
-    if (!isLinkSecret(req.get('x-link-secret'))) throw await failures.refuse(req, res, new UnauthorizedError('bad_link_secret', 'link-secret'));
+    if (!isLinkSecret(req.get('x-link-secret')))
+      throw await failures.refuse(req, res, new UnauthorizedError('bad_link_secret', 'link-secret'));
   };
 }

@@ -26,26 +26,29 @@ export function answerClientErrors(server: Server): void {
     res.writeHead(417, { 'Content-Type': 'application/problem+json; charset=utf-8', 'X-Request-Id': requestId, Connection: 'close' });
     res.end(JSON.stringify(problemBody(new ExpectationFailedError(), requestId)));
   });
-  server.on('clientError', (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex & { _httpMessage?: ServerResponse | null }) => {
-    // A reset connection has no one to answer. A keep-alive socket may be mid-way through an earlier
-    // answer: writing then would corrupt it (Node's own handler makes the same check on the same field).
-    const midResponse = socket._httpMessage?.headersSent === true;
-    if (error.code !== 'ECONNRESET' && socket.writable && !midResponse) {
-      const problem = toProblem(error);
-      const requestId = randomUUID();
-      const body = JSON.stringify(problemBody(problem, requestId));
-      // An answer to HEAD has no body, even when the HEAD request could not be parsed to the end. The raw
-      // packet is the chunk being parsed: best effort, but a bodiless HEAD nearly always arrives in one.
-      const head = error.rawPacket?.toString('latin1', 0, 5) === 'HEAD ';
-      socket.write(
-        `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n` +
-          'Content-Type: application/problem+json; charset=utf-8\r\n' +
-          `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-          `X-Request-Id: ${requestId}\r\n` +
-          'Connection: close\r\n\r\n' +
-          (head ? '' : body),
-      );
-    }
-    socket.destroy();
-  });
+  server.on(
+    'clientError',
+    (error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex & { _httpMessage?: ServerResponse | null }) => {
+      // A reset connection has no one to answer. A keep-alive socket may be mid-way through an earlier
+      // answer: writing then would corrupt it (Node's own handler makes the same check on the same field).
+      const midResponse = socket._httpMessage?.headersSent === true;
+      if (error.code !== 'ECONNRESET' && socket.writable && !midResponse) {
+        const problem = toProblem(error);
+        const requestId = randomUUID();
+        const body = JSON.stringify(problemBody(problem, requestId));
+        // An answer to HEAD has no body, even when the HEAD request could not be parsed to the end. The raw
+        // packet is the chunk being parsed: best effort, but a bodiless HEAD nearly always arrives in one.
+        const head = error.rawPacket?.toString('latin1', 0, 5) === 'HEAD ';
+        socket.write(
+          `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n` +
+            'Content-Type: application/problem+json; charset=utf-8\r\n' +
+            `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+            `X-Request-Id: ${requestId}\r\n` +
+            'Connection: close\r\n\r\n' +
+            (head ? '' : body),
+        );
+      }
+      socket.destroy();
+    },
+  );
 }

@@ -19,7 +19,8 @@ export function chain(...handlers: RequestHandler[]): RequestHandler {
       if (handler === undefined) return done();
       try {
         const returned: unknown = handler(req, res, next);
-        if (isThenable(returned)) returned.then(undefined, (rejected: unknown) => next(rejected ?? new Error('a middleware rejected without a reason')));
+        if (isThenable(returned))
+          returned.then(undefined, (rejected: unknown) => next(rejected ?? new Error('a middleware rejected without a reason')));
       } catch (thrown) {
         next(thrown ?? new Error('a middleware threw without a reason'));
       }

@@ -19,7 +19,11 @@ export function oauthErrorHandler(error: unknown, _req: Request, res: Response, 
     answer = new OAuthProtocolError('invalid_request', 'the request body could not be read', error.status === 413 ? 413 : 400);
   }
   if (!answer) return next(error);
-  res.status(answer.status).set(answer.headers).set('Cache-Control', 'no-store').json({ error: answer.error, error_description: answer.description });
+  res
+    .status(answer.status)
+    .set(answer.headers)
+    .set('Cache-Control', 'no-store')
+    .json({ error: answer.error, error_description: answer.description });
 }
 
 function isBodyParserError(error: unknown): error is { status: number } {

@@ -68,7 +68,13 @@ export function directCallMatcher(tools: readonly ToolDefinition[], checks: Read
     if (version !== DIRECT_REVISION || methodHeader !== method || typeof params.name !== 'string' || name !== params.name) return undefined;
     const tool = served.get(name);
     const envelope = params._meta;
-    if (!tool || !isPlainObject(envelope) || !keysWithin(envelope, ENVELOPE_KEYS) || envelope[PROTOCOL_VERSION_META_KEY] !== DIRECT_REVISION) return undefined;
+    if (
+      !tool ||
+      !isPlainObject(envelope) ||
+      !keysWithin(envelope, ENVELOPE_KEYS) ||
+      envelope[PROTOCOL_VERSION_META_KEY] !== DIRECT_REVISION
+    )
+      return undefined;
     if (tool.operation.async && taskRequested(params, envelope, true)) return undefined;
     const args = params.arguments;
     if (args !== undefined && !isPlainObject(args)) return undefined;
@@ -76,7 +82,13 @@ export function directCallMatcher(tools: readonly ToolDefinition[], checks: Read
     // Arguments that do not fit are the SDK's to refuse (its JSON-RPC error); checking them runs nothing.
     if (!checks.get(tool.name)!(input).valid) return undefined;
     // Last, the SDK's own ladder: JSON-RPC shape and id, the envelope's values, header and body agreement.
-    const route = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: version, mcpMethodHeader: methodHeader, mcpNameHeader: name, body });
+    const route = classifyInboundRequest({
+      httpMethod: 'POST',
+      protocolVersionHeader: version,
+      mcpMethodHeader: methodHeader,
+      mcpNameHeader: name,
+      body,
+    });
     if (route.kind !== 'modern' || route.messageKind !== 'request') return undefined;
     return { id: id as string | number, tool, input };
   };

@@ -22,7 +22,9 @@ const TaskParams = z.object({ taskId: z.string().min(1).max(128) });
 export function taskRequested(params: Record<string, unknown>, envelope: object | undefined, modern: boolean): boolean {
   if (!modern) return params.task !== undefined;
   // 2026-07-28 carries capabilities per request, in the `_meta` envelope the SDK lifts off the params.
-  const capabilities = (envelope as Record<string, { extensions?: Record<string, unknown> } | undefined> | undefined)?.[CLIENT_CAPABILITIES_META_KEY];
+  const capabilities = (envelope as Record<string, { extensions?: Record<string, unknown> } | undefined> | undefined)?.[
+    CLIENT_CAPABILITIES_META_KEY
+  ];
   return capabilities?.extensions?.[TASKS_EXTENSION] !== undefined;
 }
 
@@ -40,7 +42,9 @@ function taskOf(job: Job, ttlMs: number, modern: boolean): Record<string, unknow
     createdAt: job.created_at,
     lastUpdatedAt: job.finished_at ?? job.started_at ?? job.created_at,
   };
-  return modern ? { ...task, ttlMs, pollIntervalMs: JOB_POLL_SECONDS * 1000 } : { ...task, ttl: ttlMs, pollInterval: JOB_POLL_SECONDS * 1000 };
+  return modern
+    ? { ...task, ttlMs, pollIntervalMs: JOB_POLL_SECONDS * 1000 }
+    : { ...task, ttl: ttlMs, pollInterval: JOB_POLL_SECONDS * 1000 };
 }
 
 /** The final tool result of a finished job: the job itself, flagged as an error when it failed. */

@@ -53,7 +53,11 @@ export function mcpErrorLog(logger: Logger): McpErrorLog {
             exchange.answered = true;
             for (const error of exchange.reports) {
               if (status >= 500) fault(error, exchange.requestId, status);
-              else logger.info({ req_id: exchange.requestId, status, reason: String(error.message).slice(0, REASON_MAX_CHARS) }, 'mcp request refused');
+              else
+                logger.info(
+                  { req_id: exchange.requestId, status, reason: String(error.message).slice(0, REASON_MAX_CHARS) },
+                  'mcp request refused',
+                );
             }
           }
         },

@@ -19,7 +19,10 @@ export interface FetchMcpHandler {
  * the SDK's built-in legacy fallback would answer as an SSE stream, which a JSON-only, timeout-bound
  * ingress serves less well.
  */
-export function mcpHttpHandler(factory: McpServerFactory, { maxRequestBodySize, onerror }: { maxRequestBodySize: number; onerror: (error: Error) => void }): FetchMcpHandler {
+export function mcpHttpHandler(
+  factory: McpServerFactory,
+  { maxRequestBodySize, onerror }: { maxRequestBodySize: number; onerror: (error: Error) => void },
+): FetchMcpHandler {
   // 'auto' answers JSON unless a handler streams notifications first, which none of ours does.
   const modern = createMcpHandler(factory, { legacy: 'reject', responseMode: 'auto', maxRequestBodySize, onerror });
   const legacy = async (request: Request, options?: McpHandlerRequestOptions): Promise<Response> => {

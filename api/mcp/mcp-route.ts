@@ -53,7 +53,9 @@ export function mcpRoute(options: McpRouteOptions): Router {
   const metadataUrl = resourceMetadataUrl(config.publicUrl);
   const errorLog = mcpErrorLog(logger);
   const checks = compileArgumentChecks(options.tools);
-  const handler = errorLog.around(mcpHttpHandler(mcpServerFactory(options, checks), { maxRequestBodySize: BODY_LIMIT_BYTES, onerror: errorLog.onerror }));
+  const handler = errorLog.around(
+    mcpHttpHandler(mcpServerFactory(options, checks), { maxRequestBodySize: BODY_LIMIT_BYTES, onerror: errorLog.onerror }),
+  );
   const matchDirect = options.directCalls === false ? () => undefined : directCallMatcher(options.tools, checks);
   const usageTools = new Set(options.tools.filter((tool) => tool.operation.readsUsage).map((tool) => tool.name));
   // A 2026-07-28 call names its method and tool in headers, which are known before the body is read (and
@@ -73,7 +75,8 @@ export function mcpRoute(options: McpRouteOptions): Router {
         if (req.method !== 'POST') return next(new MethodNotAllowedError(['POST']));
         // A browser page on another origin must not reach a local or intranet connector (DNS rebinding).
         const origin = req.get('origin');
-        if (origin !== undefined && !allowedOrigins.has(origin)) return next(new ForbiddenError('This origin may not call the MCP endpoint.'));
+        if (origin !== undefined && !allowedOrigins.has(origin))
+          return next(new ForbiddenError('This origin may not call the MCP endpoint.'));
         locals.operation = usageToolNamed(req) ? MCP_ENDPOINT_READING_USAGE : MCP_ENDPOINT;
         next();
       },
@@ -82,7 +85,11 @@ export function mcpRoute(options: McpRouteOptions): Router {
       async (req: Request, res: Response, next: NextFunction) => {
         const { principal, requestId, usage } = state(res);
         // Usage was read only because the `Mcp-Name` header named a tool that shows it (checked above).
-        const caller: McpCaller = { principal: principal!, requestId, ...(usage ? { usage: { tool: req.headers['mcp-name'] as string, snapshot: usage } } : {}) };
+        const caller: McpCaller = {
+          principal: principal!,
+          requestId,
+          ...(usage ? { usage: { tool: req.headers['mcp-name'] as string, snapshot: usage } } : {}),
+        };
         res.set('Cache-Control', 'no-store');
         try {
           const direct = matchDirect(req);
@@ -101,7 +108,11 @@ export function mcpRoute(options: McpRouteOptions): Router {
   );
   // MCP clients find the authorization server through the RFC 9728 metadata named in the challenge.
   router.use(MCP_PATH, (error: unknown, _req: Request, _res: Response, next: NextFunction) => {
-    next(error instanceof UnauthorizedError && error.reason !== 'bad_link_secret' ? new UnauthorizedError(error.reason, 'bearer', metadataUrl) : error);
+    next(
+      error instanceof UnauthorizedError && error.reason !== 'bad_link_secret'
+        ? new UnauthorizedError(error.reason, 'bearer', metadataUrl)
+        : error,
+    );
   });
   return router;
 }

@@ -26,7 +26,11 @@ export type ToolOutcome = { tool: ToolDefinition; body: unknown } | { tool: Tool
 
 /** A successful tool result: the operation's JSON as structured content and as text. */
 export function jsonResult(body: unknown, isError = false): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(body) }], structuredContent: body as Record<string, unknown>, ...(isError ? { isError } : {}) };
+  return {
+    content: [{ type: 'text', text: JSON.stringify(body) }],
+    structuredContent: body as Record<string, unknown>,
+    ...(isError ? { isError } : {}),
+  };
 }
 
 /** Runs one tool by name: checks its arguments (a JSON-RPC error when they do not fit), then runs it. */

@@ -11,7 +11,14 @@ export function requestContext(req: Request, res: Response, next: NextFunction):
   const requestId = incoming && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
   // A fresh object of one fixed shape in place of Express's `Object.create(null)`, which V8 keeps as a
   // dictionary: every middleware after this one reads and writes these fields.
-  const locals: RequestState = { requestId, route: 'unmatched', operation: undefined, params: undefined, principal: undefined, usage: undefined };
+  const locals: RequestState = {
+    requestId,
+    route: 'unmatched',
+    operation: undefined,
+    params: undefined,
+    principal: undefined,
+    usage: undefined,
+  };
   res.locals = locals;
   (req as Request & { id: string }).id = requestId;
   res.setHeader('X-Request-Id', requestId);

@@ -33,7 +33,11 @@ function skipWhenNothingToValidate(validator: RequestHandler): RequestHandler {
   return (req: Request, res: Response, next: NextFunction): void => {
     const operation = state(res).operation;
     const nothingToCheck =
-      operation !== undefined && !operation.parameters?.length && !operation.requestBody && !req.url.includes('?') && req.body === undefined;
+      operation !== undefined &&
+      !operation.parameters?.length &&
+      !operation.requestBody &&
+      !req.url.includes('?') &&
+      req.body === undefined;
     if (nothingToCheck) return next();
     void validator(req, res, next);
   };

@@ -6,6 +6,7 @@ import { ValidationError } from '../../shared/platform/errors/validation-error';
  * listener turns it off (`requireHostHeader: false`) and this refuses the request as problem+json instead.
  */
 export function requireHost(req: Request, _res: Response, next: NextFunction): void {
-  if (req.httpVersion === '1.1' && req.headers.host === undefined) return next(new ValidationError('An HTTP/1.1 request needs a Host header.'));
+  if (req.httpVersion === '1.1' && req.headers.host === undefined)
+    return next(new ValidationError('An HTTP/1.1 request needs a Host header.'));
   next();
 }

@@ -35,7 +35,9 @@ export function devConsentRoutes(consent: ConsentService, publicUrl: string, con
       res.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'");
       const { client_name: name, redirect_scheme: scheme, redirect_host: host } = view.client;
       // The scheme too: `com.example.app://evil.test` goes to an app, not to the site evil.test.
-      res.type('html').send(page(name, host ? `${scheme}://${host}` : `${scheme}:`, `${publicUrl}${OAUTH_PATHS.devConsent}`, request, csrfFor(request)));
+      res
+        .type('html')
+        .send(page(name, host ? `${scheme}://${host}` : `${scheme}:`, `${publicUrl}${OAUTH_PATHS.devConsent}`, request, csrfFor(request)));
     } catch (error) {
       next(error);
     }
@@ -43,7 +45,8 @@ export function devConsentRoutes(consent: ConsentService, publicUrl: string, con
   router.post(OAUTH_PATHS.devConsent, FORM, async (req, res, next) => {
     try {
       const sentOrigin = req.get('origin');
-      if (sentOrigin !== undefined && sentOrigin !== origin) throw new AppError(403, 'forbidden', 'Forbidden', 'Cross-site consent is refused.');
+      if (sentOrigin !== undefined && sentOrigin !== origin)
+        throw new AppError(403, 'forbidden', 'Forbidden', 'Cross-site consent is refused.');
       const body = req.body as Record<string, unknown>;
       const request = requestId(body.request);
       const expected = Buffer.from(csrfFor(request));
@@ -51,7 +54,8 @@ export function devConsentRoutes(consent: ConsentService, publicUrl: string, con
       if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) {
         throw new AppError(403, 'forbidden', 'Forbidden', 'The consent form is not valid.');
       }
-      const answer = body.decision === 'approve' ? { subject: typeof body.subject === 'string' ? body.subject : '' } : { deny: true as const };
+      const answer =
+        body.decision === 'approve' ? { subject: typeof body.subject === 'string' ? body.subject : '' } : { deny: true as const };
       const { redirectTo } = await consent.answer(request, answer);
       res.redirect(303, redirectTo);
     } catch (error) {
@@ -62,7 +66,8 @@ export function devConsentRoutes(consent: ConsentService, publicUrl: string, con
 }
 
 function requestId(value: unknown): string {
-  if (typeof value !== 'string' || !REQUEST_ID.test(value)) throw new AppError(400, 'bad-request', 'Bad request', 'The request parameter is missing or malformed.');
+  if (typeof value !== 'string' || !REQUEST_ID.test(value))
+    throw new AppError(400, 'bad-request', 'Bad request', 'The request parameter is missing or malformed.');
   return value;
 }
 

@@ -45,7 +45,8 @@ export function oauthRoutes({ oauth, publicUrl, rateLimits, perMinute, credentia
     }
   };
   const isForm = (req: Request) => {
-    if (!req.is('application/x-www-form-urlencoded')) throw new OAuthProtocolError('invalid_request', 'the body must be application/x-www-form-urlencoded');
+    if (!req.is('application/x-www-form-urlencoded'))
+      throw new OAuthProtocolError('invalid_request', 'the body must be application/x-www-form-urlencoded');
   };
 
   router.get(OAUTH_PATHS.authorize, oauthEndpoint(OAUTH_PATHS.authorize), limit(GENERAL_MULTIPLIER), async (req, res, next) => {

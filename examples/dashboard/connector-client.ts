@@ -19,7 +19,10 @@ export interface PendingRequest {
 
 /** The connector answered with an error status (its problem+json body is not passed on to the browser). */
 export class ConnectorError extends Error {
-  constructor(readonly status: number, what: string) {
+  constructor(
+    readonly status: number,
+    what: string,
+  ) {
     super(`${what} answered ${status}`);
   }
 }
@@ -47,10 +50,16 @@ export function connectorClient(connectorUrl: string, linkSecret: string) {
     link: (subject: string) => call<{ token: string; connection_id: string; expires_at: string }>('POST', '/v1/link', { subject }),
     /** One page of the person's live connections, newest first. */
     connections: (subject: string, cursor?: string) =>
-      call<{ items: Connection[]; next_cursor: string | null }>('GET', `/v1/link/connections?${new URLSearchParams({ subject, ...(cursor ? { cursor } : {}) })}`),
+      call<{ items: Connection[]; next_cursor: string | null }>(
+        'GET',
+        `/v1/link/connections?${new URLSearchParams({ subject, ...(cursor ? { cursor } : {}) })}`,
+      ),
     /** Credits charged in total and per UTC day over the last 30 days, today first. */
     usage: (subject: string) =>
-      call<{ credits_spent: number; jobs_charged: number; days: Array<{ date: string; credits: number }> }>('GET', `/v1/link/usage?${new URLSearchParams({ subject, days: '30' })}`),
+      call<{ credits_spent: number; jobs_charged: number; days: Array<{ date: string; credits: number }> }>(
+        'GET',
+        `/v1/link/usage?${new URLSearchParams({ subject, days: '30' })}`,
+      ),
     revoke: (connectionId: string) => call<{ revoked: number }>('POST', '/v1/link/revoke', { connection_id: connectionId }),
     describeRequest: (id: string) => call<PendingRequest>('GET', request(id)),
     /** Approves for a subject or denies; answers where to send the browser. */

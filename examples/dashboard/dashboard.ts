@@ -36,25 +36,40 @@ export function createDashboard(options: DashboardOptions) {
   });
   const csrf = (s: Session) => html`<input type="hidden" name="csrf" value="${s.csrf}">`;
   /** A form post's session, or a 403 answered. */
-  const posted = (req: Request, res: Response) => session.check(req) ?? void res.status(403).type('html').send(page('Refused', html`<p>This form was not sent from this dashboard.</p>`));
+  const posted = (req: Request, res: Response) =>
+    session.check(req) ?? void res.status(403).type('html').send(page('Refused', html`<p>This form was not sent from this dashboard.</p>`));
 
   app.get('/', async (req, res) => {
     const s = session.open(req, res);
     const [{ items }, usage] = await Promise.all([connector.connections(s.person), connector.usage(s.person)]);
-    const row = (c: Connection) => html`<tr><td>${c.client?.client_name ?? 'token'}</td><td>${c.kind}</td><td>${c.created_at}</td><td>${c.last_used_at ?? 'never'}</td>
+    const row = (
+      c: Connection,
+    ) => html`<tr><td>${c.client?.client_name ?? 'token'}</td><td>${c.kind}</td><td>${c.created_at}</td><td>${c.last_used_at ?? 'never'}</td>
 <td><form method="post" action="/revoke">${csrf(s)}<input type="hidden" name="connection_id" value="${c.connection_id}"><button>Revoke</button></form></td></tr>`;
     const events = (inbox?.events ?? []).filter((e) => e.data.subject === s.person).slice(0, 10);
-    res.type('html').send(page('Your connections', html`<h1>Your connections</h1><p>Signed in as <strong>${s.person}</strong>. Credits spent: ${usage.days.reduce((sum, day) => sum + day.credits, 0)} in the last 30 days, ${usage.credits_spent} in all.</p>
+    res.type('html').send(
+      page(
+        'Your connections',
+        html`<h1>Your connections</h1><p>Signed in as <strong>${s.person}</strong>. Credits spent: ${usage.days.reduce((sum, day) => sum + day.credits, 0)} in the last 30 days, ${usage.credits_spent} in all.</p>
 <table><tr><th>App</th><th>Kind</th><th>Since</th><th>Last used</th><th></th></tr>${items.map(row)}</table>
 <form method="post" action="/link">${csrf(s)}<button>Create a token</button></form>
-<h2>Recent events</h2><ul>${events.map((e) => html`<li>${e.type} ${e.data.connection_id ?? e.data.id}</li>`)}</ul>`));
+<h2>Recent events</h2><ul>${events.map((e) => html`<li>${e.type} ${e.data.connection_id ?? e.data.id}</li>`)}</ul>`,
+      ),
+    );
   });
 
   app.post('/link', FORM, async (req, res) => {
     const s = posted(req, res);
     if (!s) return;
     const linked = await connector.link(s.person);
-    res.type('html').send(page('Your new token', html`<h1>Your new token</h1><p>Copy it now: it is shown only once.</p><p><code>${linked.token}</code></p><p><a href="/">Back</a></p>`));
+    res
+      .type('html')
+      .send(
+        page(
+          'Your new token',
+          html`<h1>Your new token</h1><p>Copy it now: it is shown only once.</p><p><code>${linked.token}</code></p><p><a href="/">Back</a></p>`,
+        ),
+      );
   });
 
   app.post('/revoke', FORM, async (req, res) => {
@@ -69,14 +84,23 @@ export function createDashboard(options: DashboardOptions) {
     const s = session.open(req, res);
     const id = typeof req.query.request === 'string' && REQUEST_ID.test(req.query.request) ? req.query.request : undefined;
     const pending = id ? await connector.describeRequest(id).catch(notFoundAs(undefined)) : undefined;
-    if (!pending) return void res.status(404).type('html').send(page('Expired', html`<p>This request has expired or was already answered. Start again from the app.</p>`));
+    if (!pending)
+      return void res
+        .status(404)
+        .type('html')
+        .send(page('Expired', html`<p>This request has expired or was already answered. Start again from the app.</p>`));
     const { client } = pending;
     // Scheme and host: `com.example.app://evil.test` sends the person to an app, not to the site evil.test.
     const target = client.redirect_host ? `${client.redirect_scheme}://${client.redirect_host}` : `${client.redirect_scheme}:`;
-    res.type('html').send(page(`Connect ${client.client_name}`, html`<h1>Connect ${client.client_name}</h1>
+    res.type('html').send(
+      page(
+        `Connect ${client.client_name}`,
+        html`<h1>Connect ${client.client_name}</h1>
 <p><strong>${client.client_name}</strong> asks to act for you, <strong>${s.person}</strong>. It will send you back to <strong>${target}</strong>.</p>
 <form method="post" action="/connect">${csrf(s)}<input type="hidden" name="request" value="${pending.request}">
-<button name="decision" value="approve">Approve</button> <button name="decision" value="deny">Deny</button></form>`));
+<button name="decision" value="approve">Approve</button> <button name="decision" value="deny">Deny</button></form>`,
+      ),
+    );
   });
 
   app.post('/connect', FORM, async (req, res) => {
@@ -86,7 +110,11 @@ export function createDashboard(options: DashboardOptions) {
     if (!REQUEST_ID.test(id)) return void res.status(400).type('html').send(page('Bad request', html`<p>Malformed request.</p>`));
     const answer = req.body.decision === 'approve' ? { subject: s.person } : { deny: true as const };
     const answered = await connector.answerRequest(id, answer).catch(notFoundAs(undefined));
-    if (!answered) return void res.status(404).type('html').send(page('Expired', html`<p>This request has expired or was already answered. Start again from the app.</p>`));
+    if (!answered)
+      return void res
+        .status(404)
+        .type('html')
+        .send(page('Expired', html`<p>This request has expired or was already answered. Start again from the app.</p>`));
     res.redirect(303, answered.redirect_to);
   });
 
@@ -105,7 +133,10 @@ export function createDashboard(options: DashboardOptions) {
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const status = error instanceof ConnectorError ? error.status : undefined;
     console.error(`dashboard: ${error instanceof Error ? error.message : 'error'}`);
-    res.status(502).type('html').send(page('Unavailable', html`<p>The connector did not answer as expected${status ? ` (${status})` : ''}. Try again.</p>`));
+    res
+      .status(502)
+      .type('html')
+      .send(page('Unavailable', html`<p>The connector did not answer as expected${status ? ` (${status})` : ''}. Try again.</p>`));
   });
 
   /** Whether a connection is one of the person's live connections (every page of the list). */

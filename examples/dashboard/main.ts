@@ -16,7 +16,10 @@ startDashboard({
   person: env.DASHBOARD_PERSON ?? 'carol@example.com',
   port: Number(env.DASHBOARD_PORT ?? 3000),
 }).then(
-  (dashboard) => process.stdout.write(`Example dashboard on ${dashboard.url} (signed in as ${env.DASHBOARD_PERSON ?? 'carol@example.com'}; webhooks ${dashboard.inbox ? 'on' : 'off: no WEBHOOK_SECRET'})\n`),
+  (dashboard) =>
+    process.stdout.write(
+      `Example dashboard on ${dashboard.url} (signed in as ${env.DASHBOARD_PERSON ?? 'carol@example.com'}; webhooks ${dashboard.inbox ? 'on' : 'off: no WEBHOOK_SECRET'})\n`,
+    ),
   (error: unknown) => {
     process.stderr.write(`examples/dashboard: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);

@@ -22,7 +22,10 @@ const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 export function sessions(person: string, key: Buffer = randomBytes(32)) {
   const csrfFor = (id: string) => createHmac('sha256', key).update(id).digest('base64url');
   const sessionId = (req: Request) => {
-    const found = (req.get('cookie') ?? '').split(';').map((c) => c.trim().split('=')).find(([name]) => name === COOKIE)?.[1];
+    const found = (req.get('cookie') ?? '')
+      .split(';')
+      .map((c) => c.trim().split('='))
+      .find(([name]) => name === COOKIE)?.[1];
     return found !== undefined && SESSION_ID.test(found) ? found : undefined;
   };
   return {

@@ -33,7 +33,11 @@ export class WebhookInbox {
   receive(body: string, headers: IncomingHttpHeaders): boolean {
     const header = (name: string) => (typeof headers[name] === 'string' ? (headers[name] as string) : '');
     const id = header('webhook-id');
-    const event = this.webhook.verify(body, { 'webhook-id': id, 'webhook-timestamp': header('webhook-timestamp'), 'webhook-signature': header('webhook-signature') }) as Omit<RecordedEvent, 'id'>;
+    const event = this.webhook.verify(body, {
+      'webhook-id': id,
+      'webhook-timestamp': header('webhook-timestamp'),
+      'webhook-signature': header('webhook-signature'),
+    }) as Omit<RecordedEvent, 'id'>;
     if (this.seen.has(id)) return false;
     this.seen.add(id);
     // A Set iterates in insertion order: the first id is the oldest.

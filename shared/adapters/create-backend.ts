@@ -37,13 +37,14 @@ export function createBackend(config: Config, processors: ProcessorMap, metrics:
     onJobTransition: jobObserver(metrics, logger),
     onUnexpectedJobError: (error, job) => logger.error({ err: error, job_id: job.id, operation: job.operation }, 'job attempt threw'),
     events: webhooks
-      ? (sources) => new MemoryEventQueue({
-          delivery: new EventDelivery(sources, new WebhookSender(webhooks), metrics, logger),
-          retryBaseMs: webhooks.retryBaseMs,
-          concurrency: webhooks.concurrency,
-          metrics,
-          logger,
-        })
+      ? (sources) =>
+          new MemoryEventQueue({
+            delivery: new EventDelivery(sources, new WebhookSender(webhooks), metrics, logger),
+            retryBaseMs: webhooks.retryBaseMs,
+            concurrency: webhooks.concurrency,
+            metrics,
+            logger,
+          })
       : undefined,
   });
   metrics.observeQueue(() => backend.queue.counts());

@@ -38,15 +38,22 @@ export function createServices(config: Config, backend: Backend, metrics: Metric
   // Every path that creates or revokes a connection records its event; token checks read the plain store.
   const connections = withConnectionEvents(backend.connections, backend.events);
   const budget = new DailyBudget(config.dailyCreditLimit);
-  const jobs = new JobService(backend.ledger, backend.queue, new StoredJobIdKey(backend.jobIdKeys, keys.jobIdKey), config.idempotencyTtlSeconds, {
-    onSubmitted: (operation, cost) => {
-      metrics.jobsSubmitted.inc({ operation });
-      metrics.creditsCharged.inc({ operation }, cost);
+  const jobs = new JobService(
+    backend.ledger,
+    backend.queue,
+    new StoredJobIdKey(backend.jobIdKeys, keys.jobIdKey),
+    config.idempotencyTtlSeconds,
+    {
+      onSubmitted: (operation, cost) => {
+        metrics.jobsSubmitted.inc({ operation });
+        metrics.creditsCharged.inc({ operation }, cost);
+      },
+      onReplayed: (operation) => metrics.jobsReplayed.inc({ operation }),
+      onConflict: (operation) => metrics.idempotencyConflicts.inc({ operation }),
+      onOverBudget: (operation) => metrics.jobsOverBudget.inc({ operation }),
     },
-    onReplayed: (operation) => metrics.jobsReplayed.inc({ operation }),
-    onConflict: (operation) => metrics.idempotencyConflicts.inc({ operation }),
-    onOverBudget: (operation) => metrics.jobsOverBudget.inc({ operation }),
-  }, budget);
+    budget,
+  );
   return {
     tokens,
     services: {
@@ -58,10 +65,16 @@ export function createServices(config: Config, backend: Backend, metrics: Metric
       usage: new UsageService(backend.ledger, budget),
       things: new ThingService(backend.things),
       jobs,
-      oauth: createOAuthServices(config, { oauth: backend.oauth, connections }, tokens, {
-        onIssued: () => metrics.tokensIssued.inc(),
-        onRevoked: (count) => metrics.connectionsRevoked.inc(count),
-      }, cimd),
+      oauth: createOAuthServices(
+        config,
+        { oauth: backend.oauth, connections },
+        tokens,
+        {
+          onIssued: () => metrics.tokensIssued.inc(),
+          onRevoked: (count) => metrics.connectionsRevoked.inc(count),
+        },
+        cimd,
+      ),
     },
   };
 }

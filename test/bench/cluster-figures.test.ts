@@ -17,22 +17,66 @@ const INFO = [
   'db0:keys=17,expires=3,avg_ttl=0',
 ].join('\r\n');
 
-const work = (port: number, role: NodeWork['role'], commands: number, cpuMs: number, keys = 0): NodeWork => ({ port, role, commands, cpuMs, keys, seconds: 2 });
+const work = (port: number, role: NodeWork['role'], commands: number, cpuMs: number, keys = 0): NodeWork => ({
+  port,
+  role,
+  commands,
+  cpuMs,
+  keys,
+  seconds: 2,
+});
 
 /** A run whose per-primary CPU per unit the test sets: submissions per request, the drain per job. */
-function run(id: TopologyRun['id'], shards: number, queuePorts: number[], submitUs: Record<number, number>, drainUs: Record<number, number>): TopologyRun {
-  const node = (port: number, cpuUsPerUnit: number) => ({ port, role: 'primary' as const, commandsPerUnit: 1, cpuUsPerUnit, commandShare: null, cpuShare: null, busy: cpuUsPerUnit / 1000, commandsPerSecond: 1000, keys: 0, commandsPerCpuSecond: 1000 });
+function run(
+  id: TopologyRun['id'],
+  shards: number,
+  queuePorts: number[],
+  submitUs: Record<number, number>,
+  drainUs: Record<number, number>,
+): TopologyRun {
+  const node = (port: number, cpuUsPerUnit: number) => ({
+    port,
+    role: 'primary' as const,
+    commandsPerUnit: 1,
+    cpuUsPerUnit,
+    commandShare: null,
+    cpuShare: null,
+    busy: cpuUsPerUnit / 1000,
+    commandsPerSecond: 1000,
+    keys: 0,
+    commandsPerCpuSecond: 1000,
+  });
   const sum = (values: Record<number, number>) => Object.values(values).reduce((total, value) => total + value, 0);
   return {
-    id, title: id, primaries: Object.keys(submitUs).length, replicas: 0, shards,
+    id,
+    title: id,
+    primaries: Object.keys(submitUs).length,
+    replicas: 0,
+    shards,
     queues: queuePorts.map((port, shard) => ({ shard, name: `jobs-${shard}`, slot: null, port })),
     submit: {
-      requests: 1000, rounds: [], requestsPerSecond: 1000, ofBaseline: 0.3, ofOneNode: 1, apiCpuUsPerRequest: 300, apiSyscallsPerRequest: null, ofOneNodeByCpu: 1,
-      redisCommandsPerRequest: 25, redisCpuUsPerRequest: sum(submitUs), replicaCpuUsPerRequest: null,
+      requests: 1000,
+      rounds: [],
+      requestsPerSecond: 1000,
+      ofBaseline: 0.3,
+      ofOneNode: 1,
+      apiCpuUsPerRequest: 300,
+      apiSyscallsPerRequest: null,
+      ofOneNodeByCpu: 1,
+      redisCommandsPerRequest: 25,
+      redisCpuUsPerRequest: sum(submitUs),
+      replicaCpuUsPerRequest: null,
       nodes: Object.entries(submitUs).map(([port, us]) => node(Number(port), us)),
     },
     drain: {
-      jobs: 1000, seconds: 1, jobsPerSecond: 1000, ofOneNode: 1, workerCpuUsPerJob: 50, redisCpuUsPerJob: sum(drainUs), redisCommandsPerJob: 25, replicaCpuUsPerJob: null,
+      jobs: 1000,
+      seconds: 1,
+      jobsPerSecond: 1000,
+      ofOneNode: 1,
+      workerCpuUsPerJob: 50,
+      redisCpuUsPerJob: sum(drainUs),
+      redisCommandsPerJob: 25,
+      replicaCpuUsPerJob: null,
       nodes: Object.entries(drainUs).map(([port, us]) => node(Number(port), us)),
     },
   };
@@ -57,13 +101,27 @@ describe('bench cluster figures (bench/bench-redis.ts, bench/cluster-figures.ts)
   });
 
   it('shares are of the primaries only; a replica gets its per-unit figures and no share', () => {
-    const nodes = shares([work(1, 'primary', 3000, 30), work(2, 'primary', 1000, 10), work(3, 'replica', 900, 40)], 100, new Map([[1, { slots: '0-8191', queueShards: [0] }]]));
-    expect(nodes[0]).to.deep.include({ slots: '0-8191', queueShards: [0], commandsPerUnit: 30, cpuUsPerUnit: 300, commandShare: 0.75, cpuShare: 0.75, busy: 0.015, commandsPerSecond: 1500, commandsPerCpuSecond: 100_000 });
+    const nodes = shares(
+      [work(1, 'primary', 3000, 30), work(2, 'primary', 1000, 10), work(3, 'replica', 900, 40)],
+      100,
+      new Map([[1, { slots: '0-8191', queueShards: [0] }]]),
+    );
+    expect(nodes[0]).to.deep.include({
+      slots: '0-8191',
+      queueShards: [0],
+      commandsPerUnit: 30,
+      cpuUsPerUnit: 300,
+      commandShare: 0.75,
+      cpuShare: 0.75,
+      busy: 0.015,
+      commandsPerSecond: 1500,
+      commandsPerCpuSecond: 100_000,
+    });
     expect(nodes[1]).to.deep.include({ commandShare: 0.25, cpuShare: 0.25 });
     expect(nodes[2]).to.deep.include({ role: 'replica', cpuUsPerUnit: 400, commandShare: null, cpuShare: null });
   });
 
-  it('the queue share is the queue primary\'s excess in the one-shard run, and the arithmetic follows C / ((1 - q) / P + q k / N)', () => {
+  it("the queue share is the queue primary's excess in the one-shard run, and the arithmetic follows C / ((1 - q) / P + q k / N)", () => {
     // One shard on :2: each primary carries 100 µs of subject work per job, :2 also 100 µs of queue work and the 300 µs drain.
     const single = run('cluster-1', 1, [2], { 1: 100, 2: 200, 3: 100 }, { 1: 0, 2: 300, 3: 0 });
     // Three shards, one per primary: everything even, 700 µs a job in all.
@@ -77,7 +135,11 @@ describe('bench cluster figures (bench/bench-redis.ts, bench/cluster-figures.ts)
     expect(ceiling.oneNodeJobsPerSecond).to.equal(2000);
     const q = 4 / 7;
     const C = 1e6 / 700;
-    expect(ceiling.arithmetic.find((row) => row.primaries === 3)).to.deep.equal({ primaries: 3, oneShard: Math.round(C / ((1 - q) / 3 + q) / 10) * 10, evenShards: Math.round((3 * C) / 10) * 10 });
+    expect(ceiling.arithmetic.find((row) => row.primaries === 3)).to.deep.equal({
+      primaries: 3,
+      oneShard: Math.round(C / ((1 - q) / 3 + q) / 10) * 10,
+      evenShards: Math.round((3 * C) / 10) * 10,
+    });
     expect(ceiling.busiest[0]).to.deep.include({ run: 'cluster-1', port: 2, measured: 0.714, predicted: 0.714 });
     expect(ceiling.busiest[1]).to.deep.include({ run: 'cluster-3', predicted: 0.333 });
     expect(ceiling.oneSubjectJobsPerSecond).to.equal(Math.round(C / (1 - q) / 10) * 10);

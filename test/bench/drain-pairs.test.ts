@@ -3,7 +3,14 @@ import { medianPair } from '../../bench/drain-pairs';
 import type { DrainFigure } from '../../bench/job-load';
 
 function figure(jobsPerSecond: number): DrainFigure {
-  return { jobs: 1000, seconds: 1000 / jobsPerSecond, jobsPerSecond, workerCpuUsPerJob: null, redisCpuUsPerJob: null, redisCommandsPerJob: 25 };
+  return {
+    jobs: 1000,
+    seconds: 1000 / jobsPerSecond,
+    jobsPerSecond,
+    workerCpuUsPerJob: null,
+    redisCpuUsPerJob: null,
+    redisCommandsPerJob: 25,
+  };
 }
 
 function pair(connector: number, bare: number) {

@@ -4,9 +4,20 @@ import { targets, type BenchResults } from '../../bench/report';
 
 function figure(id: string, requestsPerSecond: number, baselineRequestsPerSecond: number): HttpFigure {
   return {
-    id, title: id, backend: id === 'a' ? 'none' : 'redis', requestsPerSecond, requests: requestsPerSecond * 10,
-    latencyMs: { p50: 1, p99: 2, max: 3 }, non2xx: 0, errors: 0, redisCommandsPerRequest: null, serverCpuUsPerRequest: null,
-    serverSyscallsPerRequest: null, serverRssMbAfter: null, baselineRequestsPerSecond, ofBaseline: Math.round((requestsPerSecond / baselineRequestsPerSecond) * 100) / 100,
+    id,
+    title: id,
+    backend: id === 'a' ? 'none' : 'redis',
+    requestsPerSecond,
+    requests: requestsPerSecond * 10,
+    latencyMs: { p50: 1, p99: 2, max: 3 },
+    non2xx: 0,
+    errors: 0,
+    redisCommandsPerRequest: null,
+    serverCpuUsPerRequest: null,
+    serverSyscallsPerRequest: null,
+    serverRssMbAfter: null,
+    baselineRequestsPerSecond,
+    ofBaseline: Math.round((requestsPerSecond / baselineRequestsPerSecond) * 100) / 100,
   };
 }
 
@@ -16,14 +27,42 @@ function run(overrides: { b?: number; d?: number; e?: number; f?: number; drain?
   const b = overrides.b ?? 7000;
   const drain = { jobs: 100, seconds: 1, workerCpuUsPerJob: null, redisCpuUsPerJob: null, redisCommandsPerJob: 25 };
   return {
-    schema: 1, mode: 'full', startedAt: '', finishedAt: '',
+    schema: 1,
+    mode: 'full',
+    startedAt: '',
+    finishedAt: '',
     machine: { cores: 2, cpuModel: 'x', platform: 'linux', node: 'v20', redis: '7', loadAverage: { start: [0], end: [0] } },
-    settings: { durationSeconds: 10, connections: 50, workerConcurrency: 4, drainJobs: 100, drainPairs: 1, latencyRatePerSecond: 200, latencySeconds: 10 },
+    settings: {
+      durationSeconds: 10,
+      connections: 50,
+      workerConcurrency: 4,
+      drainJobs: 100,
+      drainPairs: 1,
+      latencyRatePerSecond: 200,
+      latencySeconds: 10,
+    },
     baseline: { first: base, last: base, requestsPerSecond: base, runs: [base, base] },
-    http: [figure('a', base, base), figure('b', b, base), figure('d', overrides.d ?? 4000, base), figure('e', overrides.e ?? 5000, base), figure('f', overrides.f ?? 6000, base)],
+    http: [
+      figure('a', base, base),
+      figure('b', b, base),
+      figure('d', overrides.d ?? 4000, base),
+      figure('e', overrides.e ?? 5000, base),
+      figure('f', overrides.f ?? 6000, base),
+    ],
     mcp: { available: true },
-    drain: { connector: { ...drain, jobsPerSecond: overrides.drain ?? 1000 }, bare: { ...drain, jobsPerSecond: 1000 }, ofBare: 1, pairs: [1] },
-    latency: { ratePerSecond: 200, seconds: 10, jobs: 2000, submitToSucceededMs: { p50: 2, p99: 10, max: 20 }, submitMs: { p50: 1, p99: 5, max: 9 } },
+    drain: {
+      connector: { ...drain, jobsPerSecond: overrides.drain ?? 1000 },
+      bare: { ...drain, jobsPerSecond: 1000 },
+      ofBare: 1,
+      pairs: [1],
+    },
+    latency: {
+      ratePerSecond: 200,
+      seconds: 10,
+      jobs: 2000,
+      submitToSucceededMs: { p50: 2, p99: 10, max: 20 },
+      submitMs: { p50: 1, p99: 5, max: 9 },
+    },
     memory: { api: { rssMb: 120, peakRssMb: 200 }, worker: { rssMb: 95, peakRssMb: 96 } },
     cluster: { available: false, reason: 'not part of this test' },
   } as Omit<BenchResults, 'targets'>;

@@ -11,8 +11,21 @@ const positive = { type: 'number', exclusiveMinimum: 0 };
 const httpFigure = {
   type: 'object',
   required: [
-    'id', 'title', 'backend', 'requestsPerSecond', 'requests', 'latencyMs', 'non2xx', 'errors', 'redisCommandsPerRequest',
-    'serverCpuUsPerRequest', 'serverSyscallsPerRequest', 'serverRssMbAfter', 'baselineRequestsPerSecond', 'ofBaseline', 'ofBaselineByCpu',
+    'id',
+    'title',
+    'backend',
+    'requestsPerSecond',
+    'requests',
+    'latencyMs',
+    'non2xx',
+    'errors',
+    'redisCommandsPerRequest',
+    'serverCpuUsPerRequest',
+    'serverSyscallsPerRequest',
+    'serverRssMbAfter',
+    'baselineRequestsPerSecond',
+    'ofBaseline',
+    'ofBaselineByCpu',
   ],
   properties: {
     id: { type: 'string' },
@@ -39,7 +52,18 @@ const drainFigure = {
 const memoryFigure = { type: 'object', required: ['rssMb', 'peakRssMb'], properties: { rssMb: positive, peakRssMb: positive } };
 const nodeShare = {
   type: 'object',
-  required: ['port', 'role', 'commandsPerUnit', 'cpuUsPerUnit', 'commandShare', 'cpuShare', 'busy', 'commandsPerSecond', 'keys', 'commandsPerCpuSecond'],
+  required: [
+    'port',
+    'role',
+    'commandsPerUnit',
+    'cpuUsPerUnit',
+    'commandShare',
+    'cpuShare',
+    'busy',
+    'commandsPerSecond',
+    'keys',
+    'commandsPerCpuSecond',
+  ],
   properties: { role: { enum: ['primary', 'replica'] }, commandsPerUnit: number, cpuUsPerUnit: number, busy: number },
 };
 const topologyRun = {
@@ -48,13 +72,39 @@ const topologyRun = {
   properties: {
     submit: {
       type: 'object',
-      required: ['requests', 'rounds', 'requestsPerSecond', 'ofBaseline', 'ofOneNode', 'apiCpuUsPerRequest', 'apiSyscallsPerRequest', 'redisCommandsPerRequest', 'redisCpuUsPerRequest', 'nodes'],
-      properties: { requests: positive, requestsPerSecond: positive, ofBaseline: positive, ofOneNode: positive, redisCommandsPerRequest: positive, redisCpuUsPerRequest: positive, nodes: { type: 'array', items: nodeShare, minItems: 1 } },
+      required: [
+        'requests',
+        'rounds',
+        'requestsPerSecond',
+        'ofBaseline',
+        'ofOneNode',
+        'apiCpuUsPerRequest',
+        'apiSyscallsPerRequest',
+        'redisCommandsPerRequest',
+        'redisCpuUsPerRequest',
+        'nodes',
+      ],
+      properties: {
+        requests: positive,
+        requestsPerSecond: positive,
+        ofBaseline: positive,
+        ofOneNode: positive,
+        redisCommandsPerRequest: positive,
+        redisCpuUsPerRequest: positive,
+        nodes: { type: 'array', items: nodeShare, minItems: 1 },
+      },
     },
     drain: {
       type: 'object',
       required: ['jobs', 'seconds', 'jobsPerSecond', 'ofOneNode', 'workerCpuUsPerJob', 'redisCpuUsPerJob', 'redisCommandsPerJob', 'nodes'],
-      properties: { jobs: positive, jobsPerSecond: positive, ofOneNode: positive, redisCommandsPerJob: positive, redisCpuUsPerJob: positive, nodes: { type: 'array', items: nodeShare, minItems: 1 } },
+      properties: {
+        jobs: positive,
+        jobsPerSecond: positive,
+        ofOneNode: positive,
+        redisCommandsPerJob: positive,
+        redisCpuUsPerJob: positive,
+        nodes: { type: 'array', items: nodeShare, minItems: 1 },
+      },
     },
   },
 };
@@ -66,8 +116,23 @@ const clusterResults = {
     runs: { type: 'array', items: topologyRun, minItems: 3, maxItems: 3 },
     ceiling: {
       type: 'object',
-      required: ['redisCpuUsPerJob', 'jobsPerSecondPerPrimary', 'oneNodeJobsPerSecond', 'commandsPerCpuSecond', 'peak', 'queueShare', 'busiest', 'arithmetic', 'oneSubjectJobsPerSecond'],
-      properties: { jobsPerSecondPerPrimary: positive, oneNodeJobsPerSecond: positive, queueShare: { type: 'number', minimum: 0, maximum: 1 }, arithmetic: { type: 'array', minItems: 4 } },
+      required: [
+        'redisCpuUsPerJob',
+        'jobsPerSecondPerPrimary',
+        'oneNodeJobsPerSecond',
+        'commandsPerCpuSecond',
+        'peak',
+        'queueShare',
+        'busiest',
+        'arithmetic',
+        'oneSubjectJobsPerSecond',
+      ],
+      properties: {
+        jobsPerSecondPerPrimary: positive,
+        oneNodeJobsPerSecond: positive,
+        queueShare: { type: 'number', minimum: 0, maximum: 1 },
+        arithmetic: { type: 'array', minItems: 4 },
+      },
     },
   },
 };
@@ -75,7 +140,22 @@ const clusterResults = {
 /** The shape `bench/results.json` must have, whichever mode wrote it. */
 const RESULTS_SCHEMA = {
   type: 'object',
-  required: ['schema', 'mode', 'startedAt', 'finishedAt', 'machine', 'settings', 'baseline', 'http', 'mcp', 'drain', 'latency', 'memory', 'cluster', 'targets'],
+  required: [
+    'schema',
+    'mode',
+    'startedAt',
+    'finishedAt',
+    'machine',
+    'settings',
+    'baseline',
+    'http',
+    'mcp',
+    'drain',
+    'latency',
+    'memory',
+    'cluster',
+    'targets',
+  ],
   properties: {
     schema: { const: 1 },
     mode: { const: 'smoke' },
@@ -96,7 +176,11 @@ const RESULTS_SCHEMA = {
     },
     http: { type: 'array', items: httpFigure, minItems: 6 },
     mcp: { type: 'object', required: ['available'], properties: { available: { type: 'boolean' } } },
-    drain: { type: 'object', required: ['connector', 'bare', 'ofBare', 'pairs'], properties: { connector: drainFigure, bare: drainFigure, ofBare: positive, pairs: { type: 'array', items: positive, minItems: 1 } } },
+    drain: {
+      type: 'object',
+      required: ['connector', 'bare', 'ofBare', 'pairs'],
+      properties: { connector: drainFigure, bare: drainFigure, ofBare: positive, pairs: { type: 'array', items: positive, minItems: 1 } },
+    },
     latency: {
       type: 'object',
       required: ['ratePerSecond', 'jobs', 'submitToSucceededMs', 'submitMs'],
@@ -107,7 +191,11 @@ const RESULTS_SCHEMA = {
     targets: {
       type: 'array',
       minItems: 8,
-      items: { type: 'object', required: ['name', 'value', 'comparison', 'target', 'met'], properties: { met: { type: ['boolean', 'null'] } } },
+      items: {
+        type: 'object',
+        required: ['name', 'value', 'comparison', 'target', 'met'],
+        properties: { met: { type: ['boolean', 'null'] } },
+      },
     },
   },
 };
@@ -152,10 +240,19 @@ describe('the benchmark smoke run (dist/bench/run.js --smoke) on Redis', functio
     const ids = results.http.map((figure: { id: string }) => figure.id);
     // /mcp is always mounted, so the MCP scenario (f) must have run.
     expect(ids).to.include.members(['a', 'b', 'c', 'd', 'e', 'f', 'b-memory']);
-    expect(results.http.filter((figure: { backend: string }) => figure.backend === 'redis').every((figure: { redisCommandsPerRequest: number }) => figure.redisCommandsPerRequest > 0)).to.equal(true);
+    expect(
+      results.http
+        .filter((figure: { backend: string }) => figure.backend === 'redis')
+        .every((figure: { redisCommandsPerRequest: number }) => figure.redisCommandsPerRequest > 0),
+    ).to.equal(true);
     // (a) before the first scenario and after each one; every scenario is compared with the two beside it.
     const runs = results.baseline.runs as number[];
-    const figures = results.http.slice(1) as Array<{ id: string; requestsPerSecond: number; baselineRequestsPerSecond: number; ofBaseline: number }>;
+    const figures = results.http.slice(1) as Array<{
+      id: string;
+      requestsPerSecond: number;
+      baselineRequestsPerSecond: number;
+      ofBaseline: number;
+    }>;
     expect(runs).to.have.length(figures.length + 1);
     figures.forEach((figure, i) => {
       expect(figure.baselineRequestsPerSecond, figure.id).to.be.closeTo((runs[i] + runs[i + 1]) / 2, 1);
@@ -171,14 +268,25 @@ describe('the benchmark smoke run (dist/bench/run.js --smoke) on Redis', functio
 
     // The cluster runs: one node, then a 3-primary cluster with 1 and 3 job-queue shards, each measured node by node.
     const cluster = results.cluster;
-    expect(cluster.runs.map((run: { id: string; primaries: number; replicas: number; shards: number }) => [run.id, run.primaries, run.replicas, run.shards])).to.deep.equal([
+    expect(
+      cluster.runs.map((run: { id: string; primaries: number; replicas: number; shards: number }) => [
+        run.id,
+        run.primaries,
+        run.replicas,
+        run.shards,
+      ]),
+    ).to.deep.equal([
       ['one-node', 1, 0, 1],
       ['cluster-1', 3, 3, 1],
       ['cluster-3', 3, 3, 3],
     ]);
     type Share = { port: number; role: string; commandShare: number | null; commandsPerUnit: number };
     const primaries = (nodes: Share[]) => nodes.filter((node) => node.role === 'primary');
-    const [, single, spread] = cluster.runs as Array<{ queues: Array<{ port: number }>; submit: { nodes: Share[] }; drain: { jobs: number; nodes: Share[] } }>;
+    const [, single, spread] = cluster.runs as Array<{
+      queues: Array<{ port: number }>;
+      submit: { nodes: Share[] };
+      drain: { jobs: number; nodes: Share[] };
+    }>;
     for (const run of [single, spread]) {
       const shares = primaries(run.submit.nodes).map((node) => node.commandShare!);
       expect(shares.reduce((total, share) => total + share, 0)).to.be.closeTo(1, 0.01);
@@ -199,11 +307,20 @@ describe('the build comparison smoke runs (dist/bench/compare.js, compare-drain.
 
   it('two builds (this one, once with a Node flag) loaded together: a CPU figure per build and round, and the paired summary', async () => {
     const dist = path.join(ROOT, 'dist');
-    const { code, output } = await runBuilt('compare.js', [dist, `${dist}@--max-semi-space-size=16`, '--scenarios', 'b,f', '--rounds', '2', '--seconds', '1', '--idle-seconds', '1'], dir());
+    const { code, output } = await runBuilt(
+      'compare.js',
+      [dist, `${dist}@--max-semi-space-size=16`, '--scenarios', 'b,f', '--rounds', '2', '--seconds', '1', '--idle-seconds', '1'],
+      dir(),
+    );
     expect(code, output).to.equal(0);
     for (const id of ['b', 'f']) {
       expect(output.match(new RegExp(`^round \\d \\(${id}\\): .+ [0-9.]+ µs, .+ [0-9.]+ µs$`, 'gm')), output).to.have.length(2);
-      expect(output, output).to.match(new RegExp(`^\\(${id}\\) .+@--max-semi-space-size=16: [0-9.]+ µs, [-+][0-9.]+ % \\(median of pairs\\), lower in [0-2] of 2 rounds$`, 'm'));
+      expect(output, output).to.match(
+        new RegExp(
+          `^\\(${id}\\) .+@--max-semi-space-size=16: [0-9.]+ µs, [-+][0-9.]+ % \\(median of pairs\\), lower in [0-2] of 2 rounds$`,
+          'm',
+        ),
+      );
     }
     // Each API's resident memory right after the load and again after the idle second.
     expect(output, output).to.match(/^API RSS MB: right after the last load, then after 1 s idle$/m);
@@ -212,11 +329,17 @@ describe('the build comparison smoke runs (dist/bench/compare.js, compare-drain.
 
   it('the workers of two builds draining the same jobs in turns: a line per pair and the median of the paired ratios', async () => {
     const dist = path.join(ROOT, 'dist');
-    const { code, output } = await runBuilt('compare-drain.js', [dist, `${dist}@--max-semi-space-size=8`, '--pairs', '2', '--jobs', '200'], dir());
+    const { code, output } = await runBuilt(
+      'compare-drain.js',
+      [dist, `${dist}@--max-semi-space-size=8`, '--pairs', '2', '--jobs', '200'],
+      dir(),
+    );
     expect(code, output).to.equal(0);
     const pairs = output.match(/^pair \d: .+ [0-9]+ jobs\/s, [0-9]+ µs CPU\/job; .+ [0-9]+ jobs\/s, [0-9]+ µs CPU\/job$/gm);
     expect(pairs, output).to.have.length(2);
-    expect(output, output).to.match(/^.+@--max-semi-space-size=8 against .+, median of 2 pairs: jobs\/s ×[0-9.]+ \(ratios [0-9.]+, [0-9.]+\), worker CPU per job ×[0-9.]+$/m);
+    expect(output, output).to.match(
+      /^.+@--max-semi-space-size=8 against .+, median of 2 pairs: jobs\/s ×[0-9.]+ \(ratios [0-9.]+, [0-9.]+\), worker CPU per job ×[0-9.]+$/m,
+    );
   });
 });
 
@@ -236,6 +359,7 @@ describe('the webhook-receiver smoke run (dist/bench/webhook-drag.js --smoke) on
     expect(webhookDrag.deadReceiver.requestsHeldOpen).to.be.greaterThan(0);
     expect(webhookDrag.deadReceiver.deliveriesNotYetDone).to.be.greaterThan(0);
     expect(webhookDrag.liveReceiver.requestsAnswered).to.be.greaterThan(0);
-    for (const key of ['submitP50', 'submitP99', 'toSucceededP50', 'toSucceededP99']) expect(webhookDrag.deadOverLive[key], key).to.be.greaterThan(0);
+    for (const key of ['submitP50', 'submitP99', 'toSucceededP50', 'toSucceededP99'])
+      expect(webhookDrag.deadOverLive[key], key).to.be.greaterThan(0);
   });
 });

@@ -19,16 +19,26 @@ describe('the 60-second soak (dist/bench/soak.js --seconds 60) on Redis', functi
   it('keeps both processes within the memory bound, answers everything, and writes the series and the plot', async () => {
     const out = path.join(dir, 'results.json');
     const svg = path.join(dir, 'soak.svg');
-    const child = spawn(process.execPath, [path.join(ROOT, 'dist/bench/soak.js'), '--seconds', '60', '--rate', '150', '--out', out, '--svg', svg], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', TMPDIR: dir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [path.join(ROOT, 'dist/bench/soak.js'), '--seconds', '60', '--rate', '150', '--out', out, '--svg', svg],
+      {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', TMPDIR: dir },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
     const code = await new Promise((resolve) => child.once('exit', (status, signal) => resolve(status ?? signal)));
-    console.log(output.split('\n').filter((line) => /resident|p99|requests:/.test(line) && !/^\s+\d+ s:/.test(line)).map((line) => `      ${line.trim()}`).join('\n'));
+    console.log(
+      output
+        .split('\n')
+        .filter((line) => /resident|p99|requests:/.test(line) && !/^\s+\d+ s:/.test(line))
+        .map((line) => `      ${line.trim()}`)
+        .join('\n'),
+    );
     expect(code, output).to.equal(0);
 
     const { soak } = JSON.parse(readFileSync(out, 'utf8'));

@@ -57,9 +57,18 @@ describe('docs/configuration.md, checked against the configuration schema', () =
     const schema = Object.keys(configVariables('api'));
     expect(schema.length, 'variables in the schema').to.be.greaterThan(40);
     const documented = processRows.map((row) => row.name);
-    expect(documented.filter((name, i) => documented.indexOf(name) !== i), 'listed twice').to.deep.equal([]);
-    expect(schema.filter((name) => !documented.includes(name)), 'undocumented').to.deep.equal([]);
-    expect(documented.filter((name) => !schema.includes(name)), 'documented but not read').to.deep.equal([]);
+    expect(
+      documented.filter((name, i) => documented.indexOf(name) !== i),
+      'listed twice',
+    ).to.deep.equal([]);
+    expect(
+      schema.filter((name) => !documented.includes(name)),
+      'undocumented',
+    ).to.deep.equal([]);
+    expect(
+      documented.filter((name) => !schema.includes(name)),
+      'documented but not read',
+    ).to.deep.equal([]);
   });
 
   it("states each variable's default as the schema has it, for the API and for the worker", () => {
@@ -68,7 +77,8 @@ describe('docs/configuration.md, checked against the configuration schema', () =
       const specs = configVariables(role);
       for (const { name, defaultCell } of processRows) {
         const spec = specs[name] as { default?: unknown } | undefined;
-        if (spec && !documentsDefault(defaultCell, spec, !('default' in spec))) wrong.push(`${name} (${role}): "${defaultCell}" does not state ${JSON.stringify(spec.default ?? 'required')}`);
+        if (spec && !documentsDefault(defaultCell, spec, !('default' in spec)))
+          wrong.push(`${name} (${role}): "${defaultCell}" does not state ${JSON.stringify(spec.default ?? 'required')}`);
       }
     }
     expect(wrong).to.deep.equal([]);
@@ -78,7 +88,12 @@ describe('docs/configuration.md, checked against the configuration schema', () =
     const schema = new Set(Object.keys(configVariables('api')));
     const tools = [...toolVariables()].filter((name) => !schema.has(name)).sort();
     expect(tools.length).to.be.greaterThan(1);
-    expect(rows.filter((row) => row.section === TOOLS_SECTION).map((row) => row.name).sort()).to.deep.equal(tools);
+    expect(
+      rows
+        .filter((row) => row.section === TOOLS_SECTION)
+        .map((row) => row.name)
+        .sort(),
+    ).to.deep.equal(tools);
   });
 
   it('the default check accepts the stated value and refuses another', () => {

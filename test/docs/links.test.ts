@@ -10,7 +10,12 @@ const README_MAX_BYTES = 16_000;
 /** README.md, docs/*.md, and every Markdown file they link to inside the repository (to any depth). */
 function pagesToCheck(): string[] {
   const docs = path.join(ROOT, 'docs');
-  const pages = new Set([path.join(ROOT, 'README.md'), ...readdirSync(docs).filter((f) => f.endsWith('.md')).map((f) => path.join(docs, f))]);
+  const pages = new Set([
+    path.join(ROOT, 'README.md'),
+    ...readdirSync(docs)
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => path.join(docs, f)),
+  ]);
   for (const page of pages) {
     for (const { target } of linkTargets(readMarkdown(page))) {
       if (isExternal(target)) continue;

@@ -17,7 +17,12 @@ const RUNNABLE = 'sh runnable';
  * Runs a script with bash, asynchronously: the connector under test lives in this process, so a synchronous
  * spawn would stop it from answering.
  */
-function runBash(script: string, cwd: string, env: Record<string, string>, timeoutMs: number): Promise<{ status: number | null; stdout: string; stderr: string }> {
+function runBash(
+  script: string,
+  cwd: string,
+  env: Record<string, string>,
+  timeoutMs: number,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn('bash', ['-e', '-o', 'pipefail', '-c', script], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -35,7 +40,13 @@ function runBash(script: string, cwd: string, env: Record<string, string>, timeo
 /** Every runnable block of README.md and docs/*.md, with where it is. */
 function runnableBlocks(): Array<{ where: string; block: FencedBlock }> {
   const docs = path.join(ROOT, 'docs');
-  const pages = [path.join(ROOT, 'README.md'), ...readdirSync(docs).filter((f) => f.endsWith('.md')).sort().map((f) => path.join(docs, f))];
+  const pages = [
+    path.join(ROOT, 'README.md'),
+    ...readdirSync(docs)
+      .filter((f) => f.endsWith('.md'))
+      .sort()
+      .map((f) => path.join(docs, f)),
+  ];
   return pages.flatMap((page) =>
     readMarkdown(page)
       .blocks.filter((block) => block.info === RUNNABLE)
@@ -52,7 +63,11 @@ describe('runnable shell blocks of the docs', function () {
   before(async () => {
     // The connector the docs describe once the worked example of building-operations.md is added.
     example = loadWorkedExample();
-    connector = await startConnector('memory', { PLACEHOLDER_JOB_MS: '10' }, { operations: withOperations(OPERATIONS, [example.operation]) });
+    connector = await startConnector(
+      'memory',
+      { PLACEHOLDER_JOB_MS: '10' },
+      { operations: withOperations(OPERATIONS, [example.operation]) },
+    );
   });
   after(async () => {
     await connector?.close();
@@ -79,7 +94,12 @@ describe('runnable shell blocks of the docs', function () {
   }
 
   it('a failing block fails: the runner sees a non-zero status', async () => {
-    const run = await runBash('curl -sf "$BASE/v1/nowhere" | cat; echo unreachable', os.tmpdir(), { PATH: process.env.PATH ?? '', BASE: connector.baseUrl }, 10_000);
+    const run = await runBash(
+      'curl -sf "$BASE/v1/nowhere" | cat; echo unreachable',
+      os.tmpdir(),
+      { PATH: process.env.PATH ?? '', BASE: connector.baseUrl },
+      10_000,
+    );
     expect(run.status).to.not.equal(0);
     expect(run.stdout).to.not.contain('unreachable');
   });

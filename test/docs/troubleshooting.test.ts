@@ -9,8 +9,14 @@ import { producedBy, sourceMessagePatterns } from './support/source-messages';
 const SOURCE_DIRS = ['api', 'shared', 'worker', 'scripts', 'doctor'];
 
 function sourceFiles(): string[] {
-  const out = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', ...SOURCE_DIRS], { cwd: ROOT, encoding: 'utf8' });
-  return out.split('\n').filter((f) => f.endsWith('.ts')).map((f) => path.join(ROOT, f));
+  const out = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', ...SOURCE_DIRS], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  return out
+    .split('\n')
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => path.join(ROOT, f));
 }
 
 /** The first code span of every blockquote line: how the page quotes a message. */
@@ -47,6 +53,11 @@ describe('docs/troubleshooting.md', () => {
     expect(producedBy(patterns, 'Too many requests.')).to.equal(false);
     expect(producedBy(patterns, 'Retry after 42 minutes.')).to.equal(false);
     // A value next to a short fixed word is not evidence of a message.
-    expect(producedBy(sourceMessagePatterns(['/short.ts'], () => 'const e = `${name}worker`;'), 'is required by the worker')).to.equal(false);
+    expect(
+      producedBy(
+        sourceMessagePatterns(['/short.ts'], () => 'const e = `${name}worker`;'),
+        'is required by the worker',
+      ),
+    ).to.equal(false);
   });
 });

@@ -26,7 +26,7 @@ describe('the worked example of docs/building-operations.md (a new paid operatio
   });
   after(() => example?.cleanup());
 
-  it('type-checks against the repository as printed, with the repository\'s compiler options', function () {
+  it("type-checks against the repository as printed, with the repository's compiler options", function () {
     this.timeout(60_000);
     const { config } = ts.readConfigFile(path.join(ROOT, 'tsconfig.json'), ts.sys.readFile);
     const { options } = ts.parseJsonConfigFileContent(config, ts.sys, ROOT);
@@ -37,12 +37,16 @@ describe('the worked example of docs/building-operations.md (a new paid operatio
     host.readFile = (name) => printed.get(name) ?? readFile(name);
     host.fileExists = (name) => printed.has(name) || fileExists(name);
     const program = ts.createProgram([...printed.keys()], { ...options, noEmit: true }, host);
-    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+    const diagnostics = ts
+      .getPreEmitDiagnostics(program)
+      .map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
     expect(diagnostics).to.deep.equal([]);
   });
 
   it('fits the GPT Actions rules of connector-doctor, and its MCP tool has portable schemas', () => {
-    const document = JSON.parse(JSON.stringify(buildOpenApiDocument(publishedOperations(withOperations(OPERATIONS, [operation])), 'https://connector.example.com')));
+    const document = JSON.parse(
+      JSON.stringify(buildOpenApiDocument(publishedOperations(withOperations(OPERATIONS, [operation])), 'https://connector.example.com')),
+    );
     expect(document.paths[operation.path].post.operationId).to.equal('summariseDocument');
     const failed = gptActionsRules(document).filter((result) => result.status !== 'PASS');
     expect(failed).to.deep.equal([]);
@@ -58,10 +62,13 @@ describe('the worked example of docs/building-operations.md (a new paid operatio
       after(async () => c?.close());
 
       const poll = (token: string, id: string) =>
-        waitFor(async () => {
-          const res = await c.call('GET', `/v1/jobs/${id}`, { token });
-          return res.body.status === 'succeeded' || res.body.status === 'failed' ? res.body : undefined;
-        }, { what: `job ${id}` });
+        waitFor(
+          async () => {
+            const res = await c.call('GET', `/v1/jobs/${id}`, { token });
+            return res.body.status === 'succeeded' || res.body.status === 'failed' ? res.body : undefined;
+          },
+          { what: `job ${id}` },
+        );
 
       it('is published in /openapi.json and /llms.txt, with its description verbatim', async () => {
         const document = (await (await fetch(`${c.baseUrl}/openapi.json`)).json()) as Record<string, any>;
@@ -89,11 +96,21 @@ describe('the worked example of docs/building-operations.md (a new paid operatio
       it('the same key with another text is a 422, no key a 400, a text without words a failed job with the JobError message', async () => {
         const token = await c.link(newSubject());
         const key = newKey();
-        expect((await c.call('POST', '/v1/summaries', { token, body: { input: { text: TEXT } }, headers: { 'idempotency-key': key } })).status).to.equal(202);
-        expect((await c.call('POST', '/v1/summaries', { token, body: { input: { text: 'Other.' } }, headers: { 'idempotency-key': key } })).status).to.equal(422);
+        expect(
+          (await c.call('POST', '/v1/summaries', { token, body: { input: { text: TEXT } }, headers: { 'idempotency-key': key } })).status,
+        ).to.equal(202);
+        expect(
+          (await c.call('POST', '/v1/summaries', { token, body: { input: { text: 'Other.' } }, headers: { 'idempotency-key': key } }))
+            .status,
+        ).to.equal(422);
         expect((await c.call('POST', '/v1/summaries', { token, body: { input: { text: TEXT } } })).status).to.equal(400);
-        expect((await c.call('POST', '/v1/summaries', { token, body: { input: { text: '   ' }, idempotency_key: newKey() } })).status).to.equal(400);
-        const noWords = await c.call('POST', '/v1/summaries', { token, body: { input: { text: '12 + 30 = 42.' }, idempotency_key: newKey() } });
+        expect(
+          (await c.call('POST', '/v1/summaries', { token, body: { input: { text: '   ' }, idempotency_key: newKey() } })).status,
+        ).to.equal(400);
+        const noWords = await c.call('POST', '/v1/summaries', {
+          token,
+          body: { input: { text: '12 + 30 = 42.' }, idempotency_key: newKey() },
+        });
         expect(noWords.status).to.equal(202);
         const failed = await poll(token, noWords.body.id);
         expect(failed).to.include({ status: 'failed', attempts: 1 });

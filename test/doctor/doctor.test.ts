@@ -52,8 +52,22 @@ for (const backend of BACKENDS) {
       const run = await runDoctorCli([url], SECRET_ENV);
       expect(failures(run), run.stdout).to.deep.equal([]);
       expect(run.code).to.equal(0);
-      const expected = ['link.mint', 'link.me', 'mcp.unauthorized', 'mcp.initialize-2025-11-25', 'mcp.request-2026-07-28', 'mcp.tools-match', 'mcp.tool-names',
-        'oauth.protected-resource', 'oauth.authorization-server', 'oauth.metadata-agree', 'oauth.pkce-s256', 'oauth.authorize-requires-pkce', 'link.revoke', 'link.refused'];
+      const expected = [
+        'link.mint',
+        'link.me',
+        'mcp.unauthorized',
+        'mcp.initialize-2025-11-25',
+        'mcp.request-2026-07-28',
+        'mcp.tools-match',
+        'mcp.tool-names',
+        'oauth.protected-resource',
+        'oauth.authorization-server',
+        'oauth.metadata-agree',
+        'oauth.pkce-s256',
+        'oauth.authorize-requires-pkce',
+        'link.revoke',
+        'link.refused',
+      ];
       for (const id of expected) expect(run.rule(id).status, `${id}: ${run.rule(id).message}`).to.equal('PASS');
       const subject = /doctor-[0-9a-f]{12}@example\.invalid/.exec(run.rule('link.mint').message)![0];
       // The throwaway subject never started a job: a fresh connection for it shows nothing charged.
@@ -84,8 +98,18 @@ for (const backend of BACKENDS) {
       const run = await runDoctorCli([standIn.url], SECRET_ENV);
       expect(failures(run), run.stdout).to.deep.equal([]);
       expect(run.code).to.equal(0);
-      for (const id of ['mcp.unauthorized', 'mcp.initialize-2025-11-25', 'mcp.request-2026-07-28', 'mcp.tools-match', 'mcp.tool-names',
-        'oauth.protected-resource', 'oauth.authorization-server', 'oauth.metadata-agree', 'oauth.pkce-s256', 'oauth.authorize-requires-pkce']) {
+      for (const id of [
+        'mcp.unauthorized',
+        'mcp.initialize-2025-11-25',
+        'mcp.request-2026-07-28',
+        'mcp.tools-match',
+        'mcp.tool-names',
+        'oauth.protected-resource',
+        'oauth.authorization-server',
+        'oauth.metadata-agree',
+        'oauth.pkce-s256',
+        'oauth.authorize-requires-pkce',
+      ]) {
         expect(run.rule(id).status, `${id}: ${run.rule(id).message}`).to.equal('PASS');
       }
     });
@@ -135,7 +159,12 @@ describe('connector-doctor against a connector whose PUBLIC_URL has a path', fun
 describe('connector-doctor against deliberately broken stand-ins', function () {
   this.timeout(60_000);
 
-  async function expectFailure(breakage: Breakage, rule: string, pattern: RegExp, options: { args?: (url: string) => string[] } = {}): Promise<DoctorRun> {
+  async function expectFailure(
+    breakage: Breakage,
+    rule: string,
+    pattern: RegExp,
+    options: { args?: (url: string) => string[] } = {},
+  ): Promise<DoctorRun> {
     return withStandIn(breakage, async (standIn) => {
       const run = await runDoctorCli(options.args?.(standIn.url) ?? [standIn.url], SECRET_ENV);
       expect(run.rule(rule).status, run.stdout).to.equal('FAIL');
@@ -146,11 +175,27 @@ describe('connector-doctor against deliberately broken stand-ins', function () {
   }
 
   it('an operation description over 300 characters fails actions.description-length, naming the operation', async () => {
-    await expectFailure({ document: (d) => { d.paths['/v1/me'].get.description = 'x'.repeat(301); } }, 'actions.description-length', /GET \/v1\/me: description is 301 characters \(max 300\)/);
+    await expectFailure(
+      {
+        document: (d) => {
+          d.paths['/v1/me'].get.description = 'x'.repeat(301);
+        },
+      },
+      'actions.description-length',
+      /GET \/v1\/me: description is 301 characters \(max 300\)/,
+    );
   });
 
   it('a servers URL other than the public URL fails openapi.servers', async () => {
-    await expectFailure({ document: (d) => { d.servers = [{ url: 'https://elsewhere.example.com' }]; } }, 'openapi.servers', /https:\/\/elsewhere\.example\.com; expected http:\/\/127\.0\.0\.1:\d+/);
+    await expectFailure(
+      {
+        document: (d) => {
+          d.servers = [{ url: 'https://elsewhere.example.com' }];
+        },
+      },
+      'openapi.servers',
+      /https:\/\/elsewhere\.example\.com; expected http:\/\/127\.0\.0\.1:\d+/,
+    );
   });
 
   it('an MCP endpoint missing a tool fails mcp.tools-match, naming the tool', async () => {
@@ -158,17 +203,29 @@ describe('connector-doctor against deliberately broken stand-ins', function () {
   });
 
   it('authorization-server metadata with a mismatched issuer fails oauth.metadata-agree', async () => {
-    await expectFailure({ issuer: 'https://other-issuer.example.com' }, 'oauth.metadata-agree', /issuer is https:\/\/other-issuer\.example\.com/);
+    await expectFailure(
+      { issuer: 'https://other-issuer.example.com' },
+      'oauth.metadata-agree',
+      /issuer is https:\/\/other-issuer\.example\.com/,
+    );
   });
 
   it('an authorize endpoint that goes ahead without PKCE fails oauth.authorize-requires-pkce', async () => {
-    await expectFailure({ authorizeWithoutPkce: true }, 'oauth.authorize-requires-pkce', /without code_challenge answered 302 and went ahead/);
+    await expectFailure(
+      { authorizeWithoutPkce: true },
+      'oauth.authorize-requires-pkce',
+      /without code_challenge answered 302 and went ahead/,
+    );
   });
 
   it('a plain http public URL (not localhost) fails openapi.servers-https and probe.tls', async () => {
     const publicUrl = 'http://connector.example.test';
     const run = await expectFailure(
-      { document: (d) => { d.servers = [{ url: publicUrl }]; } },
+      {
+        document: (d) => {
+          d.servers = [{ url: publicUrl }];
+        },
+      },
       'openapi.servers-https',
       /http:\/\/connector\.example\.test is not https/,
       { args: (url) => [url, '--public-url', publicUrl] },
@@ -185,8 +242,12 @@ describe('connector-doctor against deliberately broken stand-ins', function () {
     expect(run.code).to.equal(1);
   });
 
-  it('npx connector-doctor, run inside the package after a build, resolves the package\'s own bin', async function () {
-    const npx = spawnSync('npx', ['--offline', '--no-install', 'connector-doctor', '--help'], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+  it("npx connector-doctor, run inside the package after a build, resolves the package's own bin", async function () {
+    const npx = spawnSync('npx', ['--offline', '--no-install', 'connector-doctor', '--help'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     expect(npx.status, npx.stderr).to.equal(0);
     expect(npx.stdout).to.match(/^Usage: connector-doctor <URL>/);
   });

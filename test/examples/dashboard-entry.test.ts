@@ -42,13 +42,16 @@ describe('examples/dashboard: the entry point and what the example may import', 
     rmSync(tmp, { recursive: true, force: true });
   });
 
-  it('reads LINK_SECRET and WEBHOOK_SECRET from ./.env, listens on DASHBOARD_PORT and serves the signed-in person\'s page', async () => {
+  it("reads LINK_SECRET and WEBHOOK_SECRET from ./.env, listens on DASHBOARD_PORT and serves the signed-in person's page", async () => {
     const port = await freePort();
     const person = newSubject();
     writeFileSync(path.join(tmp, '.env'), `LINK_SECRET=${connector.config.linkSecret}\nWEBHOOK_SECRET=${newWebhookSecret()}\n`);
     const run = runEntry(tmp, { CONNECTOR_URL: connector.baseUrl, DASHBOARD_PORT: String(port), DASHBOARD_PERSON: person });
     child = run.child;
-    await waitFor(() => run.output().includes(`Example dashboard on http://127.0.0.1:${port}`), { what: 'the dashboard to start', timeoutMs: 20_000 });
+    await waitFor(() => run.output().includes(`Example dashboard on http://127.0.0.1:${port}`), {
+      what: 'the dashboard to start',
+      timeoutMs: 20_000,
+    });
     expect(run.output()).to.include('webhooks on');
     const home = await fetch(`http://127.0.0.1:${port}/`);
     expect(home.status).to.equal(200);
@@ -64,8 +67,14 @@ describe('examples/dashboard: the entry point and what the example may import', 
   });
 
   it('imports only packages and its own files, so it can be copied out of the repository as it is', () => {
-    const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', 'examples'], { cwd: ROOT, encoding: 'utf8' });
-    const files = listed.split('\n').filter((f) => f.endsWith('.ts')).map((f) => path.join(ROOT, f));
+    const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', 'examples'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+    const files = listed
+      .split('\n')
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => path.join(ROOT, f));
     expect(files.length, 'example files scanned').to.be.greaterThan(4);
     expect(findForbiddenImports(ROOT, files, [path.join(ROOT, 'examples')])).to.deep.equal([]);
   });

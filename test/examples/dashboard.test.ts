@@ -42,7 +42,13 @@ describe('examples/dashboard against a connector, driven by headless Chromium', 
       WEBHOOK_ALLOW_PRIVATE: 'true',
       WEBHOOK_RETRY_BASE_MS: '10',
     });
-    dashboard = await startDashboard({ connectorUrl: connector.baseUrl, linkSecret: connector.config.linkSecret, webhookSecret, person, port });
+    dashboard = await startDashboard({
+      connectorUrl: connector.baseUrl,
+      linkSecret: connector.config.linkSecret,
+      webhookSecret,
+      person,
+      port,
+    });
     app = await startRedirectTarget();
     browser = await launchChromium();
     context = await browser.newContext();
@@ -81,7 +87,9 @@ describe('examples/dashboard against a connector, driven by headless Chromium', 
     expect(await page.locator('h1').textContent()).to.equal(`Connect ${HOSTILE_NAME}`);
     expect(await page.locator('img').count()).to.equal(0);
     expect(await page.title()).to.equal(`Connect ${HOSTILE_NAME}`);
-    expect(await page.locator('body').textContent()).to.include(`send you back to ${new URL(app.url).origin}`).and.include(person);
+    expect(await page.locator('body').textContent())
+      .to.include(`send you back to ${new URL(app.url).origin}`)
+      .and.include(person);
     const shot = path.join(tmp, 'consent.png');
     await page.screenshot({ path: shot, fullPage: true });
     expect(existsSync(shot), 'screenshot written').to.equal(true);
@@ -125,7 +133,10 @@ describe('examples/dashboard against a connector, driven by headless Chromium', 
 
   it('Create a token shows, once and uncached, a token of the signed-in person that the connector accepts', async () => {
     await page.goto(`${dashboard.url}/`);
-    const [shown] = await Promise.all([page.waitForResponse(`${dashboard.url}/link`), page.getByRole('button', { name: 'Create a token' }).click()]);
+    const [shown] = await Promise.all([
+      page.waitForResponse(`${dashboard.url}/link`),
+      page.getByRole('button', { name: 'Create a token' }).click(),
+    ]);
     expect(shown.status()).to.equal(200);
     expect(shown.headers()['cache-control']).to.equal('no-store');
     const token = (await page.locator('code').textContent())!.trim();
@@ -149,21 +160,33 @@ describe('examples/dashboard against a connector, driven by headless Chromium', 
   it('a consent form without the session, with a wrong token or from another origin is refused and the request stays pending', async () => {
     const clientId = await registerApp('Forged App');
     const { params } = authorizeParams(connector, clientId, { redirect_uri: app.url });
-    const consent = (await fetch(`${connector.baseUrl}/oauth/authorize?${new URLSearchParams(params)}`, { redirect: 'manual' })).headers.get('location')!;
+    const consent = (
+      await fetch(`${connector.baseUrl}/oauth/authorize?${new URLSearchParams(params)}`, { redirect: 'manual' })
+    ).headers.get('location')!;
     const view = await fetch(consent);
     const cookie = view.headers.get('set-cookie')!.split(';')[0];
     const html = await view.text();
     const request = /name="request" value="([^"]+)"/.exec(html)![1];
     const csrf = /name="csrf" value="([^"]+)"/.exec(html)![1];
     const post = (headers: Record<string, string>, form: Record<string, string>) =>
-      fetch(`${dashboard.url}/connect`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(form) });
+      fetch(`${dashboard.url}/connect`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        body: new URLSearchParams(form),
+      });
     const approve = { request, decision: 'approve' };
 
     expect((await post({}, { ...approve, csrf })).status, 'no session cookie').to.equal(403);
-    expect((await post({ cookie }, { ...approve, csrf: csrf.replace(/^./, (c) => (c === 'A' ? 'B' : 'A')) })).status, 'wrong token').to.equal(403);
+    expect(
+      (await post({ cookie }, { ...approve, csrf: csrf.replace(/^./, (c) => (c === 'A' ? 'B' : 'A')) })).status,
+      'wrong token',
+    ).to.equal(403);
     expect((await post({ cookie }, approve)).status, 'no token').to.equal(403);
     expect((await post({ cookie, origin: app.origin }, { ...approve, csrf })).status, 'another origin').to.equal(403);
-    const pending = await connector.call('GET', `/v1/link/authorizations/${request}`, { headers: { 'x-link-secret': connector.config.linkSecret } });
+    const pending = await connector.call('GET', `/v1/link/authorizations/${request}`, {
+      headers: { 'x-link-secret': connector.config.linkSecret },
+    });
     expect(pending.status, 'still pending').to.equal(200);
 
     // The same form with all three in order is accepted: the refusals above were for the missing piece.
@@ -173,31 +196,56 @@ describe('examples/dashboard against a connector, driven by headless Chromium', 
   });
 
   it("a Revoke form naming another person's connection revokes nothing", async () => {
-    const other = await connector.call('POST', '/v1/link', { body: { subject: newSubject() }, headers: { 'x-link-secret': connector.config.linkSecret } });
+    const other = await connector.call('POST', '/v1/link', {
+      body: { subject: newSubject() },
+      headers: { 'x-link-secret': connector.config.linkSecret },
+    });
     expect(other.status, other.text).to.equal(201);
     const home = await fetch(`${dashboard.url}/`);
     const cookie = home.headers.get('set-cookie')!.split(';')[0];
     const csrf = /name="csrf" value="([^"]+)"/.exec(await home.text())![1];
     const revoke = (connectionId: string) =>
-      fetch(`${dashboard.url}/revoke`, { method: 'POST', redirect: 'manual', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf, connection_id: connectionId }) });
+      fetch(`${dashboard.url}/revoke`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ csrf, connection_id: connectionId }),
+      });
 
     expect((await revoke(other.body.connection_id)).status).to.equal(303);
-    expect((await connector.call('GET', '/v1/me', { headers: { authorization: `Bearer ${other.body.token}` } })).status, "the other person's token").to.equal(200);
+    expect(
+      (await connector.call('GET', '/v1/me', { headers: { authorization: `Bearer ${other.body.token}` } })).status,
+      "the other person's token",
+    ).to.equal(200);
 
     // The same form with one of the person's own connections does revoke: the refusal above was for the owner.
-    const own = await connector.call('POST', '/v1/link', { body: { subject: person }, headers: { 'x-link-secret': connector.config.linkSecret } });
+    const own = await connector.call('POST', '/v1/link', {
+      body: { subject: person },
+      headers: { 'x-link-secret': connector.config.linkSecret },
+    });
     expect((await revoke(own.body.connection_id)).status).to.equal(303);
-    expect((await connector.call('GET', '/v1/me', { headers: { authorization: `Bearer ${own.body.token}` } })).status, "the person's own token").to.equal(401);
+    expect(
+      (await connector.call('GET', '/v1/me', { headers: { authorization: `Bearer ${own.body.token}` } })).status,
+      "the person's own token",
+    ).to.equal(401);
   });
 
   it('webhooks: each event the connector delivers twice (its first answer lost) is verified and recorded once', async () => {
     const subject = newSubject();
-    const linked = await connector.call('POST', '/v1/link', { body: { subject }, headers: { 'x-link-secret': connector.config.linkSecret } });
+    const linked = await connector.call('POST', '/v1/link', {
+      body: { subject },
+      headers: { 'x-link-secret': connector.config.linkSecret },
+    });
     expect(linked.status, linked.text).to.equal(201);
     const ofLink = (event: any) => event.type === 'connection.created' && event.data.connection_id === linked.body.connection_id;
-    const attempts = await waitFor(() => (relay.attemptsOf(ofLink).length >= 2 ? relay.attemptsOf(ofLink) : undefined), { what: 'the event delivered twice' });
+    const attempts = await waitFor(() => (relay.attemptsOf(ofLink).length >= 2 ? relay.attemptsOf(ofLink) : undefined), {
+      what: 'the event delivered twice',
+    });
     expect(new Set(attempts.map((a) => a.id)).size, 'one event id').to.equal(1);
-    expect(attempts.map((a) => a.targetStatus), 'the dashboard accepted both').to.deep.equal([204, 204]);
+    expect(
+      attempts.map((a) => a.targetStatus),
+      'the dashboard accepted both',
+    ).to.deep.equal([204, 204]);
     const recorded = dashboard.inbox!.events.filter((event) => event.id === attempts[0].id);
     expect(recorded).to.have.length(1);
     expect(recorded[0]).to.deep.include({ type: 'connection.created' });
@@ -205,12 +253,21 @@ describe('examples/dashboard against a connector, driven by headless Chromium', 
   });
 
   it('webhooks: a request not signed with the secret gets 400 and is not recorded', async () => {
-    const body = JSON.stringify({ type: 'connection.revoked', timestamp: new Date().toISOString(), data: { connection_id: 'conn_forged', subject: person } });
+    const body = JSON.stringify({
+      type: 'connection.revoked',
+      timestamp: new Date().toISOString(),
+      data: { connection_id: 'conn_forged', subject: person },
+    });
     const now = new Date();
     const forged = new Webhook(newWebhookSecret()).sign('evt_forged', now, body);
     const res = await fetch(`${dashboard.url}/webhooks`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'webhook-id': 'evt_forged', 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': forged },
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': 'evt_forged',
+        'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+        'webhook-signature': forged,
+      },
       body,
     });
     expect(res.status).to.equal(400);

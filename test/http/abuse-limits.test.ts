@@ -103,9 +103,14 @@ for (const backend of BACKENDS) {
     it(`${FAILURE_BUDGET + 5} junk bearer tokens from one address answer ${FAILURE_BUDGET} × 401 then 429; another person's valid token from that address answers 200`, async () => {
       const shared = newAddress();
       const token = await tokenFor(newAddress());
-      const forged = jwt.sign({ sub: 'someone' }, 'not-the-key', { algorithm: 'HS256', issuer: BASE_ENV.PUBLIC_URL, audience: BASE_ENV.PUBLIC_URL });
+      const forged = jwt.sign({ sub: 'someone' }, 'not-the-key', {
+        algorithm: 'HS256',
+        issuer: BASE_ENV.PUBLIC_URL,
+        audience: BASE_ENV.PUBLIC_URL,
+      });
       const statuses: number[] = [];
-      for (let i = 0; i < FAILURE_BUDGET + 5; i++) statuses.push((await c.call('GET', '/v1/me', from(shared, { token: i % 2 ? forged : `garbage.${i}.token` }))).status);
+      for (let i = 0; i < FAILURE_BUDGET + 5; i++)
+        statuses.push((await c.call('GET', '/v1/me', from(shared, { token: i % 2 ? forged : `garbage.${i}.token` }))).status);
       expect(statuses).to.deep.equal([...Array(FAILURE_BUDGET).fill(401), ...Array(5).fill(429)]);
       const valid = await c.call('GET', '/v1/me', from(shared, { token }));
       expect(valid.status, 'a valid token from the junk-sending address').to.equal(200);
@@ -119,7 +124,12 @@ for (const backend of BACKENDS) {
       const mcp = (bearer: string, address: string) =>
         fetch(`${c.baseUrl}/mcp`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${bearer}`, 'x-forwarded-for': address },
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            authorization: `Bearer ${bearer}`,
+            'x-forwarded-for': address,
+          },
           body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
         });
       const statuses: number[] = [];
@@ -137,10 +147,21 @@ for (const backend of BACKENDS) {
       const subject = newSubject();
       const linked = await link(address, BASE_ENV.LINK_SECRET, subject);
       const revoked = (await link(newAddress(), BASE_ENV.LINK_SECRET, subject)).body.token as string;
-      await c.call('POST', '/v1/link/revoke', from(newAddress(), { body: { connection_id: jwt.decode(revoked, { json: true })!.jti }, headers: { 'x-link-secret': BASE_ENV.LINK_SECRET } }));
+      await c.call(
+        'POST',
+        '/v1/link/revoke',
+        from(newAddress(), {
+          body: { connection_id: jwt.decode(revoked, { json: true })!.jti },
+          headers: { 'x-link-secret': BASE_ENV.LINK_SECRET },
+        }),
+      );
       const issued = jwt.decode(linked.body.token, { json: true })!;
       const expired = jwt.sign({ iat: issued.iat! - 7200, exp: issued.iat! - 3600 }, deriveKeys(BASE_ENV.CONNECTOR_SECRET).tokenKey, {
-        algorithm: 'HS256', issuer: BASE_ENV.PUBLIC_URL, audience: BASE_ENV.PUBLIC_URL, subject, jwtid: issued.jti,
+        algorithm: 'HS256',
+        issuer: BASE_ENV.PUBLIC_URL,
+        audience: BASE_ENV.PUBLIC_URL,
+        subject,
+        jwtid: issued.jti,
       });
       for (let i = 0; i < FAILURE_BUDGET + 5; i++) {
         expect((await c.call('GET', '/v1/me', from(address))).status).to.equal(401);
@@ -162,7 +183,10 @@ for (const backend of BACKENDS) {
 
     it('X-Forwarded-For is ignored: changing it does not escape the budget of the socket address', async () => {
       const send = (secret: string) =>
-        c.call('POST', '/v1/link', { body: { subject: newSubject() }, headers: { 'x-link-secret': secret, 'x-forwarded-for': newAddress() } });
+        c.call('POST', '/v1/link', {
+          body: { subject: newSubject() },
+          headers: { 'x-link-secret': secret, 'x-forwarded-for': newAddress() },
+        });
       for (let i = 0; i < 5; i++) expect((await send('wrong')).status).to.equal(401);
       expect((await send('wrong')).status).to.equal(429);
       expect((await send(BASE_ENV.LINK_SECRET)).status, 'the right secret is still admitted').to.equal(201);

@@ -38,7 +38,10 @@ describe('the admission step runs its checks in the documented order and counts 
   const calls: StoreCalls = { lookups: 0, failureHits: 0, addressHits: 0 };
 
   before(async () => {
-    const config = loadConfig({ ...BASE_ENV, AUTH_FAILURES_PER_MINUTE: String(BUDGET), RATE_LIMIT_PER_MINUTE: String(PER_MINUTE), TRUST_PROXY: '1' }, 'dev');
+    const config = loadConfig(
+      { ...BASE_ENV, AUTH_FAILURES_PER_MINUTE: String(BUDGET), RATE_LIMIT_PER_MINUTE: String(PER_MINUTE), TRUST_PROXY: '1' },
+      'dev',
+    );
     const metrics = new Metrics({ defaultMetrics: false });
     const logger = createLogger('silent', 'order-test', new LogCapture());
     backend = createBackend(config, new Map(), metrics, logger);
@@ -68,7 +71,11 @@ describe('the admission step runs its checks in the documented order and counts 
   async function callsOf(request: () => Promise<unknown>): Promise<StoreCalls> {
     const before = { ...calls };
     await request();
-    return { lookups: calls.lookups - before.lookups, failureHits: calls.failureHits - before.failureHits, addressHits: calls.addressHits - before.addressHits };
+    return {
+      lookups: calls.lookups - before.lookups,
+      failureHits: calls.failureHits - before.failureHits,
+      addressHits: calls.addressHits - before.addressHits,
+    };
   }
 
   const link = (address: string, secret: string) =>
@@ -91,7 +98,11 @@ describe('the admission step runs its checks in the documented order and counts 
     const token = (await link(newAddress(), BASE_ENV.LINK_SECRET)).body.token as string;
     for (let i = 0; i < BUDGET; i++) expect((await me(address, `junk.${i}.token`)).status).to.equal(401);
     let status = 0;
-    expect(await callsOf(async () => (status = (await me(address, token)).status))).to.deep.equal({ lookups: 1, failureHits: 0, addressHits: 0 });
+    expect(await callsOf(async () => (status = (await me(address, token)).status))).to.deep.equal({
+      lookups: 1,
+      failureHits: 0,
+      addressHits: 0,
+    });
     expect(status).to.equal(200);
   });
 
@@ -99,7 +110,11 @@ describe('the admission step runs its checks in the documented order and counts 
     const address = newAddress();
     for (let i = 0; i <= BUDGET; i++) await me(address, `junk.${i}.token`);
     const expired = jwt.sign({ iat: 1_700_000_000, exp: 1_700_003_600 }, deriveKeys(BASE_ENV.CONNECTOR_SECRET).tokenKey, {
-      algorithm: 'HS256', issuer: BASE_ENV.PUBLIC_URL, audience: BASE_ENV.PUBLIC_URL, subject: 'someone@example.com', jwtid: 'conn_expired',
+      algorithm: 'HS256',
+      issuer: BASE_ENV.PUBLIC_URL,
+      audience: BASE_ENV.PUBLIC_URL,
+      subject: 'someone@example.com',
+      jwtid: 'conn_expired',
     });
     const statuses: number[] = [];
     const spent = await callsOf(async () => {
@@ -112,7 +127,10 @@ describe('the admission step runs its checks in the documented order and counts 
   it('a revoked token is looked up and answers 401 without spending the budget', async () => {
     const address = newAddress();
     const linked = await link(newAddress(), BASE_ENV.LINK_SECRET);
-    const revoked = await call('POST', '/v1/link/revoke', { body: { connection_id: linked.body.connection_id }, headers: { 'x-link-secret': BASE_ENV.LINK_SECRET, 'x-forwarded-for': newAddress() } });
+    const revoked = await call('POST', '/v1/link/revoke', {
+      body: { connection_id: linked.body.connection_id },
+      headers: { 'x-link-secret': BASE_ENV.LINK_SECRET, 'x-forwarded-for': newAddress() },
+    });
     expect(revoked.status).to.equal(200);
     const statuses: number[] = [];
     const spent = await callsOf(async () => {

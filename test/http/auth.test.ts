@@ -23,7 +23,12 @@ for (const backend of BACKENDS) {
       expect(res.body.connection_id).to.match(/^conn_/);
       const claims = jwt.decode(res.body.token, { complete: true }) as jwt.Jwt;
       expect(claims.header.alg).to.equal('HS256');
-      expect(claims.payload).to.include({ iss: BASE_ENV.PUBLIC_URL, aud: BASE_ENV.PUBLIC_URL, sub: 'alice@example.com', jti: res.body.connection_id });
+      expect(claims.payload).to.include({
+        iss: BASE_ENV.PUBLIC_URL,
+        aud: BASE_ENV.PUBLIC_URL,
+        sub: 'alice@example.com',
+        jti: res.body.connection_id,
+      });
       expect(new Date(res.body.expires_at).getTime() / 1000).to.equal((claims.payload as jwt.JwtPayload).exp);
     });
 
@@ -40,7 +45,12 @@ for (const backend of BACKENDS) {
       expect(a.connection_id).to.not.equal(b.connection_id);
       const me = await c.call('GET', '/v1/me', { token: b.token });
       expect(me.status).to.equal(200);
-      expect(me.body).to.deep.include({ subject, connection_id: b.connection_id, revoke_url: BASE_ENV.DASHBOARD_URL, expires_at: b.expires_at });
+      expect(me.body).to.deep.include({
+        subject,
+        connection_id: b.connection_id,
+        revoke_url: BASE_ENV.DASHBOARD_URL,
+        expires_at: b.expires_at,
+      });
       expect(me.body.usage).to.deep.equal({ jobs_charged: 0, credits_spent: 0 });
     });
 
@@ -71,14 +81,20 @@ for (const backend of BACKENDS) {
       const subject = newSubject();
       const a = (await link({ subject })).body;
       const b = (await link({ subject })).body;
-      const res = await c.call('POST', '/v1/link/revoke', { body: { connection_id: a.connection_id }, headers: { 'x-link-secret': BASE_ENV.LINK_SECRET } });
+      const res = await c.call('POST', '/v1/link/revoke', {
+        body: { connection_id: a.connection_id },
+        headers: { 'x-link-secret': BASE_ENV.LINK_SECRET },
+      });
       expect(res.status).to.equal(200);
       expect(res.body).to.deep.equal({ revoked: 1 });
       const refused = await c.call('GET', '/v1/me', { token: a.token });
       expect(refused.status).to.equal(401);
       expect(refused.headers.get('www-authenticate')).to.match(/^Bearer /);
       expect((await c.call('GET', '/v1/me', { token: b.token })).status).to.equal(200);
-      const again = await c.call('POST', '/v1/link/revoke', { body: { connection_id: a.connection_id }, headers: { 'x-link-secret': BASE_ENV.LINK_SECRET } });
+      const again = await c.call('POST', '/v1/link/revoke', {
+        body: { connection_id: a.connection_id },
+        headers: { 'x-link-secret': BASE_ENV.LINK_SECRET },
+      });
       expect(again.body).to.deep.equal({ revoked: 0 });
     });
 

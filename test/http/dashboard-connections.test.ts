@@ -22,7 +22,12 @@ async function connectApp(stand: WebhookStand, subject: string, clientName: stri
   const tokens = await tokenRequest(stand.baseUrl, codeForm(clientId, code, verifier));
   expect(tokens.status, JSON.stringify(tokens.body)).to.equal(200);
   expect(connectionId).to.match(/^conn_/);
-  return { clientId, connectionId: connectionId!, accessToken: tokens.body.access_token as string, refreshToken: tokens.body.refresh_token as string };
+  return {
+    clientId,
+    connectionId: connectionId!,
+    accessToken: tokens.body.access_token as string,
+    refreshToken: tokens.body.refresh_token as string,
+  };
 }
 
 for (const kind of BACKENDS) {
@@ -41,17 +46,22 @@ for (const kind of BACKENDS) {
       await stand?.close();
     });
 
-    const dashboard = (method: string, path: string, body?: unknown) => stand.call(method, path, { body, headers: { 'x-link-secret': stand.linkSecret } });
+    const dashboard = (method: string, path: string, body?: unknown) =>
+      stand.call(method, path, { body, headers: { 'x-link-secret': stand.linkSecret } });
     // encodeURIComponent, not URLSearchParams: a `+` in a query is refused rather than read as a space.
-    const queryOf = (query: Record<string, string>) => Object.entries(query).map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&');
+    const queryOf = (query: Record<string, string>) =>
+      Object.entries(query)
+        .map(([k, v]) => `${k}=${encodeURIComponent(v)}`)
+        .join('&');
     const list = async (query: Record<string, string>) => {
       const res = await dashboard('GET', `/v1/link/connections?${queryOf(query)}`);
       expect(res.status, res.text).to.equal(200);
       return res.body as { items: any[]; next_cursor: string | null };
     };
-    const shownOf = async (subject: string, connectionId: string) => (await list({ subject, include_revoked: 'true' })).items.find((c) => c.connection_id === connectionId);
+    const shownOf = async (subject: string, connectionId: string) =>
+      (await list({ subject, include_revoked: 'true' })).items.find((c) => c.connection_id === connectionId);
 
-    it('two OAuth apps and one /v1/link connection of a subject are listed newest first, with their kinds and client names; the approval names each app\'s connection', async () => {
+    it("two OAuth apps and one /v1/link connection of a subject are listed newest first, with their kinds and client names; the approval names each app's connection", async () => {
       const subject = newSubject();
       const linked = await linkOn(stand, subject);
       const first = await connectApp(stand, subject, 'Calendar Helper');
@@ -62,18 +72,35 @@ for (const kind of BACKENDS) {
       const byId = new Map(page.items.map((c) => [c.connection_id, c]));
       expect([...byId.keys()].sort()).to.deep.equal([linked.connection_id, first.connectionId, second.connectionId].sort());
       expect(byId.get(linked.connection_id)).to.deep.include({ subject, kind: 'link', client: null, revoked: false, last_used_at: null });
-      expect(byId.get(first.connectionId)).to.deep.include({ subject, kind: 'oauth', client: { client_id: first.clientId, client_name: 'Calendar Helper' }, revoked: false });
-      expect(byId.get(second.connectionId)).to.deep.include({ subject, kind: 'oauth', client: { client_id: second.clientId, client_name: 'Notes Assistant' }, revoked: false });
+      expect(byId.get(first.connectionId)).to.deep.include({
+        subject,
+        kind: 'oauth',
+        client: { client_id: first.clientId, client_name: 'Calendar Helper' },
+        revoked: false,
+      });
+      expect(byId.get(second.connectionId)).to.deep.include({
+        subject,
+        kind: 'oauth',
+        client: { client_id: second.clientId, client_name: 'Notes Assistant' },
+        revoked: false,
+      });
       for (const item of page.items) {
         expect(item.created_at).to.match(ISO);
         expect(Date.parse(item.expires_at)).to.be.greaterThan(Date.parse(item.created_at));
       }
       // Newest first: creation times never increase down the list (ties in one second are ordered by id).
       const keys = page.items.map((c) => [Date.parse(c.created_at), c.connection_id] as const);
-      for (let i = 1; i < keys.length; i++) expect(keys[i - 1][0] > keys[i][0] || (keys[i - 1][0] === keys[i][0] && keys[i - 1][1] > keys[i][1]), JSON.stringify(keys)).to.equal(true);
+      for (let i = 1; i < keys.length; i++)
+        expect(
+          keys[i - 1][0] > keys[i][0] || (keys[i - 1][0] === keys[i][0] && keys[i - 1][1] > keys[i][1]),
+          JSON.stringify(keys),
+        ).to.equal(true);
       // The connection the approval named is the one the app's token acts through.
       const me = await stand.call('GET', '/v1/me', { token: first.accessToken });
-      expect(me.body).to.deep.include({ connection_id: first.connectionId, client: { client_id: first.clientId, client_name: 'Calendar Helper' } });
+      expect(me.body).to.deep.include({
+        connection_id: first.connectionId,
+        client: { client_id: first.clientId, client_name: 'Calendar Helper' },
+      });
     });
 
     it('revoking one OAuth connection leaves the other two working, refuses its refresh token, and lists it only with include_revoked=true', async () => {
@@ -86,21 +113,35 @@ for (const kind of BACKENDS) {
       expect(revoked.body).to.deep.equal({ revoked: 1 });
 
       expect((await stand.call('GET', '/v1/me', { token: dropped.accessToken })).status).to.equal(401);
-      const refresh = await tokenRequest(stand.baseUrl, { grant_type: 'refresh_token', refresh_token: dropped.refreshToken, client_id: dropped.clientId });
+      const refresh = await tokenRequest(stand.baseUrl, {
+        grant_type: 'refresh_token',
+        refresh_token: dropped.refreshToken,
+        client_id: dropped.clientId,
+      });
       expect(refresh.status).to.equal(400);
       expect(refresh.body.error).to.equal('invalid_grant');
 
       expect((await stand.call('GET', '/v1/me', { token: linked.token })).status).to.equal(200);
       expect((await stand.call('GET', '/v1/me', { token: kept.accessToken })).status).to.equal(200);
-      const keptRefresh = await tokenRequest(stand.baseUrl, { grant_type: 'refresh_token', refresh_token: kept.refreshToken, client_id: kept.clientId });
+      const keptRefresh = await tokenRequest(stand.baseUrl, {
+        grant_type: 'refresh_token',
+        refresh_token: kept.refreshToken,
+        client_id: kept.clientId,
+      });
       expect(keptRefresh.status, JSON.stringify(keptRefresh.body)).to.equal(200);
       expect((await stand.call('GET', '/v1/me', { token: keptRefresh.body.access_token })).status).to.equal(200);
 
       const live = await list({ subject });
       expect(live.items.map((c) => c.connection_id).sort()).to.deep.equal([linked.connection_id, kept.connectionId].sort());
       const all = await list({ subject, include_revoked: 'true' });
-      expect(all.items.map((c) => c.connection_id).sort()).to.deep.equal([linked.connection_id, kept.connectionId, dropped.connectionId].sort());
-      expect(all.items.find((c) => c.connection_id === dropped.connectionId)).to.deep.include({ revoked: true, kind: 'oauth', client: { client_id: dropped.clientId, client_name: 'Dropped App' } });
+      expect(all.items.map((c) => c.connection_id).sort()).to.deep.equal(
+        [linked.connection_id, kept.connectionId, dropped.connectionId].sort(),
+      );
+      expect(all.items.find((c) => c.connection_id === dropped.connectionId)).to.deep.include({
+        revoked: true,
+        kind: 'oauth',
+        client: { client_id: dropped.clientId, client_name: 'Dropped App' },
+      });
       expect((await list({ subject, include_revoked: 'false' })).items).to.have.length(2);
     });
 
@@ -118,7 +159,11 @@ for (const kind of BACKENDS) {
       expect((await shownOf(subject, mcp.connection_id)).last_used_at, 'another connection of the subject is untouched').to.equal(null);
 
       const call = rawToolCall('get_me', {});
-      const answer = await fetch(`${stand.baseUrl}/mcp`, { method: 'POST', headers: { ...call.headers, authorization: `Bearer ${mcp.token}` }, body: JSON.stringify(call.body) });
+      const answer = await fetch(`${stand.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: { ...call.headers, authorization: `Bearer ${mcp.token}` },
+        body: JSON.stringify(call.body),
+      });
       expect(answer.status, await answer.clone().text()).to.equal(200);
       expect((await shownOf(subject, mcp.connection_id)).last_used_at).to.match(ISO);
     });
@@ -155,11 +200,17 @@ for (const kind of BACKENDS) {
         await observer.set(probe, '1');
         await waitFor(() => probeSeen, { what: 'MONITOR to report the probe' });
         await stop();
-        expect(writes.length, `writes of last_used_at in ${elapsedSeconds.toFixed(1)} s`).to.be.within(1, 1 + Math.floor(elapsedSeconds / 60));
+        expect(writes.length, `writes of last_used_at in ${elapsedSeconds.toFixed(1)} s`).to.be.within(
+          1,
+          1 + Math.floor(elapsedSeconds / 60),
+        );
       }
       const now = (await shownOf(subject, connection_id)).last_used_at;
       if (observer) expect(Date.parse(now)).to.be.at.least(started - 1000);
-      else expect(now, 'within the minute the first call recorded, later calls record nothing').to.satisfy((value: string) => value === first || Date.parse(value) - Date.parse(first) >= 60_000);
+      else
+        expect(now, 'within the minute the first call recorded, later calls record nothing').to.satisfy(
+          (value: string) => value === first || Date.parse(value) - Date.parse(first) >= 60_000,
+        );
     });
 
     it('limit and cursor walk every connection once, newest first; a cursor not issued here is 400', async () => {
@@ -181,10 +232,14 @@ for (const kind of BACKENDS) {
       expect(seen).to.deep.equal((await list({ subject, limit: '100' })).items.map((c) => c.connection_id));
       expect((await list({ subject })).items, 'the default page holds 25').to.have.length(7);
 
-      const forged = await dashboard('GET', `/v1/link/connections?subject=${encodeURIComponent(subject)}&cursor=${Buffer.from('t1.1.conn_x!').toString('base64url')}`);
+      const forged = await dashboard(
+        'GET',
+        `/v1/link/connections?subject=${encodeURIComponent(subject)}&cursor=${Buffer.from('t1.1.conn_x!').toString('base64url')}`,
+      );
       expect(forged.status).to.equal(400);
       expect(forged.headers.get('content-type')).to.match(/^application\/problem\+json/);
-      for (const limit of ['0', '101', 'ten']) expect((await dashboard('GET', `/v1/link/connections?subject=a&limit=${limit}`)).status, limit).to.equal(400);
+      for (const limit of ['0', '101', 'ten'])
+        expect((await dashboard('GET', `/v1/link/connections?subject=a&limit=${limit}`)).status, limit).to.equal(400);
     });
 
     it('subjects are normalised as /v1/link does: another spelling lists the same connections; an invalid one is 400', async () => {
@@ -197,15 +252,22 @@ for (const kind of BACKENDS) {
       expect(invalid.status).to.equal(400);
       expect(invalid.body.errors[0].path).to.equal('/query/subject');
       expect((await dashboard('GET', '/v1/link/connections')).status, 'no subject').to.equal(400);
-      expect((await dashboard('GET', '/v1/link/connections?subject=a+b%40example.com')).status, 'an unencoded +, ambiguous in a query').to.equal(400);
+      expect(
+        (await dashboard('GET', '/v1/link/connections?subject=a+b%40example.com')).status,
+        'an unencoded +, ambiguous in a query',
+      ).to.equal(400);
       expect((await list({ subject: newSubject() })).items, 'a subject never linked').to.deep.equal([]);
     });
 
-    it('the usage of a subject: totals, today\'s credits, zeros for the other days, the daily limit; days bounded 1..90', async () => {
+    it("the usage of a subject: totals, today's credits, zeros for the other days, the daily limit; days bounded 1..90", async () => {
       const subject = newSubject();
       const { token } = await linkOn(stand, subject);
       for (let i = 0; i < 3; i++) {
-        const job = await stand.call('POST', '/v1/jobs', { token, body: { input: { prompt: `usage ${i}` } }, headers: { 'idempotency-key': newKey() } });
+        const job = await stand.call('POST', '/v1/jobs', {
+          token,
+          body: { input: { prompt: `usage ${i}` } },
+          headers: { 'idempotency-key': newKey() },
+        });
         expect(job.status, job.text).to.equal(202);
       }
       const res = await dashboard('GET', `/v1/link/usage?subject=${encodeURIComponent(` ${subject}`)}`);
@@ -220,7 +282,8 @@ for (const kind of BACKENDS) {
 
       expect((await dashboard('GET', `/v1/link/usage?subject=${encodeURIComponent(subject)}&days=1`)).body.days).to.have.length(1);
       expect((await dashboard('GET', `/v1/link/usage?subject=${encodeURIComponent(subject)}&days=90`)).body.days).to.have.length(90);
-      for (const days of ['0', '91', 'x']) expect((await dashboard('GET', `/v1/link/usage?subject=a&days=${days}`)).status, days).to.equal(400);
+      for (const days of ['0', '91', 'x'])
+        expect((await dashboard('GET', `/v1/link/usage?subject=a&days=${days}`)).status, days).to.equal(400);
       const never = await dashboard('GET', `/v1/link/usage?subject=${encodeURIComponent(newSubject())}&days=2`);
       expect(never.body).to.deep.include({ credits_spent: 0, jobs_charged: 0 });
       expect(never.body.days.map((d: { credits: number }) => d.credits)).to.deep.equal([0, 0]);
@@ -238,7 +301,7 @@ for (const kind of BACKENDS) {
     });
 
     it('neither operation is published: absent from /openapi.json, /llms.txt and the MCP tools', async () => {
-      const document = await (await fetch(`${stand.baseUrl}/openapi.json`)).json() as { paths: Record<string, unknown> };
+      const document = (await (await fetch(`${stand.baseUrl}/openapi.json`)).json()) as { paths: Record<string, unknown> };
       expect(Object.keys(document.paths)).to.not.include.members(['/v1/link/connections', '/v1/link/usage']);
       expect(JSON.stringify(document)).to.not.match(/listConnections|getUsage|\/v1\/link/);
       const llms = await (await fetch(`${stand.baseUrl}/llms.txt`)).text();

@@ -31,7 +31,9 @@ function serveDescriptions(backend: BackendKind, operations: readonly Operation[
 
 /** Each operation object of a document, with its path and method. */
 function documentOperations(document: any): Array<{ path: string; method: string; op: any }> {
-  return Object.entries<any>(document.paths).flatMap(([path, item]) => Object.entries<any>(item).map(([method, op]) => ({ path, method, op })));
+  return Object.entries<any>(document.paths).flatMap(([path, item]) =>
+    Object.entries<any>(item).map(([method, op]) => ({ path, method, op })),
+  );
 }
 
 /** The part of llms.txt about one operation: from its heading to the next heading. */
@@ -68,7 +70,9 @@ function registryDescriptionTests(operations: readonly Operation[], served: () =
     const { document } = served();
     expect(document.servers).to.deep.equal([{ url: BASE_ENV.PUBLIC_URL }]);
     expect(Object.keys(document.paths)).to.deep.equal([...new Set(published.map((operation) => operation.path))]);
-    expect(documentOperations(document).map(({ path, method }) => `${method} ${path}`)).to.have.members(published.map((operation) => `${operation.method} ${operation.path}`));
+    expect(documentOperations(document).map(({ path, method }) => `${method} ${path}`)).to.have.members(
+      published.map((operation) => `${operation.method} ${operation.path}`),
+    );
   });
 
   it('every operation has a valid unique operationId, the registry summary, its description verbatim (at most 300 characters) and the bearer or oauth2 scheme', () => {
@@ -97,7 +101,8 @@ function registryDescriptionTests(operations: readonly Operation[], served: () =
     for (const { path, method, op } of documentOperations(document)) {
       for (const [status, response] of Object.entries<any>(op.responses)) {
         if (!status.startsWith('2')) continue;
-        for (const name of ['RateLimit-Policy', 'RateLimit']) expect(response.headers?.[name]?.required, `${method} ${path} ${status} ${name}`).to.equal(true);
+        for (const name of ['RateLimit-Policy', 'RateLimit'])
+          expect(response.headers?.[name]?.required, `${method} ${path} ${status} ${name}`).to.equal(true);
       }
       expect(op.responses['429'], `${method} ${path} documents 429`).to.deep.equal({ $ref: '#/components/responses/TooManyRequests' });
     }
@@ -116,7 +121,11 @@ function registryDescriptionTests(operations: readonly Operation[], served: () =
         continue;
       }
       expect(op['x-requires-confirmation'], operation.operationId).to.equal(true);
-      expect(op['x-cost'], operation.operationId).to.deep.equal({ amount: operation.cost, unit: 'credit', charged: 'once, when the job is accepted' });
+      expect(op['x-cost'], operation.operationId).to.deep.equal({
+        amount: operation.cost,
+        unit: 'credit',
+        charged: 'once, when the job is accepted',
+      });
       expect(op.responses['402'], operation.operationId).to.deep.equal({ $ref: '#/components/responses/CreditBudgetExhausted' });
       expect(op.responses['422'], operation.operationId).to.deep.equal({ $ref: '#/components/responses/IdempotencyConflict' });
     }
@@ -133,7 +142,8 @@ function registryDescriptionTests(operations: readonly Operation[], served: () =
       }
       expect(op).to.deep.include({ 'x-long-running': true, 'x-poll-operationId': operation.async.pollOperationId });
       expect(publishedById.has(operation.async.pollOperationId), `${operation.operationId} polls a published operation`).to.equal(true);
-      for (const name of ['Location', 'Retry-After']) expect(op.responses['202']?.headers?.[name]?.required, `${operation.operationId} 202 ${name}`).to.equal(true);
+      for (const name of ['Location', 'Retry-After'])
+        expect(op.responses['202']?.headers?.[name]?.required, `${operation.operationId} 202 ${name}`).to.equal(true);
     }
   });
 
@@ -142,7 +152,8 @@ function registryDescriptionTests(operations: readonly Operation[], served: () =
     const lines = llms.split('\n');
     expect(lines[0]).to.match(/^# \S/);
     expect(lines.find((line) => line.startsWith('> '))).to.be.a('string');
-    for (const section of ['## Setup', '## Operations', '## Rules for the assistant', '## MCP', '## OpenAPI']) expect(llms).to.contain(section);
+    for (const section of ['## Setup', '## Operations', '## Rules for the assistant', '## MCP', '## OpenAPI'])
+      expect(llms).to.contain(section);
     expect(llms).to.contain(`(${BASE_ENV.PUBLIC_URL}/openapi.json)`);
     expect(llms).to.contain(BASE_ENV.DASHBOARD_URL);
     expect(llms).to.contain(`Base URL: ${BASE_ENV.PUBLIC_URL}`);
@@ -152,7 +163,8 @@ function registryDescriptionTests(operations: readonly Operation[], served: () =
     const { llms } = served();
     for (const operation of published) expect(llmsSection(llms, operation)).to.contain(`\n\n${operation.description}\n`);
     expect(llms.match(/^### /gm)).to.have.length(published.length);
-    for (const operation of operations.filter((candidate) => !candidate.published)) expect(llms, operation.operationId).to.not.contain(operation.path);
+    for (const operation of operations.filter((candidate) => !candidate.published))
+      expect(llms, operation.operationId).to.not.contain(operation.path);
   });
 
   it('llms.txt gives each operation its cost (free, or its credits charged once with the key rule) and each asynchronous one its poll target', () => {
@@ -161,12 +173,16 @@ function registryDescriptionTests(operations: readonly Operation[], served: () =
       const section = llmsSection(llms, operation);
       if (operation.cost === undefined) expect(section, operation.operationId).to.contain('- Cost: free.');
       else {
-        expect(section, operation.operationId).to.contain(`- Cost: ${operation.cost} credit${operation.cost === 1 ? '' : 's'}, charged once when the job is accepted.`);
+        expect(section, operation.operationId).to.contain(
+          `- Cost: ${operation.cost} credit${operation.cost === 1 ? '' : 's'}, charged once when the job is accepted.`,
+        );
         expect(section, operation.operationId).to.match(/explicit yes.*idempotency key/);
       }
       if (operation.async) {
         const poll = publishedById.get(operation.async.pollOperationId)!;
-        expect(section, operation.operationId).to.contain(`Poll ${poll.operationId} (${poll.method.toUpperCase()} ${poll.path}) every Retry-After seconds`);
+        expect(section, operation.operationId).to.contain(
+          `Poll ${poll.operationId} (${poll.method.toUpperCase()} ${poll.path}) every Retry-After seconds`,
+        );
       } else expect(section, operation.operationId).to.not.contain('- Asynchronous:');
     }
   });
@@ -184,9 +200,15 @@ function registryDescriptionTests(operations: readonly Operation[], served: () =
   it('llms.txt lists every published operation as its MCP tool, and says of each paid tool, and no other, that it requires an idempotency_key', () => {
     const { llms } = served();
     const tools = llms.split('\n').find((line) => line.startsWith('- Tools: '))!;
-    expect(tools.slice(tools.lastIndexOf(': ') + 2).replace(/\.$/, '').split(', ')).to.deep.equal(published.map((operation) => `${toolName(operation.operationId)} (${operation.operationId})`));
+    expect(
+      tools
+        .slice(tools.lastIndexOf(': ') + 2)
+        .replace(/\.$/, '')
+        .split(', '),
+    ).to.deep.equal(published.map((operation) => `${toolName(operation.operationId)} (${operation.operationId})`));
     const paid = published.filter((operation) => operation.cost !== undefined);
-    for (const operation of paid) expect(llms).to.contain(`- ${toolName(operation.operationId)} is paid: it requires an idempotency_key argument`);
+    for (const operation of paid)
+      expect(llms).to.contain(`- ${toolName(operation.operationId)} is paid: it requires an idempotency_key argument`);
     expect(llms.match(/^- \S+ is paid: /gm) ?? []).to.have.length(paid.length);
   });
 
@@ -217,7 +239,12 @@ function placeholderDescriptionTests(served: () => Served): void {
     it('the placeholder createJob costs 1 credit, is polled with getJob, and its 202 declares Location, Retry-After, Idempotent-Replayed and the RateLimit headers', () => {
       const { document, llms } = served();
       const op = document.paths['/v1/jobs'].post;
-      expect(op).to.deep.include({ 'x-openai-isConsequential': true, 'x-requires-confirmation': true, 'x-long-running': true, 'x-poll-operationId': 'getJob' });
+      expect(op).to.deep.include({
+        'x-openai-isConsequential': true,
+        'x-requires-confirmation': true,
+        'x-long-running': true,
+        'x-poll-operationId': 'getJob',
+      });
       expect(op['x-cost']).to.include({ amount: 1, unit: 'credit' });
       expect(op.responses['202'].headers).to.have.keys(['Location', 'Retry-After', 'Idempotent-Replayed', 'RateLimit-Policy', 'RateLimit']);
       expect(llms).to.match(/Cost: 1 credit, charged once/);
@@ -226,7 +253,12 @@ function placeholderDescriptionTests(served: () => Served): void {
 
     it('the placeholder reads getMe, listThings, listJobs and getJob are marked not consequential and carry no price', () => {
       const { document } = served();
-      for (const [path, method] of [['/v1/me', 'get'], ['/v1/things', 'get'], ['/v1/jobs', 'get'], ['/v1/jobs/{id}', 'get']]) {
+      for (const [path, method] of [
+        ['/v1/me', 'get'],
+        ['/v1/things', 'get'],
+        ['/v1/jobs', 'get'],
+        ['/v1/jobs/{id}', 'get'],
+      ]) {
         const op = document.paths[path][method];
         expect(op['x-openai-isConsequential'], path).to.equal(false);
         expect(op['x-cost'], path).to.equal(undefined);

@@ -11,7 +11,12 @@ const PROBLEM = /^application\/problem\+json/;
 /** The registry with `getMe` made to throw an internal error that must not leak. */
 const BROKEN_ME: readonly Operation[] = OPERATIONS.map((operation) =>
   operation.operationId === 'getMe'
-    ? { ...operation, handle: async () => { throw new Error('db password hunter2 at /srv/app/internal.ts:42'); } }
+    ? {
+        ...operation,
+        handle: async () => {
+          throw new Error('db password hunter2 at /srv/app/internal.ts:42');
+        },
+      }
     : operation,
 );
 
@@ -63,7 +68,11 @@ for (const backend of BACKENDS) {
     });
 
     it('a body over 64 KiB answers 413', async () => {
-      const res = await c.call('POST', '/v1/things', { token, rawBody: JSON.stringify({ name: 'x', notes: 'y'.repeat(70_000) }), headers: { 'content-type': 'application/json' } });
+      const res = await c.call('POST', '/v1/things', {
+        token,
+        rawBody: JSON.stringify({ name: 'x', notes: 'y'.repeat(70_000) }),
+        headers: { 'content-type': 'application/json' },
+      });
       expect(res.status).to.equal(413);
       expect(res.headers.get('content-type')).to.match(PROBLEM);
     });
@@ -89,7 +98,11 @@ for (const backend of BACKENDS) {
     });
 
     it('every /v1 answer carries Cache-Control: no-store, errors included', async () => {
-      for (const [method, path] of [['GET', '/v1/me'], ['GET', '/v1/nope'], ['DELETE', '/v1/jobs']]) {
+      for (const [method, path] of [
+        ['GET', '/v1/me'],
+        ['GET', '/v1/nope'],
+        ['DELETE', '/v1/jobs'],
+      ]) {
         const res = await c.call(method, path, { token });
         expect(res.headers.get('cache-control'), `${method} ${path}`).to.equal('no-store');
       }
@@ -155,10 +168,13 @@ for (const backend of BACKENDS) {
     const runToEnd = async (prompt: string) => {
       const token = await c.link(newSubject());
       const created = await c.call('POST', '/v1/jobs', { token, body: { input: { prompt } }, headers: { 'idempotency-key': newKey() } });
-      const job = await waitFor(async () => {
-        const res = await c.call('GET', `/v1/jobs/${created.body.id}`, { token });
-        return res.body.status === 'failed' ? res.body : undefined;
-      }, { what: 'the job to fail' });
+      const job = await waitFor(
+        async () => {
+          const res = await c.call('GET', `/v1/jobs/${created.body.id}`, { token });
+          return res.body.status === 'failed' ? res.body : undefined;
+        },
+        { what: 'the job to fail' },
+      );
       return { job, token };
     };
 

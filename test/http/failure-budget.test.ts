@@ -22,8 +22,19 @@ function tally(statuses: readonly number[]): Record<number, number> {
 
 /** The `auth-failures` member of a RateLimit header, e.g. `{ r: 0, t: 42 }`. */
 function authFailures(header: string | null): Record<string, number> | undefined {
-  const item = (header ?? '').split(',').map((s) => s.trim()).find((s) => s.startsWith('"auth-failures";'));
-  return item === undefined ? undefined : Object.fromEntries(item.split(';').slice(1).map((p) => p.split('=')).map(([k, v]) => [k, Number(v)]));
+  const item = (header ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .find((s) => s.startsWith('"auth-failures";'));
+  return item === undefined
+    ? undefined
+    : Object.fromEntries(
+        item
+          .split(';')
+          .slice(1)
+          .map((p) => p.split('='))
+          .map(([k, v]) => [k, Number(v)]),
+      );
 }
 
 for (const backend of BACKENDS) {
@@ -42,12 +53,18 @@ for (const backend of BACKENDS) {
       const refusedBefore = await failures('too_many_failures');
       const answers = await Promise.all(
         Array.from({ length: CONCURRENT }, (_, i) =>
-          c.call('POST', '/v1/link', { body: { subject: newSubject() }, headers: { 'x-link-secret': `wrong-${i}`, 'x-forwarded-for': address } }),
+          c.call('POST', '/v1/link', {
+            body: { subject: newSubject() },
+            headers: { 'x-link-secret': `wrong-${i}`, 'x-forwarded-for': address },
+          }),
         ),
       );
       expect(tally(answers.map((a) => a.status))).to.deep.equal({ 401: BUDGET, 429: CONCURRENT - BUDGET });
       expect((await failures('too_many_failures')) - refusedBefore).to.equal(CONCURRENT - BUDGET);
-      const right = await c.call('POST', '/v1/link', { body: { subject: newSubject() }, headers: { 'x-link-secret': BASE_ENV.LINK_SECRET, 'x-forwarded-for': address } });
+      const right = await c.call('POST', '/v1/link', {
+        body: { subject: newSubject() },
+        headers: { 'x-link-secret': BASE_ENV.LINK_SECRET, 'x-forwarded-for': address },
+      });
       expect(right.status, right.text).to.equal(201);
     });
 
@@ -57,7 +74,12 @@ for (const backend of BACKENDS) {
       const mcp = (bearer: string) =>
         fetch(`${c.baseUrl}/mcp`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${bearer}`, 'x-forwarded-for': address },
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            authorization: `Bearer ${bearer}`,
+            'x-forwarded-for': address,
+          },
           body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
         });
       const statuses = await Promise.all(
@@ -78,7 +100,11 @@ for (const backend of BACKENDS) {
     const { record, secret } = newConfidentialClient('Budget GPT', [CALLBACK]);
     let c: ConnectorUnderTest;
     before(async () => {
-      c = await startConnector(backend, { AUTH_FAILURES_PER_MINUTE: String(BUDGET), TRUST_PROXY: '1', OAUTH_CLIENTS: JSON.stringify([record]) });
+      c = await startConnector(backend, {
+        AUTH_FAILURES_PER_MINUTE: String(BUDGET),
+        TRUST_PROXY: '1',
+        OAUTH_CLIENTS: JSON.stringify([record]),
+      });
     });
     after(async () => c?.close());
 
@@ -95,9 +121,10 @@ for (const backend of BACKENDS) {
       const valid = await code();
       const answers = [];
       for (let i = 0; i < BUDGET + 4; i++) {
-        const form = i % 2
-          ? { ...codeForm(record.client_id, `made-up-code-${i}`, valid.verifier, CALLBACK), client_secret: secret }
-          : { ...codeForm(record.client_id, valid.code, valid.verifier, CALLBACK), client_secret: `wrong-${i}` };
+        const form =
+          i % 2
+            ? { ...codeForm(record.client_id, `made-up-code-${i}`, valid.verifier, CALLBACK), client_secret: secret }
+            : { ...codeForm(record.client_id, valid.code, valid.verifier, CALLBACK), client_secret: `wrong-${i}` };
         answers.push(await tokenRequest(c.baseUrl, form, from));
       }
       expect(answers.map((a) => `${a.status} ${a.body.error}`)).to.deep.equal([
@@ -109,9 +136,17 @@ for (const backend of BACKENDS) {
       expect(authFailures(refused.headers.get('ratelimit'))).to.include({ r: 0 });
       expect(authFailures(answers[0].headers.get('ratelimit')), 'a counted failure announces what is left').to.include({ r: BUDGET - 1 });
 
-      const exchanged = await tokenRequest(c.baseUrl, { ...codeForm(record.client_id, valid.code, valid.verifier, CALLBACK), client_secret: secret }, from);
+      const exchanged = await tokenRequest(
+        c.baseUrl,
+        { ...codeForm(record.client_id, valid.code, valid.verifier, CALLBACK), client_secret: secret },
+        from,
+      );
       expect(exchanged.status, JSON.stringify(exchanged.body)).to.equal(200);
-      const refreshed = await tokenRequest(c.baseUrl, { grant_type: 'refresh_token', refresh_token: exchanged.body.refresh_token, client_id: record.client_id, client_secret: secret }, from);
+      const refreshed = await tokenRequest(
+        c.baseUrl,
+        { grant_type: 'refresh_token', refresh_token: exchanged.body.refresh_token, client_id: record.client_id, client_secret: secret },
+        from,
+      );
       expect(refreshed.status, JSON.stringify(refreshed.body)).to.equal(200);
       expect((await c.call('GET', '/v1/me', { token: refreshed.body.access_token, headers: from })).status).to.equal(200);
     });

@@ -38,7 +38,9 @@ const OPERATION_PATTERNS = Object.entries<Record<string, unknown>>(DOCUMENT.path
 );
 
 function describeRequest(request: FuzzRequest): string {
-  const headers = Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k, v.length > 200 ? `${v.slice(0, 200)}…(${v.length} chars)` : v]));
+  const headers = Object.fromEntries(
+    Object.entries(request.headers).map(([k, v]) => [k, v.length > 200 ? `${v.slice(0, 200)}…(${v.length} chars)` : v]),
+  );
   const body = request.body === undefined ? '' : request.body.toString().slice(0, 300);
   return `${request.method} ${request.path.slice(0, 300)} headers=${JSON.stringify(headers)} body=${JSON.stringify(body)}${request.body && request.body.length > 300 ? `…(${request.body.length} bytes)` : ''}`;
 }
@@ -124,17 +126,22 @@ function fuzzBackend(backend: BackendKind): void {
       const credentials = await makeCredentials(c);
       const reached = new Set<string>();
       let sent = 0;
-      const property = fc.asyncProperty(fc.array(requestArbitrary(DOCUMENT, credentials), { minLength: BATCH, maxLength: BATCH }), async (batch) => {
-        const answers = await Promise.all(
-          batch.map((request) => raw.send(request).catch((error: Error) => Promise.reject(new Error(`${error.message}: ${describeRequest(request)}`)))),
-        );
-        sent += batch.length;
-        batch.forEach((request, i) => {
-          checkAnswer(c.checker, request, answers[i]);
-          const operation = OPERATION_PATTERNS.find((o) => o.method === request.method && o.pattern.test(request.path));
-          if (operation?.reachedWith.includes(answers[i].status)) reached.add(operation.name);
-        });
-      });
+      const property = fc.asyncProperty(
+        fc.array(requestArbitrary(DOCUMENT, credentials), { minLength: BATCH, maxLength: BATCH }),
+        async (batch) => {
+          const answers = await Promise.all(
+            batch.map((request) =>
+              raw.send(request).catch((error: Error) => Promise.reject(new Error(`${error.message}: ${describeRequest(request)}`))),
+            ),
+          );
+          sent += batch.length;
+          batch.forEach((request, i) => {
+            checkAnswer(c.checker, request, answers[i]);
+            const operation = OPERATION_PATTERNS.find((o) => o.method === request.method && o.pattern.test(request.path));
+            if (operation?.reachedWith.includes(answers[i].status)) reached.add(operation.name);
+          });
+        },
+      );
       const seed = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
       const details = await fc.check(property, { numRuns: Math.ceil(requests / BATCH), seed, path: process.env.FUZZ_PATH });
       if (details.failed) {
@@ -147,7 +154,10 @@ function fuzzBackend(backend: BackendKind): void {
       expect(sent, 'requests sent').to.be.at.least(requests);
       if (requests >= COVERAGE_MINIMUM) {
         const missing = OPERATION_PATTERNS.filter((o) => !reached.has(o.name)).map((o) => o.name);
-        expect(missing, 'operations never reached (no 2xx, or no 404 for one by id): the valid-shaped requests are not valid').to.deep.equal([]);
+        expect(
+          missing,
+          'operations never reached (no 2xx, or no 404 for one by id): the valid-shaped requests are not valid',
+        ).to.deep.equal([]);
       }
       // The connector runs in this process: a `__proto__` or `constructor.prototype` key that reached an
       // unsafe merge would show here.

@@ -61,7 +61,11 @@ for (const backend of BACKENDS) {
     });
 
     it('headers over the server limit answer 431 problem+json, not a bare status line', async () => {
-      const res = await raw.send({ method: 'GET', path: '/v1/me', headers: { authorization: `Bearer ${token}`, 'x-padding': 'p'.repeat(64 * 1024) } });
+      const res = await raw.send({
+        method: 'GET',
+        path: '/v1/me',
+        headers: { authorization: `Bearer ${token}`, 'x-padding': 'p'.repeat(64 * 1024) },
+      });
       expectProblem(res, 431);
       expect(JSON.parse(res.text).request_id).to.equal(res.headers.get('x-request-id'));
     });
@@ -97,7 +101,11 @@ for (const backend of BACKENDS) {
     });
 
     it('an Expect other than 100-continue answers 417 problem+json; 100-continue still works', async () => {
-      const refused = await raw.send({ method: 'GET', path: '/v1/me', headers: { authorization: `Bearer ${token}`, expect: 'the-impossible' } });
+      const refused = await raw.send({
+        method: 'GET',
+        path: '/v1/me',
+        headers: { authorization: `Bearer ${token}`, expect: 'the-impossible' },
+      });
       expectProblem(refused, 417);
       const port = Number(new URL(c.baseUrl).port);
       const answers = await exchange(port, [

@@ -21,7 +21,11 @@ describe('HTTP limits of the API listener', function () {
   let port: number;
 
   before(async () => {
-    connector = await startConnector('memory', { HTTP_HEADERS_TIMEOUT_MS: '1000', HTTP_REQUEST_TIMEOUT_MS: '2000', HTTP_MAX_HEADER_BYTES: '8192' });
+    connector = await startConnector('memory', {
+      HTTP_HEADERS_TIMEOUT_MS: '1000',
+      HTTP_REQUEST_TIMEOUT_MS: '2000',
+      HTTP_MAX_HEADER_BYTES: '8192',
+    });
     port = Number(new URL(connector.baseUrl).port);
   });
   after(async () => {

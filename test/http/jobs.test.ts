@@ -32,11 +32,14 @@ for (const backend of BACKENDS) {
     it('a job polled through its Location succeeds with a deterministic result and no Retry-After once final', async () => {
       const token = await c.link(newSubject());
       const created = await submit(token, 'one two three', newKey());
-      const done = await waitFor(async () => {
-        const res = await c.call('GET', created.headers.get('location')!, { token });
-        expect(res.status).to.equal(200);
-        return res.body.status === 'succeeded' ? res : undefined;
-      }, { what: 'the job to succeed' });
+      const done = await waitFor(
+        async () => {
+          const res = await c.call('GET', created.headers.get('location')!, { token });
+          expect(res.status).to.equal(200);
+          return res.body.status === 'succeeded' ? res : undefined;
+        },
+        { what: 'the job to succeed' },
+      );
       expect(done.headers.get('retry-after')).to.equal(null);
       expect(done.body.result).to.include({ characters: 13, words: 3, summary: 'one two three' });
       expect(done.body.result.digest).to.match(/^[0-9a-f]{16}$/);
@@ -62,7 +65,9 @@ for (const backend of BACKENDS) {
       const token = await c.link(newSubject());
       const key = newKey();
       const first = await submit(token, 'finish me', key);
-      await waitFor(async () => (await c.call('GET', `/v1/jobs/${first.body.id}`, { token })).body.status === 'succeeded', { what: 'success' });
+      await waitFor(async () => (await c.call('GET', `/v1/jobs/${first.body.id}`, { token })).body.status === 'succeeded', {
+        what: 'success',
+      });
       const retry = await submit(token, 'finish me', key);
       expect(retry.body).to.include({ id: first.body.id, status: 'succeeded' });
       expect(retry.headers.get('idempotent-replayed')).to.equal('true');
@@ -96,8 +101,16 @@ for (const backend of BACKENDS) {
     it('payloads equal but for key order count as the same payload', async () => {
       const token = await c.link(newSubject());
       const key = newKey();
-      const a = await c.call('POST', '/v1/jobs', { token, rawBody: `{"input":{"prompt":"x"},"idempotency_key":"${key}"}`, headers: { 'content-type': 'application/json' } });
-      const b = await c.call('POST', '/v1/jobs', { token, rawBody: `{"idempotency_key":"${key}","input":{"prompt":"x"}}`, headers: { 'content-type': 'application/json' } });
+      const a = await c.call('POST', '/v1/jobs', {
+        token,
+        rawBody: `{"input":{"prompt":"x"},"idempotency_key":"${key}"}`,
+        headers: { 'content-type': 'application/json' },
+      });
+      const b = await c.call('POST', '/v1/jobs', {
+        token,
+        rawBody: `{"idempotency_key":"${key}","input":{"prompt":"x"}}`,
+        headers: { 'content-type': 'application/json' },
+      });
       expect(b.status).to.equal(202);
       expect(b.body.id).to.equal(a.body.id);
     });
@@ -116,7 +129,11 @@ for (const backend of BACKENDS) {
       const token = await c.link(newSubject());
       const headerKey = newKey();
       const viaHeader = await submit(token, 'h', headerKey);
-      const both = await c.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'h' }, idempotency_key: newKey() }, headers: { 'idempotency-key': headerKey } });
+      const both = await c.call('POST', '/v1/jobs', {
+        token,
+        body: { input: { prompt: 'h' }, idempotency_key: newKey() },
+        headers: { 'idempotency-key': headerKey },
+      });
       expect(both.body.id).to.equal(viaHeader.body.id);
       expect(both.headers.get('idempotent-replayed')).to.equal('true');
     });
@@ -198,10 +215,18 @@ for (const backend of BACKENDS) {
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
     const GATED: readonly Operation[] = OPERATIONS.map((operation) =>
-      operation.operationId === 'createJob' ? { ...operation, job: { operationId: operation.operationId, processor: () => async () => {
-        await gate;
-        return { done: true };
-      } } } : operation,
+      operation.operationId === 'createJob'
+        ? {
+            ...operation,
+            job: {
+              operationId: operation.operationId,
+              processor: () => async () => {
+                await gate;
+                return { done: true };
+              },
+            },
+          }
+        : operation,
     );
     let g: ConnectorUnderTest;
     before(async () => {
@@ -214,15 +239,22 @@ for (const backend of BACKENDS) {
 
     it('GET /v1/jobs/{id} sends Retry-After while the job is not final, and none once it is', async () => {
       const token = await g.link(newSubject());
-      const created = await g.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'wait' } }, headers: { 'idempotency-key': newKey() } });
+      const created = await g.call('POST', '/v1/jobs', {
+        token,
+        body: { input: { prompt: 'wait' } },
+        headers: { 'idempotency-key': newKey() },
+      });
       const pending = await g.call('GET', `/v1/jobs/${created.body.id}`, { token });
       expect(pending.body.status).to.be.oneOf(['queued', 'running']);
       expect(pending.headers.get('retry-after')).to.equal('2');
       open();
-      const done = await waitFor(async () => {
-        const res = await g.call('GET', `/v1/jobs/${created.body.id}`, { token });
-        return res.body.status === 'succeeded' ? res : undefined;
-      }, { what: 'the job to succeed once the gate opens' });
+      const done = await waitFor(
+        async () => {
+          const res = await g.call('GET', `/v1/jobs/${created.body.id}`, { token });
+          return res.body.status === 'succeeded' ? res : undefined;
+        },
+        { what: 'the job to succeed once the gate opens' },
+      );
       expect(done.body.result).to.deep.equal({ done: true });
       expect(done.headers.get('retry-after')).to.equal(null);
     });

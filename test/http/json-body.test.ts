@@ -29,7 +29,9 @@ function post(baseUrl: string, path: string, headers: Record<string, string>, bo
 
 /** What must agree between the two readings: the status and, for a thing, what was stored; for a problem, its type and detail. */
 function comparable({ status, body }: Answer): Record<string, unknown> {
-  return status === 201 ? { status, name: body.name, notes: body.notes } : { status, type: body.type, detail: body.detail, errors: body.errors };
+  return status === 201
+    ? { status, name: body.name, notes: body.notes }
+    : { status, type: body.type, detail: body.detail, errors: body.errors };
 }
 
 const BODIES: Array<[string, Buffer]> = [
@@ -80,8 +82,14 @@ for (const backend of BACKENDS) {
 
     it('a plain JSON object is parsed and stored, one after a byte-order mark too; a scalar answers 400', async () => {
       const headers = { ...auth, 'content-type': 'application/json' };
-      expect(comparable(await post(c.baseUrl, '/v1/things', headers, Buffer.from('{"name":"stored","notes":"x"}'), false))).to.deep.equal({ status: 201, name: 'stored', notes: 'x' });
-      expect((await post(c.baseUrl, '/v1/things', headers, Buffer.from('\ufeff{"name":"marked"}'), false)).body).to.include({ name: 'marked' });
+      expect(comparable(await post(c.baseUrl, '/v1/things', headers, Buffer.from('{"name":"stored","notes":"x"}'), false))).to.deep.equal({
+        status: 201,
+        name: 'stored',
+        notes: 'x',
+      });
+      expect((await post(c.baseUrl, '/v1/things', headers, Buffer.from('\ufeff{"name":"marked"}'), false)).body).to.include({
+        name: 'marked',
+      });
       expect(await post(c.baseUrl, '/v1/things', headers, Buffer.from('1'), false)).to.deep.include({ status: 400 });
     });
   });

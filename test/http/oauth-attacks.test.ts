@@ -2,7 +2,15 @@ import { expect } from 'chai';
 import { BACKENDS } from '../support/backends';
 import { newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import {
-  answerConsent, authorize, authorizeParams, codeFor, codeForm, pendingRequestId, REDIRECT_URI, registerClient, tokenRequest,
+  answerConsent,
+  authorize,
+  authorizeParams,
+  codeFor,
+  codeForm,
+  pendingRequestId,
+  REDIRECT_URI,
+  registerClient,
+  tokenRequest,
 } from '../support/oauth-helpers';
 
 // Attacks on the authorization server, each reproduced as the attacker would send it; every test here failed
@@ -28,7 +36,11 @@ for (const kind of BACKENDS) {
     describe('a stolen code or refresh token, presented by the wrong client or without its verifier', () => {
       it('a wrong code_verifier or redirect_uri is refused with invalid_grant without using the code up: the right ones still redeem it', async () => {
         const { clientId, code, verifier } = await codeFor(connector, newSubject());
-        for (const form of [codeForm(clientId, code, 'x'.repeat(43)), codeForm(clientId, code, 'short'), codeForm(clientId, code, verifier, 'http://localhost:9/other')]) {
+        for (const form of [
+          codeForm(clientId, code, 'x'.repeat(43)),
+          codeForm(clientId, code, 'short'),
+          codeForm(clientId, code, verifier, 'http://localhost:9/other'),
+        ]) {
           const res = await tokenRequest(connector.baseUrl, form);
           expect(res.status).to.equal(400);
           expect(res.body).to.include({ error: 'invalid_grant' });
@@ -52,11 +64,19 @@ for (const kind of BACKENDS) {
       it('a refresh token presented by another client is refused with invalid_grant, revokes nothing, and still rotates for its own client', async () => {
         const { clientId, tokens } = await redeem();
         const thief = await registerClient(connector.baseUrl);
-        const stolen = await tokenRequest(connector.baseUrl, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: thief });
+        const stolen = await tokenRequest(connector.baseUrl, {
+          grant_type: 'refresh_token',
+          refresh_token: tokens.refresh_token,
+          client_id: thief,
+        });
         expect(stolen.status).to.equal(400);
         expect(stolen.body.error).to.equal('invalid_grant');
         expect((await me(tokens.access_token)).status, 'the grant is still live').to.equal(200);
-        const own = await tokenRequest(connector.baseUrl, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId });
+        const own = await tokenRequest(connector.baseUrl, {
+          grant_type: 'refresh_token',
+          refresh_token: tokens.refresh_token,
+          client_id: clientId,
+        });
         expect(own.status, JSON.stringify(own.body)).to.equal(200);
         expect((await me(own.body.access_token)).status).to.equal(200);
       });
@@ -86,10 +106,15 @@ for (const kind of BACKENDS) {
           { resource: 'https://other.example.com' },
           { state: 's'.repeat(2000) },
         ] as Array<Record<string, string>>) {
-          const res = await authorize(connector.baseUrl, authorizeParams(connector, clientId, { redirect_uri: landing, ...overrides }).params);
+          const res = await authorize(
+            connector.baseUrl,
+            authorizeParams(connector, clientId, { redirect_uri: landing, ...overrides }).params,
+          );
           expect(res.status, JSON.stringify(overrides)).to.equal(400);
           expect(res.headers.get('location'), JSON.stringify(overrides)).to.equal(null);
-          expect(((await res.json()) as any).error, JSON.stringify(overrides)).to.match(/^(invalid_request|unsupported_response_type|invalid_target)$/);
+          expect(((await res.json()) as any).error, JSON.stringify(overrides)).to.match(
+            /^(invalid_request|unsupported_response_type|invalid_target)$/,
+          );
         }
       });
 
@@ -99,10 +124,18 @@ for (const kind of BACKENDS) {
         const denied = await pendingRequestId(await authorize(connector.baseUrl, authorizeParams(connector, clientId).params));
         await answerConsent(connector, denied, { deny: true });
         const plain = { code_challenge_method: 'plain', code_challenge: 'y'.repeat(43) };
-        expect((await authorize(connector.baseUrl, authorizeParams(connector, clientId, plain).params)).status, 'after a denial').to.equal(400);
+        expect((await authorize(connector.baseUrl, authorizeParams(connector, clientId, plain).params)).status, 'after a denial').to.equal(
+          400,
+        );
         await codeFor(connector, newSubject(), clientId);
-        expect((await authorize(connector.baseUrl, authorizeParams(connector, clientId, { ...plain, redirect_uri: other }).params)).status, 'another URI').to.equal(400);
-        expect((await authorize(connector.baseUrl, authorizeParams(connector, clientId, plain).params)).status, 'the approved URI').to.equal(302);
+        expect(
+          (await authorize(connector.baseUrl, authorizeParams(connector, clientId, { ...plain, redirect_uri: other }).params)).status,
+          'another URI',
+        ).to.equal(400);
+        expect(
+          (await authorize(connector.baseUrl, authorizeParams(connector, clientId, plain).params)).status,
+          'the approved URI',
+        ).to.equal(302);
       });
     });
   });

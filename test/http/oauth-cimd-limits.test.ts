@@ -9,7 +9,8 @@ import { startConnector, type ConnectorUnderTest } from '../support/harness';
 import { authorize, authorizeParams, pendingRequestId, REDIRECT_URI } from '../support/oauth-helpers';
 import { waitFor } from '../../testkit/wait-for';
 
-const document = (url: string) => JSON.stringify({ client_id: url, client_name: 'Metadata App', redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' });
+const document = (url: string) =>
+  JSON.stringify({ client_id: url, client_name: 'Metadata App', redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' });
 
 /** How many fetches of metadata documents one process runs at once (the limit the brief asks for). */
 const FETCHES_AT_ONCE = 4;
@@ -55,7 +56,10 @@ describe('Client ID Metadata Documents under abuse', function () {
         for (let i = 0; i < 2; i++) {
           const res = await ask(url);
           expect(res.status).to.equal(400);
-          expect((await res.json()) as any).to.deep.include({ error: 'invalid_client', error_description: 'the client metadata document is not JSON by its content type' });
+          expect((await res.json()) as any).to.deep.include({
+            error: 'invalid_client',
+            error_description: 'the client metadata document is not JSON by its content type',
+          });
         }
         expect(cimd.hits(at)).to.equal(1);
       });
@@ -108,7 +112,11 @@ describe('Client ID Metadata Documents under abuse', function () {
     let second: ConnectorUnderTest;
     before(async () => {
       first = await startConnector('redis', {}, { cimdFetch: trust });
-      second = await startConnector('redis', { REDIS_URL: connectionUrl(first.config.redis)!, REDIS_KEY_PREFIX: first.config.redisKeyPrefix }, { cimdFetch: trust });
+      second = await startConnector(
+        'redis',
+        { REDIS_URL: connectionUrl(first.config.redis)!, REDIS_KEY_PREFIX: first.config.redisKeyPrefix },
+        { cimdFetch: trust },
+      );
     });
     after(async () => {
       await second?.close();

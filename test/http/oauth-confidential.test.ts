@@ -18,7 +18,8 @@ async function codeFlow(connector: ConnectorUnderTest, clientId: string) {
   return { code: redirect.searchParams.get('code')!, verifier: pkce.verifier };
 }
 
-const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+const basic = (id: string, secret: string) =>
+  `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 
 describe('OAuth 2.1 pre-registered confidential clients (GPT Actions) [memory, OAUTH_CLIENTS]', function () {
   this.timeout(60_000);
@@ -45,9 +46,15 @@ describe('OAuth 2.1 pre-registered confidential clients (GPT Actions) [memory, O
 
   it('completes the code flow with client_secret_post', async () => {
     const { code, verifier } = await codeFlow(connector, record.client_id);
-    const res = await tokenRequest(connector.baseUrl, { ...codeForm(record.client_id, code, verifier, GPT_CALLBACK), client_secret: secret });
+    const res = await tokenRequest(connector.baseUrl, {
+      ...codeForm(record.client_id, code, verifier, GPT_CALLBACK),
+      client_secret: secret,
+    });
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
-    expect((await connector.call('GET', '/v1/me', { token: res.body.access_token })).body.client).to.deep.equal({ client_id: record.client_id, client_name: 'My GPT' });
+    expect((await connector.call('GET', '/v1/me', { token: res.body.access_token })).body.client).to.deep.equal({
+      client_id: record.client_id,
+      client_name: 'My GPT',
+    });
   });
 
   it('completes the code flow with client_secret_basic, and refreshes with it', async () => {
@@ -55,19 +62,29 @@ describe('OAuth 2.1 pre-registered confidential clients (GPT Actions) [memory, O
     const { client_id: _omitted, ...form } = codeForm(record.client_id, code, verifier, GPT_CALLBACK);
     const res = await tokenRequest(connector.baseUrl, form, { authorization: basic(record.client_id, secret) });
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
-    const refreshed = await tokenRequest(connector.baseUrl, { grant_type: 'refresh_token', refresh_token: res.body.refresh_token }, { authorization: basic(record.client_id, secret) });
+    const refreshed = await tokenRequest(
+      connector.baseUrl,
+      { grant_type: 'refresh_token', refresh_token: res.body.refresh_token },
+      { authorization: basic(record.client_id, secret) },
+    );
     expect(refreshed.status).to.equal(200);
   });
 
-  it('a refresh token presented with another confidential client\'s valid secret is refused, and still works for its own client', async () => {
+  it("a refresh token presented with another confidential client's valid secret is refused, and still works for its own client", async () => {
     const other = newConfidentialClient('Other GPT', [GPT_CALLBACK]);
     const twoClients = await startConnector('memory', { OAUTH_CLIENTS: JSON.stringify([record, other.record]) });
     try {
       const { code, verifier } = await codeFlow(twoClients, record.client_id);
-      const issued = await tokenRequest(twoClients.baseUrl, codeForm(record.client_id, code, verifier, GPT_CALLBACK), { authorization: basic(record.client_id, secret) });
+      const issued = await tokenRequest(twoClients.baseUrl, codeForm(record.client_id, code, verifier, GPT_CALLBACK), {
+        authorization: basic(record.client_id, secret),
+      });
       expect(issued.status, JSON.stringify(issued.body)).to.equal(200);
       const refresh = (id: string, clientSecret: string) =>
-        tokenRequest(twoClients.baseUrl, { grant_type: 'refresh_token', refresh_token: issued.body.refresh_token }, { authorization: basic(id, clientSecret) });
+        tokenRequest(
+          twoClients.baseUrl,
+          { grant_type: 'refresh_token', refresh_token: issued.body.refresh_token },
+          { authorization: basic(id, clientSecret) },
+        );
       const stolen = await refresh(other.record.client_id, other.secret);
       expect(stolen.status).to.equal(400);
       expect(stolen.body.error).to.equal('invalid_grant');
@@ -98,10 +115,18 @@ describe('OAuth 2.1 pre-registered confidential clients (GPT Actions) [redis, np
   after(async () => connector?.close());
 
   it('the script stores the client in Redis and prints id and secret once; the client completes the flow with client_secret_basic', async () => {
-    const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/oauth-client.ts', '--name', 'Redis GPT', '--redirect-uri', GPT_CALLBACK], {
-      env: { PATH: process.env.PATH, REDIS_URL: connectionUrl(connector.config.redis), REDIS_KEY_PREFIX: connector.config.redisKeyPrefix },
-      timeout: 60_000,
-    });
+    const { stdout } = await run(
+      process.execPath,
+      ['--import', 'tsx', 'scripts/oauth-client.ts', '--name', 'Redis GPT', '--redirect-uri', GPT_CALLBACK],
+      {
+        env: {
+          PATH: process.env.PATH,
+          REDIS_URL: connectionUrl(connector.config.redis),
+          REDIS_KEY_PREFIX: connector.config.redisKeyPrefix,
+        },
+        timeout: 60_000,
+      },
+    );
     const clientId = /^client_id=(\S+)$/m.exec(stdout)![1];
     const secret = /^client_secret=(\S+)$/m.exec(stdout)![1];
     const { code, verifier } = await codeFlow(connector, clientId);

@@ -15,15 +15,24 @@ for (const kind of BACKENDS) {
     /** Registers an app, parks an authorization request for it and reads the dashboard's view of it. */
     const viewOf = async (redirectUri: string, clientName: string) => {
       const clientId = await registerClient(connector.baseUrl, [redirectUri], clientName);
-      const request = await pendingRequestId(await authorize(connector.baseUrl, authorizeParams(connector, clientId, { redirect_uri: redirectUri }).params));
-      const view = await connector.call('GET', `/v1/link/authorizations/${request}`, { headers: { 'x-link-secret': BASE_ENV.LINK_SECRET } });
+      const request = await pendingRequestId(
+        await authorize(connector.baseUrl, authorizeParams(connector, clientId, { redirect_uri: redirectUri }).params),
+      );
+      const view = await connector.call('GET', `/v1/link/authorizations/${request}`, {
+        headers: { 'x-link-secret': BASE_ENV.LINK_SECRET },
+      });
       expect(view.status).to.equal(200);
       return { clientId, client: view.body.client };
     };
 
     it('a private-use-scheme redirect URI is shown with its scheme beside its host, not as the host alone', async () => {
       const { clientId, client } = await viewOf('com.example.app://evil.test/cb', 'Scheme App');
-      expect(client).to.deep.equal({ client_id: clientId, client_name: 'Scheme App', redirect_scheme: 'com.example.app', redirect_host: 'evil.test' });
+      expect(client).to.deep.equal({
+        client_id: clientId,
+        client_name: 'Scheme App',
+        redirect_scheme: 'com.example.app',
+        redirect_host: 'evil.test',
+      });
     });
 
     it('an https redirect URI is shown as scheme https and its host with the port', async () => {
@@ -32,7 +41,10 @@ for (const kind of BACKENDS) {
     });
 
     it('a client name loses every bidirectional-control character, so U+202E cannot make "ppA" read "App"', async () => {
-      const { client } = await viewOf('https://app.example.com/cb', '\u202eppA\u202c Safe\u2066 App\u2069\u200e\u200f\u061c\u202a\u202b\u202d\u2067\u2068');
+      const { client } = await viewOf(
+        'https://app.example.com/cb',
+        '\u202eppA\u202c Safe\u2066 App\u2069\u200e\u200f\u061c\u202a\u202b\u202d\u2067\u2068',
+      );
       expect(client.client_name).to.equal('ppA Safe App');
     });
   });

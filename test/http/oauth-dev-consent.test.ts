@@ -1,6 +1,14 @@
 import { expect } from 'chai';
 import { BASE_ENV, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
-import { authorize, authorizeParams, codeForm, pendingRequestId, REDIRECT_URI, registerClient, tokenRequest } from '../support/oauth-helpers';
+import {
+  authorize,
+  authorizeParams,
+  codeForm,
+  pendingRequestId,
+  REDIRECT_URI,
+  registerClient,
+  tokenRequest,
+} from '../support/oauth-helpers';
 
 /** Reads the dev consent page for a request and returns the hidden fields of its form. */
 async function openPage(connector: ConnectorUnderTest, request: string): Promise<{ html: string; csrf: string }> {
@@ -42,7 +50,7 @@ describe('the dev-only consent page', function () {
       const { clientId, pkce, request } = await pending();
       const { html, csrf } = await openPage(connector, request);
       expect(html).to.include('Test App');
-      expect(html, 'the redirect URI\'s scheme and host').to.include('sent back to <strong>http://localhost:9</strong>');
+      expect(html, "the redirect URI's scheme and host").to.include('sent back to <strong>http://localhost:9</strong>');
       const res = await submit(connector, { request, csrf, subject: newSubject(), decision: 'approve' }, { origin: BASE_ENV.PUBLIC_URL });
       expect(res.status).to.equal(303);
       const location = new URL(res.headers.get('location')!);
@@ -63,7 +71,9 @@ describe('the dev-only consent page', function () {
       const { csrf } = await openPage(connector, request);
       expect((await submit(connector, { request, subject: newSubject(), decision: 'approve' })).status).to.equal(403);
       expect((await submit(connector, { request, csrf: 'x'.repeat(43), subject: newSubject(), decision: 'approve' })).status).to.equal(403);
-      expect((await submit(connector, { request, csrf, subject: newSubject(), decision: 'approve' }, { origin: 'https://evil.example' })).status).to.equal(403);
+      expect(
+        (await submit(connector, { request, csrf, subject: newSubject(), decision: 'approve' }, { origin: 'https://evil.example' })).status,
+      ).to.equal(403);
       await openPage(connector, request);
     });
   });
@@ -78,12 +88,19 @@ describe('the dev-only consent page', function () {
     expect(res.headers.get('location')).to.match(new RegExp(`^${BASE_ENV.DASHBOARD_URL}/connect\\?request=authreq_`));
     const request = await pendingRequestId(res);
     expect((await fetch(`${connector.baseUrl}/oauth/dev-consent?request=${request}`)).status).to.equal(404);
-    expect((await submit(connector, { request, decision: 'approve', subject: newSubject() }, { origin: BASE_ENV.PUBLIC_URL })).status).to.equal(404);
+    expect(
+      (await submit(connector, { request, decision: 'approve', subject: newSubject() }, { origin: BASE_ENV.PUBLIC_URL })).status,
+    ).to.equal(404);
   }
 
   const cases: Array<{ what: string; env: Record<string, string>; devConsent: boolean; redirectUri?: string }> = [
     { what: 'not asked for (npm start, the image), with a localhost PUBLIC_URL and no CONSENT_URL', env: {}, devConsent: false },
-    { what: 'asked for, with a PUBLIC_URL that is not loopback', env: { PUBLIC_URL: 'https://connector.example.com' }, devConsent: true, redirectUri: 'https://app.example.com/cb' },
+    {
+      what: 'asked for, with a PUBLIC_URL that is not loopback',
+      env: { PUBLIC_URL: 'https://connector.example.com' },
+      devConsent: true,
+      redirectUri: 'https://app.example.com/cb',
+    },
     { what: 'asked for, with a HOST that is not loopback (reachable from the network)', env: { HOST: '0.0.0.0' }, devConsent: true },
   ];
   for (const { what, env, devConsent, redirectUri } of cases) {

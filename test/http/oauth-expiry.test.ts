@@ -1,7 +1,16 @@
 import { expect } from 'chai';
 import { BACKENDS } from '../support/backends';
 import { BASE_ENV, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
-import { authorize, authorizeParams, codeFor, codeForm, pendingRequestId, REDIRECT_URI, registerClient, tokenRequest } from '../support/oauth-helpers';
+import {
+  authorize,
+  authorizeParams,
+  codeFor,
+  codeForm,
+  pendingRequestId,
+  REDIRECT_URI,
+  registerClient,
+  tokenRequest,
+} from '../support/oauth-helpers';
 import { waitFor } from '../../testkit/wait-for';
 
 for (const kind of BACKENDS) {
@@ -17,8 +26,12 @@ for (const kind of BACKENDS) {
       const clientId = await registerClient(connector.baseUrl);
       const request = await pendingRequestId(await authorize(connector.baseUrl, authorizeParams(connector, clientId).params));
       const headers = { 'x-link-secret': BASE_ENV.LINK_SECRET };
-      await waitFor(async () => (await connector.call('GET', `/v1/link/authorizations/${request}`, { headers })).status === 404, { what: 'the request to expire' });
-      expect((await connector.call('POST', `/v1/link/authorizations/${request}`, { headers, body: { subject: newSubject() } })).status).to.equal(404);
+      await waitFor(async () => (await connector.call('GET', `/v1/link/authorizations/${request}`, { headers })).status === 404, {
+        what: 'the request to expire',
+      });
+      expect(
+        (await connector.call('POST', `/v1/link/authorizations/${request}`, { headers, body: { subject: newSubject() } })).status,
+      ).to.equal(404);
     });
 
     it('an expired code is refused with invalid_grant', async () => {
@@ -41,11 +54,12 @@ describe('OAuth 2.1 registration rate limit [memory]', function () {
   after(async () => connector?.close());
 
   it('an address over its registration budget gets 429 temporarily_unavailable with Retry-After', async () => {
-    const register = () => fetch(`${connector.baseUrl}/oauth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: 'burst', redirect_uris: [REDIRECT_URI] }),
-    });
+    const register = () =>
+      fetch(`${connector.baseUrl}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: 'burst', redirect_uris: [REDIRECT_URI] }),
+      });
     expect((await register()).status).to.equal(201);
     expect((await register()).status).to.equal(201);
     const limited = await register();

@@ -2,13 +2,25 @@ import { expect } from 'chai';
 import { BACKENDS } from '../support/backends';
 import { BASE_ENV, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import {
-  answerConsent, authorize, authorizeParams, codeFor, codeForm, pendingRequestId, REDIRECT_URI, registerClient, tokenRequest,
+  answerConsent,
+  authorize,
+  authorizeParams,
+  codeFor,
+  codeForm,
+  pendingRequestId,
+  REDIRECT_URI,
+  registerClient,
+  tokenRequest,
 } from '../support/oauth-helpers';
 import { waitFor } from '../../testkit/wait-for';
 
 /** `POST /oauth/register` with any body; the answer's status and JSON. */
 async function register(baseUrl: string, body: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${baseUrl}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${baseUrl}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, body: await res.json() };
 }
 
@@ -98,7 +110,11 @@ for (const kind of BACKENDS) {
         expect(redirect.searchParams.get('error')).to.equal('access_denied');
         expect(redirect.searchParams.get('error_description')).to.equal('the app registration has expired; register again');
         expect(redirect.searchParams.get('code')).to.equal(null);
-        const connections = await connector.call('GET', `/v1/link/connections?subject=${encodeURIComponent(subject)}&include_revoked=true`, { headers: { 'x-link-secret': BASE_ENV.LINK_SECRET } });
+        const connections = await connector.call(
+          'GET',
+          `/v1/link/connections?subject=${encodeURIComponent(subject)}&include_revoked=true`,
+          { headers: { 'x-link-secret': BASE_ENV.LINK_SECRET } },
+        );
         expect(connections.status).to.equal(200);
         expect(connections.body.items).to.deep.equal([]);
       });
@@ -135,7 +151,10 @@ describe('OAuth dynamic registration: metadata size limits [memory]', function (
     ['a client_name of 101 characters', { client_name: 'n'.repeat(101), redirect_uris: [REDIRECT_URI] }],
     ['six redirect URIs', { client_name: 'x', redirect_uris: Array.from({ length: 6 }, (_, i) => `${REDIRECT_URI}${i}`) }],
     ['a redirect URI of 513 characters', { client_name: 'x', redirect_uris: [long(513)] }],
-    ['the 14 KB registration of the review (ten 1,400-character URIs)', { client_name: 'x'.repeat(100), redirect_uris: Array.from({ length: 10 }, () => long(1400)) }],
+    [
+      'the 14 KB registration of the review (ten 1,400-character URIs)',
+      { client_name: 'x'.repeat(100), redirect_uris: Array.from({ length: 10 }, () => long(1400)) },
+    ],
   ] as const) {
     it(`a registration with ${what} is refused with 400 invalid_client_metadata`, async () => {
       const res = await register(connector.baseUrl, body);
@@ -145,7 +164,10 @@ describe('OAuth dynamic registration: metadata size limits [memory]', function (
   }
 
   it('a registration at every limit (100-character name, five 512-character URIs) is accepted', async () => {
-    const res = await register(connector.baseUrl, { client_name: 'n'.repeat(100), redirect_uris: Array.from({ length: 5 }, (_, i) => long(512 - 1) + i) });
+    const res = await register(connector.baseUrl, {
+      client_name: 'n'.repeat(100),
+      redirect_uris: Array.from({ length: 5 }, (_, i) => long(512 - 1) + i),
+    });
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
   });
 });

@@ -34,7 +34,12 @@ async function getMe(provider: TestOAuthProvider, fetchFn: FetchFn, mcpUrl: URL)
  * provider has a metadata URL) → authorize → the test plays browser and dashboard → token → tools/call →
  * refresh → revoke → 401. `dashboard` is the fetch the dashboard's calls go through.
  */
-async function dance(provider: TestOAuthProvider, fetchFn: FetchFn, dashboardFetch: FetchFn = fetchFn, publicUrl: string = PUBLIC_URL): Promise<void> {
+async function dance(
+  provider: TestOAuthProvider,
+  fetchFn: FetchFn,
+  dashboardFetch: FetchFn = fetchFn,
+  publicUrl: string = PUBLIC_URL,
+): Promise<void> {
   const MCP_URL = new URL(`${publicUrl}/mcp`);
   const subject = newSubject();
   const first = new Client({ name: 'oauth-test', version: '1.0.0' });
@@ -81,7 +86,11 @@ async function dance(provider: TestOAuthProvider, fetchFn: FetchFn, dashboardFet
   expect(revoked.status).to.equal(200);
   const denied = await fetchFn(MCP_URL, {
     method: 'POST',
-    headers: { authorization: `Bearer ${after.access_token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    headers: {
+      authorization: `Bearer ${after.access_token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
   });
   expect(denied.status).to.equal(401);
@@ -99,7 +108,10 @@ describe('the official SDK client through the whole OAuth dance', function () {
     cimd = await startCimdServer();
     trust = { testHosts: { [CIMD_HOST]: '127.0.0.1' }, testCa: cimd.ca };
     cimd.serve('/client.json', clientDocument(`${cimd.origin}/client.json`));
-    cimd.serve('/big.json', JSON.stringify({ client_id: `${cimd.origin}/big.json`, redirect_uris: [REDIRECT_URI], padding: 'x'.repeat(10_000) }));
+    cimd.serve(
+      '/big.json',
+      JSON.stringify({ client_id: `${cimd.origin}/big.json`, redirect_uris: [REDIRECT_URI], padding: 'x'.repeat(10_000) }),
+    );
     cimd.serve('/other.json', clientDocument('https://elsewhere.example.com/client.json'));
   });
   after(async () => cimd?.close());
@@ -175,7 +187,10 @@ describe('the official SDK client through the whole OAuth dance', function () {
       redis = await startRedis();
       const config = loadConfig({ ...BASE_ENV, REDIS_URL: redis.url, REDIS_KEY_PREFIX: 'oauth-replicas:' }, 'dev');
       const logger = createLogger('warn', 'oauth-replicas', new LogCapture());
-      replicas = await Promise.all([startApi(config, logger, { cimdFetch: trust }), startApi(config, logger, { jobConsumer: inProcessWorker(config, logger), cimdFetch: trust })]);
+      replicas = await Promise.all([
+        startApi(config, logger, { cimdFetch: trust }),
+        startApi(config, logger, { jobConsumer: inProcessWorker(config, logger), cimdFetch: trust }),
+      ]);
       bases = replicas.map((api) => `http://127.0.0.1:${api.port}`);
       for (const base of bases) await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, { what: `${base} ready` });
     });
@@ -185,7 +200,10 @@ describe('the official SDK client through the whole OAuth dance', function () {
     });
 
     it('a client approved through one replica has its authorize errors redirected by the other (the approval is in Redis)', async () => {
-      const first = oauthTarget({ baseUrl: bases[0], call: (await checkedClient(bases[0])).call }, { publicUrl: PUBLIC_URL, linkSecret: BASE_ENV.LINK_SECRET });
+      const first = oauthTarget(
+        { baseUrl: bases[0], call: (await checkedClient(bases[0])).call },
+        { publicUrl: PUBLIC_URL, linkSecret: BASE_ENV.LINK_SECRET },
+      );
       const { clientId } = await codeFor(first, newSubject());
       const plain = { code_challenge_method: 'plain', code_challenge: 'y'.repeat(43) };
       const res = await authorize(bases[1], authorizeParams(first, clientId, plain).params);
@@ -193,7 +211,10 @@ describe('the official SDK client through the whole OAuth dance', function () {
       expect(new URL(res.headers.get('location')!).searchParams.get('error')).to.equal('invalid_request');
     });
 
-    for (const [what, metadataUrl] of [['DCR', undefined], ['CIMD', 'client.json']] as const) {
+    for (const [what, metadataUrl] of [
+      ['DCR', undefined],
+      ['CIMD', 'client.json'],
+    ] as const) {
       it(`a ${what} client's every step lands on the other replica than the step before, and the dance completes`, async () => {
         const { fetchFn, served } = replicaFetch(PUBLIC_URL, bases);
         // The dashboard is a separate caller: it alternates on its own, starting on the second replica.
@@ -201,7 +222,10 @@ describe('the official SDK client through the whole OAuth dance', function () {
         await dance(new TestOAuthProvider(metadataUrl && `${cimd.origin}/${metadataUrl}`), fetchFn, dashboard.fetchFn);
         for (let i = 1; i < served.length; i++) expect(served[i].replica).to.not.equal(served[i - 1].replica);
         const authorizeAt = served.find((entry) => entry.path === '/oauth/authorize')!.replica;
-        expect(dashboard.served.some((entry) => entry.replica !== authorizeAt), 'consent answered on another replica').to.equal(true);
+        expect(
+          dashboard.served.some((entry) => entry.replica !== authorizeAt),
+          'consent answered on another replica',
+        ).to.equal(true);
       });
     }
   });

@@ -4,7 +4,15 @@ import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
 import { BACKENDS } from '../support/backends';
 import { BASE_ENV, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import {
-  answerConsent, authorize, authorizeParams, codeFor, codeForm, pendingRequestId, REDIRECT_URI, registerClient, tokenRequest,
+  answerConsent,
+  authorize,
+  authorizeParams,
+  codeFor,
+  codeForm,
+  pendingRequestId,
+  REDIRECT_URI,
+  registerClient,
+  tokenRequest,
 } from '../support/oauth-helpers';
 
 for (const kind of BACKENDS) {
@@ -53,16 +61,28 @@ for (const kind of BACKENDS) {
     });
 
     it('browser clients may call the metadata, registration and token endpoints from any origin (CORS preflight 204)', async () => {
-      for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-authorization-server', '/oauth/register', '/oauth/token', '/oauth/revoke']) {
+      for (const path of [
+        '/.well-known/oauth-protected-resource',
+        '/.well-known/oauth-authorization-server',
+        '/oauth/register',
+        '/oauth/token',
+        '/oauth/revoke',
+      ]) {
         const res = await fetch(`${connector.baseUrl}${path}`, {
           method: 'OPTIONS',
-          headers: { origin: 'http://localhost:6274', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+          headers: {
+            origin: 'http://localhost:6274',
+            'access-control-request-method': 'POST',
+            'access-control-request-headers': 'content-type',
+          },
         });
         expect(res.status, path).to.equal(204);
         expect(res.headers.get('access-control-allow-origin'), path).to.equal('*');
         expect(res.headers.get('access-control-allow-headers'), path).to.include('content-type');
       }
-      const metadata = await fetch(`${connector.baseUrl}/.well-known/oauth-authorization-server`, { headers: { origin: 'http://localhost:6274' } });
+      const metadata = await fetch(`${connector.baseUrl}/.well-known/oauth-authorization-server`, {
+        headers: { origin: 'http://localhost:6274' },
+      });
       expect(metadata.headers.get('access-control-allow-origin')).to.equal('*');
     });
 
@@ -79,9 +99,16 @@ for (const kind of BACKENDS) {
       const clientId = await registerClient(connector.baseUrl);
       const { params, pkce, state } = authorizeParams(connector, clientId);
       const request = await pendingRequestId(await authorize(connector.baseUrl, params));
-      const view = await connector.call('GET', `/v1/link/authorizations/${request}`, { headers: { 'x-link-secret': BASE_ENV.LINK_SECRET } });
+      const view = await connector.call('GET', `/v1/link/authorizations/${request}`, {
+        headers: { 'x-link-secret': BASE_ENV.LINK_SECRET },
+      });
       expect(view.status).to.equal(200);
-      expect(view.body.client).to.deep.equal({ client_id: clientId, client_name: 'Test App', redirect_scheme: 'http', redirect_host: 'localhost:9' });
+      expect(view.body.client).to.deep.equal({
+        client_id: clientId,
+        client_name: 'Test App',
+        redirect_scheme: 'http',
+        redirect_host: 'localhost:9',
+      });
       const subject = newSubject();
       const redirect = await answerConsent(connector, request, { subject });
       expect(`${redirect.origin}${redirect.pathname}`).to.equal(REDIRECT_URI);
@@ -107,7 +134,11 @@ for (const kind of BACKENDS) {
 
     it('a refresh token rotates: the new pair works and the access token keeps the same connection', async () => {
       const { clientId, tokens } = await redeem();
-      const res = await tokenRequest(connector.baseUrl, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId });
+      const res = await tokenRequest(connector.baseUrl, {
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token,
+        client_id: clientId,
+      });
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
       expect(res.body.refresh_token).to.not.equal(tokens.refresh_token);
       expect((await me(res.body.access_token)).body.connection_id).to.equal((await me(tokens.access_token)).body.connection_id);
@@ -115,7 +146,8 @@ for (const kind of BACKENDS) {
 
     it('a reused refresh token is refused and kills the connection: every token of it gets 401', async () => {
       const { clientId, tokens } = await redeem();
-      const refresh = (token: string) => tokenRequest(connector.baseUrl, { grant_type: 'refresh_token', refresh_token: token, client_id: clientId });
+      const refresh = (token: string) =>
+        tokenRequest(connector.baseUrl, { grant_type: 'refresh_token', refresh_token: token, client_id: clientId });
       const rotated = await refresh(tokens.refresh_token);
       expect(rotated.status).to.equal(200);
       const replay = await refresh(tokens.refresh_token);
@@ -148,7 +180,9 @@ for (const kind of BACKENDS) {
 
     it('a code redeemed by several concurrent requests yields tokens exactly once', async () => {
       const { clientId, code, verifier } = await codeFor(connector, newSubject());
-      const answers = await Promise.all(Array.from({ length: 8 }, () => tokenRequest(connector.baseUrl, codeForm(clientId, code, verifier))));
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, () => tokenRequest(connector.baseUrl, codeForm(clientId, code, verifier))),
+      );
       expect(answers.filter((answer) => answer.status === 200)).to.have.length(1);
       expect(answers.filter((answer) => answer.body.error === 'invalid_grant')).to.have.length(7);
     });
@@ -231,7 +265,10 @@ for (const kind of BACKENDS) {
       expect(redirect.searchParams.get('state')).to.equal(state);
       expect(redirect.searchParams.get('iss')).to.equal(BASE_ENV.PUBLIC_URL);
       expect(redirect.searchParams.get('code')).to.equal(null);
-      const again = await connector.call('POST', `/v1/link/authorizations/${request}`, { body: { subject: newSubject() }, headers: { 'x-link-secret': BASE_ENV.LINK_SECRET } });
+      const again = await connector.call('POST', `/v1/link/authorizations/${request}`, {
+        body: { subject: newSubject() },
+        headers: { 'x-link-secret': BASE_ENV.LINK_SECRET },
+      });
       expect(again.status).to.equal(404);
     });
 
@@ -251,20 +288,28 @@ for (const kind of BACKENDS) {
 
     it('/v1/link/revoke by subject ends OAuth grants: the access token gets 401 and the refresh token is refused', async () => {
       const { clientId, subject, tokens } = await redeem();
-      const res = await connector.call('POST', '/v1/link/revoke', { body: { subject }, headers: { 'x-link-secret': BASE_ENV.LINK_SECRET } });
+      const res = await connector.call('POST', '/v1/link/revoke', {
+        body: { subject },
+        headers: { 'x-link-secret': BASE_ENV.LINK_SECRET },
+      });
       expect(res.body.revoked).to.equal(1);
       expect((await me(tokens.access_token)).status).to.equal(401);
-      const refresh = await tokenRequest(connector.baseUrl, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId });
+      const refresh = await tokenRequest(connector.baseUrl, {
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token,
+        client_id: clientId,
+      });
       expect(refresh.body.error).to.equal('invalid_grant');
     });
 
     it('/oauth/revoke with a refresh token ends the connection (RFC 7009), and an unknown token still answers 200', async () => {
       const { clientId, tokens } = await redeem();
-      const revoke = (token: string) => fetch(`${connector.baseUrl}/oauth/revoke`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ token, client_id: clientId }),
-      });
+      const revoke = (token: string) =>
+        fetch(`${connector.baseUrl}/oauth/revoke`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ token, client_id: clientId }),
+        });
       expect((await revoke(tokens.refresh_token)).status).to.equal(200);
       expect((await me(tokens.access_token)).status).to.equal(401);
       expect((await revoke('not-a-token')).status).to.equal(200);
@@ -279,7 +324,8 @@ for (const kind of BACKENDS) {
       await tokenRequest(connector.baseUrl, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId });
       const log = connector.logs.text();
       expect(log).to.include('/oauth/token');
-      for (const secret of [code, verifier, again.code, again.verifier, tokens.access_token, tokens.refresh_token]) expect(log).to.not.include(secret);
+      for (const secret of [code, verifier, again.code, again.verifier, tokens.access_token, tokens.refresh_token])
+        expect(log).to.not.include(secret);
     });
 
     it('dynamic registration refuses confidential clients and non-https redirect URIs', async () => {
@@ -287,7 +333,11 @@ for (const kind of BACKENDS) {
         { client_name: 'x', redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'client_secret_post' },
         { client_name: 'x', redirect_uris: ['http://app.example.com/cb'] },
       ]) {
-        const res = await fetch(`${connector.baseUrl}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const res = await fetch(`${connector.baseUrl}/oauth/register`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
         expect(res.status).to.equal(400);
         expect(((await res.json()) as any).error).to.match(/^invalid_(client_metadata|redirect_uri)$/);
       }

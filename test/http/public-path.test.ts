@@ -29,7 +29,10 @@ for (const kind of BACKENDS) {
     before(async () => {
       connector = await startConnector(kind, { PUBLIC_URL });
       ({ call: prefixed } = await checkedClient(`${connector.baseUrl}/connector`));
-      const linked = await prefixed('POST', '/v1/link', { body: { subject: newSubject() }, headers: { 'x-link-secret': connector.config.linkSecret } });
+      const linked = await prefixed('POST', '/v1/link', {
+        body: { subject: newSubject() },
+        headers: { 'x-link-secret': connector.config.linkSecret },
+      });
       expect(linked.status, linked.text).to.equal(201);
       token = linked.body.token;
     });
@@ -56,7 +59,8 @@ for (const kind of BACKENDS) {
     });
 
     it('keeps the query string of a prefixed request', async () => {
-      for (const name of ['first', 'second']) expect((await prefixed('POST', '/v1/things', { token, body: { name } })).status).to.equal(201);
+      for (const name of ['first', 'second'])
+        expect((await prefixed('POST', '/v1/things', { token, body: { name } })).status).to.equal(201);
       const page = await prefixed('GET', '/v1/things?limit=1', { token });
       expect(page.status, page.text).to.equal(200);
       expect(page.body.items).to.have.length(1);

@@ -53,7 +53,9 @@ describe('GET / (the root page)', () => {
     expect(res.headers.get('vary')).to.equal('Accept');
     const body = (await res.json()) as Record<string, any>;
     expect(body).to.include({ name: SERVICE_INFO.name, summary: SERVICE_INFO.summary });
-    expect(body.links).to.deep.equal(Object.fromEntries(Object.entries(LINKED).map(([key, path]) => [key, `${c.config.publicUrl}${path}`])));
+    expect(body.links).to.deep.equal(
+      Object.fromEntries(Object.entries(LINKED).map(([key, path]) => [key, `${c.config.publicUrl}${path}`])),
+    );
     expect(body.guides).to.deep.include({ title: 'Getting started', repository_path: 'docs/getting-started.md' });
   });
 
@@ -111,7 +113,11 @@ describe('GET / (the root page)', () => {
     const client = await connectMcp(`${c.baseUrl}/mcp`, await c.link(newSubject()), '2026-07-28');
     try {
       const { tools } = await client.listTools();
-      expect(tools.map((tool) => tool.name).sort()).to.deep.equal(buildToolDefinitions(published).map((tool) => tool.name).sort());
+      expect(tools.map((tool) => tool.name).sort()).to.deep.equal(
+        buildToolDefinitions(published)
+          .map((tool) => tool.name)
+          .sort(),
+      );
     } finally {
       await client.close();
     }

@@ -17,7 +17,15 @@ const EXPECTED = {
 };
 
 /** Headers helmet's page-only middlewares would add and this configuration turns off. */
-const ABSENT = ['cross-origin-opener-policy', 'origin-agent-cluster', 'x-dns-prefetch-control', 'x-download-options', 'x-permitted-cross-domain-policies', 'x-xss-protection', 'x-powered-by'];
+const ABSENT = [
+  'cross-origin-opener-policy',
+  'origin-agent-cluster',
+  'x-dns-prefetch-control',
+  'x-download-options',
+  'x-permitted-cross-domain-policies',
+  'x-xss-protection',
+  'x-powered-by',
+];
 
 function expectSecurityHeaders(headers: Headers, what: string): void {
   for (const [name, value] of Object.entries(EXPECTED)) expect(headers.get(name), `${what}: ${name}`).to.equal(value);
@@ -51,14 +59,22 @@ describe('security headers on every kind of answer', () => {
   });
 
   it('MCP answers carry them too, whether the call is served directly or by the SDK', async () => {
-    const send = ({ headers, body }: RawMcpCall) => fetch(`${connector.baseUrl}/mcp`, { method: 'POST', headers: { ...headers, authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+    const send = ({ headers, body }: RawMcpCall) =>
+      fetch(`${connector.baseUrl}/mcp`, {
+        method: 'POST',
+        headers: { ...headers, authorization: `Bearer ${token}` },
+        body: JSON.stringify(body),
+      });
     const call = (name: string, meta: Record<string, unknown> = {}) => send(rawToolCall(name, {}, { meta }));
     // A progress token sends the call to the SDK; without one it is served directly.
     const tools = buildToolDefinitions(publishedOperations());
     const matches = directCallMatcher(tools, compileArgumentChecks(tools));
     expect(matches(rawToolCall('get_me', {}))).to.not.equal(undefined);
     expect(matches(rawToolCall('get_me', {}, { meta: { progressToken: 'p' } }))).to.equal(undefined);
-    for (const [what, res] of [['direct', await call('get_me')], ['SDK', await call('get_me', { progressToken: 'p' })]] as const) {
+    for (const [what, res] of [
+      ['direct', await call('get_me')],
+      ['SDK', await call('get_me', { progressToken: 'p' })],
+    ] as const) {
       expect(res.status, what).to.equal(200);
       expectSecurityHeaders(res.headers, `MCP ${what}`);
     }

@@ -33,7 +33,9 @@ for (const backend of BACKENDS) {
       const after = await scrape(c.metricsUrl);
       const charged = sumOf(after, 'connector_credits_charged_total') - sumOf(before, 'connector_credits_charged_total');
       expect(charged).to.equal(LIMIT);
-      const refused = sumOf(after, 'connector_jobs_over_budget_total', { operation: 'createJob' }) - sumOf(before, 'connector_jobs_over_budget_total', { operation: 'createJob' });
+      const refused =
+        sumOf(after, 'connector_jobs_over_budget_total', { operation: 'createJob' }) -
+        sumOf(before, 'connector_jobs_over_budget_total', { operation: 'createJob' });
       expect(refused).to.equal(20 - LIMIT);
     });
 
@@ -97,7 +99,11 @@ for (const backend of BACKENDS) {
     it('without DAILY_CREDIT_LIMIT, /v1/me shows daily_budget null and jobs are not capped', async () => {
       const token = await c.link(newSubject());
       for (let i = 0; i < 5; i++) {
-        const res = await c.call('POST', '/v1/jobs', { token, body: { input: { prompt: `p${i}` } }, headers: { 'idempotency-key': newKey() } });
+        const res = await c.call('POST', '/v1/jobs', {
+          token,
+          body: { input: { prompt: `p${i}` } },
+          headers: { 'idempotency-key': newKey() },
+        });
         expect(res.status).to.equal(202);
       }
       const me = await c.call('GET', '/v1/me', { token });

@@ -1,7 +1,16 @@
 import { expect } from 'chai';
 import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
 import { BACKENDS } from '../support/backends';
-import { freshClaims, hmacToken, nowSeconds, rs256Token, rsaKeys, tamperedToken, unsignedToken, type TokenClaims } from '../support/forged-tokens';
+import {
+  freshClaims,
+  hmacToken,
+  nowSeconds,
+  rs256Token,
+  rsaKeys,
+  tamperedToken,
+  unsignedToken,
+  type TokenClaims,
+} from '../support/forged-tokens';
 import { BASE_ENV, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { RawClient } from '../support/raw-client';
 
@@ -21,7 +30,8 @@ interface Material {
 type Attack = [name: string, authorization: (m: Material) => string | undefined];
 
 const key = deriveKeys(BASE_ENV.CONNECTOR_SECRET).tokenKey;
-const sign = (m: Material, change: Partial<TokenClaims> & Record<string, unknown> = {}) => hmacToken(HS256, { ...m.claims, ...change }, key);
+const sign = (m: Material, change: Partial<TokenClaims> & Record<string, unknown> = {}) =>
+  hmacToken(HS256, { ...m.claims, ...change }, key);
 const bearer = (token: string) => `Bearer ${token}`;
 const without = (m: Material, ...names: string[]) => Object.fromEntries(Object.entries(m.claims).filter(([name]) => !names.includes(name)));
 
@@ -51,9 +61,19 @@ const ATTACKS: Attack[] = [
   ['nbf in the future', (m) => bearer(sign(m, { nbf: nowSeconds() + 3600 }))],
   ['no subject', (m) => bearer(hmacToken(HS256, without(m, 'sub'), key))],
   ['no connection id', (m) => bearer(hmacToken(HS256, without(m, 'jti'), key))],
-  ['the payload tampered (another subject) under the original signature', (m) => bearer(tamperedToken(m.token, (c) => ({ ...c, sub: 'victim@example.com' })))],
-  ['the expiry tampered (extended) under the original signature', (m) => bearer(tamperedToken(m.token, (c) => ({ ...c, exp: Number(c.exp) + 86_400 })))],
-  ['the header tampered (alg HS384) under the original signature', (m) => bearer(`${Buffer.from(JSON.stringify({ alg: 'HS384', typ: 'JWT' })).toString('base64url')}.${m.token.split('.').slice(1).join('.')}`)],
+  [
+    'the payload tampered (another subject) under the original signature',
+    (m) => bearer(tamperedToken(m.token, (c) => ({ ...c, sub: 'victim@example.com' }))),
+  ],
+  [
+    'the expiry tampered (extended) under the original signature',
+    (m) => bearer(tamperedToken(m.token, (c) => ({ ...c, exp: Number(c.exp) + 86_400 }))),
+  ],
+  [
+    'the header tampered (alg HS384) under the original signature',
+    (m) =>
+      bearer(`${Buffer.from(JSON.stringify({ alg: 'HS384', typ: 'JWT' })).toString('base64url')}.${m.token.split('.').slice(1).join('.')}`),
+  ],
   ['a genuine signature on a connection that was never made', (m) => bearer(sign(m, { jti: 'conn_forged' }))],
   ['a genuine signature with a subject other than its connection’s', (m) => bearer(sign(m, { sub: 'someone-else@example.com' }))],
   ['oversized (8 KiB: over the token limit, under the header limit)', (m) => bearer(`${m.token}${'A'.repeat(8 * 1024)}`)],
@@ -82,7 +102,10 @@ for (const backend of BACKENDS) {
       const subject = newSubject();
       const linked = await c.call('POST', '/v1/link', { body: { subject }, headers: { 'x-link-secret': BASE_ENV.LINK_SECRET } });
       const revoked = await c.link(subject);
-      await c.call('POST', '/v1/link/revoke', { body: { connection_id: JSON.parse(Buffer.from(revoked.split('.')[1], 'base64url').toString()).jti }, headers: { 'x-link-secret': BASE_ENV.LINK_SECRET } });
+      await c.call('POST', '/v1/link/revoke', {
+        body: { connection_id: JSON.parse(Buffer.from(revoked.split('.')[1], 'base64url').toString()).jti },
+        headers: { 'x-link-secret': BASE_ENV.LINK_SECRET },
+      });
       m = {
         token: linked.body.token,
         claims: freshClaims(BASE_ENV.PUBLIC_URL, subject, linked.body.connection_id),
@@ -105,7 +128,9 @@ for (const backend of BACKENDS) {
         const value = authorization(m);
         const res = await c.call('GET', '/v1/me', { headers: value === undefined ? {} : { authorization: value } });
         expect(res.status).to.equal(401);
-        expect(res.headers.get('www-authenticate')).to.equal(value === undefined ? 'Bearer realm="connector"' : 'Bearer realm="connector", error="invalid_token"');
+        expect(res.headers.get('www-authenticate')).to.equal(
+          value === undefined ? 'Bearer realm="connector"' : 'Bearer realm="connector", error="invalid_token"',
+        );
         expect({ ...res.body, request_id: undefined }).to.deep.equal(reference);
         expect(res.body.request_id).to.equal(res.headers.get('x-request-id'));
         if (value) expect(res.text).to.not.contain(value.replace(/^\S+ /, '').slice(0, 40));
@@ -115,7 +140,11 @@ for (const backend of BACKENDS) {
     it('a 64 KiB token is refused before it is read: 431 problem+json (over the HTTP header limit, so not a 401)', async () => {
       const raw = new RawClient(c.baseUrl);
       try {
-        const res = await raw.send({ method: 'GET', path: '/v1/me', headers: { authorization: bearer(`${m.token}${'A'.repeat(64 * 1024)}`) } });
+        const res = await raw.send({
+          method: 'GET',
+          path: '/v1/me',
+          headers: { authorization: bearer(`${m.token}${'A'.repeat(64 * 1024)}`) },
+        });
         expect(res.status).to.equal(431);
         expect(res.headers.get('content-type')).to.match(/^application\/problem\+json/);
         expect(JSON.parse(res.text)).to.include({ status: 431, title: 'Request header fields too large' });

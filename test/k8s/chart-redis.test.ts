@@ -18,14 +18,28 @@ const ALL_FEATURES = 'charts/connector/ci/all-features-values.yaml';
 
 /** The variables that select or reach a Redis; the tuning ones live in the ConfigMap. */
 const CONNECTION_VARS = [
-  'REDIS_URL', 'REDIS_SENTINELS', 'REDIS_SENTINEL_NAME', 'REDIS_CLUSTER_NODES', 'REDIS_USERNAME', 'REDIS_PASSWORD',
-  'REDIS_SENTINEL_PASSWORD', 'REDIS_TLS', 'REDIS_TLS_CA_FILE',
+  'REDIS_URL',
+  'REDIS_SENTINELS',
+  'REDIS_SENTINEL_NAME',
+  'REDIS_CLUSTER_NODES',
+  'REDIS_USERNAME',
+  'REDIS_PASSWORD',
+  'REDIS_SENTINEL_PASSWORD',
+  'REDIS_TLS',
+  'REDIS_TLS_CA_FILE',
 ];
 const CREDENTIAL_VARS = ['REDIS_URL', 'REDIS_USERNAME', 'REDIS_PASSWORD', 'REDIS_SENTINEL_PASSWORD'];
 
 type EnvEntry = NonNullable<Container['env']>[number];
-interface Mount { name: string; mountPath: string; readOnly?: boolean }
-interface Volume { name: string; secret?: { secretName: string; defaultMode?: number; items?: Array<{ key: string; path: string }> } }
+interface Mount {
+  name: string;
+  mountPath: string;
+  readOnly?: boolean;
+}
+interface Volume {
+  name: string;
+  secret?: { secretName: string; defaultMode?: number; items?: Array<{ key: string; path: string }> };
+}
 
 function workloads(objects: K8sObject[]): K8sObject[] {
   return ['api', 'worker'].map((component) => mustFind(objects, 'Deployment', component));
@@ -132,13 +146,17 @@ describe('helm chart charts/connector: Redis topologies, TLS and credentials', f
     it('refuses to start a pod whose REDIS_URL Secret key is missing (not optional: no silent fall-back to memory)', function () {
       const api = mainContainer(mustFind(objects, 'Deployment', 'api'));
       expect(() => resolveEnv(api, objects, {})).to.throw(/REDIS_URL.*CreateContainerConfigError/);
-      expect(resolveEnv(api, objects, { 'connector-redis-url': { url: 'rediss://u:p@redis:6380' } }).REDIS_URL).to.equal('rediss://u:p@redis:6380');
+      expect(resolveEnv(api, objects, { 'connector-redis-url': { url: 'rediss://u:p@redis:6380' } }).REDIS_URL).to.equal(
+        'rediss://u:p@redis:6380',
+      );
     });
   });
 
   describe('Sentinel: ci/redis-sentinel-values.yaml', function () {
     let objects: K8sObject[];
-    const credentials = { 'connector-redis-credentials': { username: 'connector', password: 'data-pass', 'sentinel-password': 'sentinel-pass' } };
+    const credentials = {
+      'connector-redis-credentials': { username: 'connector', password: 'data-pass', 'sentinel-password': 'sentinel-pass' },
+    };
     before(function () {
       this.timeout(60_000);
       objects = render({ valuesFiles: [SENTINEL] });
@@ -296,12 +314,24 @@ describe('helm chart charts/connector: Redis topologies, TLS and credentials', f
       ['a sentinel on port 65536', ['redis.sentinel.hosts={s-0:65536}', 'redis.sentinel.name=m'], /\/redis\/sentinel\/hosts\/0/],
       ['a seed list given as one comma-separated string', ['redis.cluster.nodes[0]=c-0:6379\\,c-1:6379'], /\/redis\/cluster\/nodes\/0/],
       ['the same sentinel twice', ['redis.sentinel.hosts={s-0:26379,s-0:26379}', 'redis.sentinel.name=m'], /\/redis\/sentinel\/hosts/],
-      ['REDIS_TLS in the one-node mode (rediss:// does that)', ['redis.url=redis://r:6379', 'redis.tls.enabled=true'], /\/redis\/(sentinel|cluster)/],
+      [
+        'REDIS_TLS in the one-node mode (rediss:// does that)',
+        ['redis.url=redis://r:6379', 'redis.tls.enabled=true'],
+        /\/redis\/(sentinel|cluster)/,
+      ],
       ['a CA with a plain redis:// URL', ['redis.url=redis://r:6379', 'redis.tls.caSecret.name=ca'], /\/redis\/url/],
       ['a CA with the dev Redis', ['redis.dev.enabled=true', 'redis.tls.caSecret.name=ca'], /\/redis\/dev\/enabled/],
       ['a CA in the cluster mode without TLS', [...cluster, 'redis.tls.caSecret.name=ca'], /\/redis\/tls\/enabled/],
-      ['a password key in the one-node mode (the URL carries it)', ['redis.url=redis://r:6379', 'redis.auth.existingSecret=cr', 'redis.auth.passwordKey=p'], /\/redis\/(sentinel|cluster)/],
-      ['a sentinel password key in the cluster mode', [...cluster, 'redis.auth.existingSecret=cr', 'redis.auth.sentinelPasswordKey=p'], /\/redis\/sentinel\/hosts/],
+      [
+        'a password key in the one-node mode (the URL carries it)',
+        ['redis.url=redis://r:6379', 'redis.auth.existingSecret=cr', 'redis.auth.passwordKey=p'],
+        /\/redis\/(sentinel|cluster)/,
+      ],
+      [
+        'a sentinel password key in the cluster mode',
+        [...cluster, 'redis.auth.existingSecret=cr', 'redis.auth.sentinelPasswordKey=p'],
+        /\/redis\/sentinel\/hosts/,
+      ],
       ['a password key without the credentials Secret', [...cluster, 'redis.auth.passwordKey=p'], /\/redis\/auth\/passwordKey/],
       ['a credentials Secret without any key', [...cluster, 'redis.auth.existingSecret=cr'], /\/redis\/auth/],
       ['zero queue shards', ['redis.jobQueueShards=0'], /\/redis\/jobQueueShards/],
@@ -321,8 +351,12 @@ describe('helm chart charts/connector: Redis topologies, TLS and credentials', f
 
     it('accepts sentinels by name, IPv4 and bracketed IPv6 address, and joins them in order', function () {
       this.timeout(60_000);
-      const objects = render({ set: ['redis.sentinel.hosts={s-0.redis:26379,10.0.0.7:26379,[fd00::7]:26380}', 'redis.sentinel.name=mymaster'] });
-      expect(entry(mustFind(objects, 'Deployment', 'worker'), 'REDIS_SENTINELS')?.value).to.equal('s-0.redis:26379,10.0.0.7:26379,[fd00::7]:26380');
+      const objects = render({
+        set: ['redis.sentinel.hosts={s-0.redis:26379,10.0.0.7:26379,[fd00::7]:26380}', 'redis.sentinel.name=mymaster'],
+      });
+      expect(entry(mustFind(objects, 'Deployment', 'worker'), 'REDIS_SENTINELS')?.value).to.equal(
+        's-0.redis:26379,10.0.0.7:26379,[fd00::7]:26380',
+      );
     });
 
     it('accepts a CA for a rediss:// URL given in the values', function () {

@@ -12,7 +12,11 @@ import { chartDir, repoRoot } from './support/helm';
 /** Above the measured peak, what a limit leaves for what the bench did not reach (see docs/deploying.md). */
 const LIMIT_HEADROOM = 1.2;
 
-interface Sample { t: number; api: { rssMb: number }; worker: { rssMb: number } }
+interface Sample {
+  t: number;
+  api: { rssMb: number };
+  worker: { rssMb: number };
+}
 const results = JSON.parse(readFileSync(path.join(repoRoot, 'bench', 'results.json'), 'utf8')) as {
   mode: string;
   memory: { api: { peakRssMb: number }; worker: { peakRssMb: number } };
@@ -34,7 +38,8 @@ describe('chart sizing follows bench/results.json', function () {
   });
 
   for (const component of ['api', 'worker'] as const) {
-    const steady = () => Math.max(...results.soak.samples.filter((s) => s.t >= results.soak.settings.warmupSeconds).map((s) => s[component].rssMb));
+    const steady = () =>
+      Math.max(...results.soak.samples.filter((s) => s.t >= results.soak.settings.warmupSeconds).map((s) => s[component].rssMb));
     const peak = () => Math.max(results.memory[component].peakRssMb, ...results.soak.samples.map((s) => s[component].rssMb));
 
     it(`${component}: the memory request covers the highest resident memory after the soak's warm-up`, function () {
@@ -46,7 +51,9 @@ describe('chart sizing follows bench/results.json', function () {
     });
 
     it(`${component}: the memory limit is above the request, so a pod can burst past its steady size`, function () {
-      expect(mebibytes(values[component].resources.limits.memory)).to.be.greaterThan(mebibytes(values[component].resources.requests.memory));
+      expect(mebibytes(values[component].resources.limits.memory)).to.be.greaterThan(
+        mebibytes(values[component].resources.requests.memory),
+      );
     });
   }
 });

@@ -4,9 +4,7 @@ import { expect } from 'chai';
 import YAML from 'yaml';
 import { HARD_DEADLINE_SLACK_MS } from '../../shared/platform/lifecycle/shutdown';
 import { chartDir, helm, lint, render, templateRaw, type K8sObject, type RenderOptions } from './support/helm';
-import {
-  byComponent, containerPort, mainContainer, mustFind, ofKind, validateObject, type Container,
-} from './support/manifests';
+import { byComponent, containerPort, mainContainer, mustFind, ofKind, validateObject, type Container } from './support/manifests';
 
 const ciFiles = readdirSync(path.join(chartDir, 'ci'))
   .filter((f) => f.endsWith('-values.yaml'))
@@ -20,8 +18,11 @@ const variants: Array<{ label: string; options: RenderOptions }> = [
 ];
 
 const REQUIRED_LABELS = [
-  'app.kubernetes.io/name', 'app.kubernetes.io/instance', 'app.kubernetes.io/version',
-  'app.kubernetes.io/managed-by', 'helm.sh/chart',
+  'app.kubernetes.io/name',
+  'app.kubernetes.io/instance',
+  'app.kubernetes.io/version',
+  'app.kubernetes.io/managed-by',
+  'helm.sh/chart',
 ];
 
 function podSpec(deployment: K8sObject) {
@@ -51,8 +52,13 @@ describe('helm chart charts/connector', function () {
 
   it('ships the ci/*-values.yaml variants (all features, existing secret, ingress TLS, dev redis, each Redis topology)', function () {
     expect(ciFiles.map((f) => path.basename(f))).to.include.members([
-      'all-features-values.yaml', 'existing-secret-values.yaml', 'ingress-tls-values.yaml', 'dev-redis-values.yaml',
-      'redis-sentinel-values.yaml', 'redis-cluster-values.yaml', 'redis-url-tls-values.yaml',
+      'all-features-values.yaml',
+      'existing-secret-values.yaml',
+      'ingress-tls-values.yaml',
+      'dev-redis-values.yaml',
+      'redis-sentinel-values.yaml',
+      'redis-cluster-values.yaml',
+      'redis-url-tls-values.yaml',
     ]);
   });
 
@@ -84,8 +90,11 @@ describe('helm chart charts/connector', function () {
         }
         for (const kind of ['Deployment', 'Service', 'HorizontalPodAutoscaler', 'PodDisruptionBudget', 'Ingress', 'NetworkPolicy']) {
           for (const obj of ofKind(objects, kind)) {
-            expect(obj.metadata.labels['app.kubernetes.io/component'], `${kind}/${obj.metadata.name}`)
-              .to.be.oneOf(['api', 'worker', 'redis']);
+            expect(obj.metadata.labels['app.kubernetes.io/component'], `${kind}/${obj.metadata.name}`).to.be.oneOf([
+              'api',
+              'worker',
+              'redis',
+            ]);
           }
         }
       });
@@ -134,11 +143,16 @@ describe('helm chart charts/connector', function () {
           expect(container.startupProbe.httpGet, component).to.deep.equal({ path: '/healthz', port: probePort });
           expect(containerPort(container, 'metrics'), component).to.be.a('number');
           const env = Object.fromEntries((container.env ?? []).filter((e) => e.value !== undefined).map((e) => [e.name, e.value]));
-          expect(Number(env.METRICS_PORT), `${component}: METRICS_PORT = the metrics containerPort`).to.equal(containerPort(container, 'metrics'));
+          expect(Number(env.METRICS_PORT), `${component}: METRICS_PORT = the metrics containerPort`).to.equal(
+            containerPort(container, 'metrics'),
+          );
           if (component === 'api') {
             expect(Number(env.PORT), 'api: PORT = the http containerPort').to.equal(containerPort(container, 'http'));
           } else {
-            expect(container.ports?.map((p) => p.name), 'worker exposes only metrics').to.deep.equal(['metrics']);
+            expect(
+              container.ports?.map((p) => p.name),
+              'worker exposes only metrics',
+            ).to.deep.equal(['metrics']);
           }
         }
       });
@@ -155,7 +169,9 @@ describe('helm chart charts/connector', function () {
           const envFrom = mainContainer(deployment).envFrom!;
           expect(envFrom, component).to.have.length(2);
           expect(envFrom[0]!.configMapRef?.name, component).to.equal(configMap.metadata.name);
-          expect(envFrom[1]!.secretRef?.optional, `${component}: optional secretRef (crash-loop, not CreateContainerConfigError)`).to.equal(true);
+          expect(envFrom[1]!.secretRef?.optional, `${component}: optional secretRef (crash-loop, not CreateContainerConfigError)`).to.equal(
+            true,
+          );
           const chartSecret = ofKind(objects, 'Secret').find((s) => s.metadata.labels['app.kubernetes.io/component'] === undefined);
           if (chartSecret) expect(envFrom[1]!.secretRef?.name).to.equal(chartSecret.metadata.name);
           const names = (mainContainer(deployment).env ?? []).map((e) => e.name);
@@ -165,7 +181,7 @@ describe('helm chart charts/connector', function () {
         }
       });
 
-      it('sets terminationGracePeriodSeconds past the process\'s own hard deadline (SHUTDOWN_GRACE_MS, plus SHUTDOWN_DELAY_MS for the API, plus the slack), with 3 s to spare', function () {
+      it("sets terminationGracePeriodSeconds past the process's own hard deadline (SHUTDOWN_GRACE_MS, plus SHUTDOWN_DELAY_MS for the API, plus the slack), with 3 s to spare", function () {
         const drainMs = Number(configMapOf(objects).SHUTDOWN_GRACE_MS);
         const delayMs = Number(configMapOf(objects).SHUTDOWN_DELAY_MS);
         expect(drainMs).to.be.greaterThan(0);
@@ -192,10 +208,13 @@ describe('helm chart charts/connector', function () {
         }
       });
 
-      it('selects each Deployment\'s pods with its own labels and routes every Service to named ports that exist', function () {
+      it("selects each Deployment's pods with its own labels and routes every Service to named ports that exist", function () {
         const deployments = ofKind(objects, 'Deployment');
         for (const deployment of deployments) {
-          expect(labelsMatch(deployment.spec.selector.matchLabels, deployment.spec.template.metadata.labels), deployment.metadata.name).to.equal(true);
+          expect(
+            labelsMatch(deployment.spec.selector.matchLabels, deployment.spec.template.metadata.labels),
+            deployment.metadata.name,
+          ).to.equal(true);
         }
         for (const service of ofKind(objects, 'Service')) {
           const targets = deployments.filter((d) => labelsMatch(service.spec.selector, d.spec.template.metadata.labels));
@@ -244,7 +263,14 @@ describe('helm chart charts/connector', function () {
 
     it('renders no optional objects (Ingress, HPA, PDB, NetworkPolicy, ServiceMonitor, PrometheusRule, dev Redis)', function () {
       const kinds = objects.map((o) => o.kind);
-      for (const kind of ['Ingress', 'HorizontalPodAutoscaler', 'PodDisruptionBudget', 'NetworkPolicy', 'ServiceMonitor', 'PrometheusRule']) {
+      for (const kind of [
+        'Ingress',
+        'HorizontalPodAutoscaler',
+        'PodDisruptionBudget',
+        'NetworkPolicy',
+        'ServiceMonitor',
+        'PrometheusRule',
+      ]) {
         expect(kinds).not.to.include(kind);
       }
       expect(byComponent(objects, 'Deployment', 'redis')).to.equal(undefined);
@@ -253,7 +279,9 @@ describe('helm chart charts/connector', function () {
     it('uses the chart appVersion as the image tag of both images, a 20 s grace period for the API (5 + 10 + 5) and 15 s for the worker', function () {
       const chart = YAML.parse(readFileSync(path.join(chartDir, 'Chart.yaml'), 'utf8'));
       expect(mainContainer(mustFind(objects, 'Deployment', 'api')).image).to.equal(`ghcr.io/example/connector-api:${chart.appVersion}`);
-      expect(mainContainer(mustFind(objects, 'Deployment', 'worker')).image).to.equal(`ghcr.io/example/connector-worker:${chart.appVersion}`);
+      expect(mainContainer(mustFind(objects, 'Deployment', 'worker')).image).to.equal(
+        `ghcr.io/example/connector-worker:${chart.appVersion}`,
+      );
       expect(podSpec(mustFind(objects, 'Deployment', 'api')).terminationGracePeriodSeconds).to.equal(20);
       expect(podSpec(mustFind(objects, 'Deployment', 'worker')).terminationGracePeriodSeconds).to.equal(15);
     });
@@ -276,7 +304,9 @@ describe('helm chart charts/connector', function () {
 
     it('stores CONNECTOR_SECRET, LINK_SECRET and REDIS_URL in the Secret, never in the ConfigMap', function () {
       const secret = ofKind(objects, 'Secret')[0]!;
-      const decoded = Object.fromEntries(Object.entries(secret.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]));
+      const decoded = Object.fromEntries(
+        Object.entries(secret.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]),
+      );
       expect(decoded).to.deep.equal({
         CONNECTOR_SECRET: 'ci-placeholder-connector-secret-0123456789abcdef',
         LINK_SECRET: 'ci-placeholder-link-secret',
@@ -311,7 +341,9 @@ describe('helm chart charts/connector', function () {
       expect(mustFind(objects, 'PodDisruptionBudget', 'worker').spec.maxUnavailable).to.equal(1);
       for (const component of ['api', 'worker']) {
         const pdb = mustFind(objects, 'PodDisruptionBudget', component);
-        const selected = ofKind(objects, 'Deployment').filter((d) => labelsMatch(pdb.spec.selector.matchLabels, d.spec.template.metadata.labels));
+        const selected = ofKind(objects, 'Deployment').filter((d) =>
+          labelsMatch(pdb.spec.selector.matchLabels, d.spec.template.metadata.labels),
+        );
         expect(selected.map((d) => d.metadata.labels['app.kubernetes.io/component'])).to.deep.equal([component]);
       }
     });
@@ -334,9 +366,14 @@ describe('helm chart charts/connector', function () {
       expect(monitors).to.have.length(1);
       const monitor = monitors[0]!;
       expect(monitor.metadata.labels.release).to.equal('kube-prometheus-stack');
-      expect(monitor.spec.endpoints).to.deep.equal([{ port: 'metrics', path: '/metrics', scheme: 'http', interval: '30s', scrapeTimeout: '10s' }]);
-      const selected = ofKind(objects, 'Service').filter((s) => labelsMatch(monitor.spec.selector.matchLabels, s.metadata.labels)
-        && monitor.spec.selector.matchExpressions[0].values.includes(s.metadata.labels['app.kubernetes.io/component']));
+      expect(monitor.spec.endpoints).to.deep.equal([
+        { port: 'metrics', path: '/metrics', scheme: 'http', interval: '30s', scrapeTimeout: '10s' },
+      ]);
+      const selected = ofKind(objects, 'Service').filter(
+        (s) =>
+          labelsMatch(monitor.spec.selector.matchLabels, s.metadata.labels) &&
+          monitor.spec.selector.matchExpressions[0].values.includes(s.metadata.labels['app.kubernetes.io/component']),
+      );
       expect(selected.map((s) => s.metadata.labels['app.kubernetes.io/component']).sort()).to.deep.equal(['api', 'worker']);
       for (const service of selected) expect(service.spec.ports.map((p: any) => p.name)).to.include('metrics');
     });
@@ -345,7 +382,13 @@ describe('helm chart charts/connector', function () {
       const rule = ofKind(objects, 'PrometheusRule')[0]!;
       const exprs = rule.spec.groups.flatMap((g: any) => g.rules.map((r: any) => r.expr as string)).join('\n');
       const used = new Set(exprs.match(/connector_[a-z_]+/g));
-      const fixed = new Set(['connector_http_requests_total', 'connector_redis_up', 'connector_jobs_completed_total', 'connector_queue_jobs', 'connector_webhook_deliveries_total']);
+      const fixed = new Set([
+        'connector_http_requests_total',
+        'connector_redis_up',
+        'connector_jobs_completed_total',
+        'connector_queue_jobs',
+        'connector_webhook_deliveries_total',
+      ]);
       expect([...used].sort()).to.deep.equal([...fixed].sort());
     });
 
@@ -533,16 +576,25 @@ function undocumentedValues(text: string): string[] {
   let previous = '';
   for (const line of lines) {
     const trimmed = line.trim();
-    if (trimmed === '') { previous = ''; continue; }
-    if (trimmed.startsWith('#')) { previous = trimmed; continue; }
+    if (trimmed === '') {
+      previous = '';
+      continue;
+    }
+    if (trimmed.startsWith('#')) {
+      previous = trimmed;
+      continue;
+    }
     const match = /^( *)([A-Za-z0-9_.-]+):(.*)$/.exec(line);
-    if (!match) { previous = trimmed; continue; }
+    if (!match) {
+      previous = trimmed;
+      continue;
+    }
     const indent = match[1]!.length;
     while (stack.length > 0 && stack[stack.length - 1]!.indent >= indent) stack.pop();
     const documented = previous.startsWith('#') || stack.some((s) => s.documented);
     const rest = match[3]!.trim();
     const key = [...stack.map((s) => s.key), match[2]!].join('.');
-    if (rest === '' ) stack.push({ indent, key: match[2]!, documented });
+    if (rest === '') stack.push({ indent, key: match[2]!, documented });
     else if (!documented) out.push(key);
     previous = trimmed;
   }

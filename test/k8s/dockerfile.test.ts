@@ -40,7 +40,7 @@ describe('Dockerfile', function () {
   });
 
   it('pins a Node version that package.json engines admits', function () {
-    const pinned = globalArgs(dockerfile)['NODE_VERSION'];
+    const pinned = globalArgs(dockerfile).NODE_VERSION;
     expect(pinned).to.match(/^\d+\.\d+\.\d+$/);
     expect(admits(pkg.engines.node as string, pinned!), `engines ${pkg.engines.node} admits ${pinned}`).to.equal(true);
   });
@@ -57,15 +57,24 @@ describe('Dockerfile', function () {
     const runtime = stage(stages, 'runtime');
     expect(runs(runtime).some((r) => /^npm ci --omit=dev\b/.test(r))).to.equal(true);
     expect(runs(runtime).some((r) => /npm (install|i)\b/.test(r))).to.equal(false);
-    const env = runtime.instructions.filter((i) => i.keyword === 'ENV').map((i) => i.args).join(' ');
+    const env = runtime.instructions
+      .filter((i) => i.keyword === 'ENV')
+      .map((i) => i.args)
+      .join(' ');
     expect(env).to.match(/\bNODE_ENV=production\b/);
     expect(env, 'every interface, whatever PUBLIC_URL is: published ports never reach the loopback').to.match(/\bHOST=::(\s|$)/);
     const copies = runtime.instructions.filter((i) => i.keyword === 'COPY').map((i) => i.args);
     expect(copies).to.include('--from=build /app/dist ./dist');
-    expect(copies.some((c) => /--from=(deps|build) \/app\/node_modules/.test(c)), 'no dev node_modules copied').to.equal(false);
+    expect(
+      copies.some((c) => /--from=(deps|build) \/app\/node_modules/.test(c)),
+      'no dev node_modules copied',
+    ).to.equal(false);
   });
 
-  for (const [target, script] of [['api', 'start'], ['worker', 'start:worker']] as const) {
+  for (const [target, script] of [
+    ['api', 'start'],
+    ['worker', 'start:worker'],
+  ] as const) {
     it(`runs the ${target} target as a non-root numeric user with exec-form CMD equal to npm's ${script} script`, function () {
       const user = effective(stages, target, 'USER');
       expect(user).to.match(/^[0-9]+(:[0-9]+)?$/);
@@ -91,8 +100,10 @@ describe('Dockerfile', function () {
 
   it('exposes the ports the chart configures by default (api 8787 and 9464, worker 9465)', function () {
     const values = YAML.parse(readFileSync(path.join(chartDir, 'values.yaml'), 'utf8'));
-    const exposed = (target: string) => lineage(stages, target)
-      .flatMap((s) => s.instructions.filter((i) => i.keyword === 'EXPOSE').flatMap((i) => i.args.split(' ').map(Number)));
+    const exposed = (target: string) =>
+      lineage(stages, target).flatMap((s) =>
+        s.instructions.filter((i) => i.keyword === 'EXPOSE').flatMap((i) => i.args.split(' ').map(Number)),
+      );
     expect(exposed('api').sort()).to.deep.equal([values.api.port, values.api.metricsPort].sort());
     expect(exposed('worker')).to.deep.equal([values.worker.metricsPort]);
   });
@@ -108,7 +119,9 @@ describe('Dockerfile', function () {
 
 describe('.dockerignore', function () {
   const ignored = readFileSync(path.join(repoRoot, '.dockerignore'), 'utf8')
-    .split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
 
   it('keeps node_modules, dist, .git, .tools and secrets (.env) out of the build context', function () {
     expect(ignored).to.include.members(['node_modules', 'dist', '.git', '.tools', '.env']);

@@ -31,11 +31,19 @@ const running: ChildProcess[] = [];
 
 function start(command: string[], env: Record<string, string>): { child: ChildProcess; output(): string; exited: Promise<number | null> } {
   expect(command[0]).to.equal('node');
-  const child = spawn(process.execPath, command.slice(1), { cwd: repoRoot, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, command.slice(1), {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   running.push(child);
   let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => { output += chunk.toString(); });
-  child.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+  child.stdout!.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { child, output: () => output, exited };
 }
@@ -53,8 +61,16 @@ async function runTestPod(objects: K8sObject[], redisUrl?: string): Promise<Doct
   apiEnv.METRICS_PORT = String(await freePort());
   if (redisUrl) apiEnv.REDIS_URL = redisUrl;
   const apiProcess = start(['node', 'dist/api/main.js'], { NODE_ENV: 'production', ...apiEnv });
-  const ready = waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200, { timeoutMs: 30_000, what: 'the API to be ready' });
-  await Promise.race([ready, apiProcess.exited.then((code) => { throw new Error(`api exited (${code}): ${apiProcess.output()}`); })]);
+  const ready = waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200, {
+    timeoutMs: 30_000,
+    what: 'the API to be ready',
+  });
+  await Promise.race([
+    ready,
+    apiProcess.exited.then((code) => {
+      throw new Error(`api exited (${code}): ${apiProcess.output()}`);
+    }),
+  ]);
 
   const pod = doctorPod(objects);
   const container = podContainer(pod);
@@ -67,7 +83,10 @@ async function runTestPod(objects: K8sObject[], redisUrl?: string): Promise<Doct
   const text = doctor.output();
   const results = (JSON.parse(text) as { results: CheckResult[] }).results;
   return {
-    code: code ?? -1, stdout: text, stderr: '', results,
+    code: code ?? -1,
+    stdout: text,
+    stderr: '',
+    results,
     rule: (id) => {
       const found = results.find((r) => r.id === id);
       expect(found, `${id} in ${text}`).to.not.equal(undefined);
@@ -99,7 +118,13 @@ describe('helm test: the connector doctor pod (templates/tests/doctor-pod.yaml)'
       expect(pod.spec.securityContext).to.include({ runAsNonRoot: true });
       expect(pod.spec.securityContext.seccompProfile).to.deep.equal({ type: 'RuntimeDefault' });
       const container = podContainer(pod);
-      expect(container.securityContext).to.include({ runAsNonRoot: true, runAsUser: 1000, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, privileged: false });
+      expect(container.securityContext).to.include({
+        runAsNonRoot: true,
+        runAsUser: 1000,
+        readOnlyRootFilesystem: true,
+        allowPrivilegeEscalation: false,
+        privileged: false,
+      });
       expect(container.securityContext).to.have.deep.property('capabilities', { drop: ['ALL'] });
       expect(container.image).to.equal(mainContainer(mustFind(objects, 'Deployment', 'api')).image);
       expect(container.command).to.deep.equal(['node', 'dist/doctor/main.js']);
@@ -118,10 +143,14 @@ describe('helm test: the connector doctor pod (templates/tests/doctor-pod.yaml)'
 
   it('reads LINK_SECRET from the release Secret by reference, and PUBLIC_URL from the existing Secret when the chart has none', function () {
     const env = podContainer(doctorPod(render({ valuesFiles: [EXISTING_SECRET] }))).env!;
-    expect(env.find((e) => e.name === 'CONNECTOR_DOCTOR_LINK_SECRET')?.valueFrom).to.deep.equal({ secretKeyRef: { name: 'connector-credentials', key: 'LINK_SECRET', optional: true } });
+    expect(env.find((e) => e.name === 'CONNECTOR_DOCTOR_LINK_SECRET')?.valueFrom).to.deep.equal({
+      secretKeyRef: { name: 'connector-credentials', key: 'LINK_SECRET', optional: true },
+    });
     expect(env.find((e) => e.name === 'CONNECTOR_DOCTOR_PUBLIC_URL')?.value).to.equal('https://connector.example.com');
     const unset = podContainer(doctorPod(render({ valuesFiles: [EXISTING_SECRET], set: ['config.publicUrl='] }))).env!;
-    expect(unset.find((e) => e.name === 'CONNECTOR_DOCTOR_PUBLIC_URL')?.valueFrom).to.deep.equal({ secretKeyRef: { name: 'connector-credentials', key: 'PUBLIC_URL', optional: true } });
+    expect(unset.find((e) => e.name === 'CONNECTOR_DOCTOR_PUBLIC_URL')?.valueFrom).to.deep.equal({
+      secretKeyRef: { name: 'connector-credentials', key: 'PUBLIC_URL', optional: true },
+    });
   });
 
   it('calls the Service under the path of a PUBLIC_URL that has one', function () {
@@ -134,11 +163,13 @@ describe('helm test: the connector doctor pod (templates/tests/doctor-pod.yaml)'
     const podLabels = doctorPod(objects).metadata.labels as Record<string, string>;
     const policy = named(objects, 'NetworkPolicy', mustFind(objects, 'Deployment', 'api').metadata.name)!;
     const httpRule = policy.spec.ingress.find((rule: any) => rule.ports.some((p: any) => p.port === 'http'));
-    const admits = httpRule.from.some((peer: any) => peer.podSelector && Object.entries<string>(peer.podSelector.matchLabels).every(([k, v]) => podLabels[k] === v));
+    const admits = httpRule.from.some(
+      (peer: any) => peer.podSelector && Object.entries<string>(peer.podSelector.matchLabels).every(([k, v]) => podLabels[k] === v),
+    );
     expect(admits).to.equal(true);
   });
 
-  describe('run locally: the pod\'s command and environment against the built API', function () {
+  describe("run locally: the pod's command and environment against the built API", function () {
     let redis: TestRedis;
     before(async () => {
       redis = await startRedis();
@@ -166,7 +197,10 @@ describe('helm test: the connector doctor pod (templates/tests/doctor-pod.yaml)'
     });
 
     it('ci/all-features-values.yaml with a PUBLIC_URL path (https://connector.example.com/connector): every rule passes and the pod exits 0', async () => {
-      const run = await runTestPod(render({ valuesFiles: [ALL_FEATURES], set: ['config.publicUrl=https://connector.example.com/connector'] }), redis.url);
+      const run = await runTestPod(
+        render({ valuesFiles: [ALL_FEATURES], set: ['config.publicUrl=https://connector.example.com/connector'] }),
+        redis.url,
+      );
       expect(failures(run), run.stdout).to.deep.equal([]);
       expect(run.code).to.equal(0);
       expect(run.rule('llms.openapi-link').message).to.equal('links to https://connector.example.com/connector/openapi.json');

@@ -24,7 +24,10 @@ describe('the chart’s Ingress for /mcp and the OAuth paths', function () {
     const rule = ingress.spec.rules[0];
     expect(rule.host).to.equal('api.connector.example.org');
     expect(rule.http.paths.map((path: { path: string }) => path.path)).to.deep.equal([
-      '/mcp', '/oauth', '/.well-known/oauth-protected-resource', '/.well-known/oauth-authorization-server',
+      '/mcp',
+      '/oauth',
+      '/.well-known/oauth-protected-resource',
+      '/.well-known/oauth-authorization-server',
     ]);
     for (const path of rule.http.paths) {
       expect(path.pathType).to.equal('Prefix');

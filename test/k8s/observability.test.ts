@@ -3,7 +3,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import {
-  AUTH_FAILURE_REASONS, CONTRACT_METRICS, JOB_OUTCOMES, QUEUE_STATES, WEBHOOK_EVENT_TYPES, WEBHOOK_OUTCOMES, exportedFamilies, exportedSampleNames,
+  AUTH_FAILURE_REASONS,
+  CONTRACT_METRICS,
+  JOB_OUTCOMES,
+  QUEUE_STATES,
+  WEBHOOK_EVENT_TYPES,
+  WEBHOOK_OUTCOMES,
+  exportedFamilies,
+  exportedSampleNames,
 } from '../support/metric-contract';
 import { labelValuesMetric, selectors, type Selector } from '../support/promql';
 import { chartDir, helm, render, repoRoot, templateRaw, type K8sObject } from './support/helm';
@@ -102,7 +109,10 @@ describe('observability in the chart: Grafana dashboard and PrometheusRule', fun
         { where: 'b', expr: 'sum(rate(connector_jobs_submitted_total{route="/v1/jobs"}[5m]))' },
         { where: 'c', expr: 'max(connector_queue_jobs{state="waiting"})' },
         { where: 'd', expr: 'max(connector_queue_jobs{state=waiting})' },
-        { where: 'e', expr: 'sum(rate(connector_http_requests_total{status=~"5.."}[5m])) / sum(rate(connector_http_requests_total{}[5m]))' },
+        {
+          where: 'e',
+          expr: 'sum(rate(connector_http_requests_total{status=~"5.."}[5m])) / sum(rate(connector_http_requests_total{}[5m]))',
+        },
         { where: 'f', expr: 'sum(rate(connector_webhook_deliveries_total{outcome="sent"}[5m]))' },
         { where: 'g', expr: 'sum(rate(connector_webhook_deliveries_total{outcome=~"failed|timeout"}[5m]))' },
         { where: 'h', expr: 'sum(rate(connector_webhook_deliveries_total{type="job.done"}[5m]))' },
@@ -112,11 +122,16 @@ describe('observability in the chart: Grafana dashboard and PrometheusRule', fun
     });
 
     it('accepts every histogram series name (_bucket with le, _sum, _count) and Node default metrics', async function () {
-      expect(await allProblems([
-        { where: 'h', expr: 'histogram_quantile(0.9, sum by (le) (rate(connector_job_wait_seconds_bucket{operation="createJob",le="1"}[5m])))' },
-        { where: 's', expr: 'rate(connector_job_duration_seconds_sum{}[5m]) / rate(connector_job_duration_seconds_count{}[5m])' },
-        { where: 'n', expr: 'process_resident_memory_bytes{pod="p"}' },
-      ])).to.deep.equal([]);
+      expect(
+        await allProblems([
+          {
+            where: 'h',
+            expr: 'histogram_quantile(0.9, sum by (le) (rate(connector_job_wait_seconds_bucket{operation="createJob",le="1"}[5m])))',
+          },
+          { where: 's', expr: 'rate(connector_job_duration_seconds_sum{}[5m]) / rate(connector_job_duration_seconds_count{}[5m])' },
+          { where: 'n', expr: 'process_resident_memory_bytes{pod="p"}' },
+        ]),
+      ).to.deep.equal([]);
     });
   });
 
@@ -128,7 +143,10 @@ describe('observability in the chart: Grafana dashboard and PrometheusRule', fun
     it('parses, has a stable uid and title, and a Prometheus data source and namespace variable', function () {
       expect(dashboard).to.include({ uid: 'connector-overview', title: 'Connector' });
       const variables = dashboard.templating.list.map((v: any) => [v.name, v.type]);
-      expect(variables).to.deep.equal([['datasource', 'datasource'], ['namespace', 'query']]);
+      expect(variables).to.deep.equal([
+        ['datasource', 'datasource'],
+        ['namespace', 'query'],
+      ]);
       expect(dashboard.templating.list[0].query).to.equal('prometheus');
       for (const panel of dashboard.panels.filter((p: any) => p.type !== 'row')) {
         expect(panel.datasource, panel.title).to.deep.equal({ type: 'prometheus', uid: '${datasource}' });
@@ -157,7 +175,12 @@ describe('observability in the chart: Grafana dashboard and PrometheusRule', fun
       const has = (re: RegExp) => expect(exprs, String(re)).to.match(re);
       has(/sum by \(route\) \(rate\(connector_http_requests_total\{/);
       has(/status=~"5\.\."\}\[\$__rate_interval\]\)\) \/ sum\(rate\(connector_http_requests_total/);
-      for (const q of ['0.5', '0.95', '0.99']) has(new RegExp(`histogram_quantile\\(${q.replace('.', '\\.')}, sum by \\(le\\) \\(rate\\(connector_http_request_duration_seconds_bucket`));
+      for (const q of ['0.5', '0.95', '0.99'])
+        has(
+          new RegExp(
+            `histogram_quantile\\(${q.replace('.', '\\.')}, sum by \\(le\\) \\(rate\\(connector_http_request_duration_seconds_bucket`,
+          ),
+        );
       has(/rate\(connector_jobs_submitted_total\{/);
       has(/rate\(connector_jobs_replayed_total\{/);
       has(/rate\(connector_jobs_completed_total\{[^}]*outcome="failed"/);
@@ -171,7 +194,9 @@ describe('observability in the chart: Grafana dashboard and PrometheusRule', fun
       const below = dashboard.panels.filter((p: any) => p.type !== 'row' && p.gridPos.y === row.gridPos.y + 1);
       const rowExprs = below.flatMap((p: any) => p.targets.map((t: any) => t.expr)).join('\n');
       expect(rowExprs).to.match(/sum by \(outcome\) \(rate\(connector_webhook_deliveries_total\{/);
-      expect(rowExprs).to.match(/outcome=~"failed\|abandoned"\}\[\$__rate_interval\]\)\) \/ sum\(rate\(connector_webhook_deliveries_total\{/);
+      expect(rowExprs).to.match(
+        /outcome=~"failed\|abandoned"\}\[\$__rate_interval\]\)\) \/ sum\(rate\(connector_webhook_deliveries_total\{/,
+      );
       expect(rowExprs).to.match(/sum by \(type\) \(rate\(connector_webhook_deliveries_total\{[^}]*outcome="delivered"/);
     });
 
@@ -211,7 +236,13 @@ describe('observability in the chart: Grafana dashboard and PrometheusRule', fun
       expect(rules).to.have.length(1);
       validateObject(rules[0]!);
       const alerts = rules[0]!.spec.groups.flatMap((g: any) => g.rules);
-      expect(alerts.map((a: any) => a.alert).sort()).to.deep.equal(['ConnectorHighErrorRate', 'ConnectorJobsFailing', 'ConnectorQueueBacklog', 'ConnectorRedisDown', 'ConnectorWebhooksFailing']);
+      expect(alerts.map((a: any) => a.alert).sort()).to.deep.equal([
+        'ConnectorHighErrorRate',
+        'ConnectorJobsFailing',
+        'ConnectorQueueBacklog',
+        'ConnectorRedisDown',
+        'ConnectorWebhooksFailing',
+      ]);
       for (const alert of alerts) {
         expect(alert.labels.severity, alert.alert).to.be.oneOf(['warning', 'critical']);
         expect(alert.annotations.summary, alert.alert).to.be.a('string').and.not.be.empty;
@@ -235,12 +266,24 @@ describe('observability in the chart: Grafana dashboard and PrometheusRule', fun
 
     it('alerts on a high 5xx ratio, a growing queued backlog, failing jobs, failing webhook deliveries and connector_redis_up == 0', function () {
       const rule = ofKind(objects, 'PrometheusRule')[0]!;
-      const expr = (name: string) => rule.spec.groups[0].rules.find((r: any) => r.alert === name).expr.replace(/\s+/g, ' ').trim();
+      const expr = (name: string) =>
+        rule.spec.groups[0].rules
+          .find((r: any) => r.alert === name)
+          .expr.replace(/\s+/g, ' ')
+          .trim();
       expect(expr('ConnectorRedisDown')).to.match(/connector_redis_up\{[^}]*\}\) == 0$/);
-      expect(expr('ConnectorHighErrorRate')).to.match(/status=~"5\.\."[^/]*\/ sum\(rate\(connector_http_requests_total\{[^}]*\}\[5m\]\)\) > 0\.05$/);
-      expect(expr('ConnectorJobsFailing')).to.match(/outcome="failed"[^/]*\/ sum\(rate\(connector_jobs_completed_total\{[^}]*\}\[15m\]\)\) > 0\.1$/);
-      expect(expr('ConnectorQueueBacklog')).to.match(/state="queued"\}\) > 100 and deriv\(max\(connector_queue_jobs\{[^}]*state="queued"\}\)\[15m:1m\]\) > 0$/);
-      expect(expr('ConnectorWebhooksFailing')).to.match(/outcome=~"failed\|abandoned"\}\[15m\]\)\) \/ sum\(rate\(connector_webhook_deliveries_total\{[^}]*\}\[15m\]\)\) > 0\.5$/);
+      expect(expr('ConnectorHighErrorRate')).to.match(
+        /status=~"5\.\."[^/]*\/ sum\(rate\(connector_http_requests_total\{[^}]*\}\[5m\]\)\) > 0\.05$/,
+      );
+      expect(expr('ConnectorJobsFailing')).to.match(
+        /outcome="failed"[^/]*\/ sum\(rate\(connector_jobs_completed_total\{[^}]*\}\[15m\]\)\) > 0\.1$/,
+      );
+      expect(expr('ConnectorQueueBacklog')).to.match(
+        /state="queued"\}\) > 100 and deriv\(max\(connector_queue_jobs\{[^}]*state="queued"\}\)\[15m:1m\]\) > 0$/,
+      );
+      expect(expr('ConnectorWebhooksFailing')).to.match(
+        /outcome=~"failed\|abandoned"\}\[15m\]\)\) \/ sum\(rate\(connector_webhook_deliveries_total\{[^}]*\}\[15m\]\)\) > 0\.5$/,
+      );
     });
   });
 
@@ -255,7 +298,13 @@ describe('observability in the chart: Grafana dashboard and PrometheusRule', fun
 
     it('puts the dashboard in another namespace, with the sidecar label of your choice, when asked', function () {
       this.timeout(60_000);
-      const objects = render({ set: ['metrics.grafanaDashboard.enabled=true', 'metrics.grafanaDashboard.namespace=monitoring', 'metrics.grafanaDashboard.labels.grafana_dashboard=connector'] });
+      const objects = render({
+        set: [
+          'metrics.grafanaDashboard.enabled=true',
+          'metrics.grafanaDashboard.namespace=monitoring',
+          'metrics.grafanaDashboard.labels.grafana_dashboard=connector',
+        ],
+      });
       const configMap = byComponent(objects, 'ConfigMap', 'dashboard')!;
       expect(configMap.metadata.namespace).to.equal('monitoring');
       expect(configMap.metadata.labels.grafana_dashboard).to.equal('connector');
@@ -266,7 +315,10 @@ describe('observability in the chart: Grafana dashboard and PrometheusRule', fun
       // A values file: `helm --set` would pass 0.2 as a string, which the schema refuses.
       const dir = mkdtempSync(path.join(tmpdir(), 'connector-thresholds-'));
       const file = path.join(dir, 'values.yaml');
-      writeFileSync(file, 'metrics:\n  prometheusRule:\n    enabled: true\n    thresholds: {errorRatio: 0.2, failedJobRatio: 0.5, queuedJobs: 2500, failedWebhookRatio: 0.75}\n');
+      writeFileSync(
+        file,
+        'metrics:\n  prometheusRule:\n    enabled: true\n    thresholds: {errorRatio: 0.2, failedJobRatio: 0.5, queuedJobs: 2500, failedWebhookRatio: 0.75}\n',
+      );
       let objects: K8sObject[];
       try {
         objects = render({ valuesFiles: [path.relative(repoRoot, file)] });

@@ -40,7 +40,9 @@ function imageEnv(target: string): Record<string, string> {
   return env;
 }
 
-interface Probe { httpGet: { path: string; port: string } }
+interface Probe {
+  httpGet: { path: string; port: string };
+}
 
 interface SimulatedPod {
   readonly container: Container & { livenessProbe: Probe; readinessProbe: Probe; startupProbe: Probe };
@@ -82,8 +84,12 @@ async function startPod(
   const child = spawn(process.execPath, cmd.slice(1), { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   running.push(child);
   let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => { output += chunk.toString(); });
-  child.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+  child.stdout!.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('exit', (code, signal) => resolve({ code, signal }));
   });
@@ -102,7 +108,9 @@ function httpStatus(port: number, urlPath: string): Promise<{ status: number; bo
     const request = http.get({ host: '127.0.0.1', port, path: urlPath, timeout: 2000 }, (response) => {
       let body = '';
       response.setEncoding('utf8');
-      response.on('data', (chunk: string) => { body += chunk; });
+      response.on('data', (chunk: string) => {
+        body += chunk;
+      });
       response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
     });
     request.on('timeout', () => request.destroy(new Error('timeout')));
@@ -114,7 +122,8 @@ function httpStatus(port: number, urlPath: string): Promise<{ status: number; bo
 async function expectProbe(pod: SimulatedPod, probe: Probe, status: number, timeoutMs = 20_000): Promise<void> {
   const port = pod.port(probe.httpGet.port);
   const answered = waitFor(async () => (await httpStatus(port, probe.httpGet.path)).status === status, {
-    timeoutMs, what: `${probe.httpGet.path} on ${probe.httpGet.port} (${port}) = ${status}`,
+    timeoutMs,
+    what: `${probe.httpGet.path} on ${probe.httpGet.port} (${port}) = ${status}`,
   });
   const died = pod.exited.then(({ code, signal }) => {
     throw new Error(`process exited (code ${code}, signal ${signal}) before ${probe.httpGet.path} answered ${status}:\n${pod.output()}`);
@@ -179,7 +188,10 @@ describe('pod simulation: the rendered manifests run the built processes', funct
   async function redisAnswers(): Promise<boolean> {
     return new Promise((resolve) => {
       const socket = net.connect(redis.port, '127.0.0.1');
-      socket.once('connect', () => { socket.destroy(); resolve(true); });
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
       socket.once('error', () => resolve(false));
     });
   }

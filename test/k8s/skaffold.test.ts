@@ -65,7 +65,9 @@ describe('skaffold.yaml', function () {
     expect(releases).to.have.length(1);
     const release = releases[0];
     expect(existsSync(path.join(repoRoot, release.chartPath, 'Chart.yaml'))).to.equal(true);
-    const images = Object.fromEntries((config.build.artifacts as Array<{ image: string; docker: { target: string } }>).map((a) => [a.docker.target, a.image]));
+    const images = Object.fromEntries(
+      (config.build.artifacts as Array<{ image: string; docker: { target: string } }>).map((a) => [a.docker.target, a.image]),
+    );
     for (const component of ['api', 'worker']) {
       const key = templateKey(images[component]!);
       expect(release.setValueTemplates[`${component}.image.repository`], component).to.equal(`{{.IMAGE_REPO_${key}}}`);
@@ -96,7 +98,12 @@ describe('skaffold.yaml', function () {
     const release = config.deploy.helm.releases[0];
     const set = Object.entries(release.setValues as Record<string, unknown>).map(([k, v]) => `${k}=${String(v)}`);
     set.push('api.image.repository=connector-api', 'api.image.tag=dev', 'worker.image.repository=connector-worker', 'worker.image.tag=dev');
-    const options = { valuesFiles: release.valuesFiles as string[], set, releaseName: release.name as string, namespace: release.namespace as string };
+    const options = {
+      valuesFiles: release.valuesFiles as string[],
+      set,
+      releaseName: release.name as string,
+      namespace: release.namespace as string,
+    };
     const run = lint(options);
     expect(run.status, run.stdout + run.stderr).to.equal(0);
     const objects = render(options);
@@ -104,12 +111,23 @@ describe('skaffold.yaml', function () {
     expect(objects.find((o) => o.kind === 'ConfigMap')!.data.PUBLIC_URL).to.equal('http://localhost:8787');
   });
 
-  it('port-forwards the rendered api Service\'s http port to localhost:8787', function () {
+  it("port-forwards the rendered api Service's http port to localhost:8787", function () {
     this.timeout(60_000);
     const release = config.deploy.helm.releases[0];
-    const objects = render({ valuesFiles: release.valuesFiles, set: ['redis.dev.enabled=true'], releaseName: release.name, namespace: release.namespace });
+    const objects = render({
+      valuesFiles: release.valuesFiles,
+      set: ['redis.dev.enabled=true'],
+      releaseName: release.name,
+      namespace: release.namespace,
+    });
     const service = mustFind(objects, 'Service', 'api');
-    const forwards = config.portForward as Array<{ resourceType: string; resourceName: string; namespace: string; port: number; localPort: number }>;
+    const forwards = config.portForward as Array<{
+      resourceType: string;
+      resourceName: string;
+      namespace: string;
+      port: number;
+      localPort: number;
+    }>;
     expect(forwards).to.have.length(1);
     const forward = forwards[0]!;
     expect(forward.resourceType).to.equal('service');

@@ -3,7 +3,12 @@ import { helm, lint, render, templateRaw, type K8sObject } from './support/helm'
 import { mainContainer, mustFind, ofKind, resolveEnv } from './support/manifests';
 
 const SECRET = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
-const BASE = ['secrets.connectorSecret=ci-placeholder-connector-secret-0123456789abcdef', 'secrets.linkSecret=x', 'config.dashboardUrl=https://dash.example.com', 'config.publicUrl=https://c.example.com'];
+const BASE = [
+  'secrets.connectorSecret=ci-placeholder-connector-secret-0123456789abcdef',
+  'secrets.linkSecret=x',
+  'config.dashboardUrl=https://dash.example.com',
+  'config.publicUrl=https://c.example.com',
+];
 
 /** The environment each workload's container would get. */
 function envs(objects: K8sObject[], external: Record<string, Record<string, string>> = {}): Array<Record<string, string>> {
@@ -29,12 +34,18 @@ describe('helm chart: webhook values (webhooks.*)', function () {
     const configMap = ofKind(objects, 'ConfigMap').find((c) => c.data?.WEBHOOK_URL)!;
     expect(configMap.data).to.include({ WEBHOOK_URL: 'https://dash.example.com/hooks', WEBHOOK_ALLOW_PRIVATE: 'true' });
     expect(JSON.stringify(configMap.data)).to.not.include(SECRET);
-    for (const env of envs(objects)) expect(env).to.include({ WEBHOOK_URL: 'https://dash.example.com/hooks', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_SECRET: SECRET });
+    for (const env of envs(objects))
+      expect(env).to.include({ WEBHOOK_URL: 'https://dash.example.com/hooks', WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_SECRET: SECRET });
   });
 
   it('reads WEBHOOK_SECRET from the named key of its own Secret, not optional', function () {
     this.timeout(60_000);
-    const set = [...BASE, 'webhooks.url=https://dash.example.com/hooks', 'webhooks.existingSecret.name=hooks', 'webhooks.existingSecret.key=signing'];
+    const set = [
+      ...BASE,
+      'webhooks.url=https://dash.example.com/hooks',
+      'webhooks.existingSecret.name=hooks',
+      'webhooks.existingSecret.key=signing',
+    ];
     const objects = render({ set });
     for (const env of envs(objects, { hooks: { signing: SECRET } })) expect(env.WEBHOOK_SECRET).to.equal(SECRET);
     const ref = mainContainer(mustFind(objects, 'Deployment', 'worker')).env!.find((e) => e.name === 'WEBHOOK_SECRET')!;

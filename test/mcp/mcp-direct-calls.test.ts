@@ -21,10 +21,15 @@ interface Answer {
 }
 
 /** A well-formed 2026-07-28 `tools/call` with its three standard headers. */
-const toolCall = (name: string, args: Record<string, unknown> | undefined, id: string | number = 1): RawMcpCall => rawToolCall(name, args, { id });
+const toolCall = (name: string, args: Record<string, unknown> | undefined, id: string | number = 1): RawMcpCall =>
+  rawToolCall(name, args, { id });
 
 async function send(connector: ConnectorUnderTest, token: string, call: RawMcpCall): Promise<Answer> {
-  const res = await fetch(`${connector.baseUrl}/mcp`, { method: 'POST', headers: { ...call.headers, authorization: `Bearer ${token}` }, body: JSON.stringify(call.body) });
+  const res = await fetch(`${connector.baseUrl}/mcp`, {
+    method: 'POST',
+    headers: { ...call.headers, authorization: `Bearer ${token}` },
+    body: JSON.stringify(call.body),
+  });
   const text = await res.text();
   let body: unknown = text;
   try {
@@ -61,14 +66,24 @@ describe('MCP direct tool calls answer exactly as the SDK answers (two connector
 
   before(async () => {
     direct = await startConnector('redis');
-    sdk = await startConnector('redis', { REDIS_URL: connectionUrl(direct.config.redis)!, REDIS_KEY_PREFIX: direct.config.redisKeyPrefix }, { mcpDirectCalls: false });
+    sdk = await startConnector(
+      'redis',
+      { REDIS_URL: connectionUrl(direct.config.redis)!, REDIS_KEY_PREFIX: direct.config.redisKeyPrefix },
+      { mcpDirectCalls: false },
+    );
     token = await direct.link(newSubject());
     await direct.call('POST', '/v1/things', { token, body: { name: 'seen by both' } });
-    const job = await direct.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'differential' } }, headers: { 'idempotency-key': newKey() } });
+    const job = await direct.call('POST', '/v1/jobs', {
+      token,
+      body: { input: { prompt: 'differential' } },
+      headers: { 'idempotency-key': newKey() },
+    });
     expect(job.status).to.equal(202);
     jobId = job.body.id as string;
     // A finished job reads the same from both sides whenever it is read.
-    await waitFor(async () => (await direct.call('GET', `/v1/jobs/${jobId}`, { token })).body.status === 'succeeded', { what: 'the job to succeed' });
+    await waitFor(async () => (await direct.call('GET', `/v1/jobs/${jobId}`, { token })).body.status === 'succeeded', {
+      what: 'the job to succeed',
+    });
   });
   after(async () => {
     await sdk?.close();
@@ -88,7 +103,13 @@ describe('MCP direct tool calls answer exactly as the SDK answers (two connector
   });
 
   it('the placeholders’ read-only tools with meaningful arguments (get_me, list_things, list_jobs, get_job of an existing job): the direct path serves them, with the SDK’s status, content type and JSON', async () => {
-    const calls = [toolCall('get_me', {}), toolCall('get_me', undefined, 'string-id'), toolCall('list_things', { limit: 5 }), toolCall('list_jobs', {}), toolCall('get_job', { id: jobId }, 7)];
+    const calls = [
+      toolCall('get_me', {}),
+      toolCall('get_me', undefined, 'string-id'),
+      toolCall('list_things', { limit: 5 }),
+      toolCall('list_jobs', {}),
+      toolCall('get_job', { id: jobId }, 7),
+    ];
     for (const call of calls) {
       expect(matches(call), JSON.stringify(call.body)).to.not.equal(undefined);
       const [fromDirect, fromSdk] = await both(call);
@@ -143,7 +164,10 @@ describe('MCP direct tool calls answer exactly as the SDK answers (two connector
       return fetch(url, init);
     };
     const client = new Client({ name: 'connector-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: REVISION } } });
-    const transport = new StreamableHTTPClientTransport(new URL(`${direct.baseUrl}/mcp`), { fetch: recording, requestInit: { headers: { authorization: `Bearer ${token}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${direct.baseUrl}/mcp`), {
+      fetch: recording,
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    });
     await client.connect(transport);
     const result = await client.callTool({ name: 'get_me', arguments: {} });
     await client.close();
@@ -157,7 +181,8 @@ describe('MCP direct tool calls answer exactly as the SDK answers (two connector
     const counts = { served: 0, declined: 0 };
     const absent = Symbol('absent');
     // Each part of the call is mostly valid, so that about one call in seven is valid throughout.
-    const mostly = <T>(valid: T, ...others: T[]) => fc.oneof({ arbitrary: fc.constant(valid), weight: 4 }, { arbitrary: fc.constantFrom(...others), weight: 1 });
+    const mostly = <T>(valid: T, ...others: T[]) =>
+      fc.oneof({ arbitrary: fc.constant(valid), weight: 4 }, { arbitrary: fc.constantFrom(...others), weight: 1 });
     const arbitrary = fc.record({
       tool: mostly<[string, Record<string, unknown> | undefined]>(
         ['get_me', {}],
@@ -184,7 +209,10 @@ describe('MCP direct tool calls answer exactly as the SDK answers (two connector
         { ...MODERN_ENVELOPE, progressToken: 'p1' },
         { ...MODERN_ENVELOPE, 'io.modelcontextprotocol/clientInfo': { name: 'x', version: '1', title: 'A title' } },
         { ...MODERN_ENVELOPE, 'io.modelcontextprotocol/clientInfo': { name: 5 } },
-        { ...MODERN_ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': { sampling: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } } },
+        {
+          ...MODERN_ENVELOPE,
+          'io.modelcontextprotocol/clientCapabilities': { sampling: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } },
+        },
         { ...MODERN_ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': 'none' },
         { ...MODERN_ENVELOPE, 'io.modelcontextprotocol/protocolVersion': '2025-11-25' },
         { 'io.modelcontextprotocol/protocolVersion': REVISION },
@@ -197,7 +225,8 @@ describe('MCP direct tool calls answer exactly as the SDK answers (two connector
         const headers: Record<string, string> = { 'content-type': choice.contentType, accept: 'application/json, text/event-stream' };
         if (choice.version !== absent) headers['mcp-protocol-version'] = choice.version as string;
         if (choice.method !== absent) headers['mcp-method'] = choice.method as string;
-        if (choice.name !== absent) headers['mcp-name'] = choice.name === 'same' ? tool : choice.name === 'other' ? 'list_jobs' : (choice.name as string);
+        if (choice.name !== absent)
+          headers['mcp-name'] = choice.name === 'same' ? tool : choice.name === 'other' ? 'list_jobs' : (choice.name as string);
         const params: Record<string, unknown> = { name: tool, ...(args === undefined ? {} : { arguments: args }) };
         if (choice.meta !== absent) params._meta = choice.meta;
         if (choice.paramsExtra !== absent) Object.assign(params, choice.paramsExtra);

@@ -22,7 +22,10 @@ describe('a paid job that fails, seen over MCP', function () {
     const client = await connectMcp(mcpUrl, await connector.link(newSubject()), '2026-07-28');
     try {
       const checker = new OutputChecker((await client.listTools()).tools);
-      const job = checker.expectValid('create_job', (await client.callTool({ name: 'create_job', arguments: { input: { prompt: 'fail' }, idempotency_key: newKey() } })) as never);
+      const job = checker.expectValid(
+        'create_job',
+        (await client.callTool({ name: 'create_job', arguments: { input: { prompt: 'fail' }, idempotency_key: newKey() } })) as never,
+      );
       const finished = await pollJobOverMcp(client, checker, job.id);
       expect(finished).to.deep.include({ status: 'failed', error: { message: 'This job fails on purpose.' } });
     } finally {

@@ -13,7 +13,15 @@ const INITIALIZE = {
   params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
 };
 
-function post(connector: ConnectorUnderTest, { token, origin, body = INITIALIZE, contentType = 'application/json' }: { token?: string; origin?: string; body?: unknown; contentType?: string } = {}) {
+function post(
+  connector: ConnectorUnderTest,
+  {
+    token,
+    origin,
+    body = INITIALIZE,
+    contentType = 'application/json',
+  }: { token?: string; origin?: string; body?: unknown; contentType?: string } = {},
+) {
   const headers: Record<string, string> = { 'content-type': contentType, accept: 'application/json, text/event-stream' };
   if (token) headers.authorization = `Bearer ${token}`;
   if (origin) headers.origin = origin;
@@ -26,7 +34,10 @@ for (const backend of BACKENDS) {
     let connector: ConnectorUnderTest;
 
     before(async () => {
-      connector = await startConnector(backend, { MCP_ALLOWED_ORIGINS: 'https://claude.ai, https://chatgpt.com', RATE_LIMIT_PER_MINUTE: '30' });
+      connector = await startConnector(backend, {
+        MCP_ALLOWED_ORIGINS: 'https://claude.ai, https://chatgpt.com',
+        RATE_LIMIT_PER_MINUTE: '30',
+      });
     });
     after(async () => connector?.close());
 
@@ -50,7 +61,10 @@ for (const backend of BACKENDS) {
       const subject = newSubject();
       const token = await connector.link(subject);
       expect((await post(connector, { token })).status).to.equal(200);
-      const revoked = await connector.call('POST', '/v1/link/revoke', { body: { subject }, headers: { 'x-link-secret': connector.config.linkSecret } });
+      const revoked = await connector.call('POST', '/v1/link/revoke', {
+        body: { subject },
+        headers: { 'x-link-secret': connector.config.linkSecret },
+      });
       expect(revoked.status).to.equal(200);
       expect((await post(connector, { token })).status).to.equal(401);
     });
@@ -84,7 +98,10 @@ for (const backend of BACKENDS) {
     it('GET and DELETE /mcp answer 405 with Allow: POST', async () => {
       const token = await connector.link(newSubject());
       for (const method of ['GET', 'DELETE']) {
-        const res = await fetch(`${connector.baseUrl}/mcp`, { method, headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } });
+        const res = await fetch(`${connector.baseUrl}/mcp`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' },
+        });
         expect(res.status, method).to.equal(405);
         expect(res.headers.get('allow')).to.equal('POST');
         expect(res.headers.get('content-type')).to.match(/^application\/problem\+json/);
@@ -114,14 +131,21 @@ for (const backend of BACKENDS) {
     it('a client mistake the SDK refuses (406 for an Accept without text/event-stream) is logged at info with its reason and no stack trace', async () => {
       const res = await fetch(`${connector.baseUrl}/mcp`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${await connector.link(newSubject())}` },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          authorization: `Bearer ${await connector.link(newSubject())}`,
+        },
         body: JSON.stringify(INITIALIZE),
       });
       expect(res.status).to.equal(406);
       const requestId = res.headers.get('x-request-id');
       const raw = connector.logs.lines.filter((line) => JSON.parse(line).req_id === requestId);
       const lines = raw.map((line) => JSON.parse(line));
-      expect(lines.map((line) => [line.level, line.msg])).to.deep.equal([[30, 'mcp request refused'], [30, 'request']]);
+      expect(lines.map((line) => [line.level, line.msg])).to.deep.equal([
+        [30, 'mcp request refused'],
+        [30, 'request'],
+      ]);
       expect(lines[0]).to.include({ status: 406 });
       expect(lines[0].reason).to.match(/^Not Acceptable: /);
       expect(raw.join('\n')).to.not.match(/stack|node_modules|\bat \w/);
@@ -132,7 +156,10 @@ for (const backend of BACKENDS) {
       const client = await connectMcp(`${connector.baseUrl}/mcp`, token, '2026-07-28');
       await client.callTool({ name: 'get_me', arguments: {} });
       await client.close();
-      const lines = connector.logs.text().split('\n').filter((line) => line.includes('"route":"/mcp"'));
+      const lines = connector.logs
+        .text()
+        .split('\n')
+        .filter((line) => line.includes('"route":"/mcp"'));
       expect(lines.length).to.be.greaterThan(0);
       expect(lines.every((line) => /"req_id":"[^"]+"/.test(line))).to.equal(true);
       expect(connector.logs.text()).to.not.include(token);

@@ -78,12 +78,20 @@ describe('two API replicas on one Redis behind a round-robin proxy, one MCP clie
     proxy.steer.set('tools/call', 'A').set('tasks/result', 'B');
     try {
       const start = proxy.served.length;
-      const created = await legacyTasks.create(client, 'create_job', { input: { prompt: 'task across replicas' }, idempotency_key: newKey() });
-      await waitFor(async () => (await legacyTasks.get(client, created.task.taskId)).status === 'completed', { what: 'the task to complete' });
+      const created = await legacyTasks.create(client, 'create_job', {
+        input: { prompt: 'task across replicas' },
+        idempotency_key: newKey(),
+      });
+      await waitFor(async () => (await legacyTasks.get(client, created.task.taskId)).status === 'completed', {
+        what: 'the task to complete',
+      });
       const result = await legacyTasks.result(client, created.task.taskId);
       expect(result.structuredContent).to.include({ id: created.task.taskId, status: 'succeeded' });
       const calls = proxy.served.slice(start).filter((entry) => entry.method !== 'tasks/get');
-      expect(calls).to.deep.include.members([{ replica: 'A', method: 'tools/call' }, { replica: 'B', method: 'tasks/result' }]);
+      expect(calls).to.deep.include.members([
+        { replica: 'A', method: 'tools/call' },
+        { replica: 'B', method: 'tasks/result' },
+      ]);
     } finally {
       proxy.steer.clear();
       await client.close();
@@ -94,7 +102,10 @@ describe('two API replicas on one Redis behind a round-robin proxy, one MCP clie
     const token = await link();
     const client = await connectMcp(`${proxy.url}/mcp`, token, '2026-07-28', { tasks: true });
     try {
-      const created = await modernTasks.create(`${proxy.url}/mcp`, token, 'create_job', { input: { prompt: 'modern, anywhere' }, idempotency_key: newKey() });
+      const created = await modernTasks.create(`${proxy.url}/mcp`, token, 'create_job', {
+        input: { prompt: 'modern, anywhere' },
+        idempotency_key: newKey(),
+      });
       const start = proxy.served.length;
       const done = await waitFor(
         async () => {

@@ -43,7 +43,12 @@ for (const backend of BACKENDS) {
           it('the placeholder create_job requires input and idempotency_key, and its description names its poll tool get_job', () => {
             const createJob = tools.find((tool) => tool.name === 'create_job')!;
             expect(createJob.inputSchema.required).to.have.members(['input', 'idempotency_key']);
-            expect(createJob.annotations).to.include({ readOnlyHint: false, idempotentHint: true, destructiveHint: false, openWorldHint: false });
+            expect(createJob.annotations).to.include({
+              readOnlyHint: false,
+              idempotentHint: true,
+              destructiveHint: false,
+              openWorldHint: false,
+            });
             // Without the tasks extension the model polls: the verbatim description names the polling tool.
             expect(createJob.description).to.contain('get_job');
           });
@@ -77,7 +82,11 @@ for (const backend of BACKENDS) {
             const own = await connectMcp(mcpUrl, subjectToken, revision);
             try {
               const key = newKey();
-              const rest = await connector.call('POST', '/v1/jobs', { token: subjectToken, body: { input: { prompt: 'both ways' } }, headers: { 'idempotency-key': key } });
+              const rest = await connector.call('POST', '/v1/jobs', {
+                token: subjectToken,
+                body: { input: { prompt: 'both ways' } },
+                headers: { 'idempotency-key': key },
+              });
               expect(rest.status, rest.text).to.equal(202);
               const viaMcp = await callOk(own, checker, 'create_job', { input: { prompt: 'both ways' }, idempotency_key: key });
               expect(viaMcp.id).to.equal(rest.body.id);
@@ -94,7 +103,10 @@ for (const backend of BACKENDS) {
 
             const key = newKey();
             await callOk(client, checker, 'create_job', { input: { prompt: 'first' }, idempotency_key: key });
-            const conflict = await client.callTool({ name: 'create_job', arguments: { input: { prompt: 'second' }, idempotency_key: key } });
+            const conflict = await client.callTool({
+              name: 'create_job',
+              arguments: { input: { prompt: 'second' }, idempotency_key: key },
+            });
             expect(conflict.isError).to.equal(true);
             expect(JSON.stringify(conflict.content)).to.match(/idempotency key/i);
           });
@@ -122,7 +134,9 @@ for (const backend of BACKENDS) {
                 expect((await callOk(client, checker, 'get_me')).subject).to.equal(subject);
                 expect((await callOk(other, checker, 'get_me')).subject).to.equal(otherSubject);
               }
-              const callers = Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? { mcp: client, subject } : { mcp: other, subject: otherSubject }));
+              const callers = Array.from({ length: 10 }, (_, i) =>
+                i % 2 === 0 ? { mcp: client, subject } : { mcp: other, subject: otherSubject },
+              );
               const answers = await Promise.all(callers.map(({ mcp }) => callOk(mcp, checker, 'get_me')));
               expect(answers.map((me) => me.subject)).to.deep.equal(callers.map((caller) => caller.subject));
             } finally {
@@ -168,7 +182,10 @@ for (const backend of BACKENDS) {
           const token = await connector.link(newSubject());
           const client = await connectMcp(mcpUrl, token, '2026-07-28', { tasks: true });
           try {
-            const created = await modernTasks.create(mcpUrl, token, 'create_job', { input: { prompt: 'modern task' }, idempotency_key: newKey() });
+            const created = await modernTasks.create(mcpUrl, token, 'create_job', {
+              input: { prompt: 'modern task' },
+              idempotency_key: newKey(),
+            });
             expect(created.resultType).to.equal('task');
             expect(created.taskId).to.match(/^job_/);
             const done = await waitFor(

@@ -17,7 +17,9 @@ describe('a registry with a free extra operation', function () {
   after(async () => connector?.close());
 
   it('publishes echoNote in /openapi.json, /llms.txt and tools/list, and the echo_note tool runs its handler', async () => {
-    const document = (await (await fetch(`${connector.baseUrl}/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string }>> };
+    const document = (await (await fetch(`${connector.baseUrl}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { operationId: string }>>;
+    };
     expect(document.paths['/v1/echo'].post.operationId).to.equal('echoNote');
     const llms = await (await fetch(`${connector.baseUrl}/llms.txt`)).text();
     expect(llms).to.contain('### echoNote: POST /v1/echo');
@@ -56,10 +58,13 @@ for (const backend of BACKENDS) {
     after(async () => connector?.close());
 
     const finished = (token: string, id: string) =>
-      waitFor(async () => {
-        const res = await connector.call('GET', `/v1/jobs/${id}`, { token });
-        return res.body.status === 'succeeded' || res.body.status === 'failed' ? res.body : undefined;
-      }, { what: `job ${id} to end` });
+      waitFor(
+        async () => {
+          const res = await connector.call('GET', `/v1/jobs/${id}`, { token });
+          return res.body.status === 'succeeded' || res.body.status === 'failed' ? res.body : undefined;
+        },
+        { what: `job ${id} to end` },
+      );
 
     it('POST /v1/word-counts is accepted as a job that its own processor completes; a retry with the key is the same job, and its 3 credits are charged once', async () => {
       const subject = newSubject();
@@ -79,7 +84,10 @@ for (const backend of BACKENDS) {
     it('a text without words ends the job failed with the processor’s JobError message, and the job stays charged', async () => {
       const subject = newSubject();
       const token = await connector.link(subject);
-      const accepted = await connector.call('POST', '/v1/word-counts', { token, body: { input: { text: '12 + 30' }, idempotency_key: newKey() } });
+      const accepted = await connector.call('POST', '/v1/word-counts', {
+        token,
+        body: { input: { text: '12 + 30' }, idempotency_key: newKey() },
+      });
       expect(accepted.status, accepted.text).to.equal(202);
       expect(await finished(token, accepted.body.id)).to.deep.include({ status: 'failed', error: { message: NO_WORDS } });
       expect(await chargesOf(connector, subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 3 });

@@ -72,7 +72,10 @@ describe('log lines of a process that dies (createLogger on stdout)', () => {
     child.stdout.on('data', (chunk) => (out += chunk));
     const signal = await new Promise((resolve) => child.once('close', (_code, killedBy) => resolve(killedBy)));
     expect(signal).to.equal('SIGKILL');
-    const lines = out.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+    const lines = out
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
     expect(lines.map((line) => line.i)).to.deep.equal(Array.from({ length: 500 }, (_, i) => i));
   });
 });
@@ -82,19 +85,22 @@ describe('logger redaction (createLogger)', () => {
     const capture = new LogCapture();
     const logger = createLogger('trace', 'redaction-test', capture);
     const values = Array.from({ length: 16 }, (_, i) => needle(`v${i}-`));
-    logger.info({
-      req: { headers: { authorization: `Bearer ${values[0]}`, 'x-link-secret': values[1], cookie: values[2] } },
-      headers: { authorization: values[3], 'x-link-secret': values[4] },
-      authorization: values[5],
-      'x-link-secret': values[6],
-      token: values[7],
-      body: { token: values[8], secret: values[9] },
-      secret: values[10],
-      connectorSecret: values[11],
-      config: { connectorSecret: values[12], linkSecret: values[13], redisUrl: `redis://:${values[14]}@redis:6379` },
-      redisUrl: values[15],
-      kept: 'visible',
-    }, 'dump');
+    logger.info(
+      {
+        req: { headers: { authorization: `Bearer ${values[0]}`, 'x-link-secret': values[1], cookie: values[2] } },
+        headers: { authorization: values[3], 'x-link-secret': values[4] },
+        authorization: values[5],
+        'x-link-secret': values[6],
+        token: values[7],
+        body: { token: values[8], secret: values[9] },
+        secret: values[10],
+        connectorSecret: values[11],
+        config: { connectorSecret: values[12], linkSecret: values[13], redisUrl: `redis://:${values[14]}@redis:6379` },
+        redisUrl: values[15],
+        kept: 'visible',
+      },
+      'dump',
+    );
     expect(capture.lines).to.have.length(1);
     const line = JSON.parse(capture.lines[0]);
     expect(line).to.include({ msg: 'dump', kept: 'visible', service: 'redaction-test' });
@@ -112,14 +118,19 @@ for (const backend of BACKENDS) {
 
     /** The access lines logged for one request id, once the response has been written. */
     const accessLines = async (requestId: string, count = 1) =>
-      waitFor(() => {
-        const lines = parsed(c).filter((line) => line.msg === 'request' && line.req_id === requestId);
-        return lines.length >= count ? lines : undefined;
-      }, { what: `the access line of ${requestId}` });
+      waitFor(
+        () => {
+          const lines = parsed(c).filter((line) => line.msg === 'request' && line.req_id === requestId);
+          return lines.length >= count ? lines : undefined;
+        },
+        { what: `the access line of ${requestId}` },
+      );
 
     it('each request gets exactly one access line with method, route template, status, duration and its X-Request-Id', async () => {
       const token = await c.link(newSubject());
-      const job = (await c.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'log me' } }, headers: { 'idempotency-key': newKey() } })).body.id;
+      const job = (
+        await c.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'log me' } }, headers: { 'idempotency-key': newKey() } })
+      ).body.id;
       const cases: Array<[string, string, string, number, { token?: string; body?: unknown }]> = [
         ['GET', '/v1/me', '/v1/me', 200, { token }],
         ['GET', `/v1/jobs/${job}`, '/v1/jobs/{id}', 200, { token }],
@@ -191,14 +202,29 @@ for (const backend of BACKENDS) {
         }
         const [alice, bob, boom] = tokens;
         const key = newKey();
-        const job = await session.call('POST', '/v1/jobs', { token: alice, body: { input: { prompt: 'fine' } }, headers: { 'idempotency-key': key } });
-        const failing = await session.call('POST', '/v1/jobs', { token: alice, body: { input: { prompt: 'fail' } }, headers: { 'idempotency-key': newKey() } });
+        const job = await session.call('POST', '/v1/jobs', {
+          token: alice,
+          body: { input: { prompt: 'fine' } },
+          headers: { 'idempotency-key': key },
+        });
+        const failing = await session.call('POST', '/v1/jobs', {
+          token: alice,
+          body: { input: { prompt: 'fail' } },
+          headers: { 'idempotency-key': newKey() },
+        });
         const statuses = [
           job.status,
           failing.status,
-          (await session.call('POST', '/v1/jobs', { token: alice, body: { input: { prompt: 'other' } }, headers: { 'idempotency-key': key } })).status,
+          (
+            await session.call('POST', '/v1/jobs', {
+              token: alice,
+              body: { input: { prompt: 'other' } },
+              headers: { 'idempotency-key': key },
+            })
+          ).status,
           (await session.call('POST', '/v1/things', { token: bob, body: { name: 1, token: needle('body-token-') } })).status,
-          (await session.call('POST', '/v1/things', { token: bob, rawBody: '{"name": ', headers: { 'content-type': 'application/json' } })).status,
+          (await session.call('POST', '/v1/things', { token: bob, rawBody: '{"name": ', headers: { 'content-type': 'application/json' } }))
+            .status,
           (await session.call('POST', '/v1/things', { token: bob, rawBody: 'name=x', headers: { 'content-type': 'text/plain' } })).status,
           (await session.call('POST', '/v1/things', { token: bob, body: { name: 'x'.repeat(70_000) } })).status,
           (await session.call('GET', '/v1/jobs/job_none', { token: bob })).status,
@@ -210,7 +236,11 @@ for (const backend of BACKENDS) {
         const bogus = [needle('bogus-token-'), needle('bogus-token-')];
         const wrongSecrets = [needle('wrong-link-secret-'), needle('wrong-link-secret-')];
         const expired = jwt.sign({ iat: 1, exp: 2 }, deriveKeys(BASE_ENV.CONNECTOR_SECRET).tokenKey, {
-          algorithm: 'HS256', issuer: BASE_ENV.PUBLIC_URL, audience: BASE_ENV.PUBLIC_URL, subject: 'x', jwtid: 'conn_x',
+          algorithm: 'HS256',
+          issuer: BASE_ENV.PUBLIC_URL,
+          audience: BASE_ENV.PUBLIC_URL,
+          subject: 'x',
+          jwtid: 'conn_x',
         });
         const refused = [
           (await session.call('GET', '/v1/me', { token: bogus[0] })).status,
@@ -221,10 +251,21 @@ for (const backend of BACKENDS) {
         ];
         expect(refused).to.deep.equal([401, 401, 401, 401, 401]);
         // A revoked token used after revocation.
-        expect((await session.call('POST', '/v1/link/revoke', { body: { subject: BOOM_SUBJECT }, headers: { 'x-link-secret': BASE_ENV.LINK_SECRET } })).status).to.equal(200);
+        expect(
+          (
+            await session.call('POST', '/v1/link/revoke', {
+              body: { subject: BOOM_SUBJECT },
+              headers: { 'x-link-secret': BASE_ENV.LINK_SECRET },
+            })
+          ).status,
+        ).to.equal(200);
         expect((await session.call('GET', '/v1/me', { token: boom })).status).to.equal(401);
-        await waitFor(async () => (await session.call('GET', `/v1/jobs/${failing.body.id}`, { token: alice })).body.status === 'failed', { what: 'the failing job' });
-        await waitFor(async () => (await session.call('GET', `/v1/jobs/${job.body.id}`, { token: alice })).body.status === 'succeeded', { what: 'the job' });
+        await waitFor(async () => (await session.call('GET', `/v1/jobs/${failing.body.id}`, { token: alice })).body.status === 'failed', {
+          what: 'the failing job',
+        });
+        await waitFor(async () => (await session.call('GET', `/v1/jobs/${job.body.id}`, { token: alice })).body.status === 'succeeded', {
+          what: 'the job',
+        });
 
         const lines = session.logs.lines;
         for (const line of lines) expect(() => JSON.parse(line), line).to.not.throw();
@@ -238,7 +279,8 @@ for (const backend of BACKENDS) {
         // The session did log what operators need: access lines, the 500's cause, the failed job.
         const messages = new Set(lines.map((line) => JSON.parse(line).msg));
         // At trace a job's start and success (debug lines) are written too.
-        for (const msg of ['request', 'request failed', 'job started', 'job succeeded', 'job failed']) expect(messages, msg).to.include(msg);
+        for (const msg of ['request', 'request failed', 'job started', 'job succeeded', 'job failed'])
+          expect(messages, msg).to.include(msg);
       } finally {
         await session.close();
       }
@@ -253,9 +295,14 @@ for (const backend of BACKENDS) {
         const boom = await quiet.call('GET', '/v1/me', { token: await quiet.link(BOOM_SUBJECT) });
         expect(boom.status).to.equal(500);
         const requestId = boom.body.request_id;
-        await waitFor(() => quiet.logs.lines.some((line) => JSON.parse(line).req_id === requestId && JSON.parse(line).msg === 'request'), { what: 'the 500 access line' });
+        await waitFor(() => quiet.logs.lines.some((line) => JSON.parse(line).req_id === requestId && JSON.parse(line).msg === 'request'), {
+          what: 'the 500 access line',
+        });
         const lines = quiet.logs.lines.map((line) => JSON.parse(line));
-        expect(lines.every((line) => line.level >= 40), JSON.stringify(lines)).to.equal(true);
+        expect(
+          lines.every((line) => line.level >= 40),
+          JSON.stringify(lines),
+        ).to.equal(true);
         expect(lines.filter((line) => line.msg === 'request').map((line) => line.status)).to.deep.equal([500]);
         expect(lines.filter((line) => line.msg === 'request failed').map((line) => line.req_id)).to.deep.equal([requestId]);
       } finally {

@@ -4,11 +4,17 @@ import jwt from 'jsonwebtoken';
 import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
 import { Metrics } from '../../shared/platform/metrics/metrics';
 import { BACKENDS } from '../support/backends';
-import { BASE_ENV, newKey, newSubject, type CallOptions, type CallResult, type ConnectorUnderTest, startConnector } from '../support/harness';
-import { connectMcp } from '../support/mcp-client';
 import {
-  CONTRACT_METRICS, HTTP_BUCKETS, JOB_OUTCOMES, QUEUE_STATES, UNAUTHORIZED_REASONS, sampleNames,
-} from '../support/metric-contract';
+  BASE_ENV,
+  newKey,
+  newSubject,
+  type CallOptions,
+  type CallResult,
+  type ConnectorUnderTest,
+  startConnector,
+} from '../support/harness';
+import { connectMcp } from '../support/mcp-client';
+import { CONTRACT_METRICS, HTTP_BUCKETS, JOB_OUTCOMES, QUEUE_STATES, UNAUTHORIZED_REASONS, sampleNames } from '../support/metric-contract';
 import { deltas, samplesOf, scrape, seriesKey, sumOf, type Exposition, type Labels } from '../support/prometheus-text';
 import { scriptedJobs } from '../support/scripted-jobs';
 import { waitFor } from '../../testkit/wait-for';
@@ -88,10 +94,13 @@ for (const backend of BACKENDS) {
     const submit = (token: string, prompt: string, key: string) =>
       call('POST', '/v1/jobs', '/v1/jobs', { token, body: { input: { prompt } }, headers: { 'idempotency-key': key } });
     const finish = (token: string, id: string) =>
-      waitFor(async () => {
-        const res = await call('GET', `/v1/jobs/${id}`, '/v1/jobs/{id}', { token });
-        return res.body.status === 'succeeded' || res.body.status === 'failed' ? res.body : undefined;
-      }, { what: `job ${id} to finish` });
+      waitFor(
+        async () => {
+          const res = await call('GET', `/v1/jobs/${id}`, '/v1/jobs/{id}', { token });
+          return res.body.status === 'succeeded' || res.body.status === 'failed' ? res.body : undefined;
+        },
+        { what: `job ${id} to finish` },
+      );
 
     /** Asserts that, since `baseline`, exactly the expected counts moved and nothing else. */
     const expectExactDeltas = async (): Promise<Exposition> => {
@@ -113,7 +122,13 @@ for (const backend of BACKENDS) {
     it('a fresh API declares every contract metric with its contract type, plus Node default metrics', async () => {
       const page = await scrape(c.metricsUrl);
       for (const [name, { type }] of Object.entries(CONTRACT_METRICS)) expect(page.types.get(name), name).to.equal(type);
-      for (const name of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes', 'nodejs_version_info']) {
+      for (const name of [
+        'process_cpu_user_seconds_total',
+        'process_resident_memory_bytes',
+        'nodejs_eventloop_lag_seconds',
+        'nodejs_heap_size_used_bytes',
+        'nodejs_version_info',
+      ]) {
         expect(page.types.has(name), name).to.equal(true);
       }
       expect(samplesOf(page, 'nodejs_version_info')[0]?.labels.version).to.equal(process.version);
@@ -201,7 +216,11 @@ for (const backend of BACKENDS) {
       const key = deriveKeys(BASE_ENV.CONNECTOR_SECRET).tokenKey;
       const past = Math.floor(Date.now() / 1000) - 3600;
       const expired = jwt.sign({ iat: past - 60, exp: past }, key, {
-        algorithm: 'HS256', issuer: BASE_ENV.PUBLIC_URL, audience: BASE_ENV.PUBLIC_URL, subject: 'someone', jwtid: 'conn_x',
+        algorithm: 'HS256',
+        issuer: BASE_ENV.PUBLIC_URL,
+        audience: BASE_ENV.PUBLIC_URL,
+        subject: 'someone',
+        jwtid: 'conn_x',
       });
       const statuses = [
         (await me({})).status, // missing
@@ -244,7 +263,8 @@ for (const backend of BACKENDS) {
         ['connector_http_request_duration_seconds_count{method="GET",route="/v1/jobs/{id}"}', 1000],
         ['connector_http_requests_total{method="GET",route="/v1/jobs/{id}",status="404"}', 1000],
       ]);
-      const routes = (page: Exposition) => new Set(page.samples.filter((s) => s.name.startsWith('connector_http_')).map((s) => s.labels.route));
+      const routes = (page: Exposition) =>
+        new Set(page.samples.filter((s) => s.name.startsWith('connector_http_')).map((s) => s.labels.route));
       expect([...routes(after)].sort()).to.deep.equal([...routes(baseline)].sort());
       for (const name of ['connector_http_requests_total', 'connector_http_request_duration_seconds_bucket']) {
         expect(samplesOf(after, name).length, name).to.equal(samplesOf(baseline, name).length);
@@ -258,14 +278,22 @@ for (const backend of BACKENDS) {
       baseline = await scrape(c.metricsUrl);
       expected = new Expected();
       for (let i = 0; i < 100; i++) {
-        const res = await call('GET', i % 2 ? `/v1/nope-${randomBytes(4).toString('hex')}` : `/${randomBytes(6).toString('hex')}/x`, 'unmatched', { token });
+        const res = await call(
+          'GET',
+          i % 2 ? `/v1/nope-${randomBytes(4).toString('hex')}` : `/${randomBytes(6).toString('hex')}/x`,
+          'unmatched',
+          { token },
+        );
         expect(res.status).to.equal(404);
       }
       const propfind = await fetch(`${c.baseUrl}/v1/me`, { method: 'PROPFIND', headers: { authorization: `Bearer ${token}` } });
       expect(propfind.status).to.equal(405);
       expected.request('OTHER', '/v1/me', 405);
       const after = await expectExactDeltas();
-      expect(sumOf(after, 'connector_http_requests_total', { route: 'unmatched' }) - sumOf(baseline, 'connector_http_requests_total', { route: 'unmatched' })).to.equal(100);
+      expect(
+        sumOf(after, 'connector_http_requests_total', { route: 'unmatched' }) -
+          sumOf(baseline, 'connector_http_requests_total', { route: 'unmatched' }),
+      ).to.equal(100);
     });
 
     it('after a session every sample of a contract metric carries exactly its contract labels, with known values', async () => {
@@ -314,7 +342,9 @@ for (const backend of BACKENDS) {
       expect({ queued: start.queued, running: start.running }).to.deep.equal({ queued: 0, running: 0 });
       const token = (await link(newSubject())).body.token as string;
       const job = (await submit(token, 'hold', newKey())).body.id as string;
-      await waitFor(async () => (await c.call('GET', `/v1/jobs/${job}`, { token })).body.status === 'running', { what: 'the held job to run' });
+      await waitFor(async () => (await c.call('GET', `/v1/jobs/${job}`, { token })).body.status === 'running', {
+        what: 'the held job to run',
+      });
       expect(await depth()).to.deep.equal({ ...start, running: 1 });
       held.release();
       expect((await finish(token, job)).status).to.equal('succeeded');
@@ -329,7 +359,8 @@ for (const backend of BACKENDS) {
       expect(onApi.status).to.equal(404);
       expect(onApi.text).to.not.include('connector_http_requests_total');
       const metricsBase = c.metricsUrl.replace(/\/metrics$/, '');
-      for (const path of ['/v1/me', '/openapi.json', '/llms.txt', '/']) expect((await fetch(`${metricsBase}${path}`)).status, path).to.equal(404);
+      for (const path of ['/v1/me', '/openapi.json', '/llms.txt', '/'])
+        expect((await fetch(`${metricsBase}${path}`)).status, path).to.equal(404);
       expect((await fetch(c.metricsUrl, { method: 'POST' })).status).to.equal(405);
       const ok = await fetch(c.metricsUrl);
       expect(ok.status).to.equal(200);

@@ -16,7 +16,9 @@ describe('the Prometheus text parser used by the ops tests', () => {
     expect(sumOf(page, 't_total', { route: '/v1/jobs/{id}' })).to.equal(2);
     expect(sumOf(page, 't_total', { route: 'quote " back \\ slash\nnewline' })).to.equal(1);
     expect(page.samples.filter((s) => s.name === 't_seconds_bucket').map((s) => [s.labels.le, s.value])).to.deep.equal([
-      ['0.1', 0], ['1', 1], ['+Inf', 1],
+      ['0.1', 0],
+      ['1', 1],
+      ['+Inf', 1],
     ]);
   });
 

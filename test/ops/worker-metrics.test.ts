@@ -9,9 +9,7 @@ import { deltas, samplesOf, scrape, sumOf } from '../support/prometheus-text';
 import { waitFor } from '../../testkit/wait-for';
 
 /** The job-side counters and histogram counts; the worker owns these when the API only enqueues. */
-const JOB_SIDE = [
-  'connector_jobs_completed_total', 'connector_job_wait_seconds_count', 'connector_job_duration_seconds_count',
-];
+const JOB_SIDE = ['connector_jobs_completed_total', 'connector_job_wait_seconds_count', 'connector_job_duration_seconds_count'];
 
 // The worker needs Redis by design, so this suite runs on the redis backend only: an API that only enqueues
 // (runWorker: false, as `npm start` runs it) and a separate worker on the same private Redis.
@@ -38,10 +36,13 @@ describe('Prometheus metrics and logs of a separate worker [redis]', () => {
 
   it('the worker serves /metrics, /healthz and /readyz on its metrics port, with connector_redis_up 1', async () => {
     // The worker starts without waiting for Redis; its client reports up once connected.
-    const page = await waitFor(async () => {
-      const scraped = await scrape(workerMetricsUrl);
-      return sumOf(scraped, 'connector_redis_up') === 1 ? scraped : undefined;
-    }, { what: 'the worker to report Redis up' });
+    const page = await waitFor(
+      async () => {
+        const scraped = await scrape(workerMetricsUrl);
+        return sumOf(scraped, 'connector_redis_up') === 1 ? scraped : undefined;
+      },
+      { what: 'the worker to report Redis up' },
+    );
     expect(samplesOf(page, 'connector_redis_up').map((s) => s.value)).to.deep.equal([1]);
     expect(page.types.get('connector_jobs_completed_total')).to.equal('counter');
     expect(page.types.has('process_cpu_user_seconds_total')).to.equal(true);
@@ -58,14 +59,24 @@ describe('Prometheus metrics and logs of a separate worker [redis]', () => {
     const keys = [newKey(), newKey(), newKey()];
     const ids: string[] = [];
     for (const key of keys) {
-      const res = await api.call('POST', '/v1/jobs', { token, body: { input: { prompt: `worker ${key}` } }, headers: { 'idempotency-key': key } });
+      const res = await api.call('POST', '/v1/jobs', {
+        token,
+        body: { input: { prompt: `worker ${key}` } },
+        headers: { 'idempotency-key': key },
+      });
       expect(res.status).to.equal(202);
       ids.push(res.body.id);
     }
-    const retry = await api.call('POST', '/v1/jobs', { token, body: { input: { prompt: `worker ${keys[0]}` } }, headers: { 'idempotency-key': keys[0] } });
+    const retry = await api.call('POST', '/v1/jobs', {
+      token,
+      body: { input: { prompt: `worker ${keys[0]}` } },
+      headers: { 'idempotency-key': keys[0] },
+    });
     expect(retry.headers.get('idempotent-replayed')).to.equal('true');
     for (const id of ids) {
-      await waitFor(async () => (await api.call('GET', `/v1/jobs/${id}`, { token })).body.status === 'succeeded', { what: `job ${id} to succeed` });
+      await waitFor(async () => (await api.call('GET', `/v1/jobs/${id}`, { token })).body.status === 'succeeded', {
+        what: `job ${id} to succeed`,
+      });
     }
     const apiAfter = await scrape(api.metricsUrl);
     const workerAfter = await scrape(workerMetricsUrl);
@@ -76,10 +87,20 @@ describe('Prometheus metrics and logs of a separate worker [redis]', () => {
       ['connector_jobs_completed_total{operation="createJob",outcome="succeeded"}', 3],
     ]);
     // 3 jobs of about PLACEHOLDER_JOB_MS (20 ms) each; timers may fire a millisecond early, hence 15 ms.
-    expect(sumOf(workerAfter, 'connector_job_duration_seconds_sum') - sumOf(workerBefore, 'connector_job_duration_seconds_sum')).to.be.at.least(3 * 0.015);
+    expect(
+      sumOf(workerAfter, 'connector_job_duration_seconds_sum') - sumOf(workerBefore, 'connector_job_duration_seconds_sum'),
+    ).to.be.at.least(3 * 0.015);
     // The API only enqueues: it counts the submissions and none of the completions.
     expect([...deltas(apiBefore, apiAfter, JOB_SIDE)]).to.deep.equal([]);
-    expect([...deltas(apiBefore, apiAfter, ['connector_jobs_submitted_total', 'connector_jobs_replayed_total', 'connector_credits_charged_total'])].sort()).to.deep.equal([
+    expect(
+      [
+        ...deltas(apiBefore, apiAfter, [
+          'connector_jobs_submitted_total',
+          'connector_jobs_replayed_total',
+          'connector_credits_charged_total',
+        ]),
+      ].sort(),
+    ).to.deep.equal([
       ['connector_credits_charged_total{operation="createJob"}', 3],
       ['connector_jobs_replayed_total{operation="createJob"}', 1],
       ['connector_jobs_submitted_total{operation="createJob"}', 3],
@@ -92,7 +113,10 @@ describe('Prometheus metrics and logs of a separate worker [redis]', () => {
     const lines = workerLogs.lines.map((line) => JSON.parse(line));
     for (const id of ids) {
       const messages = lines.filter((line) => line.job_id === id).map((line) => [line.msg, line.operation, line.level]);
-      expect(messages, id).to.deep.equal([['job started', 'createJob', 20], ['job succeeded', 'createJob', 20]]);
+      expect(messages, id).to.deep.equal([
+        ['job started', 'createJob', 20],
+        ['job succeeded', 'createJob', 20],
+      ]);
     }
   });
 });

@@ -10,7 +10,10 @@ describe('npm run dev log lines (scripts/dev.ts)', function () {
     const dev = await startDev({});
     try {
       await waitFor(() => /api listening/.test(dev.output()), { timeoutMs: 30_000, what: 'the api listening line' });
-      const line = dev.output().split('\n').find((l) => l.includes('api listening'))!;
+      const line = dev
+        .output()
+        .split('\n')
+        .find((l) => l.includes('api listening'))!;
       expect(JSON.parse(line)).to.include({ msg: 'api listening', backend: 'memory' });
     } finally {
       await stopDev(dev);
@@ -27,7 +30,10 @@ describe('npm run dev log lines (scripts/dev.ts)', function () {
       const listening = lines.find((l) => l.includes('api listening'))!;
       expect(listening).to.match(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO \(connector-dev\): api listening \{.*"backend":"memory"/);
       expect(lines.find((l) => l.includes('"/v1/me"'))).to.match(/^\[[\d:.]+\] INFO \(connector-dev\): request \{.*"status":401/);
-      expect(lines.filter((l) => l.startsWith('{')), 'no JSON line').to.deep.equal([]);
+      expect(
+        lines.filter((l) => l.startsWith('{')),
+        'no JSON line',
+      ).to.deep.equal([]);
       expect(dev.output()).not.to.include('not-a-real-token').and.not.to.include(BASE_ENV.LINK_SECRET);
     } finally {
       await stopDev(dev);

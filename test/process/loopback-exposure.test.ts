@@ -13,14 +13,19 @@ import { waitFor } from '../../testkit/wait-for';
 const LOOPBACK_PUBLIC_URL = BASE_ENV.PUBLIC_URL;
 
 /** The built API (what `npm start` and the image run) with `BASE_ENV` plus `extra`, once it answers. */
-async function startBuiltApi(extra: Record<string, string> = {}): Promise<{ proc: Spawned; port: number; metricsPort: number; target: OAuthTarget }> {
+async function startBuiltApi(
+  extra: Record<string, string> = {},
+): Promise<{ proc: Spawned; port: number; metricsPort: number; target: OAuthTarget }> {
   const port = await freePort();
   const metricsPort = await freePort();
   const { PORT: _port, METRICS_PORT: _metrics, ...env } = BASE_ENV;
   const proc = spawnNode('dist/api/main.js', { ...env, PORT: String(port), METRICS_PORT: String(metricsPort), ...extra });
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitFor(() => fetch(`${baseUrl}/healthz`).then((r) => r.ok), { what: 'the built API to listen' });
-  const target = oauthTarget({ baseUrl, call: (await checkedClient(baseUrl)).call }, { publicUrl: LOOPBACK_PUBLIC_URL, linkSecret: BASE_ENV.LINK_SECRET });
+  const target = oauthTarget(
+    { baseUrl, call: (await checkedClient(baseUrl)).call },
+    { publicUrl: LOOPBACK_PUBLIC_URL, linkSecret: BASE_ENV.LINK_SECRET },
+  );
   return { proc, port, metricsPort, target };
 }
 
@@ -72,7 +77,10 @@ describe('what a connector with a loopback PUBLIC_URL exposes', function () {
         expect(await accepts(address, api.port), `API port through ${address}`).to.equal(false);
         expect(await accepts(address, api.metricsPort), `metrics port through ${address}`).to.equal(false);
       }
-      const listening = api.proc.stdout().split('\n').find((line) => line.includes('"api listening"'))!;
+      const listening = api.proc
+        .stdout()
+        .split('\n')
+        .find((line) => line.includes('"api listening"'))!;
       expect(JSON.parse(listening)).to.include({ host: '127.0.0.1' });
     });
   });
@@ -103,7 +111,10 @@ describe('what a connector with a loopback PUBLIC_URL exposes', function () {
     after(async () => dev && stopDev(dev));
 
     it('sends authorize to its dev consent page, which it serves, on 127.0.0.1 only', async () => {
-      const target = oauthTarget({ baseUrl: dev.base, call: (await checkedClient(dev.base)).call }, { publicUrl: LOOPBACK_PUBLIC_URL, linkSecret: BASE_ENV.LINK_SECRET });
+      const target = oauthTarget(
+        { baseUrl: dev.base, call: (await checkedClient(dev.base)).call },
+        { publicUrl: LOOPBACK_PUBLIC_URL, linkSecret: BASE_ENV.LINK_SECRET },
+      );
       const location = new URL((await consentLocation(target)).location);
       expect(`${location.origin}${location.pathname}`).to.equal(`${LOOPBACK_PUBLIC_URL}/oauth/dev-consent`);
       const page = await fetch(`${dev.base}/oauth/dev-consent${location.search}`);

@@ -30,7 +30,10 @@ describe('the test pre-flight (test/support/preflight.ts), run before npm test b
 
   before(() => {
     tmp = mkdtempSync(path.join(os.tmpdir(), 'preflight-'));
-    allBin = binWith('all', REQUIRED_PROGRAMS.map((p) => p.program));
+    allBin = binWith(
+      'all',
+      REQUIRED_PROGRAMS.map((p) => p.program),
+    );
   });
   after(() => rmSync(tmp, { recursive: true, force: true }));
 
@@ -51,14 +54,19 @@ describe('the test pre-flight (test/support/preflight.ts), run before npm test b
     expect(missing.map((line) => /^ {2}([a-z-]+): /.exec(line)?.[1])).to.deep.equal(['redis-cli', 'haproxy', 'chromium']);
     expect(missing[0]).to.contain('not on PATH').and.contain('Install the Debian package redis-tools.');
     expect(missing[1]).to.contain('not on PATH').and.contain('Install the Debian package haproxy.');
-    expect(missing[2]).to.contain('CHROMIUM_PATH is unset').and.contain('Install the Debian package chromium, or set CHROMIUM_PATH to another Chromium');
+    expect(missing[2])
+      .to.contain('CHROMIUM_PATH is unset')
+      .and.contain('Install the Debian package chromium, or set CHROMIUM_PATH to another Chromium');
     expect(lines.at(-1)).to.equal('On Debian or Ubuntu, as root: apt-get install -y redis-tools haproxy chromium');
     // Well inside the two minutes a missing program may cost before anything says so.
     expect(run.ms).to.be.below(20_000);
   });
 
   it('with no haproxy alone, names only haproxy and its package', async () => {
-    const bin = binWith('no-haproxy', REQUIRED_PROGRAMS.map((p) => p.program).filter((p) => p !== 'haproxy'));
+    const bin = binWith(
+      'no-haproxy',
+      REQUIRED_PROGRAMS.map((p) => p.program).filter((p) => p !== 'haproxy'),
+    );
     const run = await runPreflight({ PATH: bin });
     expect(run.code).to.equal(1);
     expect(run.stderr).to.equal(
@@ -69,7 +77,10 @@ describe('the test pre-flight (test/support/preflight.ts), run before npm test b
   });
 
   it('with chromium only at CHROMIUM_PATH, off PATH, counts it as present and exits 0', async () => {
-    const noBrowser = binWith('no-browser', REQUIRED_PROGRAMS.map((p) => p.program).filter((p) => p !== 'chromium'));
+    const noBrowser = binWith(
+      'no-browser',
+      REQUIRED_PROGRAMS.map((p) => p.program).filter((p) => p !== 'chromium'),
+    );
     const run = await runPreflight({ PATH: noBrowser, CHROMIUM_PATH: path.join(allBin, 'chromium') });
     expect(run.stdout + run.stderr).to.equal('');
     expect(run.code).to.equal(0);

@@ -68,7 +68,8 @@ describe('a rolling restart of two APIs behind HAProxy and two workers, under st
     expect(Object.keys(report.traffic.statuses).filter((status) => !['200', '202', '429'].includes(status))).to.deep.equal([]);
     expect(mismatches.slice(0, 3), 'answers that do not match the published document').to.deep.equal([]);
     expect(checked).to.be.at.least(report.traffic.sent);
-    for (const kind of ['me', 'readJob', 'freshJob', 'retryJob', 'mcpGetMe', 'mcpGetJob']) expect(report.traffic.byKind, kind).to.have.property(kind);
+    for (const kind of ['me', 'readJob', 'freshJob', 'retryJob', 'mcpGetMe', 'mcpGetJob'])
+      expect(report.traffic.byKind, kind).to.have.property(kind);
   });
 
   it('replaces each API and each worker once; the old ones exit 0, an API only after the chart’s delay', () => {

@@ -10,7 +10,10 @@ const GRACE_MS = 10_000;
 const CONNECTIONS = 30;
 
 /** Both backends with no delay (the drain itself), and Redis with a delay (as in the chart) under the same load. */
-const CASES: Array<{ kind: BackendKind; delayMs: number }> = [...BACKENDS.map((kind) => ({ kind, delayMs: 0 })), { kind: 'redis', delayMs: 1000 }];
+const CASES: Array<{ kind: BackendKind; delayMs: number }> = [
+  ...BACKENDS.map((kind) => ({ kind, delayMs: 0 })),
+  { kind: 'redis', delayMs: 1000 },
+];
 
 for (const { kind, delayMs } of CASES) {
   describe(`SIGTERM to the built API under ${CONNECTIONS} keep-alive connections (${kind} backend, SHUTDOWN_DELAY_MS=${delayMs})`, function () {
@@ -51,7 +54,9 @@ for (const { kind, delayMs } of CASES) {
       expect(exitMs, 'exit time').to.be.at.least(delayMs);
       expect(exitMs, 'exit time').to.be.below(delayMs + GRACE_MS);
       const lines = api.logLines().map((line) => line.msg);
-      expect(lines.indexOf('last response sent; draining jobs, then closing the backend')).to.be.greaterThan(lines.indexOf('shutting down'));
+      expect(lines.indexOf('last response sent; draining jobs, then closing the backend')).to.be.greaterThan(
+        lines.indexOf('shutting down'),
+      );
     });
   });
 }
@@ -73,10 +78,13 @@ describe('SIGTERM to the built API with SHUTDOWN_DELAY_MS', function () {
     expect((await api.call('GET', '/readyz')).status).to.equal(200);
     const signalledAt = Date.now();
     const exited = api.stop();
-    const notReady = await waitFor(async () => {
-      const res = await api.call('GET', '/readyz');
-      return res.status === 503 ? res : undefined;
-    }, { what: '/readyz to answer 503' });
+    const notReady = await waitFor(
+      async () => {
+        const res = await api.call('GET', '/readyz');
+        return res.status === 503 ? res : undefined;
+      },
+      { what: '/readyz to answer 503' },
+    );
     expect(notReady.headers.get('content-type')).to.match(/^application\/problem\+json/);
     const me = await api.call('GET', '/v1/me', { token });
     const servedAt = Date.now();

@@ -33,26 +33,44 @@ describe('graceful shutdown of the built API on the embedded backend', () => {
   });
 
   it('on SIGTERM it finishes the running job, stops accepting, and exits 0', async () => {
-    const linked = (await (await fetch(`${base}/v1/link`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-link-secret': BASE_ENV.LINK_SECRET },
-      body: JSON.stringify({ subject: 'shutdown' }),
-    })).json()) as { token: string };
-    const job = (await (await fetch(`${base}/v1/jobs`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${linked.token}`, 'idempotency-key': 'sigterm-1' },
-      body: JSON.stringify({ input: { prompt: 'drain me' } }),
-    })).json()) as { id: string; status: string };
+    const linked = (await (
+      await fetch(`${base}/v1/link`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-link-secret': BASE_ENV.LINK_SECRET },
+        body: JSON.stringify({ subject: 'shutdown' }),
+      })
+    ).json()) as { token: string };
+    const job = (await (
+      await fetch(`${base}/v1/jobs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${linked.token}`, 'idempotency-key': 'sigterm-1' },
+        body: JSON.stringify({ input: { prompt: 'drain me' } }),
+      })
+    ).json()) as { id: string; status: string };
     expect(job.status).to.be.oneOf(['queued', 'running']);
     const auth = { authorization: `Bearer ${linked.token}` };
-    await waitFor(async () => ((await (await fetch(`${base}/v1/jobs/${job.id}`, { headers: auth })).json()) as { status: string }).status === 'running', {
-      what: 'the job to start',
-    });
+    await waitFor(
+      async () => ((await (await fetch(`${base}/v1/jobs/${job.id}`, { headers: auth })).json()) as { status: string }).status === 'running',
+      {
+        what: 'the job to start',
+      },
+    );
 
     proc.child.kill('SIGTERM');
-    await waitFor(() => fetch(`${base}/healthz`).then(() => false, () => true), { what: 'the listener to close' });
+    await waitFor(
+      () =>
+        fetch(`${base}/healthz`).then(
+          () => false,
+          () => true,
+        ),
+      { what: 'the listener to close' },
+    );
     expect(await proc.exited).to.equal(0);
-    const lines = proc.stdout().trim().split('\n').map((line) => JSON.parse(line));
+    const lines = proc
+      .stdout()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     const finished = lines.findIndex((line) => line.msg === 'job succeeded' && line.job_id === job.id);
     const stopping = lines.findIndex((line) => line.msg === 'shutting down');
     expect(stopping).to.be.greaterThan(-1);

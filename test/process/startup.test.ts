@@ -22,7 +22,10 @@ const INVALID: Array<[string, string]> = [
 function portIsFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => { socket.destroy(); resolve(false); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(false);
+    });
     socket.once('error', () => resolve(true));
   });
 }
@@ -44,7 +47,12 @@ describe('startup refusal of the built API (dist/api/main.js)', () => {
 
   for (const [name, value] of INVALID) {
     it(`with ${name} invalid it names ${name} without printing the value and exits non-zero`, async () => {
-      const proc = spawnNode('dist/api/main.js', { ...REQUIRED, [name]: value, PORT: String(await freePort()), METRICS_PORT: String(await freePort()) });
+      const proc = spawnNode('dist/api/main.js', {
+        ...REQUIRED,
+        [name]: value,
+        PORT: String(await freePort()),
+        METRICS_PORT: String(await freePort()),
+      });
       expect(await proc.exited).to.not.equal(0);
       expect(proc.stderr()).to.contain(name);
       if (value) expect(proc.stderr() + proc.stdout()).to.not.contain(value);

@@ -38,7 +38,9 @@ describe("the test run's guard against ioredis clients without an 'error' listen
   it('a client without a listener fails the run, naming the test that had begun and the error ioredis printed', async () => {
     const { code, output } = await mocha(false);
     expect(code).to.equal(1);
-    expect(output).to.match(/1 "\[ioredis\] Unhandled error event" line\(s\) were printed, the first after "a client of a port where nothing listens gives up after one refused attempt" began: \[ioredis\] Unhandled error event: Error: connect ECONNREFUSED 127\.0\.0\.1:\d+\./);
+    expect(output).to.match(
+      /1 "\[ioredis\] Unhandled error event" line\(s\) were printed, the first after "a client of a port where nothing listens gives up after one refused attempt" began: \[ioredis\] Unhandled error event: Error: connect ECONNREFUSED 127\.0\.0\.1:\d+\./,
+    );
     expect(output).to.include('1 passing').and.include('1 failing');
   });
 
@@ -46,7 +48,10 @@ describe("the test run's guard against ioredis clients without an 'error' listen
     const { code, output } = await mocha(true);
     expect(code).to.equal(0);
     expect(output).to.not.include('Unhandled error event');
-    const lines = output.split('\n').map((line) => line.trim()).filter(Boolean);
+    const lines = output
+      .split('\n')
+      .map((line) => line.trim())
+      .filter(Boolean);
     expect(lines.slice(0, 2)).to.deep.equal(['a client of a port where nothing listens', '✔ gives up after one refused attempt']);
     expect(lines.slice(2)).to.have.length(1);
     expect(lines[2]).to.match(/^1 passing \(\d+m?s\)$/);

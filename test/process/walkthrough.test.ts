@@ -25,7 +25,14 @@ function startDev(cwd: string, env: Record<string, string>) {
   child.stdout!.on('data', (chunk) => (out += chunk));
   child.stderr!.on('data', (chunk) => (out += chunk));
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  return { child, output: () => out, stop: async () => { child.kill('SIGTERM'); await exited; } };
+  return {
+    child,
+    output: () => out,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
 }
 
 describe('npm run dev on a fresh checkout, and the README walk-through', () => {
@@ -56,7 +63,10 @@ describe('npm run dev on a fresh checkout, and the README walk-through', () => {
 
   it('serves the README walk-through unchanged: link, me, a job polled to success, a replayed retry, one credit', () => {
     const run = spawnSync('bash', ['-e', '-o', 'pipefail', '-c', walkthrough()], {
-      cwd: dir, env: { PATH: process.env.PATH ?? '', BASE: `http://127.0.0.1:${port}` }, encoding: 'utf8', timeout: 60_000,
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '', BASE: `http://127.0.0.1:${port}` },
+      encoding: 'utf8',
+      timeout: 60_000,
     });
     expect(run.status, run.stderr + run.stdout).to.equal(0);
     expect(run.stdout).to.match(/"subject":"alice@example.com"/);
@@ -76,7 +86,9 @@ describe('npm run dev on a fresh checkout, and the README walk-through', () => {
     expect(readFileSync(path.join(dir, '.env'), 'utf8')).to.equal(before);
     expect(dev.output()).to.not.contain('Created .env');
     const res = await fetch(`http://127.0.0.1:${port}/v1/link`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-link-secret': 'from-the-environment' }, body: '{"subject":"env-wins"}',
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-link-secret': 'from-the-environment' },
+      body: '{"subject":"env-wins"}',
     });
     expect(res.status).to.equal(201);
   });

@@ -51,7 +51,7 @@ function behavesLikeTheSeparateStores(name: string, stores: () => Stores): void 
       expect(admission).to.not.have.property('client');
     });
 
-    it('a revoked, unknown or other subject\'s connection is refused and the subject window is not hit', async () => {
+    it("a revoked, unknown or other subject's connection is refused and the subject window is not hit", async () => {
       const { admissions, connections, rateLimits } = stores();
       await connections.create(connection('conn_revoked', 'bob@example.com'));
       await connections.revoke('conn_revoked');
@@ -59,21 +59,43 @@ function behavesLikeTheSeparateStores(name: string, stores: () => Stores): void 
       expect(await admissions.admitBearer(request('conn_revoked', 'bob@example.com'))).to.deep.equal({ outcome: 'revoked' });
       expect(await admissions.admitBearer(request('conn_missing', 'bob@example.com'))).to.deep.equal({ outcome: 'revoked' });
       expect(await admissions.admitBearer(request('conn_carol', 'bob@example.com'))).to.deep.equal({ outcome: 'revoked' });
-      expect((await rateLimits.hit('sub:bob@example.com', 60)).count, 'the next hit is the window\'s first').to.equal(1);
+      expect((await rateLimits.hit('sub:bob@example.com', 60)).count, "the next hit is the window's first").to.equal(1);
     });
 
     it('asked for a day, an admitted request carries the subject’s charges and that day’s spend; not asked, none', async () => {
       const { admissions, connections, ledger } = stores();
       await connections.create(connection('conn_erin', 'erin@example.com'));
       const day = '2026-11-22';
-      for (const [key, cost] of [['k1', 2], ['k2', 3]] as const) {
-        const claimed = (await ledger.claim({ subject: 'erin@example.com', key, fingerprint: key, jobId: `job_${key}`, operation: 'createJob', cost, ttlSeconds: 60, day })).outcome;
+      for (const [key, cost] of [
+        ['k1', 2],
+        ['k2', 3],
+      ] as const) {
+        const claimed = (
+          await ledger.claim({
+            subject: 'erin@example.com',
+            key,
+            fingerprint: key,
+            jobId: `job_${key}`,
+            operation: 'createJob',
+            cost,
+            ttlSeconds: 60,
+            day,
+          })
+        ).outcome;
         expect(claimed).to.equal('created');
       }
       const asked = await admissions.admitBearer({ ...request('conn_erin', 'erin@example.com'), usageDay: day });
-      expect(asked.outcome === 'admitted' && asked.usage).to.deep.equal({ usage: { jobs_charged: 2, credits_spent: 5 }, day, spentOnDay: 5 });
+      expect(asked.outcome === 'admitted' && asked.usage).to.deep.equal({
+        usage: { jobs_charged: 2, credits_spent: 5 },
+        day,
+        spentOnDay: 5,
+      });
       const otherDay = await admissions.admitBearer({ ...request('conn_erin', 'erin@example.com'), usageDay: '2026-11-23' });
-      expect(otherDay.outcome === 'admitted' && otherDay.usage).to.deep.equal({ usage: { jobs_charged: 2, credits_spent: 5 }, day: '2026-11-23', spentOnDay: 0 });
+      expect(otherDay.outcome === 'admitted' && otherDay.usage).to.deep.equal({
+        usage: { jobs_charged: 2, credits_spent: 5 },
+        day: '2026-11-23',
+        spentOnDay: 0,
+      });
       expect(await admissions.admitBearer(request('conn_erin', 'erin@example.com'))).to.not.have.property('usage');
     });
 
@@ -81,7 +103,11 @@ function behavesLikeTheSeparateStores(name: string, stores: () => Stores): void 
       const { admissions, connections } = stores();
       await connections.create(connection('conn_fay', 'fay@example.com'));
       const fresh = await admissions.admitBearer({ ...request('conn_fay', 'fay@example.com'), usageDay: '2026-11-22' });
-      expect(fresh.outcome === 'admitted' && fresh.usage).to.deep.equal({ usage: { jobs_charged: 0, credits_spent: 0 }, day: '2026-11-22', spentOnDay: 0 });
+      expect(fresh.outcome === 'admitted' && fresh.usage).to.deep.equal({
+        usage: { jobs_charged: 0, credits_spent: 0 },
+        day: '2026-11-22',
+        spentOnDay: 0,
+      });
       const refused = await admissions.admitBearer({ ...request('conn_gone', 'fay@example.com'), usageDay: '2026-11-22' });
       expect(refused).to.deep.equal({ outcome: 'revoked' });
     });
@@ -141,7 +167,7 @@ function recordsUsesOncePerMinute(name: string, clock: { ms: number }, stores: (
       clock.ms = start;
     });
 
-    it('a refused request records nothing: a revoked connection, another subject\'s token, an unknown connection', async () => {
+    it("a refused request records nothing: a revoked connection, another subject's token, an unknown connection", async () => {
       const { admissions, connections } = stores();
       await connections.create(connection('conn_unused', 'unused@example.com'));
       await connections.create(connection('conn_gone', 'gone@example.com'));
@@ -162,7 +188,9 @@ function recordsUsesOncePerMinute(name: string, clock: { ms: number }, stores: (
       await connections.touch('conn_busy', at(-61));
       expect((await connections.get('conn_busy'))?.lastUsedAt).to.equal(at(-61));
       const before = await writes!();
-      const outcomes = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 ? admissions : otherReplica!).admitBearer(request('conn_busy', 'busy@example.com'))));
+      const outcomes = await Promise.all(
+        Array.from({ length: 200 }, (_, i) => (i % 2 ? admissions : otherReplica!).admitBearer(request('conn_busy', 'busy@example.com'))),
+      );
       expect(outcomes.every((o) => o.outcome === 'admitted')).to.equal(true);
       expect((await writes!()) - before).to.equal(1);
       expect((await connections.get('conn_busy'))?.lastUsedAt).to.equal(at(0));
@@ -170,7 +198,7 @@ function recordsUsesOncePerMinute(name: string, clock: { ms: number }, stores: (
   });
 }
 
-describe('bearer admission records a connection\'s use at most once a minute, on every backend', () => {
+describe("bearer admission records a connection's use at most once a minute, on every backend", () => {
   const clock = { ms: Date.parse('2026-11-24T10:00:00.000Z') };
   const now = () => clock.ms;
   const hsetCalls = (client: StoreClient) => async () => (await commandCalls(client.client)).hset ?? 0;
@@ -179,7 +207,12 @@ describe('bearer admission records a connection\'s use at most once a minute, on
     admissions: new RedisAdmissionStore(client.client, client.keys, client.guard, now),
     connections: new RedisConnectionStore(client.client, client.keys, client.guard),
   }));
-  recordsUsesOncePerMinute('one Redis script (one node)', clock, () => ({ ...script.storeA, otherReplica: script.storeB.admissions, writes: hsetCalls(script.a) }), true);
+  recordsUsesOncePerMinute(
+    'one Redis script (one node)',
+    clock,
+    () => ({ ...script.storeA, otherReplica: script.storeB.admissions, writes: hsetCalls(script.a) }),
+    true,
+  );
 
   const sequential = (client: StoreClient) => {
     const connections = new RedisConnectionStore(client.client, client.keys, client.guard);
@@ -188,12 +221,20 @@ describe('bearer admission records a connection\'s use at most once a minute, on
     return { connections, admissions: new SequentialAdmissionStore(connections, rateLimits, ledger, now) };
   };
   const cluster = twoClientStores('use2:', sequential);
-  recordsUsesOncePerMinute('single-slot calls (the Redis Cluster path)', clock, () => ({ ...cluster.storeA, otherReplica: cluster.storeB.admissions, writes: hsetCalls(cluster.a) }), true);
+  recordsUsesOncePerMinute(
+    'single-slot calls (the Redis Cluster path)',
+    clock,
+    () => ({ ...cluster.storeA, otherReplica: cluster.storeB.admissions, writes: hsetCalls(cluster.a) }),
+    true,
+  );
 
   let memory: ClockedStores;
   beforeEach(() => {
     const connections = new MemoryConnectionStore();
-    memory = { connections, admissions: new SequentialAdmissionStore(connections, new MemoryRateLimitStore(), new MemoryLedgerStore(), now) };
+    memory = {
+      connections,
+      admissions: new SequentialAdmissionStore(connections, new MemoryRateLimitStore(), new MemoryLedgerStore(), now),
+    };
   });
   recordsUsesOncePerMinute('the memory stores', clock, () => memory);
 });

@@ -27,7 +27,14 @@ describe('BullmqJobQueue (the API side of the queue) on a private redis-server',
   before(async () => {
     redis = await startRedis();
     store = await connectStoreClient(redis.url, 'q:');
-    queue = new BullmqJobQueue(store.client, store.keys, store.guard, { attempts: 3, backoffMs: 100, retentionSeconds: 7200, logger: quietLogger, shards: 1, durability: { minReplicas: 0, waitMs: 500 } });
+    queue = new BullmqJobQueue(store.client, store.keys, store.guard, {
+      attempts: 3,
+      backoffMs: 100,
+      retentionSeconds: 7200,
+      logger: quietLogger,
+      shards: 1,
+      durability: { minReplicas: 0, waitMs: 500 },
+    });
   });
   after(async () => {
     await queue?.close(1000);

@@ -11,7 +11,14 @@ import { waitFor } from '../../testkit/wait-for';
 import { commandCalls, connectStoreClient, quietLogger, type StoreClient } from './support/redis-fixture';
 
 function newJob(prompt: string): NewJob {
-  return { id: `job_${randomBytes(24).toString('base64url').slice(0, 32)}`, subject: 's', operation: 'createJob', input: { prompt }, cost: 1, createdAt: new Date().toISOString() };
+  return {
+    id: `job_${randomBytes(24).toString('base64url').slice(0, 32)}`,
+    subject: 's',
+    operation: 'createJob',
+    input: { prompt },
+    cost: 1,
+    createdAt: new Date().toISOString(),
+  };
 }
 
 describe('job reads on Redis against BullMQ’s own job states, on a private redis-server', function () {
@@ -24,12 +31,25 @@ describe('job reads on Redis against BullMQ’s own job states, on a private red
   let workerClient: Redis;
   let release: () => void = () => undefined;
   const held = new Promise<void>((resolve) => (release = resolve));
-  const jobs = { completed: newJob('done'), failed: newJob('fail'), active: newJob('hold'), waiting: newJob('wait'), delayed: newJob('later') };
+  const jobs = {
+    completed: newJob('done'),
+    failed: newJob('fail'),
+    active: newJob('hold'),
+    waiting: newJob('wait'),
+    delayed: newJob('later'),
+  };
 
   before(async () => {
     redis = await startRedis();
     store = await connectStoreClient(redis.url, 'st:');
-    queue = new BullmqJobQueue(store.client, store.keys, store.guard, { attempts: 3, backoffMs: 100, retentionSeconds: 3600, logger: quietLogger, shards: 1, durability: { minReplicas: 0, waitMs: 500 } });
+    queue = new BullmqJobQueue(store.client, store.keys, store.guard, {
+      attempts: 3,
+      backoffMs: 100,
+      retentionSeconds: 3600,
+      logger: quietLogger,
+      shards: 1,
+      durability: { minReplicas: 0, waitMs: 500 },
+    });
     bull = new Queue(JOB_QUEUE_NAME, { connection: store.client, prefix: store.keys.bullPrefix });
     workerClient = new Redis(redis.url, { maxRetriesPerRequest: null });
     // One job at a time: while it holds the `hold` job, the jobs added after it stay waiting.
@@ -58,7 +78,13 @@ describe('job reads on Redis against BullMQ’s own job states, on a private red
   });
 
   it('each of completed, failed, active, waiting and delayed reads the status BullMQ’s own state maps to', async () => {
-    const expected: Record<keyof typeof jobs, JobStatus> = { completed: 'succeeded', failed: 'failed', active: 'running', waiting: 'queued', delayed: 'queued' };
+    const expected: Record<keyof typeof jobs, JobStatus> = {
+      completed: 'succeeded',
+      failed: 'failed',
+      active: 'running',
+      waiting: 'queued',
+      delayed: 'queued',
+    };
     for (const [name, job] of Object.entries(jobs) as Array<[keyof typeof jobs, NewJob]>) {
       const bullState = await bull.getJobState(job.id);
       expect(toJobStatus(bullState), `${name}: BullMQ says ${bullState}`).to.equal(expected[name]);

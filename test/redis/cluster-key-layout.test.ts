@@ -32,7 +32,24 @@ function keysOf(args: string[]): string[] {
   return rest.length > 0 ? [rest[0]] : [];
 }
 
-const NO_KEY = new Set(['multi', 'exec', 'discard', 'ping', 'info', 'client', 'select', 'script', 'monitor', 'hello', 'auth', 'config', 'quit', 'wait', 'readonly', 'cluster']);
+const NO_KEY = new Set([
+  'multi',
+  'exec',
+  'discard',
+  'ping',
+  'info',
+  'client',
+  'select',
+  'script',
+  'monitor',
+  'hello',
+  'auth',
+  'config',
+  'quit',
+  'wait',
+  'readonly',
+  'cluster',
+]);
 
 describe('key layout on a cluster: every script, transaction and multi-key command touches one hash slot', () => {
   let redis: TestRedis;
@@ -73,33 +90,62 @@ describe('key layout on a cluster: every script, transaction and multi-key comma
     const things = new RedisThingStore(client, keys, guard);
     const oauth = new RedisOAuthStateStore(client, keys, guard);
     const admissions = new SequentialAdmissionStore(connections, rateLimits, ledger);
-    const queue = new BullmqJobQueue(client, keys, guard, { attempts: 2, backoffMs: 10, retentionSeconds: 600, logger: quietLogger, shards: 3, durability: { minReplicas: 0, waitMs: 100 } });
+    const queue = new BullmqJobQueue(client, keys, guard, {
+      attempts: 2,
+      backoffMs: 10,
+      retentionSeconds: 600,
+      logger: quietLogger,
+      shards: 3,
+      durability: { minReplicas: 0, waitMs: 100 },
+    });
     const subject = `layout-${randomBytes(4).toString('hex')}@example.com`;
     const now = Math.floor(Date.now() / 1000);
     const connectionId = `conn_${randomBytes(8).toString('hex')}`;
 
     await connections.create({ id: connectionId, subject, issuedAt: now, expiresAt: now + 600, revoked: false });
-    expect(await admissions.admitBearer({ connectionId, subject, rateKey: `sub:${subject}`, windowSeconds: 60, usageDay: '2026-11-24' }))
-      .to.have.property('outcome', 'admitted');
+    expect(
+      await admissions.admitBearer({ connectionId, subject, rateKey: `sub:${subject}`, windowSeconds: 60, usageDay: '2026-11-24' }),
+    ).to.have.property('outcome', 'admitted');
     await things.add(subject, { id: 'thing_1', name: 'n', notes: null, created_at: new Date().toISOString() } as never);
     await things.list(subject, { limit: 10 });
     const jobIds = Array.from({ length: 9 }, (_, i) => `job_layout${i}`);
     for (const jobId of jobIds) {
       const shard = queue.shardFor(jobId);
-      const claim = await ledger.claim({ subject, key: jobId, fingerprint: `fp${jobId}`, jobId, operation: 'createJob', cost: 1, ttlSeconds: 600, shard, dailyLimit: 100 });
+      const claim = await ledger.claim({
+        subject,
+        key: jobId,
+        fingerprint: `fp${jobId}`,
+        jobId,
+        operation: 'createJob',
+        cost: 1,
+        ttlSeconds: 600,
+        shard,
+        dailyLimit: 100,
+      });
       expect(claim).to.deep.equal({ outcome: 'created', shard });
-      await queue.enqueue({ id: jobId, subject, operation: 'createJob', input: { prompt: 'p' }, cost: 1, createdAt: new Date().toISOString() }, { shard });
+      await queue.enqueue(
+        { id: jobId, subject, operation: 'createJob', input: { prompt: 'p' }, cost: 1, createdAt: new Date().toISOString() },
+        { shard },
+      );
     }
     expect(new Set(jobIds.map((id) => queue.shardFor(id))).size).to.equal(3);
     await ledger.pruneJobs(subject, ['job_gone']);
     await ledger.listJobIds(subject, { limit: 10 });
-    expect((await ledger.spentOnDays(subject, [new Date().toISOString().slice(0, 10), '2000-01-01'])).reduce((a, b) => a + b, 0)).to.equal(9);
+    expect((await ledger.spentOnDays(subject, [new Date().toISOString().slice(0, 10), '2000-01-01'])).reduce((a, b) => a + b, 0)).to.equal(
+      9,
+    );
     await connections.touch(connectionId, now + 120);
     expect((await connections.list(subject)).map((c) => c.lastUsedAt)).to.deep.equal([now + 120]);
     await oauth.put('code', 'c1', 'v', 60);
     await oauth.consume('code', 'c1');
-    expect(await oauth.registerClient('cl1', 'v', { ttlSeconds: 60, cap: 1, keepAfterGrantSeconds: 60 })).to.deep.equal({ registered: true, evicted: 0 });
-    expect(await oauth.registerClient('cl2', 'v', { ttlSeconds: 60, cap: 1, keepAfterGrantSeconds: 60 })).to.deep.equal({ registered: true, evicted: 1 });
+    expect(await oauth.registerClient('cl1', 'v', { ttlSeconds: 60, cap: 1, keepAfterGrantSeconds: 60 })).to.deep.equal({
+      registered: true,
+      evicted: 0,
+    });
+    expect(await oauth.registerClient('cl2', 'v', { ttlSeconds: 60, cap: 1, keepAfterGrantSeconds: 60 })).to.deep.equal({
+      registered: true,
+      evicted: 1,
+    });
     expect(await oauth.recordClientGrant('cl2', 'v', Date.now() + 60_000, 60)).to.equal(true);
     await rateLimits.hit('oauth:1:1.2.3.4', 60);
     await rateLimits.hit('authfail:1.2.3.4', 60);
@@ -111,15 +157,21 @@ describe('key layout on a cluster: every script, transaction and multi-key comma
     // BullMQ never closes a connection it was handed: each is ended here once its worker has closed, or it
     // would reconnect (and report refused connections) for the rest of the run after this file's server stops.
     const workerClients = [0, 1, 2].map(() => client.duplicate({ maxRetriesPerRequest: null }));
-    const workers = workerClients.map((connection, shard) => new Worker(keys.jobQueueName(shard), async () => ({ ok: true }), { connection, prefix: keys.bullPrefix }));
+    const workers = workerClients.map(
+      (connection, shard) => new Worker(keys.jobQueueName(shard), async () => ({ ok: true }), { connection, prefix: keys.bullPrefix }),
+    );
     try {
-      await waitFor(async () => (await Promise.all(jobIds.map((id) => queue.get(id)))).every((job) => job?.status === 'succeeded'), { what: 'every job to succeed' });
+      await waitFor(async () => (await Promise.all(jobIds.map((id) => queue.get(id)))).every((job) => job?.status === 'succeeded'), {
+        what: 'every job to succeed',
+      });
     } finally {
       await Promise.all(workers.map((worker) => worker.close()));
       for (const workerClient of workerClients) workerClient.disconnect();
     }
     await queue.close(1000);
-    await waitFor(() => seen.some((call) => call.what.startsWith('evalsha') && call.keys.length >= 6), { what: 'the claim script to be seen' });
+    await waitFor(() => seen.some((call) => call.what.startsWith('evalsha') && call.keys.length >= 6), {
+      what: 'the claim script to be seen',
+    });
     await waitFor(() => seen.some((call) => call.what.startsWith('mget')), { what: 'the usage read to be seen' });
 
     const crossing = seen.filter((call) => generateSlot.generateMulti(call.keys) < 0);

@@ -71,9 +71,12 @@ describe('the API’s commands client coalesces its writes, on a private redis-s
     const admin = await connectStoreClient(redis.url, 'cw-admin:');
     try {
       await admin.client.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
-      await waitFor(async () => store.client.status === 'ready' && store.client.stream !== first && (await store.client.ping()) === 'PONG', {
-        what: 'the client to reconnect on a new socket',
-      });
+      await waitFor(
+        async () => store.client.status === 'ready' && store.client.stream !== first && (await store.client.ping()) === 'PONG',
+        {
+          what: 'the client to reconnect on a new socket',
+        },
+      );
     } finally {
       await admin.close();
     }

@@ -43,7 +43,7 @@ describe('RedisConnectionStore on a private redis-server', () => {
     expect(await t.storeA.revoke('conn_unknown')).to.equal(0);
   });
 
-  it("revokeSubject revokes every live connection of that subject only, and a second call revokes none", async () => {
+  it('revokeSubject revokes every live connection of that subject only, and a second call revokes none', async () => {
     const mine = [connection('dave@example.com'), connection('dave@example.com'), connection('dave@example.com')];
     const other = connection('erin@example.com');
     for (const c of [...mine, other]) await t.storeA.create(c);
@@ -79,13 +79,15 @@ describe('RedisConnectionStore on a private redis-server', () => {
     expect(order).to.deep.equal([t.a.keys.connection(created.id), t.a.keys.subjectConnections('gina@example.com')]);
   });
 
-  it('liveIds lists the subject\'s connections that are neither revoked nor expired, and drops expired ones from the index', async () => {
+  it("liveIds lists the subject's connections that are neither revoked nor expired, and drops expired ones from the index", async () => {
     const [a, b, revoked, gone] = [1, 2, 3, 4].map(() => connection('ivy@example.com'));
     for (const c of [a, b, revoked, gone, connection('hank@example.com')]) await t.storeA.create(c);
     await t.storeA.revoke(revoked.id);
     await t.a.client.del(t.a.keys.connection(gone.id));
     expect((await t.storeB.liveIds('ivy@example.com')).sort()).to.deep.equal([a.id, b.id].sort());
-    expect((await t.a.client.smembers(t.a.keys.subjectConnections('ivy@example.com'))).sort()).to.deep.equal([a.id, b.id, revoked.id].sort());
+    expect((await t.a.client.smembers(t.a.keys.subjectConnections('ivy@example.com'))).sort()).to.deep.equal(
+      [a.id, b.id, revoked.id].sort(),
+    );
     expect(await t.storeB.liveIds('nobody@example.com')).to.deep.equal([]);
   });
 
@@ -102,7 +104,9 @@ describe('RedisConnectionStore on a private redis-server', () => {
     expect(byId.get(plain.id)).to.deep.equal({ ...plain, lastUsedAt: plain.issuedAt + 5 });
     expect(byId.get(granted.id)).to.deep.equal(granted);
     expect(byId.get(revoked.id)).to.deep.equal({ ...revoked, revoked: true });
-    expect((await t.a.client.smembers(t.a.keys.subjectConnections('jack@example.com'))).sort()).to.deep.equal([plain.id, granted.id, revoked.id].sort());
+    expect((await t.a.client.smembers(t.a.keys.subjectConnections('jack@example.com'))).sort()).to.deep.equal(
+      [plain.id, granted.id, revoked.id].sort(),
+    );
     expect(await t.storeB.list('nobody@example.com')).to.deep.equal([]);
   });
 

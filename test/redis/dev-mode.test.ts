@@ -39,7 +39,14 @@ describe('npm run dev (scripts/dev.ts) with REDIS_URL set', function () {
     });
     child.stdout!.on('data', (chunk) => (output += chunk));
     child.stderr!.on('data', (chunk) => (output += chunk));
-    await waitFor(() => fetch(`${base}/readyz`).then((r) => r.status === 200, () => false), { timeoutMs: 30_000, what: 'npm run dev to be ready' });
+    await waitFor(
+      () =>
+        fetch(`${base}/readyz`).then(
+          (r) => r.status === 200,
+          () => false,
+        ),
+      { timeoutMs: 30_000, what: 'npm run dev to be ready' },
+    );
   });
   after(async () => {
     // SIGTERM, not SIGKILL: tsx runs the script in a child process and only relays signals it receives.
@@ -53,7 +60,7 @@ describe('npm run dev (scripts/dev.ts) with REDIS_URL set', function () {
   });
 
   it('runs the API and a worker in one process: a job succeeds with no separate worker, and no memory warning', async () => {
-    const checker = new OpenApiResponseChecker(await (await fetch(`${base}/openapi.json`)).json() as Record<string, any>);
+    const checker = new OpenApiResponseChecker((await (await fetch(`${base}/openapi.json`)).json()) as Record<string, any>);
     const call = async (method: string, p: string, init: { headers?: Record<string, string>; body?: unknown } = {}) => {
       const response = await fetch(`${base}${p}`, {
         method,
@@ -64,15 +71,24 @@ describe('npm run dev (scripts/dev.ts) with REDIS_URL set', function () {
       checker.check({ method, path: p, status: response.status, headers: response.headers, text });
       return { status: response.status, body: JSON.parse(text) };
     };
-    const linked = await call('POST', '/v1/link', { headers: { 'x-link-secret': BASE_ENV.LINK_SECRET }, body: { subject: 'dev@example.com' } });
+    const linked = await call('POST', '/v1/link', {
+      headers: { 'x-link-secret': BASE_ENV.LINK_SECRET },
+      body: { subject: 'dev@example.com' },
+    });
     expect(linked.status).to.equal(201);
     const auth = { authorization: `Bearer ${linked.body.token}` };
-    const job = await call('POST', '/v1/jobs', { headers: { ...auth, 'idempotency-key': newKey() }, body: { input: { prompt: 'dev mode' } } });
+    const job = await call('POST', '/v1/jobs', {
+      headers: { ...auth, 'idempotency-key': newKey() },
+      body: { input: { prompt: 'dev mode' } },
+    });
     expect(job.status).to.equal(202);
-    const done = await waitFor(async () => {
-      const polled = await call('GET', `/v1/jobs/${job.body.id}`, { headers: auth });
-      return polled.body.status === 'succeeded' ? polled.body : undefined;
-    }, { what: 'the job to succeed' });
+    const done = await waitFor(
+      async () => {
+        const polled = await call('GET', `/v1/jobs/${job.body.id}`, { headers: auth });
+        return polled.body.status === 'succeeded' ? polled.body : undefined;
+      },
+      { what: 'the job to succeed' },
+    );
     expect(done.result).to.include({ summary: 'dev mode' });
     expect(output).to.not.include('REDIS_URL is not set');
     expect(output).to.match(/"backend":"redis","runs_jobs":true/);

@@ -30,16 +30,33 @@ interface Rig {
 
 async function rig(kind: BackendKind): Promise<Rig> {
   let runs = 0;
-  const processors: ProcessorMap = new Map([['createJob', async (input: Record<string, unknown>) => ({ echo: input.prompt, run: ++runs })]]);
+  const processors: ProcessorMap = new Map([
+    ['createJob', async (input: Record<string, unknown>) => ({ echo: input.prompt, run: ++runs })],
+  ]);
   if (kind === 'memory') {
     const queue = new MemoryJobQueue({ processors, concurrency: 2, attempts: 1, backoffMs: 0, retentionMs: 3_600_000 });
     return { ledger: new MemoryLedgerStore(), queue, runs: () => runs, close: () => queue.close(1000) };
   }
   const redis = await startRedis();
   const store = await connectStoreClient(redis.url, 'exp:');
-  const queue = new BullmqJobQueue(store.client, store.keys, store.guard, { attempts: 1, backoffMs: 0, retentionSeconds: 3600, logger: quietLogger, shards: 1, durability: { minReplicas: 0, waitMs: 500 } });
+  const queue = new BullmqJobQueue(store.client, store.keys, store.guard, {
+    attempts: 1,
+    backoffMs: 0,
+    retentionSeconds: 3600,
+    logger: quietLogger,
+    shards: 1,
+    durability: { minReplicas: 0, waitMs: 500 },
+  });
   const worker = createJobWorker({
-    config: { redis: singleNodeConnection(redis.url), jobQueueShards: 1, redisKeyPrefix: 'exp:', redisCommandTimeoutMs: 1000, workerConcurrency: 2, jobLockMs: 5000, jobStalledIntervalMs: 5000 },
+    config: {
+      redis: singleNodeConnection(redis.url),
+      jobQueueShards: 1,
+      redisKeyPrefix: 'exp:',
+      redisCommandTimeoutMs: 1000,
+      workerConcurrency: 2,
+      jobLockMs: 5000,
+      jobStalledIntervalMs: 5000,
+    },
     processors,
     metrics: new Metrics({ defaultMetrics: false }),
     logger: quietLogger,
@@ -63,15 +80,24 @@ for (const backend of BACKENDS) {
     let jobs: JobService;
     before(async () => {
       r = await rig(backend);
-      jobs = new JobService(r.ledger, r.queue, new StoredJobIdKey(new MemoryJobIdKeyStore(), deriveKeys('expired-key-test-secret-0123456789abcdef').jobIdKey), RETENTION_SECONDS);
+      jobs = new JobService(
+        r.ledger,
+        r.queue,
+        new StoredJobIdKey(new MemoryJobIdKeyStore(), deriveKeys('expired-key-test-secret-0123456789abcdef').jobIdKey),
+        RETENTION_SECONDS,
+      );
     });
     after(async () => r.close());
 
     const submission = { subject: 'alice', operation: 'createJob', input: { prompt: 'again' }, cost: 1, idempotencyKey: 'reused' };
-    const finished = (id: string) => waitFor(async () => {
-      const job = await r.queue.get(id);
-      return job?.status === 'succeeded' ? job : undefined;
-    }, { what: 'the job to succeed' });
+    const finished = (id: string) =>
+      waitFor(
+        async () => {
+          const job = await r.queue.get(id);
+          return job?.status === 'succeeded' ? job : undefined;
+        },
+        { what: 'the job to succeed' },
+      );
 
     it('starts a new run of the job it charges for, instead of answering with the old finished one', async () => {
       const first = await jobs.submit(submission);
@@ -79,10 +105,13 @@ for (const backend of BACKENDS) {
       expect(r.runs()).to.equal(1);
 
       // Until the record expires every submission is a free replay; the first one after it is a new job.
-      const second = await waitFor(async () => {
-        const attempt = await jobs.submit(submission);
-        return attempt.replayed ? undefined : attempt;
-      }, { timeoutMs: 5000, what: 'the idempotency record to expire' });
+      const second = await waitFor(
+        async () => {
+          const attempt = await jobs.submit(submission);
+          return attempt.replayed ? undefined : attempt;
+        },
+        { timeoutMs: 5000, what: 'the idempotency record to expire' },
+      );
       expect(second.job.id).to.equal(first.job.id);
       expect(Date.parse(second.job.created_at)).to.be.greaterThan(Date.parse(firstDone.finished_at!));
       const secondDone = await finished(second.job.id);
@@ -97,14 +126,25 @@ for (const backend of BACKENDS) {
     });
 
     it('pruning drops an index entry only once its record has expired', async () => {
-      const claim = { subject: 'bob', key: 'k', fingerprint: 'f', jobId: 'job_prunecheck', operation: 'createJob', cost: 1, ttlSeconds: RETENTION_SECONDS };
+      const claim = {
+        subject: 'bob',
+        key: 'k',
+        fingerprint: 'f',
+        jobId: 'job_prunecheck',
+        operation: 'createJob',
+        cost: 1,
+        ttlSeconds: RETENTION_SECONDS,
+      };
       expect((await r.ledger.claim(claim)).outcome).to.equal('created');
       await r.ledger.pruneJobs('bob', ['job_prunecheck']);
       expect((await r.ledger.listJobIds('bob', { limit: 10 })).map((item) => item.value)).to.deep.equal(['job_prunecheck']);
-      await waitFor(async () => {
-        await r.ledger.pruneJobs('bob', ['job_prunecheck']);
-        return (await r.ledger.listJobIds('bob', { limit: 10 })).length === 0;
-      }, { timeoutMs: 5000, what: 'the entry to be pruned' });
+      await waitFor(
+        async () => {
+          await r.ledger.pruneJobs('bob', ['job_prunecheck']);
+          return (await r.ledger.listJobIds('bob', { limit: 10 })).length === 0;
+        },
+        { timeoutMs: 5000, what: 'the entry to be pruned' },
+      );
     });
   });
 }

@@ -45,7 +45,9 @@ describe('RedisLedgerStore (Lua claim) on a private redis-server', () => {
 
   it('200 concurrent claims of one key over two connections give exactly one created and one charge', async () => {
     const claim = request();
-    const outcomes = (await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? t.storeA : t.storeB).claim(claim)))).map((c) => c.outcome);
+    const outcomes = (await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? t.storeA : t.storeB).claim(claim)))).map(
+      (c) => c.outcome,
+    );
     expect(outcomes.filter((o) => o === 'created')).to.have.length(1);
     expect(outcomes.filter((o) => o === 'replayed')).to.have.length(199);
     expect(await t.storeA.usage(claim.subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
@@ -55,7 +57,11 @@ describe('RedisLedgerStore (Lua claim) on a private redis-server', () => {
   it('concurrent claims of one key with two payloads: one created, the other payload only ever conflicts', async () => {
     const claim = request();
     const outcomes = (
-      await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? t.storeA : t.storeB).claim({ ...claim, fingerprint: i % 2 === 0 ? 'fp-a' : 'fp-b' })))
+      await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          (i % 2 === 0 ? t.storeA : t.storeB).claim({ ...claim, fingerprint: i % 2 === 0 ? 'fp-a' : 'fp-b' }),
+        ),
+      )
     ).map((c) => c.outcome);
     const winner = outcomes.indexOf('created');
     expect(outcomes.filter((o) => o === 'created')).to.have.length(1);

@@ -65,7 +65,11 @@ describe('two built API processes and a built worker sharing one private Redis',
     const key = newKey();
     const answers = await Promise.all(
       Array.from({ length: 200 }, (_, i) =>
-        (i % 2 === 0 ? a : b).call('POST', '/v1/jobs', { token, body: { input: { prompt: 'once only' } }, headers: { 'idempotency-key': key } }),
+        (i % 2 === 0 ? a : b).call('POST', '/v1/jobs', {
+          token,
+          body: { input: { prompt: 'once only' } },
+          headers: { 'idempotency-key': key },
+        }),
       ),
     );
     expect(answers.map((r) => r.status)).to.deep.equal(Array(200).fill(202));
@@ -82,15 +86,22 @@ describe('two built API processes and a built worker sharing one private Redis',
   it('the same key with another payload answers 422 on either process and charges nothing more', async () => {
     const { token } = await a.link(newSubject());
     const key = newKey();
-    expect((await a.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'first' } }, headers: { 'idempotency-key': key } })).status).to.equal(202);
-    const conflict = await b.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'second' } }, headers: { 'idempotency-key': key } });
+    expect(
+      (await a.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'first' } }, headers: { 'idempotency-key': key } })).status,
+    ).to.equal(202);
+    const conflict = await b.call('POST', '/v1/jobs', {
+      token,
+      body: { input: { prompt: 'second' } },
+      headers: { 'idempotency-key': key },
+    });
     expect(conflict.status).to.equal(422);
     expect(await usage(b, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
   });
 
   it('things created through one process page correctly through the other', async () => {
     const { token } = await a.link(newSubject());
-    for (const name of ['one', 'two', 'three']) expect((await (name === 'two' ? b : a).call('POST', '/v1/things', { token, body: { name } })).status).to.equal(201);
+    for (const name of ['one', 'two', 'three'])
+      expect((await (name === 'two' ? b : a).call('POST', '/v1/things', { token, body: { name } })).status).to.equal(201);
     const page1 = await b.call('GET', '/v1/things?limit=2', { token });
     expect(page1.body.items.map((t: { name: string }) => t.name)).to.deep.equal(['three', 'two']);
     const page2 = await a.call('GET', `/v1/things?limit=2&cursor=${page1.body.next_cursor}`, { token });
@@ -101,7 +112,11 @@ describe('two built API processes and a built worker sharing one private Redis',
   it('state survives an API restart: token, usage, things and jobs are all still there', async () => {
     const { token } = await a.link(newSubject());
     expect((await a.call('POST', '/v1/things', { token, body: { name: 'kept' } })).status).to.equal(201);
-    const job = await a.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'kept job' } }, headers: { 'idempotency-key': newKey() } });
+    const job = await a.call('POST', '/v1/jobs', {
+      token,
+      body: { input: { prompt: 'kept job' } },
+      headers: { 'idempotency-key': newKey() },
+    });
     await pollJob(a, token, job.body.id, (j) => j.status === 'succeeded');
     expect(await a.stop()).to.equal(0);
     a = await startApiProcess(env);
@@ -124,7 +139,11 @@ describe('two built API processes and a built worker sharing one private Redis',
       [b, 'GET', '/v1/jobs', undefined],
     ] as const) {
       const started = Date.now();
-      const res = await api.call(method, path, { token, body, headers: method === 'POST' && path === '/v1/jobs' ? { 'idempotency-key': newKey() } : {} });
+      const res = await api.call(method, path, {
+        token,
+        body,
+        headers: method === 'POST' && path === '/v1/jobs' ? { 'idempotency-key': newKey() } : {},
+      });
       const elapsed = Date.now() - started;
       expect(res.status, `${method} ${path}: ${res.text}`).to.equal(503);
       expect(res.headers.get('content-type')).to.match(/^application\/problem\+json/);
@@ -154,11 +173,18 @@ describe('two built API processes and a built worker sharing one private Redis',
       timeoutMs: 15_000,
       what: 'both APIs ready',
     });
-    await waitFor(() => fetch(`http://127.0.0.1:${worker.metricsPort}/readyz`).then((r) => r.status === 200), { timeoutMs: 15_000, what: 'worker ready' });
+    await waitFor(() => fetch(`http://127.0.0.1:${worker.metricsPort}/readyz`).then((r) => r.status === 200), {
+      timeoutMs: 15_000,
+      what: 'worker ready',
+    });
     const readyMs = Date.now() - restartedAt;
     // The restarted server is empty (--save ""), so the earlier tokens are gone: link anew.
     const { token } = await a.link(newSubject());
-    const job = await b.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'after the outage' } }, headers: { 'idempotency-key': newKey() } });
+    const job = await b.call('POST', '/v1/jobs', {
+      token,
+      body: { input: { prompt: 'after the outage' } },
+      headers: { 'idempotency-key': newKey() },
+    });
     expect(job.status, job.text).to.equal(202);
     await pollJob(a, token, job.body.id, (j) => j.status === 'succeeded');
     console.log(`      all three processes ready ${readyMs} ms after the restart; a job ran ${Date.now() - restartedAt} ms after it`);
@@ -185,7 +211,11 @@ describe('a job accepted while no worker runs', function () {
 
   it('stays queued while no worker runs, then succeeds once a worker starts', async () => {
     const { token } = await api.link(newSubject());
-    const created = await api.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'waiting' } }, headers: { 'idempotency-key': newKey() } });
+    const created = await api.call('POST', '/v1/jobs', {
+      token,
+      body: { input: { prompt: 'waiting' } },
+      headers: { 'idempotency-key': newKey() },
+    });
     expect(created.status).to.equal(202);
     // The API process itself must never pick the job up: it stays queued through repeated polls.
     for (let i = 0; i < 10; i++) {

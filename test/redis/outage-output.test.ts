@@ -42,7 +42,11 @@ describe('what the built API and worker print through a Redis outage (private Re
     await redis.restart();
     await waitFor(async () => (await api.call('GET', '/readyz')).status === 200, { timeoutMs: 15_000, what: 'the API to be ready again' });
     const again = await api.link(newSubject());
-    const after = await api.call('POST', '/v1/jobs', { token: again.token, body: { input: { prompt: 'after' } }, headers: { 'idempotency-key': newKey() } });
+    const after = await api.call('POST', '/v1/jobs', {
+      token: again.token,
+      body: { input: { prompt: 'after' } },
+      headers: { 'idempotency-key': newKey() },
+    });
     expect(after.status, after.text).to.equal(202);
     await pollJob(api, again.token, after.body.id, (job) => job.status === 'succeeded');
     exits.push(await api.stop(), await worker.stop());
@@ -59,16 +63,31 @@ describe('what the built API and worker print through a Redis outage (private Re
   });
 
   it('stdout holds only JSON log lines: no unhandled-error line from ioredis and no bare stack-trace line', () => {
-    for (const [name, proc] of [['API', api], ['worker', worker]] as const) {
-      const lines = proc.proc.stdout().split('\n').filter((line) => line !== '');
+    for (const [name, proc] of [
+      ['API', api],
+      ['worker', worker],
+    ] as const) {
+      const lines = proc.proc
+        .stdout()
+        .split('\n')
+        .filter((line) => line !== '');
       expect(lines.length, `${name} log lines`).to.be.greaterThan(2);
-      expect(lines.filter((line) => !line.startsWith('{')), `${name} lines that are not JSON`).to.deep.equal([]);
-      expect(lines.filter((line) => line.includes('Unhandled error event')), name).to.deep.equal([]);
+      expect(
+        lines.filter((line) => !line.startsWith('{')),
+        `${name} lines that are not JSON`,
+      ).to.deep.equal([]);
+      expect(
+        lines.filter((line) => line.includes('Unhandled error event')),
+        name,
+      ).to.deep.equal([]);
     }
   });
 
   it('each Redis client logs the outage once, as a warning without a stack, and its return once', () => {
-    for (const [name, proc] of [['API', api], ['worker', worker]] as const) {
+    for (const [name, proc] of [
+      ['API', api],
+      ['worker', worker],
+    ] as const) {
       const redisLines = proc.logLines().filter((line) => typeof line.redis_client === 'string');
       const clients = [...new Set(redisLines.map((line) => line.redis_client))];
       expect(clients, `${name} Redis clients`).to.have.length.greaterThan(0);

@@ -24,7 +24,11 @@ interface FleetOutcome {
  * the job was accepted. Asked to stop, a client still finishes its pending key, so that every charge has its
  * accepted job. Bounded by `deadline`.
  */
-function clientFleet(api: ApiUnderTest, token: string, deadline: number): { outcome: FleetOutcome; stop(): void; finished: Promise<FleetOutcome> } {
+function clientFleet(
+  api: ApiUnderTest,
+  token: string,
+  deadline: number,
+): { outcome: FleetOutcome; stop(): void; finished: Promise<FleetOutcome> } {
   const outcome: FleetOutcome = { statuses: {}, errors: {}, accepted: new Set(), lastSeen: {} };
   let stopping = false;
   const record = (status: number): void => {
@@ -73,7 +77,12 @@ describe('Redis killed and restarted under load (built API and worker, durable p
     redis = await startRedis({ durable: true });
     // A short command timeout keeps the outage's 503s quick; a short lock lets a job whose completion was cut
     // by the outage be retaken in seconds.
-    const env = redisEnv(redis.url, 'outage-load:', { PLACEHOLDER_JOB_MS: '50', REDIS_COMMAND_TIMEOUT_MS: '500', JOB_LOCK_MS: '2000', JOB_STALLED_INTERVAL_MS: '1000' });
+    const env = redisEnv(redis.url, 'outage-load:', {
+      PLACEHOLDER_JOB_MS: '50',
+      REDIS_COMMAND_TIMEOUT_MS: '500',
+      JOB_LOCK_MS: '2000',
+      JOB_STALLED_INTERVAL_MS: '1000',
+    });
     [api, worker] = await Promise.all([startApiProcess(env), startWorkerProcess(env)]);
     await waitFor(() => api.call('GET', '/readyz').then((r) => r.status === 200), { what: 'the API to be ready' });
   });
@@ -89,19 +98,32 @@ describe('Redis killed and restarted under load (built API and worker, durable p
 
     await redis.kill();
     const killedAt = Date.now();
-    await waitFor(() => (fleet.outcome.lastSeen[503] ?? 0) > killedAt && (fleet.outcome.statuses[503] ?? 0) >= 2 * CLIENTS, { timeoutMs: 20_000, what: '503s during the outage' });
+    await waitFor(() => (fleet.outcome.lastSeen[503] ?? 0) > killedAt && (fleet.outcome.statuses[503] ?? 0) >= 2 * CLIENTS, {
+      timeoutMs: 20_000,
+      what: '503s during the outage',
+    });
     const acceptedBefore = fleet.outcome.accepted.size;
 
     await redis.restart();
     const restartedAt = Date.now();
-    await waitFor(() => fleet.outcome.accepted.size >= acceptedBefore + 20, { timeoutMs: 30_000, what: 'jobs accepted again after the restart' });
+    await waitFor(() => fleet.outcome.accepted.size >= acceptedBefore + 20, {
+      timeoutMs: 30_000,
+      what: 'jobs accepted again after the restart',
+    });
     const recoveredMs = Date.now() - restartedAt;
     fleet.stop();
     const outcome = await fleet.finished;
-    console.log(`      ${JSON.stringify(outcome.statuses)}; ${outcome.accepted.size} jobs accepted; accepting again ${recoveredMs} ms after the restart`);
+    console.log(
+      `      ${JSON.stringify(outcome.statuses)}; ${outcome.accepted.size} jobs accepted; accepting again ${recoveredMs} ms after the restart`,
+    );
 
     expect(outcome.errors, 'requests without an answer').to.deep.equal({});
-    expect(Object.keys(outcome.statuses).map(Number).filter((status) => !ALLOWED.has(status)), 'statuses other than 2xx/429/503').to.deep.equal([]);
+    expect(
+      Object.keys(outcome.statuses)
+        .map(Number)
+        .filter((status) => !ALLOWED.has(status)),
+      'statuses other than 2xx/429/503',
+    ).to.deep.equal([]);
     expect(outcome.statuses[503], 'the outage was seen').to.be.greaterThan(0);
 
     for (const id of outcome.accepted) {
@@ -109,7 +131,10 @@ describe('Redis killed and restarted under load (built API and worker, durable p
       expect(done.status, `job ${id}`).to.equal('succeeded');
     }
     const me = await api.call('GET', '/v1/me', { token });
-    expect(me.body.usage, 'one charge per accepted job').to.deep.equal({ jobs_charged: outcome.accepted.size, credits_spent: outcome.accepted.size });
+    expect(me.body.usage, 'one charge per accepted job').to.deep.equal({
+      jobs_charged: outcome.accepted.size,
+      credits_spent: outcome.accepted.size,
+    });
     expect(worker.proc.child.exitCode, 'the worker kept running').to.equal(null);
   });
 });

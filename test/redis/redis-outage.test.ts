@@ -26,7 +26,13 @@ function config(url: string) {
     jobBackoffMs: 100,
     idempotencyTtlSeconds: 3600,
     // A receiver, so that recording an event (what link, revoke and finished jobs do first) is covered too.
-    webhooks: { url: 'https://hooks.example.com/connector', secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`, allowPrivate: false, retryBaseMs: 50, concurrency: 1 },
+    webhooks: {
+      url: 'https://hooks.example.com/connector',
+      secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`,
+      allowPrivate: false,
+      retryBaseMs: 50,
+      concurrency: 1,
+    },
   };
 }
 
@@ -34,16 +40,34 @@ function config(url: string) {
 function everyOperation(backend: Backend): Array<[string, () => Promise<unknown>]> {
   return [
     ['connections.get', () => backend.connections.get('conn_x')],
-    ['connections.create', () => backend.connections.create({ id: 'conn_x', subject: 's', issuedAt: 1, expiresAt: 4102444800, revoked: false })],
+    [
+      'connections.create',
+      () => backend.connections.create({ id: 'conn_x', subject: 's', issuedAt: 1, expiresAt: 4102444800, revoked: false }),
+    ],
     ['connections.revokeSubject', () => backend.connections.revokeSubject('s')],
     ['connections.liveIds', () => backend.connections.liveIds('s')],
     ['events.enqueue', () => backend.events.enqueue(newEvent('connection.created', 'conn_x'))],
     ['things.add', () => backend.things.add('s', { id: 'thing_x', name: 'n', notes: null, created_at: new Date().toISOString() })],
     ['things.list', () => backend.things.list('s', { limit: 5 })],
-    ['ledger.claim', () => backend.ledger.claim({ subject: 's', key: 'k', fingerprint: 'f', jobId: 'job_x', operation: 'createJob', cost: 1, ttlSeconds: 60 })],
+    [
+      'ledger.claim',
+      () =>
+        backend.ledger.claim({ subject: 's', key: 'k', fingerprint: 'f', jobId: 'job_x', operation: 'createJob', cost: 1, ttlSeconds: 60 }),
+    ],
     ['ledger.usage', () => backend.ledger.usage('s')],
     ['rateLimits.hit', () => backend.rateLimits.hit('sub:s', 60)],
-    ['queue.enqueue', () => backend.queue.enqueue({ id: 'job_x', subject: 's', operation: 'createJob', input: {}, cost: 1, createdAt: new Date().toISOString() })],
+    [
+      'queue.enqueue',
+      () =>
+        backend.queue.enqueue({
+          id: 'job_x',
+          subject: 's',
+          operation: 'createJob',
+          input: {},
+          cost: 1,
+          createdAt: new Date().toISOString(),
+        }),
+    ],
     ['queue.get', () => backend.queue.get('job_x')],
     ['queue.counts', () => backend.queue.counts()],
     ['jobIdKeys.load', () => backend.jobIdKeys.load('a'.repeat(43))],
@@ -95,7 +119,10 @@ describe('the Redis backend during Redis outages (in-process)', () => {
       expect(Date.now() - readyStarted).to.be.below(1500);
       expect(await metricValue(metrics, 'connector_redis_errors_total')).to.be.greaterThan(errorsBefore);
       // The gauge follows the client's close event, which may trail the first refused command by a tick.
-      await waitFor(async () => (await metricValue(metrics, 'connector_redis_up')) === 0, { timeoutMs: 2000, what: 'connector_redis_up 0' });
+      await waitFor(async () => (await metricValue(metrics, 'connector_redis_up')) === 0, {
+        timeoutMs: 2000,
+        what: 'connector_redis_up 0',
+      });
       console.log(`      503 latency while Redis is down: max ${Math.max(...elapsed)} ms over ${elapsed.length} operations`);
     });
 
@@ -104,8 +131,27 @@ describe('the Redis backend during Redis outages (in-process)', () => {
       await redis.restart();
       await waitFor(() => backend.ready(), { timeoutMs: 15_000, what: 'the backend to reconnect' });
       console.log(`      ready again ${Date.now() - restarted} ms after the restart`);
-      expect((await backend.ledger.claim({ subject: 's', key: 'k', fingerprint: 'f', jobId: 'job_after', operation: 'createJob', cost: 1, ttlSeconds: 60 })).outcome).to.equal('created');
-      await backend.queue.enqueue({ id: 'job_after', subject: 's', operation: 'createJob', input: { prompt: 'p' }, cost: 1, createdAt: new Date().toISOString() });
+      expect(
+        (
+          await backend.ledger.claim({
+            subject: 's',
+            key: 'k',
+            fingerprint: 'f',
+            jobId: 'job_after',
+            operation: 'createJob',
+            cost: 1,
+            ttlSeconds: 60,
+          })
+        ).outcome,
+      ).to.equal('created');
+      await backend.queue.enqueue({
+        id: 'job_after',
+        subject: 's',
+        operation: 'createJob',
+        input: { prompt: 'p' },
+        cost: 1,
+        createdAt: new Date().toISOString(),
+      });
       expect((await backend.queue.get('job_after'))?.status).to.equal('queued');
       expect(await metricValue(metrics, 'connector_redis_up')).to.equal(1);
     });
@@ -134,7 +180,10 @@ describe('the Redis backend during Redis outages (in-process)', () => {
       await redis.restart();
       await waitFor(() => backend.ready(), { timeoutMs: 15_000, what: 'the backend to connect' });
       await waitFor(
-        () => backend.queue.enqueue({ id: 'job_late', subject: 's', operation: 'createJob', input: {}, cost: 1, createdAt: new Date().toISOString() }).then(() => true),
+        () =>
+          backend.queue
+            .enqueue({ id: 'job_late', subject: 's', operation: 'createJob', input: {}, cost: 1, createdAt: new Date().toISOString() })
+            .then(() => true),
         { what: 'the queue to accept a job' },
       );
       expect((await backend.queue.get('job_late'))?.id).to.equal('job_late');

@@ -8,7 +8,7 @@ import { startRedis, type TestRedis } from '../support/redis-server';
 import { waitFor } from '../../testkit/wait-for';
 import { quietLogger } from './support/redis-fixture';
 
-describe('openRedisSession: the one factory of every process\'s Redis clients', () => {
+describe("openRedisSession: the one factory of every process's Redis clients", () => {
   let redis: TestRedis;
   before(async () => {
     redis = await startRedis();
@@ -33,7 +33,12 @@ describe('openRedisSession: the one factory of every process\'s Redis clients', 
         expect(session.keys.prefix).to.equal('sess:');
         // The guard's deadline sits 500 ms above the command timeout: work that never settles is cut there.
         const started = Date.now();
-        const outcome = await session.guard.run(() => new Promise(() => undefined)).then(() => 'settled', () => 'rejected');
+        const outcome = await session.guard
+          .run(() => new Promise(() => undefined))
+          .then(
+            () => 'settled',
+            () => 'rejected',
+          );
         expect(outcome).to.equal('rejected');
         expect(Date.now() - started).to.be.at.least(1100);
       } finally {

@@ -10,7 +10,8 @@ describe('REDIS_MIN_REPLICAS=1: a paid job is acknowledged only once a replica h
   let replicaClient: Redis;
   let api: ApiUnderTest;
   let token: string;
-  const submit = (key: string) => api.call('POST', '/v1/jobs', { token, headers: { 'idempotency-key': key }, body: { input: { prompt: 'keep me' } } });
+  const submit = (key: string) =>
+    api.call('POST', '/v1/jobs', { token, headers: { 'idempotency-key': key }, body: { input: { prompt: 'keep me' } } });
 
   before(async () => {
     primary = await startRedis();

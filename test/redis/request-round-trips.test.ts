@@ -33,7 +33,11 @@ describe('Redis round trips of the hot requests, over HTTP on a private redis-se
   }
 
   it('GET /v1/me reads the usage and today’s spend inside the admission script: one script call, nothing after it', async () => {
-    const created = await c.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'charge me' } }, headers: { 'idempotency-key': newKey() } });
+    const created = await c.call('POST', '/v1/jobs', {
+      token,
+      body: { input: { prompt: 'charge me' } },
+      headers: { 'idempotency-key': newKey() },
+    });
     expect(created.status, created.text).to.equal(202);
     let me: Awaited<ReturnType<ConnectorUnderTest['call']>> | undefined;
     const commands = await commandsOf(async () => (me = await c.call('GET', '/v1/me', { token })));
@@ -49,7 +53,11 @@ describe('Redis round trips of the hot requests, over HTTP on a private redis-se
       jsonrpc: '2.0',
       id: 1,
       method: 'tools/call',
-      params: { name: 'get_me', arguments: {}, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
+      params: {
+        name: 'get_me',
+        arguments: {},
+        _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
+      },
     };
     const headers = {
       authorization: `Bearer ${token}`,
@@ -59,7 +67,11 @@ describe('Redis round trips of the hot requests, over HTTP on a private redis-se
       'mcp-method': 'tools/call',
       'mcp-name': 'get_me',
     };
-    const created = await c.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'charge me too' } }, headers: { 'idempotency-key': newKey() } });
+    const created = await c.call('POST', '/v1/jobs', {
+      token,
+      body: { input: { prompt: 'charge me too' } },
+      headers: { 'idempotency-key': newKey() },
+    });
     expect(created.status, created.text).to.equal(202);
     const rest = await c.call('GET', '/v1/me', { token });
     let answer: { result?: { structuredContent?: Record<string, any> } } | undefined;

@@ -51,7 +51,11 @@ describe('a CONNECTOR_SECRET rotation on a shared private Redis keeps idempotenc
     const key = newKey();
     before_ = await startOn(redis, prefix, 'secret-A-0123456789-abcdefghijklmnopqrstuv');
     const oldToken = await link(before_, subject);
-    const first = await before_.call('POST', '/v1/jobs', { token: oldToken, body: { input: { prompt: 'paid once' } }, headers: { 'idempotency-key': key } });
+    const first = await before_.call('POST', '/v1/jobs', {
+      token: oldToken,
+      body: { input: { prompt: 'paid once' } },
+      headers: { 'idempotency-key': key },
+    });
     expect(first.status, first.text).to.equal(202);
     await before_.api.close();
     before_ = undefined;
@@ -60,12 +64,20 @@ describe('a CONNECTOR_SECRET rotation on a shared private Redis keeps idempotenc
     after_ = await startOn(redis, prefix, 'secret-B-0123456789-abcdefghijklmnopqrstuv');
     expect((await after_.call('GET', '/v1/me', { token: oldToken })).status).to.equal(401);
     const token = await link(after_, subject);
-    const retry = await after_.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'paid once' } }, headers: { 'idempotency-key': key } });
+    const retry = await after_.call('POST', '/v1/jobs', {
+      token,
+      body: { input: { prompt: 'paid once' } },
+      headers: { 'idempotency-key': key },
+    });
     expect(retry.status, retry.text).to.equal(202);
     expect(retry.headers.get('idempotent-replayed')).to.equal('true');
     expect(retry.body.id).to.equal(first.body.id);
 
-    const other = await after_.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'something else' } }, headers: { 'idempotency-key': key } });
+    const other = await after_.call('POST', '/v1/jobs', {
+      token,
+      body: { input: { prompt: 'something else' } },
+      headers: { 'idempotency-key': key },
+    });
     expect(other.status, other.text).to.equal(422);
     const me = await after_.call('GET', '/v1/me', { token });
     expect(me.body.usage).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });

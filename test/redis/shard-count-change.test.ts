@@ -7,7 +7,11 @@ const PREFIX = 'shards:';
 
 /** Submits one paid job; the answer is checked against the published document by the client. */
 async function submit(api: ApiUnderTest, token: string, key: string) {
-  const res = await api.call('POST', '/v1/jobs', { token, headers: { 'idempotency-key': key }, body: { input: { prompt: `prompt of ${key}` } } });
+  const res = await api.call('POST', '/v1/jobs', {
+    token,
+    headers: { 'idempotency-key': key },
+    body: { input: { prompt: `prompt of ${key}` } },
+  });
   expect(res.status, res.text).to.equal(202);
   return res;
 }

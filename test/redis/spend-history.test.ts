@@ -22,8 +22,21 @@ const newSubject = () => `history-${randomBytes(4).toString('hex')}@example.com`
 /** A job service and the usage report on one ledger, both on a clock the test moves. */
 function onClock(ledger: LedgerStore, clock: { ms: number }, limit?: number) {
   const budget = new DailyBudget(limit, () => clock.ms);
-  const queue = new MemoryJobQueue({ processors: new Map([['createJob', async () => ({})]]), concurrency: 1, attempts: 1, backoffMs: 0, retentionMs: 60_000 });
-  const jobs = new JobService(ledger, queue, new StoredJobIdKey(new MemoryJobIdKeyStore(), deriveKeys('s'.repeat(32)).jobIdKey), 3600, {}, budget);
+  const queue = new MemoryJobQueue({
+    processors: new Map([['createJob', async () => ({})]]),
+    concurrency: 1,
+    attempts: 1,
+    backoffMs: 0,
+    retentionMs: 60_000,
+  });
+  const jobs = new JobService(
+    ledger,
+    queue,
+    new StoredJobIdKey(new MemoryJobIdKeyStore(), deriveKeys('s'.repeat(32)).jobIdKey),
+    3600,
+    {},
+    budget,
+  );
   return { jobs, usage: new UsageService(ledger, budget), close: () => queue.close(1000) };
 }
 
@@ -35,7 +48,8 @@ function keepsTheSpendHistory(name: string, ledger: () => LedgerStore) {
       const { jobs, usage, close } = onClock(ledger(), clock, 10);
       try {
         const subject = newSubject();
-        for (const key of ['a', 'b']) await jobs.submit({ subject, operation: 'createJob', input: { prompt: key }, cost: 3, idempotencyKey: key });
+        for (const key of ['a', 'b'])
+          await jobs.submit({ subject, operation: 'createJob', input: { prompt: key }, cost: 3, idempotencyKey: key });
         clock.ms = Date.parse('2026-04-01T00:00:01.000Z');
         await jobs.submit({ subject, operation: 'createJob', input: { prompt: 'c' }, cost: 4, idempotencyKey: 'c' });
         // A replay charges nothing, whatever day it comes.
@@ -72,7 +86,12 @@ function keepsTheSpendHistory(name: string, ledger: () => LedgerStore) {
     it('a charge 89 days before the newest is still among the 90 days shown; one 90 days before is not shown', async () => {
       const subject = newSubject();
       const back = utcDaysBack('2026-09-30', 91);
-      for (const [day, cost] of [[back[90], 6], [back[89], 5], [back[0], 1]] as const) expect((await ledger().claim(claim(subject, day, cost))).outcome).to.equal('created');
+      for (const [day, cost] of [
+        [back[90], 6],
+        [back[89], 5],
+        [back[0], 1],
+      ] as const)
+        expect((await ledger().claim(claim(subject, day, cost))).outcome).to.equal('created');
       const shown = await ledger().spentOnDays(subject, back.slice(0, 90));
       expect(shown[0]).to.equal(1);
       expect(shown[89]).to.equal(5);
@@ -92,7 +111,7 @@ describe('the dashboard usage reads the ledger the spend cap enforces', () => {
   keepsTheSpendHistory('on Redis', () => t.storeA);
 
   describe('on Redis, beside the spend keys of earlier releases', () => {
-    it("a day charged before the history existed reads from its spend key, and stays whole in the history once the key expires", async () => {
+    it('a day charged before the history existed reads from its spend key, and stays whole in the history once the key expires', async () => {
       const subject = newSubject();
       const day = '2026-06-10';
       // What an earlier release leaves: the day's spend key only (two days' lifetime), no history hash.
@@ -100,7 +119,10 @@ describe('the dashboard usage reads the ledger the spend cap enforces', () => {
       expect(await t.storeA.spentOnDays(subject, [day])).to.deep.equal([5]);
       // The first charge after the upgrade copies the day's total (5 + 2), not just its own cost.
       expect((await t.storeB.claim(claim(subject, day, 2, { dailyLimit: 7 }))).outcome).to.equal('created');
-      expect((await t.storeB.claim(claim(subject, day, 1, { dailyLimit: 7 }))).outcome, 'the cap still counts the earlier charges').to.equal('over_budget');
+      expect(
+        (await t.storeB.claim(claim(subject, day, 1, { dailyLimit: 7 }))).outcome,
+        'the cap still counts the earlier charges',
+      ).to.equal('over_budget');
       expect(await t.a.client.hget(t.a.keys.subjectSpendHistory(subject), day)).to.equal('7');
       await t.a.client.del(t.a.keys.subjectDailySpend(subject, day));
       expect(await t.storeA.spentOnDays(subject, [day])).to.deep.equal([7]);
@@ -113,7 +135,9 @@ describe('the dashboard usage reads the ledger the spend cap enforces', () => {
       const key = t.a.keys.subjectSpendHistory(subject);
       expect(await t.a.client.type(key)).to.equal('hash');
       expect(await t.a.client.ttl(key)).to.be.greaterThan(91 * 86_400);
-      expect(await t.a.client.ttl(t.a.keys.subjectDailySpend(subject, '2026-06-11')), 'the cap key keeps its two days').to.be.at.most(2 * 86_400);
+      expect(await t.a.client.ttl(t.a.keys.subjectDailySpend(subject, '2026-06-11')), 'the cap key keeps its two days').to.be.at.most(
+        2 * 86_400,
+      );
       expect(key).to.match(/^history:subj:[A-Za-z0-9_-]{22}:spent-days$/);
     });
 

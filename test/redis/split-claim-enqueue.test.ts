@@ -30,9 +30,22 @@ describe('claim and enqueue in two calls (cluster layout): a failure between the
   const keys = new RedisKeys('split:', true);
   const jobIdKey = new StoredJobIdKey(new MemoryJobIdKeyStore(), deriveKeys('split-claim-test-secret-0123456789abcdef').jobIdKey);
   const queueWith = (shards: number) =>
-    new FailingOnceQueue(store.client, keys, store.guard, { attempts: 1, backoffMs: 0, retentionSeconds: 600, logger: quietLogger, shards, durability: { minReplicas: 0, waitMs: 100 } });
+    new FailingOnceQueue(store.client, keys, store.guard, {
+      attempts: 1,
+      backoffMs: 0,
+      retentionSeconds: 600,
+      logger: quietLogger,
+      shards,
+      durability: { minReplicas: 0, waitMs: 100 },
+    });
   const service = (queue: BullmqJobQueue) => new JobService(new RedisLedgerStore(store.client, keys, store.guard), queue, jobIdKey, 600);
-  const submission = (key: string) => ({ subject: `split-${key}@example.com`, operation: 'createJob', input: { prompt: key }, cost: 1, idempotencyKey: key });
+  const submission = (key: string) => ({
+    subject: `split-${key}@example.com`,
+    operation: 'createJob',
+    input: { prompt: key },
+    cost: 1,
+    idempotencyKey: key,
+  });
   const jobHashes = async () => (await store.client.keys('split:bull:*:job_*')).filter((key) => !/:(lock|logs)$/.test(key));
 
   before(async () => {
@@ -57,7 +70,10 @@ describe('claim and enqueue in two calls (cluster layout): a failure between the
     expect(retries.every((r) => r.replayed)).to.equal(true);
     const id = retries[0].job.id;
     expect(await jobHashes()).to.deep.equal([`split:bull:${keys.jobQueueName(queue.shardFor(id))}:${id}`]);
-    expect(await new RedisLedgerStore(store.client, keys, store.guard).usage(first.subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
+    expect(await new RedisLedgerStore(store.client, keys, store.guard).usage(first.subject)).to.deep.equal({
+      jobs_charged: 1,
+      credits_spent: 1,
+    });
     await queue.close(1000);
   });
 
@@ -68,11 +84,15 @@ describe('claim and enqueue in two calls (cluster layout): a failure between the
     // An id whose shard differs between the two counts, so the check can tell them apart.
     expect(before.shardFor(id)).to.not.equal(0);
     before.failNext = true;
-    await service(before).submit(sub).catch(() => undefined);
+    await service(before)
+      .submit(sub)
+      .catch(() => undefined);
     const after = queueWith(1);
     const retry = await service(after).submit(sub);
     expect(retry.job.id).to.equal(id);
-    expect((await jobHashes()).filter((key) => key.endsWith(id))).to.deep.equal([`split:bull:${keys.jobQueueName(before.shardFor(id))}:${id}`]);
+    expect((await jobHashes()).filter((key) => key.endsWith(id))).to.deep.equal([
+      `split:bull:${keys.jobQueueName(before.shardFor(id))}:${id}`,
+    ]);
     expect((await service(after).get(sub.subject, id)).id).to.equal(id);
     await Promise.all([before.close(1000), after.close(1000)]);
   });

@@ -2,8 +2,14 @@ import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import Redis, { Cluster, type RedisOptions } from 'ioredis';
 import {
-  infoFields, redisCommand, startRedisCluster, startRedisSentinelSet, startTlsRedis,
-  type TestRedisCluster, type TestRedisSentinelSet, type TestTlsRedis,
+  infoFields,
+  redisCommand,
+  startRedisCluster,
+  startRedisSentinelSet,
+  startTlsRedis,
+  type TestRedisCluster,
+  type TestRedisSentinelSet,
+  type TestTlsRedis,
 } from '../../testkit/redis-topologies';
 
 const USER = 'connector';
@@ -11,7 +17,15 @@ const PASSWORD = 'topology-test-password';
 
 /** Why a connection attempt with `options` failed: the server's refusal if it gave one (undefined if PING worked). */
 async function refusal(options: RedisOptions): Promise<Error | undefined> {
-  const client = new Redis({ lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2000, commandTimeout: 2000, enableReadyCheck: false, ...options });
+  const client = new Redis({
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: 2000,
+    commandTimeout: 2000,
+    enableReadyCheck: false,
+    ...options,
+  });
   const emitted: Error[] = [];
   client.on('error', (error: Error) => emitted.push(error));
   try {
@@ -34,9 +48,12 @@ describe('the 6-node Redis Cluster fixture (ACL user)', function () {
     const started = Date.now();
     cluster = await startRedisCluster({ username: USER, password: PASSWORD });
     console.log(`      cluster ready in ${Date.now() - started} ms`);
-    client = new Cluster(cluster.seeds.split(',').map((seed) => ({ host: '127.0.0.1', port: Number(seed.split(':')[1]) })), {
-      redisOptions: { username: USER, password: PASSWORD },
-    });
+    client = new Cluster(
+      cluster.seeds.split(',').map((seed) => ({ host: '127.0.0.1', port: Number(seed.split(':')[1]) })),
+      {
+        redisOptions: { username: USER, password: PASSWORD },
+      },
+    );
   });
   after(async () => {
     client?.disconnect();
@@ -51,9 +68,17 @@ describe('the 6-node Redis Cluster fixture (ACL user)', function () {
     expect(replicas).to.have.length(3);
     expect(new Set(replicas.map((node) => node.primaryId))).to.deep.equal(new Set(primaries.map((node) => node.id)));
     expect(primaries.flatMap((node) => node.slots).reduce((sum, [from, to]) => sum + to - from + 1, 0)).to.equal(16384);
-    expect(cluster.seeds.split(',').map((seed) => Number(seed.split(':')[1])).sort()).to.deep.equal([...cluster.ports].sort());
+    expect(
+      cluster.seeds
+        .split(',')
+        .map((seed) => Number(seed.split(':')[1]))
+        .sort(),
+    ).to.deep.equal([...cluster.ports].sort());
     for (const replica of replicas) {
-      expect(infoFields(await redisCommand(replica.port, cluster.access, ['INFO', 'replication']))).to.include({ role: 'slave', master_link_status: 'up' });
+      expect(infoFields(await redisCommand(replica.port, cluster.access, ['INFO', 'replication']))).to.include({
+        role: 'slave',
+        master_link_status: 'up',
+      });
     }
   });
 
@@ -88,7 +113,6 @@ describe('the 6-node Redis Cluster fixture (ACL user)', function () {
     expect((await cluster.nodes()).find((node) => node.port === owner.port)).to.include({ role: 'replica', primaryId: replica.id });
     expect(await redisCommand(replica.port, cluster.access, ['WAIT', 1, 1000])).to.equal(1);
   });
-
 });
 
 describe('the Sentinel set fixture (ACL user, sentinel password)', function () {
@@ -104,7 +128,10 @@ describe('the Sentinel set fixture (ACL user, sentinel password)', function () {
 
   it('every sentinel names the first node as primary, the second replicates it, and sentinels want their password', async () => {
     expect(await set.primaryPort()).to.equal(set.dataPorts[0]);
-    expect(infoFields(await redisCommand(set.dataPorts[1], set.access, ['INFO', 'replication']))).to.include({ role: 'slave', master_port: String(set.dataPorts[0]) });
+    expect(infoFields(await redisCommand(set.dataPorts[1], set.access, ['INFO', 'replication']))).to.include({
+      role: 'slave',
+      master_port: String(set.dataPorts[0]),
+    });
     expect(set.sentinels.split(',')).to.have.length(3);
     expect((await refusal({ port: set.sentinelPorts[0] }))?.message).to.match(/NOAUTH/);
   });
@@ -131,7 +158,10 @@ describe('the Sentinel set fixture (ACL user, sentinel password)', function () {
       await client.set('kept', 'after the failover');
       expect(await redisCommand(port, set.access, ['GET', 'kept'])).to.equal('after the failover');
       await set.restartKilled();
-      expect(infoFields(await redisCommand(killed, set.access, ['INFO', 'replication']))).to.include({ role: 'slave', master_port: String(port) });
+      expect(infoFields(await redisCommand(killed, set.access, ['INFO', 'replication']))).to.include({
+        role: 'slave',
+        master_port: String(port),
+      });
       expect(await client.wait(1, 1000)).to.equal(1);
     } finally {
       client.disconnect();
@@ -154,7 +184,12 @@ describe('the TLS node fixture', function () {
     const url = new URL(node.url);
     expect(url.protocol).to.equal('rediss:');
     expect(decodeURIComponent(url.username)).to.equal(node.username);
-    const client = new Redis(node.url, { tls: { ca: readFileSync(node.caFile) }, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const client = new Redis(node.url, {
+      tls: { ca: readFileSync(node.caFile) },
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     try {
       await client.connect();
       expect(await client.ping()).to.equal('PONG');
@@ -168,9 +203,16 @@ describe('the TLS node fixture', function () {
     const tls = { ca: readFileSync(node.caFile) };
     const plain = await refusal({ port: node.port, username: node.username, password: node.password });
     expect(plain, 'a plain connection').to.be.instanceOf(Error);
-    expect((await refusal({ port: node.port, tls, username: node.username, password: `${node.password}x` }))?.message).to.match(/WRONGPASS/);
+    expect((await refusal({ port: node.port, tls, username: node.username, password: `${node.password}x` }))?.message).to.match(
+      /WRONGPASS/,
+    );
     expect((await refusal({ port: node.port, tls }))?.message).to.match(/NOAUTH/);
-    const untrusted = await refusal({ port: node.port, tls: { ca: readFileSync(node.otherCaFile) }, username: node.username, password: node.password });
+    const untrusted = await refusal({
+      port: node.port,
+      tls: { ca: readFileSync(node.otherCaFile) },
+      username: node.username,
+      password: node.password,
+    });
     expect(untrusted?.message).to.match(/certificate/i);
   });
 });
@@ -184,7 +226,10 @@ describe('the Cluster and Sentinel fixtures with TLS on every process', function
   it('a TLS cluster serves a client that trusts its CA and refuses a plain connection', async () => {
     cluster = await startRedisCluster({ username: USER, password: PASSWORD, tls: true });
     const ca = readFileSync(cluster.caFile!);
-    const client = new Cluster(cluster.ports.map((port) => ({ host: '127.0.0.1', port })), { redisOptions: { username: USER, password: PASSWORD, tls: { ca } } });
+    const client = new Cluster(
+      cluster.ports.map((port) => ({ host: '127.0.0.1', port })),
+      { redisOptions: { username: USER, password: PASSWORD, tls: { ca } } },
+    );
     try {
       for (const key of ['a', 'b', 'c', '{jobs}']) await client.set(key, key);
       expect(await Promise.all(['a', 'b', 'c', '{jobs}'].map((key) => client.get(key)))).to.deep.equal(['a', 'b', 'c', '{jobs}']);
@@ -198,8 +243,15 @@ describe('the Cluster and Sentinel fixtures with TLS on every process', function
     set = await startRedisSentinelSet({ username: USER, password: PASSWORD, sentinelPassword: 'sentinel-test-password', tls: true });
     const ca = readFileSync(set.caFile!);
     const client = new Redis({
-      sentinels: set.sentinelPorts.map((port) => ({ host: '127.0.0.1', port })), name: set.name, sentinelPassword: set.sentinelPassword,
-      username: USER, password: PASSWORD, tls: { ca }, sentinelTLS: { ca }, enableTLSForSentinelMode: true, lazyConnect: true,
+      sentinels: set.sentinelPorts.map((port) => ({ host: '127.0.0.1', port })),
+      name: set.name,
+      sentinelPassword: set.sentinelPassword,
+      username: USER,
+      password: PASSWORD,
+      tls: { ca },
+      sentinelTLS: { ca },
+      enableTLSForSentinelMode: true,
+      lazyConnect: true,
     });
     try {
       await client.connect();
@@ -208,6 +260,9 @@ describe('the Cluster and Sentinel fixtures with TLS on every process', function
     } finally {
       client.disconnect();
     }
-    expect(await refusal({ port: set.sentinelPorts[0], password: set.sentinelPassword }), 'a plain connection to a sentinel').to.be.instanceOf(Error);
+    expect(
+      await refusal({ port: set.sentinelPorts[0], password: set.sentinelPassword }),
+      'a plain connection to a sentinel',
+    ).to.be.instanceOf(Error);
   });
 });

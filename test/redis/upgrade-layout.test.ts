@@ -33,7 +33,7 @@ describe('upgrade in place: data written by the release before topologies still 
   });
 
   // First: the calls below would record a use.
-  it('the dashboard lists the connection made before the upgrade (created when issued, never used) and reads the day\'s spend from its old key', async () => {
+  it("the dashboard lists the connection made before the upgrade (created when issued, never used) and reads the day's spend from its old key", async () => {
     const headers = { 'x-link-secret': BASE_ENV.LINK_SECRET };
     const listed = await api.call('GET', `/v1/link/connections?subject=${encodeURIComponent(legacy.subject)}`, { headers });
     expect(listed.status, listed.text).to.equal(200);
@@ -95,7 +95,10 @@ describe('upgrade in place: data written by the release before topologies still 
   });
 
   it('revoking the subject through the dashboard ends the connection made before the upgrade', async () => {
-    const revoked = await api.call('POST', '/v1/link/revoke', { headers: { 'x-link-secret': BASE_ENV.LINK_SECRET }, body: { subject: legacy.subject } });
+    const revoked = await api.call('POST', '/v1/link/revoke', {
+      headers: { 'x-link-secret': BASE_ENV.LINK_SECRET },
+      body: { subject: legacy.subject },
+    });
     expect(revoked.status).to.equal(200);
     expect(revoked.body).to.deep.equal({ revoked: 1 });
     expect((await api.call('GET', '/v1/me', { token })).status).to.equal(401);

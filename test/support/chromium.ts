@@ -15,7 +15,9 @@ export type ChromiumLookup = { path: string; problem?: undefined } | { path?: un
 export function findChromium(env: NodeJS.ProcessEnv = process.env): ChromiumLookup {
   const named = env[CHROMIUM_PATH_VARIABLE];
   if (named) {
-    return isExecutableFile(named) ? { path: named } : { problem: `${CHROMIUM_PATH_VARIABLE} names ${named}, which is not an executable file` };
+    return isExecutableFile(named)
+      ? { path: named }
+      : { problem: `${CHROMIUM_PATH_VARIABLE} names ${named}, which is not an executable file` };
   }
   const onPath = findProgram('chromium', env.PATH);
   return onPath ? { path: onPath } : { problem: `not on PATH, and ${CHROMIUM_PATH_VARIABLE} is unset` };

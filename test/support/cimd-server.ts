@@ -31,11 +31,29 @@ export interface CimdServer {
 export async function startCimdServer(): Promise<CimdServer> {
   const dir = mkdtempSync(path.join(tmpdir(), 'connector-cimd-'));
   try {
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-      '-subj', `/CN=${CIMD_HOST}`, '-addext', `subjectAltName=DNS:${CIMD_HOST}`,
-      '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'),
-    ], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        `/CN=${CIMD_HOST}`,
+        '-addext',
+        `subjectAltName=DNS:${CIMD_HOST}`,
+        '-keyout',
+        path.join(dir, 'key.pem'),
+        '-out',
+        path.join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     const key = readFileSync(path.join(dir, 'key.pem'), 'utf8');
     const cert = readFileSync(path.join(dir, 'cert.pem'), 'utf8');
     const documents = new Map<string, { body: string; contentType: string }>();
@@ -59,16 +77,19 @@ export async function startCimdServer(): Promise<CimdServer> {
       ca: cert,
       serve: (at, body, contentType = 'application/json') => void documents.set(at, { body, contentType }),
       hits: (at) => counts.get(at) ?? 0,
-      hold: (prefix) => void (holding = prefix),
+      hold: (prefix) => {
+        holding = prefix;
+      },
       waiting: () => held.length,
       release: () => {
         holding = undefined;
         for (const answer of held.splice(0)) answer();
       },
-      close: () => new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+      close: () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

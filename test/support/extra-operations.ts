@@ -30,7 +30,12 @@ export const echoNote: Operation = {
   responses: {
     200: {
       description: 'The note, with who sent it.',
-      schema: { type: 'object', additionalProperties: false, required: ['note', 'subject'], properties: { note: { type: 'string' }, subject: { type: 'string' } } },
+      schema: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['note', 'subject'],
+        properties: { note: { type: 'string' }, subject: { type: 'string' } },
+      },
     },
   },
   errors: [400, 401, 429, 500],
@@ -87,7 +92,10 @@ export const countWords: Operation = {
       headers: {
         Location: { description: 'Where to poll the job.', schema: { type: 'string' }, required: true },
         'Retry-After': { description: 'Seconds to wait before polling.', schema: { type: 'integer' }, required: true },
-        'Idempotent-Replayed': { description: 'true when this answer replays an earlier request.', schema: { type: 'string', enum: ['true'] } },
+        'Idempotent-Replayed': {
+          description: 'true when this answer replays an earlier request.',
+          schema: { type: 'string', enum: ['true'] },
+        },
       },
     },
   },

@@ -13,13 +13,18 @@ export interface ForbiddenImport {
 export function moduleSpecifiers(sf: ts.SourceFile): ts.StringLiteralLike[] {
   const found: ts.StringLiteralLike[] = [];
   const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteralLike(node.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteralLike(node.moduleSpecifier)
+    ) {
       found.push(node.moduleSpecifier);
     } else if (ts.isExternalModuleReference(node) && ts.isStringLiteralLike(node.expression)) {
       found.push(node.expression);
     } else if (ts.isCallExpression(node) && node.arguments.length > 0 && ts.isStringLiteralLike(node.arguments[0])) {
       const callee = node.expression;
-      if (callee.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(callee) && callee.text === 'require')) found.push(node.arguments[0]);
+      if (callee.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(callee) && callee.text === 'require'))
+        found.push(node.arguments[0]);
     }
     ts.forEachChild(node, visit);
   };

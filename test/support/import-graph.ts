@@ -24,13 +24,19 @@ export function fileImports(files: readonly string[], read = (f: string) => read
   const graph = new Map<string, string[]>();
   for (const file of files) {
     const sf = ts.createSourceFile(file, read(file), ts.ScriptTarget.ES2022, true);
-    graph.set(file, moduleSpecifiers(sf).flatMap((literal) => resolveRelative(file, literal.text) ?? []));
+    graph.set(
+      file,
+      moduleSpecifiers(sf).flatMap((literal) => resolveRelative(file, literal.text) ?? []),
+    );
   }
   return graph;
 }
 
 /** Collapses a file graph into a graph of groups (`group` names a file's group); edges inside a group are dropped. */
-export function groupGraph(files: ReadonlyMap<string, readonly string[]>, group: (file: string) => string | undefined): Map<string, Set<string>> {
+export function groupGraph(
+  files: ReadonlyMap<string, readonly string[]>,
+  group: (file: string) => string | undefined,
+): Map<string, Set<string>> {
   const graph = new Map<string, Set<string>>();
   for (const [file, targets] of files) {
     const from = group(file);

@@ -28,10 +28,25 @@ export interface RawMcpCall {
  * A 2026-07-28 `tools/call` as a client sends it: the three standard headers and the body with its envelope
  * (`meta` is merged into it). Arguments left undefined are left out of the body.
  */
-export function rawToolCall(name: string, args: Record<string, unknown> | undefined, { id = 1 as string | number, meta = {} as Record<string, unknown> } = {}): RawMcpCall {
+export function rawToolCall(
+  name: string,
+  args: Record<string, unknown> | undefined,
+  { id = 1 as string | number, meta = {} as Record<string, unknown> } = {},
+): RawMcpCall {
   return {
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name },
-    body: { jsonrpc: '2.0', id, method: 'tools/call', params: { name, ...(args === undefined ? {} : { arguments: args }), _meta: { ...MODERN_ENVELOPE, ...meta } } },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': name,
+    },
+    body: {
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name, ...(args === undefined ? {} : { arguments: args }), _meta: { ...MODERN_ENVELOPE, ...meta } },
+    },
   };
 }
 
@@ -70,7 +85,12 @@ export class OutputChecker {
 }
 
 /** Calls a tool and returns its validated structured content. */
-export async function callOk(client: Client, checker: OutputChecker, name: string, args: Record<string, unknown> = {}): Promise<Record<string, any>> {
+export async function callOk(
+  client: Client,
+  checker: OutputChecker,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<Record<string, any>> {
   return checker.expectValid(name, (await client.callTool({ name, arguments: args })) as CallToolResult);
 }
 
@@ -87,7 +107,9 @@ export async function pollJobOverMcp(client: Client, checker: OutputChecker, id:
 
 const LegacyCreateTask = z.object({ task: z.object({ taskId: z.string(), status: z.string() }).passthrough() }).passthrough();
 const LegacyTask = z.object({ taskId: z.string(), status: z.string() }).passthrough();
-const ToolResult = z.object({ content: z.array(z.any()), structuredContent: z.record(z.string(), z.any()).optional(), isError: z.boolean().optional() }).passthrough();
+const ToolResult = z
+  .object({ content: z.array(z.any()), structuredContent: z.record(z.string(), z.any()).optional(), isError: z.boolean().optional() })
+  .passthrough();
 
 /**
  * 2025-11-25 tasks: a task-augmented `tools/call`, then `tasks/get` and `tasks/result`. The SDK client has

@@ -6,10 +6,15 @@ import type { ConnectorUnderTest } from './harness';
  * What the helpers need of a connector under test: its address, a checked client, and the two settings the
  * flow uses. An in-process connector is one; so is a spawned API process with its environment's values.
  */
-export type OAuthTarget = Pick<ConnectorUnderTest, 'baseUrl' | 'call'> & { config: Pick<ConnectorUnderTest['config'], 'publicUrl' | 'linkSecret'> };
+export type OAuthTarget = Pick<ConnectorUnderTest, 'baseUrl' | 'call'> & {
+  config: Pick<ConnectorUnderTest['config'], 'publicUrl' | 'linkSecret'>;
+};
 
 /** A connector seen as the helpers' target from its address, checked client and the two settings it was given. */
-export function oauthTarget(api: Pick<ConnectorUnderTest, 'baseUrl' | 'call'>, settings: { publicUrl: string; linkSecret: string }): OAuthTarget {
+export function oauthTarget(
+  api: Pick<ConnectorUnderTest, 'baseUrl' | 'call'>,
+  settings: { publicUrl: string; linkSecret: string },
+): OAuthTarget {
   return { baseUrl: api.baseUrl, call: api.call, config: settings };
 }
 
@@ -85,7 +90,11 @@ async function answerConsentFully(
 }
 
 /** `POST /oauth/token` with a form body. */
-export async function tokenRequest(baseUrl: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<{ status: number; body: any; headers: Headers }> {
+export async function tokenRequest(
+  baseUrl: string,
+  form: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
   const res = await fetch(`${baseUrl}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },

@@ -22,7 +22,13 @@ export class TestOAuthProvider implements Provider {
   }
 
   get clientMetadata() {
-    return { client_name: 'SDK Test App', redirect_uris: [REDIRECT_URI], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return {
+      client_name: 'SDK Test App',
+      redirect_uris: [REDIRECT_URI],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
   }
 
   state(): string {

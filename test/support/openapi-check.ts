@@ -45,7 +45,9 @@ export class OpenApiResponseChecker {
     if (NON_OPERATION_PATHS.has(path)) return;
     const found = this.findOperation(response.method.toLowerCase(), path);
     if (!found) {
-      expect(response.status, `${where}: only errors may answer outside the documented operations`).to.be.oneOf([404, 405, 401, 413, 415, 429]);
+      expect(response.status, `${where}: only errors may answer outside the documented operations`).to.be.oneOf([
+        404, 405, 401, 413, 415, 429,
+      ]);
       this.checkBody('published', '#/components/schemas/Problem', response, 'application/problem+json', where);
       return;
     }
@@ -67,16 +69,23 @@ export class OpenApiResponseChecker {
   }
 
   private checkBody(docName: string, pointer: string, response: WireResponse, mediaType: string, where: string): void {
-    expect(response.headers.get('content-type') ?? '', `${where}: media type`).to.match(new RegExp(`^${mediaType.replace(/[+/]/g, '\\$&')}(;|$)`));
+    expect(response.headers.get('content-type') ?? '', `${where}: media type`).to.match(
+      new RegExp(`^${mediaType.replace(/[+/]/g, '\\$&')}(;|$)`),
+    );
     const validate = this.ajv.getSchema(`${docName}${pointer}`);
     if (!validate) throw new Error(`${where}: no schema at ${pointer}`);
     const body = JSON.parse(response.text);
     const ok = validate(body);
-    expect(ok, `${where}: body does not match the schema: ${JSON.stringify(validate.errors)} body=${response.text.slice(0, 500)}`).to.equal(true);
+    expect(ok, `${where}: body does not match the schema: ${JSON.stringify(validate.errors)} body=${response.text.slice(0, 500)}`).to.equal(
+      true,
+    );
   }
 
   private findOperation(method: string, path: string): { docName: string; document: OpenApiDocument; pointer: string } | undefined {
-    for (const [docName, document] of [['published', this.published], ['internal', INTERNAL_DOCUMENT]] as const) {
+    for (const [docName, document] of [
+      ['published', this.published],
+      ['internal', INTERNAL_DOCUMENT],
+    ] as const) {
       for (const template of Object.keys(document.paths)) {
         if (compilePath(template).test(path) && document.paths[template][method]) {
           return { docName, document, pointer: `#/paths/${escapePointer(template)}/${method}` };

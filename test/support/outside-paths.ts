@@ -81,15 +81,21 @@ export function findOutsidePaths(root: string, files: readonly string[], read = 
 }
 
 /** Shell lines that climb above the script's repository root: any `..` segment beyond `$(dirname …)/..`. */
-export function findOutsideShellPaths(root: string, files: readonly string[], read = (f: string) => readFileSync(f, 'utf8')): OutsidePath[] {
+export function findOutsideShellPaths(
+  root: string,
+  files: readonly string[],
+  read = (f: string) => readFileSync(f, 'utf8'),
+): OutsidePath[] {
   const found: OutsidePath[] = [];
   for (const file of files) {
-    read(file).split('\n').forEach((text, i) => {
-      const code = text.replace(/#.*$/, '').replace(/\$\(dirname [^)]*\)\/\.\./g, 'ROOT');
-      if (/(^|[\s"'=/])\.\.(\/|$|["'\s])/.test(code)) {
-        found.push({ file: path.relative(root, file), line: i + 1, resolved: text.trim() });
-      }
-    });
+    read(file)
+      .split('\n')
+      .forEach((text, i) => {
+        const code = text.replace(/#.*$/, '').replace(/\$\(dirname [^)]*\)\/\.\./g, 'ROOT');
+        if (/(^|[\s"'=/])\.\.(\/|$|["'\s])/.test(code)) {
+          found.push({ file: path.relative(root, file), line: i + 1, resolved: text.trim() });
+        }
+      });
   }
   return found;
 }

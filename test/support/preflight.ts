@@ -16,7 +16,11 @@ export interface RequiredProgram {
 export const REQUIRED_PROGRAMS: readonly RequiredProgram[] = [
   { program: 'redis-server', debianPackage: 'redis-server', neededBy: 'every Redis test: private servers, Sentinel sets and clusters' },
   { program: 'redis-cli', debianPackage: 'redis-tools', neededBy: 'the Redis Cluster tests, which join their nodes with it' },
-  { program: 'openssl', debianPackage: 'openssl', neededBy: 'the tests over TLS (Redis, the OAuth client-metadata server), which make their certificates with it' },
+  {
+    program: 'openssl',
+    debianPackage: 'openssl',
+    neededBy: 'the tests over TLS (Redis, the OAuth client-metadata server), which make their certificates with it',
+  },
   { program: 'haproxy', debianPackage: 'haproxy', neededBy: 'the rolling-restart test, which puts it in front of two APIs' },
   {
     program: 'chromium',
@@ -29,7 +33,8 @@ export const REQUIRED_PROGRAMS: readonly RequiredProgram[] = [
 /** What is missing, one entry per program, in {@link REQUIRED_PROGRAMS}' order; empty when all are present. */
 function missingPrograms(env: NodeJS.ProcessEnv): Array<RequiredProgram & { problem: string }> {
   return REQUIRED_PROGRAMS.flatMap((required) => {
-    const problem = required.program === 'chromium' ? findChromium(env).problem : findProgram(required.program, env.PATH) ? undefined : 'not on PATH';
+    const problem =
+      required.program === 'chromium' ? findChromium(env).problem : findProgram(required.program, env.PATH) ? undefined : 'not on PATH';
     return problem === undefined ? [] : [{ ...required, problem }];
   });
 }
@@ -39,10 +44,12 @@ function preflightReport(missing: ReturnType<typeof missingPrograms>): string {
   const count = missing.length === 1 ? 'a program the tests need is' : `${missing.length} programs the tests need are`;
   const lines = [`npm test: ${count} missing; nothing was built or run.`];
   for (const { program, debianPackage, neededBy, otherwise, problem } of missing) {
-    lines.push(`  ${program}: ${problem} (needed by ${neededBy}). Install the Debian package ${debianPackage}${otherwise ? `, or ${otherwise}` : ''}.`);
+    lines.push(
+      `  ${program}: ${problem} (needed by ${neededBy}). Install the Debian package ${debianPackage}${otherwise ? `, or ${otherwise}` : ''}.`,
+    );
   }
   lines.push(`On Debian or Ubuntu, as root: apt-get install -y ${missing.map((m) => m.debianPackage).join(' ')}`);
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 if (require.main === module) {

@@ -31,21 +31,18 @@ export class RawClient {
     const headers = { ...request.headers };
     if (request.body !== undefined) headers['content-length'] ??= String(Buffer.byteLength(request.body));
     return new Promise((resolve, reject) => {
-      const req = http.request(
-        { host: hostname, port, method: request.method, path: request.path, headers, agent: this.agent },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('error', reject);
-          res.on('end', () => {
-            const headers = new Headers();
-            for (const [name, value] of Object.entries(res.headers)) {
-              if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-            }
-            resolve({ status: res.statusCode ?? 0, headers, text: Buffer.concat(chunks).toString('utf8') });
-          });
-        },
-      );
+      const req = http.request({ host: hostname, port, method: request.method, path: request.path, headers, agent: this.agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          const headers = new Headers();
+          for (const [name, value] of Object.entries(res.headers)) {
+            if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+          }
+          resolve({ status: res.statusCode ?? 0, headers, text: Buffer.concat(chunks).toString('utf8') });
+        });
+      });
       req.on('error', reject);
       req.end(request.body);
     });

@@ -21,7 +21,10 @@ export interface TestRedis {
 function canConnect(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
   });
 }
@@ -75,10 +78,23 @@ async function startRedisOn(port: number, { durable = false }: { durable?: boole
   const persistence = durable ? ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir] : ['--appendonly', 'no', '--dir', dir];
 
   const launch = async (): Promise<void> => {
-    const proc = spawn('redis-server', [
-      '--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence,
-      '--maxmemory-policy', 'noeviction', '--protected-mode', 'yes',
-    ], { stdio: 'ignore' });
+    const proc = spawn(
+      'redis-server',
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        ...persistence,
+        '--maxmemory-policy',
+        'noeviction',
+        '--protected-mode',
+        'yes',
+      ],
+      { stdio: 'ignore' },
+    );
     child = proc;
     await waitFor(() => proc.exitCode !== null || canConnect(port), { timeoutMs: 10_000, what: `redis-server on ${port}` });
     if (proc.exitCode !== null || (await serverPid(port)) !== proc.pid) {

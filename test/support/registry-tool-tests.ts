@@ -27,7 +27,9 @@ const NO_SUCH_TOOL = 'no-such-tool';
 
 /** A subject's charges, as the dashboard reads them (`GET /v1/link/usage`). */
 export async function chargesOf(connector: ConnectorUnderTest, subject: string): Promise<{ jobs_charged: number; credits_spent: number }> {
-  const res = await connector.call('GET', `/v1/link/usage?subject=${encodeURIComponent(subject)}`, { headers: { 'x-link-secret': BASE_ENV.LINK_SECRET } });
+  const res = await connector.call('GET', `/v1/link/usage?subject=${encodeURIComponent(subject)}`, {
+    headers: { 'x-link-secret': BASE_ENV.LINK_SECRET },
+  });
   expect(res.status, res.text).to.equal(200);
   return { jobs_charged: res.body.jobs_charged, credits_spent: res.body.credits_spent };
 }
@@ -71,14 +73,17 @@ export function registryToolTests(operations: readonly Operation[], connectorOf:
         }
       });
 
-      it(revision === '2025-11-25'
-        ? 'every asynchronous tool, and no other, is listed with optional task support'
-        : 'no tool is listed with execution (this revision negotiates tasks per request)', () => {
-        for (const definition of definitions) {
-          const expected = revision === '2025-11-25' && definition.operation.async ? { taskSupport: 'optional' } : undefined;
-          expect(toolOf(definition.name).execution, definition.name).to.deep.equal(expected);
-        }
-      });
+      it(
+        revision === '2025-11-25'
+          ? 'every asynchronous tool, and no other, is listed with optional task support'
+          : 'no tool is listed with execution (this revision negotiates tasks per request)',
+        () => {
+          for (const definition of definitions) {
+            const expected = revision === '2025-11-25' && definition.operation.async ? { taskSupport: 'optional' } : undefined;
+            expect(toolOf(definition.name).execution, definition.name).to.deep.equal(expected);
+          }
+        },
+      );
 
       it('every paid tool requires an idempotency_key and is annotated idempotent and not read-only; every tool of a GET operation is read-only and idempotent', () => {
         for (const definition of definitions) {
@@ -87,7 +92,8 @@ export function registryToolTests(operations: readonly Operation[], connectorOf:
             expect(tool.inputSchema.required, tool.name).to.include('idempotency_key');
             expect(tool.annotations, tool.name).to.include({ readOnlyHint: false, idempotentHint: true });
           }
-          if (definition.operation.method === 'get') expect(tool.annotations, tool.name).to.include({ readOnlyHint: true, idempotentHint: true });
+          if (definition.operation.method === 'get')
+            expect(tool.annotations, tool.name).to.include({ readOnlyHint: true, idempotentHint: true });
         }
       });
 
@@ -101,7 +107,9 @@ export function registryToolTests(operations: readonly Operation[], connectorOf:
 
       it('every tool refuses an unknown argument and, when it has required ones, an empty call; an unknown tool is refused too: each a JSON-RPC invalid-params error', async () => {
         for (const tool of tools) {
-          const unknown = await rpcError(client.callTool({ name: tool.name, arguments: { ...sampleArguments(tool.inputSchema), not_an_argument: true } }));
+          const unknown = await rpcError(
+            client.callTool({ name: tool.name, arguments: { ...sampleArguments(tool.inputSchema), not_an_argument: true } }),
+          );
           expect(unknown.code, `${tool.name}: ${unknown.message}`).to.equal(INVALID_PARAMS);
           if (((tool.inputSchema.required as string[] | undefined) ?? []).length === 0) continue;
           const empty = await rpcError(client.callTool({ name: tool.name, arguments: {} }));

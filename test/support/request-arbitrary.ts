@@ -33,7 +33,17 @@ function headerBytes(request: FuzzRequest): number {
 }
 
 const FIXED_PATHS = ['/openapi.json', '/llms.txt', '/healthz', '/readyz'];
-const HOSTILE_KEYS = ['__proto__', 'constructor', 'prototype', '__proto__[admin]', 'constructor[prototype][admin]', 'toString', 'hasOwnProperty', 'limit[]', 'cursor[$ne]'];
+const HOSTILE_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  '__proto__[admin]',
+  'constructor[prototype][admin]',
+  'toString',
+  'hasOwnProperty',
+  'limit[]',
+  'cursor[$ne]',
+];
 const CONTENT_TYPES = [
   'application/json',
   'application/JSON',
@@ -53,7 +63,10 @@ const CONTENT_TYPES = [
 
 /** Header values Node's client can send: visible ASCII, space, tab and Latin-1. */
 const headerValue = (maxLength: number) =>
-  fc.string({ maxLength, unit: fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0xa0, max: 0xff })).map((c) => String.fromCharCode(c)) });
+  fc.string({
+    maxLength,
+    unit: fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0xa0, max: 0xff })).map((c) => String.fromCharCode(c)),
+  });
 
 const headerName = fc.stringMatching(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,40}$/);
 
@@ -103,9 +116,9 @@ function operationArbitraries(document: OpenApiDocument, credentials: FuzzCreden
 }
 
 /** Deeply nested JSON of a given depth: arrays or objects. */
-const deepJson = fc.tuple(fc.integer({ min: 100, max: 20_000 }), fc.boolean()).map(([depth, arrays]) =>
-  arrays ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`,
-);
+const deepJson = fc
+  .tuple(fc.integer({ min: 100, max: 20_000 }), fc.boolean())
+  .map(([depth, arrays]) => (arrays ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`));
 
 /** Bodies that are wrong in shape, type, size or syntax. */
 function hostileBody(valid: string | undefined): fc.Arbitrary<string | Buffer> {
@@ -113,7 +126,20 @@ function hostileBody(valid: string | undefined): fc.Arbitrary<string | Buffer> {
   return fc.oneof(
     fc.jsonValue().map((v) => JSON.stringify(v) ?? 'null'),
     fc.integer({ min: 1, max: Math.max(1, base.length - 1) }).map((cut) => base.slice(0, cut)),
-    fc.constantFrom('', 'null', 'true', '0', '""', '[]', 'NaN', '{"a":1,}', "{'a':1}", '\uFEFF{}', '{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"admin":true}}}'),
+    fc.constantFrom(
+      '',
+      'null',
+      'true',
+      '0',
+      '""',
+      '[]',
+      'NaN',
+      '{"a":1,}',
+      "{'a':1}",
+      '\uFEFF{}',
+      '{"__proto__":{"admin":true}}',
+      '{"constructor":{"prototype":{"admin":true}}}',
+    ),
     fc.constantFrom(...HOSTILE_KEYS).map((key) => base.replace(/^\{/, `{${JSON.stringify(key)}:{"admin":true},`)),
     // Numbers, booleans, arrays and nulls where the document wants strings.
     fc.constantFrom('1', 'true', 'null', '[]', '{}', '1e400', '-0').map((value) => base.replace(/"(?:[^"\\]|\\.)*"(?=\s*[,}\]])/g, value)),
@@ -128,34 +154,85 @@ function hostilePath(path: string): fc.Arbitrary<string> {
   const [pathname, search] = path.split('?');
   const withSearch = (p: string) => (search ? `${p}?${search}` : p);
   return fc.oneof(
-    fc.constantFrom(`${pathname}/`, `${pathname}/..`, `${pathname}/../..`, `/v1/../${pathname}`, `/${pathname}`, `${pathname}%2F`, pathname.toUpperCase(), `${pathname}%00`, `${pathname};x=1`, `${pathname}.json`).map(withSearch),
-    fc.constantFrom('/', '*', '/v1', '/v1/', '/v2/me', '/..%2f..%2fetc/passwd', '/%2e%2e/%2e%2e/etc/passwd', '/v1/jobs/%ZZ', '/v1/jobs/%', '/v1/jobs/..', '/v1/jobs/%2e%2e', '/v1/things/x/y', '/\\v1\\me', '/v1//me', '/metrics', '/v1/link/revoke/x'),
+    fc
+      .constantFrom(
+        `${pathname}/`,
+        `${pathname}/..`,
+        `${pathname}/../..`,
+        `/v1/../${pathname}`,
+        `/${pathname}`,
+        `${pathname}%2F`,
+        pathname.toUpperCase(),
+        `${pathname}%00`,
+        `${pathname};x=1`,
+        `${pathname}.json`,
+      )
+      .map(withSearch),
+    fc.constantFrom(
+      '/',
+      '*',
+      '/v1',
+      '/v1/',
+      '/v2/me',
+      '/..%2f..%2fetc/passwd',
+      '/%2e%2e/%2e%2e/etc/passwd',
+      '/v1/jobs/%ZZ',
+      '/v1/jobs/%',
+      '/v1/jobs/..',
+      '/v1/jobs/%2e%2e',
+      '/v1/things/x/y',
+      '/\\v1\\me',
+      '/v1//me',
+      '/metrics',
+      '/v1/link/revoke/x',
+    ),
     fc.string({ unit: 'binary', maxLength: 30 }).map((s) => `${pathname.replace(/\/[^/]*$/, '')}/${encodeURIComponent(s)}`),
     fc.integer({ min: 1_000, max: 8_000 }).map((n) => `${pathname}/${'a'.repeat(n)}`),
   );
 }
 
 /** Extra query parameters: unknown, duplicated, prototype keys, wrong types, long values. */
-const hostileQuery = fc.array(
-  fc.tuple(fc.oneof(fc.constantFrom(...HOSTILE_KEYS, 'limit', 'cursor'), fc.string({ maxLength: 12 })), fc.oneof(fc.constantFrom('', '-1', '0', '101', '1.5', 'abc', '1e2', '0x10', 'null', '[]', '%00', '..%2F'), fc.string({ unit: 'binary', maxLength: 40 }))),
-  { minLength: 1, maxLength: 4 },
-).map((pairs) => new URLSearchParams(pairs).toString());
+const hostileQuery = fc
+  .array(
+    fc.tuple(
+      fc.oneof(fc.constantFrom(...HOSTILE_KEYS, 'limit', 'cursor'), fc.string({ maxLength: 12 })),
+      fc.oneof(
+        fc.constantFrom('', '-1', '0', '101', '1.5', 'abc', '1e2', '0x10', 'null', '[]', '%00', '..%2F'),
+        fc.string({ unit: 'binary', maxLength: 40 }),
+      ),
+    ),
+    { minLength: 1, maxLength: 4 },
+  )
+  .map((pairs) => new URLSearchParams(pairs).toString());
 
 /** Header changes: credentials, content types, encodings, request ids, idempotency keys, size. */
 function hostileHeaders(credentials: FuzzCredentials): fc.Arbitrary<(headers: Record<string, string>) => void> {
-  const set = (name: string, value: fc.Arbitrary<string>) => value.map((v) => (headers: Record<string, string>) => {
+  const set = (name: string, value: fc.Arbitrary<string>) =>
+    value.map((v) => (headers: Record<string, string>) => {
       headers[name] = v;
     });
   const authValues = fc.oneof(
     fc.constantFrom(...credentials.badTokens).map((t) => `Bearer ${t}`),
-    fc.constantFrom('Bearer', 'Bearer ', 'Basic dXNlcjpwYXNz', `bearer ${credentials.token}`, `Bearer  ${credentials.token}  `, `Bearer ${credentials.token}.x`, `Token ${credentials.token}`, `Bearer ${credentials.token},Bearer ${credentials.token}`),
+    fc.constantFrom(
+      'Bearer',
+      'Bearer ',
+      'Basic dXNlcjpwYXNz',
+      `bearer ${credentials.token}`,
+      `Bearer  ${credentials.token}  `,
+      `Bearer ${credentials.token}.x`,
+      `Token ${credentials.token}`,
+      `Bearer ${credentials.token},Bearer ${credentials.token}`,
+    ),
     headerValue(200),
   );
   return fc.oneof(
     fc.constant((headers: Record<string, string>) => void delete headers.authorization),
     fc.constant((headers: Record<string, string>) => void delete headers['x-link-secret']),
     set('authorization', authValues),
-    set('x-link-secret', fc.oneof(headerValue(100), fc.constant(`${credentials.linkSecret} `), fc.constant(credentials.linkSecret.toUpperCase()))),
+    set(
+      'x-link-secret',
+      fc.oneof(headerValue(100), fc.constant(`${credentials.linkSecret} `), fc.constant(credentials.linkSecret.toUpperCase())),
+    ),
     set('content-type', fc.oneof(fc.constantFrom(...CONTENT_TYPES), headerValue(60))),
     set('content-encoding', fc.constantFrom('gzip', 'deflate', 'br', 'identity', 'x-unknown', 'gzip, gzip')),
     set('x-request-id', fc.oneof(headerValue(200), fc.constant('a'.repeat(129)), fc.constant('<script>'))),
@@ -189,20 +266,48 @@ function mutate(request: FuzzRequest, credentials: FuzzCredentials): fc.Arbitrar
       weight: 1,
       arbitrary: fc
         .oneof({ weight: 4, arbitrary: fc.constantFrom(...ODD_METHODS) }, { weight: 1, arbitrary: fc.constantFrom(...UNKNOWN_METHODS) })
-        .map((method): Change => (r) => {
-          r.method = method;
-        }),
+        .map(
+          (method): Change =>
+            (r) => {
+              r.method = method;
+            },
+        ),
     },
-    { weight: 1, arbitrary: hostilePath(request.path).map((path): Change => (r) => {
-      r.path = path;
-    }) },
-    { weight: 2, arbitrary: hostileQuery.map((query): Change => (r) => {
-      r.path = `${r.path}${r.path.includes('?') ? '&' : '?'}${query}`;
-    }) },
-    { weight: 4, arbitrary: hostileHeaders(credentials).map((apply): Change => (r) => apply(r.headers)) },
-    { weight: 4, arbitrary: hostileBody(typeof request.body === 'string' ? request.body : undefined).map((body): Change => (r) => {
-      r.body = body;
-    }) },
+    {
+      weight: 1,
+      arbitrary: hostilePath(request.path).map(
+        (path): Change =>
+          (r) => {
+            r.path = path;
+          },
+      ),
+    },
+    {
+      weight: 2,
+      arbitrary: hostileQuery.map(
+        (query): Change =>
+          (r) => {
+            r.path = `${r.path}${r.path.includes('?') ? '&' : '?'}${query}`;
+          },
+      ),
+    },
+    {
+      weight: 4,
+      arbitrary: hostileHeaders(credentials).map(
+        (apply): Change =>
+          (r) =>
+            apply(r.headers),
+      ),
+    },
+    {
+      weight: 4,
+      arbitrary: hostileBody(typeof request.body === 'string' ? request.body : undefined).map(
+        (body): Change =>
+          (r) => {
+            r.body = body;
+          },
+      ),
+    },
   );
   return fc.array(change, { minLength: 1, maxLength: 2 }).map((changes) => {
     const next: FuzzRequest = { ...request, headers: { ...request.headers } };
@@ -224,8 +329,5 @@ export function requestArbitrary(document: OpenApiDocument, credentials: FuzzCre
   const operations = operationArbitraries(document, credentials);
   const fixed = fc.constantFrom(...FIXED_PATHS).map((path): FuzzRequest => ({ method: 'GET', path, headers: {} }));
   const valid = fc.oneof(...operations, fixed);
-  return fc.oneof(
-    { weight: 2, arbitrary: valid },
-    { weight: 3, arbitrary: valid.chain((request) => mutate(request, credentials)) },
-  );
+  return fc.oneof({ weight: 2, arbitrary: valid }, { weight: 3, arbitrary: valid.chain((request) => mutate(request, credentials)) });
 }

@@ -30,7 +30,11 @@ export async function roundRobinProxy(targets: Record<Replica, string>) {
     for (const [name, value] of Object.entries(req.headers)) {
       if (typeof value === 'string' && !['host', 'connection', 'content-length', 'keep-alive'].includes(name)) headers[name] = value;
     }
-    const upstream = await fetch(`${targets[replica]}${req.url}`, { method: req.method, headers, body: body.length > 0 ? body : undefined });
+    const upstream = await fetch(`${targets[replica]}${req.url}`, {
+      method: req.method,
+      headers,
+      body: body.length > 0 ? body : undefined,
+    });
     const answer = Buffer.from(await upstream.arrayBuffer());
     const out: Record<string, string> = {};
     upstream.headers.forEach((value, name) => {

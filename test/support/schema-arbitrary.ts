@@ -23,7 +23,10 @@ function stringArbitrary(schema: Schema): fc.Arbitrary<string> {
       .map((s) => s.slice(0, max))
       .filter((s) => s.length >= min && new RegExp(schema.pattern).test(s));
   }
-  return fc.oneof(fc.string({ minLength: min, maxLength: max, unit: 'grapheme' }), fc.string({ minLength: min, maxLength: max, unit: 'binary' }));
+  return fc.oneof(
+    fc.string({ minLength: min, maxLength: max, unit: 'grapheme' }),
+    fc.string({ minLength: min, maxLength: max, unit: 'binary' }),
+  );
 }
 
 /**
@@ -50,10 +53,14 @@ export function schemaArbitrary(schema: Schema, root: Schema): fc.Arbitrary<unkn
     case 'string':
       return stringArbitrary(schema);
     case 'array':
-      return fc.array(schemaArbitrary(schema.items ?? {}, root), { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 4, 4) });
+      return fc.array(schemaArbitrary(schema.items ?? {}, root), {
+        minLength: schema.minItems ?? 0,
+        maxLength: Math.min(schema.maxItems ?? 4, 4),
+      });
     case 'object': {
       const properties: Record<string, Schema> = schema.properties ?? {};
-      if (Object.keys(properties).length === 0) return fc.dictionary(fc.string({ maxLength: 10 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 });
+      if (Object.keys(properties).length === 0)
+        return fc.dictionary(fc.string({ maxLength: 10 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 });
       const record: Record<string, fc.Arbitrary<unknown>> = {};
       for (const [name, property] of Object.entries(properties)) record[name] = schemaArbitrary(property, root);
       return fc.record(record, { requiredKeys: schema.required ?? [] });

@@ -17,23 +17,66 @@ const BOOLEAN_ALLOWED = new Set(['additionalProperties', 'unevaluatedProperties'
 
 /** Keywords that constrain the values a schema accepts (annotations such as `description` do not). */
 const VALIDATION_KEYWORDS = new Set([
-  'type', 'enum', 'const',
-  'multipleOf', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum',
-  'maxLength', 'minLength', 'pattern', 'format', 'contentMediaType', 'contentEncoding', 'contentSchema',
-  'maxItems', 'minItems', 'uniqueItems', 'maxContains', 'minContains',
-  'maxProperties', 'minProperties', 'required', 'dependentRequired',
-  'allOf', 'anyOf', 'oneOf', 'not',
-  'items', 'prefixItems', 'contains', 'additionalItems', 'unevaluatedItems',
-  'properties', 'patternProperties', 'additionalProperties', 'unevaluatedProperties', 'propertyNames',
-  'dependentSchemas', 'dependencies',
-  '$ref', '$dynamicRef', '$recursiveRef',
+  'type',
+  'enum',
+  'const',
+  'multipleOf',
+  'maximum',
+  'exclusiveMaximum',
+  'minimum',
+  'exclusiveMinimum',
+  'maxLength',
+  'minLength',
+  'pattern',
+  'format',
+  'contentMediaType',
+  'contentEncoding',
+  'contentSchema',
+  'maxItems',
+  'minItems',
+  'uniqueItems',
+  'maxContains',
+  'minContains',
+  'maxProperties',
+  'minProperties',
+  'required',
+  'dependentRequired',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'not',
+  'items',
+  'prefixItems',
+  'contains',
+  'additionalItems',
+  'unevaluatedItems',
+  'properties',
+  'patternProperties',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'propertyNames',
+  'dependentSchemas',
+  'dependencies',
+  '$ref',
+  '$dynamicRef',
+  '$recursiveRef',
 ]);
 
 const MAP_KEYWORDS = ['properties', 'patternProperties', 'dependentSchemas', 'dependencies', '$defs', 'definitions'];
 const ARRAY_KEYWORDS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
 const SINGLE_KEYWORDS = [
-  'items', 'contains', 'not', 'propertyNames', 'if', 'then', 'else',
-  'additionalProperties', 'unevaluatedProperties', 'additionalItems', 'unevaluatedItems', 'contentSchema',
+  'items',
+  'contains',
+  'not',
+  'propertyNames',
+  'if',
+  'then',
+  'else',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'additionalItems',
+  'unevaluatedItems',
+  'contentSchema',
 ];
 
 const join = (parent: string, key: string) => (parent === '' ? key : `${parent}.${key}`);
@@ -50,21 +93,24 @@ export function portabilityFindings(schema: unknown): PortabilityFinding[] {
     if (!isObject(node)) return;
     if (Array.isArray(node.type)) findings.push({ rule: 'type-union', path });
     if (typeof node.$ref === 'string' && !node.$ref.startsWith('#')) findings.push({ rule: 'remote-ref', path });
-    const constrains = Object.keys(node).some((key) => VALIDATION_KEYWORDS.has(key)) || ('if' in node && ('then' in node || 'else' in node));
+    const constrains =
+      Object.keys(node).some((key) => VALIDATION_KEYWORDS.has(key)) || ('if' in node && ('then' in node || 'else' in node));
     if (!constrains && keyword !== 'not') findings.push({ rule: 'untyped-schema', path });
 
     for (const key of MAP_KEYWORDS) {
       if (isObject(node[key])) for (const [name, child] of Object.entries(node[key])) visit(child, join(join(path, key), name), key);
     }
     for (const key of ARRAY_KEYWORDS) {
-      if (Array.isArray(node[key])) (node[key] as unknown[]).forEach((child, i) => {
+      if (Array.isArray(node[key]))
+        (node[key] as unknown[]).forEach((child, i) => {
           visit(child, `${join(path, key)}[${i}]`, key);
         });
     }
     for (const key of SINGLE_KEYWORDS) {
       if (!(key in node)) continue;
       const child = node[key];
-      if (Array.isArray(child)) child.forEach((item, i) => {
+      if (Array.isArray(child))
+        child.forEach((item, i) => {
           visit(item, `${join(path, key)}[${i}]`, key);
         });
       else visit(child, join(path, key), key);

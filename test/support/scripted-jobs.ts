@@ -9,7 +9,13 @@ export const SCRIPTED_FAILURE = 'This job fails on purpose.';
  * The registry with createJob's processor scripted by prompt: "fail" fails at once (not retryable) with
  * {@link SCRIPTED_FAILURE}, "hold" waits for `hold` before doing the normal work, anything else is normal.
  */
-export function scriptedJobs({ hold, operations = OPERATIONS }: { hold?: () => Promise<void>; operations?: readonly Operation[] } = {}): Operation[] {
+export function scriptedJobs({
+  hold,
+  operations = OPERATIONS,
+}: {
+  hold?: () => Promise<void>;
+  operations?: readonly Operation[];
+} = {}): Operation[] {
   return operations.map((operation) =>
     operation.operationId === 'createJob'
       ? {

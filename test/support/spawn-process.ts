@@ -15,7 +15,11 @@ export interface Spawned {
 
 /** Spawns `node <entry> <args>` from the repo root with exactly `env` (plus PATH), collecting its output. */
 export function spawnNode(entry: string, env: Record<string, string>, args: readonly string[] = []): Spawned {
-  const child = spawn(process.execPath, [path.join(ROOT, entry), ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(ROOT, entry), ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout!.on('data', (chunk) => (out += chunk));

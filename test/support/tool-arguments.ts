@@ -13,6 +13,9 @@ const ajv = addFormats(new Ajv2020({ strict: false }));
  */
 export function sampleArguments(inputSchema: Record<string, unknown>, seed = 1): Record<string, unknown> {
   const fits = ajv.compile(inputSchema);
-  const [args] = fc.sample(schemaArbitrary(inputSchema, inputSchema).filter((value) => fits(value)), { numRuns: 1, seed });
+  const [args] = fc.sample(
+    schemaArbitrary(inputSchema, inputSchema).filter((value) => fits(value)),
+    { numRuns: 1, seed },
+  );
   return args as Record<string, unknown>;
 }

@@ -58,7 +58,11 @@ export class WebhookReceiver {
 
   /** Verifies a body and headers as a receiver would; throws the package's error when they do not match. */
   verify(body: string, headers: { id: string; timestamp: string; signature: string }): unknown {
-    return new Webhook(this.secret).verify(body, { 'webhook-id': headers.id, 'webhook-timestamp': headers.timestamp, 'webhook-signature': headers.signature });
+    return new Webhook(this.secret).verify(body, {
+      'webhook-id': headers.id,
+      'webhook-timestamp': headers.timestamp,
+      'webhook-signature': headers.signature,
+    });
   }
 
   /** Requests (every attempt) whose verified payload matches. */

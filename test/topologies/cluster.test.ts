@@ -27,16 +27,24 @@ describe('built API and worker processes on a 6-node Redis Cluster (ACL user, RE
 
   commonFlows(() => deployment);
 
-  failoverFlow('the primary holding the job queue’s slot', () => deployment, () => ({
-    kill: async () => {
-      const owner = await cluster.primaryForKey(QUEUE_TAG);
-      const slot = Number(await redisCommand(owner.port, cluster.access, ['CLUSTER', 'KEYSLOT', QUEUE_TAG]));
-      expect(Number(await redisCommand(owner.port, cluster.access, ['CLUSTER', 'COUNTKEYSINSLOT', slot])), 'queue keys on the victim').to.be.greaterThan(0);
-      killedPort = owner.port;
-      return { port: owner.port, killedAt: await cluster.killNode(owner.port) };
-    },
-    waitForPromotion: () => cluster.waitForPromotion(killedPort!),
-    restore: () => cluster.restartNode(killedPort!),
-    recordedCompletions: async () => recordedCompletions((await cluster.primaryForKey(QUEUE_TAG)).port, cluster.access, queueEventsKey(PREFIX, true)),
-  }));
+  failoverFlow(
+    'the primary holding the job queue’s slot',
+    () => deployment,
+    () => ({
+      kill: async () => {
+        const owner = await cluster.primaryForKey(QUEUE_TAG);
+        const slot = Number(await redisCommand(owner.port, cluster.access, ['CLUSTER', 'KEYSLOT', QUEUE_TAG]));
+        expect(
+          Number(await redisCommand(owner.port, cluster.access, ['CLUSTER', 'COUNTKEYSINSLOT', slot])),
+          'queue keys on the victim',
+        ).to.be.greaterThan(0);
+        killedPort = owner.port;
+        return { port: owner.port, killedAt: await cluster.killNode(owner.port) };
+      },
+      waitForPromotion: () => cluster.waitForPromotion(killedPort!),
+      restore: () => cluster.restartNode(killedPort!),
+      recordedCompletions: async () =>
+        recordedCompletions((await cluster.primaryForKey(QUEUE_TAG)).port, cluster.access, queueEventsKey(PREFIX, true)),
+    }),
+  );
 });

@@ -12,7 +12,11 @@ describe('built API and worker processes on a Sentinel set (ACL user, sentinel p
   let deployment: Deployment;
 
   before(async () => {
-    set = await startRedisSentinelSet({ username: 'connector', password: 'sentinel-data-password', sentinelPassword: 'sentinel-test-password' });
+    set = await startRedisSentinelSet({
+      username: 'connector',
+      password: 'sentinel-data-password',
+      sentinelPassword: 'sentinel-test-password',
+    });
     deployment = await startDeployment(deploymentEnv(sentinelVars(set), PREFIX, { REDIS_MIN_REPLICAS: '1' }));
   });
   after(async () => {
@@ -22,10 +26,14 @@ describe('built API and worker processes on a Sentinel set (ACL user, sentinel p
 
   commonFlows(() => deployment);
 
-  failoverFlow('the Sentinel primary', () => deployment, () => ({
-    kill: () => set.killPrimary(),
-    waitForPromotion: () => set.waitForPromotion(),
-    restore: () => set.restartKilled(),
-    recordedCompletions: async () => recordedCompletions(await set.primaryPort(), set.access, queueEventsKey(PREFIX, false)),
-  }));
+  failoverFlow(
+    'the Sentinel primary',
+    () => deployment,
+    () => ({
+      kill: () => set.killPrimary(),
+      waitForPromotion: () => set.waitForPromotion(),
+      restore: () => set.restartKilled(),
+      recordedCompletions: async () => recordedCompletions(await set.primaryPort(), set.access, queueEventsKey(PREFIX, false)),
+    }),
+  );
 });

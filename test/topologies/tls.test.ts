@@ -1,6 +1,13 @@
 import { expect } from 'chai';
 import { newKey, newSubject } from '../support/harness';
-import { startRedisCluster, startRedisSentinelSet, startTlsRedis, type TestRedisCluster, type TestRedisSentinelSet, type TestTlsRedis } from '../../testkit/redis-topologies';
+import {
+  startRedisCluster,
+  startRedisSentinelSet,
+  startTlsRedis,
+  type TestRedisCluster,
+  type TestRedisSentinelSet,
+  type TestTlsRedis,
+} from '../../testkit/redis-topologies';
 import { pollJob } from '../redis/support/processes';
 import { commonFlows } from './support/common-flows';
 import { clusterVars, deploymentEnv, sentinelVars, startDeployment, tlsNodeVars, usageOf, type Deployment } from './support/deployment';
@@ -36,7 +43,11 @@ describe('REDIS_TLS=true with REDIS_TLS_CA_FILE on a Cluster and a Sentinel set 
   /** Links on one API, submits a job on the other, and sees it succeed, charged once. */
   async function jobRoundTrip(dep: Deployment): Promise<void> {
     const { token } = await dep.a.link(newSubject());
-    const created = await dep.b.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'over TLS' } }, headers: { 'idempotency-key': newKey() } });
+    const created = await dep.b.call('POST', '/v1/jobs', {
+      token,
+      body: { input: { prompt: 'over TLS' } },
+      headers: { 'idempotency-key': newKey() },
+    });
     expect(created.status, created.text).to.equal(202);
     expect((await pollJob(dep.a, token, created.body.id, (job) => job.status === 'succeeded')).result).to.include({ summary: 'over TLS' });
     expect(await usageOf(dep.b, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
@@ -50,7 +61,12 @@ describe('REDIS_TLS=true with REDIS_TLS_CA_FILE on a Cluster and a Sentinel set 
   });
 
   it('on a TLS Sentinel set (sentinels too) with an ACL user and a sentinel password: the same round trip', async () => {
-    set = await startRedisSentinelSet({ username: 'connector', password: 'tls-sentinel-password', sentinelPassword: 'tls-sentinel-secret', tls: true });
+    set = await startRedisSentinelSet({
+      username: 'connector',
+      password: 'tls-sentinel-password',
+      sentinelPassword: 'tls-sentinel-secret',
+      tls: true,
+    });
     deployment = await startDeployment(deploymentEnv(sentinelVars(set), 'topo-tls-sentinel:'));
     expect(deployment.env).to.include({ REDIS_TLS: 'true', REDIS_TLS_CA_FILE: set.caFile });
     await jobRoundTrip(deployment);

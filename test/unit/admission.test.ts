@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { admission } from '../../api/admission/admission';
 import { failureBudget } from '../../api/admission/failure-budget';
 import type { TokenService } from '../../shared/domain/connections/token-service';
-import { RateLimitedError } from '../../shared/platform/errors/rate-limited-error';
+import type { RateLimitedError } from '../../shared/platform/errors/rate-limited-error';
 import { UnauthorizedError } from '../../shared/platform/errors/unauthorized-error';
 import { MemoryRateLimitStore } from '../../shared/adapters/memory/memory-rate-limit-store';
 import { Metrics } from '../../shared/platform/metrics/metrics';
@@ -37,7 +37,9 @@ describe('the failed-authentication budget (unit)', () => {
     expect(await counted(metrics, 'invalid')).to.equal(2);
     expect(await counted(metrics, 'too_many_failures')).to.equal(1);
     const other = exchange('10.9.0.2');
-    expect(await budget.refuse(other.req, other.res, new UnauthorizedError('bad_link_secret', 'link-secret'))).to.be.instanceOf(UnauthorizedError);
+    expect(await budget.refuse(other.req, other.res, new UnauthorizedError('bad_link_secret', 'link-secret'))).to.be.instanceOf(
+      UnauthorizedError,
+    );
   });
 
   it('a counted failure announces the auth-failures policy and what is left of it', async () => {

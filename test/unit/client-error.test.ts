@@ -22,7 +22,11 @@ function emit(code: string, options: { rawPacket?: Buffer; midResponse?: boolean
   const server = createServer();
   answerClientErrors(server);
   const socket = fakeSocket(options);
-  server.emit('clientError', Object.assign(new Error(`parser said: ${code} near 'secret-bytes'`), { code, rawPacket: options.rawPacket }), socket);
+  server.emit(
+    'clientError',
+    Object.assign(new Error(`parser said: ${code} near 'secret-bytes'`), { code, rawPacket: options.rawPacket }),
+    socket,
+  );
   return socket;
 }
 

@@ -3,7 +3,12 @@ import { loadConfig } from '../../shared/platform/config/config';
 import { ConfigError } from '../../shared/platform/errors/config-error';
 import { BASE_ENV } from '../support/harness';
 
-const REQUIRED = { CONNECTOR_SECRET: BASE_ENV.CONNECTOR_SECRET, PUBLIC_URL: BASE_ENV.PUBLIC_URL, DASHBOARD_URL: BASE_ENV.DASHBOARD_URL, LINK_SECRET: BASE_ENV.LINK_SECRET };
+const REQUIRED = {
+  CONNECTOR_SECRET: BASE_ENV.CONNECTOR_SECRET,
+  PUBLIC_URL: BASE_ENV.PUBLIC_URL,
+  DASHBOARD_URL: BASE_ENV.DASHBOARD_URL,
+  LINK_SECRET: BASE_ENV.LINK_SECRET,
+};
 
 function problemsOf(env: Record<string, string | undefined>, role: 'api' | 'worker' = 'api'): string[] {
   try {
@@ -18,7 +23,17 @@ function problemsOf(env: Record<string, string | undefined>, role: 'api' | 'work
 describe('configuration rules', () => {
   it('the four required variables with valid values load, with the documented defaults', () => {
     const config = loadConfig(REQUIRED, 'api');
-    expect(config).to.include({ port: 8787, metricsPort: 9464, redis: undefined, jobQueueShards: 1, redisMinReplicas: 0, redisWaitMs: 500, idempotencyTtlSeconds: 86_400, trustProxy: 0, placeholderJobMs: 2000 });
+    expect(config).to.include({
+      port: 8787,
+      metricsPort: 9464,
+      redis: undefined,
+      jobQueueShards: 1,
+      redisMinReplicas: 0,
+      redisWaitMs: 500,
+      idempotencyTtlSeconds: 86_400,
+      trustProxy: 0,
+      placeholderJobMs: 2000,
+    });
     expect(loadConfig({ ...REQUIRED, REDIS_URL: 'redis://127.0.0.1:6379' }, 'worker').metricsPort).to.equal(9465);
   });
 
@@ -47,10 +62,26 @@ describe('configuration rules', () => {
   });
 
   it('PUBLIC_URL accepts https anywhere and http only on exactly localhost, 127.0.0.1 or [::1]', () => {
-    for (const ok of ['https://connector.example.com', 'https://a.example.com/base', 'http://localhost:8787', 'http://127.0.0.1:8787', 'http://[::1]:8787']) {
+    for (const ok of [
+      'https://connector.example.com',
+      'https://a.example.com/base',
+      'http://localhost:8787',
+      'http://127.0.0.1:8787',
+      'http://[::1]:8787',
+    ]) {
       expect(problemsOf({ ...REQUIRED, PUBLIC_URL: ok }), ok).to.deep.equal([]);
     }
-    for (const bad of ['http://example.com', 'http://localhost.evil.com', 'http://127.0.0.1.nip.io', 'http://10.0.0.1', 'ftp://localhost', 'localhost:8787', '/relative', 'https://user:pw@example.com', 'https://example.com/?q=1']) {
+    for (const bad of [
+      'http://example.com',
+      'http://localhost.evil.com',
+      'http://127.0.0.1.nip.io',
+      'http://10.0.0.1',
+      'ftp://localhost',
+      'localhost:8787',
+      '/relative',
+      'https://user:pw@example.com',
+      'https://example.com/?q=1',
+    ]) {
       expect(problemsOf({ ...REQUIRED, PUBLIC_URL: bad }), bad).to.deep.equal(['PUBLIC_URL']);
     }
   });
@@ -84,15 +115,25 @@ describe('configuration rules', () => {
     expect(problemsOf({ ...REQUIRED, LOG_LEVEL: 'loud' })).to.deep.equal(['LOG_LEVEL']);
   });
 
-  it('CONSENT_URL takes https, or plain http on an exact loopback host (a dashboard on the developer\'s machine)', () => {
-    expect(loadConfig({ ...REQUIRED, CONSENT_URL: 'http://localhost:3000/connect' }, 'api').oauth).to.include({ consentUrl: 'http://localhost:3000/connect', consentUrlSet: true });
-    expect(loadConfig({ ...REQUIRED, CONSENT_URL: 'http://127.0.0.1:3000/connect' }, 'api').oauth.consentUrl).to.equal('http://127.0.0.1:3000/connect');
-    expect(loadConfig({ ...REQUIRED, CONSENT_URL: 'https://dashboard.example.com/connect' }, 'api').oauth.consentUrl).to.equal('https://dashboard.example.com/connect');
+  it("CONSENT_URL takes https, or plain http on an exact loopback host (a dashboard on the developer's machine)", () => {
+    expect(loadConfig({ ...REQUIRED, CONSENT_URL: 'http://localhost:3000/connect' }, 'api').oauth).to.include({
+      consentUrl: 'http://localhost:3000/connect',
+      consentUrlSet: true,
+    });
+    expect(loadConfig({ ...REQUIRED, CONSENT_URL: 'http://127.0.0.1:3000/connect' }, 'api').oauth.consentUrl).to.equal(
+      'http://127.0.0.1:3000/connect',
+    );
+    expect(loadConfig({ ...REQUIRED, CONSENT_URL: 'https://dashboard.example.com/connect' }, 'api').oauth.consentUrl).to.equal(
+      'https://dashboard.example.com/connect',
+    );
   });
 
   it('without CONSENT_URL the consent screen is <DASHBOARD_URL>/connect, whatever PUBLIC_URL is: no variable selects the dev page', () => {
     for (const publicUrl of [BASE_ENV.PUBLIC_URL, 'http://127.0.0.1:8787', 'https://connector.example.com']) {
-      expect(loadConfig({ ...REQUIRED, PUBLIC_URL: publicUrl }, 'api').oauth, publicUrl).to.include({ consentUrl: `${BASE_ENV.DASHBOARD_URL}/connect`, consentUrlSet: false });
+      expect(loadConfig({ ...REQUIRED, PUBLIC_URL: publicUrl }, 'api').oauth, publicUrl).to.include({
+        consentUrl: `${BASE_ENV.DASHBOARD_URL}/connect`,
+        consentUrlSet: false,
+      });
     }
   });
 
@@ -111,7 +152,9 @@ describe('configuration rules', () => {
     expect(hostFor({ HOST: '0.0.0.0' })).to.equal('0.0.0.0');
     expect(hostFor({ HOST: '::' })).to.equal(undefined);
     expect(hostFor({ HOST: '::1', PUBLIC_URL: 'https://connector.example.com' })).to.equal('::1');
-    expect(loadConfig({ ...REQUIRED, HOST: '10.0.0.5', REDIS_URL: 'redis://127.0.0.1:6379' }, 'worker').host, 'the worker too').to.equal('10.0.0.5');
+    expect(loadConfig({ ...REQUIRED, HOST: '10.0.0.5', REDIS_URL: 'redis://127.0.0.1:6379' }, 'worker').host, 'the worker too').to.equal(
+      '10.0.0.5',
+    );
     for (const bad of ['localhost', 'example.com', '0.0.0.0:8787', '[::1]', '256.0.0.1']) {
       expect(problemsOf({ ...REQUIRED, HOST: bad }), bad).to.deep.equal(['HOST']);
     }
@@ -120,12 +163,16 @@ describe('configuration rules', () => {
   it('invalid OAuth variables are refused by name like the others, not with a crash', () => {
     expect(problemsOf({ ...REQUIRED, CONSENT_URL: 'http://consent.example.com' })).to.deep.equal(['CONSENT_URL']);
     expect(problemsOf({ ...REQUIRED, CONSENT_URL: 'http://localhost.example.com/connect' })).to.deep.equal(['CONSENT_URL']);
-    expect(problemsOf({ ...REQUIRED, OAUTH_ACCESS_TOKEN_TTL_SECONDS: '5', OAUTH_CLIENTS: 'not json' })).to.have.members(['OAUTH_ACCESS_TOKEN_TTL_SECONDS', 'OAUTH_CLIENTS']);
+    expect(problemsOf({ ...REQUIRED, OAUTH_ACCESS_TOKEN_TTL_SECONDS: '5', OAUTH_CLIENTS: 'not json' })).to.have.members([
+      'OAUTH_ACCESS_TOKEN_TTL_SECONDS',
+      'OAUTH_CLIENTS',
+    ]);
   });
 
   it('OAUTH_UNUSED_CLIENT_TTL_SECONDS defaults to a day and is refused outside 1 s to 30 days', () => {
     expect(loadConfig(REQUIRED, 'api').oauth.unusedClientTtlSeconds).to.equal(86_400);
     expect(loadConfig({ ...REQUIRED, OAUTH_UNUSED_CLIENT_TTL_SECONDS: '2592000' }, 'api').oauth.unusedClientTtlSeconds).to.equal(2_592_000);
-    for (const value of ['0', '2592001', '1.5', 'a day']) expect(problemsOf({ ...REQUIRED, OAUTH_UNUSED_CLIENT_TTL_SECONDS: value }), value).to.deep.equal(['OAUTH_UNUSED_CLIENT_TTL_SECONDS']);
+    for (const value of ['0', '2592001', '1.5', 'a day'])
+      expect(problemsOf({ ...REQUIRED, OAUTH_UNUSED_CLIENT_TTL_SECONDS: value }), value).to.deep.equal(['OAUTH_UNUSED_CLIENT_TTL_SECONDS']);
   });
 });

@@ -25,7 +25,10 @@ function walk(connections: Connection[], limit: number, includeRevoked = false):
 
 describe('a page of connections (pageConnections)', () => {
   it('orders newest first, connections of the same second by id, and shows each as the dashboard sees it', () => {
-    const page = pageConnections([conn('b', T), conn('a', T + 5), conn('c', T), conn('d', T - 9, { client: { id: 'cl', name: 'App' }, lastUsedAt: T })], { includeRevoked: false, limit: 25 });
+    const page = pageConnections(
+      [conn('b', T), conn('a', T + 5), conn('c', T), conn('d', T - 9, { client: { id: 'cl', name: 'App' }, lastUsedAt: T })],
+      { includeRevoked: false, limit: 25 },
+    );
     expect(page.items.map((c) => c.connection_id)).to.deep.equal(['conn_a', 'conn_c', 'conn_b', 'conn_d']);
     expect(page.next_cursor).to.equal(null);
     expect(page.items[3]).to.deep.equal({
@@ -48,10 +51,13 @@ describe('a page of connections (pageConnections)', () => {
   });
 
   it('any set of connections, walked page by page at any limit, shows each exactly once in the order of one page', () => {
-    const connections = fc.uniqueArray(fc.record({ id: fc.stringMatching(/^[A-Za-z0-9_-]{1,8}$/), at: fc.integer({ min: 0, max: 5 }), revoked: fc.boolean() }), {
-      selector: (c) => c.id,
-      maxLength: 40,
-    });
+    const connections = fc.uniqueArray(
+      fc.record({ id: fc.stringMatching(/^[A-Za-z0-9_-]{1,8}$/), at: fc.integer({ min: 0, max: 5 }), revoked: fc.boolean() }),
+      {
+        selector: (c) => c.id,
+        maxLength: 40,
+      },
+    );
     fc.assert(
       fc.property(connections, fc.integer({ min: 1, max: 7 }), fc.boolean(), (made, limit, includeRevoked) => {
         const stored = made.map((c) => conn(c.id, T + c.at, { revoked: c.revoked }));
@@ -66,7 +72,10 @@ describe('a page of connections (pageConnections)', () => {
   });
 
   it('a connection made or gone between two pages moves no other connection across the cut', () => {
-    const first = pageConnections([conn('a', T + 3), conn('b', T + 2), conn('c', T + 1), conn('d', T)], { includeRevoked: false, limit: 2 });
+    const first = pageConnections([conn('a', T + 3), conn('b', T + 2), conn('c', T + 1), conn('d', T)], {
+      includeRevoked: false,
+      limit: 2,
+    });
     expect(first.items.map((c) => c.connection_id)).to.deep.equal(['conn_a', 'conn_b']);
     const meanwhile = [conn('new', T + 9), conn('a', T + 3), conn('c', T + 1), conn('d', T)];
     const second = pageConnections(meanwhile, { includeRevoked: false, limit: 2, cursor: first.next_cursor! });
@@ -76,9 +85,10 @@ describe('a page of connections (pageConnections)', () => {
 
   it('refuses a cursor of another list, or one not issued at all, with a 400 on the cursor', () => {
     for (const cursor of [encodeCursor(5), 'not-a-cursor', Buffer.from('t1.5.bad id').toString('base64url')]) {
-      expect(() => pageConnections([], { includeRevoked: false, limit: 5, cursor }), cursor).to.throw(ValidationError).with.property('errors').that.deep.equals([
-        { path: '/query/cursor', message: 'is not a cursor this service issued' },
-      ]);
+      expect(() => pageConnections([], { includeRevoked: false, limit: 5, cursor }), cursor)
+        .to.throw(ValidationError)
+        .with.property('errors')
+        .that.deep.equals([{ path: '/query/cursor', message: 'is not a cursor this service issued' }]);
     }
   });
 });

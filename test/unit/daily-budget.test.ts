@@ -30,7 +30,15 @@ describe('DailyBudget', () => {
 describe('MemoryLedgerStore daily limit', () => {
   let n = 0;
   const claim = (overrides: Partial<ClaimRequest>): ClaimRequest => ({
-    subject: 's', key: `k${++n}`, fingerprint: 'fp', jobId: `job_${n}`, operation: 'createJob', cost: 1, ttlSeconds: 60, day: '2026-11-22', ...overrides,
+    subject: 's',
+    key: `k${++n}`,
+    fingerprint: 'fp',
+    jobId: `job_${n}`,
+    operation: 'createJob',
+    cost: 1,
+    ttlSeconds: 60,
+    day: '2026-11-22',
+    ...overrides,
   });
 
   it('20 concurrent claims under a limit of 3 give exactly 3 created; a replay over the limit is still replayed', async () => {

@@ -26,22 +26,32 @@ function rule(document: Record<string, any>, id: string): CheckResult {
 }
 
 /** The first operation of the document that fits `fits`: a rule test breaks it, whichever operation it is. */
-function find(document: Record<string, any>, what: string, fits: (op: DocumentOperation) => boolean = () => true): DocumentOperation & { label: string } {
+function find(
+  document: Record<string, any>,
+  what: string,
+  fits: (op: DocumentOperation) => boolean = () => true,
+): DocumentOperation & { label: string } {
   const found = documentOperations(document).find(fits);
   expect(found, `the document has ${what}`).to.not.equal(undefined);
   return { ...found!, label: label(found!) };
 }
 
 /** A custom header parameter (one an Actions client does not send by itself). */
-const customHeader = (parameter: Record<string, any>) => parameter.in === 'header' && !['authorization', 'content-type', 'accept'].includes(String(parameter.name).toLowerCase());
+const customHeader = (parameter: Record<string, any>) =>
+  parameter.in === 'header' && !['authorization', 'content-type', 'accept'].includes(String(parameter.name).toLowerCase());
 
 /** The rules, applied to the document of one registry; every target is found by what it is, none by name. */
 function gptActionsRuleTests(operations: readonly Operation[]): void {
   it('pass on the document the registry generates', () => {
     const results = gptActionsRules(published(operations));
     expect(results.map((r) => r.id)).to.deep.equal([
-      'actions.operation-id', 'actions.description-length', 'actions.parameter-description-length', 'actions.operation-count',
-      'actions.security', 'actions.custom-headers', 'actions.response-size',
+      'actions.operation-id',
+      'actions.description-length',
+      'actions.parameter-description-length',
+      'actions.operation-count',
+      'actions.security',
+      'actions.custom-headers',
+      'actions.response-size',
     ]);
     expect(results.filter((r) => r.status !== 'PASS')).to.deep.equal([]);
   });
@@ -52,7 +62,10 @@ function gptActionsRuleTests(operations: readonly Operation[]): void {
     target.operation.description = 'y'.repeat(300);
     expect(rule(document, 'actions.description-length').status).to.equal('PASS');
     target.operation.description = 'y'.repeat(301);
-    expect(rule(document, 'actions.description-length')).to.deep.include({ status: 'FAIL', message: `${target.label}: description is 301 characters (max 300)` });
+    expect(rule(document, 'actions.description-length')).to.deep.include({
+      status: 'FAIL',
+      message: `${target.label}: description is 301 characters (max 300)`,
+    });
   });
 
   it('a summary over 300 characters or a missing description fails', () => {
@@ -72,7 +85,8 @@ function gptActionsRuleTests(operations: readonly Operation[]): void {
     const [parameter] = target.operation.parameters;
     parameter.description = 'p'.repeat(701);
     expect(rule(document, 'actions.parameter-description-length')).to.deep.include({
-      status: 'FAIL', message: `${target.label}: parameter ${parameter.name} description is 701 characters (max 700)`,
+      status: 'FAIL',
+      message: `${target.label}: parameter ${parameter.name} description is 701 characters (max 700)`,
     });
   });
 
@@ -84,7 +98,10 @@ function gptActionsRuleTests(operations: readonly Operation[]): void {
     }
     expect(rule(document, 'actions.operation-count').status).to.equal('PASS');
     document.paths['/v1/one-more'] = { get: { ...template, operationId: 'oneMore' } };
-    expect(rule(document, 'actions.operation-count')).to.deep.include({ status: 'FAIL', message: '31 operations; a GPT action imports at most 30' });
+    expect(rule(document, 'actions.operation-count')).to.deep.include({
+      status: 'FAIL',
+      message: '31 operations; a GPT action imports at most 30',
+    });
   });
 
   it('a missing, malformed or duplicated operationId fails', () => {
@@ -96,7 +113,10 @@ function gptActionsRuleTests(operations: readonly Operation[]): void {
     document.paths['/v1/same-id'] = { get: { ...template } };
     const { status, message } = rule(document, 'actions.operation-id');
     expect(status).to.equal('FAIL');
-    expect(message).to.include('GET /v1/no-id has no operationId').and.include('"bad id" must match').and.include(`"${template.operationId}" is used twice`);
+    expect(message)
+      .to.include('GET /v1/no-id has no operationId')
+      .and.include('"bad id" must match')
+      .and.include(`"${template.operationId}" is used twice`);
   });
 
   it('an operation without security, or with an undefined scheme, fails; document-wide security only warns', () => {
@@ -113,7 +133,9 @@ function gptActionsRuleTests(operations: readonly Operation[]): void {
 
   it('a required custom header fails; an optional one passes only with a body field of the same name', () => {
     const document = published(operations);
-    const target = find(document, 'an operation with an optional custom header', (op) => (op.operation.parameters ?? []).some(customHeader));
+    const target = find(document, 'an operation with an optional custom header', (op) =>
+      (op.operation.parameters ?? []).some(customHeader),
+    );
     const header = target.operation.parameters.find(customHeader);
     expect(header.required).to.not.equal(true);
     expect(rule(document, 'actions.custom-headers').status).to.equal('PASS');
@@ -122,10 +144,13 @@ function gptActionsRuleTests(operations: readonly Operation[]): void {
     expect(body.properties).to.have.property(field);
     delete body.properties[field];
     expect(rule(document, 'actions.custom-headers')).to.deep.include({
-      status: 'FAIL', message: `${target.label}: header ${header.name} has no request-body field (${field}) for clients that cannot send headers`,
+      status: 'FAIL',
+      message: `${target.label}: header ${header.name} has no request-body field (${field}) for clients that cannot send headers`,
     });
     header.required = true;
-    expect(rule(document, 'actions.custom-headers').message).to.equal(`${target.label} requires header ${header.name}, which an Actions client cannot send`);
+    expect(rule(document, 'actions.custom-headers').message).to.equal(
+      `${target.label} requires header ${header.name}, which an Actions client cannot send`,
+    );
   });
 
   it('a list response with no bound on its size warns', () => {
@@ -134,7 +159,8 @@ function gptActionsRuleTests(operations: readonly Operation[]): void {
     const target = find(document, 'a list operation with a limit parameter', (op) => typeof limitOf(op)?.schema?.maximum === 'number');
     delete limitOf(target).schema.maximum;
     expect(rule(document, 'actions.response-size')).to.deep.include({
-      status: 'WARN', message: `${target.label} answers a list with neither maxItems nor a limit parameter with a maximum`,
+      status: 'WARN',
+      message: `${target.label} answers a list with neither maxItems nor a limit parameter with a maximum`,
     });
   });
 }
@@ -147,7 +173,9 @@ for (const registry of REGISTRIES) {
       const operations = publishedOperations(registry.operations);
       const names = operations.map((o) => toolName(o.operationId));
       for (const [i, name] of names.entries()) {
-        expect(name, operations[i].operationId).to.match(/^[a-z0-9_]+$/).and.have.length.within(1, MAX_TOOL_NAME);
+        expect(name, operations[i].operationId)
+          .to.match(/^[a-z0-9_]+$/)
+          .and.have.length.within(1, MAX_TOOL_NAME);
         expect(name.replace(/_/g, ''), operations[i].operationId).to.equal(operations[i].operationId.toLowerCase().replace(/[_-]/g, ''));
       }
       expect(new Set(names).size).to.equal(names.length);
@@ -173,13 +201,19 @@ describe('doctor: published URLs reached from inside a cluster (Target.reachable
   const target = new Target('http://api.ns.svc:80/connector', 'https://host.example.com/connector/', 1000);
 
   it('keeps a URL under PUBLIC_URL under the base URL', () => {
-    expect(target.reachable('https://host.example.com/connector/oauth/authorize')).to.equal('http://api.ns.svc:80/connector/oauth/authorize');
+    expect(target.reachable('https://host.example.com/connector/oauth/authorize')).to.equal(
+      'http://api.ns.svc:80/connector/oauth/authorize',
+    );
     expect(target.reachable('https://host.example.com/connector')).to.equal('http://api.ns.svc:80/connector');
   });
 
   it('moves a URL elsewhere on the public origin (well-known documents) to the base origin, query kept', () => {
-    expect(target.reachable('https://host.example.com/.well-known/oauth-authorization-server/connector?x=1')).to.equal('http://api.ns.svc/.well-known/oauth-authorization-server/connector?x=1');
-    expect(target.reachable('https://host.example.com/connectorx/a'), 'only a whole path segment is under PUBLIC_URL').to.equal('http://api.ns.svc/connectorx/a');
+    expect(target.reachable('https://host.example.com/.well-known/oauth-authorization-server/connector?x=1')).to.equal(
+      'http://api.ns.svc/.well-known/oauth-authorization-server/connector?x=1',
+    );
+    expect(target.reachable('https://host.example.com/connectorx/a'), 'only a whole path segment is under PUBLIC_URL').to.equal(
+      'http://api.ns.svc/connectorx/a',
+    );
   });
 
   it('leaves a URL on another origin alone', () => {
@@ -194,7 +228,9 @@ describe('doctor: command line (pure)', () => {
     });
     const fromEnv = parseDoctorArgs(['http://svc:80'], { [ENV_PUBLIC_URL]: 'https://public.example.com' });
     expect(fromEnv).to.have.nested.property('options.publicUrl', 'https://public.example.com');
-    const flag = parseDoctorArgs(['http://svc:80', '--public-url', 'https://flag.example.com'], { [ENV_PUBLIC_URL]: 'https://public.example.com' });
+    const flag = parseDoctorArgs(['http://svc:80', '--public-url', 'https://flag.example.com'], {
+      [ENV_PUBLIC_URL]: 'https://public.example.com',
+    });
     expect(flag).to.have.nested.property('options.publicUrl', 'https://flag.example.com');
   });
 
@@ -202,18 +238,32 @@ describe('doctor: command line (pure)', () => {
     expect(parseDoctorArgs(['https://a.example.com', '--json', '--timeout-ms', '500'], { [ENV_LINK_SECRET]: 's3' })).to.deep.equal({
       options: { url: 'https://a.example.com', publicUrl: 'https://a.example.com', linkSecret: 's3', json: true, timeoutMs: 500 },
     });
-    expect(parseDoctorArgs(['https://a.example.com', '--link-secret', 'flag'], { [ENV_LINK_SECRET]: 'env' })).to.have.nested.property('options.linkSecret', 'flag');
+    expect(parseDoctorArgs(['https://a.example.com', '--link-secret', 'flag'], { [ENV_LINK_SECRET]: 'env' })).to.have.nested.property(
+      'options.linkSecret',
+      'flag',
+    );
   });
 
   it('refuses a missing, relative or non-http URL, an unknown flag and a bad timeout', () => {
-    for (const argv of [[], ['a', 'b'], ['/relative'], ['ftp://x.example.com'], ['https://a.example.com', '--nope'], ['https://a.example.com', '--timeout-ms', '0']]) {
+    for (const argv of [
+      [],
+      ['a', 'b'],
+      ['/relative'],
+      ['ftp://x.example.com'],
+      ['https://a.example.com', '--nope'],
+      ['https://a.example.com', '--timeout-ms', '0'],
+    ]) {
       expect(parseDoctorArgs(argv, {}), argv.join(' ')).to.have.property('error');
     }
-    expect(parseDoctorArgs(['https://a.example.com', '--public-url', 'nope'], {})).to.have.property('error').that.includes('public URL');
+    expect(parseDoctorArgs(['https://a.example.com', '--public-url', 'nope'], {}))
+      .to.have.property('error')
+      .that.includes('public URL');
   });
 
   it('answers --help with the usage', () => {
-    expect(parseDoctorArgs(['--help'], {})).to.have.property('help').that.match(/^Usage: connector-doctor <URL>/);
+    expect(parseDoctorArgs(['--help'], {}))
+      .to.have.property('help')
+      .that.match(/^Usage: connector-doctor <URL>/);
   });
 });
 
@@ -238,7 +288,11 @@ describe('doctor: report (pure)', () => {
 
   it('prints the same results as JSON', () => {
     expect(JSON.parse(formatJson(results, 'http://svc', 'https://x.example.com'))).to.deep.equal({
-      url: 'http://svc', public_url: 'https://x.example.com', ok: false, summary: { pass: 1, warn: 1, fail: 1 }, results,
+      url: 'http://svc',
+      public_url: 'https://x.example.com',
+      ok: false,
+      summary: { pass: 1, warn: 1, fail: 1 },
+      results,
     });
   });
 });

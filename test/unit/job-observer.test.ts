@@ -78,8 +78,15 @@ describe('the job observer', () => {
     const { metrics, logger, lines } = setup();
     const observe = jobObserver(metrics, logger);
     const record = (status: JobRecord['status'], attempts: number, extra: Partial<JobRecord> = {}) => ({
-      id: 'm1', operation: 'op', status, attempts, error: null,
-      created_at: '2026-01-01T00:00:00.000Z', started_at: '2026-01-01T00:00:02.000Z', finished_at: null, ...extra,
+      id: 'm1',
+      operation: 'op',
+      status,
+      attempts,
+      error: null,
+      created_at: '2026-01-01T00:00:00.000Z',
+      started_at: '2026-01-01T00:00:02.000Z',
+      finished_at: null,
+      ...extra,
     });
     observe(record('running', 1));
     observe(record('queued', 1));

@@ -24,7 +24,13 @@ describe('job submission (JobService on the memory stores)', () => {
 
   beforeEach(() => {
     ledger = new MemoryLedgerStore();
-    queue = new CountingQueue({ processors: new Map([['createJob', () => new Promise(() => undefined)]]), concurrency: 1, attempts: 1, backoffMs: 0, retentionMs: 60_000 });
+    queue = new CountingQueue({
+      processors: new Map([['createJob', () => new Promise(() => undefined)]]),
+      concurrency: 1,
+      attempts: 1,
+      backoffMs: 0,
+      retentionMs: 60_000,
+    });
     jobs = new JobService(ledger, queue, new StoredJobIdKey(new MemoryJobIdKeyStore(), deriveKeys('s'.repeat(32)).jobIdKey), 60);
   });
 
@@ -39,7 +45,17 @@ describe('job submission (JobService on the memory stores)', () => {
   it('a replay whose job is missing (charged, then died before enqueueing) enqueues it once and charges nothing more', async () => {
     const jobId = await jobs.jobIdFor(submission.subject, submission.idempotencyKey);
     // The first attempt: the claim charged, and the process died before it enqueued.
-    const claimed = (await ledger.claim({ subject: 'alice', key: 'key-1', fingerprint: fingerprint('createJob', submission.input), jobId, operation: 'createJob', cost: 1, ttlSeconds: 60 })).outcome;
+    const claimed = (
+      await ledger.claim({
+        subject: 'alice',
+        key: 'key-1',
+        fingerprint: fingerprint('createJob', submission.input),
+        jobId,
+        operation: 'createJob',
+        cost: 1,
+        ttlSeconds: 60,
+      })
+    ).outcome;
     expect(claimed).to.equal('created');
     expect(await queue.get(jobId)).to.equal(undefined);
 

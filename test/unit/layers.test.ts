@@ -60,7 +60,9 @@ describe('the layers of shared/', () => {
   it('the worker loads processors, never the REST contract (routes, handlers, descriptions) nor api/', () => {
     const loaded = [...importClosure(path.join(ROOT, 'worker', 'main.ts'))].map((file) => path.relative(ROOT, file));
     expect(loaded, 'worker closure').to.include(path.join('shared', 'domain', 'processors', 'paid-jobs.ts'));
-    expect(loaded.filter((file) => file.startsWith(path.join('shared', 'contract') + path.sep) || file.startsWith(`api${path.sep}`))).to.deep.equal([]);
+    expect(
+      loaded.filter((file) => file.startsWith(path.join('shared', 'contract') + path.sep) || file.startsWith(`api${path.sep}`)),
+    ).to.deep.equal([]);
   });
 });
 

@@ -115,7 +115,10 @@ describe('MCP error reports in the log (mcpErrorLog)', () => {
       report('about to throw');
       throw new Error('handler threw');
     });
-    const thrown = await send(handler, 'throw', 'req-throw').then(() => undefined, (error: Error) => error);
+    const thrown = await send(handler, 'throw', 'req-throw').then(
+      () => undefined,
+      (error: Error) => error,
+    );
     expect(thrown?.message).to.equal('handler threw');
     expect(lines(capture).map((line) => [line.level, line.status, line.err?.message])).to.deep.equal([[50, 500, 'about to throw']]);
   });

@@ -22,10 +22,15 @@ describe('MCP tool definitions from the registry', () => {
   });
 
   it('inlines component references so a schema stands alone, and refuses a recursive component', () => {
-    const inlined = inlineSchema({ type: 'object', properties: { a: { $ref: '#/components/schemas/A' } } }, { A: { type: 'string', minLength: 1 } });
+    const inlined = inlineSchema(
+      { type: 'object', properties: { a: { $ref: '#/components/schemas/A' } } },
+      { A: { type: 'string', minLength: 1 } },
+    );
     expect(inlined).to.deep.equal({ type: 'object', properties: { a: { type: 'string', minLength: 1 } } });
     expect(JSON.stringify(inlineSchema({ $ref: '#/components/schemas/Job' }))).to.not.include('$ref');
-    expect(() => inlineSchema({ $ref: '#/components/schemas/Loop' }, { Loop: { items: { $ref: '#/components/schemas/Loop' } } })).to.throw(/recursive/);
+    expect(() => inlineSchema({ $ref: '#/components/schemas/Loop' }, { Loop: { items: { $ref: '#/components/schemas/Loop' } } })).to.throw(
+      /recursive/,
+    );
     expect(() => inlineSchema({ $ref: '#/components/schemas/Missing' }, {})).to.throw(/unknown/);
   });
 
@@ -45,7 +50,9 @@ describe('MCP tool definitions from the registry', () => {
     const tools = buildToolDefinitions(publishedOperations());
     const getJob = tools.find((tool) => tool.name === 'get_job')!.toRequest({ id: 'job_1' }, principal);
     expect(getJob).to.deep.include({ params: { id: 'job_1' }, query: {}, body: {}, principal });
-    const createJob = tools.find((tool) => tool.name === 'create_job')!.toRequest({ input: { prompt: 'p' }, idempotency_key: 'k' }, principal);
+    const createJob = tools
+      .find((tool) => tool.name === 'create_job')!
+      .toRequest({ input: { prompt: 'p' }, idempotency_key: 'k' }, principal);
     expect(createJob.body).to.deep.equal({ input: { prompt: 'p' }, idempotency_key: 'k' });
     expect(createJob.header('idempotency-key')).to.equal(undefined);
     const listThings = tools.find((tool) => tool.name === 'list_things')!.toRequest({ limit: 5 }, principal);
@@ -69,7 +76,9 @@ describe('RFC 9728 resource metadata URL', () => {
   it('puts the well-known segment after the host and before any path of PUBLIC_URL', () => {
     expect(resourceMetadataUrl('https://api.example.com')).to.equal('https://api.example.com/.well-known/oauth-protected-resource');
     expect(resourceMetadataUrl('https://api.example.com/')).to.equal('https://api.example.com/.well-known/oauth-protected-resource');
-    expect(resourceMetadataUrl('https://example.com/connector')).to.equal('https://example.com/.well-known/oauth-protected-resource/connector');
+    expect(resourceMetadataUrl('https://example.com/connector')).to.equal(
+      'https://example.com/.well-known/oauth-protected-resource/connector',
+    );
     expect(resourceMetadataUrl('http://localhost:8787/a/b/')).to.equal('http://localhost:8787/.well-known/oauth-protected-resource/a/b');
   });
 });

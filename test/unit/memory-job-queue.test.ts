@@ -11,14 +11,22 @@ describe('the in-memory job queue', () => {
     let peak = 0;
     const release: Array<() => void> = [];
     const queue = new MemoryJobQueue({
-      processors: new Map([['op', async () => {
-        running++;
-        peak = Math.max(peak, running);
-        await new Promise<void>((resolve) => release.push(resolve));
-        running--;
-        return {};
-      }]]),
-      concurrency: 2, attempts: 1, backoffMs: 0, retentionMs: 60_000,
+      processors: new Map([
+        [
+          'op',
+          async () => {
+            running++;
+            peak = Math.max(peak, running);
+            await new Promise<void>((resolve) => release.push(resolve));
+            running--;
+            return {};
+          },
+        ],
+      ]),
+      concurrency: 2,
+      attempts: 1,
+      backoffMs: 0,
+      retentionMs: 60_000,
     });
     for (let i = 0; i < 5; i++) await queue.enqueue(newJob(`j${i}`));
     await waitFor(() => release.length === 2, { what: 'two jobs to start' });
@@ -32,7 +40,13 @@ describe('the in-memory job queue', () => {
 
   it('enqueueing a known id changes nothing and runs nothing twice', async () => {
     let runs = 0;
-    const queue = new MemoryJobQueue({ processors: new Map([['op', async () => ({ run: ++runs })]]), concurrency: 4, attempts: 1, backoffMs: 0, retentionMs: 60_000 });
+    const queue = new MemoryJobQueue({
+      processors: new Map([['op', async () => ({ run: ++runs })]]),
+      concurrency: 4,
+      attempts: 1,
+      backoffMs: 0,
+      retentionMs: 60_000,
+    });
     await Promise.all([queue.enqueue(newJob('same')), queue.enqueue({ ...newJob('same'), input: { other: true } })]);
     await waitFor(async () => (await queue.get('same'))?.status === 'succeeded', { what: 'success' });
     expect(runs).to.equal(1);
@@ -40,7 +54,13 @@ describe('the in-memory job queue', () => {
   });
 
   it('a finished job is swept once its retention has passed, not before', async () => {
-    const queue = new MemoryJobQueue({ processors: new Map([['op', async () => ({})]]), concurrency: 1, attempts: 1, backoffMs: 0, retentionMs: 1000 });
+    const queue = new MemoryJobQueue({
+      processors: new Map([['op', async () => ({})]]),
+      concurrency: 1,
+      attempts: 1,
+      backoffMs: 0,
+      retentionMs: 1000,
+    });
     await queue.enqueue(newJob('old'));
     const done = await waitFor(async () => {
       const job = await queue.get('old');
@@ -57,7 +77,10 @@ describe('the in-memory job queue', () => {
     let release!: () => void;
     const queue = new MemoryJobQueue({
       processors: new Map([['op', () => new Promise((resolve) => (release = () => resolve({ ok: true })))]]),
-      concurrency: 1, attempts: 1, backoffMs: 0, retentionMs: 60_000,
+      concurrency: 1,
+      attempts: 1,
+      backoffMs: 0,
+      retentionMs: 60_000,
     });
     await queue.enqueue(newJob('busy'));
     await waitFor(() => release !== undefined);

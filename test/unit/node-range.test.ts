@@ -10,7 +10,7 @@ describe('admits (the engines.node reader the Dockerfile test uses)', () => {
     }
   });
 
-  it('refuses versions below a floor or past a caret clause\'s major: 20.18.3, 21.7.3, 22.11.0, 18.20.8', () => {
+  it("refuses versions below a floor or past a caret clause's major: 20.18.3, 21.7.3, 22.11.0, 18.20.8", () => {
     for (const version of ['20.18.3', '21.7.3', '22.11.0', '18.20.8']) {
       expect(admits(range, version), version).to.equal(false);
     }

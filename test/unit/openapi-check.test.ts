@@ -13,15 +13,21 @@ const problem = { type: 'urn:x', title: 'Not found', status: 404, detail: 'd', r
 
 describe('the OpenAPI response checker used by every HTTP test', () => {
   it('accepts a response that matches its declared schema', () => {
-    expect(() => checker.check({ method: 'GET', path: '/v1/things', status: 200, ...json({ items: [], next_cursor: null }) })).to.not.throw();
+    expect(() =>
+      checker.check({ method: 'GET', path: '/v1/things', status: 200, ...json({ items: [], next_cursor: null }) }),
+    ).to.not.throw();
   });
 
   it('rejects a body with a field the schema does not declare', () => {
-    expect(() => checker.check({ method: 'GET', path: '/v1/things', status: 200, ...json({ items: [], next_cursor: null, extra: 1 }) })).to.throw(/does not match/);
+    expect(() =>
+      checker.check({ method: 'GET', path: '/v1/things', status: 200, ...json({ items: [], next_cursor: null, extra: 1 }) }),
+    ).to.throw(/does not match/);
   });
 
   it('rejects a status the operation does not declare', () => {
-    expect(() => checker.check({ method: 'GET', path: '/v1/me', status: 418, ...json(problem, 'application/problem+json') })).to.throw(/not declared/);
+    expect(() => checker.check({ method: 'GET', path: '/v1/me', status: 418, ...json(problem, 'application/problem+json') })).to.throw(
+      /not declared/,
+    );
   });
 
   it('rejects a declared error answered with the wrong media type', () => {
@@ -33,7 +39,9 @@ describe('the OpenAPI response checker used by every HTTP test', () => {
   });
 
   it('rejects a success answer without the RateLimit headers every operation sends', () => {
-    expect(() => checker.check({ method: 'GET', path: '/v1/things', status: 200, ...json({ items: [], next_cursor: null }, undefined, {}) })).to.throw(/RateLimit/);
+    expect(() =>
+      checker.check({ method: 'GET', path: '/v1/things', status: 200, ...json({ items: [], next_cursor: null }, undefined, {}) }),
+    ).to.throw(/RateLimit/);
   });
 
   it('rejects a non-problem body on an unknown route', () => {

@@ -45,9 +45,16 @@ describe('the placeholder processor', () => {
 
   it('any prompt, Unicode and whitespace of every kind included, gives the published format', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.string(), fc.string({ unit: 'binary' }), fc.string({ unit: fc.constantFrom(' ', '\u00a0', '\u2003', '\t', 'a', 'é', '😀') })), async (prompt) => {
-        expect(await run({ prompt }, context)).to.deep.equal(expected(prompt));
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          fc.string(),
+          fc.string({ unit: 'binary' }),
+          fc.string({ unit: fc.constantFrom(' ', '\u00a0', '\u2003', '\t', 'a', 'é', '😀') }),
+        ),
+        async (prompt) => {
+          expect(await run({ prompt }, context)).to.deep.equal(expected(prompt));
+        },
+      ),
     );
   });
 });

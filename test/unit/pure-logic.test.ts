@@ -46,7 +46,8 @@ describe('payload fingerprints', () => {
 
 describe('job ids', () => {
   const queue = new MemoryJobQueue({ processors: new Map(), concurrency: 1, attempts: 1, backoffMs: 0, retentionMs: 1000 });
-  const service = (secret: string) => new JobService(new MemoryLedgerStore(), queue, new StoredJobIdKey(new MemoryJobIdKeyStore(), deriveKeys(secret).jobIdKey), 60);
+  const service = (secret: string) =>
+    new JobService(new MemoryLedgerStore(), queue, new StoredJobIdKey(new MemoryJobIdKeyStore(), deriveKeys(secret).jobIdKey), 60);
   const a = service('a'.repeat(32));
 
   it('the same subject and key always give the same BullMQ-safe id', async () => {

@@ -7,7 +7,12 @@ import { parseEndpoints } from '../../shared/platform/config/redis-settings';
 import { ConfigError } from '../../shared/platform/errors/config-error';
 import { BASE_ENV } from '../support/harness';
 
-const REQUIRED = { CONNECTOR_SECRET: BASE_ENV.CONNECTOR_SECRET, PUBLIC_URL: BASE_ENV.PUBLIC_URL, DASHBOARD_URL: BASE_ENV.DASHBOARD_URL, LINK_SECRET: BASE_ENV.LINK_SECRET };
+const REQUIRED = {
+  CONNECTOR_SECRET: BASE_ENV.CONNECTOR_SECRET,
+  PUBLIC_URL: BASE_ENV.PUBLIC_URL,
+  DASHBOARD_URL: BASE_ENV.DASHBOARD_URL,
+  LINK_SECRET: BASE_ENV.LINK_SECRET,
+};
 const PEM = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
 
 function problemsOf(env: Record<string, string>, role: 'api' | 'worker' = 'api'): string[] {
@@ -31,7 +36,10 @@ describe('Redis topology configuration', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   it('REDIS_URL selects one node; a rediss:// URL turns TLS on and a CA file adds the CAs to trust', () => {
-    expect(loadConfig({ ...REQUIRED, REDIS_URL: 'redis://u:p@127.0.0.1:6379' }).redis).to.deep.equal({ topology: { mode: 'single', url: 'redis://u:p@127.0.0.1:6379' }, tls: false });
+    expect(loadConfig({ ...REQUIRED, REDIS_URL: 'redis://u:p@127.0.0.1:6379' }).redis).to.deep.equal({
+      topology: { mode: 'single', url: 'redis://u:p@127.0.0.1:6379' },
+      tls: false,
+    });
     const tls = loadConfig({ ...REQUIRED, REDIS_URL: 'rediss://redis.example.com:6380', REDIS_TLS_CA_FILE: caFile }).redis;
     expect(tls).to.deep.include({ tls: true, ca: PEM });
   });
@@ -51,7 +59,11 @@ describe('Redis topology configuration', () => {
         mode: 'sentinel',
         name: 'mymaster',
         sentinelPassword: 'sp',
-        sentinels: [{ host: 's1.example.com', port: 26379 }, { host: '10.0.0.2', port: 26379 }, { host: '::1', port: 26380 }],
+        sentinels: [
+          { host: 's1.example.com', port: 26379 },
+          { host: '10.0.0.2', port: 26379 },
+          { host: '::1', port: 26380 },
+        ],
       },
       username: 'app',
       password: 'pw',
@@ -60,14 +72,29 @@ describe('Redis topology configuration', () => {
   });
 
   it('REDIS_CLUSTER_NODES selects Cluster; shards, replicas and the wait are read with their defaults', () => {
-    const config = loadConfig({ ...REQUIRED, REDIS_CLUSTER_NODES: '127.0.0.1:7000,127.0.0.1:7001', JOB_QUEUE_SHARDS: '3', REDIS_MIN_REPLICAS: '1' });
-    expect(config.redis?.topology).to.deep.equal({ mode: 'cluster', nodes: [{ host: '127.0.0.1', port: 7000 }, { host: '127.0.0.1', port: 7001 }] });
+    const config = loadConfig({
+      ...REQUIRED,
+      REDIS_CLUSTER_NODES: '127.0.0.1:7000,127.0.0.1:7001',
+      JOB_QUEUE_SHARDS: '3',
+      REDIS_MIN_REPLICAS: '1',
+    });
+    expect(config.redis?.topology).to.deep.equal({
+      mode: 'cluster',
+      nodes: [
+        { host: '127.0.0.1', port: 7000 },
+        { host: '127.0.0.1', port: 7001 },
+      ],
+    });
     expect(config).to.include({ jobQueueShards: 3, redisMinReplicas: 1, redisWaitMs: 500 });
   });
 
   it('two modes at once are refused, naming both variables', () => {
-    expect(problemsOf({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_CLUSTER_NODES: '127.0.0.1:7000' })).to.deep.equal(['REDIS_URL, REDIS_CLUSTER_NODES']);
-    expect(problemsOf({ REDIS_SENTINELS: 'a:1', REDIS_SENTINEL_NAME: 'm', REDIS_CLUSTER_NODES: 'b:2' })).to.deep.equal(['REDIS_SENTINELS, REDIS_CLUSTER_NODES']);
+    expect(problemsOf({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_CLUSTER_NODES: '127.0.0.1:7000' })).to.deep.equal([
+      'REDIS_URL, REDIS_CLUSTER_NODES',
+    ]);
+    expect(problemsOf({ REDIS_SENTINELS: 'a:1', REDIS_SENTINEL_NAME: 'm', REDIS_CLUSTER_NODES: 'b:2' })).to.deep.equal([
+      'REDIS_SENTINELS, REDIS_CLUSTER_NODES',
+    ]);
   });
 
   it('Sentinel without REDIS_SENTINEL_NAME is refused by that name', () => {
@@ -83,15 +110,22 @@ describe('Redis topology configuration', () => {
       loadConfig({ ...REQUIRED, REDIS_CLUSTER_NODES: 'user:hunter2@host:1' });
       expect.fail('should have thrown');
     } catch (error) {
-      expect((error as Error).message).to.contain('REDIS_CLUSTER_NODES').and.not.contain('hunter2');
+      expect((error as Error).message)
+        .to.contain('REDIS_CLUSTER_NODES')
+        .and.not.contain('hunter2');
     }
-    expect(parseEndpoints('a:1,,b:2')).to.deep.equal([{ host: 'a', port: 1 }, { host: 'b', port: 2 }]);
+    expect(parseEndpoints('a:1,,b:2')).to.deep.equal([
+      { host: 'a', port: 1 },
+      { host: 'b', port: 2 },
+    ]);
   });
 
   it('an unreadable or non-PEM CA file, or a CA file without TLS, is refused by REDIS_TLS_CA_FILE', () => {
     const text = path.join(dir, 'not-a-cert.txt');
     writeFileSync(text, 'hello');
-    expect(problemsOf({ REDIS_URL: 'rediss://h:1', REDIS_TLS_CA_FILE: path.join(dir, 'missing.pem') })).to.deep.equal(['REDIS_TLS_CA_FILE']);
+    expect(problemsOf({ REDIS_URL: 'rediss://h:1', REDIS_TLS_CA_FILE: path.join(dir, 'missing.pem') })).to.deep.equal([
+      'REDIS_TLS_CA_FILE',
+    ]);
     expect(problemsOf({ REDIS_URL: 'rediss://h:1', REDIS_TLS_CA_FILE: text })).to.deep.equal(['REDIS_TLS_CA_FILE']);
     expect(problemsOf({ REDIS_URL: 'redis://h:1', REDIS_TLS_CA_FILE: caFile })).to.deep.equal(['REDIS_TLS_CA_FILE']);
     expect(problemsOf({ REDIS_CLUSTER_NODES: 'h:1', REDIS_TLS_CA_FILE: caFile })).to.deep.equal(['REDIS_TLS_CA_FILE']);

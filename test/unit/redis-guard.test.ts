@@ -26,7 +26,10 @@ describe('RedisGuard', () => {
       let failures = 0;
       const guard = new RedisGuard(1000, () => (failures += 1));
       const cause = new Error('Command timed out');
-      const error = await guard[method](() => Promise.reject(cause)).then(() => undefined, (e: unknown) => e);
+      const error = await guard[method](() => Promise.reject(cause)).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(error).to.be.instanceOf(ServiceUnavailableError);
       expect((error as ServiceUnavailableError).headers['Retry-After']).to.match(/^\d+$/);
       expect((error as Error).message).to.not.contain('timed out');
@@ -38,7 +41,10 @@ describe('RedisGuard', () => {
       let failures = 0;
       const guard = new RedisGuard(1000, () => (failures += 1));
       const notFound = new NotFoundError();
-      const error = await guard[method](() => Promise.reject(notFound)).then(() => undefined, (e: unknown) => e);
+      const error = await guard[method](() => Promise.reject(notFound)).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(error).to.equal(notFound).and.to.be.instanceOf(AppError);
       expect(failures).to.equal(0);
     });
@@ -46,7 +52,12 @@ describe('RedisGuard', () => {
 
   it('run: work that never settles is refused with a 503 at the deadline', async () => {
     const guard = new RedisGuard(30);
-    const error = await guard.run(() => new Promise(() => {})).then(() => undefined, (e: unknown) => e);
+    const error = await guard
+      .run(() => new Promise(() => {}))
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(error).to.be.instanceOf(ServiceUnavailableError);
   });
 

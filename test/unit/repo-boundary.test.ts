@@ -8,7 +8,10 @@ import { ROOT } from '../support/spawn-process';
 /** Tracked (and untracked, not ignored) files of the repository, as absolute paths. */
 function repoFiles(): string[] {
   const out = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' });
-  return out.split('\n').filter(Boolean).map((f) => path.join(ROOT, f));
+  return out
+    .split('\n')
+    .filter(Boolean)
+    .map((f) => path.join(ROOT, f));
 }
 
 describe('repository boundary', () => {

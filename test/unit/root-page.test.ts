@@ -25,18 +25,21 @@ describe('the root page (renderRootPage)', () => {
   it('for any path PUBLIC_URL may have, the HTML holds it only escaped and the JSON holds it as is', () => {
     fc.assert(
       // The characters that matter in markup, and some that URL parsing changes.
-      fc.property(fc.string({ unit: fc.constantFrom("'", '"', '<', '>', '&', '`', '/', '%', ' ', '\\', 'a', 'é'), maxLength: 40 }), (segment) => {
-        let url: string;
-        try {
-          url = configured(`https://example.com/${segment}`);
-        } catch {
-          return;
-        }
-        const { html, json } = renderRootPage(url);
-        expect(html).to.include(`href="${escapeHtml(url)}/openapi.json"`);
-        if (escapeHtml(url) !== url) expect(html).to.not.include(`${url}/openapi.json`);
-        expect(JSON.parse(json).links.openapi).to.equal(`${url}/openapi.json`);
-      }),
+      fc.property(
+        fc.string({ unit: fc.constantFrom("'", '"', '<', '>', '&', '`', '/', '%', ' ', '\\', 'a', 'é'), maxLength: 40 }),
+        (segment) => {
+          let url: string;
+          try {
+            url = configured(`https://example.com/${segment}`);
+          } catch {
+            return;
+          }
+          const { html, json } = renderRootPage(url);
+          expect(html).to.include(`href="${escapeHtml(url)}/openapi.json"`);
+          if (escapeHtml(url) !== url) expect(html).to.not.include(`${url}/openapi.json`);
+          expect(JSON.parse(json).links.openapi).to.equal(`${url}/openapi.json`);
+        },
+      ),
     );
   });
 

@@ -44,7 +44,12 @@ describe('least squares (bench/trend.ts)', () => {
 
   it('has no slope with fewer than two points and no standard error with two', () => {
     expect(leastSquares([{ x: 1, y: 1 }]).slope).to.be.NaN;
-    expect(leastSquares([{ x: 1, y: 1 }, { x: 2, y: 3 }]).slopeStdErr).to.be.NaN;
+    expect(
+      leastSquares([
+        { x: 1, y: 1 },
+        { x: 2, y: 3 },
+      ]).slopeStdErr,
+    ).to.be.NaN;
   });
 });
 
@@ -95,7 +100,14 @@ describe('latency windows and the plot (bench/soak-run.ts, bench/soak-plot.ts)',
 
   it('draws one line per memory series with a point per sample, and p50 and p99 with a point per window', () => {
     const m = measurement(0, [8, 9, 10]);
-    const svg = soakSvg({ title: 'a <soak> & more', samples: m.samples, windows: m.windows, warmupSeconds: 180, seconds: 600, trends: m.trends });
+    const svg = soakSvg({
+      title: 'a <soak> & more',
+      samples: m.samples,
+      windows: m.windows,
+      warmupSeconds: 180,
+      seconds: 600,
+      trends: m.trends,
+    });
     const lines = [...svg.matchAll(/<polyline points="([^"]+)"/g)].map((match) => match[1].split(' ').length);
     expect(lines.filter((n) => n === 41)).to.have.length(4);
     expect(lines.filter((n) => n === 3)).to.have.length(2);

@@ -28,7 +28,9 @@ function registrySchemas(): JsonSchema[] {
     ...(operation.requestBody ? [operation.requestBody] : []),
     ...(operation.parameters ?? []).map((parameter) => parameter.schema as JsonSchema),
     ...Object.values(operation.responses).map((response) => response.schema),
-  ]).filter(Boolean).map((schema) => inlineSchema(schema));
+  ])
+    .filter(Boolean)
+    .map((schema) => inlineSchema(schema));
 }
 
 const ajv = () => addFormats(new Ajv2020({ strict: false, allErrors: false }));
@@ -68,13 +70,23 @@ describe('MCP tool schemas are portable (the Inspector --strict rules)', () => {
   });
 
   it('a nullable type array becomes an anyOf of single types, each with its own keywords, annotations and enum left on top', () => {
-    expect(portableSchema({ type: ['string', 'null'], format: 'date-time', maxLength: 40, description: 'When.', enum: ['a', null] })).to.deep.equal({
+    expect(
+      portableSchema({ type: ['string', 'null'], format: 'date-time', maxLength: 40, description: 'When.', enum: ['a', null] }),
+    ).to.deep.equal({
       description: 'When.',
       enum: ['a', null],
       anyOf: [{ type: 'string', format: 'date-time', maxLength: 40 }, { type: 'null' }],
     });
     expect(portableSchema({ type: ['object', 'integer'], required: ['a'], minimum: 1, anyOf: [{ required: ['b'] }] })).to.deep.equal({
-      allOf: [{ anyOf: [{ required: ['b'] }] }, { anyOf: [{ type: 'object', required: ['a'] }, { type: 'integer', minimum: 1 }] }],
+      allOf: [
+        { anyOf: [{ required: ['b'] }] },
+        {
+          anyOf: [
+            { type: 'object', required: ['a'] },
+            { type: 'integer', minimum: 1 },
+          ],
+        },
+      ],
     });
     // Nested: inside properties, items and branches too; a schema without type arrays is left as it was.
     const page = inlineSchema(COMPONENT_SCHEMAS.JobPage);
@@ -88,13 +100,33 @@ describe('MCP tool schemas are portable (the Inspector --strict rules)', () => {
     const unions = registrySchemas().flatMap((schema) => typeUnions(schema));
     expect(unions.length, 'nullable schemas in the registry').to.be.greaterThan(5);
     const validator = ajv();
-    const pairs = unions.map((schema) => ({ schema, original: validator.compile(schema), portable: validator.compile(portableSchema(schema)) }));
-    const probes: unknown[] = [null, true, 0, 1.5, '', 'x', '2026-01-01T00:00:00Z', [], {}, { message: 'failed' }, { client_id: 'a', client_name: 'b' },
-      { limit: 3, spent: 1, remaining: 2, resets_at: '2026-01-02T00:00:00Z' }];
+    const pairs = unions.map((schema) => ({
+      schema,
+      original: validator.compile(schema),
+      portable: validator.compile(portableSchema(schema)),
+    }));
+    const probes: unknown[] = [
+      null,
+      true,
+      0,
+      1.5,
+      '',
+      'x',
+      '2026-01-01T00:00:00Z',
+      [],
+      {},
+      { message: 'failed' },
+      { client_id: 'a', client_name: 'b' },
+      { limit: 3, spent: 1, remaining: 2, resets_at: '2026-01-02T00:00:00Z' },
+    ];
     for (const { schema, original, portable } of pairs) {
-      for (const value of probes) expect(portable(value), `${JSON.stringify(schema)} on ${JSON.stringify(value)}`).to.equal(original(value));
+      for (const value of probes)
+        expect(portable(value), `${JSON.stringify(schema)} on ${JSON.stringify(value)}`).to.equal(original(value));
     }
-    fc.assert(fc.property(fc.jsonValue(), (value) => pairs.every(({ original, portable }) => original(value) === portable(value))), { numRuns: 10_000 });
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => pairs.every(({ original, portable }) => original(value) === portable(value))),
+      { numRuns: 10_000 },
+    );
   });
 
   it('the tools are the registry schemas rewritten, while /openapi.json keeps the registry form (type arrays) for GPT Actions', () => {

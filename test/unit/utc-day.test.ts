@@ -6,7 +6,9 @@ const DAY_MS = 86_400_000;
 // 1970 to 2200, plus instants within a second of a midnight, where a stale remembered day would show.
 const instant = fc.oneof(
   fc.integer({ min: 0, max: 7_258_118_400_000 }),
-  fc.tuple(fc.integer({ min: 0, max: 84_000 }), fc.integer({ min: -1000, max: 999 })).map(([day, offset]) => Math.max(0, day * DAY_MS + offset)),
+  fc
+    .tuple(fc.integer({ min: 0, max: 84_000 }), fc.integer({ min: -1000, max: 999 }))
+    .map(([day, offset]) => Math.max(0, day * DAY_MS + offset)),
 );
 
 describe('utcDay', () => {

@@ -3,7 +3,12 @@ import { loadConfig } from '../../shared/platform/config/config';
 import { ConfigError } from '../../shared/platform/errors/config-error';
 import { BASE_ENV } from '../support/harness';
 
-const REQUIRED = { CONNECTOR_SECRET: BASE_ENV.CONNECTOR_SECRET, PUBLIC_URL: BASE_ENV.PUBLIC_URL, DASHBOARD_URL: BASE_ENV.DASHBOARD_URL, LINK_SECRET: BASE_ENV.LINK_SECRET };
+const REQUIRED = {
+  CONNECTOR_SECRET: BASE_ENV.CONNECTOR_SECRET,
+  PUBLIC_URL: BASE_ENV.PUBLIC_URL,
+  DASHBOARD_URL: BASE_ENV.DASHBOARD_URL,
+  LINK_SECRET: BASE_ENV.LINK_SECRET,
+};
 const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 const URL_OK = 'https://dashboard.example.com/hooks/connector';
 
@@ -22,7 +27,11 @@ describe('webhook configuration (WEBHOOK_URL, WEBHOOK_SECRET, WEBHOOK_ALLOW_PRIV
   it('neither variable: no webhooks; both: the settings with their defaults', () => {
     expect(loadConfig(REQUIRED, 'api').webhooks).to.equal(undefined);
     expect(loadConfig({ ...REQUIRED, WEBHOOK_URL: URL_OK, WEBHOOK_SECRET: SECRET }, 'api').webhooks).to.deep.equal({
-      url: URL_OK, secret: SECRET, allowPrivate: false, retryBaseMs: 5000, concurrency: 16,
+      url: URL_OK,
+      secret: SECRET,
+      allowPrivate: false,
+      retryBaseMs: 5000,
+      concurrency: 16,
     });
   });
 
@@ -32,31 +41,64 @@ describe('webhook configuration (WEBHOOK_URL, WEBHOOK_SECRET, WEBHOOK_ALLOW_PRIV
   });
 
   it('a URL that is not https (http only for exactly localhost, 127.0.0.1 or [::1]), or carries credentials, is refused', () => {
-    for (const bad of ['http://dashboard.example.com/hook', 'http://localhost.evil.com/hook', 'ftp://example.com/', 'dashboard.example.com/hook', 'https://user:pw@example.com/hook', 'https://example.com/hook#x']) {
+    for (const bad of [
+      'http://dashboard.example.com/hook',
+      'http://localhost.evil.com/hook',
+      'ftp://example.com/',
+      'dashboard.example.com/hook',
+      'https://user:pw@example.com/hook',
+      'https://example.com/hook#x',
+    ]) {
       expect(names({ WEBHOOK_URL: bad, WEBHOOK_SECRET: SECRET }), bad).to.deep.equal(['WEBHOOK_URL']);
     }
   });
 
   it('a private, loopback or link-local address needs WEBHOOK_ALLOW_PRIVATE=true', () => {
-    const privateUrls = ['http://localhost:9000/hook', 'http://127.0.0.1:9000/hook', 'http://[::1]:9000/hook', 'https://10.1.2.3/hook', 'https://192.168.0.10/hook', 'https://169.254.169.254/latest', 'https://[fd00::1]/hook', 'https://api.localhost/hook'];
+    const privateUrls = [
+      'http://localhost:9000/hook',
+      'http://127.0.0.1:9000/hook',
+      'http://[::1]:9000/hook',
+      'https://10.1.2.3/hook',
+      'https://192.168.0.10/hook',
+      'https://169.254.169.254/latest',
+      'https://[fd00::1]/hook',
+      'https://api.localhost/hook',
+    ];
     for (const url of privateUrls) {
       const found = problems({ WEBHOOK_URL: url, WEBHOOK_SECRET: SECRET });
-      expect(found.map((p) => p.name), url).to.deep.equal(['WEBHOOK_URL']);
+      expect(
+        found.map((p) => p.name),
+        url,
+      ).to.deep.equal(['WEBHOOK_URL']);
       expect(found[0].reason).to.include('WEBHOOK_ALLOW_PRIVATE');
       expect(names({ WEBHOOK_URL: url, WEBHOOK_SECRET: SECRET, WEBHOOK_ALLOW_PRIVATE: 'true' }), url).to.deep.equal([]);
     }
-    expect(loadConfig({ ...REQUIRED, WEBHOOK_URL: 'https://8.8.8.8/hook', WEBHOOK_SECRET: SECRET }, 'api').webhooks?.allowPrivate).to.equal(false);
+    expect(loadConfig({ ...REQUIRED, WEBHOOK_URL: 'https://8.8.8.8/hook', WEBHOOK_SECRET: SECRET }, 'api').webhooks?.allowPrivate).to.equal(
+      false,
+    );
   });
 
   it('the opt-in does not allow plain http to a private address other than loopback', () => {
-    expect(names({ WEBHOOK_URL: 'http://10.1.2.3/hook', WEBHOOK_SECRET: SECRET, WEBHOOK_ALLOW_PRIVATE: 'true' })).to.deep.equal(['WEBHOOK_URL']);
+    expect(names({ WEBHOOK_URL: 'http://10.1.2.3/hook', WEBHOOK_SECRET: SECRET, WEBHOOK_ALLOW_PRIVATE: 'true' })).to.deep.equal([
+      'WEBHOOK_URL',
+    ]);
   });
 
   it('a secret must be whsec_ and the base64 of 24 to 64 bytes; the message never echoes it', () => {
     const secret = (bytes: number) => `whsec_${Buffer.alloc(bytes, 1).toString('base64')}`;
-    for (const bad of ['whsec_', secret(23), secret(65), Buffer.alloc(32, 1).toString('base64'), 'whsec_not*base64*at*all*here*', `${secret(32)}!`]) {
+    for (const bad of [
+      'whsec_',
+      secret(23),
+      secret(65),
+      Buffer.alloc(32, 1).toString('base64'),
+      'whsec_not*base64*at*all*here*',
+      `${secret(32)}!`,
+    ]) {
       const found = problems({ WEBHOOK_URL: URL_OK, WEBHOOK_SECRET: bad });
-      expect(found.map((p) => p.name), bad).to.deep.equal(['WEBHOOK_SECRET']);
+      expect(
+        found.map((p) => p.name),
+        bad,
+      ).to.deep.equal(['WEBHOOK_SECRET']);
       expect(JSON.stringify(found)).to.not.include(bad.slice(6) || 'whsec_x');
     }
     for (const ok of [secret(24), secret(64)]) expect(names({ WEBHOOK_URL: URL_OK, WEBHOOK_SECRET: ok })).to.deep.equal([]);
@@ -67,7 +109,10 @@ describe('webhook configuration (WEBHOOK_URL, WEBHOOK_SECRET, WEBHOOK_ALLOW_PRIV
     expect(names({ ...both, WEBHOOK_ALLOW_PRIVATE: 'maybe' })).to.deep.equal(['WEBHOOK_ALLOW_PRIVATE']);
     expect(names({ ...both, WEBHOOK_RETRY_BASE_MS: '5' })).to.deep.equal(['WEBHOOK_RETRY_BASE_MS']);
     expect(names({ ...both, WEBHOOK_CONCURRENCY: '0' })).to.deep.equal(['WEBHOOK_CONCURRENCY']);
-    expect(loadConfig({ ...REQUIRED, ...both, WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_CONCURRENCY: '2' }, 'api').webhooks).to.include({ retryBaseMs: 50, concurrency: 2 });
+    expect(loadConfig({ ...REQUIRED, ...both, WEBHOOK_RETRY_BASE_MS: '50', WEBHOOK_CONCURRENCY: '2' }, 'api').webhooks).to.include({
+      retryBaseMs: 50,
+      concurrency: 2,
+    });
   });
 
   it('the worker reads the same variables', () => {

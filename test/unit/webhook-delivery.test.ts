@@ -42,10 +42,26 @@ describe('webhook delivery logic', () => {
 
   describe('establishing what an event announces', () => {
     const job = (status: JobRecord['status']): JobRecord => ({
-      id: 'job_1', subject: 's@example.com', operation: 'createJob', status, input: { prompt: 'p' }, cost: 1, created_at: '2026-01-01T00:00:00.000Z',
-      started_at: null, finished_at: null, result: null, error: null, attempts: 1,
+      id: 'job_1',
+      subject: 's@example.com',
+      operation: 'createJob',
+      status,
+      input: { prompt: 'p' },
+      cost: 1,
+      created_at: '2026-01-01T00:00:00.000Z',
+      started_at: null,
+      finished_at: null,
+      result: null,
+      error: null,
+      attempts: 1,
     });
-    const connection: Connection = { id: 'conn_1', subject: 's@example.com', issuedAt: 1_700_000_000, expiresAt: 1_800_000_000, revoked: false };
+    const connection: Connection = {
+      id: 'conn_1',
+      subject: 's@example.com',
+      issuedAt: 1_700_000_000,
+      expiresAt: 1_800_000_000,
+      revoked: false,
+    };
     const sources = (j?: JobRecord, c?: Connection) => ({ jobs: { get: async () => j }, connections: { get: async () => c } });
 
     it('a job event is pending while the job runs, true once it ended with that outcome, never if it ended otherwise or is gone', async () => {
@@ -70,8 +86,14 @@ describe('webhook delivery logic', () => {
       expect(fact).to.deep.equal({
         kind: 'true',
         data: {
-          connection_id: 'conn_1', subject: 's@example.com', kind: 'link', client: null, created_at: new Date(1_700_000_000_000).toISOString(),
-          last_used_at: null, expires_at: new Date(1_800_000_000_000).toISOString(), revoked: true,
+          connection_id: 'conn_1',
+          subject: 's@example.com',
+          kind: 'link',
+          client: null,
+          created_at: new Date(1_700_000_000_000).toISOString(),
+          last_used_at: null,
+          expires_at: new Date(1_800_000_000_000).toISOString(),
+          revoked: true,
         },
       });
       expect(await establish(revoked, sources(), now)).to.deep.equal({ kind: 'never' });
@@ -104,10 +126,19 @@ describe('webhook delivery logic', () => {
     }
 
     it('retries a failed attempt on the schedule with the body the first attempt sent, until one is delivered', async () => {
-      const calls = scripted([{ kind: 'failed', body: 'B' }, { kind: 'failed', body: 'B' }, { kind: 'failed', body: 'B' }]);
+      const calls = scripted([
+        { kind: 'failed', body: 'B' },
+        { kind: 'failed', body: 'B' },
+        { kind: 'failed', body: 'B' },
+      ]);
       await queue!.enqueue(newEvent('connection.created', 'conn_r'));
       await waitFor(() => calls.length === 4 && queue!.size === 0, { what: 'four attempts' });
-      expect(calls.map((c) => [c.attempt, c.body, c.last])).to.deep.equal([[1, undefined, false], [2, 'B', false], [3, 'B', false], [4, 'B', false]]);
+      expect(calls.map((c) => [c.attempt, c.body, c.last])).to.deep.equal([
+        [1, undefined, false],
+        [2, 'B', false],
+        [3, 'B', false],
+        [4, 'B', false],
+      ]);
     });
 
     it('stops at a 410 Gone: one attempt and nothing left waiting', async () => {
@@ -119,7 +150,10 @@ describe('webhook delivery logic', () => {
     });
 
     it('looks again at an event that is not true yet without spending an attempt', async () => {
-      const calls = scripted([{ kind: 'wait', delayMs: 5 }, { kind: 'wait', delayMs: 5 }]);
+      const calls = scripted([
+        { kind: 'wait', delayMs: 5 },
+        { kind: 'wait', delayMs: 5 },
+      ]);
       await queue!.enqueue(newEvent('job.succeeded', 'job_w'));
       await waitFor(() => calls.length === 3 && queue!.size === 0, { what: 'three looks' });
       expect(calls.map((c) => c.attempt)).to.deep.equal([1, 1, 1]);

@@ -25,7 +25,11 @@ for (const kind of BACKENDS) {
     it('a job that fails sends job.failed with the job as GET /v1/jobs/{id} shows it, plus subject, and no job.succeeded', async () => {
       const subject = newSubject();
       const { token } = await linkOn(stand, subject);
-      const submitted = await stand.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'fail' } }, headers: { 'idempotency-key': newKey() } });
+      const submitted = await stand.call('POST', '/v1/jobs', {
+        token,
+        body: { input: { prompt: 'fail' } },
+        headers: { 'idempotency-key': newKey() },
+      });
       expect(submitted.status, submitted.text).to.equal(202);
       const jobId: string = submitted.body.id;
       const event = await receiver.next((p) => p.type === 'job.failed' && p.data.id === jobId, 'job.failed');
@@ -33,7 +37,11 @@ for (const kind of BACKENDS) {
       expect(event.payload.data).to.deep.equal({ ...shown.body, subject });
       expect(event.payload.data).to.deep.include({ status: 'failed', error: { message: SCRIPTED_FAILURE } });
       // A later job's event arrives after it; by then no other event names the failed job.
-      const later = await stand.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'fine' } }, headers: { 'idempotency-key': newKey() } });
+      const later = await stand.call('POST', '/v1/jobs', {
+        token,
+        body: { input: { prompt: 'fine' } },
+        headers: { 'idempotency-key': newKey() },
+      });
       await receiver.next((p) => p.type === 'job.succeeded' && p.data.id === later.body.id, 'the later job.succeeded');
       expect(receiver.matching((p) => p.data?.id === jobId).map((r) => r.payload.type)).to.deep.equal(['job.failed']);
     });

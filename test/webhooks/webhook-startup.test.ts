@@ -5,12 +5,20 @@ import { freePort } from '../../testkit/free-port';
 import { spawnNode } from '../support/spawn-process';
 import { newWebhookSecret } from '../support/webhook-receiver';
 
-const REQUIRED = { CONNECTOR_SECRET: BASE_ENV.CONNECTOR_SECRET, PUBLIC_URL: BASE_ENV.PUBLIC_URL, DASHBOARD_URL: BASE_ENV.DASHBOARD_URL, LINK_SECRET: BASE_ENV.LINK_SECRET };
+const REQUIRED = {
+  CONNECTOR_SECRET: BASE_ENV.CONNECTOR_SECRET,
+  PUBLIC_URL: BASE_ENV.PUBLIC_URL,
+  DASHBOARD_URL: BASE_ENV.DASHBOARD_URL,
+  LINK_SECRET: BASE_ENV.LINK_SECRET,
+};
 
 function listens(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
   });
 }
@@ -18,10 +26,20 @@ function listens(port: number): Promise<boolean> {
 describe('startup refusal of the built processes for webhook settings', () => {
   const secret = newWebhookSecret();
   const cases: Array<[string, 'api' | 'worker', Record<string, string>, string]> = [
-    ['WEBHOOK_URL without WEBHOOK_SECRET', 'api', { WEBHOOK_URL: 'https://hooks.example.com/in' }, 'WEBHOOK_SECRET is required when WEBHOOK_URL is set'],
+    [
+      'WEBHOOK_URL without WEBHOOK_SECRET',
+      'api',
+      { WEBHOOK_URL: 'https://hooks.example.com/in' },
+      'WEBHOOK_SECRET is required when WEBHOOK_URL is set',
+    ],
     ['WEBHOOK_SECRET without WEBHOOK_URL', 'worker', { WEBHOOK_SECRET: secret }, 'WEBHOOK_URL is required when WEBHOOK_SECRET is set'],
     ['a plain-http URL', 'api', { WEBHOOK_URL: 'http://hooks.example.com/in', WEBHOOK_SECRET: secret }, 'WEBHOOK_URL must use https'],
-    ['a private address without the opt-in', 'worker', { WEBHOOK_URL: 'https://10.0.0.7/in', WEBHOOK_SECRET: secret }, 'WEBHOOK_URL must be on the public internet'],
+    [
+      'a private address without the opt-in',
+      'worker',
+      { WEBHOOK_URL: 'https://10.0.0.7/in', WEBHOOK_SECRET: secret },
+      'WEBHOOK_URL must be on the public internet',
+    ],
   ];
   for (const [what, role, webhookEnv, message] of cases) {
     it(`the ${role} refuses ${what}, naming the variable without its value, and exits 78 before listening`, async () => {
@@ -30,7 +48,10 @@ describe('startup refusal of the built processes for webhook settings', () => {
       const proc = spawnNode(role === 'api' ? 'dist/api/main.js' : 'dist/worker/main.js', env);
       expect(await proc.exited).to.equal(78);
       expect(proc.stderr()).to.contain(message);
-      expect(proc.stderr() + proc.stdout()).to.not.contain(secret.slice(6)).and.not.contain('hooks.example.com').and.not.contain('10.0.0.7');
+      expect(proc.stderr() + proc.stdout())
+        .to.not.contain(secret.slice(6))
+        .and.not.contain('hooks.example.com')
+        .and.not.contain('10.0.0.7');
       expect(await listens(port)).to.equal(false);
       expect(await listens(metricsPort)).to.equal(false);
     });

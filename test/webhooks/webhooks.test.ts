@@ -20,7 +20,11 @@ async function submitJob(stand: WebhookStand, token: string, prompt = 'hello eve
 
 /** The OAuth helpers take a connector; a stand offers the same surface. */
 function asConnector(stand: WebhookStand): ConnectorUnderTest {
-  return { baseUrl: stand.baseUrl, call: stand.call, config: { publicUrl: stand.publicUrl, linkSecret: stand.linkSecret } } as unknown as ConnectorUnderTest;
+  return {
+    baseUrl: stand.baseUrl,
+    call: stand.call,
+    config: { publicUrl: stand.publicUrl, linkSecret: stand.linkSecret },
+  } as unknown as ConnectorUnderTest;
 }
 
 const about = (type: string, key: string, value: string) => (payload: any) => payload?.type === type && payload.data?.[key] === value;
@@ -50,7 +54,14 @@ for (const kind of BACKENDS) {
       const created = await receiver.next(about('connection.created', 'connection_id', connection_id), 'connection.created');
       expect(Object.keys(created.payload).sort()).to.deep.equal(['data', 'timestamp', 'type']);
       expect(created.payload.timestamp).to.match(ISO);
-      expect(created.payload.data).to.deep.include({ connection_id, subject, kind: 'link', client: null, last_used_at: null, revoked: false });
+      expect(created.payload.data).to.deep.include({
+        connection_id,
+        subject,
+        kind: 'link',
+        client: null,
+        last_used_at: null,
+        revoked: false,
+      });
       expect(created.payload.data.created_at).to.match(ISO);
       expect(created.payload.data.expires_at).to.match(ISO);
 
@@ -61,7 +72,10 @@ for (const kind of BACKENDS) {
       expect(succeeded.payload.data).to.deep.equal({ ...shown.body, subject });
       expect(succeeded.payload.data.status).to.equal('succeeded');
 
-      const revoked = await stand.call('POST', '/v1/link/revoke', { body: { connection_id }, headers: { 'x-link-secret': stand.linkSecret } });
+      const revoked = await stand.call('POST', '/v1/link/revoke', {
+        body: { connection_id },
+        headers: { 'x-link-secret': stand.linkSecret },
+      });
       expect(revoked.body).to.deep.equal({ revoked: 1 });
       const gone = await receiver.next(about('connection.revoked', 'connection_id', connection_id), 'connection.revoked');
       expect(gone.payload.data).to.deep.include({ connection_id, subject, kind: 'link', revoked: true });
@@ -76,22 +90,37 @@ for (const kind of BACKENDS) {
       const subject = newSubject();
       const [first, second, third] = [await linkOn(stand, subject), await linkOn(stand, subject), await linkOn(stand, subject)];
       const headers = { 'x-link-secret': stand.linkSecret };
-      expect((await stand.call('POST', '/v1/link/revoke', { body: { connection_id: first.connection_id }, headers })).body).to.deep.equal({ revoked: 1 });
+      expect((await stand.call('POST', '/v1/link/revoke', { body: { connection_id: first.connection_id }, headers })).body).to.deep.equal({
+        revoked: 1,
+      });
       await receiver.next(about('connection.revoked', 'connection_id', first.connection_id), 'the first revocation');
       expect((await stand.call('POST', '/v1/link/revoke', { body: { subject }, headers })).body).to.deep.equal({ revoked: 2 });
-      for (const { connection_id } of [second, third]) await receiver.next(about('connection.revoked', 'connection_id', connection_id), connection_id);
+      for (const { connection_id } of [second, third])
+        await receiver.next(about('connection.revoked', 'connection_id', connection_id), connection_id);
       const revokedEvents = receiver.matching((p) => p.type === 'connection.revoked' && p.data.subject === subject);
-      expect(revokedEvents.map((r) => r.payload.data.connection_id).sort()).to.deep.equal([first, second, third].map((c) => c.connection_id).sort());
+      expect(revokedEvents.map((r) => r.payload.data.connection_id).sort()).to.deep.equal(
+        [first, second, third].map((c) => c.connection_id).sort(),
+      );
     });
 
     it('approving an OAuth client sends connection.created with kind oauth and the client; a replayed code revokes it with connection.revoked', async () => {
       const subject = newSubject();
       const { clientId, code, verifier } = await codeFor(asConnector(stand), subject);
-      const created = await receiver.next((p) => p?.type === 'connection.created' && p.data.subject === subject, 'the OAuth connection.created');
-      expect(created.payload.data).to.deep.include({ kind: 'oauth', client: { client_id: clientId, client_name: 'Test App' }, revoked: false });
+      const created = await receiver.next(
+        (p) => p?.type === 'connection.created' && p.data.subject === subject,
+        'the OAuth connection.created',
+      );
+      expect(created.payload.data).to.deep.include({
+        kind: 'oauth',
+        client: { client_id: clientId, client_name: 'Test App' },
+        revoked: false,
+      });
       expect((await tokenRequest(stand.baseUrl, codeForm(clientId, code, verifier))).status).to.equal(200);
       expect((await tokenRequest(stand.baseUrl, codeForm(clientId, code, verifier))).status).to.equal(400);
-      const revoked = await receiver.next(about('connection.revoked', 'connection_id', created.payload.data.connection_id), 'the OAuth connection.revoked');
+      const revoked = await receiver.next(
+        about('connection.revoked', 'connection_id', created.payload.data.connection_id),
+        'the OAuth connection.revoked',
+      );
       expect(revoked.payload.data).to.deep.include({ kind: 'oauth', revoked: true });
     });
 
@@ -100,14 +129,19 @@ for (const kind of BACKENDS) {
       receiver.answer = (request, attempt) => (request.payload?.data?.subject === subject && attempt <= 3 ? 500 : 200);
       const failedBefore = await stand.deliveries('connection.created', 'failed');
       const { connection_id } = await linkOn(stand, subject);
-      const attempts = await waitFor(() => {
-        const all = receiver.matching(about('connection.created', 'connection_id', connection_id));
-        return all.length >= 4 ? all : undefined;
-      }, { what: 'four attempts' });
+      const attempts = await waitFor(
+        () => {
+          const all = receiver.matching(about('connection.created', 'connection_id', connection_id));
+          return all.length >= 4 ? all : undefined;
+        },
+        { what: 'four attempts' },
+      );
       expect(attempts).to.have.length(4);
       expect(new Set(attempts.map((r) => r.id)).size).to.equal(1);
       expect(new Set(attempts.map((r) => r.body)).size).to.equal(1);
-      await waitFor(async () => (await stand.deliveries('connection.created', 'failed')) - failedBefore === 3, { what: 'three failed attempts counted' });
+      await waitFor(async () => (await stand.deliveries('connection.created', 'failed')) - failedBefore === 3, {
+        what: 'three failed attempts counted',
+      });
     });
 
     it('a receiver answering 410 Gone is not sent the event again', async () => {
@@ -137,7 +171,10 @@ for (const kind of BACKENDS) {
           expect(Date.now() - started, `submission ${i}`).to.be.below(PROMPT_ANSWER_MS);
         }
         for (const id of ids) {
-          await waitFor(async () => (await stand.call('GET', `/v1/jobs/${id}`, { token })).body.status === 'succeeded', { what: `job ${id}`, timeoutMs: 5000 });
+          await waitFor(async () => (await stand.call('GET', `/v1/jobs/${id}`, { token })).body.status === 'succeeded', {
+            what: `job ${id}`,
+            timeoutMs: 5000,
+          });
         }
         // The finished jobs' deliveries are hanging too: the receiver is really not answering.
         await waitFor(() => receiver.hangingCount > 1, { what: 'more hanging deliveries' });
@@ -156,7 +193,9 @@ for (const kind of BACKENDS) {
       expect(tampered).to.not.equal(event.body);
       expect(() => receiver.verify(tampered, headers)).to.throw(WebhookVerificationError);
       expect(() => receiver.verify(event.body, { ...headers, id: `${event.id}x` })).to.throw(WebhookVerificationError);
-      expect(() => receiver.verify(event.body, { ...headers, timestamp: String(Number(event.timestamp) - 1) })).to.throw(WebhookVerificationError);
+      expect(() => receiver.verify(event.body, { ...headers, timestamp: String(Number(event.timestamp) - 1) })).to.throw(
+        WebhookVerificationError,
+      );
     });
   });
 }

@@ -35,7 +35,11 @@ describe('webhook events on Redis when the worker process dies', function () {
     const doomed = await stand.restartWorker({ NODE_ENV: 'test', CONNECTOR_TEST_CRASH_AFTER_JOB_EVENT: '1' });
     const subject = newSubject();
     const { token } = await linkOn(stand, subject);
-    const submitted = await stand.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'survive me' } }, headers: { 'idempotency-key': newKey() } });
+    const submitted = await stand.call('POST', '/v1/jobs', {
+      token,
+      body: { input: { prompt: 'survive me' } },
+      headers: { 'idempotency-key': newKey() },
+    });
     expect(submitted.status, submitted.text).to.equal(202);
     const jobId: string = submitted.body.id;
 
@@ -65,7 +69,9 @@ describe('webhook events on Redis when the worker process dies', function () {
     try {
       const { connection_id } = await linkOn(stand, subject);
       const id = eventId('connection.created', connection_id);
-      const job = await waitFor(async () => ((await deliveries.getJobState(id)) === 'failed' ? deliveries.getJob(id) : undefined), { what: 'the delivery to fail' });
+      const job = await waitFor(async () => ((await deliveries.getJobState(id)) === 'failed' ? deliveries.getJob(id) : undefined), {
+        what: 'the delivery to fail',
+      });
       expect(job.attemptsMade).to.equal(1);
       expect(receiver.matching((p) => p.data?.connection_id === connection_id)).to.have.length(1);
     } finally {

@@ -10,7 +10,13 @@ import { connectStoreClient, quietLogger, type StoreClient } from '../redis/supp
 import { startRedis, type TestRedis } from '../support/redis-server';
 import { waitFor } from '../../testkit/wait-for';
 
-const CONFIG = { redisKeyPrefix: 'race:', redisCommandTimeoutMs: 1000, workerConcurrency: 1, jobLockMs: 30_000, jobStalledIntervalMs: 30_000 };
+const CONFIG = {
+  redisKeyPrefix: 'race:',
+  redisCommandTimeoutMs: 1000,
+  workerConcurrency: 1,
+  jobLockMs: 30_000,
+  jobStalledIntervalMs: 30_000,
+};
 
 async function succeededCount(metrics: Metrics): Promise<number> {
   const text = await metrics.registry.metrics();
@@ -30,7 +36,14 @@ describe('a job whose attempt ends after its worker handed it back (shutdown wit
   before(async () => {
     redis = await startRedis();
     store = await connectStoreClient(redis.url, 'race:');
-    queue = new BullmqJobQueue(store.client, store.keys, store.guard, { attempts: 3, backoffMs: 20, retentionSeconds: 3600, logger: quietLogger, shards: 1, durability: { minReplicas: 0, waitMs: 500 } });
+    queue = new BullmqJobQueue(store.client, store.keys, store.guard, {
+      attempts: 3,
+      backoffMs: 20,
+      retentionSeconds: 3600,
+      logger: quietLogger,
+      shards: 1,
+      durability: { minReplicas: 0, waitMs: 500 },
+    });
   });
   after(async () => {
     await first?.close(0);
@@ -41,7 +54,14 @@ describe('a job whose attempt ends after its worker handed it back (shutdown wit
   });
 
   it('is not counted by the stopped worker; the next worker finishes it, and it succeeds once', async () => {
-    const job: NewJob = { id: `job_${randomBytes(24).toString('base64url').slice(0, 32)}`, subject: 's', operation: 'race', input: { prompt: 'x' }, cost: 1, createdAt: new Date().toISOString() };
+    const job: NewJob = {
+      id: `job_${randomBytes(24).toString('base64url').slice(0, 32)}`,
+      subject: 's',
+      operation: 'race',
+      input: { prompt: 'x' },
+      cost: 1,
+      createdAt: new Date().toISOString(),
+    };
     let started = false;
     let returned = false;
     // Runs until the job is back in the queue (handed back), then finishes: the attempt ends after the hand-back.
@@ -52,7 +72,12 @@ describe('a job whose attempt ends after its worker handed it back (shutdown wit
       return { done: 'late' };
     };
     const firstMetrics = new Metrics({ defaultMetrics: false });
-    first = createJobWorker({ config: { ...CONFIG, redis: singleNodeConnection(redis.url), jobQueueShards: 1 }, processors: new Map([['race', lingering]]), metrics: firstMetrics, logger: quietLogger });
+    first = createJobWorker({
+      config: { ...CONFIG, redis: singleNodeConnection(redis.url), jobQueueShards: 1 },
+      processors: new Map([['race', lingering]]),
+      metrics: firstMetrics,
+      logger: quietLogger,
+    });
     await queue.enqueue(job);
     await waitFor(() => started, { what: 'the attempt to start' });
 
@@ -62,11 +87,19 @@ describe('a job whose attempt ends after its worker handed it back (shutdown wit
     expect((await queue.get(job.id))?.status).to.equal('queued');
 
     const secondMetrics = new Metrics({ defaultMetrics: false });
-    second = createJobWorker({ config: { ...CONFIG, redis: singleNodeConnection(redis.url), jobQueueShards: 1 }, processors: new Map<string, Processor>([['race', async () => ({ done: 'again' })]]), metrics: secondMetrics, logger: quietLogger });
-    const done = await waitFor(async () => {
-      const stored = await queue.get(job.id);
-      return stored?.status === 'succeeded' ? stored : undefined;
-    }, { what: 'the job to succeed' });
+    second = createJobWorker({
+      config: { ...CONFIG, redis: singleNodeConnection(redis.url), jobQueueShards: 1 },
+      processors: new Map<string, Processor>([['race', async () => ({ done: 'again' })]]),
+      metrics: secondMetrics,
+      logger: quietLogger,
+    });
+    const done = await waitFor(
+      async () => {
+        const stored = await queue.get(job.id);
+        return stored?.status === 'succeeded' ? stored : undefined;
+      },
+      { what: 'the job to succeed' },
+    );
     expect(done.result).to.deep.equal({ done: 'again' });
     expect(await succeededCount(secondMetrics)).to.equal(1);
     expect(await succeededCount(firstMetrics)).to.equal(0);

@@ -13,7 +13,14 @@ import { startRedis, type TestRedis } from '../support/redis-server';
 import { waitFor } from '../../testkit/wait-for';
 
 function newJob(operation: string, input: Record<string, unknown> = { prompt: 'x' }): NewJob {
-  return { id: `job_${randomBytes(24).toString('base64url').slice(0, 32)}`, subject: 's', operation, input, cost: 1, createdAt: new Date().toISOString() };
+  return {
+    id: `job_${randomBytes(24).toString('base64url').slice(0, 32)}`,
+    subject: 's',
+    operation,
+    input,
+    cost: 1,
+    createdAt: new Date().toISOString(),
+  };
 }
 
 describe('the BullMQ job worker, in-process, on a private redis-server', () => {
@@ -44,26 +51,50 @@ describe('the BullMQ job worker, in-process, on a private redis-server', () => {
     ['flaky', flaky],
     // The same, under its own name so that the metrics test's count for `flaky` stays its own.
     ['flaky-start', flaky],
-    ['broken', async (_input, { jobId }) => {
-      count(jobId);
-      throw new Error('ECONNREFUSED internal-db:5432 password=hunter2');
-    }],
-    ['refused', async (_input, { jobId }) => {
-      count(jobId);
-      throw new JobError('The prompt asks for something we cannot do.', { retryable: false });
-    }],
-    ['busy', async (_input, { jobId, attempt }) => {
-      count(jobId);
-      throw new JobError(`Still busy (attempt ${attempt}).`);
-    }],
+    [
+      'broken',
+      async (_input, { jobId }) => {
+        count(jobId);
+        throw new Error('ECONNREFUSED internal-db:5432 password=hunter2');
+      },
+    ],
+    [
+      'refused',
+      async (_input, { jobId }) => {
+        count(jobId);
+        throw new JobError('The prompt asks for something we cannot do.', { retryable: false });
+      },
+    ],
+    [
+      'busy',
+      async (_input, { jobId, attempt }) => {
+        count(jobId);
+        throw new JobError(`Still busy (attempt ${attempt}).`);
+      },
+    ],
   ]);
 
   before(async () => {
     redis = await startRedis();
     store = await connectStoreClient(redis.url, 'w:');
-    queue = new BullmqJobQueue(store.client, store.keys, store.guard, { attempts: 3, backoffMs: 20, retentionSeconds: 3600, logger: quietLogger, shards: 1, durability: { minReplicas: 0, waitMs: 500 } });
+    queue = new BullmqJobQueue(store.client, store.keys, store.guard, {
+      attempts: 3,
+      backoffMs: 20,
+      retentionSeconds: 3600,
+      logger: quietLogger,
+      shards: 1,
+      durability: { minReplicas: 0, waitMs: 500 },
+    });
     worker = createJobWorker({
-      config: { redis: singleNodeConnection(redis.url), jobQueueShards: 1, redisKeyPrefix: 'w:', redisCommandTimeoutMs: 1000, workerConcurrency: 4, jobLockMs: 5000, jobStalledIntervalMs: 5000 },
+      config: {
+        redis: singleNodeConnection(redis.url),
+        jobQueueShards: 1,
+        redisKeyPrefix: 'w:',
+        redisCommandTimeoutMs: 1000,
+        workerConcurrency: 4,
+        jobLockMs: 5000,
+        jobStalledIntervalMs: 5000,
+      },
       processors,
       metrics,
       logger: quietLogger,
@@ -78,10 +109,13 @@ describe('the BullMQ job worker, in-process, on a private redis-server', () => {
 
   async function runToEnd(job: NewJob): Promise<JobRecord> {
     await queue.enqueue(job);
-    return waitFor(async () => {
-      const stored = await queue.get(job.id);
-      return stored && (stored.status === 'succeeded' || stored.status === 'failed') ? stored : undefined;
-    }, { what: `job ${job.operation} to finish` });
+    return waitFor(
+      async () => {
+        const stored = await queue.get(job.id);
+        return stored && (stored.status === 'succeeded' || stored.status === 'failed') ? stored : undefined;
+      },
+      { what: `job ${job.operation} to finish` },
+    );
   }
 
   it('is ready while Redis answers', async () => {
@@ -171,8 +205,13 @@ describe('the BullMQ job worker, in-process, on a private redis-server', () => {
     const text = await metrics.registry.metrics();
     const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
     const outcomes: Array<[string, 'succeeded' | 'failed']> = [
-      ['echo', 'succeeded'], ['flaky', 'succeeded'], ['flaky-start', 'succeeded'],
-      ['broken', 'failed'], ['refused', 'failed'], ['busy', 'failed'], ['unknownOperation', 'failed'],
+      ['echo', 'succeeded'],
+      ['flaky', 'succeeded'],
+      ['flaky-start', 'succeeded'],
+      ['broken', 'failed'],
+      ['refused', 'failed'],
+      ['busy', 'failed'],
+      ['unknownOperation', 'failed'],
     ];
     for (const [operation, outcome] of outcomes) {
       expect(value(`connector_jobs_completed_total{operation="${operation}",outcome="${outcome}"}`), operation).to.equal(1);

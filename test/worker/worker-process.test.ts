@@ -4,7 +4,14 @@ import { BASE_ENV, newKey, newSubject } from '../support/harness';
 import { freePort } from '../../testkit/free-port';
 import { spawnNode } from '../support/spawn-process';
 import { waitFor } from '../../testkit/wait-for';
-import { pollJob, redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from '../redis/support/processes';
+import {
+  pollJob,
+  redisEnv,
+  startApiProcess,
+  startWorkerProcess,
+  type ApiUnderTest,
+  type ProcessUnderTest,
+} from '../redis/support/processes';
 
 /**
  * Lock and stalled-check settings that let a dead worker's job be retaken in seconds instead of minutes.
@@ -23,13 +30,20 @@ describe('the built worker process (dist/worker/main.js)', function () {
       const proc = spawnNode('dist/worker/main.js', env as Record<string, string>);
       expect(await proc.exited).to.equal(78);
       expect(proc.stderr()).to.match(/REDIS_URL is required by the worker/);
-      const probe = await fetch(`http://127.0.0.1:${metricsPort}/healthz`).then(() => 'open', () => 'closed');
+      const probe = await fetch(`http://127.0.0.1:${metricsPort}/healthz`).then(
+        () => 'open',
+        () => 'closed',
+      );
       expect(probe).to.equal('closed');
     });
 
     it('refuses to start without CONNECTOR_SECRET even with REDIS_URL, naming the variable and never its value', async () => {
       const { CONNECTOR_SECRET: _unset, ...rest } = BASE_ENV;
-      const proc = spawnNode('dist/worker/main.js', { ...rest, REDIS_URL: 'redis://127.0.0.1:1', LINK_SECRET: 'a-link-secret-that-must-not-leak' });
+      const proc = spawnNode('dist/worker/main.js', {
+        ...rest,
+        REDIS_URL: 'redis://127.0.0.1:1',
+        LINK_SECRET: 'a-link-secret-that-must-not-leak',
+      });
       expect(await proc.exited).to.equal(78);
       expect(proc.stderr()).to.include('CONNECTOR_SECRET');
       expect(proc.stderr() + proc.stdout()).to.not.include('a-link-secret-that-must-not-leak');
@@ -67,7 +81,11 @@ describe('the built worker process (dist/worker/main.js)', function () {
       await waitFor(() => fetch(`${base}/readyz`).then((r) => r.status === 200), { timeoutMs: 15_000, what: 'worker ready' });
       api = await startApiProcess(redisEnv(redis.url, 'probes:'));
       const { token } = await api.link(newSubject());
-      const job = await api.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'late start' } }, headers: { 'idempotency-key': newKey() } });
+      const job = await api.call('POST', '/v1/jobs', {
+        token,
+        body: { input: { prompt: 'late start' } },
+        headers: { 'idempotency-key': newKey() },
+      });
       await pollJob(api, token, job.body.id, (j) => j.status === 'succeeded');
       const metrics = await (await fetch(`${base}/metrics`)).text();
       expect(metrics).to.match(/^connector_redis_up 1$/m);
@@ -95,12 +113,18 @@ describe('the built worker process (dist/worker/main.js)', function () {
 
     it('leaves its job to another worker, which finishes it; the job is charged once', async () => {
       const { token } = await api.link(newSubject());
-      const created = await api.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'survive a crash' } }, headers: { 'idempotency-key': newKey() } });
+      const created = await api.call('POST', '/v1/jobs', {
+        token,
+        body: { input: { prompt: 'survive a crash' } },
+        headers: { 'idempotency-key': newKey() },
+      });
       await pollJob(api, token, created.body.id, (job) => job.status === 'running');
       expect(await doomed.kill()).to.equal('SIGKILL');
       const killedAt = Date.now();
       // At debug, to see the job's success line.
-      rescuer = await startWorkerProcess(redisEnv(redis.url, 'sigkill:', { PLACEHOLDER_JOB_MS: '50', LOG_LEVEL: 'debug', ...FAST_RECOVERY }));
+      rescuer = await startWorkerProcess(
+        redisEnv(redis.url, 'sigkill:', { PLACEHOLDER_JOB_MS: '50', LOG_LEVEL: 'debug', ...FAST_RECOVERY }),
+      );
       const done = await pollJob(api, token, created.body.id, (job) => job.status === 'succeeded', 20_000);
       console.log(`      job finished by the second worker ${Date.now() - killedAt} ms after the SIGKILL`);
       expect(done.attempts).to.equal(2);
@@ -126,9 +150,15 @@ describe('the built worker process (dist/worker/main.js)', function () {
     });
 
     it('finishes the running job, then exits 0 within the grace period', async () => {
-      worker = await startWorkerProcess(redisEnv(redis.url, 'sigterm:', { PLACEHOLDER_JOB_MS: '1500', SHUTDOWN_GRACE_MS: '10000', LOG_LEVEL: 'debug', ...FAST_RECOVERY }));
+      worker = await startWorkerProcess(
+        redisEnv(redis.url, 'sigterm:', { PLACEHOLDER_JOB_MS: '1500', SHUTDOWN_GRACE_MS: '10000', LOG_LEVEL: 'debug', ...FAST_RECOVERY }),
+      );
       const { token } = await api.link(newSubject());
-      const created = await api.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'drain me' } }, headers: { 'idempotency-key': newKey() } });
+      const created = await api.call('POST', '/v1/jobs', {
+        token,
+        body: { input: { prompt: 'drain me' } },
+        headers: { 'idempotency-key': newKey() },
+      });
       await pollJob(api, token, created.body.id, (job) => job.status === 'running');
       const signalledAt = Date.now();
       const code = await worker.stop();
@@ -144,9 +174,15 @@ describe('the built worker process (dist/worker/main.js)', function () {
     });
 
     it('with a job longer than the grace period, exits 0 within it and the job is finished by the next worker', async () => {
-      worker = await startWorkerProcess(redisEnv(redis.url, 'sigterm:', { PLACEHOLDER_JOB_MS: '60000', SHUTDOWN_GRACE_MS: '1500', ...FAST_RECOVERY }));
+      worker = await startWorkerProcess(
+        redisEnv(redis.url, 'sigterm:', { PLACEHOLDER_JOB_MS: '60000', SHUTDOWN_GRACE_MS: '1500', ...FAST_RECOVERY }),
+      );
       const { token } = await api.link(newSubject());
-      const created = await api.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'too long' } }, headers: { 'idempotency-key': newKey() } });
+      const created = await api.call('POST', '/v1/jobs', {
+        token,
+        body: { input: { prompt: 'too long' } },
+        headers: { 'idempotency-key': newKey() },
+      });
       await pollJob(api, token, created.body.id, (job) => job.status === 'running');
       const signalledAt = Date.now();
       const code = await worker.stop();

@@ -2,7 +2,14 @@ import { expect } from 'chai';
 import { newKey, newSubject } from '../support/harness';
 import { startRedis, type TestRedis } from '../support/redis-server';
 import { waitFor } from '../../testkit/wait-for';
-import { pollJob, redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from '../redis/support/processes';
+import {
+  pollJob,
+  redisEnv,
+  startApiProcess,
+  startWorkerProcess,
+  type ApiUnderTest,
+  type ProcessUnderTest,
+} from '../redis/support/processes';
 
 const GRACE_MS = 3000;
 
@@ -17,7 +24,9 @@ describe('SIGTERM to a built worker in the middle of a job longer than its grace
     redis = await startRedis();
     api = await startApiProcess(redisEnv(redis.url, 'handback:'));
     // The default lock (30 s) and stalled check (30 s): a job that is only left to expire would take that long.
-    first = await startWorkerProcess(redisEnv(redis.url, 'handback:', { PLACEHOLDER_JOB_MS: '60000', SHUTDOWN_GRACE_MS: String(GRACE_MS) }));
+    first = await startWorkerProcess(
+      redisEnv(redis.url, 'handback:', { PLACEHOLDER_JOB_MS: '60000', SHUTDOWN_GRACE_MS: String(GRACE_MS) }),
+    );
   });
   after(async () => {
     await Promise.all([api?.kill(), first?.kill(), second?.kill()]);
@@ -26,17 +35,25 @@ describe('SIGTERM to a built worker in the middle of a job longer than its grace
 
   it('turns /readyz 503, hands the job back to the queue, exits 0 within the grace, and the next worker finishes it at once, charged once', async () => {
     const { token } = await api.link(newSubject());
-    const created = await api.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'hand me back' } }, headers: { 'idempotency-key': newKey() } });
+    const created = await api.call('POST', '/v1/jobs', {
+      token,
+      body: { input: { prompt: 'hand me back' } },
+      headers: { 'idempotency-key': newKey() },
+    });
     expect(created.status, created.text).to.equal(202);
     await pollJob(api, token, created.body.id, (job) => job.status === 'running');
 
     const signalledAt = Date.now();
     const exited = first.stop();
-    await waitFor(() => fetch(`http://127.0.0.1:${first.metricsPort}/readyz`).then((r) => r.status === 503), { what: 'the worker to report not ready' });
+    await waitFor(() => fetch(`http://127.0.0.1:${first.metricsPort}/readyz`).then((r) => r.status === 503), {
+      what: 'the worker to report not ready',
+    });
     expect(await exited).to.equal(0);
     const exitMs = Date.now() - signalledAt;
     expect(exitMs, `exited after ${exitMs} ms`).to.be.below(GRACE_MS + 2000);
-    const handedBack = first.logLines().find((line) => line.msg === 'jobs still running at the end of the grace period; handed back to the queue');
+    const handedBack = first
+      .logLines()
+      .find((line) => line.msg === 'jobs still running at the end of the grace period; handed back to the queue');
     expect(handedBack?.handed_back).to.deep.equal([created.body.id]);
     // Back in the queue, not left active under a dead lock.
     expect((await api.call('GET', `/v1/jobs/${created.body.id}`, { token })).body.status).to.equal('queued');

@@ -57,7 +57,10 @@ export class MemoryEventQueue implements EventQueue {
     if (this.closing || this.held.has(event.id) || this.finished.has(event.id)) return;
     if (this.held.size >= MAX_HELD) {
       this.options.metrics.webhookDeliveries.inc({ type: event.type, outcome: 'abandoned' });
-      this.options.logger.error({ event_id: event.id, type: event.type, held: this.held.size }, 'webhook event dropped: too many events are waiting for the receiver');
+      this.options.logger.error(
+        { event_id: event.id, type: event.type, held: this.held.size },
+        'webhook event dropped: too many events are waiting for the receiver',
+      );
       return;
     }
     const entry: Held = { event, attempts: 0 };

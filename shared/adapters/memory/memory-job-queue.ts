@@ -102,11 +102,14 @@ export class MemoryJobQueue implements JobQueue {
     this.running--;
     if (outcome.kind === 'retry') {
       job.status = 'queued';
-      const timer = setTimeout(() => {
-        this.timers.delete(timer);
-        this.waiting.push(job.id);
-        this.pump();
-      }, backoffDelay(this.options.backoffMs, job.attempts));
+      const timer = setTimeout(
+        () => {
+          this.timers.delete(timer);
+          this.waiting.push(job.id);
+          this.pump();
+        },
+        backoffDelay(this.options.backoffMs, job.attempts),
+      );
       this.timers.add(timer);
     } else {
       job.status = outcome.kind;

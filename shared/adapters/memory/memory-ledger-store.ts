@@ -1,5 +1,13 @@
 import type { PageQuery, SeqItem } from '../../platform/pagination/page';
-import { SPEND_HISTORY_DAYS, utcDay, utcDayBefore, type Claim, type ClaimRequest, type LedgerStore, type Usage } from '../../domain/ledger/ledger-store';
+import {
+  SPEND_HISTORY_DAYS,
+  utcDay,
+  utcDayBefore,
+  type Claim,
+  type ClaimRequest,
+  type LedgerStore,
+  type Usage,
+} from '../../domain/ledger/ledger-store';
 import { SubjectSequence } from './subject-sequence';
 
 interface IdempotencyRecord {
@@ -23,7 +31,9 @@ export class MemoryLedgerStore implements LedgerStore {
     const now = Date.now();
     const existing = this.records.get(request.jobId);
     if (existing && existing.expiresAt > now) {
-      return existing.fingerprint === request.fingerprint ? { outcome: 'replayed', shard: existing.shard } : { outcome: 'conflict', shard: 0 };
+      return existing.fingerprint === request.fingerprint
+        ? { outcome: 'replayed', shard: existing.shard }
+        : { outcome: 'conflict', shard: 0 };
     }
     const spentToday = this.spentDay(request.day ?? utcDay(now));
     const spent = spentToday.get(request.subject) ?? 0;

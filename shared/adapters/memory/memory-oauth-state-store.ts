@@ -38,7 +38,11 @@ export class MemoryOAuthStateStore implements OAuthStateStore {
     return entry && take(entry);
   }
 
-  async consumeMatching(kind: OAuthStateKind, key: string, fields: Readonly<Record<string, string>>): Promise<ConsumedRecord | 'mismatch' | undefined> {
+  async consumeMatching(
+    kind: OAuthStateKind,
+    key: string,
+    fields: Readonly<Record<string, string>>,
+  ): Promise<ConsumedRecord | 'mismatch' | undefined> {
     const entry = this.live(kind, key);
     if (!entry) return undefined;
     // Checked and taken in one synchronous step: nothing can consume the entry in between.
@@ -113,7 +117,9 @@ function hasFields(value: string, fields: Readonly<Record<string, string>>): boo
     return false;
   }
   if (typeof record !== 'object' || record === null) return false;
-  return Object.entries(fields).every(([name, expected]) => Object.hasOwn(record, name) && (record as Record<string, unknown>)[name] === expected);
+  return Object.entries(fields).every(
+    ([name, expected]) => Object.hasOwn(record, name) && (record as Record<string, unknown>)[name] === expected,
+  );
 }
 
 /**

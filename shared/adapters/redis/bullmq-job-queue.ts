@@ -89,7 +89,10 @@ export class BullmqJobQueue implements JobQueue {
    * job is replaced when asked (checking the state only then, the rare case of an expired key whose job is
    * still kept), and undefined tells the caller to read the stored job.
    */
-  async enqueue(job: NewJob, { replaceFinished = false, shard = this.shardFor(job.id) }: { replaceFinished?: boolean; shard?: number } = {}): Promise<JobRecord | undefined> {
+  async enqueue(
+    job: NewJob,
+    { replaceFinished = false, shard = this.shardFor(job.id) }: { replaceFinished?: boolean; shard?: number } = {},
+  ): Promise<JobRecord | undefined> {
     return this.guard.run(async () => {
       // This process's shard count is recorded before its first job goes anywhere, so that readers with
       // another count know where to look for it.
@@ -139,7 +142,9 @@ export class BullmqJobQueue implements JobQueue {
     await this.loadHistory();
     const perShard = await Promise.all(
       Array.from({ length: this.history.span }, (_, shard) =>
-        this.guard.run(async () => (await this.open(shard)).getJobCounts('waiting', 'delayed', 'prioritized', 'waiting-children', 'active', 'completed', 'failed')),
+        this.guard.run(async () =>
+          (await this.open(shard)).getJobCounts('waiting', 'delayed', 'prioritized', 'waiting-children', 'active', 'completed', 'failed'),
+        ),
       ),
     );
     const n = (state: string): number => perShard.reduce((sum, counts) => sum + Number(counts[state] ?? 0), 0);
@@ -157,7 +162,10 @@ export class BullmqJobQueue implements JobQueue {
     const queues = [...this.queues.values(), ...(await Promise.all([...this.opening.values()].map((p) => p.catch(() => undefined))))];
     const open = [...new Set(queues.filter((queue): queue is BullQueue => queue !== undefined))];
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.all(open.map((queue) => queue.close().catch(() => undefined))), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    await Promise.race([
+      Promise.all(open.map((queue) => queue.close().catch(() => undefined))),
+      new Promise((resolve) => (timer = setTimeout(resolve, graceMs))),
+    ]);
     clearTimeout(timer);
   }
 
@@ -175,10 +183,12 @@ export class BullmqJobQueue implements JobQueue {
 
   /** Records this process's shard count and reads the others once; a failed read is tried again next time. */
   private async loadHistory(): Promise<void> {
-    this.historyLoad ??= this.guard.commands(() => this.history.load()).catch((error: unknown) => {
-      this.historyLoad = undefined;
-      throw error;
-    });
+    this.historyLoad ??= this.guard
+      .commands(() => this.history.load())
+      .catch((error: unknown) => {
+        this.historyLoad = undefined;
+        throw error;
+      });
     await this.historyLoad;
   }
 

@@ -70,7 +70,18 @@ export type StoredBullJob = Pick<
  * them: the names and encodings BullMQ stores (the same its own reader uses: JSON for data, progress and the
  * return value; `ats` for attempts started, `attemptsMade` or the newer `atm` for attempts made).
  */
-export const STORED_JOB_FIELDS = ['name', 'data', 'progress', 'timestamp', 'processedOn', 'finishedOn', 'returnvalue', 'ats', 'attemptsMade', 'atm'] as const;
+export const STORED_JOB_FIELDS = [
+  'name',
+  'data',
+  'progress',
+  'timestamp',
+  'processedOn',
+  'finishedOn',
+  'returnvalue',
+  'ats',
+  'attemptsMade',
+  'atm',
+] as const;
 
 /**
  * Reads a job from the values of {@link STORED_JOB_FIELDS} as HMGET returns them (null for a missing field).

@@ -11,7 +11,10 @@ export async function checkEvictionPolicy(client: RedisClient, logger: Logger): 
   const policy = await readPolicy(client).catch(() => undefined);
   if (policy === undefined) logger.warn('could not read the Redis maxmemory-policy; it must be noeviction');
   else if (policy !== 'noeviction') {
-    logger.warn({ maxmemory_policy: policy }, 'Redis maxmemory-policy is not noeviction: jobs, charges and idempotency records may be evicted');
+    logger.warn(
+      { maxmemory_policy: policy },
+      'Redis maxmemory-policy is not noeviction: jobs, charges and idempotency records may be evicted',
+    );
   }
   return policy;
 }

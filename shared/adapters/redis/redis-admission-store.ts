@@ -67,9 +67,10 @@ export class RedisAdmissionStore implements AdmissionStore {
     const [outcome, count, ttl, clientId, clientName, jobsCharged, creditsSpent, spent] = reply;
     if (outcome !== 'admitted') return { outcome: 'revoked' };
     const window = { count: Number(count), resetInSeconds: Math.max(1, Number(ttl)) };
-    const usage = request.usageDay === undefined
-      ? undefined
-      : { usage: usageOf(jobsCharged, creditsSpent), day: request.usageDay, spentOnDay: Number(spent ?? 0) };
+    const usage =
+      request.usageDay === undefined
+        ? undefined
+        : { usage: usageOf(jobsCharged, creditsSpent), day: request.usageDay, spentOnDay: Number(spent ?? 0) };
     return { outcome, window, ...(clientId ? { client: { id: clientId, name: clientName ?? '' } } : {}), ...(usage ? { usage } : {}) };
   }
 }

@@ -24,7 +24,15 @@ import { RedisThingStore } from './redis-thing-store';
 export function createRedisBackend(
   config: Pick<
     Config,
-    'redis' | 'redisKeyPrefix' | 'redisCommandTimeoutMs' | 'jobAttempts' | 'jobBackoffMs' | 'idempotencyTtlSeconds' | 'jobQueueShards' | 'redisMinReplicas' | 'redisWaitMs'
+    | 'redis'
+    | 'redisKeyPrefix'
+    | 'redisCommandTimeoutMs'
+    | 'jobAttempts'
+    | 'jobBackoffMs'
+    | 'idempotencyTtlSeconds'
+    | 'jobQueueShards'
+    | 'redisMinReplicas'
+    | 'redisWaitMs'
   > &
     Partial<Pick<Config, 'webhooks'>>,
   metrics: Metrics,
@@ -45,7 +53,9 @@ export function createRedisBackend(
   const ledger = new RedisLedgerStore(client, keys, guard);
   const rateLimits = new RedisRateLimitStore(client, keys, guard);
   // Only recorded here; the worker process sends them.
-  const events = config.webhooks ? new BullmqEventQueue(client, keys, guard, { retryBaseMs: config.webhooks.retryBaseMs, logger }) : NO_EVENTS;
+  const events = config.webhooks
+    ? new BullmqEventQueue(client, keys, guard, { retryBaseMs: config.webhooks.retryBaseMs, logger })
+    : NO_EVENTS;
 
   return {
     kind: 'redis',

@@ -97,7 +97,10 @@ export function createRedisClient(options: RedisClientOptions): RedisClient {
 function connect(connection: RedisConnection, settings: RedisOptions): RedisClient {
   const { topology } = connection;
   const tls = connection.tls ? { ...(connection.ca ? { ca: connection.ca } : {}) } : undefined;
-  const auth = { ...(connection.username ? { username: connection.username } : {}), ...(connection.password ? { password: connection.password } : {}) };
+  const auth = {
+    ...(connection.username ? { username: connection.username } : {}),
+    ...(connection.password ? { password: connection.password } : {}),
+  };
   if (topology.mode === 'single') {
     // A user or password in the URL wins over REDIS_USERNAME / REDIS_PASSWORD (ioredis reads the URL first).
     return new Redis(topology.url, { ...settings, ...auth, ...(tls ? { tls } : {}) });

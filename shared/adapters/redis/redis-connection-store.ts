@@ -80,7 +80,14 @@ export class RedisConnectionStore implements ConnectionStore {
     await this.guard.commands(async () => {
       await this.createScript(
         [this.keys.connection(connection.id)],
-        [connection.subject, connection.issuedAt, connection.expiresAt, connection.revoked ? '1' : '0', connection.client?.id ?? '', connection.client?.name ?? ''],
+        [
+          connection.subject,
+          connection.issuedAt,
+          connection.expiresAt,
+          connection.revoked ? '1' : '0',
+          connection.client?.id ?? '',
+          connection.client?.name ?? '',
+        ],
       );
       await this.indexScript([this.keys.subjectConnections(connection.subject)], [connection.id, connection.expiresAt, now]);
     });

@@ -1,5 +1,14 @@
 import type { PageQuery, SeqItem } from '../../platform/pagination/page';
-import { SPEND_HISTORY_DAYS, utcDay, utcDayBefore, type Claim, type ClaimOutcome, type ClaimRequest, type LedgerStore, type Usage } from '../../domain/ledger/ledger-store';
+import {
+  SPEND_HISTORY_DAYS,
+  utcDay,
+  utcDayBefore,
+  type Claim,
+  type ClaimOutcome,
+  type ClaimRequest,
+  type LedgerStore,
+  type Usage,
+} from '../../domain/ledger/ledger-store';
 import { defineLuaScript, type LuaScript } from './lua-script';
 import type { RedisClient } from './redis-client';
 import type { RedisGuard } from './redis-guard';

@@ -88,15 +88,30 @@ export class RedisOAuthStateStore implements OAuthStateStore {
     return found ? { value: found[0], reused: found[1] === '1' } : undefined;
   }
 
-  async consumeMatching(kind: OAuthStateKind, key: string, fields: Readonly<Record<string, string>>): Promise<ConsumedRecord | 'mismatch' | undefined> {
+  async consumeMatching(
+    kind: OAuthStateKind,
+    key: string,
+    fields: Readonly<Record<string, string>>,
+  ): Promise<ConsumedRecord | 'mismatch' | undefined> {
     const found = await this.guard.commands(() => this.consumeMatchingScript([this.keys.oauth(kind, key)], Object.entries(fields).flat()));
     if (found === 0) return 'mismatch';
     return found ? { value: found[0], reused: found[1] === '1' } : undefined;
   }
 
-  async registerClient(key: string, value: string, { ttlSeconds, cap, keepAfterGrantSeconds }: ClientRegistrationLimits): Promise<ClientRegistrationOutcome> {
+  async registerClient(
+    key: string,
+    value: string,
+    { ttlSeconds, cap, keepAfterGrantSeconds }: ClientRegistrationLimits,
+  ): Promise<ClientRegistrationOutcome> {
     const [registered, evicted] = await this.guard.commands(() =>
-      this.registerClientScript(this.clientKeys(key), [value, Math.max(1, Math.ceil(ttlSeconds)), cap, stamp(), keepAfterGrantSeconds, MAX_EVICTIONS_PER_REGISTRATION]),
+      this.registerClientScript(this.clientKeys(key), [
+        value,
+        Math.max(1, Math.ceil(ttlSeconds)),
+        cap,
+        stamp(),
+        keepAfterGrantSeconds,
+        MAX_EVICTIONS_PER_REGISTRATION,
+      ]),
     );
     return { registered: registered === 1, evicted };
   }

@@ -32,7 +32,9 @@ export class RedisThingStore implements ThingStore {
   }
 
   async add(subject: string, thing: Thing): Promise<void> {
-    await this.guard.commands(() => this.addScript([this.keys.subjectThings(subject), this.keys.subjectSequence(subject)], [JSON.stringify(thing)]));
+    await this.guard.commands(() =>
+      this.addScript([this.keys.subjectThings(subject), this.keys.subjectSequence(subject)], [JSON.stringify(thing)]),
+    );
   }
 
   async list(subject: string, query: PageQuery): Promise<Array<SeqItem<Thing>>> {

@@ -5,7 +5,11 @@ import type { PageQuery } from '../../platform/pagination/page';
  * Reads one page of a sequence-scored sorted set, newest first, strictly below `before`. Shared by things
  * and the job index.
  */
-export async function pageBySeq(client: RedisClient, key: string, { limit, before }: PageQuery): Promise<Array<{ seq: number; member: string }>> {
+export async function pageBySeq(
+  client: RedisClient,
+  key: string,
+  { limit, before }: PageQuery,
+): Promise<Array<{ seq: number; member: string }>> {
   const max = before === undefined ? '+inf' : `(${before}`;
   const reply = await client.zrevrangebyscore(key, max, '-inf', 'WITHSCORES', 'LIMIT', 0, limit);
   const items: Array<{ seq: number; member: string }> = [];

@@ -19,7 +19,8 @@ export const ERROR_RESPONSES: Readonly<Record<number, ErrorResponse>> = {
   },
   402: {
     name: 'CreditBudgetExhausted',
-    description: "A new paid job would exceed the person's daily credit budget; the detail says when it resets (also Retry-After). Nothing was charged.",
+    description:
+      "A new paid job would exceed the person's daily credit budget; the detail says when it resets (also Retry-After). Nothing was charged.",
     headers: { 'Retry-After': { ...retryAfter, description: 'Seconds until the budget resets.' } },
   },
   404: { name: 'NotFound', description: 'No such resource for this person.' },

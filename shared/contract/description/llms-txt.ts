@@ -51,7 +51,7 @@ export function buildLlmsTxt(operations: readonly Operation[], { publicUrl, dash
     '- When a paid call fails with a network error, a timeout, a 429 or a 5xx, retry it with the same idempotency key and the same input; you get the same job and no second charge. Use a new key only for a new job the person asked for.',
     '- A 422 means the idempotency key was already used for a different request: use a new key for the new request.',
     `- A 401 means the connection is missing, expired or revoked: ask the person to reconnect at ${dashboardUrl}.`,
-    '- A 402 means the person\'s daily credit budget is used up: tell them when it resets (the detail says), and do not retry the job before then. A retry of a job that was already accepted still returns that job.',
+    "- A 402 means the person's daily credit budget is used up: tell them when it resets (the detail says), and do not retry the job before then. A retry of a job that was already accepted still returns that job.",
     '- A 429 or a 503 means wait the number of seconds in Retry-After, then try again.',
     '- Show results as the API returns them; do not invent fields or results.',
     '',
@@ -76,8 +76,12 @@ function mcpSection(operations: readonly Operation[], publicUrl: string): string
     `- Tools: one per operation above, same description and schemas: ${tools}.`,
   ];
   for (const operation of paid) {
-    const poll = operation.async ? ` Apps that support the MCP tasks extension get a task whose id is the job id; otherwise poll ${toolName(operation.async.pollOperationId)} with that id.` : '';
-    lines.push(`- ${toolName(operation.operationId)} is paid: it requires an idempotency_key argument, and the rules above apply unchanged.${poll}`);
+    const poll = operation.async
+      ? ` Apps that support the MCP tasks extension get a task whose id is the job id; otherwise poll ${toolName(operation.async.pollOperationId)} with that id.`
+      : '';
+    lines.push(
+      `- ${toolName(operation.operationId)} is paid: it requires an idempotency_key argument, and the rules above apply unchanged.${poll}`,
+    );
   }
   lines.push('');
   return lines;

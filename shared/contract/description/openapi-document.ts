@@ -33,7 +33,7 @@ export function buildOpenApiDocument(operations: readonly Operation[], serverUrl
   if (oauthBase) {
     securitySchemes.oauth2 = {
       type: 'oauth2',
-      description: 'OAuth 2.1 authorization code with PKCE (S256); the operator\'s dashboard is the consent screen.',
+      description: "OAuth 2.1 authorization code with PKCE (S256); the operator's dashboard is the consent screen.",
       flows: {
         authorizationCode: {
           authorizationUrl: `${oauthBase}${OAUTH_PATHS.authorize}`,

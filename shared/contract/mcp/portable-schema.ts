@@ -24,7 +24,19 @@ const TYPED_KEYWORDS = new Set(Object.values(KEYWORDS_BY_TYPE).flat());
 /** Keywords whose value is a map of subschemas, an array of subschemas, or one subschema. */
 const SCHEMA_MAPS = ['properties', 'patternProperties', 'dependentSchemas', 'dependencies', '$defs', 'definitions'];
 const SCHEMA_ARRAYS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
-const SCHEMA_VALUES = ['items', 'contains', 'not', 'propertyNames', 'if', 'then', 'else', 'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems', 'contentSchema'];
+const SCHEMA_VALUES = [
+  'items',
+  'contains',
+  'not',
+  'propertyNames',
+  'if',
+  'then',
+  'else',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'contentSchema',
+];
 
 /**
  * The same JSON Schema with every `type` array (`["string", "null"]`, how OpenAPI 3.1 writes a nullable field)

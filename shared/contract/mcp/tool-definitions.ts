@@ -69,7 +69,12 @@ function toolDefinition(operation: Operation): ToolDefinition {
     if (location !== 'path' && location !== 'query') continue;
     const schema = { ...(parameter.schema as JsonSchema) };
     if (typeof parameter.description === 'string') schema.description ??= parameter.description;
-    add(String(parameter.name), inlineSchema(schema), location === 'path' ? 'params' : 'query', location === 'path' || parameter.required === true);
+    add(
+      String(parameter.name),
+      inlineSchema(schema),
+      location === 'path' ? 'params' : 'query',
+      location === 'path' || parameter.required === true,
+    );
   }
   const body = operation.requestBody ? inlineSchema(operation.requestBody) : undefined;
   if (body) {
@@ -81,7 +86,9 @@ function toolDefinition(operation: Operation): ToolDefinition {
   }
 
   const readOnly = operation.method === 'get';
-  const success = Object.keys(operation.responses).map(Number).sort((a, b) => a - b)[0];
+  const success = Object.keys(operation.responses)
+    .map(Number)
+    .sort((a, b) => a - b)[0];
   return {
     name: toolName(operation.operationId),
     title: operation.summary,

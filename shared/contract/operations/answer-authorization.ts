@@ -17,20 +17,30 @@ export const answerAuthorization: Operation = {
   parameters: [AUTHORIZATION_REQUEST_PARAMETER],
   requestBody: {
     oneOf: [
-      { type: 'object', additionalProperties: false, required: ['subject'], properties: { subject: { type: 'string', minLength: 1, maxLength: 1024 } } },
+      {
+        type: 'object',
+        additionalProperties: false,
+        required: ['subject'],
+        properties: { subject: { type: 'string', minLength: 1, maxLength: 1024 } },
+      },
       { type: 'object', additionalProperties: false, required: ['deny'], properties: { deny: { const: true } } },
     ],
   },
   responses: {
     200: {
-      description: "Where to send the browser: the app's redirect URI with a code, or with error=access_denied; on approval, the connection made.",
+      description:
+        "Where to send the browser: the app's redirect URI with a code, or with error=access_denied; on approval, the connection made.",
       schema: {
         type: 'object',
         additionalProperties: false,
         required: ['redirect_to'],
         properties: {
           redirect_to: { type: 'string', format: 'uri' },
-          connection_id: { type: 'string', pattern: '^conn_', description: 'Set on approval: the connection the app now holds (list it, revoke it).' },
+          connection_id: {
+            type: 'string',
+            pattern: '^conn_',
+            description: 'Set on approval: the connection the app now holds (list it, revoke it).',
+          },
         },
       },
     },

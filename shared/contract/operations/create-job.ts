@@ -50,7 +50,10 @@ export const createJob: Operation = {
       headers: {
         Location: { description: 'Where to poll the job.', schema: { type: 'string' }, required: true },
         'Retry-After': { description: 'Seconds to wait before polling.', schema: { type: 'integer' }, required: true },
-        'Idempotent-Replayed': { description: 'true when this answer replays an earlier request.', schema: { type: 'string', enum: ['true'] } },
+        'Idempotent-Replayed': {
+          description: 'true when this answer replays an earlier request.',
+          schema: { type: 'string', enum: ['true'] },
+        },
       },
     },
   },

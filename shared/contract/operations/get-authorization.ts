@@ -36,8 +36,15 @@ export const getAuthorization: Operation = {
             properties: {
               client_id: { type: 'string' },
               client_name: { type: 'string' },
-              redirect_scheme: { type: 'string', description: 'The redirect URI\'s scheme: `https`, loopback `http`, or an app\'s private-use scheme such as `com.example.app`.' },
-              redirect_host: { type: 'string', description: 'The redirect URI\'s host (and port), as the URI has it; empty for a private-use URI without one.' },
+              redirect_scheme: {
+                type: 'string',
+                description:
+                  "The redirect URI's scheme: `https`, loopback `http`, or an app's private-use scheme such as `com.example.app`.",
+              },
+              redirect_host: {
+                type: 'string',
+                description: "The redirect URI's host (and port), as the URI has it; empty for a private-use URI without one.",
+              },
             },
           },
           expires_at: { type: 'string', format: 'date-time' },

@@ -28,7 +28,9 @@ export const getJob: Operation = {
     200: {
       description: 'The job.',
       schema: ref('Job'),
-      headers: { 'Retry-After': { description: 'While the job is not final: seconds to wait before polling again.', schema: { type: 'integer' } } },
+      headers: {
+        'Retry-After': { description: 'While the job is not final: seconds to wait before polling again.', schema: { type: 'integer' } },
+      },
     },
   },
   errors: [400, 401, 404, 429, 500, 503],

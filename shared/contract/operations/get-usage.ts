@@ -36,7 +36,11 @@ export const getUsage: Operation = {
           subject: { type: 'string' },
           credits_spent: { type: 'integer', minimum: 0, description: 'Credits charged so far, in total.' },
           jobs_charged: { type: 'integer', minimum: 0, description: 'Paid jobs accepted so far, in total.' },
-          daily_credit_limit: { type: ['integer', 'null'], minimum: 0, description: 'Credits that may be charged per UTC day; null without a cap.' },
+          daily_credit_limit: {
+            type: ['integer', 'null'],
+            minimum: 0,
+            description: 'Credits that may be charged per UTC day; null without a cap.',
+          },
           days: {
             type: 'array',
             description: 'Credits charged per UTC day, today first, days without charges included.',

@@ -16,7 +16,20 @@ import { revoke } from './revoke';
  * Every operation of the service, in the order the documents list them. Routes, request validation,
  * `/openapi.json`, `/llms.txt` and the MCP tools are all generated from this one list: add an operation here.
  */
-export const OPERATIONS: readonly Operation[] = [getMe, listThings, createThing, createJob, listJobs, getJob, link, revoke, listConnections, getUsage, getAuthorization, answerAuthorization];
+export const OPERATIONS: readonly Operation[] = [
+  getMe,
+  listThings,
+  createThing,
+  createJob,
+  listJobs,
+  getJob,
+  link,
+  revoke,
+  listConnections,
+  getUsage,
+  getAuthorization,
+  answerAuthorization,
+];
 
 /** The operations shown to the platform's model. */
 export function publishedOperations(operations: readonly Operation[] = OPERATIONS): Operation[] {

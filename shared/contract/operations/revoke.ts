@@ -12,14 +12,29 @@ export const revoke: Operation = {
   consequential: true,
   requestBody: {
     oneOf: [
-      { type: 'object', additionalProperties: false, required: ['connection_id'], properties: { connection_id: { type: 'string', minLength: 1, maxLength: 128 } } },
-      { type: 'object', additionalProperties: false, required: ['subject'], properties: { subject: { type: 'string', minLength: 1, maxLength: 1024 } } },
+      {
+        type: 'object',
+        additionalProperties: false,
+        required: ['connection_id'],
+        properties: { connection_id: { type: 'string', minLength: 1, maxLength: 128 } },
+      },
+      {
+        type: 'object',
+        additionalProperties: false,
+        required: ['subject'],
+        properties: { subject: { type: 'string', minLength: 1, maxLength: 1024 } },
+      },
     ],
   },
   responses: {
     200: {
       description: 'How many connections were newly revoked.',
-      schema: { type: 'object', additionalProperties: false, required: ['revoked'], properties: { revoked: { type: 'integer', minimum: 0 } } },
+      schema: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['revoked'],
+        properties: { revoked: { type: 'integer', minimum: 0 } },
+      },
     },
   },
   errors: [400, 401, 413, 415, 429, 500, 503],

@@ -74,7 +74,10 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
       revoke_url: { type: 'string', format: 'uri', description: 'Where the person can revoke access.' },
       usage: ref('Usage'),
       daily_budget: ref('DailyBudget'),
-      client: { ...OAUTH_CLIENT_SCHEMA, description: 'The app that holds this connection when it was granted through OAuth; null otherwise.' },
+      client: {
+        ...OAUTH_CLIENT_SCHEMA,
+        description: 'The app that holds this connection when it was granted through OAuth; null otherwise.',
+      },
     },
   },
   Thing: {

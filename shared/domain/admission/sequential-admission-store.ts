@@ -29,7 +29,11 @@ export class SequentialAdmissionStore implements AdmissionStore {
       this.rateLimits.hit(request.rateKey, request.windowSeconds),
       day === undefined
         ? undefined
-        : Promise.all([this.ledger.usage(request.subject), this.ledger.spentOn(request.subject, day)]).then(([usage, spentOnDay]) => ({ usage, day, spentOnDay })),
+        : Promise.all([this.ledger.usage(request.subject), this.ledger.spentOn(request.subject, day)]).then(([usage, spentOnDay]) => ({
+            usage,
+            day,
+            spentOnDay,
+          })),
       lastUseIsStale(connection.lastUsedAt, at) ? this.connections.touch(request.connectionId, at) : undefined,
     ]);
     return { outcome: 'admitted', window, ...(connection.client ? { client: connection.client } : {}), ...(usage ? { usage } : {}) };

@@ -25,7 +25,9 @@ export function pageConnections(connections: readonly Connection[], query: Conne
   const after = query.cursor === undefined ? undefined : decodeTimeCursor(query.cursor);
   const ordered = connections
     .filter((connection) => query.includeRevoked || !connection.revoked)
-    .filter((connection) => !after || connection.issuedAt < after.seconds || (connection.issuedAt === after.seconds && connection.id < after.id))
+    .filter(
+      (connection) => !after || connection.issuedAt < after.seconds || (connection.issuedAt === after.seconds && connection.id < after.id),
+    )
     .sort(newestFirst);
   const shown = ordered.slice(0, query.limit);
   const last = shown[shown.length - 1];

@@ -41,7 +41,10 @@ export function createJobObserver(metrics: Metrics, logger: Logger): JobObserver
  * The in-memory queue's hook: it reports whole records (ISO times), and a record reaching `running` is an
  * attempt's start; `queued` (a retry's wait) is neither logged nor measured.
  */
-export function jobObserver(metrics: Metrics, logger: Logger): (job: Pick<JobRecord, 'id' | 'operation' | 'status' | 'created_at' | 'started_at' | 'finished_at' | 'attempts' | 'error'>) => void {
+export function jobObserver(
+  metrics: Metrics,
+  logger: Logger,
+): (job: Pick<JobRecord, 'id' | 'operation' | 'status' | 'created_at' | 'started_at' | 'finished_at' | 'attempts' | 'error'>) => void {
   const observer = createJobObserver(metrics, logger);
   return (job) => {
     const attempt = { id: job.id, operation: job.operation, attempt: job.attempts };

@@ -127,7 +127,9 @@ export class JobService {
    * one, not the current secret's, so ids survive a `CONNECTOR_SECRET` rotation (see {@link JobIdKeySource}).
    */
   async jobIdFor(subject: string, idempotencyKey: string): Promise<string> {
-    const mac = createHmac('sha256', await this.jobIdKey.current()).update(`${subject}\n${idempotencyKey}`, 'utf8').digest('base64url');
+    const mac = createHmac('sha256', await this.jobIdKey.current())
+      .update(`${subject}\n${idempotencyKey}`, 'utf8')
+      .digest('base64url');
     return `job_${mac.slice(0, 32)}`;
   }
 }

@@ -76,7 +76,9 @@ function getOnce(url: URL, options: CimdFetchOptions): Promise<Answer> {
     const deadline = setTimeout(() => abort('the client metadata document took too long'), TIMEOUT_MS);
     request.on('timeout', () => abort('the client metadata document took too long'));
     request.on('error', (error) => {
-      settle(() => reject(new CimdFetchError(error instanceof CimdFetchError ? error.message : 'the client metadata document could not be fetched')));
+      settle(() =>
+        reject(new CimdFetchError(error instanceof CimdFetchError ? error.message : 'the client metadata document could not be fetched')),
+      );
     });
     request.on('response', (response) => {
       const status = response.statusCode ?? 0;
@@ -87,7 +89,8 @@ function getOnce(url: URL, options: CimdFetchOptions): Promise<Answer> {
         return;
       }
       if (status !== 200) return abort('the client metadata document was not found');
-      if (!isJsonContentType(response.headers['content-type'])) return abort('the client metadata document is not JSON by its content type');
+      if (!isJsonContentType(response.headers['content-type']))
+        return abort('the client metadata document is not JSON by its content type');
       if (Number(response.headers['content-length'] ?? 0) > CIMD_MAX_BYTES) return abort('the client metadata document is too large');
       const chunks: Buffer[] = [];
       let size = 0;
@@ -113,5 +116,7 @@ export function isJsonContentType(header: string | undefined): boolean {
 }
 
 function refusedHost(reason: 'unresolved' | 'not-public'): CimdFetchError {
-  return new CimdFetchError(reason === 'unresolved' ? 'the client metadata host does not resolve' : 'the client metadata host is not on the public internet');
+  return new CimdFetchError(
+    reason === 'unresolved' ? 'the client metadata host does not resolve' : 'the client metadata host is not on the public internet',
+  );
 }

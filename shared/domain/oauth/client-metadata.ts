@@ -22,6 +22,7 @@ const URI_CHARACTERS = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]+$/;
 
 // C0 and C1 controls, and the bidirectional controls (embeddings, overrides, isolates and marks) that make
 // a name read differently from what it holds, e.g. U+202E turning "ppA" into "App".
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point: they are stripped from names people read
 const UNSHOWABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /**
@@ -38,7 +39,10 @@ export function showableClientName(raw: unknown): string {
  * connector's own limits and redirect-URI rules. `code` is the error a refusal carries: RFC 7591's
  * `invalid_client_metadata` at registration, `invalid_client` for a metadata document.
  */
-export function parseClientMetadata(body: unknown, code: 'invalid_client_metadata' | 'invalid_client' = 'invalid_client_metadata'): ClientMetadata {
+export function parseClientMetadata(
+  body: unknown,
+  code: 'invalid_client_metadata' | 'invalid_client' = 'invalid_client_metadata',
+): ClientMetadata {
   const parsed = OAuthClientMetadataSchema.safeParse(body);
   if (!parsed.success) throw new OAuthProtocolError(code, 'the client metadata is not valid');
   const { redirect_uris: uris, token_endpoint_auth_method, client_name } = parsed.data;
@@ -50,7 +54,10 @@ export function parseClientMetadata(body: unknown, code: 'invalid_client_metadat
     throw new OAuthProtocolError(code, `redirect_uris must hold 1 to ${redirectUris} URIs of at most ${redirectUriLength} characters`);
   }
   if (!uris.every(isAllowedRedirectUri)) {
-    throw new OAuthProtocolError(code === 'invalid_client' ? code : 'invalid_redirect_uri', 'redirect_uris must be https, loopback http or a private-use scheme');
+    throw new OAuthProtocolError(
+      code === 'invalid_client' ? code : 'invalid_redirect_uri',
+      'redirect_uris must be https, loopback http or a private-use scheme',
+    );
   }
   return { redirect_uris: uris, token_endpoint_auth_method, client_name: showableClientName(client_name) };
 }

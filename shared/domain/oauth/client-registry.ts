@@ -73,7 +73,8 @@ export class ClientRegistry {
   async register(body: unknown): Promise<Record<string, unknown>> {
     const metadata = parseClientMetadata(body);
     const method = metadata.token_endpoint_auth_method ?? 'none';
-    if (method !== 'none') throw new OAuthProtocolError('invalid_client_metadata', 'only public clients (token_endpoint_auth_method "none") may register');
+    if (method !== 'none')
+      throw new OAuthProtocolError('invalid_client_metadata', 'only public clients (token_endpoint_auth_method "none") may register');
     const clientId = newId(REGISTERED_PREFIX);
     const record: StoredClient = { client_id: clientId, client_name: metadata.client_name, redirect_uris: metadata.redirect_uris };
     const { registered } = await this.store.registerClient(clientId, JSON.stringify(record), {
@@ -132,5 +133,10 @@ function unknownClient(): OAuthProtocolError {
 }
 
 function badClientAuth(usedBasic: boolean): OAuthProtocolError {
-  return new OAuthProtocolError('invalid_client', 'client authentication failed', 401, usedBasic ? { 'WWW-Authenticate': 'Basic realm="connector"' } : {});
+  return new OAuthProtocolError(
+    'invalid_client',
+    'client authentication failed',
+    401,
+    usedBasic ? { 'WWW-Authenticate': 'Basic realm="connector"' } : {},
+  );
 }

@@ -19,7 +19,8 @@ export function newConfidentialClient(name: string, redirectUris: readonly strin
   if (!clientName || clientName.length > 100) throw new Error('--name must be 1 to 100 characters');
   if (redirectUris.length === 0) throw new Error('give at least one --redirect-uri');
   for (const uri of redirectUris) {
-    if (!uri.startsWith('https://') || !isAllowedRedirectUri(uri)) throw new Error(`redirect URI ${JSON.stringify(uri)} must be an https URL without a fragment`);
+    if (!uri.startsWith('https://') || !isAllowedRedirectUri(uri))
+      throw new Error(`redirect URI ${JSON.stringify(uri)} must be an https URL without a fragment`);
   }
   const secret = newOpaqueSecret();
   return {

@@ -118,14 +118,22 @@ export class ConsentService {
     const pending = JSON.parse(consumed.value) as PendingRequest;
     const base = { state: pending.state, iss: this.settings.issuer };
     if (subject === undefined) {
-      return { redirectTo: redirectWith(pending.redirectUri, { error: 'access_denied', error_description: 'the person declined', ...base }) };
+      return {
+        redirectTo: redirectWith(pending.redirectUri, { error: 'access_denied', error_description: 'the person declined', ...base }),
+      };
     }
     const issuedAt = Math.floor(Date.now() / 1000);
     const expiresAt = issuedAt + this.settings.grantTtlSeconds;
     // Recorded first, so a registration is never evicted while a grant of it lives; one evicted while the
     // request waited (a flood of registrations) can be granted nothing, and the app must register again.
     if (!(await this.clients.recordApproval(pending.clientId, expiresAt))) {
-      return { redirectTo: redirectWith(pending.redirectUri, { error: 'access_denied', error_description: 'the app registration has expired; register again', ...base }) };
+      return {
+        redirectTo: redirectWith(pending.redirectUri, {
+          error: 'access_denied',
+          error_description: 'the app registration has expired; register again',
+          ...base,
+        }),
+      };
     }
     const connectionId = newId('conn');
     await this.connections.create({
@@ -137,7 +145,13 @@ export class ConsentService {
       client: { id: pending.clientId, name: pending.clientName },
     });
     const code = newOpaqueSecret();
-    const grant: CodeGrant = { connectionId, subject, clientId: pending.clientId, redirectUri: pending.redirectUri, codeChallenge: pending.codeChallenge };
+    const grant: CodeGrant = {
+      connectionId,
+      subject,
+      clientId: pending.clientId,
+      redirectUri: pending.redirectUri,
+      codeChallenge: pending.codeChallenge,
+    };
     await this.store.put('code', hashSecret(code), JSON.stringify(grant), this.settings.codeTtlSeconds);
     // Renewed with every approval, so the mark lasts as long as the newest grant it came with could.
     await this.store.put('approved', approvalKey(pending.clientId, pending.redirectUri), '1', this.settings.grantTtlSeconds);

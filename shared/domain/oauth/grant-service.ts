@@ -55,7 +55,8 @@ export class GrantService {
     const binding = { clientId: client.clientId, redirectUri: form.redirect_uri, codeChallenge: challenge } satisfies Partial<CodeGrant>;
     const consumed = await this.store.consumeMatching('code', hashSecret(form.code), binding);
     if (!consumed) throw invalidGrant('the code is unknown or expired');
-    if (consumed === 'mismatch') throw invalidGrant('the code was issued to another client, or redirect_uri or code_verifier does not match');
+    if (consumed === 'mismatch')
+      throw invalidGrant('the code was issued to another client, or redirect_uri or code_verifier does not match');
     const grant = JSON.parse(consumed.value) as CodeGrant;
     if (consumed.reused) {
       await this.revoke(grant.connectionId);

@@ -38,10 +38,15 @@ export class MetadataDocumentClients {
     const cached = await this.store.get('cimd', url);
     if (cached) return fromCache(cached);
     const running = this.inFlight.get(url);
-    if (running) return running;
+    if (running !== undefined) return running;
     // Not remembered: being busy says nothing about the document.
     if (this.inFlight.size >= CIMD_FETCHES_AT_ONCE) {
-      throw new OAuthProtocolError('temporarily_unavailable', 'too many client metadata documents are being fetched; try again shortly', 503, { 'Retry-After': '1' });
+      throw new OAuthProtocolError(
+        'temporarily_unavailable',
+        'too many client metadata documents are being fetched; try again shortly',
+        503,
+        { 'Retry-After': '1' },
+      );
     }
     const fetching = this.fetchAndRemember(url).finally(() => this.inFlight.delete(url));
     this.inFlight.set(url, fetching);
@@ -53,9 +58,13 @@ export class MetadataDocumentClients {
     try {
       client = toClient(url, await fetchClientMetadata(url, this.options));
     } catch (error) {
-      const refusal = error instanceof OAuthProtocolError
-        ? error
-        : new OAuthProtocolError('invalid_client', error instanceof CimdFetchError ? error.message : 'the client metadata document could not be fetched');
+      const refusal =
+        error instanceof OAuthProtocolError
+          ? error
+          : new OAuthProtocolError(
+              'invalid_client',
+              error instanceof CimdFetchError ? error.message : 'the client metadata document could not be fetched',
+            );
       const remembered: CachedOutcome = { refused: refusal.description };
       await this.store.put('cimd', url, JSON.stringify(remembered), CIMD_FAILURE_CACHE_SECONDS);
       throw refusal;
@@ -68,8 +77,10 @@ export class MetadataDocumentClients {
 /** The client a fetched document describes, once it names itself and is a public client's. */
 function toClient(url: string, document: unknown): OAuthClient {
   const metadata = parseClientMetadata(document, 'invalid_client');
-  if ((document as { client_id?: unknown }).client_id !== url) throw new OAuthProtocolError('invalid_client', 'the metadata document names another client_id');
-  if ((metadata.token_endpoint_auth_method ?? 'none') !== 'none') throw new OAuthProtocolError('invalid_client', 'only public clients may use a metadata document');
+  if ((document as { client_id?: unknown }).client_id !== url)
+    throw new OAuthProtocolError('invalid_client', 'the metadata document names another client_id');
+  if ((metadata.token_endpoint_auth_method ?? 'none') !== 'none')
+    throw new OAuthProtocolError('invalid_client', 'only public clients may use a metadata document');
   return { clientId: url, clientName: metadata.client_name, redirectUris: metadata.redirect_uris };
 }
 

@@ -30,9 +30,15 @@ export function createOAuthServices(
     codeTtlSeconds: config.oauth.codeTtlSeconds,
     grantTtlSeconds: config.tokenTtlSeconds,
   });
-  const grants = new GrantService(stores.oauth, stores.connections, tokens, {
-    issuer: config.publicUrl,
-    accessTokenTtlSeconds: config.oauth.accessTokenTtlSeconds,
-  }, hooks);
+  const grants = new GrantService(
+    stores.oauth,
+    stores.connections,
+    tokens,
+    {
+      issuer: config.publicUrl,
+      accessTokenTtlSeconds: config.oauth.accessTokenTtlSeconds,
+    },
+    hooks,
+  );
   return { clients, consent, grants };
 }

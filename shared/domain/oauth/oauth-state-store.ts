@@ -54,7 +54,11 @@ export interface OAuthStateStore {
    * value; otherwise answers `'mismatch'` and leaves the record as it was, consumed or not. Checking and
    * consuming are one atomic step, so a presentation that fails the check can never use a record up.
    */
-  consumeMatching(kind: OAuthStateKind, key: string, fields: Readonly<Record<string, string>>): Promise<ConsumedRecord | 'mismatch' | undefined>;
+  consumeMatching(
+    kind: OAuthStateKind,
+    key: string,
+    fields: Readonly<Record<string, string>>,
+  ): Promise<ConsumedRecord | 'mismatch' | undefined>;
   /**
    * Saves a new dynamically registered client, in one atomic step with the cap. At the cap it first evicts,
    * oldest first, registrations that never had a grant, then registrations whose every grant has ended; a

@@ -42,7 +42,12 @@ export class WebhookSender {
     this.agent = new Agent({ keepAlive: true, maxSockets: settings.concurrency });
     this.lookup = checkedLookup({
       allowPrivate: settings.allowPrivate,
-      refuse: (reason) => new RefusedAddress(reason === 'unresolved' ? 'the receiver host does not resolve' : 'the receiver host is not on the public internet (WEBHOOK_ALLOW_PRIVATE)'),
+      refuse: (reason) =>
+        new RefusedAddress(
+          reason === 'unresolved'
+            ? 'the receiver host does not resolve'
+            : 'the receiver host is not on the public internet (WEBHOOK_ALLOW_PRIVATE)',
+        ),
     });
   }
 
@@ -79,7 +84,10 @@ export class WebhookSender {
       }, this.timeoutMs);
       request.on('close', () => clearTimeout(deadline));
       request.on('error', (error) => {
-        const reason = error instanceof RefusedAddress ? error.message : `could not reach the receiver (${(error as NodeJS.ErrnoException).code ?? 'connection error'})`;
+        const reason =
+          error instanceof RefusedAddress
+            ? error.message
+            : `could not reach the receiver (${(error as NodeJS.ErrnoException).code ?? 'connection error'})`;
         settle({ outcome: 'failed', reason });
       });
       request.on('response', (response) => {

@@ -125,19 +125,15 @@ export function configVariables(role: ProcessRole = 'api'): Record<string, Spec<
  */
 export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): Config {
   const problems: Array<{ name: string; reason: string }> = [];
-  const clean = cleanEnv(
-    env,
-    coreVariables(role),
-    {
-      // envalid's own messages can echo the value; report names with our own reasons only.
-      reporter: ({ errors }) => {
-        for (const [name, error] of Object.entries(errors)) {
-          const missing = error?.constructor?.name === 'EnvMissingError';
-          problems.push({ name, reason: missing ? 'is required' : sanitise(error) });
-        }
-      },
+  const clean = cleanEnv(env, coreVariables(role), {
+    // envalid's own messages can echo the value; report names with our own reasons only.
+    reporter: ({ errors }) => {
+      for (const [name, error] of Object.entries(errors)) {
+        const missing = error?.constructor?.name === 'EnvMissingError';
+        problems.push({ name, reason: missing ? 'is required' : sanitise(error) });
+      }
     },
-  );
+  });
   const redis = loadRedisSettings(env, problems);
   if (role === 'worker' && !redis.connection && !problems.some((p) => p.name.startsWith('REDIS_'))) {
     problems.push({ name: 'REDIS_URL', reason: 'is required by the worker (or REDIS_SENTINELS, or REDIS_CLUSTER_NODES)' });

@@ -43,8 +43,13 @@ const preRegisteredClients = makeValidator<PreRegisteredClient[]>((input) => {
   if (!Array.isArray(parsed)) throw new Error('must be a JSON array of clients');
   for (const client of parsed) {
     const ok =
-      client && typeof client === 'object' && CLIENT_ID.test(client.client_id) && typeof client.client_name === 'string' &&
-      SECRET_SHA256.test(client.secret_sha256) && Array.isArray(client.redirect_uris) && client.redirect_uris.length > 0 &&
+      client &&
+      typeof client === 'object' &&
+      CLIENT_ID.test(client.client_id) &&
+      typeof client.client_name === 'string' &&
+      SECRET_SHA256.test(client.secret_sha256) &&
+      Array.isArray(client.redirect_uris) &&
+      client.redirect_uris.length > 0 &&
       client.redirect_uris.every((uri: unknown) => typeof uri === 'string' && /^https:\/\//.test(uri));
     if (!ok) throw new Error('must list clients with client_id, client_name, https redirect_uris and secret_sha256');
   }
@@ -84,18 +89,14 @@ export function loadOAuthSettings(
   problems: Array<{ name: string; reason: string }>,
 ): OAuthSettings {
   const known = problems.length;
-  const clean = cleanEnv(
-    env,
-    OAUTH_VARIABLES,
-    {
-      reporter: ({ errors }) => {
-        for (const [name, error] of Object.entries(errors)) {
-          const message = error?.message ?? '';
-          problems.push({ name, reason: /^(must|is) /.test(message) ? message : 'is invalid' });
-        }
-      },
+  const clean = cleanEnv(env, OAUTH_VARIABLES, {
+    reporter: ({ errors }) => {
+      for (const [name, error] of Object.entries(errors)) {
+        const message = error?.message ?? '';
+        problems.push({ name, reason: /^(must|is) /.test(message) ? message : 'is invalid' });
+      }
     },
-  );
+  });
   // envalid throws when a variable that failed is read; the caller refuses the configuration anyway.
   if (problems.length > known) return UNUSABLE;
   return {

@@ -48,7 +48,10 @@ const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](
  * never repeats the input, since a list of hosts is not secret but a mistyped password pasted here would be.
  */
 export function parseEndpoints(input: string): RedisEndpoint[] {
-  const items = input.split(',').map((item) => item.trim()).filter((item) => item.length > 0);
+  const items = input
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
   if (items.length === 0) throw new Error('must list at least one host:port');
   return items.map((item) => {
     const colon = item.lastIndexOf(':');
@@ -82,19 +85,20 @@ export const REDIS_VARIABLES = {
  * `problems` so that the caller reports them all together. Only one of the three mode variables may be set.
  */
 export function loadRedisSettings(env: NodeJS.ProcessEnv, problems: Problems): RedisSettings {
-  const clean = cleanEnv(
-    env,
-    REDIS_VARIABLES,
-    {
-      reporter: ({ errors }) => {
-        for (const name of Object.keys(errors)) problems.push({ name, reason: `is invalid${name === 'REDIS_TLS' ? ' (true or false)' : ''}` });
-      },
+  const clean = cleanEnv(env, REDIS_VARIABLES, {
+    reporter: ({ errors }) => {
+      for (const name of Object.keys(errors))
+        problems.push({ name, reason: `is invalid${name === 'REDIS_TLS' ? ' (true or false)' : ''}` });
     },
-  );
+  });
   const failed = (name: string) => problems.some((p) => p.name === name);
   // envalid refuses to read a variable that failed validation; its problem is reported already.
   const read = <T>(name: keyof typeof clean, fallback: T): T => (failed(name) ? fallback : (clean[name] as T));
-  const settings = { queueShards: read('JOB_QUEUE_SHARDS', 1), minReplicas: read('REDIS_MIN_REPLICAS', 0), waitMs: read('REDIS_WAIT_MS', 500) };
+  const settings = {
+    queueShards: read('JOB_QUEUE_SHARDS', 1),
+    minReplicas: read('REDIS_MIN_REPLICAS', 0),
+    waitMs: read('REDIS_WAIT_MS', 500),
+  };
 
   const chosen = MODE_VARIABLES.filter((name) => typeof env[name] === 'string' && env[name] !== '');
   if (chosen.length > 1) {
@@ -115,7 +119,12 @@ export function loadRedisSettings(env: NodeJS.ProcessEnv, problems: Problems): R
     const sentinels = endpoints('REDIS_SENTINELS', clean.REDIS_SENTINELS!, problems);
     if (!clean.REDIS_SENTINEL_NAME) problems.push({ name: 'REDIS_SENTINEL_NAME', reason: 'is required with REDIS_SENTINELS' });
     else if (sentinels) {
-      topology = { mode: 'sentinel', sentinels, name: clean.REDIS_SENTINEL_NAME, ...(clean.REDIS_SENTINEL_PASSWORD ? { sentinelPassword: clean.REDIS_SENTINEL_PASSWORD } : {}) };
+      topology = {
+        mode: 'sentinel',
+        sentinels,
+        name: clean.REDIS_SENTINEL_NAME,
+        ...(clean.REDIS_SENTINEL_PASSWORD ? { sentinelPassword: clean.REDIS_SENTINEL_PASSWORD } : {}),
+      };
     }
   } else if (chosen[0] === 'REDIS_CLUSTER_NODES') {
     const nodes = endpoints('REDIS_CLUSTER_NODES', clean.REDIS_CLUSTER_NODES!, problems);

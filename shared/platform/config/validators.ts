@@ -12,7 +12,8 @@ function parseAbsoluteUrl(input: string, { allowQuery = false }: { allowQuery?: 
     throw new Error('must be an absolute URL');
   }
   if (url.username || url.password) throw new Error('must not carry credentials');
-  if (url.hash || (url.search && !allowQuery)) throw new Error(allowQuery ? 'must not have a fragment' : 'must not have a query or fragment');
+  if (url.hash || (url.search && !allowQuery))
+    throw new Error(allowQuery ? 'must not have a fragment' : 'must not have a query or fragment');
   return url;
 }
 

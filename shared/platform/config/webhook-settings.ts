@@ -46,20 +46,19 @@ export const WEBHOOK_VARIABLES = {
  * link-local address literal (or `localhost`) needs `WEBHOOK_ALLOW_PRIVATE=true`; a name is checked each time
  * it is resolved, as the OAuth metadata fetcher does.
  */
-export function loadWebhookSettings(env: NodeJS.ProcessEnv, problems: Array<{ name: string; reason: string }>): WebhookSettings | undefined {
+export function loadWebhookSettings(
+  env: NodeJS.ProcessEnv,
+  problems: Array<{ name: string; reason: string }>,
+): WebhookSettings | undefined {
   const before = problems.length;
-  const clean = cleanEnv(
-    env,
-    WEBHOOK_VARIABLES,
-    {
-      reporter: ({ errors }) => {
-        for (const [name, error] of Object.entries(errors)) {
-          const message = error?.message ?? '';
-          problems.push({ name, reason: /^(must|is) /.test(message) ? message : 'is invalid' });
-        }
-      },
+  const clean = cleanEnv(env, WEBHOOK_VARIABLES, {
+    reporter: ({ errors }) => {
+      for (const [name, error] of Object.entries(errors)) {
+        const message = error?.message ?? '';
+        problems.push({ name, reason: /^(must|is) /.test(message) ? message : 'is invalid' });
+      }
     },
-  );
+  });
   const failed = (name: string) => problems.slice(before).some((p) => p.name === name);
   // envalid refuses to read a variable that failed validation, hence the checks before each read.
   const url = failed('WEBHOOK_URL') ? undefined : clean.WEBHOOK_URL;
@@ -71,7 +70,10 @@ export function loadWebhookSettings(env: NodeJS.ProcessEnv, problems: Array<{ na
   if (secretSet && !urlSet) problems.push({ name: 'WEBHOOK_URL', reason: 'is required when WEBHOOK_SECRET is set' });
   const allowPrivate = failed('WEBHOOK_ALLOW_PRIVATE') ? false : clean.WEBHOOK_ALLOW_PRIVATE;
   if (url !== undefined && !allowPrivate && isNonPublicHost(new URL(url).hostname)) {
-    problems.push({ name: 'WEBHOOK_URL', reason: 'must be on the public internet (set WEBHOOK_ALLOW_PRIVATE=true for a receiver on a private or loopback address)' });
+    problems.push({
+      name: 'WEBHOOK_URL',
+      reason: 'must be on the public internet (set WEBHOOK_ALLOW_PRIVATE=true for a receiver on a private or loopback address)',
+    });
   }
   if (problems.length > before || url === undefined || secret === undefined) return undefined;
   return { url, secret, allowPrivate, retryBaseMs: clean.WEBHOOK_RETRY_BASE_MS, concurrency: clean.WEBHOOK_CONCURRENCY };

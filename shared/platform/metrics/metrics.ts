@@ -24,7 +24,11 @@ export class Metrics {
     buckets: HTTP_BUCKETS,
     registers: [this.registry],
   });
-  readonly tokensIssued = new Counter({ name: 'connector_tokens_issued_total', help: 'Tokens minted through /v1/link.', registers: [this.registry] });
+  readonly tokensIssued = new Counter({
+    name: 'connector_tokens_issued_total',
+    help: 'Tokens minted through /v1/link.',
+    registers: [this.registry],
+  });
   readonly connectionsRevoked = new Counter({
     name: 'connector_connections_revoked_total',
     help: 'Connections revoked through /v1/link/revoke.',
@@ -44,8 +48,16 @@ export class Metrics {
   });
   readonly jobsSubmitted = counter(this.registry, 'connector_jobs_submitted_total', 'Paid jobs accepted (new, not replays).');
   readonly jobsReplayed = counter(this.registry, 'connector_jobs_replayed_total', 'Idempotent retries answered with an existing job.');
-  readonly idempotencyConflicts = counter(this.registry, 'connector_idempotency_conflicts_total', 'Idempotency keys reused with another payload (422).');
-  readonly jobsOverBudget = counter(this.registry, 'connector_jobs_over_budget_total', 'New paid jobs refused with 402: the daily credit budget was used up.');
+  readonly idempotencyConflicts = counter(
+    this.registry,
+    'connector_idempotency_conflicts_total',
+    'Idempotency keys reused with another payload (422).',
+  );
+  readonly jobsOverBudget = counter(
+    this.registry,
+    'connector_jobs_over_budget_total',
+    'New paid jobs refused with 402: the daily credit budget was used up.',
+  );
   readonly creditsCharged = counter(this.registry, 'connector_credits_charged_total', 'Credits charged for accepted jobs.');
   readonly jobsCompleted = new Counter({
     name: 'connector_jobs_completed_total',
@@ -80,8 +92,16 @@ export class Metrics {
     labelNames: ['type', 'outcome'] as const,
     registers: [this.registry],
   });
-  readonly redisUp = new Gauge({ name: 'connector_redis_up', help: '1 when Redis answers, 0 when not (absent in memory mode).', registers: [this.registry] });
-  readonly redisErrors = new Counter({ name: 'connector_redis_errors_total', help: 'Redis connection and command errors.', registers: [this.registry] });
+  readonly redisUp = new Gauge({
+    name: 'connector_redis_up',
+    help: '1 when Redis answers, 0 when not (absent in memory mode).',
+    registers: [this.registry],
+  });
+  readonly redisErrors = new Counter({
+    name: 'connector_redis_errors_total',
+    help: 'Redis connection and command errors.',
+    registers: [this.registry],
+  });
 
   constructor({ defaultMetrics = true }: { defaultMetrics?: boolean } = {}) {
     if (defaultMetrics) collectDefaultMetrics({ register: this.registry });

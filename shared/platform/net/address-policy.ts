@@ -5,9 +5,21 @@ import net, { type LookupFunction } from 'node:net';
 // link-local (cloud metadata lives at 169.254.169.254), IETF protocol assignments, documentation, 6to4 relay
 // anycast, benchmarking, multicast, reserved and broadcast.
 const NON_PUBLIC_V4: ReadonlyArray<readonly [string, number]> = [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
-  ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
 ];
 
 // IPv6 ranges refused whatever they hold: IPv4-compatible (::/96, deprecated, which also holds :: and ::1),
@@ -15,8 +27,18 @@ const NON_PUBLIC_V4: ReadonlyArray<readonly [string, number]> = [
 // documentation (both blocks), 6to4 (deprecated; a relay would reach whatever IPv4 address it embeds),
 // unique-local, link-local, site-local and multicast.
 const NON_PUBLIC_V6: ReadonlyArray<readonly [string, number]> = [
-  ['::', 96], ['::ffff:0:0:0', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23], ['2001:db8::', 32],
-  ['3fff::', 20], ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
+  ['::', 96],
+  ['::ffff:0:0:0', 96],
+  ['64:ff9b:1::', 48],
+  ['100::', 64],
+  ['2001::', 23],
+  ['2001:db8::', 32],
+  ['3fff::', 20],
+  ['2002::', 16],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
 ];
 
 // IPv6 prefixes that carry an IPv4 address in their last 32 bits and reach it: IPv4-mapped (a dual-stack
@@ -76,7 +98,10 @@ export function checkedLookup(policy: LookupPolicy): LookupFunction {
   return (hostname, options, callback) => {
     const done = (error: Error | null, address?: string, family?: number) => {
       if (error) return callback(error as NodeJS.ErrnoException, '', 0);
-      if ((options as { all?: boolean }).all) return (callback as unknown as (error: null, addresses: dns.LookupAddress[]) => void)(null, [{ address: address!, family: family! }]);
+      if ((options as { all?: boolean }).all)
+        return (callback as unknown as (error: null, addresses: dns.LookupAddress[]) => void)(null, [
+          { address: address!, family: family! },
+        ]);
       callback(null, address!, family!);
     };
     const mapped = testHosts[hostname];

@@ -31,7 +31,9 @@ export function workedExampleSources(): WorkedExampleFile[] {
 export function loadWorkedExample(): { operation: Operation; files: WorkedExampleFile[]; cleanup(): void } {
   const files = workedExampleSources();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'worked-example-'));
-  const inExample = new Map(files.map(({ file }) => [path.join(ROOT, file).replace(/\.ts$/, ''), path.join(dir, file).replace(/\.ts$/, '')]));
+  const inExample = new Map(
+    files.map(({ file }) => [path.join(ROOT, file).replace(/\.ts$/, ''), path.join(dir, file).replace(/\.ts$/, '')]),
+  );
   for (const { file, code } of files) {
     const home = path.dirname(path.join(ROOT, file));
     const rewritten = code.replace(/(from\s+')(\.{1,2}\/[^']+)(')/g, (_all, before: string, specifier: string, after: string) => {
@@ -43,7 +45,9 @@ export function loadWorkedExample(): { operation: Operation; files: WorkedExampl
   }
   const operations = files.flatMap(({ file }) => {
     const exports = require(path.join(dir, file)) as Record<string, unknown>;
-    return Object.values(exports).filter((value): value is Operation => typeof value === 'object' && value !== null && 'path' in value && 'handle' in value);
+    return Object.values(exports).filter(
+      (value): value is Operation => typeof value === 'object' && value !== null && 'path' in value && 'handle' in value,
+    );
   });
   if (operations.length !== 1) throw new Error(`the worked example should export one operation, found ${operations.length}`);
   return { operation: operations[0], files, cleanup: () => rmSync(dir, { recursive: true, force: true }) };

@@ -39,9 +39,13 @@ export async function startStandIn(breakage: Breakage = {}): Promise<StandIn> {
       for (const operation of Object.values<Record<string, any>>(item)) {
         const name = toolName(operation.operationId);
         if (name === breakage.omitTool) continue;
-        server.registerTool(name, { title: operation.summary, description: operation.description, inputSchema: z.object({}) }, async () => ({
-          content: [{ type: 'text', text: '{}' }],
-        }));
+        server.registerTool(
+          name,
+          { title: operation.summary, description: operation.description, inputSchema: z.object({}) },
+          async () => ({
+            content: [{ type: 'text', text: '{}' }],
+          }),
+        );
       }
     }
     return server;

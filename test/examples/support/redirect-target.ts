@@ -14,9 +14,10 @@ export async function startRedirectTarget(): Promise<{ url: string; origin: stri
   return {
     url: `${origin}/callback`,
     origin,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

@@ -18,7 +18,10 @@ export class WebhookRelay {
   readonly attempts: RelayedAttempt[] = [];
   private readonly sockets = new Set<Socket>();
 
-  private constructor(private readonly server: http.Server, private readonly target: string) {}
+  private constructor(
+    private readonly server: http.Server,
+    private readonly target: string,
+  ) {}
 
   static async start(target: string): Promise<WebhookRelay> {
     const server = http.createServer();

@@ -57,8 +57,11 @@ export function lint(options: RenderOptions = {}): HelmRun {
 /** `helm template` without parsing; status and output for negative cases. */
 export function templateRaw(options: RenderOptions = {}): HelmRun {
   return runHelm([
-    'template', options.releaseName ?? 'rel', chartDir,
-    '--namespace', options.namespace ?? 'connector',
+    'template',
+    options.releaseName ?? 'rel',
+    chartDir,
+    '--namespace',
+    options.namespace ?? 'connector',
     ...valuesArgs(options),
   ]);
 }

@@ -74,7 +74,8 @@ export function byComponent(objects: readonly K8sObject[], kind: string, compone
 
 export function mustFind(objects: readonly K8sObject[], kind: string, component: string): K8sObject {
   const found = byComponent(objects, kind, component);
-  if (!found) throw new Error(`no ${kind} with component ${component} among ${objects.map((o) => `${o.kind}/${o.metadata.name}`).join(', ')}`);
+  if (!found)
+    throw new Error(`no ${kind} with component ${component} among ${objects.map((o) => `${o.kind}/${o.metadata.name}`).join(', ')}`);
   return found;
 }
 
@@ -87,7 +88,14 @@ export interface Container {
   image: string;
   ports?: Array<{ name?: string; containerPort: number }>;
   envFrom?: Array<{ configMapRef?: { name: string; optional?: boolean }; secretRef?: { name: string; optional?: boolean } }>;
-  env?: Array<{ name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean }; configMapKeyRef?: { name: string; key: string; optional?: boolean } } }>;
+  env?: Array<{
+    name: string;
+    value?: string;
+    valueFrom?: {
+      secretKeyRef?: { name: string; key: string; optional?: boolean };
+      configMapKeyRef?: { name: string; key: string; optional?: boolean };
+    };
+  }>;
   [key: string]: unknown;
 }
 

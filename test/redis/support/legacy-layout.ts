@@ -41,14 +41,21 @@ export async function writeLegacyLayout(client: Redis, prefix: string, connector
 
   const thingId = `thing_${randomBytes(16).toString('base64url')}`;
   const seq = await client.incr(`${root}:seq`);
-  await client.zadd(`${root}:things`, seq, JSON.stringify({ id: thingId, name: 'from before the upgrade', notes: null, created_at: new Date().toISOString() }));
+  await client.zadd(
+    `${root}:things`,
+    seq,
+    JSON.stringify({ id: thingId, name: 'from before the upgrade', notes: null, created_at: new Date().toISOString() }),
+  );
 
   const day = new Date().toISOString().slice(0, 10);
   const jobs: LegacyData['jobs'] = [];
   // BullMQ never closes a connection it was handed: these are ended below, or they would outlive the server.
   const queueConnection = client.duplicate({ maxRetriesPerRequest: null });
   const queue = new Queue('jobs', { connection: queueConnection, prefix: `${prefix}bull` });
-  for (const [key, finished] of [['legacy-finished', true], ['legacy-queued', false]] as const) {
+  for (const [key, finished] of [
+    ['legacy-finished', true],
+    ['legacy-queued', false],
+  ] as const) {
     const id = `job_${createHmac('sha256', jobIdKey).update(`${subject}\n${key}`, 'utf8').digest('base64url').slice(0, 32)}`;
     const input = { prompt: `${key} prompt` };
     await client.set(`${prefix}idem:${id}`, fingerprint('createJob', input), 'EX', 86_400);
@@ -57,11 +64,20 @@ export async function writeLegacyLayout(client: Redis, prefix: string, connector
     await client.zadd(`${root}:jobs`, await client.incr(`${root}:seq`), id);
     await client.incrby(`${root}:spent:${day}`, 1);
     await client.expire(`${root}:spent:${day}`, 2 * 86_400);
-    const options = { jobId: id, attempts: 3, backoff: { type: 'exponential', delay: 10 }, removeOnComplete: { age: 86_400 }, removeOnFail: { age: 86_400 } };
+    const options = {
+      jobId: id,
+      attempts: 3,
+      backoff: { type: 'exponential', delay: 10 },
+      removeOnComplete: { age: 86_400 },
+      removeOnFail: { age: 86_400 },
+    };
     await queue.add('createJob', { subject, input, cost: 1, created_at: new Date().toISOString() }, options);
     if (finished) {
       const workerConnection = client.duplicate({ maxRetriesPerRequest: null });
-      const worker = new Worker('jobs', async () => ({ summary: 'done before the upgrade' }), { connection: workerConnection, prefix: `${prefix}bull` });
+      const worker = new Worker('jobs', async () => ({ summary: 'done before the upgrade' }), {
+        connection: workerConnection,
+        prefix: `${prefix}bull`,
+      });
       await new Promise<void>((resolve) => worker.on('completed', () => resolve()));
       await worker.close();
       workerConnection.disconnect();
@@ -76,6 +92,12 @@ export async function writeLegacyLayout(client: Redis, prefix: string, connector
     thingId,
     jobs,
     token: (publicUrl) =>
-      jwt.sign({ iat: now, exp: now + 3600 }, keys.tokenKey, { algorithm: 'HS256', issuer: publicUrl, audience: publicUrl, subject, jwtid: connectionId }),
+      jwt.sign({ iat: now, exp: now + 3600 }, keys.tokenKey, {
+        algorithm: 'HS256',
+        issuer: publicUrl,
+        audience: publicUrl,
+        subject,
+        jwtid: connectionId,
+      }),
   };
 }

@@ -61,7 +61,14 @@ export async function startApiProcess(env: Record<string, string>): Promise<ApiU
   const metricsPort = await freePort();
   const proc = spawnNode('dist/api/main.js', { ...env, PORT: String(port), METRICS_PORT: String(metricsPort) });
   const baseUrl = `http://127.0.0.1:${port}`;
-  await waitFor(() => fetch(`${baseUrl}/healthz`).then((r) => r.ok, () => false), { what: `the API on ${port} to listen` });
+  await waitFor(
+    () =>
+      fetch(`${baseUrl}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      ),
+    { what: `the API on ${port} to listen` },
+  );
   const { call } = await checkedClient(baseUrl);
 
   return {
@@ -82,14 +89,30 @@ export async function startApiProcess(env: Record<string, string>): Promise<ApiU
 export async function startWorkerProcess(env: Record<string, string>): Promise<ProcessUnderTest> {
   const metricsPort = await freePort();
   const proc = spawnNode('dist/worker/main.js', { ...env, METRICS_PORT: String(metricsPort) });
-  await waitFor(() => fetch(`http://127.0.0.1:${metricsPort}/healthz`).then((r) => r.ok, () => false), { what: 'the worker to listen' });
+  await waitFor(
+    () =>
+      fetch(`http://127.0.0.1:${metricsPort}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      ),
+    { what: 'the worker to listen' },
+  );
   return wrap(proc, 0, metricsPort);
 }
 
 /** Polls a job through an API until `accept` says yes; returns the last answer's body. */
-export async function pollJob(api: ApiUnderTest, token: string, id: string, accept: (job: any) => boolean, timeoutMs = 15_000): Promise<any> {
-  return waitFor(async () => {
-    const res = await api.call('GET', `/v1/jobs/${id}`, { token });
-    return res.status === 200 && accept(res.body) ? res.body : undefined;
-  }, { timeoutMs, what: `job ${id}` });
+export async function pollJob(
+  api: ApiUnderTest,
+  token: string,
+  id: string,
+  accept: (job: any) => boolean,
+  timeoutMs = 15_000,
+): Promise<any> {
+  return waitFor(
+    async () => {
+      const res = await api.call('GET', `/v1/jobs/${id}`, { token });
+      return res.status === 200 && accept(res.body) ? res.body : undefined;
+    },
+    { timeoutMs, what: `job ${id}` },
+  );
 }

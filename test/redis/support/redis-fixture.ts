@@ -21,7 +21,11 @@ export interface StoreClient {
 }
 
 /** Opens the API's session (a commands-role client) with its own metrics, and waits until it is ready. */
-export async function connectStoreClient(url: string, prefix: string, { commandTimeoutMs = 1000, waitReady = true } = {}): Promise<StoreClient> {
+export async function connectStoreClient(
+  url: string,
+  prefix: string,
+  { commandTimeoutMs = 1000, waitReady = true } = {},
+): Promise<StoreClient> {
   const metrics = new Metrics({ defaultMetrics: false });
   const config = { redis: singleNodeConnection(url), redisKeyPrefix: prefix, redisCommandTimeoutMs: commandTimeoutMs };
   const { client, keys, guard } = openRedisSession(config, 'api', quietLogger, metrics);

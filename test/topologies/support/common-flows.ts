@@ -8,7 +8,8 @@ import { pollJob, type ApiUnderTest } from '../../redis/support/processes';
 import { SHORT_LOCK, usageOf, type Deployment } from './deployment';
 
 /** A spawned API seen as the OAuth helpers' target, with the settings its environment gave it. */
-const targetOf = (api: ApiUnderTest, env: Record<string, string>): OAuthTarget => oauthTarget(api, { publicUrl: env.PUBLIC_URL, linkSecret: env.LINK_SECRET });
+const targetOf = (api: ApiUnderTest, env: Record<string, string>): OAuthTarget =>
+  oauthTarget(api, { publicUrl: env.PUBLIC_URL, linkSecret: env.LINK_SECRET });
 
 /**
  * The flows every topology must serve, registered as tests of the calling `describe` against its deployment:
@@ -73,8 +74,13 @@ export function commonFlows(deployment: () => Deployment): void {
       const client = await connectMcp(`${proxy.url}/mcp`, token, '2025-11-25');
       proxy.steer.set('tools/call', 'A').set('tasks/result', 'B');
       try {
-        const created = await legacyTasks.create(client, 'create_job', { input: { prompt: 'task across APIs' }, idempotency_key: newKey() });
-        await waitFor(async () => (await legacyTasks.get(client, created.task.taskId)).status === 'completed', { what: 'the task to complete' });
+        const created = await legacyTasks.create(client, 'create_job', {
+          input: { prompt: 'task across APIs' },
+          idempotency_key: newKey(),
+        });
+        await waitFor(async () => (await legacyTasks.get(client, created.task.taskId)).status === 'completed', {
+          what: 'the task to complete',
+        });
         const result = await legacyTasks.result(client, created.task.taskId);
         expect(result.structuredContent).to.include({ id: created.task.taskId, status: 'succeeded' });
       } finally {
@@ -97,7 +103,8 @@ export function commonFlows(deployment: () => Deployment): void {
     expect(me.body).to.include({ subject });
     expect(me.body.client).to.deep.include({ client_id: clientId });
 
-    const refresh = (api: ApiUnderTest, token: string) => tokenRequest(api.baseUrl, { grant_type: 'refresh_token', refresh_token: token, client_id: clientId });
+    const refresh = (api: ApiUnderTest, token: string) =>
+      tokenRequest(api.baseUrl, { grant_type: 'refresh_token', refresh_token: token, client_id: clientId });
     const rotated = await refresh(b, tokens.refresh_token);
     expect(rotated.status, JSON.stringify(rotated.body)).to.equal(200);
     expect(rotated.body.refresh_token).to.not.equal(tokens.refresh_token);
@@ -110,14 +117,16 @@ export function commonFlows(deployment: () => Deployment): void {
     // A code redeemed concurrently on both APIs: at most one redemption gets tokens, every other one is
     // refused, and the reuse revokes whatever the code gave (RFC 6749 4.1.2), so no token of it works after.
     const second = await codeFor(targetOf(b, env), newSubject(), clientId);
-    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => tokenRequest((i % 2 === 0 ? a : b).baseUrl, codeForm(clientId, second.code, second.verifier))));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => tokenRequest((i % 2 === 0 ? a : b).baseUrl, codeForm(clientId, second.code, second.verifier))),
+    );
     const granted = answers.filter((answer) => answer.status === 200);
     expect(granted.length, JSON.stringify(answers.map((answer) => answer.body.error ?? 'tokens'))).to.be.at.most(1);
     expect(answers.filter((answer) => answer.status === 400 && answer.body.error === 'invalid_grant')).to.have.length(8 - granted.length);
     for (const answer of granted) expect((await a.call('GET', '/v1/me', { token: answer.body.access_token })).status).to.equal(401);
   });
 
-  it("the dashboard across both APIs: an app and a link listed with their last use, the app revoked alone, the usage per day", async () => {
+  it('the dashboard across both APIs: an app and a link listed with their last use, the app revoked alone, the usage per day', async () => {
     const { a, b, env } = deployment();
     const subject = newSubject();
     const headers = { 'x-link-secret': env.LINK_SECRET };
@@ -126,7 +135,11 @@ export function commonFlows(deployment: () => Deployment): void {
     const tokens = await tokenRequest(a.baseUrl, codeForm(app.clientId, app.code, app.verifier));
     expect(tokens.status, JSON.stringify(tokens.body)).to.equal(200);
     expect((await b.call('GET', '/v1/me', { token: linked.token })).status).to.equal(200);
-    const job = await a.call('POST', '/v1/jobs', { token: tokens.body.access_token, body: { input: { prompt: 'dashboard' } }, headers: { 'idempotency-key': newKey() } });
+    const job = await a.call('POST', '/v1/jobs', {
+      token: tokens.body.access_token,
+      body: { input: { prompt: 'dashboard' } },
+      headers: { 'idempotency-key': newKey() },
+    });
     expect(job.status, job.text).to.equal(202);
 
     const listed = await b.call('GET', `/v1/link/connections?subject=${encodeURIComponent(subject)}`, { headers });
@@ -134,9 +147,12 @@ export function commonFlows(deployment: () => Deployment): void {
     const byId = new Map(listed.body.items.map((c: { connection_id: string }) => [c.connection_id, c]));
     expect(byId.get(linked.connection_id)).to.deep.include({ kind: 'link', client: null });
     expect(byId.get(app.connectionId)).to.deep.include({ kind: 'oauth', client: { client_id: app.clientId, client_name: 'Test App' } });
-    for (const id of [linked.connection_id, app.connectionId]) expect((byId.get(id) as { last_used_at: string | null }).last_used_at, id).to.be.a('string');
+    for (const id of [linked.connection_id, app.connectionId])
+      expect((byId.get(id) as { last_used_at: string | null }).last_used_at, id).to.be.a('string');
 
-    expect((await a.call('POST', '/v1/link/revoke', { headers, body: { connection_id: app.connectionId } })).body).to.deep.equal({ revoked: 1 });
+    expect((await a.call('POST', '/v1/link/revoke', { headers, body: { connection_id: app.connectionId } })).body).to.deep.equal({
+      revoked: 1,
+    });
     expect((await b.call('GET', '/v1/me', { token: tokens.body.access_token })).status).to.equal(401);
     expect((await b.call('GET', '/v1/me', { token: linked.token })).status).to.equal(200);
     const usage = await a.call('GET', `/v1/link/usage?subject=${encodeURIComponent(subject)}&days=2`, { headers });
@@ -149,8 +165,15 @@ export function commonFlows(deployment: () => Deployment): void {
     const { a, b } = deployment();
     const { token } = await a.link(newSubject());
     const key = newKey();
-    const answers = await Promise.all(Array.from({ length: 200 }, (_, i) =>
-      (i % 2 === 0 ? a : b).call('POST', '/v1/jobs', { token, body: { input: { prompt: 'once only' } }, headers: { 'idempotency-key': key } })));
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        (i % 2 === 0 ? a : b).call('POST', '/v1/jobs', {
+          token,
+          body: { input: { prompt: 'once only' } },
+          headers: { 'idempotency-key': key },
+        }),
+      ),
+    );
     const statuses: Record<number, number> = {};
     for (const answer of answers) statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
     expect(statuses).to.deep.equal({ 202: 200 });
@@ -168,7 +191,11 @@ export function commonFlows(deployment: () => Deployment): void {
     expect(await dep.worker.stop()).to.equal(0);
     const doomed = await dep.startWorker({ PLACEHOLDER_JOB_MS: '60000', ...SHORT_LOCK });
     const { token } = await a.link(newSubject());
-    const created = await a.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'survive a crash' } }, headers: { 'idempotency-key': newKey() } });
+    const created = await a.call('POST', '/v1/jobs', {
+      token,
+      body: { input: { prompt: 'survive a crash' } },
+      headers: { 'idempotency-key': newKey() },
+    });
     expect(created.status, created.text).to.equal(202);
     await pollJob(b, token, created.body.id, (job) => job.status === 'running');
     expect(await doomed.kill()).to.equal('SIGKILL');
@@ -179,7 +206,8 @@ export function commonFlows(deployment: () => Deployment): void {
     expect(done.attempts).to.equal(2);
     expect(done.result).to.include({ summary: 'survive a crash' });
     expect(await usageOf(a, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
-    const finishedBy = (worker: typeof doomed) => worker.logLines().filter((line) => line.msg === 'job succeeded' && line.job_id === created.body.id).length;
+    const finishedBy = (worker: typeof doomed) =>
+      worker.logLines().filter((line) => line.msg === 'job succeeded' && line.job_id === created.body.id).length;
     expect(finishedBy(doomed)).to.equal(0);
     expect(finishedBy(dep.worker)).to.equal(1);
   });

@@ -66,12 +66,19 @@ export interface Deployment {
  * The environment of a deployment: the test defaults, the topology's variables, a key prefix of its own, a
  * short Redis command timeout (a request meets a dead primary for one second, not two) and `overrides`.
  */
-export function deploymentEnv(topology: Record<string, string>, prefix: string, overrides: Record<string, string> = {}): Record<string, string> {
+export function deploymentEnv(
+  topology: Record<string, string>,
+  prefix: string,
+  overrides: Record<string, string> = {},
+): Record<string, string> {
   return { ...BASE_ENV, LOG_LEVEL: 'info', REDIS_KEY_PREFIX: prefix, REDIS_COMMAND_TIMEOUT_MS: '1000', ...topology, ...overrides };
 }
 
 async function ready(url: string): Promise<boolean> {
-  return fetch(url).then((res) => res.status === 200, () => false);
+  return fetch(url).then(
+    (res) => res.status === 200,
+    () => false,
+  );
 }
 
 /** Starts the two APIs and a worker with `env` and waits until all three say they are ready. */
@@ -94,10 +101,13 @@ export async function startDeployment(env: Record<string, string>): Promise<Depl
       return api;
     };
     const [a, b, worker] = await Promise.all([startApi(), startApi(), startWorker()]);
-    for (const api of [a, b]) await waitFor(() => ready(`${api.baseUrl}/readyz`), { timeoutMs: 20_000, what: `the API on ${api.port} to be ready` });
+    for (const api of [a, b])
+      await waitFor(() => ready(`${api.baseUrl}/readyz`), { timeoutMs: 20_000, what: `the API on ${api.port} to be ready` });
     return { env, a, b, worker, workers, startWorker, stop };
   } catch (error) {
-    const output = [...apis, ...workers].map((process) => process.proc.stdout().slice(-3000) + process.proc.stderr().slice(-3000)).join('\n---\n');
+    const output = [...apis, ...workers]
+      .map((process) => process.proc.stdout().slice(-3000) + process.proc.stderr().slice(-3000))
+      .join('\n---\n');
     await stop();
     throw new Error(`${(error as Error).message}\n${output}`);
   }
@@ -120,8 +130,8 @@ export async function completedTotal(workers: readonly ProcessUnderTest[]): Prom
   for (const worker of workers) {
     if (worker.proc.child.exitCode !== null || worker.proc.child.signalCode !== null) continue;
     const page = await (await fetch(`http://127.0.0.1:${worker.metricsPort}/metrics`)).text();
-    total += parseExposition(page).samples
-      .filter((sample) => sample.name === 'connector_jobs_completed_total' && sample.labels.outcome === 'succeeded')
+    total += parseExposition(page)
+      .samples.filter((sample) => sample.name === 'connector_jobs_completed_total' && sample.labels.outcome === 'succeeded')
       .reduce((sum, sample) => sum + sample.value, 0);
   }
   return total;

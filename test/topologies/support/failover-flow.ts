@@ -45,21 +45,31 @@ export function failoverFlow(label: string, deployment: () => Deployment, victim
     const acceptedAtPromotion = load.outcome.accepted.size;
     await victim().restore();
     const restoredAt = Date.now();
-    await waitFor(() => load.outcome.accepted.size >= acceptedAtPromotion + 10 && firstAnswerSince(load.outcome, restoredAt, 'POST', [202]) !== undefined, {
-      timeoutMs: 30_000, what: 'jobs accepted again after the failover',
-    });
+    await waitFor(
+      () =>
+        load.outcome.accepted.size >= acceptedAtPromotion + 10 && firstAnswerSince(load.outcome, restoredAt, 'POST', [202]) !== undefined,
+      {
+        timeoutMs: 30_000,
+        what: 'jobs accepted again after the failover',
+      },
+    );
     load.stop();
     const outcome = await load.finished;
 
     const anyOk = firstAnswerSince(outcome, promotedAt, 'GET', [200]) ?? Infinity;
     const jobOk = firstAnswerSince(outcome, promotedAt, 'POST', [202]) ?? Infinity;
-    console.log(`      ${label} on ${port}: answers ${JSON.stringify(outcome.answers)}; errors ${JSON.stringify(outcome.errors)}; `
-      + `${outcome.accepted.size} jobs accepted (${acceptedBeforeKill} before the kill); promoted ${promotedAt - killedAt} ms after the kill; `
-      + `restored as replica ${restoredAt - promotedAt} ms after; first 200 read ${anyOk - promotedAt} ms and first 202 job ${jobOk - promotedAt} ms after the promotion`);
+    console.log(
+      `      ${label} on ${port}: answers ${JSON.stringify(outcome.answers)}; errors ${JSON.stringify(outcome.errors)}; ` +
+        `${outcome.accepted.size} jobs accepted (${acceptedBeforeKill} before the kill); promoted ${promotedAt - killedAt} ms after the kill; ` +
+        `restored as replica ${restoredAt - promotedAt} ms after; first 200 read ${anyOk - promotedAt} ms and first 202 job ${jobOk - promotedAt} ms after the promotion`,
+    );
 
     expect(outcome.errors, 'requests without an allowed answer').to.deep.equal({});
     const statuses = Object.keys(outcome.answers).map((answer) => Number(answer.split(' ')[1]));
-    expect(statuses.filter((status) => !ALLOWED_DURING_FAILOVER.has(status)), 'statuses other than 2xx, 429, 503').to.deep.equal([]);
+    expect(
+      statuses.filter((status) => !ALLOWED_DURING_FAILOVER.has(status)),
+      'statuses other than 2xx, 429, 503',
+    ).to.deep.equal([]);
     expect(outcome.badRefusals, '503/429 without Retry-After or problem+json').to.deep.equal([]);
     expect(outcome.answers['POST 503'] ?? 0, 'job submissions refused while the primary was away').to.be.greaterThan(0);
     expect(anyOk - promotedAt, 'first successful read after the promotion').to.be.below(RESUME_BOUND_MS);
@@ -82,16 +92,26 @@ export function failoverFlow(label: string, deployment: () => Deployment, victim
     const notOnce = ids.filter((id) => recorded.get(id) !== 1).map((id) => `${id}: ${recorded.get(id) ?? 0}`);
     expect(notOnce, 'accepted jobs whose completion Redis recorded other than once').to.deep.equal([]);
     const regressed = [...outcome.seen]
-      .filter(([, statuses]) => statuses.indexOf('succeeded') >= 0 && statuses.slice(statuses.indexOf('succeeded')).some((status) => status !== 'succeeded'))
+      .filter(
+        ([, statuses]) =>
+          statuses.indexOf('succeeded') >= 0 && statuses.slice(statuses.indexOf('succeeded')).some((status) => status !== 'succeeded'),
+      )
       .map(([id, statuses]) => `${id}: ${statuses.join(' > ')}`);
     expect(regressed, 'jobs read as succeeded and later as not').to.deep.equal([]);
     const runs = successesByJob(dep.workers);
     const rerun = ids.filter((id) => (runs.get(id) ?? 0) > 1);
-    expect(ids.filter((id) => (runs.get(id) ?? 0) === 0), 'accepted jobs no worker ran to success').to.deep.equal([]);
-    const processorSuccesses = await completedTotal(workers) - completedBefore;
-    expect(processorSuccesses, 'the workers\' success counter agrees with their logs').to.equal(ids.reduce((sum, id) => sum + (runs.get(id) ?? 0), 0));
-    console.log(`      completions recorded once for all ${ids.length} jobs; processor successes ${processorSuccesses} `
-      + `(connector_jobs_completed_total); ${rerun.length} job(s) run a second time (a first run's completion did not reach Redis)`);
+    expect(
+      ids.filter((id) => (runs.get(id) ?? 0) === 0),
+      'accepted jobs no worker ran to success',
+    ).to.deep.equal([]);
+    const processorSuccesses = (await completedTotal(workers)) - completedBefore;
+    expect(processorSuccesses, "the workers' success counter agrees with their logs").to.equal(
+      ids.reduce((sum, id) => sum + (runs.get(id) ?? 0), 0),
+    );
+    console.log(
+      `      completions recorded once for all ${ids.length} jobs; processor successes ${processorSuccesses} ` +
+        `(connector_jobs_completed_total); ${rerun.length} job(s) run a second time (a first run's completion did not reach Redis)`,
+    );
     expect(await usageOf(b, token), 'one charge per accepted job').to.deep.equal({ jobs_charged: ids.length, credits_spent: ids.length });
   });
 }

@@ -41,7 +41,11 @@ export interface SteadyLoad {
  * published document). Asked to stop, a client still finishes its pending key, so that every charge has its accepted
  * job; `deadline` bounds it all.
  */
-export function steadyLoad(apis: readonly ApiUnderTest[], token: string, { clients = 4, deadline }: { clients?: number; deadline: number }): SteadyLoad {
+export function steadyLoad(
+  apis: readonly ApiUnderTest[],
+  token: string,
+  { clients = 4, deadline }: { clients?: number; deadline: number },
+): SteadyLoad {
   const outcome: LoadOutcome = { answers: {}, errors: {}, badRefusals: [], accepted: new Map(), seen: new Map(), timeline: [] };
   let stopping = false;
   let turn = 0;
@@ -58,8 +62,11 @@ export function steadyLoad(apis: readonly ApiUnderTest[], token: string, { clien
       outcome.timeline.push({ sentAt, answeredAt: Date.now(), method, status: reply.status });
       const label = `${method} ${reply.status}`;
       outcome.answers[label] = (outcome.answers[label] ?? 0) + 1;
-      if ((reply.status === 503 || reply.status === 429)
-        && (!/^\d+$/.test(reply.headers.get('retry-after') ?? '') || !/^application\/problem\+json/.test(reply.headers.get('content-type') ?? ''))) {
+      if (
+        (reply.status === 503 || reply.status === 429) &&
+        (!/^\d+$/.test(reply.headers.get('retry-after') ?? '') ||
+          !/^application\/problem\+json/.test(reply.headers.get('content-type') ?? ''))
+      ) {
         outcome.badRefusals.push(`${method} ${path} ${reply.status} retry-after=${reply.headers.get('retry-after')}`);
       }
       return reply;
@@ -78,7 +85,11 @@ export function steadyLoad(apis: readonly ApiUnderTest[], token: string, { clien
     let lastJob: string | undefined;
     while (Date.now() < deadline && (!stopping || pendingKey)) {
       pendingKey ??= newKey();
-      const created = await send('POST', '/v1/jobs', { token, body: { input: { prompt: 'through the failover' } }, headers: { 'idempotency-key': pendingKey } });
+      const created = await send('POST', '/v1/jobs', {
+        token,
+        body: { input: { prompt: 'through the failover' } },
+        headers: { 'idempotency-key': pendingKey },
+      });
       if (created?.status === 202) {
         outcome.accepted.set(pendingKey, created.body.id);
         lastJob = created.body.id;

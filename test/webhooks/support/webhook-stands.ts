@@ -78,7 +78,9 @@ export async function startWebhookStand(
   try {
     [api, worker] = await Promise.all([startApiProcess(shared), startWorkerProcess(shared)]);
     await waitFor(() => api!.call('GET', '/readyz').then((r) => r.status === 200), { what: 'the API to be ready' });
-    await waitFor(() => fetch(`http://127.0.0.1:${worker!.metricsPort}/readyz`).then((r) => r.status === 200), { what: 'the worker to be ready' });
+    await waitFor(() => fetch(`http://127.0.0.1:${worker!.metricsPort}/readyz`).then((r) => r.status === 200), {
+      what: 'the worker to be ready',
+    });
   } catch (error) {
     await Promise.all([api?.kill(), worker?.kill()]);
     await redis.stop();
