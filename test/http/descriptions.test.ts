@@ -1,6 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
 import { toolName } from '../../shared/contract/mcp/tool-definitions';
+import { priceStatement } from '../../shared/domain/jobs/price';
 import type { Operation } from '../../shared/contract/operations/operation';
 import { publishedOperations } from '../../shared/contract/operations/registry';
 import { BACKENDS, type BackendKind } from '../support/backends';
@@ -115,17 +116,28 @@ function registryDescriptionTests(operations: readonly Operation[], served: () =
     for (const operation of published) {
       const op = document.paths[operation.path][operation.method];
       expect(op['x-openai-isConsequential'], operation.operationId).to.equal(operation.consequential);
-      if (operation.cost === undefined) {
+      if (operation.price === undefined) {
         expect(op['x-cost'], operation.operationId).to.equal(undefined);
         expect(op['x-requires-confirmation'], operation.operationId).to.equal(undefined);
         continue;
       }
       expect(op['x-requires-confirmation'], operation.operationId).to.equal(true);
-      expect(op['x-cost'], operation.operationId).to.deep.equal({
-        amount: operation.cost,
-        unit: 'credit',
-        charged: 'once, when the job is accepted',
-      });
+      const { price } = operation;
+      if (price.kind === 'fixed') {
+        expect(op['x-cost'], operation.operationId).to.deep.equal({
+          amount: price.credits,
+          unit: 'credit',
+          charged: 'once, when the job is accepted',
+        });
+      } else {
+        expect(op['x-cost'], operation.operationId).to.deep.include({
+          per_unit: { amount: price.credits, unit: price.unit, field: `input.${price.field}` },
+          min: price.credits * price.min,
+          max: price.credits * price.max,
+          unit: 'credit',
+          charged: 'once, when the job is accepted',
+        });
+      }
       expect(op.responses['402'], operation.operationId).to.deep.equal({ $ref: '#/components/responses/CreditBudgetExhausted' });
       expect(op.responses['422'], operation.operationId).to.deep.equal({ $ref: '#/components/responses/IdempotencyConflict' });
     }
@@ -171,10 +183,10 @@ function registryDescriptionTests(operations: readonly Operation[], served: () =
     const { llms } = served();
     for (const operation of published) {
       const section = llmsSection(llms, operation);
-      if (operation.cost === undefined) expect(section, operation.operationId).to.contain('- Cost: free.');
+      if (operation.price === undefined) expect(section, operation.operationId).to.contain('- Cost: free.');
       else {
         expect(section, operation.operationId).to.contain(
-          `- Cost: ${operation.cost} credit${operation.cost === 1 ? '' : 's'}, charged once when the job is accepted.`,
+          `- Cost: ${priceStatement(operation.price)}, charged once when the job is accepted.`,
         );
         expect(section, operation.operationId).to.match(/explicit yes.*idempotency key/);
       }
@@ -206,7 +218,7 @@ function registryDescriptionTests(operations: readonly Operation[], served: () =
         .replace(/\.$/, '')
         .split(', '),
     ).to.deep.equal(published.map((operation) => `${toolName(operation.operationId)} (${operation.operationId})`));
-    const paid = published.filter((operation) => operation.cost !== undefined);
+    const paid = published.filter((operation) => operation.price !== undefined);
     for (const operation of paid)
       expect(llms).to.contain(`- ${toolName(operation.operationId)} is paid: it requires an idempotency_key argument`);
     expect(llms.match(/^- \S+ is paid: /gm) ?? []).to.have.length(paid.length);

@@ -72,7 +72,7 @@ for (const backend of BACKENDS) {
       const request = { token, body: { input: { text: 'Three short words' } }, headers: { 'idempotency-key': newKey() } };
       const first = await connector.call('POST', '/v1/word-counts', request);
       expect(first.status, first.text).to.equal(202);
-      expect(first.body).to.include({ operation: countWords.operationId, cost: countWords.cost });
+      expect(first.body).to.include({ operation: countWords.operationId, cost: 3 });
       expect(await finished(token, first.body.id)).to.deep.include({ status: 'succeeded', result: { words: 3 } });
       const again = await connector.call('POST', '/v1/word-counts', request);
       expect(again.status).to.equal(202);

@@ -1,9 +1,8 @@
 import { JobError } from '../../shared/platform/errors/job-error';
-import { ValidationError } from '../../shared/platform/errors/validation-error';
-import { JOB_POLL_SECONDS } from '../../shared/domain/jobs/job';
+import { fixedPrice } from '../../shared/domain/jobs/price';
 import type { Operation } from '../../shared/contract/operations/operation';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
-import { IDEMPOTENCY_KEY_SCHEMA, ref } from '../../shared/contract/operations/schemas';
+import { paidOperation } from '../../shared/contract/operations/paid-operation';
 
 /*
  * Operations a template user might add, as docs/building-operations.md tells them to. They exist only in the
@@ -42,89 +41,33 @@ export const echoNote: Operation = {
   handle: async (request) => ({ status: 200, body: { note: request.body.note, subject: request.principal!.subject } }),
 };
 
-const COUNT_WORDS = 'countWords';
-const COUNT_WORDS_COST = 3;
-
 /** The message a word-count job fails with when its text has no word. */
 export const NO_WORDS = 'The text has no words to count.';
 
-/** A paid asynchronous operation with its own processor: counts the words of a text, 3 credits. */
-export const countWords: Operation = {
-  operationId: COUNT_WORDS,
-  method: 'post',
-  path: '/v1/word-counts',
-  summary: 'Count the words of a text (3 credits)',
-  description:
-    'Counts the words of a text the person gives you. Costs 3 credits, charged once when accepted: ask the ' +
-    'person first. Send an idempotency key; a retry with it is never charged again. Answers 202: poll getJob (get_job).',
-  auth: 'bearer',
-  published: true,
-  consequential: true,
-  cost: COUNT_WORDS_COST,
-  async: { pollOperationId: 'getJob', retryAfterSeconds: JOB_POLL_SECONDS },
-  parameters: [
-    {
-      name: 'Idempotency-Key',
-      in: 'header',
-      required: false,
-      description: 'A unique key per count the person asked for; reuse it only to retry that same request.',
-      schema: IDEMPOTENCY_KEY_SCHEMA,
-    },
-  ],
-  requestBody: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['input'],
-    properties: {
-      input: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['text'],
-        properties: { text: { type: 'string', minLength: 1, maxLength: 2000, description: 'The text to count.' } },
-      },
-      idempotency_key: { ...IDEMPOTENCY_KEY_SCHEMA, description: 'The same as Idempotency-Key, for clients that cannot send headers.' },
-    },
-  },
-  responses: {
-    202: {
-      description: 'The count job was accepted (or, on a retry with the same key, the job accepted before).',
-      schema: ref('Job'),
-      headers: {
-        Location: { description: 'Where to poll the job.', schema: { type: 'string' }, required: true },
-        'Retry-After': { description: 'Seconds to wait before polling.', schema: { type: 'integer' }, required: true },
-        'Idempotent-Replayed': {
-          description: 'true when this answer replays an earlier request.',
-          schema: { type: 'string', enum: ['true'] },
-        },
-      },
-    },
-  },
-  errors: [400, 401, 402, 413, 415, 422, 429, 500, 503],
+/** A paid asynchronous operation with its own processor, declared with the builder: counts words, 3 credits. */
+export const countWords: Operation = paidOperation({
   job: {
-    operationId: COUNT_WORDS,
+    operationId: 'countWords',
     processor: () => async (input) => {
       const words = String(input.text).match(/\p{L}+/gu) ?? [];
       if (words.length === 0) throw new JobError(NO_WORDS, { retryable: false });
       return { words: words.length };
     },
   },
-  handle: async (request, services) => {
-    const idempotencyKey: string | undefined = request.header('idempotency-key') ?? request.body.idempotency_key;
-    if (idempotencyKey === undefined) {
-      throw new ValidationError('A paid operation needs an idempotency key.', [{ path: '/headers/idempotency-key', message: 'send one' }]);
-    }
-    const { job, replayed } = await services.jobs.submit({
-      subject: request.principal!.subject,
-      operation: COUNT_WORDS,
-      input: request.body.input,
-      cost: COUNT_WORDS_COST,
-      idempotencyKey,
-    });
-    const headers: Record<string, string> = { Location: `/v1/jobs/${job.id}`, 'Retry-After': String(JOB_POLL_SECONDS) };
-    if (replayed) headers['Idempotent-Replayed'] = 'true';
-    return { status: 202, body: job, headers };
+  path: '/v1/word-counts',
+  summary: 'Count the words of a text (3 credits)',
+  description:
+    'Counts the words of a text the person gives you. Costs 3 credits, charged once when accepted: ask the ' +
+    'person first. Send an idempotency key; a retry with it is never charged again. Answers 202: poll getJob (get_job).',
+  input: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['text'],
+    properties: { text: { type: 'string', minLength: 1, maxLength: 2000, description: 'The text to count.' } },
   },
-};
+  price: fixedPrice(3),
+  noun: 'count',
+});
 
 /** The two extra operations: a free one and a paid asynchronous one with a processor. */
 export const EXTRA_OPERATIONS: readonly Operation[] = [echoNote, countWords];

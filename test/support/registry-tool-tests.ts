@@ -1,6 +1,7 @@
 import type { Client, Tool } from '@modelcontextprotocol/client';
 import { expect } from 'chai';
 import { buildToolDefinitions, toolName } from '../../shared/contract/mcp/tool-definitions';
+import { priceOf } from '../../shared/domain/jobs/price';
 import type { Operation } from '../../shared/contract/operations/operation';
 import { publishedOperations } from '../../shared/contract/operations/registry';
 import { BASE_ENV, newKey, newSubject, type ConnectorUnderTest } from './harness';
@@ -88,7 +89,7 @@ export function registryToolTests(operations: readonly Operation[], connectorOf:
       it('every paid tool requires an idempotency_key and is annotated idempotent and not read-only; every tool of a GET operation is read-only and idempotent', () => {
         for (const definition of definitions) {
           const tool = toolOf(definition.name);
-          if (definition.operation.cost !== undefined) {
+          if (definition.operation.price !== undefined) {
             expect(tool.inputSchema.required, tool.name).to.include('idempotency_key');
             expect(tool.annotations, tool.name).to.include({ readOnlyHint: false, idempotentHint: true });
           }
@@ -120,12 +121,15 @@ export function registryToolTests(operations: readonly Operation[], connectorOf:
       });
 
       it('every paid tool, called twice with arguments from its schema and one fresh key, answers the same job of its operation at its cost, charged once, which its poll tool reads to a final state', async () => {
-        for (const definition of definitions.filter((candidate) => candidate.operation.cost !== undefined)) {
-          const { operationId, cost, async } = definition.operation;
+        for (const definition of definitions.filter((candidate) => candidate.operation.price !== undefined)) {
+          const { operationId, price, async } = definition.operation;
           const subject = newSubject();
           const own = await connectMcp(`${connectorOf().baseUrl}/mcp`, await connectorOf().link(subject), revision);
           try {
-            const args = { ...sampleArguments(definition.inputSchema), idempotency_key: newKey() };
+            const sample = sampleArguments(definition.inputSchema);
+            const args = { ...sample, idempotency_key: newKey() };
+            // The charge is the operation's rule applied to the arguments sent.
+            const cost = priceOf(price!, sample.input as Record<string, unknown>);
             const job = await callOk(own, checker, definition.name, args);
             expect(job, definition.name).to.include({ operation: operationId, cost });
             expect((await callOk(own, checker, definition.name, args)).id, definition.name).to.equal(job.id);

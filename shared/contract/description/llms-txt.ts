@@ -1,3 +1,4 @@
+import { priceStatement } from '../../domain/jobs/price';
 import { toolName } from '../mcp/tool-definitions';
 import type { Operation } from '../operations/operation';
 import { SERVICE_INFO } from './service-info';
@@ -30,8 +31,8 @@ export function buildLlmsTxt(operations: readonly Operation[], { publicUrl, dash
   for (const operation of operations) {
     lines.push(`### ${operation.operationId}: ${operation.method.toUpperCase()} ${operation.path}`, '', operation.description, '');
     lines.push(
-      operation.cost !== undefined
-        ? `- Cost: ${operation.cost} credit${operation.cost === 1 ? '' : 's'}, charged once when the job is accepted. Needs the person's explicit yes before each call. Needs an idempotency key (Idempotency-Key header or idempotency_key field).`
+      operation.price
+        ? `- Cost: ${priceStatement(operation.price)}, charged once when the job is accepted. Needs the person's explicit yes before each call. Needs an idempotency key (Idempotency-Key header or idempotency_key field).`
         : '- Cost: free.',
     );
     if (operation.async) {
@@ -67,7 +68,7 @@ export function buildLlmsTxt(operations: readonly Operation[], { publicUrl, dash
 /** How an assistant app connects over MCP: the same operations as tools, the same token. */
 function mcpSection(operations: readonly Operation[], publicUrl: string): string[] {
   const tools = operations.map((operation) => `${toolName(operation.operationId)} (${operation.operationId})`).join(', ');
-  const paid = operations.filter((operation) => operation.cost !== undefined);
+  const paid = operations.filter((operation) => operation.price !== undefined);
   const lines = [
     '## MCP',
     '',

@@ -1,3 +1,4 @@
+import { priceStatement } from '../../domain/jobs/price';
 import type { Principal } from '../../domain/connections/principal';
 import type { JsonSchema, Operation, OperationRequest } from '../operations/operation';
 import { inlineSchema } from './inline-schema';
@@ -53,6 +54,17 @@ export function buildToolDefinitions(published: readonly Operation[]): ToolDefin
   });
 }
 
+/**
+ * The operation's description, plus, for a price that depends on the input, the rule and its range: MCP
+ * hosts show the model only the tool, so the tool itself must say what a call will cost. A fixed price is
+ * already stated by the description, which stays as written.
+ */
+export function toolDescription(operation: Operation): string {
+  const price = operation.price;
+  if (!price || price.kind === 'fixed') return operation.description;
+  return `${operation.description} Price: ${priceStatement(price)}, charged once when accepted.`;
+}
+
 function toolDefinition(operation: Operation): ToolDefinition {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
@@ -79,7 +91,7 @@ function toolDefinition(operation: Operation): ToolDefinition {
   const body = operation.requestBody ? inlineSchema(operation.requestBody) : undefined;
   if (body) {
     const bodyRequired = new Set((body.required as string[] | undefined) ?? []);
-    const paid = operation.cost !== undefined;
+    const paid = operation.price !== undefined;
     for (const [name, schema] of Object.entries((body.properties ?? {}) as Record<string, JsonSchema>)) {
       add(name, schema, 'body', bodyRequired.has(name) || (paid && name === IDEMPOTENCY_FIELD));
     }
@@ -92,7 +104,7 @@ function toolDefinition(operation: Operation): ToolDefinition {
   return {
     name: toolName(operation.operationId),
     title: operation.summary,
-    description: operation.description,
+    description: toolDescription(operation),
     // The registry's schemas, self-contained and in single-type form: what /openapi.json promises, spelled
     // so that every MCP host can read it.
     inputSchema: portableSchema({ type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false }),
@@ -100,7 +112,7 @@ function toolDefinition(operation: Operation): ToolDefinition {
     annotations: {
       readOnlyHint: readOnly,
       // A paid operation takes an idempotency key: repeating the call with the same arguments repeats nothing.
-      idempotentHint: readOnly || operation.cost !== undefined,
+      idempotentHint: readOnly || operation.price !== undefined,
       destructiveHint: operation.destructive ?? false,
       openWorldHint: operation.openWorld ?? false,
     },

@@ -1,5 +1,6 @@
 import type { Principal } from '../../domain/connections/principal';
 import type { UsageSnapshot } from '../../domain/ledger/ledger-store';
+import type { PriceRule } from '../../domain/jobs/price';
 import type { PaidJob } from '../../domain/jobs/processor';
 import type { Services } from '../../domain/services';
 
@@ -74,8 +75,11 @@ export interface Operation {
    * hands them over as `request.usage`, saving the handler a store call.
    */
   readsUsage?: boolean;
-  /** Price in credits of a paid operation, charged once when a job is accepted. */
-  cost?: number;
+  /**
+   * The price rule of a paid operation (`fixedPrice(1)`, `perUnit({...})`), charged once when a job is
+   * accepted; the published documents state it. Absent for a free operation.
+   */
+  price?: PriceRule;
   /** For asynchronous operations: which operation to poll, and how long to wait between polls. */
   async?: { pollOperationId: string; retryAfterSeconds: number };
   /** For paid asynchronous operations: the job the worker runs for it (also listed in `PAID_JOBS`). */

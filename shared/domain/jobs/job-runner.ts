@@ -25,7 +25,8 @@ export async function runAttempt(
   if (!processor) return { kind: 'failed', message: GENERIC_JOB_FAILURE };
   try {
     const result = await processor(job.input, { jobId: job.id, attempt });
-    return { kind: 'succeeded', result };
+    // A processor may type its result as an interface; at run time it is the plain JSON object stored.
+    return { kind: 'succeeded', result: result as Record<string, unknown> };
   } catch (error) {
     const safe = error instanceof JobError;
     if (!safe) onUnexpected(error);
