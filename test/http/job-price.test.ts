@@ -1,0 +1,136 @@
+import { expect } from 'chai';
+import { paidOperation } from '../../shared/contract/operations/paid-operation';
+import { OPERATIONS } from '../../shared/contract/operations/registry';
+import { fixedPrice, type PerUnitPrice, perUnit } from '../../shared/domain/jobs/price';
+import { BACKENDS } from '../support/backends';
+import { withOperations } from '../support/extra-operations';
+import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { connectMcp } from '../support/mcp-client';
+
+const LIMIT = 10;
+const STATEMENT = '2 credits per page (input.pages, 1 to 5), so 2 to 10 credits';
+
+/** A paid operation priced by its input, as the guide's report: 2 credits per page, 1 to 5 pages. */
+function reportOperation(price: PerUnitPrice) {
+  return paidOperation({
+    job: { operationId: 'draftReport', processor: () => async (input) => ({ sections: Number(input.pages) }) },
+    path: '/v1/reports',
+    summary: 'Draft a report (2 credits per page)',
+    description: 'Drafts a report on a topic, 1 to 5 pages, 2 credits per page, charged once when accepted: ask the person first.',
+    input: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['topic', 'pages'],
+      properties: { topic: { type: 'string', minLength: 1, maxLength: 200 }, pages: { type: 'integer', minimum: 1, maximum: 5 } },
+    },
+    price,
+    noun: 'report',
+  });
+}
+
+for (const backend of BACKENDS) {
+  describe(`a price computed from the input, DAILY_CREDIT_LIMIT=${LIMIT} [${backend}]`, () => {
+    // Mutable on purpose: a test changes the rule after a job is accepted to show a replay keeps the stored cost.
+    const rule: { -readonly [K in keyof PerUnitPrice]: PerUnitPrice[K] } = perUnit({
+      credits: 2,
+      unit: 'page',
+      field: 'pages',
+      min: 1,
+      max: 5,
+    });
+    let c: ConnectorUnderTest;
+    before(async () => {
+      c = await startConnector(
+        backend,
+        { DAILY_CREDIT_LIMIT: String(LIMIT), PLACEHOLDER_JOB_MS: '10' },
+        { operations: withOperations(OPERATIONS, [reportOperation(rule)]) },
+      );
+    });
+    afterEach(() => {
+      rule.credits = 2;
+    });
+    after(async () => c?.close());
+
+    const order = (token: string, pages: number, key: string) =>
+      c.call('POST', '/v1/reports', { token, body: { input: { topic: 'tides', pages } }, headers: { 'idempotency-key': key } });
+    const spent = async (token: string) => (await c.call('GET', '/v1/me', { token })).body.usage;
+
+    it('/openapi.json, /llms.txt and tools/list state the rule and its range for the report, and the fixed-price placeholder exactly as before', async () => {
+      const document = (await (await fetch(`${c.baseUrl}/openapi.json`)).json()) as Record<string, any>;
+      expect(document.paths['/v1/reports'].post['x-cost']).to.deep.equal({
+        per_unit: { amount: 2, unit: 'page', field: 'input.pages' },
+        min: 2,
+        max: 10,
+        unit: 'credit',
+        rule: STATEMENT,
+        charged: 'once, when the job is accepted',
+      });
+      expect(document.paths['/v1/jobs'].post['x-cost']).to.deep.equal({
+        amount: 1,
+        unit: 'credit',
+        charged: 'once, when the job is accepted',
+      });
+      const llms = await (await fetch(`${c.baseUrl}/llms.txt`)).text();
+      expect(llms).to.contain(`- Cost: ${STATEMENT}, charged once when the job is accepted.`);
+      expect(llms).to.contain('- Cost: 1 credit, charged once when the job is accepted.');
+      const client = await connectMcp(`${c.baseUrl}/mcp`, await c.link(newSubject()), '2026-07-28');
+      try {
+        const { tools } = await client.listTools();
+        const report = tools.find((tool) => tool.name === 'draft_report')!;
+        expect(report.description).to.match(new RegExp(`Price: ${STATEMENT.replace(/[()]/g, '\\$&')}, charged once when accepted\\.$`));
+        const placeholder = OPERATIONS.find((operation) => operation.operationId === 'createJob')!;
+        expect(tools.find((tool) => tool.name === 'create_job')!.description).to.equal(placeholder.description);
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('each accepted report is charged exactly 2 credits per page (1 to 5 pages: 2, 4, 6, 8, 10), shown as the job cost', async () => {
+      for (const pages of [1, 2, 3, 4, 5]) {
+        const token = await c.link(newSubject());
+        const accepted = await order(token, pages, newKey());
+        expect(accepted.status, accepted.text).to.equal(202);
+        expect(accepted.body.cost, `${pages} pages`).to.equal(2 * pages);
+        expect(await spent(token)).to.deep.equal({ jobs_charged: 1, credits_spent: 2 * pages });
+      }
+    });
+
+    it('a report of 0 or 6 pages is refused with 400 and nothing is charged', async () => {
+      const token = await c.link(newSubject());
+      for (const pages of [0, 6]) expect((await order(token, pages, newKey())).status).to.equal(400);
+      expect(await spent(token)).to.deep.equal({ jobs_charged: 0, credits_spent: 0 });
+    });
+
+    it(`the daily cap counts the computed price: 4 pages (8) accepted, then 2 pages (4) refused with 402, then 1 page (2) accepted, ${LIMIT} spent`, async () => {
+      const token = await c.link(newSubject());
+      expect((await order(token, 4, newKey())).status).to.equal(202);
+      const refused = await order(token, 2, newKey());
+      expect(refused.status).to.equal(402);
+      expect(refused.body.type).to.equal('urn:connector:problem:credit-budget-exhausted');
+      expect((await order(token, 1, newKey())).status).to.equal(202);
+      expect(await spent(token)).to.deep.equal({ jobs_charged: 2, credits_spent: LIMIT });
+    });
+
+    it('a replay is the same job at its stored cost, uncharged, even after the rule changed; a new key pays the new rule', async () => {
+      const token = await c.link(newSubject());
+      const key = newKey();
+      const first = await order(token, 3, key);
+      expect(first.body.cost).to.equal(6);
+      rule.credits = 3;
+      const again = await order(token, 3, key);
+      expect(again.status).to.equal(202);
+      expect(again.headers.get('idempotent-replayed')).to.equal('true');
+      expect(again.body).to.include({ id: first.body.id, cost: 6 });
+      expect(await spent(token)).to.deep.equal({ jobs_charged: 1, credits_spent: 6 });
+      expect((await order(token, 1, newKey())).body.cost).to.equal(3);
+      expect(await spent(token)).to.deep.equal({ jobs_charged: 2, credits_spent: 9 });
+    });
+  });
+}
+
+describe('the placeholder createJob with a fixed price', () => {
+  it('is declared with fixedPrice(1) through the builder', () => {
+    const createJob = OPERATIONS.find((operation) => operation.operationId === 'createJob')!;
+    expect(createJob.price).to.deep.equal(fixedPrice(1));
+  });
+});
