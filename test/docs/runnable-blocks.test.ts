@@ -66,7 +66,7 @@ describe('runnable shell blocks of the docs', function () {
     connector = await startConnector(
       'memory',
       { PLACEHOLDER_JOB_MS: '10' },
-      { operations: withOperations(OPERATIONS, [example.operation]) },
+      { operations: withOperations(OPERATIONS, example.operations) },
     );
   });
   after(async () => {

@@ -14,28 +14,41 @@ import { ROOT } from '../support/spawn-process';
 import { waitFor } from '../../testkit/wait-for';
 import { loadWorkedExample } from './support/worked-example';
 
-const TEXT = 'The team met on Monday. Sales rose. Two people joined. The office moves in May.';
+const TOPIC = 'tides';
+const STATEMENT = '2 credits per page (input.pages, 1 to 5), so 2 to 10 credits';
 
-describe('the worked example of docs/building-operations.md (a new paid operation)', function () {
+describe('the worked example of docs/building-operations.md (a free quote and a paid report)', function () {
   this.timeout(60_000);
   let example: ReturnType<typeof loadWorkedExample>;
-  let operation: Operation;
+  let quote: Operation;
+  let report: Operation;
+  let quotes: ReadonlyArray<{ text: string; author: string }>;
   before(() => {
     example = loadWorkedExample();
-    operation = example.operation;
+    const byId = new Map(example.operations.map((operation) => [operation.operationId, operation]));
+    expect([...byId.keys()]).to.deep.equal(['getRandomQuote', 'createReport']);
+    quote = byId.get('getRandomQuote')!;
+    report = byId.get('createReport')!;
+    quotes = example.exportsOf('shared/domain/quotes/quotes.ts').QUOTES as typeof quotes;
   });
   after(() => example?.cleanup());
 
-  it("type-checks against the repository as printed, with the repository's compiler options", function () {
+  it("type-checks against the repository as printed, with the repository's compiler options (a result typed as an interface included)", function () {
     this.timeout(60_000);
     const { config } = ts.readConfigFile(path.join(ROOT, 'tsconfig.json'), ts.sys.readFile);
     const { options } = ts.parseJsonConfigFileContent(config, ts.sys, ROOT);
     // Each block is compiled as the file it names, in its folder, so its imports resolve as they would there.
     const printed = new Map(example.files.map(({ file, code }) => [path.join(ROOT, file), code]));
+    expect(example.files.find(({ file }) => file.endsWith('write-report.ts'))?.code).to.match(/Promise<Report>/);
     const host = ts.createCompilerHost(options);
     const [readFile, fileExists] = [host.readFile.bind(host), host.fileExists.bind(host)];
     host.readFile = (name) => printed.get(name) ?? readFile(name);
     host.fileExists = (name) => printed.has(name) || fileExists(name);
+    // A block may live in a folder the repository does not have yet (a new domain folder).
+    const directoryExists = host.directoryExists?.bind(host);
+    host.directoryExists = (name) =>
+      [...printed.keys()].some((file) => file.startsWith(`${name}${path.sep}`)) ||
+      (directoryExists?.(name) ?? ts.sys.directoryExists(name));
     const program = ts.createProgram([...printed.keys()], { ...options, noEmit: true }, host);
     const diagnostics = ts
       .getPreEmitDiagnostics(program)
@@ -43,21 +56,24 @@ describe('the worked example of docs/building-operations.md (a new paid operatio
     expect(diagnostics).to.deep.equal([]);
   });
 
-  it('fits the GPT Actions rules of connector-doctor, and its MCP tool has portable schemas', () => {
+  it('fits the GPT Actions rules of connector-doctor, and its MCP tools have portable schemas', () => {
     const document = JSON.parse(
-      JSON.stringify(buildOpenApiDocument(publishedOperations(withOperations(OPERATIONS, [operation])), 'https://connector.example.com')),
+      JSON.stringify(
+        buildOpenApiDocument(publishedOperations(withOperations(OPERATIONS, example.operations)), 'https://connector.example.com'),
+      ),
     );
-    expect(document.paths[operation.path].post.operationId).to.equal('summariseDocument');
+    expect(document.paths['/v1/reports'].post.operationId).to.equal('createReport');
+    expect(document.paths['/v1/quotes/random'].get.operationId).to.equal('getRandomQuote');
     const failed = gptActionsRules(document).filter((result) => result.status !== 'PASS');
     expect(failed).to.deep.equal([]);
-    expect(portabilityFindings(operation.requestBody)).to.deep.equal([]);
+    expect(portabilityFindings(report.requestBody)).to.deep.equal([]);
   });
 
   for (const backend of BACKENDS) {
     describe(`on the ${backend} backend`, () => {
       let c: ConnectorUnderTest;
       before(async () => {
-        c = await startConnector(backend, { PLACEHOLDER_JOB_MS: '10' }, { operations: withOperations(OPERATIONS, [operation]) });
+        c = await startConnector(backend, { PLACEHOLDER_JOB_MS: '10' }, { operations: withOperations(OPERATIONS, example.operations) });
       });
       after(async () => c?.close());
 
@@ -69,70 +85,84 @@ describe('the worked example of docs/building-operations.md (a new paid operatio
           },
           { what: `job ${id}` },
         );
+      const order = (token: string, input: Record<string, unknown>, key?: string) =>
+        c.call('POST', '/v1/reports', { token, body: { input }, headers: key === undefined ? {} : { 'idempotency-key': key } });
 
-      it('is published in /openapi.json and /llms.txt, with its description verbatim', async () => {
+      it('both are published in /openapi.json and /llms.txt with their descriptions verbatim; the report states its price rule, the quote is free', async () => {
         const document = (await (await fetch(`${c.baseUrl}/openapi.json`)).json()) as Record<string, any>;
-        expect(document.paths['/v1/summaries'].post.description).to.equal(operation.description);
-        expect(await (await fetch(`${c.baseUrl}/llms.txt`)).text()).to.contain(operation.description);
+        expect(document.paths['/v1/reports'].post.description).to.equal(report.description);
+        expect(document.paths['/v1/reports'].post['x-cost']).to.include({ min: 2, max: 10, rule: STATEMENT });
+        expect(document.paths['/v1/quotes/random'].get.description).to.equal(quote.description);
+        expect(document.paths['/v1/quotes/random'].get['x-cost']).to.equal(undefined);
+        const llms = await (await fetch(`${c.baseUrl}/llms.txt`)).text();
+        expect(llms).to.contain(report.description).and.to.contain(quote.description);
+        expect(llms).to.contain(`- Cost: ${STATEMENT}, charged once when the job is accepted.`);
       });
 
-      it('a job succeeds with the first sentences; a retry with the key is the same job, replayed, and the cost is charged once', async () => {
+      it('the quote answers 200 with one of the quotes and charges nothing', async () => {
         const token = await c.link(newSubject());
-        const body = { input: { text: TEXT, sentences: 2 } };
-        const first = await c.call('POST', '/v1/summaries', { token, body, headers: { 'idempotency-key': 'summary-1' } });
+        const res = await c.call('GET', '/v1/quotes/random', { token });
+        expect(res.status, res.text).to.equal(200);
+        expect(quotes).to.deep.include(res.body);
+        expect((await c.call('GET', '/v1/me', { token })).body.usage).to.deep.equal({ jobs_charged: 0, credits_spent: 0 });
+      });
+
+      it('a 3-page report is charged 6 and succeeds with 3 sections; a retry with the key is the same job, replayed, charged once', async () => {
+        const token = await c.link(newSubject());
+        const input = { topic: TOPIC, pages: 3 };
+        const first = await order(token, input, 'report-1');
         expect(first.status, first.text).to.equal(202);
-        expect(first.body).to.include({ operation: 'summariseDocument', cost: 2 });
+        expect(first.body).to.include({ operation: 'createReport', cost: 6 });
         const job = await poll(token, first.body.id);
         expect(job.status).to.equal('succeeded');
-        expect(job.result).to.deep.equal({ summary: 'The team met on Monday. Sales rose.', sentences_kept: 2, sentences_total: 4 });
-        const again = await c.call('POST', '/v1/summaries', { token, body, headers: { 'idempotency-key': 'summary-1' } });
+        expect(job.result.topic).to.equal(TOPIC);
+        expect(job.result.sections.map((section: { heading: string }) => section.heading)).to.deep.equal([
+          'tides: part 1',
+          'tides: part 2',
+          'tides: part 3',
+        ]);
+        const again = await order(token, input, 'report-1');
         expect(again.status).to.equal(202);
         expect(again.body.id).to.equal(first.body.id);
         expect(again.headers.get('idempotent-replayed')).to.equal('true');
         const me = await c.call('GET', '/v1/me', { token });
-        expect(me.body.usage).to.deep.equal({ jobs_charged: 1, credits_spent: 2 });
+        expect(me.body.usage).to.deep.equal({ jobs_charged: 1, credits_spent: 6 });
       });
 
-      it('the same key with another text is a 422, no key a 400, a text without words a failed job with the JobError message', async () => {
+      it('the same key with another input is a 422, no key or 6 pages a 400, a topic without words a failed job with the JobError message', async () => {
         const token = await c.link(newSubject());
         const key = newKey();
-        expect(
-          (await c.call('POST', '/v1/summaries', { token, body: { input: { text: TEXT } }, headers: { 'idempotency-key': key } })).status,
-        ).to.equal(202);
-        expect(
-          (await c.call('POST', '/v1/summaries', { token, body: { input: { text: 'Other.' } }, headers: { 'idempotency-key': key } }))
-            .status,
-        ).to.equal(422);
-        expect((await c.call('POST', '/v1/summaries', { token, body: { input: { text: TEXT } } })).status).to.equal(400);
-        expect(
-          (await c.call('POST', '/v1/summaries', { token, body: { input: { text: '   ' }, idempotency_key: newKey() } })).status,
-        ).to.equal(400);
-        const noWords = await c.call('POST', '/v1/summaries', {
-          token,
-          body: { input: { text: '12 + 30 = 42.' }, idempotency_key: newKey() },
-        });
+        expect((await order(token, { topic: TOPIC, pages: 1 }, key)).status).to.equal(202);
+        expect((await order(token, { topic: TOPIC, pages: 2 }, key)).status).to.equal(422);
+        expect((await order(token, { topic: TOPIC, pages: 1 })).status).to.equal(400);
+        expect((await order(token, { topic: TOPIC, pages: 6 }, newKey())).status).to.equal(400);
+        const noWords = await order(token, { topic: '12 + 30', pages: 1 }, newKey());
         expect(noWords.status).to.equal(202);
         const failed = await poll(token, noWords.body.id);
         expect(failed).to.include({ status: 'failed', attempts: 1 });
-        expect(failed.error).to.deep.equal({ message: 'The text has no words to summarise.' });
+        expect(failed.error).to.deep.equal({ message: 'The topic has no words to write about.' });
       });
 
-      it('over MCP: summarise_document is listed with the key required, and a call with the REST key returns the same job', async () => {
+      it('over MCP: both tools are listed, create_report with the key required and its price in the description, and a call with the REST key returns the same job', async () => {
         const token = await c.link(newSubject());
         const key = newKey();
-        const rest = await c.call('POST', '/v1/summaries', { token, body: { input: { text: TEXT } }, headers: { 'idempotency-key': key } });
+        const input = { topic: TOPIC, pages: 2 };
+        const rest = await order(token, input, key);
         const client = await connectMcp(`${c.baseUrl}/mcp`, token, '2026-07-28');
         try {
           const { tools } = await client.listTools();
-          const tool = tools.find((candidate) => candidate.name === 'summarise_document')!;
+          const tool = tools.find((candidate) => candidate.name === 'create_report')!;
           expect(tool.inputSchema.required).to.have.members(['input', 'idempotency_key']);
+          expect(tool.description).to.contain(STATEMENT);
           expect([...portabilityFindings(tool.inputSchema), ...portabilityFindings(tool.outputSchema)]).to.deep.equal([]);
-          const job = await callOk(client, new OutputChecker(tools), 'summarise_document', { input: { text: TEXT }, idempotency_key: key });
+          const checker = new OutputChecker(tools);
+          const job = await callOk(client, checker, 'create_report', { input, idempotency_key: key });
           expect(job.id).to.equal(rest.body.id);
+          expect(quotes).to.deep.include(await callOk(client, checker, 'get_random_quote', {}));
         } finally {
           await client.close();
         }
-        expect((await c.call('GET', '/v1/me', { token })).body.usage.credits_spent).to.equal(2);
+        expect((await c.call('GET', '/v1/me', { token })).body.usage.credits_spent).to.equal(4);
       });
     });
   }

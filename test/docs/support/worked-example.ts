@@ -15,7 +15,7 @@ export interface WorkedExampleFile {
   readonly code: string;
 }
 
-/** The worked example's files (its paid job, then its operation), in the guide's order. */
+/** The worked example's files (domain functions, jobs and operations), in the guide's order. */
 export function workedExampleSources(): WorkedExampleFile[] {
   const blocks = readMarkdown(WORKED_EXAMPLE_PAGE).blocks.filter((block) => block.comment && MARKER.test(block.comment));
   if (blocks.length === 0) throw new Error(`expected worked-example blocks in ${WORKED_EXAMPLE_PAGE}, found none`);
@@ -25,10 +25,16 @@ export function workedExampleSources(): WorkedExampleFile[] {
 /**
  * Loads the worked example exactly as printed in the guide: each block is written to a temporary folder at
  * the path it names, its relative imports pointed at the repository's folder (or at another block of the
- * example), and the operation file is loaded (tsx compiles it). Returns the one operation the blocks export,
- * the printed files, and a cleanup that removes the folder.
+ * example), and every file is loaded (tsx compiles it). Returns the operations the blocks export, in the
+ * guide's order, the printed files, and a cleanup that removes the folder.
  */
-export function loadWorkedExample(): { operation: Operation; files: WorkedExampleFile[]; cleanup(): void } {
+export function loadWorkedExample(): {
+  operations: Operation[];
+  files: WorkedExampleFile[];
+  /** What the block printed as `file` exports, as loaded. */
+  exportsOf(file: string): Record<string, unknown>;
+  cleanup(): void;
+} {
   const files = workedExampleSources();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'worked-example-'));
   const inExample = new Map(
@@ -43,12 +49,13 @@ export function loadWorkedExample(): { operation: Operation; files: WorkedExampl
     mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
     writeFileSync(path.join(dir, file), rewritten);
   }
+  const exportsOf = (file: string) => require(path.join(dir, file)) as Record<string, unknown>;
   const operations = files.flatMap(({ file }) => {
-    const exports = require(path.join(dir, file)) as Record<string, unknown>;
+    const exports = exportsOf(file);
     return Object.values(exports).filter(
       (value): value is Operation => typeof value === 'object' && value !== null && 'path' in value && 'handle' in value,
     );
   });
-  if (operations.length !== 1) throw new Error(`the worked example should export one operation, found ${operations.length}`);
-  return { operation: operations[0], files, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  if (operations.length === 0) throw new Error('the worked example exports no operation');
+  return { operations, files, exportsOf, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
