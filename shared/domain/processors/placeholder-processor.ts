@@ -1,15 +1,35 @@
 import { hash } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
+import { JobError } from '../../platform/errors/job-error';
 import type { PaidJob, Processor } from '../jobs/processor';
 
+/** The prompt prefix that makes the placeholder fail, so an integrator can see a failed job. */
+export const FAIL_PREFIX = '!fail';
+
+/** The safe message of a placeholder job failed on purpose. */
+export const PLACEHOLDER_FAILURE = 'The prompt asked the job to fail.';
+
+/** Steps the simulated work is cut into; progress is reported after each. */
+const STEPS = 10;
+
 /**
- * The placeholder paid job: after `simulatedMs` of pretend work it returns a small result that depends only
- * on the prompt, so a retried attempt produces the same result. Replace it with real work.
+ * The placeholder paid job: `simulatedMs` of pretend work in ten steps, reporting progress after each and
+ * stopping as soon as its signal fires, then a small result that depends only on the prompt, so a retried
+ * attempt produces the same result. A prompt starting with `!fail` fails at once, without a retry. Replace
+ * it with real work.
  */
 export function placeholderProcessor(simulatedMs: number): Processor {
-  return async (input) => {
+  return async (input, { progress, signal }) => {
     const prompt = String(input.prompt ?? '');
-    if (simulatedMs > 0) await delay(simulatedMs);
+    if (prompt.startsWith(FAIL_PREFIX)) throw new JobError(PLACEHOLDER_FAILURE, { retryable: false });
+    if (simulatedMs > 0) {
+      progress(0, 'Started.');
+      for (let step = 1; step <= STEPS; step++) {
+        // Rejects as soon as the signal fires: the attempt stops here.
+        await delay(simulatedMs / STEPS, undefined, { signal });
+        progress((step * 100) / STEPS, `Step ${step} of ${STEPS}.`);
+      }
+    }
     const trimmed = prompt.trim();
     return {
       summary: prompt.length > 80 ? `${prompt.slice(0, 77)}...` : prompt,
