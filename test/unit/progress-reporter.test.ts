@@ -102,6 +102,16 @@ describe('coalescing a processor’s progress reports', () => {
     expect(written).to.deep.equal([2]);
   });
 
+  it('after close, a late report (from a processor that ignored its signal) is dropped and never written', async () => {
+    const store = recordingStore();
+    const reporter = createProgressReporter(store.write, { intervalMs: 0 });
+    reporter.report(40);
+    await reporter.close();
+    reporter.report(90, 'too late');
+    await reporter.settle();
+    expect(store.written.map((p) => p.percent)).to.deep.equal([40]);
+  });
+
   it('for any reports and write delays, the writes are the reports in order, one at a time, ending with the last one', async () => {
     await fc.assert(
       fc.asyncProperty(

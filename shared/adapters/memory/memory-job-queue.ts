@@ -100,9 +100,12 @@ export class MemoryJobQueue implements JobQueue {
     job.started_at ??= new Date().toISOString();
     this.options.onTransition?.(job);
     const policy = this.options.policies?.get(job.operation) ?? policyOf(undefined, this.options);
+    // One controller per attempt: its signal is the processor's, fired on the operation's timeout.
+    const controller = new AbortController();
     const outcome = await runAttempt(this.options.processors, job, {
       attempt: job.attempts,
       policy,
+      controller,
       // The record is this queue's own, so a report is stored by assigning it.
       saveProgress: async (progress) => {
         job.progress = progress;

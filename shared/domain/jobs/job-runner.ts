@@ -31,7 +31,7 @@ export interface AttemptOptions {
  * Runs one attempt of a job and classifies the outcome. Unknown errors become a generic, safe message so a
  * library's message or a stack never reaches the person; the caller logs the cause. When the operation's
  * timeout passes, the attempt's signal fires and the attempt fails at once with a safe message, whether or
- * not the processor stops (what it returns later is dropped). Pending progress is written before it resolves.
+ * not the processor stops (what it returns or reports later is dropped). Pending progress is written before it resolves.
  */
 export async function runAttempt(
   processors: ProcessorMap,
@@ -70,7 +70,7 @@ export async function runAttempt(
     return retryable && attempt < policy.attempts ? { kind: 'retry', message } : { kind: 'failed', message };
   } finally {
     clearTimeout(timer);
-    await reporter.settle();
+    await reporter.close();
   }
 }
 

@@ -17,6 +17,11 @@ export interface ProgressReporter {
   report(percent: number, message?: string): void;
   /** Writes the latest pending report now, if any, and resolves once every write has ended. */
   settle(): Promise<void>;
+  /**
+   * Settles, then drops every later report: an attempt that has ended (a processor that ignored its signal
+   * may still report) must not touch the job its successor or its final state now owns.
+   */
+  close(): Promise<void>;
 }
 
 /**
@@ -41,6 +46,7 @@ export function createProgressReporter(
   let inFlight: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let lastWriteAt = Number.NEGATIVE_INFINITY;
+  let closed = false;
 
   const start = (): void => {
     if (inFlight !== undefined || !pending) return;
@@ -73,16 +79,23 @@ export function createProgressReporter(
       if (message !== undefined && (typeof message !== 'string' || message.length > MAX_PROGRESS_MESSAGE)) {
         throw new RangeError(`a progress message must be a string of at most ${MAX_PROGRESS_MESSAGE} characters`);
       }
+      if (closed) return;
       pending = { percent, message: message ?? null, updated_at: new Date(now()).toISOString() };
       schedule();
     },
-    async settle() {
-      clearTimeout(timer);
-      timer = undefined;
-      while (inFlight !== undefined || pending !== undefined) {
-        if (inFlight === undefined) start();
-        else await inFlight;
-      }
+    settle,
+    async close() {
+      await settle();
+      closed = true;
     },
   };
+
+  async function settle(): Promise<void> {
+    clearTimeout(timer);
+    timer = undefined;
+    while (inFlight !== undefined || pending !== undefined) {
+      if (inFlight === undefined) start();
+      else await inFlight;
+    }
+  }
 }
