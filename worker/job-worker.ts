@@ -4,10 +4,12 @@ import type { Logger } from 'pino';
 import type { Config } from '../shared/platform/config/config';
 import { createJobObserver } from '../shared/domain/jobs/job-observer';
 import { runAttempt } from '../shared/domain/jobs/job-runner';
+import type { JobProgress } from '../shared/domain/jobs/progress-reporter';
 import type { JobPolicies, ProcessorMap } from '../shared/domain/jobs/processor';
 import type { Metrics } from '../shared/platform/metrics/metrics';
 import { readProgress, type BullJobData, type BullJobProgress } from '../shared/adapters/redis/bullmq-job-record';
 import { JobShardHistory } from '../shared/adapters/redis/job-shards';
+import { jobProgressStore } from '../shared/adapters/redis/job-progress-store';
 import { closeRedisClient, redisAnswers } from '../shared/adapters/redis/redis-client';
 import { openRedisSession } from '../shared/adapters/redis/redis-session';
 import { NO_EVENTS, type EventQueue } from '../shared/domain/webhooks/event-queue';
@@ -72,6 +74,7 @@ export function createJobWorker(options: {
   // it for its blocking fetch and closes the duplicates itself, and this client is closed last by us.
   const { client, keys } = openRedisSession({ ...config, redis: config.redis }, 'worker', logger, metrics);
   const observer = createJobObserver(metrics, logger);
+  const writeProgress = jobProgressStore(client);
   let closing: Promise<void> | undefined;
   // The jobs this worker holds the lock of, so that a shutdown can hand them back.
   const running = new Map<string, RunningJob>();
@@ -96,6 +99,11 @@ export function createJobWorker(options: {
       stored = { ...stored, ...update };
       return saveProgress(job, stored);
     };
+    // A processor's reports take the cheaper path (one field, no event): they are the frequent writes.
+    const report = async (reported: JobProgress): Promise<void> => {
+      stored = { ...stored, reported };
+      await writeProgress(`${job.queueQualifiedName}:${job.id}`, stored);
+    };
     const attempts = Math.max(job.attemptsStarted, attempt);
     // The first start across retries, in BullMQ's milliseconds: a succeeding job formats and parses no date.
     const startedMs = progress.started_at === undefined ? (job.processedOn ?? Date.now()) : Date.parse(progress.started_at);
@@ -116,7 +124,7 @@ export function createJobWorker(options: {
       {
         attempt,
         policy: { attempts: maxAttempts, timeoutMs: policies?.get(job.name)?.timeoutMs },
-        saveProgress: (reported) => store({ reported }),
+        saveProgress: report,
         controller,
         onUnexpected: (error) => logger.error({ err: error, job_id: job.id, operation: job.name, attempt }, 'job attempt threw'),
       },

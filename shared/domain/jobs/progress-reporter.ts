@@ -27,7 +27,7 @@ export interface ProgressReporter {
 /**
  * A reporter over `write`. At most one write is in flight, each starting only after the previous ended, so
  * the store sees reports in the order they were made; a report arriving within `intervalMs` of the last
- * write waits and is replaced by any later one, so a processor reporting in a tight loop costs a few writes
+ * write (or of the reporter's creation) waits and is replaced by any later one, so a processor reporting in a tight loop costs a few writes
  * a second, not one per call. A failed write is dropped (progress is advisory) and reported to `onError`.
  */
 export function createProgressReporter(
@@ -45,7 +45,9 @@ export function createProgressReporter(
   let pending: JobProgress | undefined;
   let inFlight: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
-  let lastWriteAt = Number.NEGATIVE_INFINITY;
+  // The first write also waits for an interval from the start: a job shorter than that writes only its
+  // last report (when it settles), not its first and its last.
+  let lastWriteAt = now();
   let closed = false;
 
   const start = (): void => {
