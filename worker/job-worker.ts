@@ -99,10 +99,15 @@ export function createJobWorker(options: {
       stored = { ...stored, ...update };
       return saveProgress(job, stored);
     };
-    // A processor's reports take the cheaper path (one field, no event): they are the frequent writes.
+    // A processor's reports take the cheaper path (one field, no event): they are the frequent writes. They
+    // are sent without waiting for the reply: every write about this job (reports, the error, BullMQ's own
+    // completion) goes over this one connection, which Redis applies in the order sent, so the job does not
+    // wait a round trip for its last report and the order still holds.
     const report = async (reported: JobProgress): Promise<void> => {
       stored = { ...stored, reported };
-      await writeProgress(`${job.queueQualifiedName}:${job.id}`, stored);
+      writeProgress(`${job.queueQualifiedName}:${job.id}`, stored).catch((error: unknown) =>
+        logger.debug({ err: error, job_id: job.id }, 'progress not saved'),
+      );
     };
     const attempts = Math.max(job.attemptsStarted, attempt);
     // The first start across retries, in BullMQ's milliseconds: a succeeding job formats and parses no date.
