@@ -1,6 +1,6 @@
 import { JobError } from '../../platform/errors/job-error';
 import type { JobPolicy, ProcessorMap } from './processor';
-import { createProgressReporter, type JobProgress } from './progress-reporter';
+import { createProgressReporter, type JobProgress, type ProgressReporter } from './progress-reporter';
 
 /** The outcome of one attempt, as both the in-memory queue and the BullMQ worker record it. */
 export type AttemptOutcome =
@@ -40,7 +40,14 @@ export async function runAttempt(
 ): Promise<AttemptOutcome> {
   const processor = processors.get(job.operation);
   if (!processor) return { kind: 'failed', message: GENERIC_JOB_FAILURE };
-  const reporter = createProgressReporter(saveProgress, { onError: onUnexpected });
+  // Made on the first report only: a processor that never reports costs nothing.
+  let reporter: ProgressReporter | undefined;
+  let ended = false;
+  const progress = (percent: number, message?: string): void => {
+    if (ended && reporter === undefined) return;
+    reporter ??= createProgressReporter(saveProgress, { onError: onUnexpected });
+    reporter.report(percent, message);
+  };
   const { timeoutMs } = policy;
   let timer: NodeJS.Timeout | undefined;
   const timedOut =
@@ -53,7 +60,7 @@ export async function runAttempt(
             resolve(error);
           }, timeoutMs);
         });
-  const context = { jobId: job.id, attempt, signal: controller.signal, progress: reporter.report };
+  const context = { jobId: job.id, attempt, signal: controller.signal, progress };
   try {
     const run = processor(job.input, context).then((result) => ({ result }));
     const settled = timedOut === undefined ? await run : await Promise.race([run, timedOut.then((error) => Promise.reject(error))]);
@@ -70,7 +77,8 @@ export async function runAttempt(
     return retryable && attempt < policy.attempts ? { kind: 'retry', message } : { kind: 'failed', message };
   } finally {
     clearTimeout(timer);
-    await reporter.close();
+    ended = true;
+    await reporter?.close();
   }
 }
 
