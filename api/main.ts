@@ -1,10 +1,14 @@
-import { loadConfigOrExit } from '../shared/platform/config/load-config-or-exit';
+import { loadConfigOrExit, orExitOnConfigError } from '../shared/platform/config/load-config-or-exit';
+import { loadJobSettings } from '../shared/domain/jobs/job-settings';
+import { PAID_JOBS } from '../shared/domain/processors/paid-jobs';
 import { onTerminate } from '../shared/platform/lifecycle/shutdown';
 import { createLogger } from '../shared/platform/logging/logger';
 import { startApi } from './start-api';
 
 // The API process: configuration from the real environment only (never .env), then listen.
 const config = loadConfigOrExit(process.env, 'api');
+// The paid jobs' own variables are refused here too, with the same message, before anything starts.
+orExitOnConfigError('api', () => loadJobSettings(process.env, PAID_JOBS));
 const logger = createLogger(config.logLevel, 'connector-api');
 
 startApi(config, logger).then(

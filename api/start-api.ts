@@ -9,9 +9,10 @@ import { createMetricsServer } from '../shared/platform/metrics/metrics-server';
 import type { CimdFetchOptions } from '../shared/domain/oauth/cimd-fetcher';
 import { devConsentAllowed, withDevConsent } from '../shared/domain/oauth/dev-consent';
 import type { Operation } from '../shared/contract/operations/operation';
-import type { ProcessorMap } from '../shared/domain/jobs/processor';
+import type { JobPolicies, ProcessorMap } from '../shared/domain/jobs/processor';
 import { OPERATIONS } from '../shared/contract/operations/registry';
-import { buildProcessors } from '../shared/domain/jobs/processor';
+import { buildPolicies, buildProcessors } from '../shared/domain/jobs/processor';
+import { loadJobSettings } from '../shared/domain/jobs/job-settings';
 import { createServices } from '../shared/domain/services';
 import { createBackend } from '../shared/adapters/create-backend';
 import type { EventQueue } from '../shared/domain/webhooks/event-queue';
@@ -37,7 +38,7 @@ export interface RunningApi {
  * metrics. The entry that runs API and worker together (`npm run dev`, the tests) supplies it, so the API
  * itself never depends on the worker.
  */
-export type InProcessJobConsumer = (parts: { processors: ProcessorMap; metrics: Metrics; events: EventQueue }) => {
+export type InProcessJobConsumer = (parts: { processors: ProcessorMap; policies: JobPolicies; metrics: Metrics; events: EventQueue }) => {
   close(graceMs: number): Promise<void>;
 };
 
@@ -68,12 +69,13 @@ export async function startApi(loaded: Config, logger: Logger, options: StartApi
   const servesDevConsent = devConsent && devConsentAllowed(loaded);
   const config = servesDevConsent ? withDevConsent(loaded) : loaded;
   const metrics = new Metrics();
-  const processors = buildProcessors(
-    { placeholderJobMs: config.placeholderJobMs },
-    operations.flatMap((operation) => (operation.job ? [operation.job] : [])),
-  );
-  const backend = createBackend(config, processors, metrics, logger);
-  const jobWorker = jobConsumer && backend.kind === 'redis' ? jobConsumer({ processors, metrics, events: backend.events }) : undefined;
+  const jobs = operations.flatMap((operation) => (operation.job ? [operation.job] : []));
+  // Each job's own variables are read from the process's environment, and refused before any port opens.
+  const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs }, jobs, loadJobSettings(process.env, jobs));
+  const policies = buildPolicies(jobs, { attempts: config.jobAttempts, backoffMs: config.jobBackoffMs });
+  const backend = createBackend(config, processors, metrics, logger, policies);
+  const jobWorker =
+    jobConsumer && backend.kind === 'redis' ? jobConsumer({ processors, policies, metrics, events: backend.events }) : undefined;
   const { services, tokens } = createServices(config, backend, metrics, cimdFetch);
   const api = createApiServer(config.http);
   const app = createApp({

@@ -4,7 +4,9 @@ import path from 'node:path';
 import { config as loadDotenv } from 'dotenv';
 import pinoPretty from 'pino-pretty';
 import { startApi } from '../api/start-api';
-import { loadConfigOrExit } from '../shared/platform/config/load-config-or-exit';
+import { loadConfigOrExit, orExitOnConfigError } from '../shared/platform/config/load-config-or-exit';
+import { loadJobSettings } from '../shared/domain/jobs/job-settings';
+import { PAID_JOBS } from '../shared/domain/processors/paid-jobs';
 import { onTerminate } from '../shared/platform/lifecycle/shutdown';
 import { devLogFormat } from '../shared/platform/logging/log-format';
 import { createLogger } from '../shared/platform/logging/logger';
@@ -26,6 +28,7 @@ if (!existsSync(envFile)) {
 loadDotenv({ path: envFile, override: false, quiet: true });
 
 const config = loadConfigOrExit(process.env, 'dev');
+orExitOnConfigError('dev', () => loadJobSettings(process.env, PAID_JOBS));
 // Readable lines at a terminal, JSON when piped; redaction happens in pino before either is written.
 const pretty = devLogFormat(process.stdout.isTTY, process.env.LOG_FORMAT) === 'pretty';
 const logger = createLogger(

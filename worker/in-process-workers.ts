@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../shared/platform/config/config';
-import type { ProcessorMap } from '../shared/domain/jobs/processor';
+import type { JobPolicies, ProcessorMap } from '../shared/domain/jobs/processor';
 import type { Metrics } from '../shared/platform/metrics/metrics';
 import type { EventQueue } from '../shared/domain/webhooks/event-queue';
 import { createJobWorker } from './job-worker';
@@ -12,7 +12,12 @@ import { createWebhookWorker } from './webhook-worker';
  * the API never imports the worker.
  */
 export function inProcessWorkers(config: Config, logger: Logger) {
-  return (parts: { processors: ProcessorMap; metrics: Metrics; events: EventQueue }): { close(graceMs: number): Promise<void> } => {
+  return (parts: {
+    processors: ProcessorMap;
+    policies?: JobPolicies;
+    metrics: Metrics;
+    events: EventQueue;
+  }): { close(graceMs: number): Promise<void> } => {
     const jobs = createJobWorker({ config, logger, ...parts });
     const webhooks = createWebhookWorker({ config, metrics: parts.metrics, logger });
     return {

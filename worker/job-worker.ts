@@ -4,10 +4,12 @@ import type { Logger } from 'pino';
 import type { Config } from '../shared/platform/config/config';
 import { createJobObserver } from '../shared/domain/jobs/job-observer';
 import { runAttempt } from '../shared/domain/jobs/job-runner';
-import type { ProcessorMap } from '../shared/domain/jobs/processor';
+import type { JobProgress } from '../shared/domain/jobs/progress-reporter';
+import type { JobPolicies, ProcessorMap } from '../shared/domain/jobs/processor';
 import type { Metrics } from '../shared/platform/metrics/metrics';
 import { readProgress, type BullJobData, type BullJobProgress } from '../shared/adapters/redis/bullmq-job-record';
 import { JobShardHistory } from '../shared/adapters/redis/job-shards';
+import { jobProgressStore } from '../shared/adapters/redis/job-progress-store';
 import { closeRedisClient, redisAnswers } from '../shared/adapters/redis/redis-client';
 import { openRedisSession } from '../shared/adapters/redis/redis-session';
 import { NO_EVENTS, type EventQueue } from '../shared/domain/webhooks/event-queue';
@@ -49,6 +51,8 @@ interface RunningJob {
 export function createJobWorker(options: {
   config: JobWorkerConfig;
   processors: ProcessorMap;
+  /** Each operation's timeout (its attempts and back-off travel with the job, set when it was enqueued). */
+  policies?: JobPolicies;
   metrics: Metrics;
   logger: Logger;
   /** Where a finished job's event is recorded (none: no events). */
@@ -56,7 +60,7 @@ export function createJobWorker(options: {
   /** Tests only: called right after a job's event is recorded, before the job is marked finished. */
   afterJobEvent?: () => void;
 }): JobWorker {
-  const { config, processors, metrics, logger, events = NO_EVENTS, afterJobEvent } = options;
+  const { config, processors, policies, metrics, logger, events = NO_EVENTS, afterJobEvent } = options;
   // The event is recorded before BullMQ marks the job finished (when the processor returns or throws): a
   // worker dying in between leaves the job to run again, which records the same event id (a no-op), and the
   // delivery waits until the job is really finished, sending only the event of its final outcome.
@@ -70,6 +74,7 @@ export function createJobWorker(options: {
   // it for its blocking fetch and closes the duplicates itself, and this client is closed last by us.
   const { client, keys } = openRedisSession({ ...config, redis: config.redis }, 'worker', logger, metrics);
   const observer = createJobObserver(metrics, logger);
+  const writeProgress = jobProgressStore(client);
   let closing: Promise<void> | undefined;
   // The jobs this worker holds the lock of, so that a shutdown can hand them back.
   const running = new Map<string, RunningJob>();
@@ -87,6 +92,23 @@ export function createJobWorker(options: {
     const attempt = job.attemptsMade + 1;
     const maxAttempts = job.opts.attempts ?? 1;
     const progress = readProgress(job.progress);
+    // What the job's progress field holds, kept here so that each write (a report, the start, the error)
+    // carries the others: BullMQ replaces the whole field.
+    let stored: BullJobProgress = progress;
+    const store = (update: BullJobProgress): Promise<void> => {
+      stored = { ...stored, ...update };
+      return saveProgress(job, stored);
+    };
+    // A processor's reports take the cheaper path (one field, no event): they are the frequent writes. They
+    // are sent without waiting for the reply: every write about this job (reports, the error, BullMQ's own
+    // completion) goes over this one connection, which Redis applies in the order sent, so the job does not
+    // wait a round trip for its last report and the order still holds.
+    const report = async (reported: JobProgress): Promise<void> => {
+      stored = { ...stored, reported };
+      writeProgress(`${job.queueQualifiedName}:${job.id}`, stored).catch((error: unknown) =>
+        logger.debug({ err: error, job_id: job.id }, 'progress not saved'),
+      );
+    };
     const attempts = Math.max(job.attemptsStarted, attempt);
     // The first start across retries, in BullMQ's milliseconds: a succeeding job formats and parses no date.
     const startedMs = progress.started_at === undefined ? (job.processedOn ?? Date.now()) : Date.parse(progress.started_at);
@@ -95,16 +117,22 @@ export function createJobWorker(options: {
     // A first attempt's start is BullMQ's processedOn, which readers fall back to, so nothing is written for
     // it (a write per job cost a sixth of the worker's Redis commands; bench/README.md). A failed attempt saves
     // the start with its error; only a restart after a crash (a stall) finds none and keeps its own.
-    if (!progress.started_at && attempts > 1) await saveProgress(job, { ...progress, started_at: startedAt() });
+    if (!progress.started_at && attempts > 1) await store({ started_at: startedAt() });
     const observed = { id: job.id!, operation: job.name, attempt: attempts };
     observer.started(observed, attempts === 1 ? startedMs - Date.parse(job.data.created_at) : undefined);
 
+    // One controller per attempt: its signal is the processor's, fired on the operation's timeout.
+    const controller = new AbortController();
     const outcome = await runAttempt(
       processors,
       { id: job.id!, operation: job.name, input: job.data.input },
-      attempt,
-      maxAttempts,
-      (error) => logger.error({ err: error, job_id: job.id, operation: job.name, attempt }, 'job attempt threw'),
+      {
+        attempt,
+        policy: { attempts: maxAttempts, timeoutMs: policies?.get(job.name)?.timeoutMs },
+        saveProgress: report,
+        controller,
+        onUnexpected: (error) => logger.error({ err: error, job_id: job.id, operation: job.name, attempt }, 'job attempt threw'),
+      },
     );
     // Handed back while this attempt ran: the job is the queue's again and another worker may already be
     // running it, so this attempt's outcome is dropped (recording it would finish the job twice). WaitingError
@@ -119,7 +147,7 @@ export function createJobWorker(options: {
       return outcome.result;
     }
     // The safe message is kept beside the job: BullMQ's failedReason may also hold its own messages.
-    await saveProgress(job, { started_at: startedAt(), error: outcome.message });
+    await store({ started_at: startedAt(), error: outcome.message });
     if (outcome.kind === 'retry') {
       logger.warn({ job_id: job.id, operation: job.name, attempt, error: outcome.message }, 'job attempt failed; retrying');
       throw new Error(outcome.message);

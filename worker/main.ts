@@ -1,4 +1,6 @@
-import { loadConfigOrExit } from '../shared/platform/config/load-config-or-exit';
+import { loadConfigOrExit, orExitOnConfigError } from '../shared/platform/config/load-config-or-exit';
+import { loadJobSettings } from '../shared/domain/jobs/job-settings';
+import { PAID_JOBS } from '../shared/domain/processors/paid-jobs';
 import { onTerminate } from '../shared/platform/lifecycle/shutdown';
 import { createLogger } from '../shared/platform/logging/logger';
 import { startWorker } from './start-worker';
@@ -6,6 +8,8 @@ import { startWorker } from './start-worker';
 // The worker process: the same validated configuration as the API, plus REDIS_URL, which the 'worker'
 // role requires (a worker without a shared queue would have nothing to consume).
 const config = loadConfigOrExit(process.env, 'worker');
+// The paid jobs' own variables are refused here too, with the same message, before anything starts.
+orExitOnConfigError('worker', () => loadJobSettings(process.env, PAID_JOBS));
 const logger = createLogger(config.logLevel, 'connector-worker');
 
 // Test-only (test/webhooks): dies the hard way right after recording a job's event, before the job is

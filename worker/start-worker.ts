@@ -4,7 +4,8 @@ import { listen } from '../shared/platform/lifecycle/listen';
 import { closeServer } from '../shared/platform/lifecycle/shutdown';
 import { Metrics } from '../shared/platform/metrics/metrics';
 import { createMetricsServer } from '../shared/platform/metrics/metrics-server';
-import { buildProcessors } from '../shared/domain/jobs/processor';
+import { buildPolicies, buildProcessors } from '../shared/domain/jobs/processor';
+import { loadJobSettings } from '../shared/domain/jobs/job-settings';
 import { PAID_JOBS } from '../shared/domain/processors/paid-jobs';
 import { createJobWorker } from './job-worker';
 import { createWebhookWorker } from './webhook-worker';
@@ -31,10 +32,11 @@ export async function startWorker(
   { afterJobEvent }: { afterJobEvent?: () => void } = {},
 ): Promise<RunningWorker> {
   const metrics = new Metrics();
-  const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs }, PAID_JOBS);
+  const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs }, PAID_JOBS, loadJobSettings(process.env, PAID_JOBS));
+  const policies = buildPolicies(PAID_JOBS, { attempts: config.jobAttempts, backoffMs: config.jobBackoffMs });
   // The webhook deliveries, when a receiver is configured: sent from here, never from the API.
   const webhooks = createWebhookWorker({ config, metrics, logger });
-  const jobWorker = createJobWorker({ config, processors, metrics, logger, events: webhooks?.events, afterJobEvent });
+  const jobWorker = createJobWorker({ config, processors, policies, metrics, logger, events: webhooks?.events, afterJobEvent });
   let stopping = false;
   // Not ready from the moment it is told to stop: it takes no new jobs from then on.
   const server = createMetricsServer(

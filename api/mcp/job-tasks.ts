@@ -38,13 +38,20 @@ function taskOf(job: Job, ttlMs: number, modern: boolean): Record<string, unknow
   const task: Record<string, unknown> = {
     taskId: job.id,
     status,
-    statusMessage: `Job status: ${job.status}.`,
+    statusMessage: statusMessageOf(job),
     createdAt: job.created_at,
     lastUpdatedAt: job.finished_at ?? job.started_at ?? job.created_at,
   };
   return modern
     ? { ...task, ttlMs, pollIntervalMs: JOB_POLL_SECONDS * 1000 }
     : { ...task, ttl: ttlMs, pollInterval: JOB_POLL_SECONDS * 1000 };
+}
+
+/** The job's status, with its progress while it is not final (e.g. "Job status: running, 40 %: Step 4 of 10."). */
+function statusMessageOf(job: Job): string {
+  const { progress } = job;
+  if (!progress || isTerminal(job.status)) return `Job status: ${job.status}.`;
+  return `Job status: ${job.status}, ${progress.percent} %${progress.message ? `: ${progress.message}` : '.'}`;
 }
 
 /** The final tool result of a finished job: the job itself, flagged as an error when it failed. */

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../platform/config/config';
 import { jobObserver } from '../domain/jobs/job-observer';
-import type { ProcessorMap } from '../domain/jobs/processor';
+import type { JobPolicies, ProcessorMap } from '../domain/jobs/processor';
 import { createMemoryBackend } from './memory/memory-backend';
 import type { Metrics } from '../platform/metrics/metrics';
 import { createRedisBackend } from './redis/redis-backend';
@@ -20,9 +20,15 @@ export const MEMORY_BACKEND_WARNING =
  * set, else memory. Once Redis is configured there is no fallback: an unreachable Redis means 503s and a failing `/readyz`, never a silent switch
  * to state that other replicas cannot see.
  */
-export function createBackend(config: Config, processors: ProcessorMap, metrics: Metrics, logger: Logger): Backend {
+export function createBackend(
+  config: Config,
+  processors: ProcessorMap,
+  metrics: Metrics,
+  logger: Logger,
+  policies: JobPolicies = new Map(),
+): Backend {
   if (config.redis) {
-    const backend = createRedisBackend(config, metrics, logger);
+    const backend = createRedisBackend(config, metrics, logger, policies);
     metrics.observeQueue(() => backend.queue.counts());
     return backend;
   }
@@ -33,6 +39,7 @@ export function createBackend(config: Config, processors: ProcessorMap, metrics:
     concurrency: config.workerConcurrency,
     attempts: config.jobAttempts,
     backoffMs: config.jobBackoffMs,
+    policies,
     retentionSeconds: config.idempotencyTtlSeconds,
     onJobTransition: jobObserver(metrics, logger),
     onUnexpectedJobError: (error, job) => logger.error({ err: error, job_id: job.id, operation: job.operation }, 'job attempt threw'),

@@ -1,11 +1,18 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { configVariables } from '../../shared/platform/config/config';
+import { configVariables as connectorVariables, type ProcessRole } from '../../shared/platform/config/config';
+import { jobSettingVariables } from '../../shared/domain/jobs/job-settings';
+import { PAID_JOBS } from '../../shared/domain/processors/paid-jobs';
 import { ROOT } from '../support/spawn-process';
 import { readMarkdown } from './support/markdown';
 
 const PAGE = path.join(ROOT, 'docs', 'configuration.md');
+/** Every variable a process reads: the connector's own and the paid jobs' own settings. */
+function configVariables(role: ProcessRole): Record<string, unknown> {
+  return { ...connectorVariables(role), ...jobSettingVariables(PAID_JOBS) };
+}
+
 /** The section of the page for variables read by the tools (npm run dev's script, the doctor), not the processes. */
 const TOOLS_SECTION = 'Tools';
 

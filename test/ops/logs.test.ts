@@ -37,8 +37,8 @@ const SCRIPTED: readonly Operation[] = OPERATIONS.map((operation) => {
       ...operation,
       job: {
         operationId: original.operationId,
-        processor: (settings) => {
-          const normal = original.processor(settings);
+        processor: (settings, own) => {
+          const normal = original.processor(settings, own);
           return async (input, context) => {
             if (input.prompt === 'fail') throw new JobError('This job fails on purpose.', { retryable: false });
             return normal(input, context);

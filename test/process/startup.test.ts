@@ -17,6 +17,8 @@ const INVALID: Array<[string, string]> = [
   ['PUBLIC_URL', 'http://localhost.evil.com'],
   ['DASHBOARD_URL', 'http://dashboard.example.com'],
   ['LINK_SECRET', ''],
+  // A paid job's own setting (the placeholder's) is refused the same way.
+  ['PLACEHOLDER_PROGRESS_STEPS', '250'],
 ];
 
 function portIsFree(port: number): Promise<boolean> {

@@ -30,6 +30,7 @@ describe('BullmqJobQueue (the API side of the queue) on a private redis-server',
     queue = new BullmqJobQueue(store.client, store.keys, store.guard, {
       attempts: 3,
       backoffMs: 100,
+      policies: new Map([['ownSettings', { attempts: 7, backoffMs: 250, timeoutMs: undefined, refundOnFailure: true }]]),
       retentionSeconds: 7200,
       logger: quietLogger,
       shards: 1,
@@ -58,6 +59,7 @@ describe('BullmqJobQueue (the API side of the queue) on a private redis-server',
       result: null,
       error: null,
       attempts: 0,
+      progress: null,
     });
   });
 
@@ -100,6 +102,20 @@ describe('BullmqJobQueue (the API side of the queue) on a private redis-server',
       expect(stored?.opts.backoff).to.deep.equal({ type: 'exponential', delay: 100 });
       expect(stored?.opts.removeOnComplete).to.deep.equal({ age: 7200 });
       expect(stored?.opts.removeOnFail).to.deep.equal({ age: 7200 });
+    } finally {
+      await raw.close();
+    }
+  });
+
+  it('a job of an operation with its own attempts and back-off is stored with them instead of the global ones', async () => {
+    const job = newJob({ operation: 'ownSettings' });
+    await queue.enqueue(job);
+    const raw = new Queue(JOB_QUEUE_NAME, { connection: store.client, prefix: store.keys.bullPrefix });
+    try {
+      const stored = await raw.getJob(job.id);
+      expect(stored?.opts.attempts).to.equal(7);
+      expect(stored?.opts.backoff).to.deep.equal({ type: 'exponential', delay: 250 });
+      expect(stored?.opts.removeOnComplete).to.deep.equal({ age: 7200 });
     } finally {
       await raw.close();
     }

@@ -22,8 +22,8 @@ export function scriptedJobs({
           ...operation,
           job: {
             operationId: operation.operationId,
-            processor: (settings) => {
-              const normal = operation.job!.processor(settings);
+            processor: (settings, own) => {
+              const normal = operation.job!.processor(settings, own);
               return async (input, context) => {
                 if (input.prompt === 'fail') throw new JobError(SCRIPTED_FAILURE, { retryable: false });
                 if (input.prompt === 'hold') await hold?.();

@@ -91,4 +91,32 @@ describe('the in-memory job queue', () => {
     expect((await queue.get('busy'))!.status).to.equal('succeeded');
     expect(await queue.get('late')).to.equal(undefined);
   });
+
+  it('an operation with its own attempts and back-off is retried by them, not by the global ones', async () => {
+    const starts: number[] = [];
+    const queue = new MemoryJobQueue({
+      processors: new Map([
+        [
+          'op',
+          async () => {
+            starts.push(Date.now());
+            throw new Error('always fails');
+          },
+        ],
+      ]),
+      concurrency: 1,
+      attempts: 5,
+      backoffMs: 0,
+      policies: new Map([['op', { attempts: 2, backoffMs: 120, timeoutMs: undefined, refundOnFailure: true }]]),
+      retentionMs: 60_000,
+    });
+    await queue.enqueue(newJob('own'));
+    const done = await waitFor(async () => {
+      const job = await queue.get('own');
+      return job?.status === 'failed' ? job : undefined;
+    });
+    expect(done.attempts).to.equal(2);
+    expect(starts).to.have.length(2);
+    expect(starts[1] - starts[0], 'the operation’s back-off before the retry').to.be.at.least(110);
+  });
 });

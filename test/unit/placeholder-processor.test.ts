@@ -1,9 +1,10 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { createHash } from 'node:crypto';
-import { placeholderProcessor } from '../../shared/domain/processors/placeholder-processor';
+import { JobError } from '../../shared/platform/errors/job-error';
+import { PLACEHOLDER_FAILURE, placeholderProcessor } from '../../shared/domain/processors/placeholder-processor';
 
-const context = { jobId: 'job_x', attempt: 1 };
+const context = { jobId: 'job_x', attempt: 1, signal: new AbortController().signal, progress: () => {} };
 const run = placeholderProcessor(0);
 
 /** The published result format, written out independently of the processor. */
@@ -52,9 +53,50 @@ describe('the placeholder processor', () => {
           fc.string({ unit: fc.constantFrom(' ', '\u00a0', '\u2003', '\t', 'a', 'é', '😀') }),
         ),
         async (prompt) => {
+          fc.pre(!prompt.startsWith('!fail'));
           expect(await run({ prompt }, context)).to.deep.equal(expected(prompt));
         },
       ),
     );
+  });
+
+  it('with simulated time, progress is reported from 0 to 100 in ascending steps of 10, each with a message', async () => {
+    const reports: Array<[number, string | undefined]> = [];
+    await placeholderProcessor(20)({ prompt: 'p' }, { ...context, progress: (percent, message) => reports.push([percent, message]) });
+    expect(reports.map(([percent]) => percent)).to.deep.equal([0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100]);
+    expect(reports.every(([, message]) => typeof message === 'string' && message.length > 0)).to.equal(true);
+  });
+
+  it('when its signal fires mid-way, the processor stops with the signal reason and reports no more progress', async () => {
+    const controller = new AbortController();
+    const reports: number[] = [];
+    const reason = new Error('stop');
+    const running = placeholderProcessor(60_000)(
+      { prompt: 'p' },
+      {
+        ...context,
+        signal: controller.signal,
+        progress: (percent) => {
+          reports.push(percent);
+          if (percent === 0) controller.abort(reason);
+        },
+      },
+    );
+    const error = await running.then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error, 'the rejection').to.be.instanceOf(Error);
+    expect(reports).to.deep.equal([0]);
+  });
+
+  it('a prompt starting with !fail fails at once with a non-retryable JobError and a safe message', async () => {
+    const error = await placeholderProcessor(60_000)({ prompt: '!fail please' }, context).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    expect(error).to.be.instanceOf(JobError);
+    expect((error as JobError).retryable).to.equal(false);
+    expect((error as JobError).message).to.equal(PLACEHOLDER_FAILURE);
   });
 });

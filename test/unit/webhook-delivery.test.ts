@@ -54,6 +54,7 @@ describe('webhook delivery logic', () => {
       result: null,
       error: null,
       attempts: 1,
+      progress: null,
     });
     const connection: Connection = {
       id: 'conn_1',

@@ -1,5 +1,5 @@
 import { isTerminal, type JobRecord } from '../../domain/jobs/job';
-import type { ProcessorMap } from '../../domain/jobs/processor';
+import type { JobPolicies, ProcessorMap } from '../../domain/jobs/processor';
 import type { Backend } from '../../domain/backend';
 import { SequentialAdmissionStore } from '../../domain/admission/sequential-admission-store';
 import type { EventSources } from '../../domain/webhooks/event-facts';
@@ -19,6 +19,8 @@ export interface MemoryBackendOptions {
   concurrency: number;
   attempts: number;
   backoffMs: number;
+  /** Each operation's own attempts, back-off and timeout. */
+  policies?: JobPolicies;
   retentionSeconds: number;
   onUnexpectedJobError?: (error: unknown, job: JobRecord) => void;
   onJobTransition?: (job: JobRecord) => void;
@@ -36,6 +38,7 @@ export function createMemoryBackend(options: MemoryBackendOptions): Backend {
     concurrency: options.concurrency,
     attempts: options.attempts,
     backoffMs: options.backoffMs,
+    policies: options.policies,
     retentionMs: options.retentionSeconds * 1000,
     onUnexpectedError: options.onUnexpectedJobError,
     // A job's event is recorded in the very step that finishes it.

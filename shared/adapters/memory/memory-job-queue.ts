@@ -2,14 +2,17 @@ import type { JobRecord, JobStatus, NewJob } from '../../domain/jobs/job';
 import { isTerminal, queuedRecord } from '../../domain/jobs/job';
 import type { JobQueue } from '../../domain/jobs/job-queue';
 import { backoffDelay, runAttempt } from '../../domain/jobs/job-runner';
-import type { ProcessorMap } from '../../domain/jobs/processor';
+import { policyOf, type JobPolicies, type ProcessorMap } from '../../domain/jobs/processor';
 
 /** How the in-process queue runs jobs. */
 export interface MemoryQueueOptions {
   processors: ProcessorMap;
   concurrency: number;
+  /** The global attempts and back-off, for an operation without a policy of its own. */
   attempts: number;
   backoffMs: number;
+  /** Each operation's attempts, back-off and timeout (`PaidJob`). */
+  policies?: JobPolicies;
   /** Finished jobs are kept this long (the idempotency retention). */
   retentionMs: number;
   onUnexpectedError?: (error: unknown, job: JobRecord) => void;
@@ -96,9 +99,19 @@ export class MemoryJobQueue implements JobQueue {
     job.attempts++;
     job.started_at ??= new Date().toISOString();
     this.options.onTransition?.(job);
-    const outcome = await runAttempt(this.options.processors, job, job.attempts, this.options.attempts, (error) =>
-      this.options.onUnexpectedError?.(error, job),
-    );
+    const policy = this.options.policies?.get(job.operation) ?? policyOf(undefined, this.options);
+    // One controller per attempt: its signal is the processor's, fired on the operation's timeout.
+    const controller = new AbortController();
+    const outcome = await runAttempt(this.options.processors, job, {
+      attempt: job.attempts,
+      policy,
+      controller,
+      // The record is this queue's own, so a report is stored by assigning it.
+      saveProgress: async (progress) => {
+        job.progress = progress;
+      },
+      onUnexpected: (error) => this.options.onUnexpectedError?.(error, job),
+    });
     this.running--;
     if (outcome.kind === 'retry') {
       job.status = 'queued';
@@ -108,7 +121,7 @@ export class MemoryJobQueue implements JobQueue {
           this.waiting.push(job.id);
           this.pump();
         },
-        backoffDelay(this.options.backoffMs, job.attempts),
+        backoffDelay(policy.backoffMs, job.attempts),
       );
       this.timers.add(timer);
     } else {

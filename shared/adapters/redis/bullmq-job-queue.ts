@@ -2,6 +2,7 @@ import { Queue, type JobsOptions } from 'bullmq';
 import type { Logger } from 'pino';
 import type { JobRecord, JobStatus, NewJob } from '../../domain/jobs/job';
 import type { JobQueue } from '../../domain/jobs/job-queue';
+import type { JobPolicies } from '../../domain/jobs/processor';
 import { fromStoredFields, STORED_JOB_FIELDS, toBullJobData, toJobRecord, type BullJobData } from './bullmq-job-record';
 import { JobShardHistory, shardOf } from './job-shards';
 import { defineLuaScript, type LuaScript } from './lua-script';
@@ -14,6 +15,8 @@ import type { RedisKeys } from './redis-keys';
 export interface BullmqJobQueueOptions {
   attempts: number;
   backoffMs: number;
+  /** Each operation's own attempts and back-off, overriding the two above for its jobs. */
+  policies?: JobPolicies;
   /** Finished jobs are kept at least this long: the idempotency retention, so a replay finds its job. */
   retentionSeconds: number;
   logger: Logger;
@@ -58,6 +61,8 @@ export class BullmqJobQueue implements JobQueue {
   private historyLoad?: Promise<unknown>;
   private closed = false;
   private readonly jobOptions: JobsOptions;
+  /** The options of jobs whose operation has a policy of its own, made once. */
+  private readonly operationOptions = new Map<string, JobsOptions>();
   private readonly readJob: LuaScript<ReadJobReply>;
   private readonly history: JobShardHistory;
 
@@ -73,6 +78,13 @@ export class BullmqJobQueue implements JobQueue {
       removeOnComplete: { age: options.retentionSeconds },
       removeOnFail: { age: options.retentionSeconds },
     };
+    for (const [operation, policy] of options.policies ?? []) {
+      this.operationOptions.set(operation, {
+        ...this.jobOptions,
+        attempts: policy.attempts,
+        backoff: { type: 'exponential', delay: policy.backoffMs },
+      });
+    }
     this.readJob = defineLuaScript(client, 'read_job', 4, READ_JOB);
     this.history = new JobShardHistory(client, keys, options.shards);
   }
@@ -99,7 +111,8 @@ export class BullmqJobQueue implements JobQueue {
       if (!this.historyLoad) await this.loadHistory();
       const queue = await this.open(shard);
       const data = toBullJobData(job);
-      const added = await queue.add(job.operation, data, { ...this.jobOptions, jobId: job.id });
+      const jobOptions = this.operationOptions.get(job.operation) ?? this.jobOptions;
+      const added = await queue.add(job.operation, data, { ...jobOptions, jobId: job.id });
       const [timestamp, storedData] = await this.client.hmget(queue.toKey(job.id), 'timestamp', 'data');
       if (timestamp === String(added.timestamp) && storedData === JSON.stringify(data)) return toJobRecord(added, 'waiting');
       if (!replaceFinished) return undefined;
@@ -107,7 +120,7 @@ export class BullmqJobQueue implements JobQueue {
       // Only a finished job is replaced; a queued or running one is never touched.
       if (state === 'completed' || state === 'failed') {
         await queue.remove(job.id);
-        await queue.add(job.operation, data, { ...this.jobOptions, jobId: job.id });
+        await queue.add(job.operation, data, { ...jobOptions, jobId: job.id });
       }
       return undefined;
     });

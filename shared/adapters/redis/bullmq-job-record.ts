@@ -1,6 +1,7 @@
 import type { Job as BullJob, JobState } from 'bullmq';
 import type { JobRecord, JobStatus, NewJob } from '../../domain/jobs/job';
 import { GENERIC_JOB_FAILURE } from '../../domain/jobs/job-runner';
+import type { JobProgress } from '../../domain/jobs/progress-reporter';
 
 /** What a BullMQ job carries as its data; the job's name is the operation id. */
 export interface BullJobData {
@@ -13,11 +14,12 @@ export interface BullJobData {
 /**
  * What the worker keeps in the job's `progress` field. BullMQ overwrites `processedOn` on every attempt and
  * stores library messages (e.g. about stalls) in `failedReason`; the first start and the last *safe* error
- * message are therefore kept here, written only by our worker.
+ * message are therefore kept here, written only by our worker, beside the processor's last progress report.
  */
 export interface BullJobProgress {
   started_at?: string;
   error?: string;
+  reported?: JobProgress;
 }
 
 /** The data stored for a new job. */
@@ -36,11 +38,18 @@ export function readProgress(progress: unknown): BullJobProgress {
     }
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) return {};
-  const { started_at, error } = value as Record<string, unknown>;
+  const { started_at, error, reported } = value as Record<string, unknown>;
   return {
     ...(typeof started_at === 'string' ? { started_at } : {}),
     ...(typeof error === 'string' ? { error } : {}),
+    ...(isJobProgress(reported) ? { reported } : {}),
   };
+}
+
+function isJobProgress(value: unknown): value is JobProgress {
+  if (!value || typeof value !== 'object') return false;
+  const { percent, message, updated_at } = value as Record<string, unknown>;
+  return Number.isInteger(percent) && (message === null || typeof message === 'string') && typeof updated_at === 'string';
 }
 
 /** Our four states from BullMQ's many: anything waiting, delayed (a retry's backoff) or prioritized is queued. */
@@ -135,5 +144,6 @@ export function toJobRecord(job: StoredBullJob | undefined, state: JobState | 'u
     // too often) carries a library message, which is replaced by the generic one.
     error: status === 'failed' ? { message: progress.error ?? GENERIC_JOB_FAILURE } : null,
     attempts: Math.max(job.attemptsStarted ?? 0, job.attemptsMade ?? 0),
+    progress: progress.reported ?? null,
   };
 }

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../platform/config/config';
 import type { Metrics } from '../../platform/metrics/metrics';
 import type { Backend } from '../../domain/backend';
+import type { JobPolicies } from '../../domain/jobs/processor';
 import { SequentialAdmissionStore } from '../../domain/admission/sequential-admission-store';
 import { NO_EVENTS } from '../../domain/webhooks/event-queue';
 import { BullmqEventQueue } from './bullmq-event-queue';
@@ -37,6 +38,7 @@ export function createRedisBackend(
     Partial<Pick<Config, 'webhooks'>>,
   metrics: Metrics,
   logger: Logger,
+  policies: JobPolicies = new Map(),
 ): Backend {
   if (!config.redis) throw new Error('createRedisBackend needs a Redis connection');
   const { client, keys, guard } = openRedisSession({ ...config, redis: config.redis }, 'api', logger, metrics);
@@ -44,6 +46,7 @@ export function createRedisBackend(
   const queue = new BullmqJobQueue(client, keys, guard, {
     attempts: config.jobAttempts,
     backoffMs: config.jobBackoffMs,
+    policies,
     retentionSeconds: config.idempotencyTtlSeconds,
     logger,
     shards: config.jobQueueShards,

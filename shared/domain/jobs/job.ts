@@ -1,3 +1,5 @@
+import type { JobProgress } from './progress-reporter';
+
 /** The states of a job: `queued → running → succeeded | failed`. */
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed';
 
@@ -19,6 +21,8 @@ export interface Job {
   result: Record<string, unknown> | null;
   error: { message: string } | null;
   attempts: number;
+  /** The processor's last progress report, or null before the first. */
+  progress: JobProgress | null;
 }
 
 /** A job as stored: the public view plus its owner, which scopes every read. */
@@ -61,5 +65,6 @@ export function queuedRecord(job: NewJob): JobRecord {
     result: null,
     error: null,
     attempts: 0,
+    progress: null,
   };
 }

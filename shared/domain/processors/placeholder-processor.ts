@@ -1,15 +1,36 @@
 import { hash } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
+import { JobError } from '../../platform/errors/job-error';
+import { intInRange } from '../../platform/config/validators';
 import type { PaidJob, Processor } from '../jobs/processor';
 
+/** The prompt prefix that makes the placeholder fail, so an integrator can see a failed job. */
+export const FAIL_PREFIX = '!fail';
+
+/** The safe message of a placeholder job failed on purpose. */
+export const PLACEHOLDER_FAILURE = 'The prompt asked the job to fail.';
+
+/** Steps the simulated work is cut into by default; progress is reported after each. */
+const DEFAULT_STEPS = 10;
+
 /**
- * The placeholder paid job: after `simulatedMs` of pretend work it returns a small result that depends only
- * on the prompt, so a retried attempt produces the same result. Replace it with real work.
+ * The placeholder paid job: `simulatedMs` of pretend work in `steps` steps, reporting progress after each and
+ * stopping as soon as its signal fires, then a small result that depends only on the prompt, so a retried
+ * attempt produces the same result. A prompt starting with `!fail` fails at once, without a retry. Replace
+ * it with real work.
  */
-export function placeholderProcessor(simulatedMs: number): Processor {
-  return async (input) => {
+export function placeholderProcessor(simulatedMs: number, steps = DEFAULT_STEPS): Processor {
+  return async (input, { progress, signal }) => {
     const prompt = String(input.prompt ?? '');
-    if (simulatedMs > 0) await delay(simulatedMs);
+    if (prompt.startsWith(FAIL_PREFIX)) throw new JobError(PLACEHOLDER_FAILURE, { retryable: false });
+    if (simulatedMs > 0) {
+      progress(0, 'Started.');
+      for (let step = 1; step <= steps; step++) {
+        // Rejects as soon as the signal fires: the attempt stops here.
+        await delay(simulatedMs / steps, undefined, { signal });
+        progress(Math.round((step * 100) / steps), `Step ${step} of ${steps}.`);
+      }
+    }
     const trimmed = prompt.trim();
     return {
       summary: prompt.length > 80 ? `${prompt.slice(0, 77)}...` : prompt,
@@ -21,8 +42,14 @@ export function placeholderProcessor(simulatedMs: number): Processor {
   };
 }
 
+/** The placeholder's own variables: an example of a job's typed settings, read and validated at start. */
+const PLACEHOLDER_SETTINGS = {
+  PLACEHOLDER_PROGRESS_STEPS: intInRange(1, 100)({ default: DEFAULT_STEPS, desc: 'steps of the placeholder job, each reporting progress' }),
+};
+
 /** The placeholder paid job, accepted by `POST /v1/jobs` (`createJob`). */
-export const placeholderJob: PaidJob = {
+export const placeholderJob: PaidJob<typeof PLACEHOLDER_SETTINGS> = {
   operationId: 'createJob',
-  processor: (settings) => placeholderProcessor(settings.placeholderJobMs),
+  settings: PLACEHOLDER_SETTINGS,
+  processor: (settings, own) => placeholderProcessor(settings.placeholderJobMs, own.PLACEHOLDER_PROGRESS_STEPS),
 };

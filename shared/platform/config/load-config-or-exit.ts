@@ -6,8 +6,16 @@ import { loadConfig, type Config, type ProcessRole } from './config';
  * and exits non-zero: before any port is opened, so a pod without its Secret crash-loops visibly.
  */
 export function loadConfigOrExit(env: NodeJS.ProcessEnv, role: ProcessRole): Config {
+  return orExitOnConfigError(role, () => loadConfig(env, role));
+}
+
+/**
+ * Runs a loader of configuration (the connector's own, or the paid jobs' settings) and, when it throws a
+ * {@link ConfigError}, prints the offending variables by name and exits non-zero, as {@link loadConfigOrExit}.
+ */
+export function orExitOnConfigError<T>(role: ProcessRole, load: () => T): T {
   try {
-    return loadConfig(env, role);
+    return load();
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     const lines = error.problems.map((p) => `  - ${p.name} ${p.reason}`);

@@ -1,0 +1,34 @@
+import { cleanEnv } from 'envalid';
+import { ConfigError } from '../../platform/errors/config-error';
+import type { PaidJob } from './processor';
+
+/**
+ * Reads and validates every paid job's own variables (`PaidJob.settings`), by operation id. Throws a
+ * {@link ConfigError} naming each offending variable (never its value), as the connector's own variables do,
+ * so a process refuses to start on a bad one.
+ */
+export function loadJobSettings(env: NodeJS.ProcessEnv, jobs: readonly PaidJob[]): Map<string, Record<string, unknown>> {
+  const problems: Array<{ name: string; reason: string }> = [];
+  const values = new Map<string, Record<string, unknown>>();
+  for (const job of jobs) {
+    if (!job.settings) continue;
+    const clean = cleanEnv(env, job.settings, {
+      reporter: ({ errors }) => {
+        for (const [name, error] of Object.entries(errors)) {
+          const missing = error?.constructor?.name === 'EnvMissingError';
+          // envalid's own messages may echo the value; only ours (which never do) are passed on.
+          const message = error?.message ?? '';
+          problems.push({ name, reason: missing ? 'is required' : /^(must|is) /.test(message) ? message : 'is invalid' });
+        }
+      },
+    });
+    values.set(job.operationId, { ...(clean as Record<string, unknown>) });
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return values;
+}
+
+/** Every variable the paid jobs declare, with its spec: documented in docs/configuration.md like the others. */
+export function jobSettingVariables(jobs: readonly PaidJob[]): Record<string, unknown> {
+  return Object.assign({}, ...jobs.map((job) => job.settings ?? {}));
+}
