@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { postToolsListFrom } from '../support/mcp-client';
 import { expect } from 'chai';
 import jwt from 'jsonwebtoken';
 import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
@@ -121,17 +122,7 @@ for (const backend of BACKENDS) {
     it(`${FAILURE_BUDGET + 5} junk tokens on POST /mcp spend the address's budget (401 then 429); a valid token from that address answers 200 on /mcp and on /v1/me`, async () => {
       const shared = newAddress();
       const token = await tokenFor(newAddress());
-      const mcp = (bearer: string, address: string) =>
-        fetch(`${c.baseUrl}/mcp`, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            authorization: `Bearer ${bearer}`,
-            'x-forwarded-for': address,
-          },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
-        });
+      const mcp = (bearer: string, address: string) => postToolsListFrom(c.baseUrl, bearer, address);
       const statuses: number[] = [];
       for (let i = 0; i < FAILURE_BUDGET + 5; i++) statuses.push((await mcp(`forged.${i}.token`, shared)).status);
       expect(statuses).to.deep.equal([...Array(FAILURE_BUDGET).fill(401), ...Array(5).fill(429)]);

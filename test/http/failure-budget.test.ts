@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { postToolsListFrom } from '../support/mcp-client';
 import { expect } from 'chai';
 import { newConfidentialClient } from '../../shared/domain/oauth/confidential-client';
 import { BACKENDS } from '../support/backends';
@@ -71,17 +72,7 @@ for (const backend of BACKENDS) {
     it(`${CONCURRENT} concurrent junk bearer tokens, half on GET /v1/me and half on POST /mcp: exactly ${BUDGET} answer 401 and the rest 429; a valid token from there answers 200 on both`, async () => {
       const address = newAddress();
       const token = await c.link(newSubject());
-      const mcp = (bearer: string) =>
-        fetch(`${c.baseUrl}/mcp`, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-            authorization: `Bearer ${bearer}`,
-            'x-forwarded-for': address,
-          },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
-        });
+      const mcp = (bearer: string) => postToolsListFrom(c.baseUrl, bearer, address);
       const statuses = await Promise.all(
         Array.from({ length: CONCURRENT }, async (_, i) =>
           i % 2

@@ -157,3 +157,17 @@ export const modernTasks = {
   },
   get: (client: Client, taskId: string) => client.request({ method: 'tasks/get', params: { taskId } } as never, ModernTask),
 };
+
+/** A bare `tools/list` POST to `/mcp` with `bearer`, as sent from `address` (through `X-Forwarded-For`). */
+export function postToolsListFrom(baseUrl: string, bearer: string, address: string): Promise<Response> {
+  return fetch(`${baseUrl}/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${bearer}`,
+      'x-forwarded-for': address,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+  });
+}
