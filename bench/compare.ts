@@ -55,8 +55,13 @@ async function main(): Promise<void> {
   const { builds: specs, removeCgroups } = comparedBuilds(trees, 'compare');
   for (const [i, spec] of specs.entries()) {
     const api = await startApi(`api-${i}`, oneNodeEnv(redis.url), spec);
-    const { scenarios } = await connectorScenarios(api.base, api.proc.child.pid);
-    builds.push({ label: spec.label, scenarios: new Map(scenarios.map((s) => [s.id, s])), pid: api.proc.child.pid!, samples: new Map() });
+    const { scenarios, jobRead } = await connectorScenarios(api.base, api.proc.child.pid);
+    builds.push({
+      label: spec.label,
+      scenarios: new Map([...scenarios, jobRead].map((s) => [s.id, s])),
+      pid: api.proc.child.pid!,
+      samples: new Map(),
+    });
   }
   for (let pass = 1; pass <= rounds; pass += 1) {
     for (const id of ids) {

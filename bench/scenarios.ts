@@ -6,6 +6,8 @@ import { mcpScenario, type McpProbe } from './mcp-scenario';
 export interface ConnectorScenarios {
   scenarios: HttpScenario[];
   mcp: McpProbe;
+  /** Compared builds only (`compare.ts`, not the full run): (j) `GET /v1/jobs/{id}` of the job (e) replays. */
+  jobRead: HttpScenario;
 }
 
 /**
@@ -17,7 +19,7 @@ export async function connectorScenarios(base: string, pid: number | undefined):
   const auth = await link(base);
   const input = { input: { prompt: 'bench' } };
   const job = JSON.stringify(input);
-  await post(`${base}/v1/jobs`, { ...auth, 'idempotency-key': 'bench-replay' }, input);
+  const stored = await post(`${base}/v1/jobs`, { ...auth, 'idempotency-key': 'bench-replay' }, input);
   const onRedis = (id: string, title: string, url: string, options: HttpScenario['options']): HttpScenario => ({
     id,
     title,
@@ -43,5 +45,6 @@ export async function connectorScenarios(base: string, pid: number | undefined):
   ];
   const mcp = await mcpScenario(base, auth);
   if (mcp.scenario) scenarios.push({ ...mcp.scenario, pid });
-  return { scenarios, mcp };
+  const jobRead = onRedis('j', 'GET /v1/jobs/{id}', `${base}/v1/jobs/${String(stored.id)}`, { headers: auth });
+  return { scenarios, mcp, jobRead };
 }
