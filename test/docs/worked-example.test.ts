@@ -116,6 +116,7 @@ describe('the worked example of docs/building-operations.md (a free quote and a 
         const job = await poll(token, first.body.id);
         expect(job.status).to.equal('succeeded');
         expect(job.result.topic).to.equal(TOPIC);
+        expect(job.progress).to.include({ percent: 100, message: 'Page 3 of 3 written.' });
         expect(job.result.sections.map((section: { heading: string }) => section.heading)).to.deep.equal([
           'tides: part 1',
           'tides: part 2',
