@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { Config } from '../platform/config/config';
 import { jobObserver } from '../domain/jobs/job-observer';
-import type { ProcessorMap } from '../domain/jobs/processor';
+import { refundsFailure, type ProcessorMap } from '../domain/jobs/processor';
+import { PAID_JOBS } from '../domain/processors/paid-jobs';
 import { createMemoryBackend } from './memory/memory-backend';
 import type { Metrics } from '../platform/metrics/metrics';
 import { createRedisBackend } from './redis/redis-backend';
@@ -35,6 +36,7 @@ export function createBackend(config: Config, processors: ProcessorMap, metrics:
     backoffMs: config.jobBackoffMs,
     retentionSeconds: config.idempotencyTtlSeconds,
     onJobTransition: jobObserver(metrics, logger),
+    refundOnFailure: (operation) => refundsFailure(PAID_JOBS, operation),
     onUnexpectedJobError: (error, job) => logger.error({ err: error, job_id: job.id, operation: job.operation }, 'job attempt threw'),
     events: webhooks
       ? (sources) =>

@@ -51,6 +51,12 @@ export function createServices(config: Config, backend: Backend, metrics: Metric
       onReplayed: (operation) => metrics.jobsReplayed.inc({ operation }),
       onConflict: (operation) => metrics.idempotencyConflicts.inc({ operation }),
       onOverBudget: (operation) => metrics.jobsOverBudget.inc({ operation }),
+      // Only a refund this call made: on memory the queue refunded (and counted) in the step that canceled.
+      onCanceled: (operation, credits) => {
+        if (credits === 0) return;
+        metrics.recordJobEnd(operation, 'canceled', NaN);
+        metrics.recordRefund(operation, 'canceled', credits);
+      },
     },
     budget,
   );

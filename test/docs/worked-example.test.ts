@@ -90,7 +90,7 @@ describe('the worked example of docs/building-operations.md (a new paid operatio
         expect(again.body.id).to.equal(first.body.id);
         expect(again.headers.get('idempotent-replayed')).to.equal('true');
         const me = await c.call('GET', '/v1/me', { token });
-        expect(me.body.usage).to.deep.equal({ jobs_charged: 1, credits_spent: 2 });
+        expect(me.body.usage).to.deep.equal({ jobs_charged: 1, credits_spent: 2, credits_refunded: 0 });
       });
 
       it('the same key with another text is a 422, no key a 400, a text without words a failed job with the JobError message', async () => {

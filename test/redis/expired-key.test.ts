@@ -117,7 +117,7 @@ for (const backend of BACKENDS) {
       const secondDone = await finished(second.job.id);
       expect(secondDone.result).to.deep.equal({ echo: 'again', run: 2 });
       expect(r.runs()).to.equal(2);
-      expect(await r.ledger.usage('alice')).to.deep.equal({ jobs_charged: 2, credits_spent: 2 });
+      expect(await r.ledger.usage('alice')).to.deep.equal({ jobs_charged: 2, credits_spent: 2, credits_refunded: 0 });
     });
 
     it("the subject's job index holds that job once", async () => {

@@ -93,9 +93,9 @@ function keepsTheSpendHistory(name: string, ledger: () => LedgerStore) {
       ] as const)
         expect((await ledger().claim(claim(subject, day, cost))).outcome).to.equal('created');
       const shown = await ledger().spentOnDays(subject, back.slice(0, 90));
-      expect(shown[0]).to.equal(1);
-      expect(shown[89]).to.equal(5);
-      expect(shown.reduce((a, b) => a + b, 0)).to.equal(6);
+      expect(shown[0]).to.deep.equal({ charged: 1, refunded: 0 });
+      expect(shown[89]).to.deep.equal({ charged: 5, refunded: 0 });
+      expect(shown.reduce((a, b) => a + b.charged, 0)).to.equal(6);
     });
   });
 }

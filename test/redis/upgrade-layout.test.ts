@@ -60,7 +60,7 @@ describe('upgrade in place: data written by the release before topologies still 
     const me = await api.call('GET', '/v1/me', { token });
     expect(me.status, me.text).to.equal(200);
     expect(me.body).to.deep.include({ subject: legacy.subject, connection_id: legacy.connectionId });
-    expect(me.body.usage).to.deep.equal({ jobs_charged: 2, credits_spent: 2 });
+    expect(me.body.usage).to.deep.equal({ jobs_charged: 2, credits_spent: 2, credits_refunded: 0 });
   });
 
   it('the thing made before the upgrade is listed', async () => {
@@ -88,7 +88,7 @@ describe('upgrade in place: data written by the release before topologies still 
       expect(retry.headers.get('idempotent-replayed')).to.equal('true');
     }
     const me = await api.call('GET', '/v1/me', { token });
-    expect(me.body.usage).to.deep.equal({ jobs_charged: 2, credits_spent: 2 });
+    expect(me.body.usage).to.deep.equal({ jobs_charged: 2, credits_spent: 2, credits_refunded: 0 });
     // Each job exists once, on the queue it was written to.
     const jobHashes = (await raw.keys(`${PREFIX}bull:*:job_*`)).filter((key) => !/:(lock|logs)$/.test(key));
     expect(jobHashes.sort()).to.deep.equal(legacy.jobs.map((job) => `${PREFIX}bull:jobs:${job.id}`).sort());

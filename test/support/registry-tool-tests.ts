@@ -129,7 +129,11 @@ export function registryToolTests(operations: readonly Operation[], connectorOf:
             const job = await callOk(own, checker, definition.name, args);
             expect(job, definition.name).to.include({ operation: operationId, cost });
             expect((await callOk(own, checker, definition.name, args)).id, definition.name).to.equal(job.id);
-            expect(await chargesOf(connectorOf(), subject), definition.name).to.deep.equal({ jobs_charged: 1, credits_spent: cost });
+            expect(await chargesOf(connectorOf(), subject), definition.name).to.deep.equal({
+              jobs_charged: 1,
+              credits_spent: cost,
+              credits_refunded: 0,
+            });
             if (!async) continue;
             const poll = byOperationId.get(async.pollOperationId)!;
             const required = poll.inputSchema.required as string[];

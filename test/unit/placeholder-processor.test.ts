@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { createHash } from 'node:crypto';
 import { placeholderProcessor } from '../../shared/domain/processors/placeholder-processor';
 
-const context = { jobId: 'job_x', attempt: 1 };
+const context = { jobId: 'job_x', attempt: 1, signal: new AbortController().signal };
 const run = placeholderProcessor(0);
 
 /** The published result format, written out independently of the processor. */

@@ -54,6 +54,8 @@ describe('webhook delivery logic', () => {
       result: null,
       error: null,
       attempts: 1,
+      cancel_requested_at: null,
+      refunded_credits: 0,
     });
     const connection: Connection = {
       id: 'conn_1',

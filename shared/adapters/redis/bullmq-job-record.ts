@@ -18,6 +18,10 @@ export interface BullJobData {
 export interface BullJobProgress {
   started_at?: string;
   error?: string;
+  /** Set by the worker when it ended the job as canceled (BullMQ holds it as failed). */
+  canceled?: boolean;
+  /** Credits the worker gave back when it ended the job. */
+  refunded?: number;
 }
 
 /** The data stored for a new job. */
@@ -36,10 +40,12 @@ export function readProgress(progress: unknown): BullJobProgress {
     }
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) return {};
-  const { started_at, error } = value as Record<string, unknown>;
+  const { started_at, error, canceled, refunded } = value as Record<string, unknown>;
   return {
     ...(typeof started_at === 'string' ? { started_at } : {}),
     ...(typeof error === 'string' ? { error } : {}),
+    ...(canceled === true ? { canceled } : {}),
+    ...(typeof refunded === 'number' ? { refunded } : {}),
   };
 }
 
@@ -65,6 +71,11 @@ export type StoredBullJob = Pick<
   'id' | 'name' | 'data' | 'progress' | 'timestamp' | 'processedOn' | 'finishedOn' | 'returnvalue' | 'attemptsStarted' | 'attemptsMade'
 >;
 
+/** Our field in a BullMQ job hash: when a cancel was asked (milliseconds). */
+export const CANCEL_REQUESTED_FIELD = 'cxr';
+/** Our field in a BullMQ job hash: set when the job was canceled while queued, by the cancel script. */
+export const CANCELED_FIELD = 'cxd';
+
 /**
  * The fields of a stored BullMQ job hash a record is made of, in the order {@link fromStoredFields} reads
  * them: the names and encodings BullMQ stores (the same its own reader uses: JSON for data, progress and the
@@ -81,14 +92,16 @@ export const STORED_JOB_FIELDS = [
   'ats',
   'attemptsMade',
   'atm',
+  CANCEL_REQUESTED_FIELD,
+  CANCELED_FIELD,
 ] as const;
 
 /**
  * Reads a job from the values of {@link STORED_JOB_FIELDS} as HMGET returns them (null for a missing field).
  * The job-queue tests read every state both ways: through this and through BullMQ's own `Job`.
  */
-export function fromStoredFields(id: string, values: ReadonlyArray<string | null | undefined>): StoredBullJob {
-  const [name, data, progress, timestamp, processedOn, finishedOn, returnvalue, ats, attemptsMade, atm] = values;
+export function fromStoredFields(id: string, values: ReadonlyArray<string | null | undefined>): StoredBullJob & CancelFields {
+  const [name, data, progress, timestamp, processedOn, finishedOn, returnvalue, ats, attemptsMade, atm, cxr, cxd] = values;
   const int = (value: string | null | undefined) => (value ? Number.parseInt(value, 10) : undefined);
   return {
     id,
@@ -101,7 +114,15 @@ export function fromStoredFields(id: string, values: ReadonlyArray<string | null
     returnvalue: parseReturnValue(returnvalue ?? undefined),
     attemptsStarted: int(ats) ?? 0,
     attemptsMade: int(attemptsMade ?? atm) ?? 0,
+    cancelRequestedOn: int(cxr),
+    canceledOn: int(cxd),
   };
+}
+
+/** Our cancellation fields, read with the job. */
+export interface CancelFields {
+  cancelRequestedOn?: number;
+  canceledOn?: number;
 }
 
 function parseReturnValue(stored: string | undefined): unknown {
@@ -114,11 +135,13 @@ function parseReturnValue(stored: string | undefined): unknown {
 }
 
 /** Maps a stored BullMQ job and its state to our record; undefined when the job is gone. */
-export function toJobRecord(job: StoredBullJob | undefined, state: JobState | 'unknown'): JobRecord | undefined {
-  const status = toJobStatus(state);
+export function toJobRecord(job: (StoredBullJob & CancelFields) | undefined, state: JobState | 'unknown'): JobRecord | undefined {
+  let status = toJobStatus(state);
   if (!job?.id || !status) return undefined;
   const progress = readProgress(job.progress);
-  const terminal = status === 'succeeded' || status === 'failed';
+  // BullMQ has no canceled state: a canceled job sits in its failed set, marked by the cancel script or the worker.
+  if (status === 'failed' && (job.canceledOn !== undefined || progress.canceled)) status = 'canceled';
+  const terminal = status === 'succeeded' || status === 'failed' || status === 'canceled';
   const startedAt = progress.started_at ?? (job.processedOn ? new Date(job.processedOn).toISOString() : null);
   return {
     id: job.id,
@@ -135,5 +158,8 @@ export function toJobRecord(job: StoredBullJob | undefined, state: JobState | 'u
     // too often) carries a library message, which is replaced by the generic one.
     error: status === 'failed' ? { message: progress.error ?? GENERIC_JOB_FAILURE } : null,
     attempts: Math.max(job.attemptsStarted ?? 0, job.attemptsMade ?? 0),
+    cancel_requested_at: job.cancelRequestedOn === undefined ? null : new Date(job.cancelRequestedOn).toISOString(),
+    // A job canceled while queued is refunded by the API right after the script that canceled it.
+    refunded_credits: job.canceledOn !== undefined ? job.data.cost : (progress.refunded ?? 0),
   };
 }

@@ -44,10 +44,11 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
   Usage: {
     type: 'object',
     additionalProperties: false,
-    required: ['jobs_charged', 'credits_spent'],
+    required: ['jobs_charged', 'credits_spent', 'credits_refunded'],
     properties: {
       jobs_charged: { type: 'integer', minimum: 0, description: 'Paid jobs accepted so far.' },
-      credits_spent: { type: 'integer', minimum: 0, description: 'Credits charged so far.' },
+      credits_spent: { type: 'integer', minimum: 0, description: 'Credits charged so far, minus credits refunded.' },
+      credits_refunded: { type: 'integer', minimum: 0, description: 'Credits given back for canceled or failed jobs.' },
     },
   },
   DailyBudget: {
@@ -101,14 +102,28 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
   Job: {
     type: 'object',
     additionalProperties: false,
-    required: ['id', 'operation', 'status', 'input', 'cost', 'created_at', 'started_at', 'finished_at', 'result', 'error', 'attempts'],
+    required: [
+      'id',
+      'operation',
+      'status',
+      'input',
+      'cost',
+      'created_at',
+      'started_at',
+      'finished_at',
+      'result',
+      'error',
+      'attempts',
+      'cancel_requested_at',
+      'refunded_credits',
+    ],
     properties: {
       id: { type: 'string', pattern: '^job_' },
       operation: { type: 'string', description: 'The operation that started the job.' },
       status: {
         type: 'string',
-        enum: ['queued', 'running', 'succeeded', 'failed'],
-        description: 'queued or running: poll again later. succeeded or failed: final.',
+        enum: ['queued', 'running', 'succeeded', 'failed', 'canceled'],
+        description: 'queued or running: poll again later. succeeded, failed or canceled: final.',
       },
       input: { type: 'object' },
       cost: { type: 'integer', minimum: 0, description: 'Credits charged for this job (once).' },
@@ -124,6 +139,12 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
         description: 'Set when status is failed.',
       },
       attempts: { type: 'integer', minimum: 0 },
+      cancel_requested_at: { ...nullableTimestamp, description: 'When cancelJob was called for this job; null otherwise.' },
+      refunded_credits: {
+        type: 'integer',
+        minimum: 0,
+        description: 'Credits given back: all of cost when the job was canceled or failed, else 0.',
+      },
     },
   },
   JobPage: pageSchema(ref('Job')),

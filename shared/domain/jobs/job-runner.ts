@@ -20,15 +20,17 @@ export async function runAttempt(
   attempt: number,
   maxAttempts: number,
   onUnexpected: (error: unknown) => void = () => {},
+  signal: AbortSignal = new AbortController().signal,
 ): Promise<AttemptOutcome> {
   const processor = processors.get(job.operation);
   if (!processor) return { kind: 'failed', message: GENERIC_JOB_FAILURE };
   try {
-    const result = await processor(job.input, { jobId: job.id, attempt });
+    const result = await processor(job.input, { jobId: job.id, attempt, signal });
     return { kind: 'succeeded', result };
   } catch (error) {
     const safe = error instanceof JobError;
-    if (!safe) onUnexpected(error);
+    // A processor stopping because its job was canceled is expected, not a fault to log.
+    if (!safe && !signal.aborted) onUnexpected(error);
     const message = safe ? error.message : GENERIC_JOB_FAILURE;
     const retryable = safe ? error.retryable : true;
     return retryable && attempt < maxAttempts ? { kind: 'retry', message } : { kind: 'failed', message };

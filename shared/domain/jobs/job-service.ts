@@ -1,6 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { CreditBudgetError } from '../../platform/errors/credit-budget-error';
 import { IdempotencyConflictError } from '../../platform/errors/idempotency-conflict-error';
+import { JobFinishedError } from '../../platform/errors/job-finished-error';
 import { NotFoundError } from '../../platform/errors/not-found-error';
 import { ServiceUnavailableError } from '../../platform/errors/service-unavailable-error';
 import { decodeCursor, encodeCursor } from '../../platform/pagination/cursor';
@@ -9,7 +10,7 @@ import type { LedgerStore } from '../ledger/ledger-store';
 import { canonicalJson } from '../../platform/util/canonical-json';
 import { DailyBudget } from '../ledger/daily-budget';
 import type { JobIdKeySource } from './job-id-key';
-import { toPublicJob, type Job } from './job';
+import { toPublicJob, type Job, type JobRecord } from './job';
 import type { JobQueue } from './job-queue';
 
 /** A paid job to start, as the handler hands it over. */
@@ -28,6 +29,13 @@ export interface JobServiceHooks {
   onConflict?(operation: string): void;
   /** A new job was refused because it would exceed the subject's daily credit budget. */
   onOverBudget?(operation: string): void;
+  /** A queued job was canceled by its owner and its `credits` given back. */
+  onCanceled?(operation: string, credits: number): void;
+}
+
+/** The refund of a job as the ledger records it: on the day of its charge, kept as long as the job. */
+export function refundOf(job: JobRecord, ttlSeconds: number) {
+  return { subject: job.subject, jobId: job.id, credits: job.cost, ttlSeconds, day: job.created_at.slice(0, 10) };
 }
 
 /** Accepts paid jobs exactly once per (subject, idempotency key) and reads a subject's jobs. */
@@ -106,6 +114,26 @@ export class JobService {
     const job = await this.queue.get(id);
     if (!job || job.subject !== subject) throw new NotFoundError('No job with this id.');
     return toPublicJob(job);
+  }
+
+  /**
+   * Cancels one of the subject's jobs. `running` is false when the job is now canceled (or already was),
+   * true when it runs and was asked to stop. The refund of a job canceled while queued is made by the queue
+   * in the step that cancels it where the backend can (memory); else here, right after, by the ledger's
+   * once-per-job refund, which a repeated cancel calls again harmlessly and which thus repairs a refund an
+   * interrupted call missed.
+   */
+  async cancel(subject: string, id: string): Promise<{ job: Job; running: boolean }> {
+    const found = await this.queue.get(id);
+    if (!found || found.subject !== subject) throw new NotFoundError('No job with this id.');
+    const canceled = await this.queue.cancel(id);
+    if (!canceled) throw new NotFoundError('No job with this id.');
+    const { outcome, job } = canceled;
+    if (outcome === 'finished') throw new JobFinishedError();
+    if (outcome === 'requested') return { job: toPublicJob(job), running: true };
+    const refunded = job.cost > 0 && (await this.ledger.refund(refundOf(job, this.retentionSeconds)));
+    if (outcome === 'canceled') this.hooks.onCanceled?.(job.operation, refunded ? job.cost : 0);
+    return { job: toPublicJob(job), running: false };
   }
 
   /** The subject's jobs, newest first. */

@@ -3,6 +3,8 @@ export interface ProcessorContext {
   readonly jobId: string;
   /** 1 for the first attempt. Processing is at-least-once: a processor must tolerate running again. */
   readonly attempt: number;
+  /** Fires when the job is canceled while this attempt runs; a processor should stop and throw. */
+  readonly signal: AbortSignal;
 }
 
 /** Does the work of one paid operation. Throw `JobError` for a failure whose message may be shown. */
@@ -23,8 +25,15 @@ export interface ProcessorSettings {
 export interface PaidJob {
   /** The operationId of the operation whose jobs this processes. */
   readonly operationId: string;
+  /** Whether a job that ends `failed` gets its credits back; default true. */
+  readonly refundOnFailure?: boolean;
   /** Builds the processor once per process. */
   processor(settings: ProcessorSettings): Processor;
+}
+
+/** Whether a failed job of `operation` is refunded: yes unless its paid job says `refundOnFailure: false`. */
+export function refundsFailure(jobs: readonly PaidJob[], operation: string): boolean {
+  return jobs.find((job) => job.operationId === operation)?.refundOnFailure !== false;
 }
 
 /** The processors of the given paid jobs, by operation id. */

@@ -7,9 +7,10 @@ import type { PaidJob, Processor } from '../jobs/processor';
  * on the prompt, so a retried attempt produces the same result. Replace it with real work.
  */
 export function placeholderProcessor(simulatedMs: number): Processor {
-  return async (input) => {
+  return async (input, context) => {
     const prompt = String(input.prompt ?? '');
-    if (simulatedMs > 0) await delay(simulatedMs);
+    // A cancel stops the pretend work at once: the delay rejects when the signal fires.
+    if (simulatedMs > 0) await delay(simulatedMs, undefined, { signal: context.signal });
     const trimmed = prompt.trim();
     return {
       summary: prompt.length > 80 ? `${prompt.slice(0, 77)}...` : prompt,

@@ -24,7 +24,7 @@ export function commonFlows(deployment: () => Deployment): void {
     const me = await b.call('GET', '/v1/me', { token });
     expect(me.status, me.text).to.equal(200);
     expect(me.body).to.include({ subject });
-    expect(me.body.usage).to.deep.equal({ jobs_charged: 0, credits_spent: 0 });
+    expect(me.body.usage).to.deep.equal({ jobs_charged: 0, credits_spent: 0, credits_refunded: 0 });
     const thing = await a.call('POST', '/v1/things', { token, body: { name: 'on this topology' } });
     expect(thing.status, thing.text).to.equal(201);
     const things = await b.call('GET', '/v1/things', { token });
@@ -42,7 +42,7 @@ export function commonFlows(deployment: () => Deployment): void {
     expect(replayed.status, replayed.text).to.equal(202);
     expect(replayed.headers.get('idempotent-replayed')).to.equal('true');
     expect(replayed.body.id).to.equal(created.body.id);
-    expect(await usageOf(a, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
+    expect(await usageOf(a, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });
     const jobs = await a.call('GET', '/v1/jobs', { token });
     expect(jobs.body.items.map((job: { id: string }) => job.id)).to.deep.equal([created.body.id]);
   });
@@ -62,7 +62,11 @@ export function commonFlows(deployment: () => Deployment): void {
           const job = await callOk(client, checker, 'create_job', { input: { prompt: revision }, idempotency_key: key });
           expect((await pollJobOverMcp(client, checker, job.id)).status, revision).to.equal('succeeded');
           expect((await callOk(client, checker, 'create_job', { input: { prompt: revision }, idempotency_key: key })).id).to.equal(job.id);
-          expect((await callOk(client, checker, 'get_me')).usage, revision).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
+          expect((await callOk(client, checker, 'get_me')).usage, revision).to.deep.equal({
+            jobs_charged: 1,
+            credits_spent: 1,
+            credits_refunded: 0,
+          });
         } finally {
           await client.close();
         }
@@ -181,7 +185,7 @@ export function commonFlows(deployment: () => Deployment): void {
     expect(answers.filter((answer) => answer.headers.get('idempotent-replayed') !== 'true')).to.have.length(1);
     const done = await pollJob(b, token, answers[0].body.id, (job) => job.status === 'succeeded');
     expect(done.attempts).to.equal(1);
-    expect(await usageOf(a, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
+    expect(await usageOf(a, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });
   });
 
   it('a worker SIGKILLed mid-job leaves the job to another worker, which finishes it once; one charge', async () => {
@@ -205,7 +209,7 @@ export function commonFlows(deployment: () => Deployment): void {
     console.log(`      job finished by the second worker ${Date.now() - killedAt} ms after the SIGKILL`);
     expect(done.attempts).to.equal(2);
     expect(done.result).to.include({ summary: 'survive a crash' });
-    expect(await usageOf(a, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
+    expect(await usageOf(a, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });
     const finishedBy = (worker: typeof doomed) =>
       worker.logLines().filter((line) => line.msg === 'job succeeded' && line.job_id === created.body.id).length;
     expect(finishedBy(doomed)).to.equal(0);
