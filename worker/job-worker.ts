@@ -2,11 +2,16 @@ import { UnrecoverableError, WaitingError, Worker, type Job as BullJob } from 'b
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Config } from '../shared/platform/config/config';
-import { createJobObserver } from '../shared/domain/jobs/job-observer';
+import { createJobObserver, type ObservedAttempt } from '../shared/domain/jobs/job-observer';
 import { runAttempt } from '../shared/domain/jobs/job-runner';
 import type { ProcessorMap } from '../shared/domain/jobs/processor';
 import type { Metrics } from '../shared/platform/metrics/metrics';
-import { readProgress, type BullJobData, type BullJobProgress } from '../shared/adapters/redis/bullmq-job-record';
+import { refundsFailure } from '../shared/domain/jobs/processor';
+import { PAID_JOBS } from '../shared/domain/processors/paid-jobs';
+import { refundOf } from '../shared/domain/jobs/job-service';
+import { CANCELED_FIELD, readProgress, type BullJobData, type BullJobProgress } from '../shared/adapters/redis/bullmq-job-record';
+import { RedisLedgerStore } from '../shared/adapters/redis/redis-ledger-store';
+import { createCancelWatch } from './cancel-watch';
 import { JobShardHistory } from '../shared/adapters/redis/job-shards';
 import { closeRedisClient, redisAnswers } from '../shared/adapters/redis/redis-client';
 import { openRedisSession } from '../shared/adapters/redis/redis-session';
@@ -16,7 +21,14 @@ import { newEvent } from '../shared/domain/webhooks/webhook-event';
 /** The settings a job worker reads from the configuration. */
 export type JobWorkerConfig = Pick<
   Config,
-  'redis' | 'redisKeyPrefix' | 'redisCommandTimeoutMs' | 'workerConcurrency' | 'jobLockMs' | 'jobStalledIntervalMs' | 'jobQueueShards'
+  | 'redis'
+  | 'redisKeyPrefix'
+  | 'redisCommandTimeoutMs'
+  | 'workerConcurrency'
+  | 'jobLockMs'
+  | 'jobStalledIntervalMs'
+  | 'jobQueueShards'
+  | 'idempotencyTtlSeconds'
 >;
 
 /** How often a worker looks for shard counts recorded by processes started after it. */
@@ -55,21 +67,45 @@ export function createJobWorker(options: {
   events?: EventQueue;
   /** Tests only: called right after a job's event is recorded, before the job is marked finished. */
   afterJobEvent?: () => void;
+  /** Whether a failed job of this operation is refunded; default: as its paid job declares (yes unless told). */
+  refundOnFailure?: (operation: string) => boolean;
 }): JobWorker {
   const { config, processors, metrics, logger, events = NO_EVENTS, afterJobEvent } = options;
+  const refundOnFailure = options.refundOnFailure ?? ((operation: string) => refundsFailure(PAID_JOBS, operation));
   // The event is recorded before BullMQ marks the job finished (when the processor returns or throws): a
   // worker dying in between leaves the job to run again, which records the same event id (a no-op), and the
   // delivery waits until the job is really finished, sending only the event of its final outcome.
-  const recordEvent = async (job: BullJobOf, outcome: 'succeeded' | 'failed') => {
+  const recordEvent = async (job: BullJobOf, outcome: 'succeeded' | 'failed' | 'canceled') => {
     if (!events.enabled) return;
-    await events.enqueue(newEvent(outcome === 'succeeded' ? 'job.succeeded' : 'job.failed', job.id!));
+    await events.enqueue(newEvent(`job.${outcome}`, job.id!));
     afterJobEvent?.();
   };
   if (!config.redis) throw new Error('the job worker needs Redis');
   // BullMQ requires a connection whose commands wait for Redis (maxRetriesPerRequest: null); it duplicates
   // it for its blocking fetch and closes the duplicates itself, and this client is closed last by us.
-  const { client, keys } = openRedisSession({ ...config, redis: config.redis }, 'worker', logger, metrics);
+  const { client, keys, guard } = openRedisSession({ ...config, redis: config.redis }, 'worker', logger, metrics);
   const observer = createJobObserver(metrics, logger);
+  const ledger = new RedisLedgerStore(client, keys, guard);
+  const cancels = createCancelWatch(client);
+  const jobKey = (job: BullJobOf) => `${job.queueQualifiedName}:${job.id}`;
+  const isCancelRequested = (job: BullJobOf) => cancels.requested(jobKey(job)).catch(() => false);
+  // The ledger's once-per-job refund, made *before* the job is marked finished: a crash in between leaves the
+  // job to run again (a stall), which finds the refund made and does not make it twice.
+  const refund = async (job: BullJobOf): Promise<number> => {
+    if (job.data.cost <= 0) return 0;
+    await ledger.refund(refundOf({ ...job.data, id: job.id! }, config.idempotencyTtlSeconds));
+    return job.data.cost;
+  };
+  /** Ends the job `canceled` and refunded: the refund, then the mark readers show it canceled by, then the event. */
+  const endCanceled = async (job: BullJobOf, progress: BullJobProgress, observed: ObservedAttempt, ranMs: number): Promise<never> => {
+    const refunded = await refund(job);
+    const saved: BullJobProgress = { ...progress, canceled: true, refunded };
+    await client.hset(jobKey(job), 'progress', JSON.stringify(saved), CANCELED_FIELD, Date.now());
+    await recordEvent(job, 'canceled');
+    observer.finished(observed, 'canceled', ranMs);
+    if (refunded > 0) observer.refunded(observed, 'canceled', refunded);
+    throw new UnrecoverableError('canceled');
+  };
   let closing: Promise<void> | undefined;
   // The jobs this worker holds the lock of, so that a shutdown can hand them back.
   const running = new Map<string, RunningJob>();
@@ -97,15 +133,23 @@ export function createJobWorker(options: {
     // the start with its error; only a restart after a crash (a stall) finds none and keeps its own.
     if (!progress.started_at && attempts > 1) await saveProgress(job, { ...progress, started_at: startedAt() });
     const observed = { id: job.id!, operation: job.name, attempt: attempts };
+    // Taken again (a retry, a stall, a hand-back) after a cancel was requested: it does not start.
+    if (attempts > 1 && (await isCancelRequested(job))) {
+      return endCanceled(job, { ...progress, started_at: startedAt() }, observed, Date.now() - startedMs);
+    }
     observer.started(observed, attempts === 1 ? startedMs - Date.parse(job.data.created_at) : undefined);
 
+    // One controller per attempt; a cancel requested through any API fires it on this worker.
+    const controller = new AbortController();
+    const stopWatching = cancels.abortOnCancel(jobKey(job), controller);
     const outcome = await runAttempt(
       processors,
       { id: job.id!, operation: job.name, input: job.data.input },
       attempt,
       maxAttempts,
       (error) => logger.error({ err: error, job_id: job.id, operation: job.name, attempt }, 'job attempt threw'),
-    );
+      controller.signal,
+    ).finally(stopWatching);
     // Handed back while this attempt ran: the job is the queue's again and another worker may already be
     // running it, so this attempt's outcome is dropped (recording it would finish the job twice). WaitingError
     // tells BullMQ the job has left `active` by our hand and that it must neither complete nor fail it.
@@ -118,14 +162,21 @@ export function createJobWorker(options: {
       observer.finished(observed, 'succeeded', Date.now() - startedMs);
       return outcome.result;
     }
-    // The safe message is kept beside the job: BullMQ's failedReason may also hold its own messages.
-    await saveProgress(job, { started_at: startedAt(), error: outcome.message });
+    // A cancel requested while it ran wins over anything but a success: the work was not delivered.
+    if (controller.signal.aborted || (await isCancelRequested(job))) {
+      return endCanceled(job, { ...progress, started_at: startedAt() }, observed, Date.now() - startedMs);
+    }
     if (outcome.kind === 'retry') {
+      // The safe message is kept beside the job: BullMQ's failedReason may also hold its own messages.
+      await saveProgress(job, { started_at: startedAt(), error: outcome.message });
       logger.warn({ job_id: job.id, operation: job.name, attempt, error: outcome.message }, 'job attempt failed; retrying');
       throw new Error(outcome.message);
     }
+    const refunded = refundOnFailure(job.name) ? await refund(job) : 0;
+    await saveProgress(job, { started_at: startedAt(), error: outcome.message, ...(refunded > 0 ? { refunded } : {}) });
     await recordEvent(job, 'failed');
     observer.finished(observed, 'failed', Date.now() - startedMs, outcome.message);
+    if (refunded > 0) observer.refunded(observed, 'failed', refunded);
     // Unrecoverable: BullMQ must not retry a job we have decided is finished (non-retryable or out of attempts).
     throw new UnrecoverableError(outcome.message);
   };
@@ -154,14 +205,24 @@ export function createJobWorker(options: {
     // is recorded here, after the fact (the one case where a crash at the wrong moment can lose an event).
     worker.on('failed', (job) => {
       if (!job?.deferredFailure) return;
-      recordEvent(job, 'failed').catch((error: unknown) =>
-        logger.warn({ err: error, job_id: job.id }, 'could not record the event of a job that stalled too often'),
+      endStalledOut(job).catch((error: unknown) =>
+        logger.warn({ err: error, job_id: job.id }, 'could not refund or record the event of a job that stalled too often'),
       );
     });
     worker.on('stalled', (jobId: string) =>
       logger.warn({ job_id: jobId }, 'job stalled (its worker stopped renewing the lock); it will run again'),
     );
     workers.set(shard, worker);
+  };
+  // A job that stalled too often is already failed: it is refunded (and shown canceled if that was asked) after
+  // the fact, the one case where a crash at the wrong moment can miss a failed job's refund.
+  const endStalledOut = async (job: BullJobOf): Promise<void> => {
+    const progress = readProgress(job.progress);
+    const canceled = await isCancelRequested(job);
+    const refunded = canceled || refundOnFailure(job.name) ? await refund(job) : 0;
+    const saved: BullJobProgress = { ...progress, ...(canceled ? { canceled } : {}), ...(refunded > 0 ? { refunded } : {}) };
+    await client.hset(jobKey(job), 'progress', JSON.stringify(saved), ...(canceled ? [CANCELED_FIELD, Date.now()] : []));
+    await recordEvent(job, canceled ? 'canceled' : 'failed');
   };
   const history = new JobShardHistory(client, keys, config.jobQueueShards);
   const consumeRecorded = async (): Promise<void> => {
@@ -181,6 +242,7 @@ export function createJobWorker(options: {
     close: (graceMs) => {
       closing ??= (async () => {
         clearInterval(refresher);
+        cancels.close();
         let timer: NodeJS.Timeout | undefined;
         const drained = Promise.all([...workers.values()].map((worker) => worker.close())).then(
           () => true,

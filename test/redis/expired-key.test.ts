@@ -53,6 +53,7 @@ async function rig(kind: BackendKind): Promise<Rig> {
       jobQueueShards: 1,
       redisKeyPrefix: 'exp:',
       redisCommandTimeoutMs: 1000,
+      idempotencyTtlSeconds: 3600,
       workerConcurrency: 2,
       jobLockMs: 5000,
       jobStalledIntervalMs: 5000,

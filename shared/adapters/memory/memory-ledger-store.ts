@@ -30,8 +30,8 @@ export class MemoryLedgerStore implements LedgerStore {
   private readonly spentByDay = new Map<string, Map<string, number>>();
   /** Credits refunded per UTC day, then per subject; pruned with the charges. */
   private readonly refundedByDay = new Map<string, Map<string, number>>();
-  /** Jobs already refunded, with when their record expires: the exactly-once guard. */
-  private readonly refunds = new Map<string, number>();
+  /** Jobs already refunded: the charge refunded and when the record expires; the exactly-once guard. */
+  private readonly refunds = new Map<string, { chargedAt: string; expiresAt: number }>();
 
   async claim(request: ClaimRequest): Promise<Claim> {
     const now = Date.now();
@@ -86,8 +86,9 @@ export class MemoryLedgerStore implements LedgerStore {
   /** The refund as one synchronous step: the in-memory queue calls it in the step that ends the job. */
   refundNow(request: RefundRequest): boolean {
     const now = Date.now();
-    if ((this.refunds.get(request.jobId) ?? 0) > now) return false;
-    this.refunds.set(request.jobId, now + request.ttlSeconds * 1000);
+    const existing = this.refunds.get(request.jobId);
+    if (existing && existing.expiresAt > now && existing.chargedAt === request.chargedAt) return false;
+    this.refunds.set(request.jobId, { chargedAt: request.chargedAt, expiresAt: now + request.ttlSeconds * 1000 });
     const day = request.day ?? utcDay(now);
     this.spentDay(day);
     let refunded = this.refundedByDay.get(day);
@@ -125,7 +126,7 @@ export class MemoryLedgerStore implements LedgerStore {
   prune(jobExists: (jobId: string) => boolean): void {
     const now = Date.now();
     for (const [jobId, record] of this.records) if (record.expiresAt <= now) this.records.delete(jobId);
-    for (const [jobId, expiresAt] of this.refunds) if (expiresAt <= now) this.refunds.delete(jobId);
+    for (const [jobId, record] of this.refunds) if (record.expiresAt <= now) this.refunds.delete(jobId);
     this.jobs.prune(jobExists);
   }
 }

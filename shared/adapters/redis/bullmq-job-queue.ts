@@ -55,16 +55,13 @@ return {state, job}
 // A cancel, atomic against a worker taking the job: BullMQ moves a job from its waiting list (or delayed or
 // prioritized set) to active in one script too, so either this removes it first, and no worker ever sees it,
 // or a worker has it and this only marks the request (the worker polls the mark and fires its signal). A
-// removed job goes to the failed set (BullMQ's retention then removes it like any finished job), marked canceled.
+// removed job goes to the failed set (BullMQ's retention then removes it like any finished job), marked canceled;
+// a worker that ends a job canceled sets the same mark, so a job in the failed set without it really failed.
 // KEYS: job hash, wait, paused, delayed, prioritized, completed, failed. ARGV: job id, now (ms).
 const CANCEL = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 'unknown' end
 if redis.call('HEXISTS', KEYS[1], '${CANCELED_FIELD}') == 1 then return 'already_canceled' end
-if redis.call('ZSCORE', KEYS[6], ARGV[1]) then return 'finished' end
-if redis.call('ZSCORE', KEYS[7], ARGV[1]) then
-  if redis.call('HEXISTS', KEYS[1], '${CANCEL_REQUESTED_FIELD}') == 1 then return 'already_canceled' end
-  return 'finished'
-end
+if redis.call('ZSCORE', KEYS[6], ARGV[1]) or redis.call('ZSCORE', KEYS[7], ARGV[1]) then return 'finished' end
 local removed = redis.call('LREM', KEYS[2], 0, ARGV[1]) + redis.call('LREM', KEYS[3], 0, ARGV[1])
   + redis.call('ZREM', KEYS[4], ARGV[1]) + redis.call('ZREM', KEYS[5], ARGV[1])
 if removed > 0 then

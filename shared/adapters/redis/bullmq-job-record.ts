@@ -73,7 +73,7 @@ export type StoredBullJob = Pick<
 
 /** Our field in a BullMQ job hash: when a cancel was asked (milliseconds). */
 export const CANCEL_REQUESTED_FIELD = 'cxr';
-/** Our field in a BullMQ job hash: set when the job was canceled while queued, by the cancel script. */
+/** Our field in a BullMQ job hash: set when the job ended canceled (by the cancel script, or by the worker). */
 export const CANCELED_FIELD = 'cxd';
 
 /**
@@ -159,7 +159,8 @@ export function toJobRecord(job: (StoredBullJob & CancelFields) | undefined, sta
     error: status === 'failed' ? { message: progress.error ?? GENERIC_JOB_FAILURE } : null,
     attempts: Math.max(job.attemptsStarted ?? 0, job.attemptsMade ?? 0),
     cancel_requested_at: job.cancelRequestedOn === undefined ? null : new Date(job.cancelRequestedOn).toISOString(),
-    // A job canceled while queued is refunded by the API right after the script that canceled it.
+    // Every canceled job is refunded: by the worker before it marks the job, by the API right after its cancel
+    // script (a crash between the two is repaired by the next read of the job).
     refunded_credits: job.canceledOn !== undefined ? job.data.cost : (progress.refunded ?? 0),
   };
 }

@@ -92,14 +92,17 @@ return 0
 `;
 
 /**
- * A job's refund, exactly once: the record is created only if absent, and with it, in the same script, the
- * usage, the day's refunds and the refund history change; a second call finds the record and changes nothing.
+ * A job's refund, exactly once: the record (holding the charge it refunds) is written only if it does not
+ * already hold this charge, and with it, in the same script, the usage, the day's refunds and the refund
+ * history change; a second call finds the record and changes nothing.
  *
  * KEYS: refund record, subject usage, subject's refunds that day, subject's refund history.
- * ARGV: credits, record lifetime in seconds, the day, day key lifetime, oldest day kept, history lifetime.
+ * ARGV: credits, record lifetime in seconds, the day, day key lifetime, oldest day kept, history lifetime,
+ * the charge refunded.
  */
 const REFUND = `
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2]) == false then return 0 end
+if redis.call('GET', KEYS[1]) == ARGV[7] then return 0 end
+redis.call('SET', KEYS[1], ARGV[7], 'EX', ARGV[2])
 local credits = tonumber(ARGV[1])
 redis.call('HINCRBY', KEYS[2], 'credits_refunded', credits)
 local refunded = redis.call('INCRBY', KEYS[3], credits)
@@ -193,6 +196,7 @@ export class RedisLedgerStore implements LedgerStore {
       SPEND_KEY_SECONDS,
       utcDayBefore(day, HISTORY_KEPT_DAYS - 1),
       HISTORY_KEY_SECONDS,
+      request.chargedAt,
     ];
     return (await this.guard.commands(() => this.refundScript(keys, args))) === 1;
   }

@@ -6,7 +6,7 @@ import { NotFoundError } from '../../platform/errors/not-found-error';
 import { ServiceUnavailableError } from '../../platform/errors/service-unavailable-error';
 import { decodeCursor, encodeCursor } from '../../platform/pagination/cursor';
 import type { Page } from '../../platform/pagination/page';
-import type { LedgerStore } from '../ledger/ledger-store';
+import type { LedgerStore, RefundRequest } from '../ledger/ledger-store';
 import { canonicalJson } from '../../platform/util/canonical-json';
 import { DailyBudget } from '../ledger/daily-budget';
 import type { JobIdKeySource } from './job-id-key';
@@ -33,9 +33,19 @@ export interface JobServiceHooks {
   onCanceled?(operation: string, credits: number): void;
 }
 
-/** The refund of a job as the ledger records it: on the day of its charge, kept as long as the job. */
-export function refundOf(job: JobRecord, ttlSeconds: number) {
-  return { subject: job.subject, jobId: job.id, credits: job.cost, ttlSeconds, day: job.created_at.slice(0, 10) };
+/**
+ * The refund of a job as the ledger records it: counted on the day of its charge, its record kept twice the
+ * retention, so that it outlives the job it guards (finished jobs are removed lazily, after the retention).
+ */
+export function refundOf(job: Pick<JobRecord, 'subject' | 'id' | 'cost' | 'created_at'>, retentionSeconds: number): RefundRequest {
+  return {
+    subject: job.subject,
+    jobId: job.id,
+    credits: job.cost,
+    chargedAt: job.created_at,
+    ttlSeconds: 2 * retentionSeconds,
+    day: job.created_at.slice(0, 10),
+  };
 }
 
 /** Accepts paid jobs exactly once per (subject, idempotency key) and reads a subject's jobs. */
@@ -113,7 +123,19 @@ export class JobService {
   async get(subject: string, id: string): Promise<Job> {
     const job = await this.queue.get(id);
     if (!job || job.subject !== subject) throw new NotFoundError('No job with this id.');
+    await this.repairRefund(job);
     return toPublicJob(job);
+  }
+
+  /**
+   * A canceled job is shown refunded; on Redis a queued job's cancel and its refund are two steps (their keys
+   * live in different slots), so a crash between them is repaired by the next read, with the ledger's
+   * once-per-job refund (a no-op when it was made). Only within the retention: the refund record outlives it.
+   */
+  private async repairRefund(job: JobRecord): Promise<void> {
+    if (job.status !== 'canceled' || job.cost <= 0 || job.finished_at === null) return;
+    if (Date.parse(job.finished_at) + this.retentionSeconds * 1000 < Date.now()) return;
+    await this.ledger.refund(refundOf(job, this.retentionSeconds));
   }
 
   /**

@@ -100,7 +100,12 @@ export interface RefundRequest {
   subject: string;
   jobId: string;
   credits: number;
-  /** How long the refund record is kept: the idempotency retention, like the job. */
+  /**
+   * The charge refunded (its job's `created_at`): a job made again under the same id after its key expired
+   * is a new charge, which a record of the old one does not block.
+   */
+  chargedAt: string;
+  /** How long the refund record is kept: at least as long as the job it refunds. */
   ttlSeconds: number;
   day?: string;
 }
