@@ -11,7 +11,7 @@ import { devConsentAllowed, withDevConsent } from '../shared/domain/oauth/dev-co
 import type { Operation } from '../shared/contract/operations/operation';
 import type { ProcessorMap } from '../shared/domain/jobs/processor';
 import { OPERATIONS } from '../shared/contract/operations/registry';
-import { buildProcessors } from '../shared/domain/jobs/processor';
+import { buildProcessors, refundsFailure } from '../shared/domain/jobs/processor';
 import { createServices } from '../shared/domain/services';
 import { createBackend } from '../shared/adapters/create-backend';
 import type { EventQueue } from '../shared/domain/webhooks/event-queue';
@@ -37,7 +37,12 @@ export interface RunningApi {
  * metrics. The entry that runs API and worker together (`npm run dev`, the tests) supplies it, so the API
  * itself never depends on the worker.
  */
-export type InProcessJobConsumer = (parts: { processors: ProcessorMap; metrics: Metrics; events: EventQueue }) => {
+export type InProcessJobConsumer = (parts: {
+  processors: ProcessorMap;
+  metrics: Metrics;
+  events: EventQueue;
+  refundOnFailure: (operation: string) => boolean;
+}) => {
   close(graceMs: number): Promise<void>;
 };
 
@@ -68,12 +73,12 @@ export async function startApi(loaded: Config, logger: Logger, options: StartApi
   const servesDevConsent = devConsent && devConsentAllowed(loaded);
   const config = servesDevConsent ? withDevConsent(loaded) : loaded;
   const metrics = new Metrics();
-  const processors = buildProcessors(
-    { placeholderJobMs: config.placeholderJobMs },
-    operations.flatMap((operation) => (operation.job ? [operation.job] : [])),
-  );
-  const backend = createBackend(config, processors, metrics, logger);
-  const jobWorker = jobConsumer && backend.kind === 'redis' ? jobConsumer({ processors, metrics, events: backend.events }) : undefined;
+  const paidJobs = operations.flatMap((operation) => (operation.job ? [operation.job] : []));
+  const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs }, paidJobs);
+  const refundOnFailure = (operation: string) => refundsFailure(paidJobs, operation);
+  const backend = createBackend(config, processors, metrics, logger, refundOnFailure);
+  const jobWorker =
+    jobConsumer && backend.kind === 'redis' ? jobConsumer({ processors, metrics, events: backend.events, refundOnFailure }) : undefined;
   const { services, tokens } = createServices(config, backend, metrics, cimdFetch);
   const api = createApiServer(config.http);
   const app = createApp({

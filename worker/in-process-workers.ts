@@ -12,7 +12,12 @@ import { createWebhookWorker } from './webhook-worker';
  * the API never imports the worker.
  */
 export function inProcessWorkers(config: Config, logger: Logger) {
-  return (parts: { processors: ProcessorMap; metrics: Metrics; events: EventQueue }): { close(graceMs: number): Promise<void> } => {
+  return (parts: {
+    processors: ProcessorMap;
+    metrics: Metrics;
+    events: EventQueue;
+    refundOnFailure: (operation: string) => boolean;
+  }): { close(graceMs: number): Promise<void> } => {
     const jobs = createJobWorker({ config, logger, ...parts });
     const webhooks = createWebhookWorker({ config, metrics: parts.metrics, logger });
     return {

@@ -21,7 +21,14 @@ export const MEMORY_BACKEND_WARNING =
  * set, else memory. Once Redis is configured there is no fallback: an unreachable Redis means 503s and a failing `/readyz`, never a silent switch
  * to state that other replicas cannot see.
  */
-export function createBackend(config: Config, processors: ProcessorMap, metrics: Metrics, logger: Logger): Backend {
+export function createBackend(
+  config: Config,
+  processors: ProcessorMap,
+  metrics: Metrics,
+  logger: Logger,
+  /** Whether a failed job of an operation is refunded; default: as the built-in paid jobs declare. */
+  refundOnFailure: (operation: string) => boolean = (operation) => refundsFailure(PAID_JOBS, operation),
+): Backend {
   if (config.redis) {
     const backend = createRedisBackend(config, metrics, logger);
     metrics.observeQueue(() => backend.queue.counts());
@@ -36,7 +43,7 @@ export function createBackend(config: Config, processors: ProcessorMap, metrics:
     backoffMs: config.jobBackoffMs,
     retentionSeconds: config.idempotencyTtlSeconds,
     onJobTransition: jobObserver(metrics, logger),
-    refundOnFailure: (operation) => refundsFailure(PAID_JOBS, operation),
+    refundOnFailure,
     onUnexpectedJobError: (error, job) => logger.error({ err: error, job_id: job.id, operation: job.operation }, 'job attempt threw'),
     events: webhooks
       ? (sources) =>

@@ -81,7 +81,7 @@ for (const backend of BACKENDS) {
       expect(await chargesOf(connector, subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 3, credits_refunded: 0 });
     });
 
-    it('a text without words ends the job failed with the processor’s JobError message, and the job stays charged', async () => {
+    it('a text without words ends the job failed with the processor’s JobError message, and the job stays charged (its paid job does not refund failures)', async () => {
       const subject = newSubject();
       const token = await connector.link(subject);
       const accepted = await connector.call('POST', '/v1/word-counts', {

@@ -102,6 +102,8 @@ export const countWords: Operation = {
   errors: [400, 401, 402, 413, 415, 422, 429, 500, 503],
   job: {
     operationId: COUNT_WORDS,
+    // Its failures keep their charge: the one operation the tests see with refunds of failures turned off.
+    refundOnFailure: false,
     processor: () => async (input) => {
       const words = String(input.text).match(/\p{L}+/gu) ?? [];
       if (words.length === 0) throw new JobError(NO_WORDS, { retryable: false });

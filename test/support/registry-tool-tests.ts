@@ -26,12 +26,15 @@ export async function rpcError(promise: Promise<unknown>): Promise<{ code: numbe
 const NO_SUCH_TOOL = 'no-such-tool';
 
 /** A subject's charges, as the dashboard reads them (`GET /v1/link/usage`). */
-export async function chargesOf(connector: ConnectorUnderTest, subject: string): Promise<{ jobs_charged: number; credits_spent: number }> {
+export async function chargesOf(
+  connector: ConnectorUnderTest,
+  subject: string,
+): Promise<{ jobs_charged: number; credits_spent: number; credits_refunded: number }> {
   const res = await connector.call('GET', `/v1/link/usage?subject=${encodeURIComponent(subject)}`, {
     headers: { 'x-link-secret': BASE_ENV.LINK_SECRET },
   });
   expect(res.status, res.text).to.equal(200);
-  return { jobs_charged: res.body.jobs_charged, credits_spent: res.body.credits_spent };
+  return { jobs_charged: res.body.jobs_charged, credits_spent: res.body.credits_spent, credits_refunded: res.body.credits_refunded };
 }
 
 /**
