@@ -29,8 +29,11 @@ export interface JobServiceHooks {
   onConflict?(operation: string): void;
   /** A new job was refused because it would exceed the subject's daily credit budget. */
   onOverBudget?(operation: string): void;
-  /** A queued job was canceled by its owner and its `credits` given back. */
-  onCanceled?(operation: string, credits: number): void;
+  /**
+   * A job is canceled (now, or already was): `credits` is what this call gave back (0 when the queue or an
+   * earlier call did). Called on every cancel of a canceled job, so what it records must be idempotent.
+   */
+  onCanceled?(job: JobRecord, credits: number): Promise<void> | void;
 }
 
 /**
@@ -154,7 +157,7 @@ export class JobService {
     if (outcome === 'finished') throw new JobFinishedError();
     if (outcome === 'requested') return { job: toPublicJob(job), running: true };
     const refunded = job.cost > 0 && (await this.ledger.refund(refundOf(job, this.retentionSeconds)));
-    if (outcome === 'canceled') this.hooks.onCanceled?.(job.operation, refunded ? job.cost : 0);
+    await this.hooks.onCanceled?.(job, refunded ? job.cost : 0);
     return { job: toPublicJob(job), running: false };
   }
 
