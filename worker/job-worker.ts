@@ -242,7 +242,6 @@ export function createJobWorker(options: {
     close: (graceMs) => {
       closing ??= (async () => {
         clearInterval(refresher);
-        cancels.close();
         let timer: NodeJS.Timeout | undefined;
         const drained = Promise.all([...workers.values()].map((worker) => worker.close())).then(
           () => true,
@@ -263,6 +262,8 @@ export function createJobWorker(options: {
           );
           await Promise.race([Promise.all([...workers.values()].map((worker) => worker.disconnect().catch(() => undefined))), delay(500)]);
         }
+        // Cancels are watched until the end: a job finishing within the grace period can still be stopped.
+        cancels.close();
         await closeRedisClient(client, 500);
       })();
       return closing;

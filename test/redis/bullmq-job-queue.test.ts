@@ -58,6 +58,8 @@ describe('BullmqJobQueue (the API side of the queue) on a private redis-server',
       result: null,
       error: null,
       attempts: 0,
+      cancel_requested_at: null,
+      refunded_credits: 0,
     });
   });
 

@@ -53,7 +53,7 @@ describe('upgrade in place: data written by the release before topologies still 
     const usage = await api.call('GET', `/v1/link/usage?subject=${encodeURIComponent(legacy.subject)}&days=3`, { headers });
     expect(usage.status, usage.text).to.equal(200);
     expect(usage.body).to.deep.include({ credits_spent: 2, jobs_charged: 2 });
-    expect(usage.body.days[0]).to.deep.equal({ date: new Date().toISOString().slice(0, 10), credits: 2 });
+    expect(usage.body.days[0]).to.deep.equal({ date: new Date().toISOString().slice(0, 10), credits: 2, charged: 2, refunded: 0 });
   });
 
   it('the connection made before the upgrade still authenticates, with its usage', async () => {
