@@ -5,7 +5,7 @@ import { codeFor, codeForm, oauthTarget, tokenRequest, type OAuthTarget } from '
 import { roundRobinProxy } from '../../support/round-robin-proxy';
 import { waitFor } from '../../../testkit/wait-for';
 import { pollJob, type ApiUnderTest } from '../../redis/support/processes';
-import { SHORT_LOCK, usageOf, type Deployment } from './deployment';
+import { SHORT_LOCK, successesByJob, usageOf, type Deployment } from './deployment';
 
 /** A spawned API seen as the OAuth helpers' target, with the settings its environment gave it. */
 const targetOf = (api: ApiUnderTest, env: Record<string, string>): OAuthTarget =>
@@ -14,7 +14,7 @@ const targetOf = (api: ApiUnderTest, env: Record<string, string>): OAuthTarget =
 /**
  * The flows every topology must serve, registered as tests of the calling `describe` against its deployment:
  * the README walk-through, MCP and OAuth across both API processes, the dashboard's connections and usage,
- * 200 concurrent retries of one key, and a worker killed mid-job.
+ * 200 concurrent retries of one key, a worker killed mid-job, and cancels racing jobs' start through both APIs.
  */
 export function commonFlows(deployment: () => Deployment): void {
   it('the README walk-through across both API processes: link, me, a thing, a job polled to success, a replayed retry, one charge', async () => {
@@ -214,5 +214,49 @@ export function commonFlows(deployment: () => Deployment): void {
       worker.logLines().filter((line) => line.msg === 'job succeeded' && line.job_id === created.body.id).length;
     expect(finishedBy(doomed)).to.equal(0);
     expect(finishedBy(dep.worker)).to.equal(1);
+  });
+
+  it('60 jobs canceled through both APIs at once, at random moments while they drain: each ends canceled and refunded or ran once and charged, and the money adds up', async () => {
+    const dep = deployment();
+    const { a, b } = dep;
+    const subject = newSubject();
+    const { token } = await a.link(subject);
+    const jobs = await Promise.all(
+      Array.from({ length: 60 }, async (_, i) => {
+        const res = await (i % 2 === 0 ? a : b).call('POST', '/v1/jobs', {
+          token,
+          body: { input: { prompt: `race ${i}` } },
+          headers: { 'idempotency-key': newKey() },
+        });
+        expect(res.status, res.text).to.equal(202);
+        return res.body as { id: string; cost: number };
+      }),
+    );
+    // A random delay spreads the cancels over the drain (queued, being taken, running, finished); it waits for nothing.
+    await Promise.all(
+      jobs.map(async (job) => {
+        await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 1000)));
+        const answers = await Promise.all(
+          [a, b].map((api) => api.call('DELETE', `/v1/jobs/${job.id}`, { token }).then((res) => res.status)),
+        );
+        for (const answer of answers) expect([200, 202, 409]).to.include(answer);
+      }),
+    );
+    let charged = 0;
+    let refunded = 0;
+    for (const job of jobs) {
+      const ended = await pollJob(b, token, job.id, (seen) => ['succeeded', 'failed', 'canceled'].includes(seen.status), 30_000);
+      charged += job.cost;
+      if (ended.status === 'canceled') {
+        refunded += job.cost;
+        expect(ended).to.include({ refunded_credits: job.cost, result: null });
+      } else expect(ended).to.include({ status: 'succeeded', refunded_credits: 0 });
+    }
+    const successes = successesByJob(dep.workers);
+    for (const job of jobs) {
+      const ended = (await a.call('GET', `/v1/jobs/${job.id}`, { token })).body;
+      expect(successes.get(job.id) ?? 0, job.id).to.equal(ended.status === 'succeeded' ? 1 : 0);
+    }
+    expect(await usageOf(a, token)).to.deep.equal({ jobs_charged: 60, credits_spent: charged - refunded, credits_refunded: refunded });
   });
 }
