@@ -8,14 +8,14 @@ import { BACKENDS } from '../support/backends';
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 
 /** How many jobs each proof races; every one must end canceled and refunded, or ran and charged. */
-const TRIALS = 100;
+const TRIALS = 200;
 
-// Jobs of 300 ms, eight at a time: a backlog of 100 drains in about 4 s, and each job's cancel comes at a
-// random moment within the first 3 s, so that cancels land on queued jobs, on jobs a worker is just taking,
+// Jobs of 300 ms, eight at a time: a backlog of 200 drains in about 8 s, and each job's cancel comes at a
+// random moment within the first 6 s, so that cancels land on queued jobs, on jobs a worker is just taking,
 // on running ones (stopped, or finishing first) and on finished ones (a random delay spreads the race; it
 // waits for nothing).
 const RACE_ENV = { WORKER_CONCURRENCY: '8', PLACEHOLDER_JOB_MS: '300' };
-const cancelDelay = () => Math.floor(Math.random() * 3000);
+const cancelDelay = () => Math.floor(Math.random() * 6000);
 
 /** The registry with createJob's processor noting every job id it starts, so a test sees what really ran. */
 function recordingJobs(started: Set<string>): Operation[] {
