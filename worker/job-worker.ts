@@ -1,17 +1,17 @@
-import { UnrecoverableError, WaitingError, Worker, type Job as BullJob } from 'bullmq';
+import { WaitingError, Worker, type Job as BullJob } from 'bullmq';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Config } from '../shared/platform/config/config';
-import { createJobObserver, type ObservedAttempt } from '../shared/domain/jobs/job-observer';
-import { runAttempt } from '../shared/domain/jobs/job-runner';
+import { createJobObserver } from '../shared/domain/jobs/job-observer';
+import { GENERIC_JOB_FAILURE, runAttempt } from '../shared/domain/jobs/job-runner';
 import type { ProcessorMap } from '../shared/domain/jobs/processor';
 import type { Metrics } from '../shared/platform/metrics/metrics';
 import { refundsFailure } from '../shared/domain/jobs/processor';
 import { PAID_JOBS } from '../shared/domain/processors/paid-jobs';
-import { refundOf } from '../shared/domain/jobs/job-service';
-import { CANCELED_FIELD, readProgress, type BullJobData, type BullJobProgress } from '../shared/adapters/redis/bullmq-job-record';
+import { readProgress, type BullJobData, type BullJobProgress } from '../shared/adapters/redis/bullmq-job-record';
 import { RedisLedgerStore } from '../shared/adapters/redis/redis-ledger-store';
 import { createCancelWatch } from './cancel-watch';
+import { createJobEndings } from './job-endings';
 import { JobShardHistory } from '../shared/adapters/redis/job-shards';
 import { closeRedisClient, redisAnswers } from '../shared/adapters/redis/redis-client';
 import { openRedisSession } from '../shared/adapters/redis/redis-session';
@@ -89,23 +89,14 @@ export function createJobWorker(options: {
   const cancels = createCancelWatch(client);
   const jobKey = (job: BullJobOf) => `${job.queueQualifiedName}:${job.id}`;
   const isCancelRequested = (job: BullJobOf) => cancels.requested(jobKey(job)).catch(() => false);
-  // The ledger's once-per-job refund, made *before* the job is marked finished: a crash in between leaves the
-  // job to run again (a stall), which finds the refund made and does not make it twice.
-  const refund = async (job: BullJobOf): Promise<number> => {
-    if (job.data.cost <= 0) return 0;
-    await ledger.refund(refundOf({ ...job.data, id: job.id! }, config.idempotencyTtlSeconds));
-    return job.data.cost;
-  };
-  /** Ends the job `canceled` and refunded: the refund, then the mark readers show it canceled by, then the event. */
-  const endCanceled = async (job: BullJobOf, progress: BullJobProgress, observed: ObservedAttempt, ranMs: number): Promise<never> => {
-    const refunded = await refund(job);
-    const saved: BullJobProgress = { ...progress, canceled: true, refunded };
-    await client.hset(jobKey(job), 'progress', JSON.stringify(saved), CANCELED_FIELD, Date.now());
-    await recordEvent(job, 'canceled');
-    observer.finished(observed, 'canceled', ranMs);
-    if (refunded > 0) observer.refunded(observed, 'canceled', refunded);
-    throw new UnrecoverableError('canceled');
-  };
+  const endings = createJobEndings({
+    client,
+    ledger,
+    observer,
+    retentionSeconds: config.idempotencyTtlSeconds,
+    refundOnFailure,
+    recordEvent,
+  });
   let closing: Promise<void> | undefined;
   // The jobs this worker holds the lock of, so that a shutdown can hand them back.
   const running = new Map<string, RunningJob>();
@@ -133,10 +124,13 @@ export function createJobWorker(options: {
     // the start with its error; only a restart after a crash (a stall) finds none and keeps its own.
     if (!progress.started_at && attempts > 1) await saveProgress(job, { ...progress, started_at: startedAt() });
     const observed = { id: job.id!, operation: job.name, attempt: attempts };
-    // Taken again (a retry, a stall, a hand-back) after a cancel was requested: it does not start.
-    if (attempts > 1 && (await isCancelRequested(job))) {
-      return endCanceled(job, { ...progress, started_at: startedAt() }, observed, Date.now() - startedMs);
+    // Taken again (a retry, a stall, a hand-back) after it was decided failed or a cancel was asked: it ends
+    // so without starting.
+    const decided = attempts > 1 ? await endings.decided(job) : undefined;
+    if (decided === 'failed') {
+      return endings.failed(job, startedAt(), progress.error ?? GENERIC_JOB_FAILURE, observed, Date.now() - startedMs);
     }
+    if (decided === 'canceled') return endings.canceled(job, { ...progress, started_at: startedAt() }, observed, Date.now() - startedMs);
     observer.started(observed, attempts === 1 ? startedMs - Date.parse(job.data.created_at) : undefined);
 
     // One controller per attempt; a cancel requested through any API fires it on this worker.
@@ -164,7 +158,7 @@ export function createJobWorker(options: {
     }
     // A cancel requested while it ran wins over anything but a success: the work was not delivered.
     if (controller.signal.aborted || (await isCancelRequested(job))) {
-      return endCanceled(job, { ...progress, started_at: startedAt() }, observed, Date.now() - startedMs);
+      return endings.canceled(job, { ...progress, started_at: startedAt() }, observed, Date.now() - startedMs);
     }
     if (outcome.kind === 'retry') {
       // The safe message is kept beside the job: BullMQ's failedReason may also hold its own messages.
@@ -172,13 +166,7 @@ export function createJobWorker(options: {
       logger.warn({ job_id: job.id, operation: job.name, attempt, error: outcome.message }, 'job attempt failed; retrying');
       throw new Error(outcome.message);
     }
-    const refunded = refundOnFailure(job.name) ? await refund(job) : 0;
-    await saveProgress(job, { started_at: startedAt(), error: outcome.message, ...(refunded > 0 ? { refunded } : {}) });
-    await recordEvent(job, 'failed');
-    observer.finished(observed, 'failed', Date.now() - startedMs, outcome.message);
-    if (refunded > 0) observer.refunded(observed, 'failed', refunded);
-    // Unrecoverable: BullMQ must not retry a job we have decided is finished (non-retryable or out of attempts).
-    throw new UnrecoverableError(outcome.message);
+    return endings.failed(job, startedAt(), outcome.message, observed, Date.now() - startedMs);
   };
 
   // One consumer per shard, each on its own blocking connection and each running up to WORKER_CONCURRENCY jobs:
@@ -205,24 +193,16 @@ export function createJobWorker(options: {
     // is recorded here, after the fact (the one case where a crash at the wrong moment can lose an event).
     worker.on('failed', (job) => {
       if (!job?.deferredFailure) return;
-      endStalledOut(job).catch((error: unknown) =>
-        logger.warn({ err: error, job_id: job.id }, 'could not refund or record the event of a job that stalled too often'),
-      );
+      endings
+        .stalledOut(job)
+        .catch((error: unknown) =>
+          logger.warn({ err: error, job_id: job.id }, 'could not refund or record the event of a job that stalled too often'),
+        );
     });
     worker.on('stalled', (jobId: string) =>
       logger.warn({ job_id: jobId }, 'job stalled (its worker stopped renewing the lock); it will run again'),
     );
     workers.set(shard, worker);
-  };
-  // A job that stalled too often is already failed: it is refunded (and shown canceled if that was asked) after
-  // the fact, the one case where a crash at the wrong moment can miss a failed job's refund.
-  const endStalledOut = async (job: BullJobOf): Promise<void> => {
-    const progress = readProgress(job.progress);
-    const canceled = await isCancelRequested(job);
-    const refunded = canceled || refundOnFailure(job.name) ? await refund(job) : 0;
-    const saved: BullJobProgress = { ...progress, ...(canceled ? { canceled } : {}), ...(refunded > 0 ? { refunded } : {}) };
-    await client.hset(jobKey(job), 'progress', JSON.stringify(saved), ...(canceled ? [CANCELED_FIELD, Date.now()] : []));
-    await recordEvent(job, canceled ? 'canceled' : 'failed');
   };
   const history = new JobShardHistory(client, keys, config.jobQueueShards);
   const consumeRecorded = async (): Promise<void> => {

@@ -73,6 +73,11 @@ export type StoredBullJob = Pick<
 
 /** Our field in a BullMQ job hash: when a cancel was asked (milliseconds). */
 export const CANCEL_REQUESTED_FIELD = 'cxr';
+/**
+ * Our field in a BullMQ job hash: set by the worker when it decided the job fails, before it refunds it, so
+ * that a worker taking the job again after a crash ends it failed instead of running it.
+ */
+export const FAILED_FIELD = 'cxf';
 /** Our field in a BullMQ job hash: set when the job ended canceled (by the cancel script, or by the worker). */
 export const CANCELED_FIELD = 'cxd';
 
