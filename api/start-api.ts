@@ -11,7 +11,7 @@ import { devConsentAllowed, withDevConsent } from '../shared/domain/oauth/dev-co
 import type { Operation } from '../shared/contract/operations/operation';
 import type { JobPolicies, ProcessorMap } from '../shared/domain/jobs/processor';
 import { OPERATIONS } from '../shared/contract/operations/registry';
-import { buildPolicies, buildProcessors } from '../shared/domain/jobs/processor';
+import { buildPolicies, buildProcessors, refundsFailure } from '../shared/domain/jobs/processor';
 import { loadJobSettings } from '../shared/domain/jobs/job-settings';
 import { createServices } from '../shared/domain/services';
 import { createBackend } from '../shared/adapters/create-backend';
@@ -38,7 +38,13 @@ export interface RunningApi {
  * metrics. The entry that runs API and worker together (`npm run dev`, the tests) supplies it, so the API
  * itself never depends on the worker.
  */
-export type InProcessJobConsumer = (parts: { processors: ProcessorMap; policies: JobPolicies; metrics: Metrics; events: EventQueue }) => {
+export type InProcessJobConsumer = (parts: {
+  processors: ProcessorMap;
+  policies: JobPolicies;
+  metrics: Metrics;
+  events: EventQueue;
+  refundOnFailure: (operation: string) => boolean;
+}) => {
   close(graceMs: number): Promise<void>;
 };
 
@@ -73,9 +79,12 @@ export async function startApi(loaded: Config, logger: Logger, options: StartApi
   // Each job's own variables are read from the process's environment, and refused before any port opens.
   const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs }, jobs, loadJobSettings(process.env, jobs));
   const policies = buildPolicies(jobs, { attempts: config.jobAttempts, backoffMs: config.jobBackoffMs });
-  const backend = createBackend(config, processors, metrics, logger, policies);
+  const refundOnFailure = (operation: string) => refundsFailure(jobs, operation);
+  const backend = createBackend(config, processors, metrics, logger, policies, refundOnFailure);
   const jobWorker =
-    jobConsumer && backend.kind === 'redis' ? jobConsumer({ processors, policies, metrics, events: backend.events }) : undefined;
+    jobConsumer && backend.kind === 'redis'
+      ? jobConsumer({ processors, policies, metrics, events: backend.events, refundOnFailure })
+      : undefined;
   const { services, tokens } = createServices(config, backend, metrics, cimdFetch);
   const api = createApiServer(config.http);
   const app = createApp({

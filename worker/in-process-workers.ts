@@ -17,6 +17,7 @@ export function inProcessWorkers(config: Config, logger: Logger) {
     policies?: JobPolicies;
     metrics: Metrics;
     events: EventQueue;
+    refundOnFailure: (operation: string) => boolean;
   }): { close(graceMs: number): Promise<void> } => {
     const jobs = createJobWorker({ config, logger, ...parts });
     const webhooks = createWebhookWorker({ config, metrics: parts.metrics, logger });

@@ -1,14 +1,20 @@
-import { UnrecoverableError, WaitingError, Worker, type Job as BullJob } from 'bullmq';
+import { WaitingError, Worker, type Job as BullJob } from 'bullmq';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Config } from '../shared/platform/config/config';
 import { createJobObserver } from '../shared/domain/jobs/job-observer';
-import { runAttempt } from '../shared/domain/jobs/job-runner';
+import { GENERIC_JOB_FAILURE, runAttempt } from '../shared/domain/jobs/job-runner';
 import type { JobProgress } from '../shared/domain/jobs/progress-reporter';
 import type { JobPolicies, ProcessorMap } from '../shared/domain/jobs/processor';
 import type { Metrics } from '../shared/platform/metrics/metrics';
+import { refundsFailure } from '../shared/domain/jobs/processor';
+import { PAID_JOBS } from '../shared/domain/processors/paid-jobs';
 import { readProgress, type BullJobData, type BullJobProgress } from '../shared/adapters/redis/bullmq-job-record';
+import { RedisLedgerStore } from '../shared/adapters/redis/redis-ledger-store';
+import { createCancelWatch } from './cancel-watch';
+import { createJobEndings } from './job-endings';
 import { JobShardHistory } from '../shared/adapters/redis/job-shards';
+import { JobError } from '../shared/platform/errors/job-error';
 import { jobProgressStore } from '../shared/adapters/redis/job-progress-store';
 import { closeRedisClient, redisAnswers } from '../shared/adapters/redis/redis-client';
 import { openRedisSession } from '../shared/adapters/redis/redis-session';
@@ -18,7 +24,14 @@ import { newEvent } from '../shared/domain/webhooks/webhook-event';
 /** The settings a job worker reads from the configuration. */
 export type JobWorkerConfig = Pick<
   Config,
-  'redis' | 'redisKeyPrefix' | 'redisCommandTimeoutMs' | 'workerConcurrency' | 'jobLockMs' | 'jobStalledIntervalMs' | 'jobQueueShards'
+  | 'redis'
+  | 'redisKeyPrefix'
+  | 'redisCommandTimeoutMs'
+  | 'workerConcurrency'
+  | 'jobLockMs'
+  | 'jobStalledIntervalMs'
+  | 'jobQueueShards'
+  | 'idempotencyTtlSeconds'
 >;
 
 /** How often a worker looks for shard counts recorded by processes started after it. */
@@ -59,21 +72,36 @@ export function createJobWorker(options: {
   events?: EventQueue;
   /** Tests only: called right after a job's event is recorded, before the job is marked finished. */
   afterJobEvent?: () => void;
+  /** Whether a failed job of this operation is refunded; default: as its paid job declares (yes unless told). */
+  refundOnFailure?: (operation: string) => boolean;
 }): JobWorker {
   const { config, processors, policies, metrics, logger, events = NO_EVENTS, afterJobEvent } = options;
+  const refundOnFailure = options.refundOnFailure ?? ((operation: string) => refundsFailure(PAID_JOBS, operation));
   // The event is recorded before BullMQ marks the job finished (when the processor returns or throws): a
   // worker dying in between leaves the job to run again, which records the same event id (a no-op), and the
   // delivery waits until the job is really finished, sending only the event of its final outcome.
-  const recordEvent = async (job: BullJobOf, outcome: 'succeeded' | 'failed') => {
+  const recordEvent = async (job: BullJobOf, outcome: 'succeeded' | 'failed' | 'canceled') => {
     if (!events.enabled) return;
-    await events.enqueue(newEvent(outcome === 'succeeded' ? 'job.succeeded' : 'job.failed', job.id!));
+    await events.enqueue(newEvent(`job.${outcome}`, job.id!));
     afterJobEvent?.();
   };
   if (!config.redis) throw new Error('the job worker needs Redis');
   // BullMQ requires a connection whose commands wait for Redis (maxRetriesPerRequest: null); it duplicates
   // it for its blocking fetch and closes the duplicates itself, and this client is closed last by us.
-  const { client, keys } = openRedisSession({ ...config, redis: config.redis }, 'worker', logger, metrics);
+  const { client, keys, guard } = openRedisSession({ ...config, redis: config.redis }, 'worker', logger, metrics);
   const observer = createJobObserver(metrics, logger);
+  const ledger = new RedisLedgerStore(client, keys, guard);
+  const cancels = createCancelWatch(client);
+  const jobKey = (job: BullJobOf) => `${job.queueQualifiedName}:${job.id}`;
+  const isCancelRequested = (job: BullJobOf) => cancels.requested(jobKey(job)).catch(() => false);
+  const endings = createJobEndings({
+    client,
+    ledger,
+    observer,
+    retentionSeconds: config.idempotencyTtlSeconds,
+    refundOnFailure,
+    recordEvent,
+  });
   const writeProgress = jobProgressStore(client);
   let closing: Promise<void> | undefined;
   // The jobs this worker holds the lock of, so that a shutdown can hand them back.
@@ -119,10 +147,19 @@ export function createJobWorker(options: {
     // the start with its error; only a restart after a crash (a stall) finds none and keeps its own.
     if (!progress.started_at && attempts > 1) await store({ started_at: startedAt() });
     const observed = { id: job.id!, operation: job.name, attempt: attempts };
+    // Taken again (a retry, a stall, a hand-back) after it was decided failed or a cancel was asked: it ends
+    // so without starting.
+    const decided = attempts > 1 ? await endings.decided(job) : undefined;
+    if (decided === 'failed') {
+      return endings.failed(job, startedAt(), progress.error ?? GENERIC_JOB_FAILURE, observed, Date.now() - startedMs);
+    }
+    if (decided === 'canceled') return endings.canceled(job, { ...progress, started_at: startedAt() }, observed, Date.now() - startedMs);
     observer.started(observed, attempts === 1 ? startedMs - Date.parse(job.data.created_at) : undefined);
 
-    // One controller per attempt: its signal is the processor's, fired on the operation's timeout.
+    // One controller per attempt: its signal is the processor's, fired on the operation's timeout, and on a
+    // cancel requested through any API while this worker holds the job.
     const controller = new AbortController();
+    const stopWatching = cancels.abortOnCancel(jobKey(job), controller);
     const outcome = await runAttempt(
       processors,
       { id: job.id!, operation: job.name, input: job.data.input },
@@ -133,7 +170,7 @@ export function createJobWorker(options: {
         controller,
         onUnexpected: (error) => logger.error({ err: error, job_id: job.id, operation: job.name, attempt }, 'job attempt threw'),
       },
-    );
+    ).finally(stopWatching);
     // Handed back while this attempt ran: the job is the queue's again and another worker may already be
     // running it, so this attempt's outcome is dropped (recording it would finish the job twice). WaitingError
     // tells BullMQ the job has left `active` by our hand and that it must neither complete nor fail it.
@@ -146,16 +183,19 @@ export function createJobWorker(options: {
       observer.finished(observed, 'succeeded', Date.now() - startedMs);
       return outcome.result;
     }
-    // The safe message is kept beside the job: BullMQ's failedReason may also hold its own messages.
-    await store({ started_at: startedAt(), error: outcome.message });
+    // A cancel requested while it ran wins over anything but a success: the work was not delivered.
+    // (A timeout aborts the signal too, with a JobError for its reason: that is a failed attempt, not a cancel.)
+    const abortedByCancel = controller.signal.aborted && !(controller.signal.reason instanceof JobError);
+    if (abortedByCancel || (await isCancelRequested(job))) {
+      return endings.canceled(job, { ...stored, started_at: startedAt() }, observed, Date.now() - startedMs);
+    }
     if (outcome.kind === 'retry') {
+      // The safe message is kept beside the job: BullMQ's failedReason may also hold its own messages.
+      await store({ started_at: startedAt(), error: outcome.message });
       logger.warn({ job_id: job.id, operation: job.name, attempt, error: outcome.message }, 'job attempt failed; retrying');
       throw new Error(outcome.message);
     }
-    await recordEvent(job, 'failed');
-    observer.finished(observed, 'failed', Date.now() - startedMs, outcome.message);
-    // Unrecoverable: BullMQ must not retry a job we have decided is finished (non-retryable or out of attempts).
-    throw new UnrecoverableError(outcome.message);
+    return endings.failed(job, startedAt(), outcome.message, observed, Date.now() - startedMs);
   };
 
   // One consumer per shard, each on its own blocking connection and each running up to WORKER_CONCURRENCY jobs:
@@ -182,9 +222,11 @@ export function createJobWorker(options: {
     // is recorded here, after the fact (the one case where a crash at the wrong moment can lose an event).
     worker.on('failed', (job) => {
       if (!job?.deferredFailure) return;
-      recordEvent(job, 'failed').catch((error: unknown) =>
-        logger.warn({ err: error, job_id: job.id }, 'could not record the event of a job that stalled too often'),
-      );
+      endings
+        .stalledOut(job)
+        .catch((error: unknown) =>
+          logger.warn({ err: error, job_id: job.id }, 'could not refund or record the event of a job that stalled too often'),
+        );
     });
     worker.on('stalled', (jobId: string) =>
       logger.warn({ job_id: jobId }, 'job stalled (its worker stopped renewing the lock); it will run again'),
@@ -229,6 +271,8 @@ export function createJobWorker(options: {
           );
           await Promise.race([Promise.all([...workers.values()].map((worker) => worker.disconnect().catch(() => undefined))), delay(500)]);
         }
+        // Cancels are watched until the end: a job finishing within the grace period can still be stopped.
+        cancels.close();
         await closeRedisClient(client, 500);
       })();
       return closing;

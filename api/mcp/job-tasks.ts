@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode, type Server } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
+import { JobFinishedError } from '../../shared/platform/errors/job-finished-error';
 import { NotFoundError } from '../../shared/platform/errors/not-found-error';
 import { isTerminal, JOB_POLL_SECONDS, type Job } from '../../shared/domain/jobs/job';
 import { callerOf, type McpCaller, type McpDependencies } from './mcp-context';
@@ -9,8 +10,11 @@ import { jsonResult } from './tool-calls';
 /** The extension a 2026-07-28 client names in its per-request capabilities to accept task answers. */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
-/** What a 2025-11-25 server declares: task-augmented `tools/call`, answered by `tasks/get` and `tasks/result`. */
-export const TASK_CAPABILITIES = { tasks: { requests: { tools: { call: {} } } } };
+/**
+ * What a 2025-11-25 server declares: task-augmented `tools/call`, answered by `tasks/get` and `tasks/result`,
+ * and `tasks/cancel`.
+ */
+export const TASK_CAPABILITIES = { tasks: { cancel: {}, requests: { tools: { call: {} } } } };
 
 /** How long `tasks/result` (2025-11-25, which blocks until the task ends) waits before telling the client to poll. */
 const RESULT_WAIT_MS = 25_000;
@@ -31,10 +35,17 @@ export function taskRequested(params: Record<string, unknown>, envelope: object 
 /**
  * A job seen as a task. The job is the durable record (in Redis on every replica), so the task id is the
  * job id and nothing about the task is kept anywhere else. A job that failed is a tool result with
- * `isError` (its failure is not a JSON-RPC error), so on 2026-07-28 the task is `completed`.
+ * `isError` (its failure is not a JSON-RPC error), so on 2026-07-28 the task is `completed`; a canceled job
+ * is a `cancelled` task on both revisions.
  */
 function taskOf(job: Job, ttlMs: number, modern: boolean): Record<string, unknown> {
-  const status = !isTerminal(job.status) ? 'working' : job.status === 'failed' && !modern ? 'failed' : 'completed';
+  const status = !isTerminal(job.status)
+    ? 'working'
+    : job.status === 'canceled'
+      ? 'cancelled'
+      : job.status === 'failed' && !modern
+        ? 'failed'
+        : 'completed';
   const task: Record<string, unknown> = {
     taskId: job.id,
     status,
@@ -54,9 +65,9 @@ function statusMessageOf(job: Job): string {
   return `Job status: ${job.status}, ${progress.percent} %${progress.message ? `: ${progress.message}` : '.'}`;
 }
 
-/** The final tool result of a finished job: the job itself, flagged as an error when it failed. */
+/** The final tool result of a finished job: the job itself, flagged as an error when it failed or was canceled. */
 function finalResult(job: Job) {
-  return jsonResult(job, job.status === 'failed');
+  return jsonResult(job, job.status === 'failed' || job.status === 'canceled');
 }
 
 /**
@@ -84,7 +95,19 @@ export function registerTaskHandlers(server: Server, deps: McpDependencies, mode
   server.setRequestHandler('tasks/get', { params: TaskParams }, async ({ taskId }, ctx) => {
     const job = await load(callerOf(ctx), taskId);
     const task = taskOf(job, deps.taskTtlMs, modern);
-    return (modern && isTerminal(job.status) ? { ...task, result: finalResult(job) } : task) as never;
+    return (modern && isTerminal(job.status) && job.status !== 'canceled' ? { ...task, result: finalResult(job) } : task) as never;
+  });
+  // The same cancel as `cancel_job` (a queued job ends at once, a running one is asked to stop and stays
+  // `working` until it does); a finished task cannot be canceled, as the specification says.
+  server.setRequestHandler('tasks/cancel', { params: TaskParams }, async ({ taskId }, ctx) => {
+    try {
+      const { job } = await deps.services.jobs.cancel(callerOf(ctx).principal.subject, taskId);
+      return taskOf(job, deps.taskTtlMs, modern) as never;
+    } catch (error) {
+      if (error instanceof NotFoundError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Unknown task id.');
+      if (error instanceof JobFinishedError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'The task has already finished.');
+      throw error;
+    }
   });
   if (modern) return;
   server.setRequestHandler('tasks/result', { params: TaskParams }, async ({ taskId }, ctx) => {

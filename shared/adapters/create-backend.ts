@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { Config } from '../platform/config/config';
 import { jobObserver } from '../domain/jobs/job-observer';
-import type { JobPolicies, ProcessorMap } from '../domain/jobs/processor';
+import { refundsFailure, type JobPolicies, type ProcessorMap } from '../domain/jobs/processor';
+import { PAID_JOBS } from '../domain/processors/paid-jobs';
 import { createMemoryBackend } from './memory/memory-backend';
 import type { Metrics } from '../platform/metrics/metrics';
 import { createRedisBackend } from './redis/redis-backend';
@@ -26,6 +27,8 @@ export function createBackend(
   metrics: Metrics,
   logger: Logger,
   policies: JobPolicies = new Map(),
+  /** Whether a failed job of an operation is refunded; default: as the built-in paid jobs declare. */
+  refundOnFailure: (operation: string) => boolean = (operation) => refundsFailure(PAID_JOBS, operation),
 ): Backend {
   if (config.redis) {
     const backend = createRedisBackend(config, metrics, logger, policies);
@@ -42,6 +45,7 @@ export function createBackend(
     policies,
     retentionSeconds: config.idempotencyTtlSeconds,
     onJobTransition: jobObserver(metrics, logger),
+    refundOnFailure,
     onUnexpectedJobError: (error, job) => logger.error({ err: error, job_id: job.id, operation: job.operation }, 'job attempt threw'),
     events: webhooks
       ? (sources) =>

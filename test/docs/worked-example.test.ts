@@ -104,7 +104,11 @@ describe('the worked example of docs/building-operations.md (a free quote and a 
         const res = await c.call('GET', '/v1/quotes/random', { token });
         expect(res.status, res.text).to.equal(200);
         expect(quotes).to.deep.include(res.body);
-        expect((await c.call('GET', '/v1/me', { token })).body.usage).to.deep.equal({ jobs_charged: 0, credits_spent: 0 });
+        expect((await c.call('GET', '/v1/me', { token })).body.usage).to.deep.equal({
+          jobs_charged: 0,
+          credits_spent: 0,
+          credits_refunded: 0,
+        });
       });
 
       it('a 3-page report is charged 6 and succeeds with 3 sections; a retry with the key is the same job, replayed, charged once', async () => {
@@ -127,7 +131,7 @@ describe('the worked example of docs/building-operations.md (a free quote and a 
         expect(again.body.id).to.equal(first.body.id);
         expect(again.headers.get('idempotent-replayed')).to.equal('true');
         const me = await c.call('GET', '/v1/me', { token });
-        expect(me.body.usage).to.deep.equal({ jobs_charged: 1, credits_spent: 6 });
+        expect(me.body.usage).to.deep.equal({ jobs_charged: 1, credits_spent: 6, credits_refunded: 0 });
       });
 
       it('the same key with another input is a 422, no key or 6 pages a 400, a topic without words a failed job with the JobError message', async () => {

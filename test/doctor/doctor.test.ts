@@ -73,7 +73,7 @@ for (const backend of BACKENDS) {
       // The throwaway subject never started a job: a fresh connection for it shows nothing charged.
       const token = await connector.link(subject);
       const me = await connector.call('GET', '/v1/me', { token });
-      expect(me.body.usage).to.deep.equal({ jobs_charged: 0, credits_spent: 0 });
+      expect(me.body.usage).to.deep.equal({ jobs_charged: 0, credits_spent: 0, credits_refunded: 0 });
       expect(run.stdout + run.stderr).not.to.include(BASE_ENV.LINK_SECRET);
       expect(run.stdout + run.stderr, 'no token is printed').not.to.match(/eyJ[\w-]+\.[\w-]+\.[\w-]+/);
     });

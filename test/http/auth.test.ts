@@ -51,7 +51,7 @@ for (const backend of BACKENDS) {
         revoke_url: BASE_ENV.DASHBOARD_URL,
         expires_at: b.expires_at,
       });
-      expect(me.body.usage).to.deep.equal({ jobs_charged: 0, credits_spent: 0 });
+      expect(me.body.usage).to.deep.equal({ jobs_charged: 0, credits_spent: 0, credits_refunded: 0 });
     });
 
     it('a missing and a wrong x-link-secret both answer the same 401 and mint nothing', async () => {

@@ -272,13 +272,13 @@ for (const kind of BACKENDS) {
       }
       const res = await dashboard('GET', `/v1/link/usage?subject=${encodeURIComponent(` ${subject}`)}`);
       expect(res.status, res.text).to.equal(200);
-      expect(res.body).to.deep.include({ subject, credits_spent: 3, jobs_charged: 3, daily_credit_limit: null });
+      expect(res.body).to.deep.include({ subject, credits_spent: 3, credits_refunded: 0, jobs_charged: 3, daily_credit_limit: null });
       expect(res.body.days).to.have.length(30);
-      expect(res.body.days[0]).to.deep.equal({ date: new Date().toISOString().slice(0, 10), credits: 3 });
+      expect(res.body.days[0]).to.deep.equal({ date: new Date().toISOString().slice(0, 10), credits: 3, charged: 3, refunded: 0 });
       expect(res.body.days.slice(1).every((d: { credits: number }) => d.credits === 0)).to.equal(true);
       expect(Date.parse(res.body.days[0].date) - Date.parse(res.body.days[29].date)).to.equal(29 * 86_400_000);
       const me = await stand.call('GET', '/v1/me', { token });
-      expect(me.body.usage).to.deep.equal({ jobs_charged: 3, credits_spent: 3 });
+      expect(me.body.usage).to.deep.equal({ jobs_charged: 3, credits_spent: 3, credits_refunded: 0 });
 
       expect((await dashboard('GET', `/v1/link/usage?subject=${encodeURIComponent(subject)}&days=1`)).body.days).to.have.length(1);
       expect((await dashboard('GET', `/v1/link/usage?subject=${encodeURIComponent(subject)}&days=90`)).body.days).to.have.length(90);

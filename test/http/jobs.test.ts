@@ -58,7 +58,7 @@ for (const backend of BACKENDS) {
       expect(second.headers.get('idempotent-replayed')).to.equal('true');
       expect(second.headers.get('location')).to.equal(first.headers.get('location'));
       const me = await c.call('GET', '/v1/me', { token });
-      expect(me.body.usage).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
+      expect(me.body.usage).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });
     });
 
     it('a retry after the job finished still returns that job and does not charge again', async () => {
@@ -82,7 +82,7 @@ for (const backend of BACKENDS) {
       expect(new Set(answers.map((a) => a.body.id)).size).to.equal(1);
       expect(answers.filter((a) => a.headers.get('idempotent-replayed') !== 'true')).to.have.length(1);
       const me = await c.call('GET', '/v1/me', { token });
-      expect(me.body.usage).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
+      expect(me.body.usage).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });
       const list = await c.call('GET', '/v1/jobs', { token });
       expect(list.body.items).to.have.length(1);
     });

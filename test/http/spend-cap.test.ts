@@ -27,7 +27,7 @@ for (const backend of BACKENDS) {
       const statuses = answers.map((a) => a.status).sort();
       expect(statuses).to.deep.equal([...Array(LIMIT).fill(202), ...Array(20 - LIMIT).fill(402)]);
       const me = await c.call('GET', '/v1/me', { token });
-      expect(me.body.usage).to.deep.equal({ jobs_charged: LIMIT, credits_spent: LIMIT });
+      expect(me.body.usage).to.deep.equal({ jobs_charged: LIMIT, credits_spent: LIMIT, credits_refunded: 0 });
       expect(me.body.daily_budget).to.include({ limit: LIMIT, spent: LIMIT, remaining: 0 });
       expect((await c.call('GET', '/v1/jobs', { token })).body.items).to.have.length(LIMIT);
       const after = await scrape(c.metricsUrl);

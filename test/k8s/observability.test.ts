@@ -7,6 +7,7 @@ import {
   CONTRACT_METRICS,
   JOB_OUTCOMES,
   QUEUE_STATES,
+  REFUND_REASONS,
   WEBHOOK_EVENT_TYPES,
   WEBHOOK_OUTCOMES,
   exportedFamilies,
@@ -25,6 +26,7 @@ const TARGET_LABELS = ['namespace', 'pod', 'job', 'instance', 'service', 'contai
 const CLOSED_VALUES: Record<string, Record<string, readonly string[]>> = {
   connector_queue_jobs: { state: QUEUE_STATES },
   connector_jobs_completed_total: { outcome: JOB_OUTCOMES },
+  connector_credits_refunded_total: { reason: REFUND_REASONS },
   connector_auth_failures_total: { reason: AUTH_FAILURE_REASONS },
   connector_webhook_deliveries_total: { type: WEBHOOK_EVENT_TYPES, outcome: WEBHOOK_OUTCOMES },
 };

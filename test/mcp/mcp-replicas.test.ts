@@ -58,7 +58,7 @@ describe('two API replicas on one Redis behind a round-robin proxy, one MCP clie
         const job = await callOk(client, checker, 'create_job', { input: { prompt: 'anywhere' }, idempotency_key: key });
         expect((await pollJobOverMcp(client, checker, job.id)).status).to.equal('succeeded');
         expect((await callOk(client, checker, 'create_job', { input: { prompt: 'anywhere' }, idempotency_key: key })).id).to.equal(job.id);
-        expect((await callOk(client, checker, 'get_me')).usage).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
+        expect((await callOk(client, checker, 'get_me')).usage).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });
       } finally {
         await client.close();
       }

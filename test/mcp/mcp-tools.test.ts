@@ -55,7 +55,7 @@ for (const backend of BACKENDS) {
 
           it('the placeholders’ walk-through (get_me, create_thing, create_job, poll get_job, retry with the same key) charges once, and REST reads the same job', async () => {
             const me = await callOk(client, checker, 'get_me');
-            expect(me.usage).to.deep.equal({ jobs_charged: 0, credits_spent: 0 });
+            expect(me.usage).to.deep.equal({ jobs_charged: 0, credits_spent: 0, credits_refunded: 0 });
             const thing = await callOk(client, checker, 'create_thing', { name: 'Holiday plan', notes: 'over MCP' });
             expect(thing).to.include({ name: 'Holiday plan', notes: 'over MCP' });
             const things = await callOk(client, checker, 'list_things', { limit: 10 });
@@ -70,7 +70,11 @@ for (const backend of BACKENDS) {
             expect(retried.id).to.equal(job.id);
             const jobs = await callOk(client, checker, 'list_jobs', {});
             expect(jobs.items.map((item: { id: string }) => item.id)).to.deep.equal([job.id]);
-            expect((await callOk(client, checker, 'get_me')).usage).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
+            expect((await callOk(client, checker, 'get_me')).usage).to.deep.equal({
+              jobs_charged: 1,
+              credits_spent: 1,
+              credits_refunded: 0,
+            });
 
             const rest = await connector.call('GET', `/v1/jobs/${job.id}`, { token });
             expect(rest.status, rest.text).to.equal(200);
@@ -90,7 +94,11 @@ for (const backend of BACKENDS) {
               expect(rest.status, rest.text).to.equal(202);
               const viaMcp = await callOk(own, checker, 'create_job', { input: { prompt: 'both ways' }, idempotency_key: key });
               expect(viaMcp.id).to.equal(rest.body.id);
-              expect((await callOk(own, checker, 'get_me')).usage).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
+              expect((await callOk(own, checker, 'get_me')).usage).to.deep.equal({
+                jobs_charged: 1,
+                credits_spent: 1,
+                credits_refunded: 0,
+              });
             } finally {
               await own.close();
             }

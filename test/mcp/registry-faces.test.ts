@@ -78,10 +78,10 @@ for (const backend of BACKENDS) {
       expect(again.status).to.equal(202);
       expect(again.body.id).to.equal(first.body.id);
       expect(again.headers.get('idempotent-replayed')).to.equal('true');
-      expect(await chargesOf(connector, subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 3 });
+      expect(await chargesOf(connector, subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 3, credits_refunded: 0 });
     });
 
-    it('a text without words ends the job failed with the processor’s JobError message, and the job stays charged', async () => {
+    it('a text without words ends the job failed with the processor’s JobError message, and the job stays charged (its paid job does not refund failures)', async () => {
       const subject = newSubject();
       const token = await connector.link(subject);
       const accepted = await connector.call('POST', '/v1/word-counts', {
@@ -90,7 +90,7 @@ for (const backend of BACKENDS) {
       });
       expect(accepted.status, accepted.text).to.equal(202);
       expect(await finished(token, accepted.body.id)).to.deep.include({ status: 'failed', error: { message: NO_WORDS } });
-      expect(await chargesOf(connector, subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 3 });
+      expect(await chargesOf(connector, subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 3, credits_refunded: 0 });
     });
   });
 }

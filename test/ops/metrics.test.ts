@@ -14,7 +14,15 @@ import {
   startConnector,
 } from '../support/harness';
 import { connectMcp } from '../support/mcp-client';
-import { CONTRACT_METRICS, HTTP_BUCKETS, JOB_OUTCOMES, QUEUE_STATES, UNAUTHORIZED_REASONS, sampleNames } from '../support/metric-contract';
+import {
+  CONTRACT_METRICS,
+  HTTP_BUCKETS,
+  JOB_OUTCOMES,
+  QUEUE_STATES,
+  REFUND_REASONS,
+  UNAUTHORIZED_REASONS,
+  sampleNames,
+} from '../support/metric-contract';
 import { deltas, samplesOf, scrape, seriesKey, sumOf, type Exposition, type Labels } from '../support/prometheus-text';
 import { scriptedJobs } from '../support/scripted-jobs';
 import { waitFor } from '../../testkit/wait-for';
@@ -185,7 +193,7 @@ for (const backend of BACKENDS) {
       expect(ran).to.be.at.least(3 * 0.015);
     });
 
-    it('a job that fails moves completed{outcome="failed"} +1 and its wait and run-time histograms by one', async () => {
+    it('a job that fails moves completed{outcome="failed"} +1, refunded{reason="failed"} by its cost and its wait and run-time histograms by one', async () => {
       baseline = await scrape(c.metricsUrl);
       const token = (await link(newSubject())).body.token as string;
       const job = await submit(token, 'fail', newKey());
@@ -196,6 +204,7 @@ for (const backend of BACKENDS) {
       expected.add('connector_jobs_submitted_total', { operation: 'createJob' });
       expected.add('connector_credits_charged_total', { operation: 'createJob' });
       expected.add('connector_jobs_completed_total', { operation: 'createJob', outcome: 'failed' });
+      expected.add('connector_credits_refunded_total', { operation: 'createJob', reason: 'failed' }, failed.cost);
       expected.histogram('connector_job_wait_seconds', { operation: 'createJob' });
       expected.histogram('connector_job_duration_seconds', { operation: 'createJob' });
       await expectExactDeltas();
@@ -321,12 +330,19 @@ for (const backend of BACKENDS) {
       const values = (name: string, label: string) => new Set(samplesOf(page, name).map((s) => s.labels[label]));
       expect([...values('connector_queue_jobs', 'state')].sort()).to.deep.equal([...QUEUE_STATES].sort());
       for (const outcome of values('connector_jobs_completed_total', 'outcome')) expect(JOB_OUTCOMES).to.include(outcome);
+      for (const reason of values('connector_credits_refunded_total', 'reason')) expect(REFUND_REASONS).to.include(reason);
       for (const outcome of values('connector_mcp_tool_calls_total', 'outcome')) expect(['ok', 'error']).to.include(outcome);
       for (const route of values('connector_http_requests_total', 'route')) expect(route).to.match(/^(unmatched|\/[a-z0-9/._{}-]*)$/);
       for (const status of values('connector_http_requests_total', 'status')) expect(status).to.match(/^[1-5][0-9][0-9]$/);
       // The session above made every counter move at least once (the over-budget one needs DAILY_CREDIT_LIMIT:
-      // spend-cap.test.ts moves it; the webhook one needs a receiver: test/webhooks moves it).
-      const elsewhere = ['connector_jobs_over_budget_total', 'connector_webhook_deliveries_total'];
+      // spend-cap.test.ts moves it; the webhook one needs a receiver: test/webhooks moves it; the cancel and
+      // refund ones need a job canceled or failed: test/http/cancel-jobs.test.ts moves them).
+      const elsewhere = [
+        'connector_jobs_over_budget_total',
+        'connector_webhook_deliveries_total',
+        'connector_jobs_canceled_total',
+        'connector_credits_refunded_total',
+      ];
       for (const [family, { type }] of Object.entries(CONTRACT_METRICS)) {
         if (type !== 'counter' || family.startsWith('connector_redis_') || elsewhere.includes(family)) continue;
         expect(sumOf(page, family), family).to.be.greaterThan(0);

@@ -86,13 +86,13 @@ function behavesLikeTheSeparateStores(name: string, stores: () => Stores): void 
       }
       const asked = await admissions.admitBearer({ ...request('conn_erin', 'erin@example.com'), usageDay: day });
       expect(asked.outcome === 'admitted' && asked.usage).to.deep.equal({
-        usage: { jobs_charged: 2, credits_spent: 5 },
+        usage: { jobs_charged: 2, credits_spent: 5, credits_refunded: 0 },
         day,
         spentOnDay: 5,
       });
       const otherDay = await admissions.admitBearer({ ...request('conn_erin', 'erin@example.com'), usageDay: '2026-11-23' });
       expect(otherDay.outcome === 'admitted' && otherDay.usage).to.deep.equal({
-        usage: { jobs_charged: 2, credits_spent: 5 },
+        usage: { jobs_charged: 2, credits_spent: 5, credits_refunded: 0 },
         day: '2026-11-23',
         spentOnDay: 0,
       });
@@ -104,7 +104,7 @@ function behavesLikeTheSeparateStores(name: string, stores: () => Stores): void 
       await connections.create(connection('conn_fay', 'fay@example.com'));
       const fresh = await admissions.admitBearer({ ...request('conn_fay', 'fay@example.com'), usageDay: '2026-11-22' });
       expect(fresh.outcome === 'admitted' && fresh.usage).to.deep.equal({
-        usage: { jobs_charged: 0, credits_spent: 0 },
+        usage: { jobs_charged: 0, credits_spent: 0, credits_refunded: 0 },
         day: '2026-11-22',
         spentOnDay: 0,
       });

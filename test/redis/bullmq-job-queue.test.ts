@@ -60,6 +60,8 @@ describe('BullmqJobQueue (the API side of the queue) on a private redis-server',
       error: null,
       attempts: 0,
       progress: null,
+      cancel_requested_at: null,
+      refunded_credits: 0,
     });
   });
 

@@ -53,6 +53,7 @@ async function rig(kind: BackendKind): Promise<Rig> {
       jobQueueShards: 1,
       redisKeyPrefix: 'exp:',
       redisCommandTimeoutMs: 1000,
+      idempotencyTtlSeconds: 3600,
       workerConcurrency: 2,
       jobLockMs: 5000,
       jobStalledIntervalMs: 5000,
@@ -117,7 +118,7 @@ for (const backend of BACKENDS) {
       const secondDone = await finished(second.job.id);
       expect(secondDone.result).to.deep.equal({ echo: 'again', run: 2 });
       expect(r.runs()).to.equal(2);
-      expect(await r.ledger.usage('alice')).to.deep.equal({ jobs_charged: 2, credits_spent: 2 });
+      expect(await r.ledger.usage('alice')).to.deep.equal({ jobs_charged: 2, credits_spent: 2, credits_refunded: 0 });
     });
 
     it("the subject's job index holds that job once", async () => {

@@ -23,7 +23,7 @@ describe('RedisLedgerStore (Lua claim) on a private redis-server', () => {
   it('a first claim answers created, charges the cost once and indexes the job', async () => {
     const claim = request({ cost: 3 });
     expect((await t.storeA.claim(claim)).outcome).to.equal('created');
-    expect(await t.storeA.usage(claim.subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 3 });
+    expect(await t.storeA.usage(claim.subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 3, credits_refunded: 0 });
     const ids = await t.storeA.listJobIds(claim.subject, { limit: 10 });
     expect(ids.map((item) => item.value)).to.deep.equal([claim.jobId]);
   });
@@ -32,7 +32,7 @@ describe('RedisLedgerStore (Lua claim) on a private redis-server', () => {
     const claim = request();
     (await t.storeA.claim(claim)).outcome;
     expect((await t.storeB.claim(claim)).outcome).to.equal('replayed');
-    expect(await t.storeA.usage(claim.subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
+    expect(await t.storeA.usage(claim.subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });
     expect(await t.storeA.listJobIds(claim.subject, { limit: 10 })).to.have.length(1);
   });
 
@@ -40,7 +40,7 @@ describe('RedisLedgerStore (Lua claim) on a private redis-server', () => {
     const claim = request();
     (await t.storeA.claim(claim)).outcome;
     expect((await t.storeA.claim({ ...claim, fingerprint: 'fp-b' })).outcome).to.equal('conflict');
-    expect(await t.storeA.usage(claim.subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
+    expect(await t.storeA.usage(claim.subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });
   });
 
   it('200 concurrent claims of one key over two connections give exactly one created and one charge', async () => {
@@ -50,7 +50,7 @@ describe('RedisLedgerStore (Lua claim) on a private redis-server', () => {
     );
     expect(outcomes.filter((o) => o === 'created')).to.have.length(1);
     expect(outcomes.filter((o) => o === 'replayed')).to.have.length(199);
-    expect(await t.storeA.usage(claim.subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
+    expect(await t.storeA.usage(claim.subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });
     expect(await t.storeB.listJobIds(claim.subject, { limit: 100 })).to.have.length(1);
   });
 
@@ -77,7 +77,7 @@ describe('RedisLedgerStore (Lua claim) on a private redis-server', () => {
     const claims = Array.from({ length: 50 }, (_, i) => request({ subject, key: `k${i}` }));
     const outcomes = (await Promise.all(claims.map((claim, i) => (i % 2 ? t.storeA : t.storeB).claim(claim)))).map((c) => c.outcome);
     expect(outcomes.every((o) => o === 'created')).to.equal(true);
-    expect(await t.storeA.usage(subject)).to.deep.equal({ jobs_charged: 50, credits_spent: 50 });
+    expect(await t.storeA.usage(subject)).to.deep.equal({ jobs_charged: 50, credits_spent: 50, credits_refunded: 0 });
     const ids = await t.storeA.listJobIds(subject, { limit: 100 });
     expect(new Set(ids.map((item) => item.seq)).size).to.equal(50);
     expect(new Set(ids.map((item) => item.value))).to.deep.equal(new Set(claims.map((c) => c.jobId)));
@@ -105,7 +105,7 @@ describe('RedisLedgerStore (Lua claim) on a private redis-server', () => {
   });
 
   it('a subject that never claimed has zero usage and no jobs', async () => {
-    expect(await t.storeA.usage('nobody')).to.deep.equal({ jobs_charged: 0, credits_spent: 0 });
+    expect(await t.storeA.usage('nobody')).to.deep.equal({ jobs_charged: 0, credits_spent: 0, credits_refunded: 0 });
     expect(await t.storeA.listJobIds('nobody', { limit: 5 })).to.deep.equal([]);
   });
 
@@ -115,7 +115,7 @@ describe('RedisLedgerStore (Lua claim) on a private redis-server', () => {
     const outcomes = (await Promise.all(claims.map((claim, i) => (i % 2 ? t.storeA : t.storeB).claim(claim)))).map((c) => c.outcome);
     expect(outcomes.filter((o) => o === 'created')).to.have.length(3);
     expect(outcomes.filter((o) => o === 'over_budget')).to.have.length(17);
-    expect(await t.storeA.usage(subject)).to.deep.equal({ jobs_charged: 3, credits_spent: 3 });
+    expect(await t.storeA.usage(subject)).to.deep.equal({ jobs_charged: 3, credits_spent: 3, credits_refunded: 0 });
     expect(await t.storeB.spentOn(subject, '2026-11-22')).to.equal(3);
     expect(await t.storeB.spentOn(subject, '2026-11-23')).to.equal(0);
     const spendKey = t.a.keys.subjectDailySpend(subject, '2026-11-22');

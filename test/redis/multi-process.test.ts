@@ -78,7 +78,7 @@ describe('two built API processes and a built worker sharing one private Redis',
     expect(answers.filter((r) => r.headers.get('idempotent-replayed') === 'true')).to.have.length(199);
     const done = await pollJob(b, token, answers[0].body.id, (job) => job.status === 'succeeded');
     expect(done.attempts).to.equal(1);
-    expect(await usage(a, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
+    expect(await usage(a, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });
     const list = await b.call('GET', '/v1/jobs', { token });
     expect(list.body.items.map((job: { id: string }) => job.id)).to.deep.equal([answers[0].body.id]);
   });
@@ -95,7 +95,7 @@ describe('two built API processes and a built worker sharing one private Redis',
       headers: { 'idempotency-key': key },
     });
     expect(conflict.status).to.equal(422);
-    expect(await usage(b, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
+    expect(await usage(b, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });
   });
 
   it('things created through one process page correctly through the other', async () => {
@@ -122,7 +122,7 @@ describe('two built API processes and a built worker sharing one private Redis',
     a = await startApiProcess(env);
     const me = await a.call('GET', '/v1/me', { token });
     expect(me.status, me.text).to.equal(200);
-    expect(me.body.usage).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
+    expect(me.body.usage).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });
     expect((await a.call('GET', '/v1/things', { token })).body.items.map((t: { name: string }) => t.name)).to.deep.equal(['kept']);
     const again = await a.call('GET', `/v1/jobs/${job.body.id}`, { token });
     expect(again.body).to.include({ id: job.body.id, status: 'succeeded' });
@@ -228,6 +228,6 @@ describe('a job accepted while no worker runs', function () {
     worker = await startWorkerProcess(redisEnv(redis.url, 'noworker:', { PLACEHOLDER_JOB_MS: '50' }));
     const done = await pollJob(api, token, created.body.id, (job) => job.status === 'succeeded');
     expect(done.result).to.include({ summary: 'waiting', words: 1 });
-    expect(await usage(api, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
+    expect(await usage(api, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });
   });
 });

@@ -134,6 +134,7 @@ describe('Redis killed and restarted under load (built API and worker, durable p
     expect(me.body.usage, 'one charge per accepted job').to.deep.equal({
       jobs_charged: outcome.accepted.size,
       credits_spent: outcome.accepted.size,
+      credits_refunded: 0,
     });
     expect(worker.proc.child.exitCode, 'the worker kept running').to.equal(null);
   });

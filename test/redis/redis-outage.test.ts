@@ -105,7 +105,7 @@ describe('the Redis backend during Redis outages (in-process)', () => {
     });
 
     it('works while Redis is up and reports connector_redis_up 1', async () => {
-      expect(await backend.ledger.usage('s')).to.deep.equal({ jobs_charged: 0, credits_spent: 0 });
+      expect(await backend.ledger.usage('s')).to.deep.equal({ jobs_charged: 0, credits_spent: 0, credits_refunded: 0 });
       expect(await metricValue(metrics, 'connector_redis_up')).to.equal(1);
     });
 

@@ -45,7 +45,7 @@ describe('REDIS_MIN_REPLICAS=1: a paid job is acknowledged only once a replica h
     const again = await submit('unreplicated');
     expect(again.body.id).to.equal(retry.body.id);
     const me = await api.call('GET', '/v1/me', { token });
-    expect(me.body.usage).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
+    expect(me.body.usage).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });
     // The replica holds the job the 202 named.
     expect(await replicaClient.exists(`wait:bull:jobs:${retry.body.id}`)).to.equal(1);
   });

@@ -42,7 +42,7 @@ describe('Redis round trips of the hot requests, over HTTP on a private redis-se
     let me: Awaited<ReturnType<ConnectorUnderTest['call']>> | undefined;
     const commands = await commandsOf(async () => (me = await c.call('GET', '/v1/me', { token })));
     expect(me!.status).to.equal(200);
-    expect(me!.body.usage).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
+    expect(me!.body.usage).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });
     expect(me!.body.daily_budget).to.include({ limit: 50, spent: 1, remaining: 49 });
     expect((commands.evalsha ?? 0) + (commands.eval ?? 0), JSON.stringify(commands)).to.equal(1);
     expect(commands.hgetall, 'no separate usage read').to.equal(undefined);

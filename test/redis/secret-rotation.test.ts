@@ -80,6 +80,6 @@ describe('a CONNECTOR_SECRET rotation on a shared private Redis keeps idempotenc
     });
     expect(other.status, other.text).to.equal(422);
     const me = await after_.call('GET', '/v1/me', { token });
-    expect(me.body.usage).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
+    expect(me.body.usage).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });
   });
 });

@@ -58,29 +58,58 @@ function keepsTheSpendHistory(name: string, ledger: () => LedgerStore) {
         const report = await usage.report(` ${subject} `, 5);
         expect(report).to.deep.include({ subject, credits_spent: 10, jobs_charged: 3, daily_credit_limit: 10 });
         expect(report.days).to.deep.equal([
-          { date: '2026-04-01', credits: 4 },
-          { date: '2026-03-31', credits: 0 },
-          { date: '2026-03-30', credits: 6 },
-          { date: '2026-03-29', credits: 0 },
-          { date: '2026-03-28', credits: 0 },
+          { date: '2026-04-01', credits: 4, charged: 4, refunded: 0 },
+          { date: '2026-03-31', credits: 0, charged: 0, refunded: 0 },
+          { date: '2026-03-30', credits: 6, charged: 6, refunded: 0 },
+          { date: '2026-03-29', credits: 0, charged: 0, refunded: 0 },
+          { date: '2026-03-28', credits: 0, charged: 0, refunded: 0 },
         ]);
         expect(report.days.reduce((sum, day) => sum + day.credits, 0)).to.equal(report.credits_spent);
         // The cap reads the same figure for that day.
         expect(await ledger().spentOn(subject, '2026-03-30')).to.equal(6);
-        expect((await usage.report(subject, 1)).days).to.deep.equal([{ date: '2026-04-01', credits: 4 }]);
+        expect((await usage.report(subject, 1)).days).to.deep.equal([{ date: '2026-04-01', credits: 4, charged: 4, refunded: 0 }]);
       } finally {
         await close();
       }
     });
 
-    it('a claim refused by the cap adds nothing to the day; spentOnDays answers in the order asked, 0 for days never charged', async () => {
+    it('a claim refused by the cap adds nothing to the day; spentOnDays answers in the order asked, charged and refunded 0 for days never charged', async () => {
       const subject = newSubject();
       expect((await ledger().claim(claim(subject, '2026-05-02', 3, { dailyLimit: 4 }))).outcome).to.equal('created');
       expect((await ledger().claim(claim(subject, '2026-05-02', 2, { dailyLimit: 4 }))).outcome).to.equal('over_budget');
       expect((await ledger().claim(claim(subject, '2026-05-04', 1))).outcome).to.equal('created');
-      expect(await ledger().spentOnDays(subject, ['2026-05-02', '2026-05-03', '2026-05-04'])).to.deep.equal([3, 0, 1]);
+      expect(await ledger().spentOnDays(subject, ['2026-05-02', '2026-05-03', '2026-05-04'])).to.deep.equal([
+        { charged: 3, refunded: 0 },
+        { charged: 0, refunded: 0 },
+        { charged: 1, refunded: 0 },
+      ]);
       expect(await ledger().spentOnDays(subject, [])).to.deep.equal([]);
-      expect(await ledger().spentOnDays(newSubject(), ['2026-05-02'])).to.deep.equal([0]);
+      expect(await ledger().spentOnDays(newSubject(), ['2026-05-02'])).to.deep.equal([{ charged: 0, refunded: 0 }]);
+    });
+
+    it('a job refunded by 20 concurrent callers is refunded once, on its charge’s day: usage, the day and the cap read net', async () => {
+      const subject = newSubject();
+      const charge = claim(subject, '2026-07-01', 3, { dailyLimit: 4 });
+      expect((await ledger().claim(charge)).outcome).to.equal('created');
+      expect((await ledger().claim(claim(subject, '2026-07-01', 2, { dailyLimit: 4 }))).outcome).to.equal('over_budget');
+      const refund = {
+        subject,
+        jobId: charge.jobId,
+        credits: 3,
+        chargedAt: '2026-07-01T10:00:00.000Z',
+        ttlSeconds: 3600,
+        day: '2026-07-01',
+      };
+      const made = await Promise.all(Array.from({ length: 20 }, () => ledger().refund(refund)));
+      expect(made.filter(Boolean)).to.have.length(1);
+      expect(await ledger().usage(subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 0, credits_refunded: 3 });
+      expect(await ledger().spentOn(subject, '2026-07-01')).to.equal(0);
+      expect(await ledger().spentOnDays(subject, ['2026-07-01'])).to.deep.equal([{ charged: 3, refunded: 3 }]);
+      // The refunded credits are free again for that day's cap.
+      expect((await ledger().claim(claim(subject, '2026-07-01', 4, { dailyLimit: 4 }))).outcome).to.equal('created');
+      // The same job id charged anew (its key expired and it was submitted again) is another charge to refund.
+      expect(await ledger().refund({ ...refund, chargedAt: '2026-07-02T10:00:00.000Z' })).to.equal(true);
+      expect(await ledger().refund({ ...refund, chargedAt: '2026-07-02T10:00:00.000Z' })).to.equal(false);
     });
 
     it('a charge 89 days before the newest is still among the 90 days shown; one 90 days before is not shown', async () => {
@@ -93,9 +122,9 @@ function keepsTheSpendHistory(name: string, ledger: () => LedgerStore) {
       ] as const)
         expect((await ledger().claim(claim(subject, day, cost))).outcome).to.equal('created');
       const shown = await ledger().spentOnDays(subject, back.slice(0, 90));
-      expect(shown[0]).to.equal(1);
-      expect(shown[89]).to.equal(5);
-      expect(shown.reduce((a, b) => a + b, 0)).to.equal(6);
+      expect(shown[0]).to.deep.equal({ charged: 1, refunded: 0 });
+      expect(shown[89]).to.deep.equal({ charged: 5, refunded: 0 });
+      expect(shown.reduce((a, b) => a + b.charged, 0)).to.equal(6);
     });
   });
 }
@@ -116,7 +145,7 @@ describe('the dashboard usage reads the ledger the spend cap enforces', () => {
       const day = '2026-06-10';
       // What an earlier release leaves: the day's spend key only (two days' lifetime), no history hash.
       await t.a.client.set(t.a.keys.subjectDailySpend(subject, day), '5', 'EX', 2 * 86_400);
-      expect(await t.storeA.spentOnDays(subject, [day])).to.deep.equal([5]);
+      expect(await t.storeA.spentOnDays(subject, [day])).to.deep.equal([{ charged: 5, refunded: 0 }]);
       // The first charge after the upgrade copies the day's total (5 + 2), not just its own cost.
       expect((await t.storeB.claim(claim(subject, day, 2, { dailyLimit: 7 }))).outcome).to.equal('created');
       expect(
@@ -125,7 +154,7 @@ describe('the dashboard usage reads the ledger the spend cap enforces', () => {
       ).to.equal('over_budget');
       expect(await t.a.client.hget(t.a.keys.subjectSpendHistory(subject), day)).to.equal('7');
       await t.a.client.del(t.a.keys.subjectDailySpend(subject, day));
-      expect(await t.storeA.spentOnDays(subject, [day])).to.deep.equal([7]);
+      expect(await t.storeA.spentOnDays(subject, [day])).to.deep.equal([{ charged: 7, refunded: 0 }]);
       expect(await t.storeA.spentOn(subject, day), 'the cap reads its own key only').to.equal(0);
     });
 

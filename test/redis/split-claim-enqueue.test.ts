@@ -73,6 +73,7 @@ describe('claim and enqueue in two calls (cluster layout): a failure between the
     expect(await new RedisLedgerStore(store.client, keys, store.guard).usage(first.subject)).to.deep.equal({
       jobs_charged: 1,
       credits_spent: 1,
+      credits_refunded: 0,
     });
     await queue.close(1000);
   });

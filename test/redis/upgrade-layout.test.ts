@@ -53,14 +53,14 @@ describe('upgrade in place: data written by the release before topologies still 
     const usage = await api.call('GET', `/v1/link/usage?subject=${encodeURIComponent(legacy.subject)}&days=3`, { headers });
     expect(usage.status, usage.text).to.equal(200);
     expect(usage.body).to.deep.include({ credits_spent: 2, jobs_charged: 2 });
-    expect(usage.body.days[0]).to.deep.equal({ date: new Date().toISOString().slice(0, 10), credits: 2 });
+    expect(usage.body.days[0]).to.deep.equal({ date: new Date().toISOString().slice(0, 10), credits: 2, charged: 2, refunded: 0 });
   });
 
   it('the connection made before the upgrade still authenticates, with its usage', async () => {
     const me = await api.call('GET', '/v1/me', { token });
     expect(me.status, me.text).to.equal(200);
     expect(me.body).to.deep.include({ subject: legacy.subject, connection_id: legacy.connectionId });
-    expect(me.body.usage).to.deep.equal({ jobs_charged: 2, credits_spent: 2 });
+    expect(me.body.usage).to.deep.equal({ jobs_charged: 2, credits_spent: 2, credits_refunded: 0 });
   });
 
   it('the thing made before the upgrade is listed', async () => {
@@ -88,7 +88,7 @@ describe('upgrade in place: data written by the release before topologies still 
       expect(retry.headers.get('idempotent-replayed')).to.equal('true');
     }
     const me = await api.call('GET', '/v1/me', { token });
-    expect(me.body.usage).to.deep.equal({ jobs_charged: 2, credits_spent: 2 });
+    expect(me.body.usage).to.deep.equal({ jobs_charged: 2, credits_spent: 2, credits_refunded: 0 });
     // Each job exists once, on the queue it was written to.
     const jobHashes = (await raw.keys(`${PREFIX}bull:*:job_*`)).filter((key) => !/:(lock|logs)$/.test(key));
     expect(jobHashes.sort()).to.deep.equal(legacy.jobs.map((job) => `${PREFIX}bull:jobs:${job.id}`).sort());

@@ -99,7 +99,7 @@ export async function pollJobOverMcp(client: Client, checker: OutputChecker, id:
   return waitFor(
     async () => {
       const job = await callOk(client, checker, 'get_job', { id });
-      return job.status === 'succeeded' || job.status === 'failed' ? job : undefined;
+      return job.status === 'succeeded' || job.status === 'failed' || job.status === 'canceled' ? job : undefined;
     },
     { what: `job ${id} to finish`, timeoutMs: 20_000 },
   );
@@ -121,6 +121,7 @@ export const legacyTasks = {
     client.request({ method: 'tools/call', params: { name, arguments: args, task: { ttl: 60_000 } } } as never, LegacyCreateTask),
   get: (client: Client, taskId: string) => client.request({ method: 'tasks/get', params: { taskId } } as never, LegacyTask),
   result: (client: Client, taskId: string) => client.request({ method: 'tasks/result', params: { taskId } } as never, ToolResult),
+  cancel: (client: Client, taskId: string) => client.request({ method: 'tasks/cancel', params: { taskId } } as never, LegacyTask),
 };
 
 const ModernTask = z.object({ taskId: z.string(), status: z.string(), result: ToolResult.optional() }).passthrough();
@@ -156,6 +157,7 @@ export const modernTasks = {
     return message.result;
   },
   get: (client: Client, taskId: string) => client.request({ method: 'tasks/get', params: { taskId } } as never, ModernTask),
+  cancel: (client: Client, taskId: string) => client.request({ method: 'tasks/cancel', params: { taskId } } as never, ModernTask),
 };
 
 /** A bare `tools/list` POST to `/mcp` with `bearer`, as sent from `address` (through `X-Forwarded-For`). */

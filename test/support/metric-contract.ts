@@ -1,6 +1,6 @@
 import { Metrics } from '../../shared/platform/metrics/metrics';
 
-/** A metric as ../shared/CONTRACT.md fixes it ("Operations side", "MCP" and the webhook counter of "The dashboard's view"), plus the Redis error counter of issue 5 and the over-budget counter of issue 8. */
+/** A metric as ../shared/CONTRACT.md fixes it ("Operations side", "MCP" and the webhook counter of "The dashboard's view"), plus the Redis error counter of issue 5, the over-budget counter of issue 8 and the cancel and refund counters of issue 26. */
 export interface ContractMetric {
   type: 'counter' | 'gauge' | 'histogram';
   labels: readonly string[];
@@ -19,6 +19,8 @@ export const CONTRACT_METRICS: Readonly<Record<string, ContractMetric>> = {
   connector_credits_charged_total: { type: 'counter', labels: ['operation'] },
   connector_jobs_over_budget_total: { type: 'counter', labels: ['operation'] },
   connector_jobs_completed_total: { type: 'counter', labels: ['operation', 'outcome'] },
+  connector_jobs_canceled_total: { type: 'counter', labels: ['operation'] },
+  connector_credits_refunded_total: { type: 'counter', labels: ['operation', 'reason'] },
   connector_job_duration_seconds: { type: 'histogram', labels: ['operation'] },
   connector_job_wait_seconds: { type: 'histogram', labels: ['operation'] },
   connector_queue_jobs: { type: 'gauge', labels: ['state'] },
@@ -32,11 +34,13 @@ export const CONTRACT_METRICS: Readonly<Record<string, ContractMetric>> = {
 export const HTTP_BUCKETS = ['0.001', '0.0025', '0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '+Inf'];
 
 /** Queue states (`connector_queue_jobs{state}`) and job outcomes (`connector_jobs_completed_total{outcome}`). */
-export const QUEUE_STATES = ['queued', 'running', 'succeeded', 'failed'] as const;
-export const JOB_OUTCOMES = ['succeeded', 'failed'] as const;
+export const QUEUE_STATES = ['queued', 'running', 'succeeded', 'failed', 'canceled'] as const;
+export const JOB_OUTCOMES = ['succeeded', 'failed', 'canceled'] as const;
+/** Why credits were given back (`connector_credits_refunded_total{reason}`). */
+export const REFUND_REASONS = ['canceled', 'failed'] as const;
 
 /** Webhook event types and delivery outcomes (`connector_webhook_deliveries_total{type,outcome}`, issue 19). */
-export const WEBHOOK_EVENT_TYPES = ['job.succeeded', 'job.failed', 'connection.created', 'connection.revoked'] as const;
+export const WEBHOOK_EVENT_TYPES = ['job.succeeded', 'job.failed', 'job.canceled', 'connection.created', 'connection.revoked'] as const;
 export const WEBHOOK_OUTCOMES = ['delivered', 'failed', 'abandoned', 'gone', 'skipped'] as const;
 
 /** Auth failure reasons (`connector_auth_failures_total{reason}`) of a 401. */

@@ -27,12 +27,15 @@ export async function rpcError(promise: Promise<unknown>): Promise<{ code: numbe
 const NO_SUCH_TOOL = 'no-such-tool';
 
 /** A subject's charges, as the dashboard reads them (`GET /v1/link/usage`). */
-export async function chargesOf(connector: ConnectorUnderTest, subject: string): Promise<{ jobs_charged: number; credits_spent: number }> {
+export async function chargesOf(
+  connector: ConnectorUnderTest,
+  subject: string,
+): Promise<{ jobs_charged: number; credits_spent: number; credits_refunded: number }> {
   const res = await connector.call('GET', `/v1/link/usage?subject=${encodeURIComponent(subject)}`, {
     headers: { 'x-link-secret': BASE_ENV.LINK_SECRET },
   });
   expect(res.status, res.text).to.equal(200);
-  return { jobs_charged: res.body.jobs_charged, credits_spent: res.body.credits_spent };
+  return { jobs_charged: res.body.jobs_charged, credits_spent: res.body.credits_spent, credits_refunded: res.body.credits_refunded };
 }
 
 /**
@@ -133,7 +136,11 @@ export function registryToolTests(operations: readonly Operation[], connectorOf:
             const job = await callOk(own, checker, definition.name, args);
             expect(job, definition.name).to.include({ operation: operationId, cost });
             expect((await callOk(own, checker, definition.name, args)).id, definition.name).to.equal(job.id);
-            expect(await chargesOf(connectorOf(), subject), definition.name).to.deep.equal({ jobs_charged: 1, credits_spent: cost });
+            expect(await chargesOf(connectorOf(), subject), definition.name).to.deep.equal({
+              jobs_charged: 1,
+              credits_spent: cost,
+              credits_refunded: 0,
+            });
             if (!async) continue;
             const poll = byOperationId.get(async.pollOperationId)!;
             const required = poll.inputSchema.required as string[];

@@ -49,7 +49,7 @@ describe('MemoryLedgerStore daily limit', () => {
     expect(outcomes.filter((o) => o === 'over_budget')).to.have.length(17);
     expect((await store.claim(claims[outcomes.indexOf('created')])).outcome).to.equal('replayed');
     expect(await store.spentOn('s', '2026-11-22')).to.equal(3);
-    expect(await store.usage('s')).to.deep.equal({ jobs_charged: 3, credits_spent: 3 });
+    expect(await store.usage('s')).to.deep.equal({ jobs_charged: 3, credits_spent: 3, credits_refunded: 0 });
   });
 
   it('a job costing more than what is left is refused even when some budget remains', async () => {

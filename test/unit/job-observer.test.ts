@@ -82,6 +82,7 @@ describe('the job observer', () => {
       operation: 'op',
       status,
       attempts,
+      refunded_credits: 0,
       error: null,
       created_at: '2026-01-01T00:00:00.000Z',
       started_at: '2026-01-01T00:00:02.000Z',

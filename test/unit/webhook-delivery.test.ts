@@ -55,6 +55,8 @@ describe('webhook delivery logic', () => {
       error: null,
       attempts: 1,
       progress: null,
+      cancel_requested_at: null,
+      refunded_credits: 0,
     });
     const connection: Connection = {
       id: 'conn_1',

@@ -16,6 +16,7 @@ const CONFIG = {
   workerConcurrency: 1,
   jobLockMs: 30_000,
   jobStalledIntervalMs: 30_000,
+  idempotencyTtlSeconds: 3600,
 };
 
 async function succeededCount(metrics: Metrics): Promise<number> {

@@ -91,6 +91,7 @@ describe('the BullMQ job worker, in-process, on a private redis-server', () => {
         jobQueueShards: 1,
         redisKeyPrefix: 'w:',
         redisCommandTimeoutMs: 1000,
+        idempotencyTtlSeconds: 3600,
         workerConcurrency: 4,
         jobLockMs: 5000,
         jobStalledIntervalMs: 5000,

@@ -130,7 +130,7 @@ describe('the built worker process (dist/worker/main.js)', function () {
       expect(done.attempts).to.equal(2);
       expect(done.result).to.include({ summary: 'survive a crash' });
       const me = await api.call('GET', '/v1/me', { token });
-      expect(me.body.usage).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
+      expect(me.body.usage).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });
       expect(rescuer.logLines().some((line) => line.msg === 'job succeeded' && line.job_id === created.body.id)).to.equal(true);
     });
   });

@@ -67,6 +67,10 @@ describe('SIGTERM to a built worker in the middle of a job longer than its grace
     expect(tookMs).to.be.below(20_000);
     expect(done.attempts).to.equal(2);
     expect(done.result).to.include({ summary: 'hand me back' });
-    expect((await api.call('GET', '/v1/me', { token })).body.usage).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
+    expect((await api.call('GET', '/v1/me', { token })).body.usage).to.deep.equal({
+      jobs_charged: 1,
+      credits_spent: 1,
+      credits_refunded: 0,
+    });
   });
 });

@@ -1,5 +1,6 @@
 import { isTerminal, type JobRecord } from '../../domain/jobs/job';
 import type { JobPolicies, ProcessorMap } from '../../domain/jobs/processor';
+import { refundOf } from '../../domain/jobs/job-service';
 import type { Backend } from '../../domain/backend';
 import { SequentialAdmissionStore } from '../../domain/admission/sequential-admission-store';
 import type { EventSources } from '../../domain/webhooks/event-facts';
@@ -24,6 +25,8 @@ export interface MemoryBackendOptions {
   retentionSeconds: number;
   onUnexpectedJobError?: (error: unknown, job: JobRecord) => void;
   onJobTransition?: (job: JobRecord) => void;
+  /** Whether a failed job of this operation is refunded; default yes. */
+  refundOnFailure?: (operation: string) => boolean;
   /** Builds the event queue on the backend's own job queue and connections; none: no events. */
   events?: (sources: EventSources) => EventQueue;
 }
@@ -41,10 +44,12 @@ export function createMemoryBackend(options: MemoryBackendOptions): Backend {
     policies: options.policies,
     retentionMs: options.retentionSeconds * 1000,
     onUnexpectedError: options.onUnexpectedJobError,
+    refund: (job) => ledger.refundNow(refundOf(job, options.retentionSeconds)),
+    refundOnFailure: options.refundOnFailure,
     // A job's event is recorded in the very step that finishes it.
     onTransition: (job) => {
       options.onJobTransition?.(job);
-      if (isTerminal(job.status)) void events.enqueue(newEvent(job.status === 'succeeded' ? 'job.succeeded' : 'job.failed', job.id));
+      if (isTerminal(job.status)) void events.enqueue(newEvent(`job.${job.status as 'succeeded' | 'failed' | 'canceled'}`, job.id));
     },
   });
   // Retention is enforced by a periodic sweep; unref'd so it never keeps the process alive.

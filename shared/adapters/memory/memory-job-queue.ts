@@ -1,6 +1,6 @@
 import type { JobRecord, JobStatus, NewJob } from '../../domain/jobs/job';
 import { isTerminal, queuedRecord } from '../../domain/jobs/job';
-import type { JobQueue } from '../../domain/jobs/job-queue';
+import type { CancelOutcome, JobQueue } from '../../domain/jobs/job-queue';
 import { backoffDelay, runAttempt } from '../../domain/jobs/job-runner';
 import { policyOf, type JobPolicies, type ProcessorMap } from '../../domain/jobs/processor';
 
@@ -18,6 +18,13 @@ export interface MemoryQueueOptions {
   onUnexpectedError?: (error: unknown, job: JobRecord) => void;
   /** Called when a job reaches a terminal state or starts; metrics hook here. */
   onTransition?: (job: JobRecord) => void;
+  /**
+   * Gives the job's credits back, synchronously, so the refund is part of the step that ends the job; true
+   * when this call refunded. None: nothing is refunded.
+   */
+  refund?: (job: JobRecord) => boolean;
+  /** Whether a failed job of this operation is refunded; default yes. */
+  refundOnFailure?: (operation: string) => boolean;
 }
 
 /** Runs jobs in this process: the embedded default. State is lost on exit. */
@@ -26,6 +33,8 @@ export class MemoryJobQueue implements JobQueue {
   private readonly waiting: string[] = [];
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly idle = new Set<() => void>();
+  /** The abort controller of each running attempt, by job id: a cancel fires it. */
+  private readonly controllers = new Map<string, AbortController>();
   private running = 0;
   private closing = false;
 
@@ -45,6 +54,26 @@ export class MemoryJobQueue implements JobQueue {
     return job ? structuredClone(job) : undefined;
   }
 
+  /** No await between the read and the change: nothing can take the job in between. */
+  async cancel(id: string): Promise<{ outcome: CancelOutcome; job: JobRecord } | undefined> {
+    const job = this.jobs.get(id);
+    if (!job) return undefined;
+    let outcome: CancelOutcome;
+    if (job.status === 'canceled') outcome = 'already_canceled';
+    else if (job.status === 'succeeded' || job.status === 'failed') outcome = 'finished';
+    else if (job.status === 'queued') {
+      // Queued, or waiting for a retry: the pump skips a job that is no longer queued.
+      job.cancel_requested_at = new Date().toISOString();
+      this.finish(job, 'canceled');
+      outcome = 'canceled';
+    } else {
+      job.cancel_requested_at ??= new Date().toISOString();
+      this.controllers.get(id)?.abort();
+      outcome = 'requested';
+    }
+    return { outcome, job: structuredClone(job) };
+  }
+
   shardFor(): number {
     return 0;
   }
@@ -53,7 +82,7 @@ export class MemoryJobQueue implements JobQueue {
   async confirmDurable(): Promise<void> {}
 
   async counts(): Promise<Record<JobStatus, number>> {
-    const counts: Record<JobStatus, number> = { queued: 0, running: 0, succeeded: 0, failed: 0 };
+    const counts: Record<JobStatus, number> = { queued: 0, running: 0, succeeded: 0, failed: 0, canceled: 0 };
     for (const job of this.jobs.values()) counts[job.status]++;
     return counts;
   }
@@ -89,7 +118,7 @@ export class MemoryJobQueue implements JobQueue {
   private pump(): void {
     while (!this.closing && this.running < this.options.concurrency && this.waiting.length > 0) {
       const job = this.jobs.get(this.waiting.shift()!);
-      if (job) void this.attempt(job);
+      if (job?.status === 'queued') void this.attempt(job);
     }
   }
 
@@ -100,8 +129,9 @@ export class MemoryJobQueue implements JobQueue {
     job.started_at ??= new Date().toISOString();
     this.options.onTransition?.(job);
     const policy = this.options.policies?.get(job.operation) ?? policyOf(undefined, this.options);
-    // One controller per attempt: its signal is the processor's, fired on the operation's timeout.
+    // One controller per attempt: its signal is the processor's, fired on the operation's timeout or a cancel.
     const controller = new AbortController();
+    this.controllers.set(job.id, controller);
     const outcome = await runAttempt(this.options.processors, job, {
       attempt: job.attempts,
       policy,
@@ -112,8 +142,11 @@ export class MemoryJobQueue implements JobQueue {
       },
       onUnexpected: (error) => this.options.onUnexpectedError?.(error, job),
     });
+    this.controllers.delete(job.id);
     this.running--;
-    if (outcome.kind === 'retry') {
+    // A cancel asked while it ran wins over anything but a success: the work was not delivered.
+    if (outcome.kind !== 'succeeded' && job.cancel_requested_at !== null) this.finish(job, 'canceled');
+    else if (outcome.kind === 'retry') {
       job.status = 'queued';
       const timer = setTimeout(
         () => {
@@ -125,13 +158,20 @@ export class MemoryJobQueue implements JobQueue {
       );
       this.timers.add(timer);
     } else {
-      job.status = outcome.kind;
-      job.finished_at = new Date().toISOString();
       if (outcome.kind === 'succeeded') job.result = outcome.result;
       else job.error = { message: outcome.message };
-      this.options.onTransition?.(job);
+      this.finish(job, outcome.kind);
     }
     if (this.running === 0) for (const resolve of this.idle) resolve();
     this.pump();
+  }
+
+  /** Makes the job terminal and, when it is owed one, refunds it in the same synchronous step. */
+  private finish(job: JobRecord, status: 'succeeded' | 'failed' | 'canceled'): void {
+    job.status = status;
+    job.finished_at = new Date().toISOString();
+    const owed = status === 'canceled' || (status === 'failed' && (this.options.refundOnFailure?.(job.operation) ?? true));
+    if (owed && job.cost > 0 && this.options.refund?.(job)) job.refunded_credits = job.cost;
+    this.options.onTransition?.(job);
   }
 }

@@ -5,7 +5,9 @@ import {
   utcDayBefore,
   type Claim,
   type ClaimRequest,
+  type DaySpend,
   type LedgerStore,
+  type RefundRequest,
   type Usage,
 } from '../../domain/ledger/ledger-store';
 import { SubjectSequence } from './subject-sequence';
@@ -26,6 +28,10 @@ export class MemoryLedgerStore implements LedgerStore {
   private readonly jobs = new SubjectSequence<string>();
   /** Credits charged per UTC day, then per subject; days beyond the history are dropped as new ones start. */
   private readonly spentByDay = new Map<string, Map<string, number>>();
+  /** Credits refunded per UTC day, then per subject; pruned with the charges. */
+  private readonly refundedByDay = new Map<string, Map<string, number>>();
+  /** Jobs already refunded: the charge refunded and when the record expires; the exactly-once guard. */
+  private readonly refunds = new Map<string, { chargedAt: string; expiresAt: number }>();
 
   async claim(request: ClaimRequest): Promise<Claim> {
     const now = Date.now();
@@ -35,13 +41,15 @@ export class MemoryLedgerStore implements LedgerStore {
         ? { outcome: 'replayed', shard: existing.shard }
         : { outcome: 'conflict', shard: 0 };
     }
-    const spentToday = this.spentDay(request.day ?? utcDay(now));
+    const day = request.day ?? utcDay(now);
+    const spentToday = this.spentDay(day);
     const spent = spentToday.get(request.subject) ?? 0;
-    if (request.dailyLimit !== undefined && spent + request.cost > request.dailyLimit) return { outcome: 'over_budget', shard: 0 };
+    const net = spent - (this.refundedByDay.get(day)?.get(request.subject) ?? 0);
+    if (request.dailyLimit !== undefined && net + request.cost > request.dailyLimit) return { outcome: 'over_budget', shard: 0 };
     spentToday.set(request.subject, spent + request.cost);
     const shard = request.shard ?? 0;
     this.records.set(request.jobId, { fingerprint: request.fingerprint, shard, expiresAt: now + request.ttlSeconds * 1000 });
-    const usage = this.usageBySubject.get(request.subject) ?? { jobs_charged: 0, credits_spent: 0 };
+    const usage = this.usageBySubject.get(request.subject) ?? { jobs_charged: 0, credits_spent: 0, credits_refunded: 0 };
     usage.jobs_charged += 1;
     usage.credits_spent += request.cost;
     this.usageBySubject.set(request.subject, usage);
@@ -56,15 +64,44 @@ export class MemoryLedgerStore implements LedgerStore {
   }
 
   async usage(subject: string): Promise<Usage> {
-    return { ...(this.usageBySubject.get(subject) ?? { jobs_charged: 0, credits_spent: 0 }) };
+    return { ...(this.usageBySubject.get(subject) ?? { jobs_charged: 0, credits_spent: 0, credits_refunded: 0 }) };
   }
 
   async spentOn(subject: string, day: string): Promise<number> {
-    return this.spentByDay.get(day)?.get(subject) ?? 0;
+    return (this.spentByDay.get(day)?.get(subject) ?? 0) - (this.refundedByDay.get(day)?.get(subject) ?? 0);
   }
 
-  async spentOnDays(subject: string, days: readonly string[]): Promise<number[]> {
-    return days.map((day) => this.spentByDay.get(day)?.get(subject) ?? 0);
+  async spentOnDays(subject: string, days: readonly string[]): Promise<DaySpend[]> {
+    return days.map((day) => ({
+      charged: this.spentByDay.get(day)?.get(subject) ?? 0,
+      refunded: this.refundedByDay.get(day)?.get(subject) ?? 0,
+    }));
+  }
+
+  /** Synchronous up to its result, so a caller can make it part of the same step as a job's transition. */
+  async refund(request: RefundRequest): Promise<boolean> {
+    return this.refundNow(request);
+  }
+
+  /** The refund as one synchronous step: the in-memory queue calls it in the step that ends the job. */
+  refundNow(request: RefundRequest): boolean {
+    const now = Date.now();
+    const existing = this.refunds.get(request.jobId);
+    if (existing && existing.expiresAt > now && existing.chargedAt === request.chargedAt) return false;
+    this.refunds.set(request.jobId, { chargedAt: request.chargedAt, expiresAt: now + request.ttlSeconds * 1000 });
+    const day = request.day ?? utcDay(now);
+    this.spentDay(day);
+    let refunded = this.refundedByDay.get(day);
+    if (!refunded) {
+      refunded = new Map();
+      this.refundedByDay.set(day, refunded);
+    }
+    refunded.set(request.subject, (refunded.get(request.subject) ?? 0) + request.credits);
+    const usage = this.usageBySubject.get(request.subject) ?? { jobs_charged: 0, credits_spent: 0, credits_refunded: 0 };
+    usage.credits_spent -= request.credits;
+    usage.credits_refunded += request.credits;
+    this.usageBySubject.set(request.subject, usage);
+    return true;
   }
 
   async pruneJobs(subject: string, jobIds: readonly string[]): Promise<void> {
@@ -78,6 +115,7 @@ export class MemoryLedgerStore implements LedgerStore {
     if (!spent) {
       const oldest = utcDayBefore(day, SPEND_HISTORY_DAYS);
       for (const past of this.spentByDay.keys()) if (past < oldest) this.spentByDay.delete(past);
+      for (const past of this.refundedByDay.keys()) if (past < oldest) this.refundedByDay.delete(past);
       spent = new Map();
       this.spentByDay.set(day, spent);
     }
@@ -88,6 +126,7 @@ export class MemoryLedgerStore implements LedgerStore {
   prune(jobExists: (jobId: string) => boolean): void {
     const now = Date.now();
     for (const [jobId, record] of this.records) if (record.expiresAt <= now) this.records.delete(jobId);
+    for (const [jobId, record] of this.refunds) if (record.expiresAt <= now) this.refunds.delete(jobId);
     this.jobs.prune(jobExists);
   }
 }

@@ -1,9 +1,17 @@
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Logger } from 'pino';
 import type { JobRecord, JobStatus, NewJob } from '../../domain/jobs/job';
-import type { JobQueue } from '../../domain/jobs/job-queue';
+import type { CancelOutcome, JobQueue } from '../../domain/jobs/job-queue';
+import {
+  CANCEL_REQUESTED_FIELD,
+  CANCELED_FIELD,
+  fromStoredFields,
+  STORED_JOB_FIELDS,
+  toBullJobData,
+  toJobRecord,
+  type BullJobData,
+} from './bullmq-job-record';
 import type { JobPolicies } from '../../domain/jobs/processor';
-import { fromStoredFields, STORED_JOB_FIELDS, toBullJobData, toJobRecord, type BullJobData } from './bullmq-job-record';
 import { JobShardHistory, shardOf } from './job-shards';
 import { defineLuaScript, type LuaScript } from './lua-script';
 import { waitForReplicas, type ReplicaWaitOptions } from './replica-wait';
@@ -47,6 +55,27 @@ elseif redis.call('EXISTS', KEYS[4]) == 1 then state = 'active' end
 return {state, job}
 `;
 
+// A cancel, atomic against a worker taking the job: BullMQ moves a job from its waiting list (or delayed or
+// prioritized set) to active in one script too, so either this removes it first, and no worker ever sees it,
+// or a worker has it and this only marks the request (the worker polls the mark and fires its signal). A
+// removed job goes to the failed set (BullMQ's retention then removes it like any finished job), marked canceled;
+// a worker that ends a job canceled sets the same mark, so a job in the failed set without it really failed.
+// KEYS: job hash, wait, paused, delayed, prioritized, completed, failed. ARGV: job id, now (ms).
+const CANCEL = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 'unknown' end
+if redis.call('HEXISTS', KEYS[1], '${CANCELED_FIELD}') == 1 then return 'already_canceled' end
+if redis.call('ZSCORE', KEYS[6], ARGV[1]) or redis.call('ZSCORE', KEYS[7], ARGV[1]) then return 'finished' end
+local removed = redis.call('LREM', KEYS[2], 0, ARGV[1]) + redis.call('LREM', KEYS[3], 0, ARGV[1])
+  + redis.call('ZREM', KEYS[4], ARGV[1]) + redis.call('ZREM', KEYS[5], ARGV[1])
+if removed > 0 then
+  redis.call('HSET', KEYS[1], '${CANCEL_REQUESTED_FIELD}', ARGV[2], '${CANCELED_FIELD}', ARGV[2], 'finishedOn', ARGV[2])
+  redis.call('ZADD', KEYS[7], ARGV[2], ARGV[1])
+  return 'canceled'
+end
+redis.call('HSETNX', KEYS[1], '${CANCEL_REQUESTED_FIELD}', ARGV[2])
+return 'requested'
+`;
+
 type ReadJobReply = ['unknown'] | ['completed' | 'failed' | 'active' | 'waiting', Array<string | null>];
 
 /**
@@ -64,6 +93,7 @@ export class BullmqJobQueue implements JobQueue {
   /** The options of jobs whose operation has a policy of its own, made once. */
   private readonly operationOptions = new Map<string, JobsOptions>();
   private readonly readJob: LuaScript<ReadJobReply>;
+  private readonly cancelJob: LuaScript<CancelOutcome | 'unknown'>;
   private readonly history: JobShardHistory;
 
   constructor(
@@ -86,6 +116,7 @@ export class BullmqJobQueue implements JobQueue {
       });
     }
     this.readJob = defineLuaScript(client, 'read_job', 4, READ_JOB);
+    this.cancelJob = defineLuaScript(client, 'cancel_job', 7, CANCEL);
     this.history = new JobShardHistory(client, keys, options.shards);
   }
 
@@ -145,6 +176,19 @@ export class BullmqJobQueue implements JobQueue {
     return undefined;
   }
 
+  async cancel(id: string): Promise<{ outcome: CancelOutcome; job: JobRecord } | undefined> {
+    if (!this.historyLoad) await this.loadHistory();
+    for (const shard of this.history.candidates(id)) {
+      const queue = this.queues.get(shard) ?? (await this.guard.run(() => this.open(shard)));
+      const keys = ['', 'wait', 'paused', 'delayed', 'prioritized', 'completed', 'failed'].map((suffix) => queue.toKey(suffix || id));
+      const outcome = await this.guard.commands(() => this.cancelJob(keys, [id, Date.now()]));
+      if (outcome === 'unknown') continue;
+      const job = await this.readOn(id, shard);
+      return job ? { outcome, job } : undefined;
+    }
+    return undefined;
+  }
+
   async confirmDurable(subject: string, shard: number): Promise<void> {
     if (this.options.durability.minReplicas <= 0) return;
     const queue = await this.guard.run(() => this.open(shard));
@@ -166,6 +210,7 @@ export class BullmqJobQueue implements JobQueue {
       running: n('active'),
       succeeded: n('completed'),
       failed: n('failed'),
+      canceled: 0,
     };
   }
 

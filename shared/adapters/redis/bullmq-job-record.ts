@@ -20,6 +20,10 @@ export interface BullJobProgress {
   started_at?: string;
   error?: string;
   reported?: JobProgress;
+  /** Set by the worker when it ended the job as canceled (BullMQ holds it as failed). */
+  canceled?: boolean;
+  /** Credits the worker gave back when it ended the job. */
+  refunded?: number;
 }
 
 /** The data stored for a new job. */
@@ -38,11 +42,13 @@ export function readProgress(progress: unknown): BullJobProgress {
     }
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) return {};
-  const { started_at, error, reported } = value as Record<string, unknown>;
+  const { started_at, error, reported, canceled, refunded } = value as Record<string, unknown>;
   return {
     ...(typeof started_at === 'string' ? { started_at } : {}),
     ...(typeof error === 'string' ? { error } : {}),
     ...(isJobProgress(reported) ? { reported } : {}),
+    ...(canceled === true ? { canceled } : {}),
+    ...(typeof refunded === 'number' ? { refunded } : {}),
   };
 }
 
@@ -74,6 +80,16 @@ export type StoredBullJob = Pick<
   'id' | 'name' | 'data' | 'progress' | 'timestamp' | 'processedOn' | 'finishedOn' | 'returnvalue' | 'attemptsStarted' | 'attemptsMade'
 >;
 
+/** Our field in a BullMQ job hash: when a cancel was asked (milliseconds). */
+export const CANCEL_REQUESTED_FIELD = 'cxr';
+/**
+ * Our field in a BullMQ job hash: set by the worker when it decided the job fails, before it refunds it, so
+ * that a worker taking the job again after a crash ends it failed instead of running it.
+ */
+export const FAILED_FIELD = 'cxf';
+/** Our field in a BullMQ job hash: set when the job ended canceled (by the cancel script, or by the worker). */
+export const CANCELED_FIELD = 'cxd';
+
 /**
  * The fields of a stored BullMQ job hash a record is made of, in the order {@link fromStoredFields} reads
  * them: the names and encodings BullMQ stores (the same its own reader uses: JSON for data, progress and the
@@ -90,14 +106,16 @@ export const STORED_JOB_FIELDS = [
   'ats',
   'attemptsMade',
   'atm',
+  CANCEL_REQUESTED_FIELD,
+  CANCELED_FIELD,
 ] as const;
 
 /**
  * Reads a job from the values of {@link STORED_JOB_FIELDS} as HMGET returns them (null for a missing field).
  * The job-queue tests read every state both ways: through this and through BullMQ's own `Job`.
  */
-export function fromStoredFields(id: string, values: ReadonlyArray<string | null | undefined>): StoredBullJob {
-  const [name, data, progress, timestamp, processedOn, finishedOn, returnvalue, ats, attemptsMade, atm] = values;
+export function fromStoredFields(id: string, values: ReadonlyArray<string | null | undefined>): StoredBullJob & CancelFields {
+  const [name, data, progress, timestamp, processedOn, finishedOn, returnvalue, ats, attemptsMade, atm, cxr, cxd] = values;
   const int = (value: string | null | undefined) => (value ? Number.parseInt(value, 10) : undefined);
   return {
     id,
@@ -110,7 +128,15 @@ export function fromStoredFields(id: string, values: ReadonlyArray<string | null
     returnvalue: parseReturnValue(returnvalue ?? undefined),
     attemptsStarted: int(ats) ?? 0,
     attemptsMade: int(attemptsMade ?? atm) ?? 0,
+    cancelRequestedOn: int(cxr),
+    canceledOn: int(cxd),
   };
+}
+
+/** Our cancellation fields, read with the job. */
+export interface CancelFields {
+  cancelRequestedOn?: number;
+  canceledOn?: number;
 }
 
 function parseReturnValue(stored: string | undefined): unknown {
@@ -123,11 +149,13 @@ function parseReturnValue(stored: string | undefined): unknown {
 }
 
 /** Maps a stored BullMQ job and its state to our record; undefined when the job is gone. */
-export function toJobRecord(job: StoredBullJob | undefined, state: JobState | 'unknown'): JobRecord | undefined {
-  const status = toJobStatus(state);
+export function toJobRecord(job: (StoredBullJob & CancelFields) | undefined, state: JobState | 'unknown'): JobRecord | undefined {
+  let status = toJobStatus(state);
   if (!job?.id || !status) return undefined;
   const progress = readProgress(job.progress);
-  const terminal = status === 'succeeded' || status === 'failed';
+  // BullMQ has no canceled state: a canceled job sits in its failed set, marked by the cancel script or the worker.
+  if (status === 'failed' && (job.canceledOn !== undefined || progress.canceled)) status = 'canceled';
+  const terminal = status === 'succeeded' || status === 'failed' || status === 'canceled';
   const startedAt = progress.started_at ?? (job.processedOn ? new Date(job.processedOn).toISOString() : null);
   return {
     id: job.id,
@@ -145,5 +173,9 @@ export function toJobRecord(job: StoredBullJob | undefined, state: JobState | 'u
     error: status === 'failed' ? { message: progress.error ?? GENERIC_JOB_FAILURE } : null,
     attempts: Math.max(job.attemptsStarted ?? 0, job.attemptsMade ?? 0),
     progress: progress.reported ?? null,
+    cancel_requested_at: job.cancelRequestedOn === undefined ? null : new Date(job.cancelRequestedOn).toISOString(),
+    // Every canceled job is refunded: by the worker before it marks the job, by the API right after its cancel
+    // script (a crash between the two is repaired by the next read of the job).
+    refunded_credits: job.canceledOn !== undefined ? job.data.cost : (progress.refunded ?? 0),
   };
 }

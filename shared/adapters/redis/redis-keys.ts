@@ -95,6 +95,24 @@ export class RedisKeys {
     return `${this.subjectRoot(subject)}:spent-days`;
   }
 
+  /** Credits refunded to a subject on one UTC day; beside the day's spend key, and read with it by the cap. */
+  subjectDailyRefunds(subject: string, day: string): string {
+    return `${this.subjectRoot(subject)}:refunded:${day}`;
+  }
+
+  /** Hash of the credits refunded to a subject per UTC day, kept like {@link RedisKeys.subjectSpendHistory}. */
+  subjectRefundHistory(subject: string): string {
+    return `${this.subjectRoot(subject)}:refunded-days`;
+  }
+
+  /**
+   * The refund record of one job: its existence means the job's credits were given back. On a cluster it sits
+   * in its subject's slot, so the record and the usage it changes are written by one script.
+   */
+  refund(subject: string, jobId: string): string {
+    return `${this.subjectRoot(subject)}:refund:${jobId}`;
+  }
+
   /** Counter that numbers a subject's things and jobs, so pages are cut by position, not by time. */
   subjectSequence(subject: string): string {
     return `${this.subjectRoot(subject)}:seq`;

@@ -6,7 +6,9 @@ import {
   type Claim,
   type ClaimOutcome,
   type ClaimRequest,
+  type DaySpend,
   type LedgerStore,
+  type RefundRequest,
   type Usage,
 } from '../../domain/ledger/ledger-store';
 import { defineLuaScript, type LuaScript } from './lua-script';
@@ -32,8 +34,10 @@ import { pageBySeq } from './sequence-page';
  * disagree and a day partly charged before the history existed (an upgrade) is whole in it. A day's first
  * charge also drops the days the history no longer shows and extends its life: once a day per subject.
  *
+ * The cap counts net spend: the day's charges minus the day's refunds (its own key, written by REFUND).
+ *
  * KEYS: idempotency record, subject usage, subject job index, subject sequence, subject's spend that day,
- * subject's spend history.
+ * subject's spend history, subject's refunds that day.
  * ARGV: fingerprint, retention seconds, cost, job id, daily limit (-1: none), spend key lifetime in seconds,
  * shard for a new job, the day, the oldest day the history keeps, history lifetime in seconds.
  */
@@ -46,7 +50,9 @@ if existing then
 end
 local cost = tonumber(ARGV[3])
 local limit = tonumber(ARGV[5])
-if limit >= 0 and tonumber(redis.call('GET', KEYS[5]) or '0') + cost > limit then return {'over_budget', 0} end
+if limit >= 0 and tonumber(redis.call('GET', KEYS[5]) or '0') - tonumber(redis.call('GET', KEYS[7]) or '0') + cost > limit then
+  return {'over_budget', 0}
+end
 local record = ARGV[1]
 if ARGV[7] ~= '0' then record = record .. ':' .. ARGV[7] end
 redis.call('SET', KEYS[1], record, 'EX', ARGV[2])
@@ -85,19 +91,46 @@ if redis.call('EXISTS', KEYS[2]) == 0 then redis.call('ZREM', KEYS[1], ARGV[1]) 
 return 0
 `;
 
+/**
+ * A job's refund, exactly once: the record (holding the charge it refunds) is written only if it does not
+ * already hold this charge, and with it, in the same script, the usage, the day's refunds and the refund
+ * history change; a second call finds the record and changes nothing.
+ *
+ * KEYS: refund record, subject usage, subject's refunds that day, subject's refund history.
+ * ARGV: credits, record lifetime in seconds, the day, day key lifetime, oldest day kept, history lifetime,
+ * the charge refunded.
+ */
+const REFUND = `
+if redis.call('GET', KEYS[1]) == ARGV[7] then return 0 end
+redis.call('SET', KEYS[1], ARGV[7], 'EX', ARGV[2])
+local credits = tonumber(ARGV[1])
+redis.call('HINCRBY', KEYS[2], 'credits_refunded', credits)
+local refunded = redis.call('INCRBY', KEYS[3], credits)
+redis.call('EXPIRE', KEYS[3], ARGV[4])
+if redis.call('HSET', KEYS[4], ARGV[3], refunded) == 1 then
+  for _, day in ipairs(redis.call('HKEYS', KEYS[4])) do
+    if day < ARGV[5] then redis.call('HDEL', KEYS[4], day) end
+  end
+  redis.call('EXPIRE', KEYS[4], ARGV[6])
+end
+return 1
+`;
+
 const OUTCOMES: ReadonlySet<string> = new Set<ClaimOutcome>(['created', 'replayed', 'conflict', 'over_budget']);
 
 /** Idempotency records, charges and the per-subject job index in Redis. */
 export class RedisLedgerStore implements LedgerStore {
   private readonly claimScript: LuaScript<[string, number]>;
   private readonly pruneScript: LuaScript<number>;
+  private readonly refundScript: LuaScript<number>;
 
   constructor(
     private readonly client: RedisClient,
     private readonly keys: RedisKeys,
     private readonly guard: RedisGuard,
   ) {
-    this.claimScript = defineLuaScript(client, 'ledger_claim', 6, CLAIM);
+    this.claimScript = defineLuaScript(client, 'ledger_claim', 7, CLAIM);
+    this.refundScript = defineLuaScript(client, 'ledger_refund', 4, REFUND);
     this.pruneScript = defineLuaScript(client, 'ledger_prune', 2, PRUNE);
   }
 
@@ -110,6 +143,7 @@ export class RedisLedgerStore implements LedgerStore {
       this.keys.subjectSequence(request.subject),
       this.keys.subjectDailySpend(request.subject, day),
       this.keys.subjectSpendHistory(request.subject),
+      this.keys.subjectDailyRefunds(request.subject, day),
     ];
     const oldestKept = utcDayBefore(day, HISTORY_KEPT_DAYS - 1);
     const args = [
@@ -141,7 +175,30 @@ export class RedisLedgerStore implements LedgerStore {
   }
 
   async spentOn(subject: string, day: string): Promise<number> {
-    return Number((await this.guard.commands(() => this.client.get(this.keys.subjectDailySpend(subject, day)))) ?? 0);
+    const [charged, refunded] = await this.guard.commands(() =>
+      this.client.mget(this.keys.subjectDailySpend(subject, day), this.keys.subjectDailyRefunds(subject, day)),
+    );
+    return Number(charged ?? 0) - Number(refunded ?? 0);
+  }
+
+  async refund(request: RefundRequest): Promise<boolean> {
+    const day = request.day ?? utcDay();
+    const keys = [
+      this.keys.refund(request.subject, request.jobId),
+      this.keys.subjectUsage(request.subject),
+      this.keys.subjectDailyRefunds(request.subject, day),
+      this.keys.subjectRefundHistory(request.subject),
+    ];
+    const args = [
+      request.credits,
+      request.ttlSeconds,
+      day,
+      SPEND_KEY_SECONDS,
+      utcDayBefore(day, HISTORY_KEPT_DAYS - 1),
+      HISTORY_KEY_SECONDS,
+      request.chargedAt,
+    ];
+    return (await this.guard.commands(() => this.refundScript(keys, args))) === 1;
   }
 
   /**
@@ -149,24 +206,37 @@ export class RedisLedgerStore implements LedgerStore {
    * charges made before the history existed), else its field in the history. On a cluster both are in the
    * subject's slot, so the `MGET` is one call there too.
    */
-  async spentOnDays(subject: string, days: readonly string[]): Promise<number[]> {
+  async spentOnDays(subject: string, days: readonly string[]): Promise<DaySpend[]> {
     if (days.length === 0) return [];
-    const [recent, history] = await this.guard.commands(() =>
+    const [recent, history, recentRefunds, refundHistory] = await this.guard.commands(() =>
       Promise.all([
         this.client.mget(days.map((day) => this.keys.subjectDailySpend(subject, day))),
         this.client.hmget(this.keys.subjectSpendHistory(subject), ...days),
+        this.client.mget(days.map((day) => this.keys.subjectDailyRefunds(subject, day))),
+        this.client.hmget(this.keys.subjectRefundHistory(subject), ...days),
       ]),
     );
-    return days.map((_, i) => Number(recent[i] ?? history[i] ?? 0));
+    return days.map((_, i) => ({
+      charged: Number(recent[i] ?? history[i] ?? 0),
+      refunded: Number(recentRefunds[i] ?? refundHistory[i] ?? 0),
+    }));
   }
 
   async usage(subject: string): Promise<Usage> {
     const fields = await this.guard.commands(() => this.client.hgetall(this.keys.subjectUsage(subject)));
-    return usageOf(fields.jobs_charged, fields.credits_spent);
+    return usageOf(fields.jobs_charged, fields.credits_spent, fields.credits_refunded);
   }
 }
 
-/** A subject's usage from the two fields of its usage hash; a missing field (never charged) counts 0. */
-export function usageOf(jobsCharged: string | null | undefined, creditsSpent: string | null | undefined): Usage {
-  return { jobs_charged: Number(jobsCharged ?? 0), credits_spent: Number(creditsSpent ?? 0) };
+/**
+ * A subject's usage from the fields of its usage hash (`credits_spent` there is what was charged); a missing
+ * field (never charged, never refunded) counts 0.
+ */
+export function usageOf(
+  jobsCharged: string | null | undefined,
+  creditsCharged: string | null | undefined,
+  creditsRefunded: string | null | undefined,
+): Usage {
+  const refunded = Number(creditsRefunded ?? 0);
+  return { jobs_charged: Number(jobsCharged ?? 0), credits_spent: Number(creditsCharged ?? 0) - refunded, credits_refunded: refunded };
 }

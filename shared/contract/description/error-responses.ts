@@ -26,6 +26,7 @@ export const ERROR_RESPONSES: Readonly<Record<number, ErrorResponse>> = {
   404: { name: 'NotFound', description: 'No such resource for this person.' },
   413: { name: 'PayloadTooLarge', description: 'The body is over 64 KiB.' },
   415: { name: 'UnsupportedMediaType', description: 'The body is not application/json.' },
+  409: { name: 'JobFinished', description: 'The job already succeeded or failed, so it can no longer be canceled.' },
   422: { name: 'IdempotencyConflict', description: 'The idempotency key was already used with a different payload.' },
   429: {
     name: 'TooManyRequests',

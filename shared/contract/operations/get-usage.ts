@@ -31,10 +31,11 @@ export const getUsage: Operation = {
       schema: {
         type: 'object',
         additionalProperties: false,
-        required: ['subject', 'credits_spent', 'jobs_charged', 'daily_credit_limit', 'days'],
+        required: ['subject', 'credits_spent', 'credits_refunded', 'jobs_charged', 'daily_credit_limit', 'days'],
         properties: {
           subject: { type: 'string' },
-          credits_spent: { type: 'integer', minimum: 0, description: 'Credits charged so far, in total.' },
+          credits_spent: { type: 'integer', description: 'Credits charged so far minus credits refunded, in total.' },
+          credits_refunded: { type: 'integer', minimum: 0, description: 'Credits given back (canceled or failed jobs), in total.' },
           jobs_charged: { type: 'integer', minimum: 0, description: 'Paid jobs accepted so far, in total.' },
           daily_credit_limit: {
             type: ['integer', 'null'],
@@ -43,12 +44,17 @@ export const getUsage: Operation = {
           },
           days: {
             type: 'array',
-            description: 'Credits charged per UTC day, today first, days without charges included.',
+            description: 'Credits per UTC day, today first, days without charges included; credits is charged minus refunded.',
             items: {
               type: 'object',
               additionalProperties: false,
-              required: ['date', 'credits'],
-              properties: { date: { type: 'string', format: 'date' }, credits: { type: 'integer', minimum: 0 } },
+              required: ['date', 'credits', 'charged', 'refunded'],
+              properties: {
+                date: { type: 'string', format: 'date' },
+                credits: { type: 'integer' },
+                charged: { type: 'integer', minimum: 0 },
+                refunded: { type: 'integer', minimum: 0 },
+              },
             },
           },
         },

@@ -50,7 +50,7 @@ export interface ResponseSpec {
  */
 export interface Operation {
   operationId: string;
-  method: 'get' | 'post';
+  method: 'get' | 'post' | 'delete';
   /** OpenAPI path template, e.g. `/v1/jobs/{id}`. */
   path: string;
   summary: string;

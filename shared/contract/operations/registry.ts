@@ -1,4 +1,5 @@
 import { answerAuthorization } from './answer-authorization';
+import { cancelJob } from './cancel-job';
 import { createJob } from './create-job';
 import { createThing } from './create-thing';
 import { getAuthorization } from './get-authorization';
@@ -23,6 +24,7 @@ export const OPERATIONS: readonly Operation[] = [
   createJob,
   listJobs,
   getJob,
+  cancelJob,
   link,
   revoke,
   listConnections,

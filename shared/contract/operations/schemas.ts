@@ -44,10 +44,11 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
   Usage: {
     type: 'object',
     additionalProperties: false,
-    required: ['jobs_charged', 'credits_spent'],
+    required: ['jobs_charged', 'credits_spent', 'credits_refunded'],
     properties: {
       jobs_charged: { type: 'integer', minimum: 0, description: 'Paid jobs accepted so far.' },
-      credits_spent: { type: 'integer', minimum: 0, description: 'Credits charged so far.' },
+      credits_spent: { type: 'integer', minimum: 0, description: 'Credits charged so far, minus credits refunded.' },
+      credits_refunded: { type: 'integer', minimum: 0, description: 'Credits given back for canceled or failed jobs.' },
     },
   },
   DailyBudget: {
@@ -114,14 +115,16 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
       'error',
       'attempts',
       'progress',
+      'cancel_requested_at',
+      'refunded_credits',
     ],
     properties: {
       id: { type: 'string', pattern: '^job_' },
       operation: { type: 'string', description: 'The operation that started the job.' },
       status: {
         type: 'string',
-        enum: ['queued', 'running', 'succeeded', 'failed'],
-        description: 'queued or running: poll again later. succeeded or failed: final.',
+        enum: ['queued', 'running', 'succeeded', 'failed', 'canceled'],
+        description: 'queued or running: poll again later. succeeded, failed or canceled: final.',
       },
       input: { type: 'object' },
       cost: { type: 'integer', minimum: 0, description: 'Credits charged for this job (once).' },
@@ -147,6 +150,12 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
           updated_at: timestamp,
         },
         description: 'How far the job has got, as its processor last reported; null before its first report.',
+      },
+      cancel_requested_at: { ...nullableTimestamp, description: 'When cancelJob was called for this job; null otherwise.' },
+      refunded_credits: {
+        type: 'integer',
+        minimum: 0,
+        description: 'Credits given back: all of cost when the job was canceled or failed, else 0.',
       },
     },
   },

@@ -19,12 +19,17 @@ export interface JobObserver {
   /** An attempt starts; `waitedMs` (accepted to first start) is given for a job's first attempt only. */
   started(job: ObservedAttempt, waitedMs?: number): void;
   /** The job reached its final state, `ranMs` after its first start; `error` is the safe message of a failure. */
-  finished(job: ObservedAttempt, outcome: 'succeeded' | 'failed', ranMs: number, error?: string): void;
+  finished(job: ObservedAttempt, outcome: 'succeeded' | 'failed' | 'canceled', ranMs: number, error?: string): void;
+  /** The job's credits were given back (exactly once per job). */
+  refunded(job: ObservedAttempt, reason: 'canceled' | 'failed', credits: number): void;
 }
 
 /** The observer both backends report through. */
 export function createJobObserver(metrics: Metrics, logger: Logger): JobObserver {
   return {
+    refunded(job, reason, credits) {
+      metrics.recordRefund(job.operation, reason, credits);
+    },
     started(job, waitedMs) {
       if (waitedMs !== undefined) metrics.recordJobWait(job.operation, waitedMs);
       logger.debug({ job_id: job.id, operation: job.operation, attempt: job.attempt }, 'job started');
@@ -32,6 +37,7 @@ export function createJobObserver(metrics: Metrics, logger: Logger): JobObserver
     finished(job, outcome, ranMs, error) {
       metrics.recordJobEnd(job.operation, outcome, ranMs);
       if (outcome === 'succeeded') logger.debug({ job_id: job.id, operation: job.operation, attempt: job.attempt }, 'job succeeded');
+      else if (outcome === 'canceled') logger.info({ job_id: job.id, operation: job.operation, attempt: job.attempt }, 'job canceled');
       else logger.warn({ job_id: job.id, operation: job.operation, attempt: job.attempt, error }, 'job failed');
     },
   };
@@ -44,7 +50,12 @@ export function createJobObserver(metrics: Metrics, logger: Logger): JobObserver
 export function jobObserver(
   metrics: Metrics,
   logger: Logger,
-): (job: Pick<JobRecord, 'id' | 'operation' | 'status' | 'created_at' | 'started_at' | 'finished_at' | 'attempts' | 'error'>) => void {
+): (
+  job: Pick<
+    JobRecord,
+    'id' | 'operation' | 'status' | 'created_at' | 'started_at' | 'finished_at' | 'attempts' | 'error' | 'refunded_credits'
+  >,
+) => void {
   const observer = createJobObserver(metrics, logger);
   return (job) => {
     const attempt = { id: job.id, operation: job.operation, attempt: job.attempts };
@@ -53,6 +64,12 @@ export function jobObserver(
     else if (job.status === 'succeeded' || job.status === 'failed') {
       const ranMs = job.finished_at === null ? NaN : Date.parse(job.finished_at) - started;
       observer.finished(attempt, job.status, ranMs, job.error?.message);
+    } else if (job.status === 'canceled') {
+      const ranMs = job.finished_at === null || job.started_at === null ? NaN : Date.parse(job.finished_at) - started;
+      observer.finished(attempt, 'canceled', ranMs);
+    }
+    if ((job.status === 'canceled' || job.status === 'failed') && job.refunded_credits > 0) {
+      observer.refunded(attempt, job.status, job.refunded_credits);
     }
   };
 }

@@ -1,6 +1,13 @@
 import type { JobRecord, JobStatus, NewJob } from './job';
 
 /**
+ * What a cancel request did. `canceled`: the job was queued and is now canceled and refunded (it will never
+ * start). `requested`: it is running; its processor's signal fires and it ends canceled, or succeeded if it
+ * finished first. `already_canceled`: nothing changed. `finished`: it had succeeded or failed; nothing changed.
+ */
+export type CancelOutcome = 'canceled' | 'requested' | 'already_canceled' | 'finished';
+
+/**
  * The seam between the API and whatever runs jobs: in memory (in-process) or BullMQ (a separate worker).
  * Routes never know which one they talk to.
  */
@@ -24,6 +31,11 @@ export interface JobQueue {
    * (on Redis: confirmed by `REDIS_MIN_REPLICAS` replicas); rejects with a 503 otherwise.
    */
   confirmDurable(subject: string, shard: number): Promise<void>;
+  /**
+   * Cancels the job (see {@link CancelOutcome}); undefined when there is no such job. A queued job's move to
+   * `canceled` and its refund are one step, atomic against any worker taking the job.
+   */
+  cancel(id: string): Promise<{ outcome: CancelOutcome; job: JobRecord } | undefined>;
   /** Number of jobs in each state, for metrics. */
   counts(): Promise<Record<JobStatus, number>>;
   /** Resolves when in-flight work is finished (or the grace period is over); takes no new work. */

@@ -72,7 +72,8 @@ export async function runAttempt(
     const reason: unknown = controller.signal.aborted ? controller.signal.reason : undefined;
     const error = reason instanceof JobError ? reason : thrown;
     const safe = error instanceof JobError;
-    if (!safe) onUnexpected(error);
+    // A processor stopping because its job was canceled is expected, not a fault to log.
+    if (!safe && !controller.signal.aborted) onUnexpected(error);
     const message = safe ? error.message : GENERIC_JOB_FAILURE;
     const retryable = safe ? error.retryable : true;
     return retryable && attempt < policy.attempts ? { kind: 'retry', message } : { kind: 'failed', message };

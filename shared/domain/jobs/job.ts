@@ -1,12 +1,12 @@
 import type { JobProgress } from './progress-reporter';
 
-/** The states of a job: `queued → running → succeeded | failed`. */
-export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed';
+/** The states of a job: `queued → running → succeeded | failed | canceled` (a queued job may go to `canceled` directly). */
+export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
 
 /** Seconds a client should wait between polls of a job that is not final (the `Retry-After` it is sent). */
 export const JOB_POLL_SECONDS = 2;
 
-export const JOB_STATUSES: readonly JobStatus[] = ['queued', 'running', 'succeeded', 'failed'];
+export const JOB_STATUSES: readonly JobStatus[] = ['queued', 'running', 'succeeded', 'failed', 'canceled'];
 
 /** A job as the API shows it to its owner. */
 export interface Job {
@@ -23,6 +23,10 @@ export interface Job {
   attempts: number;
   /** The processor's last progress report, or null before the first. */
   progress: JobProgress | null;
+  /** When the owner asked to cancel the job; null unless asked. */
+  cancel_requested_at: string | null;
+  /** Credits given back (a canceled job, or a failed one whose operation refunds failures); 0 otherwise. */
+  refunded_credits: number;
 }
 
 /** A job as stored: the public view plus its owner, which scopes every read. */
@@ -42,7 +46,7 @@ export interface NewJob {
 
 /** True once a job will not change again. */
 export function isTerminal(status: JobStatus): boolean {
-  return status === 'succeeded' || status === 'failed';
+  return status === 'succeeded' || status === 'failed' || status === 'canceled';
 }
 
 /** The owner-facing view of a stored job (drops the subject). */
@@ -66,5 +70,7 @@ export function queuedRecord(job: NewJob): JobRecord {
     error: null,
     attempts: 0,
     progress: null,
+    cancel_requested_at: null,
+    refunded_credits: 0,
   };
 }

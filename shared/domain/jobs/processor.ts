@@ -17,7 +17,7 @@ export interface ProcessorContext {
    * stored in the order reported; the call never waits for the store. Throws a `RangeError` on a bad value.
    */
   progress(percent: number, message?: string): void;
-  /** Fires when this attempt must stop: its operation's timeout passed (or the job was canceled). */
+  /** Fires when this attempt must stop: its operation's timeout passed or the job was canceled while it runs; a processor should stop and throw. */
   readonly signal: AbortSignal;
 }
 
@@ -61,6 +61,11 @@ export interface PaidJob<S extends JobSettingSpecs = JobSettingSpecs> {
   readonly settings?: S;
   /** Builds the processor once per process. */
   processor(settings: ProcessorSettings, own: JobSettingValues<S>): Processor<JobResult>;
+}
+
+/** Whether a failed job of `operation` is refunded: yes unless its paid job says `refundOnFailure: false`. */
+export function refundsFailure(jobs: readonly PaidJob[], operation: string): boolean {
+  return jobs.find((job) => job.operationId === operation)?.refundOnFailure !== false;
 }
 
 /** How the queue runs the jobs of one operation: the global settings overridden by the job's own. */

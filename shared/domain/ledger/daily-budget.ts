@@ -37,6 +37,9 @@ export class DailyBudget {
   /** The status to show for `spent` credits today, or null when there is no cap. */
   status(spent: number): BudgetStatus | null {
     if (this.limit === undefined) return null;
+    // Refunds count on the day of the charge they give back, so a day's net never drops below 0; the floor is
+    // only a guard.
+    spent = Math.max(0, spent);
     return { limit: this.limit, spent, remaining: Math.max(0, this.limit - spent), resets_at: this.resetsAt().toISOString() };
   }
 }

@@ -84,7 +84,30 @@ export interface Claim {
 /** What a subject has been charged. */
 export interface Usage {
   jobs_charged: number;
+  /** Credits charged minus credits refunded. */
   credits_spent: number;
+  credits_refunded: number;
+}
+
+/** One UTC day's money: what was charged that day and what was given back that day. */
+export interface DaySpend {
+  charged: number;
+  refunded: number;
+}
+
+/** A job's credits to give back; `day` (UTC, `YYYY-MM-DD`, today's when absent) is the day the refund counts on. */
+export interface RefundRequest {
+  subject: string;
+  jobId: string;
+  credits: number;
+  /**
+   * The charge refunded (its job's `created_at`): a job made again under the same id after its key expired
+   * is a new charge, which a record of the old one does not block.
+   */
+  chargedAt: string;
+  /** How long the refund record is kept: at least as long as the job it refunds. */
+  ttlSeconds: number;
+  day?: string;
 }
 
 /**
@@ -97,14 +120,19 @@ export interface LedgerStore {
   /** Job ids of a subject, newest first. */
   listJobIds(subject: string, query: PageQuery): Promise<Array<SeqItem<string>>>;
   usage(subject: string): Promise<Usage>;
-  /** Credits charged to the subject on one UTC day (`YYYY-MM-DD`). */
+  /** Net credits spent by the subject on one UTC day (`YYYY-MM-DD`): that day's charges minus its refunds. */
   spentOn(subject: string, day: string): Promise<number>;
   /**
-   * Credits charged to the subject on each of `days` (UTC, `YYYY-MM-DD`), in the same order; the same figure
-   * `spentOn` gives and the spend cap reads, kept for the last {@link SPEND_HISTORY_DAYS} days (older days
-   * may read 0).
+   * Credits charged and refunded on each of `days` (UTC, `YYYY-MM-DD`), in the same order; their difference
+   * is the figure `spentOn` gives and the spend cap reads, kept for the last {@link SPEND_HISTORY_DAYS} days
+   * (older days may read 0).
    */
-  spentOnDays(subject: string, days: readonly string[]): Promise<number[]>;
+  spentOnDays(subject: string, days: readonly string[]): Promise<DaySpend[]>;
+  /**
+   * Gives a job's credits back, at most once per job whatever the number of callers: resolves true for the
+   * one call that refunded, false for every other. The refund record and the usage change are one step.
+   */
+  refund(request: RefundRequest): Promise<boolean>;
   /**
    * Drops from the subject's index those of `jobIds` whose idempotency record has expired: their jobs are
    * gone for good. An id whose record is still alive is kept, since its job may be about to be enqueued.

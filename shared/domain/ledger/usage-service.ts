@@ -5,12 +5,14 @@ import { normalizeSubject } from '../subjects/normalize-subject';
 /** What the dashboard's usage page shows of a subject. */
 export interface UsageReport {
   subject: string;
+  /** Credits charged minus credits refunded. */
   credits_spent: number;
+  credits_refunded: number;
   jobs_charged: number;
   /** Credits a subject may be charged per UTC day; null when there is no cap. */
   daily_credit_limit: number | null;
-  /** Credits charged per UTC day, newest (today) first, days without charges included as 0. */
-  days: Array<{ date: string; credits: number }>;
+  /** Per UTC day, newest (today) first, days without charges included as 0: `credits` is charged minus refunded. */
+  days: Array<{ date: string; credits: number; charged: number; refunded: number }>;
 }
 
 /** Reads a subject's charges for the dashboard from the ledger the spend cap enforces. */
@@ -28,9 +30,10 @@ export class UsageService {
     return {
       subject,
       credits_spent: usage.credits_spent,
+      credits_refunded: usage.credits_refunded,
       jobs_charged: usage.jobs_charged,
       daily_credit_limit: this.budget.limit ?? null,
-      days: dates.map((date, i) => ({ date, credits: credits[i] })),
+      days: dates.map((date, i) => ({ date, credits: credits[i].charged - credits[i].refunded, ...credits[i] })),
     };
   }
 }

@@ -33,7 +33,7 @@ export const CONNECTION_FACT_WAIT_MS = 5 * 60_000;
  *   the dashboard's list shows it.
  */
 export async function establish(event: QueuedEvent, sources: EventSources, now = Date.now()): Promise<Fact> {
-  if (event.type === 'job.succeeded' || event.type === 'job.failed') {
+  if (event.type === 'job.succeeded' || event.type === 'job.failed' || event.type === 'job.canceled') {
     const job = await sources.jobs.get(event.ref);
     // A job is kept for the idempotency retention, far longer than any delivery waits for it.
     if (!job) return { kind: 'never' };

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /** The events the connector sends; the names are fixed by the contract. */
-export const EVENT_TYPES = ['job.succeeded', 'job.failed', 'connection.created', 'connection.revoked'] as const;
+export const EVENT_TYPES = ['job.succeeded', 'job.failed', 'job.canceled', 'connection.created', 'connection.revoked'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /**

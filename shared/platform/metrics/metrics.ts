@@ -61,8 +61,15 @@ export class Metrics {
   readonly creditsCharged = counter(this.registry, 'connector_credits_charged_total', 'Credits charged for accepted jobs.');
   readonly jobsCompleted = new Counter({
     name: 'connector_jobs_completed_total',
-    help: 'Jobs that reached a final state, by operation and outcome (succeeded, failed).',
+    help: 'Jobs that reached a final state, by operation and outcome (succeeded, failed, canceled).',
     labelNames: ['operation', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly jobsCanceled = counter(this.registry, 'connector_jobs_canceled_total', 'Jobs that ended canceled by their owner.');
+  readonly creditsRefunded = new Counter({
+    name: 'connector_credits_refunded_total',
+    help: 'Credits given back, by operation and reason (canceled, failed).',
+    labelNames: ['operation', 'reason'] as const,
     registers: [this.registry],
   });
   readonly jobDuration = histogram(this.registry, 'connector_job_duration_seconds', 'Time from a job starting to it finishing.');
@@ -128,9 +135,15 @@ export class Metrics {
    * Counts a job's final outcome and records its run time, `ranMs` from its first start to its end. The
    * outcome is counted even when the time is not a number (then only the time is skipped).
    */
-  recordJobEnd(operation: string, outcome: 'succeeded' | 'failed', ranMs: number): void {
+  recordJobEnd(operation: string, outcome: 'succeeded' | 'failed' | 'canceled', ranMs: number): void {
     this.jobsCompleted.inc({ operation, outcome });
+    if (outcome === 'canceled') this.jobsCanceled.inc({ operation });
     if (Number.isFinite(ranMs)) this.jobDuration.observe({ operation }, Math.max(0, ranMs) / 1000);
+  }
+
+  /** Counts credits given back for one job; called once per refund, by whoever made it. */
+  recordRefund(operation: string, reason: 'canceled' | 'failed', credits: number): void {
+    if (credits > 0) this.creditsRefunded.inc({ operation, reason }, credits);
   }
 }
 

@@ -5,7 +5,7 @@ import { codeFor, codeForm, oauthTarget, tokenRequest, type OAuthTarget } from '
 import { roundRobinProxy } from '../../support/round-robin-proxy';
 import { waitFor } from '../../../testkit/wait-for';
 import { pollJob, type ApiUnderTest } from '../../redis/support/processes';
-import { SHORT_LOCK, usageOf, type Deployment } from './deployment';
+import { SHORT_LOCK, successesByJob, usageOf, type Deployment } from './deployment';
 
 /** A spawned API seen as the OAuth helpers' target, with the settings its environment gave it. */
 const targetOf = (api: ApiUnderTest, env: Record<string, string>): OAuthTarget =>
@@ -14,7 +14,7 @@ const targetOf = (api: ApiUnderTest, env: Record<string, string>): OAuthTarget =
 /**
  * The flows every topology must serve, registered as tests of the calling `describe` against its deployment:
  * the README walk-through, MCP and OAuth across both API processes, the dashboard's connections and usage,
- * 200 concurrent retries of one key, and a worker killed mid-job.
+ * 200 concurrent retries of one key, a worker killed mid-job, and cancels racing jobs' start through both APIs.
  */
 export function commonFlows(deployment: () => Deployment): void {
   it('the README walk-through across both API processes: link, me, a thing, a job polled to success, a replayed retry, one charge', async () => {
@@ -24,7 +24,7 @@ export function commonFlows(deployment: () => Deployment): void {
     const me = await b.call('GET', '/v1/me', { token });
     expect(me.status, me.text).to.equal(200);
     expect(me.body).to.include({ subject });
-    expect(me.body.usage).to.deep.equal({ jobs_charged: 0, credits_spent: 0 });
+    expect(me.body.usage).to.deep.equal({ jobs_charged: 0, credits_spent: 0, credits_refunded: 0 });
     const thing = await a.call('POST', '/v1/things', { token, body: { name: 'on this topology' } });
     expect(thing.status, thing.text).to.equal(201);
     const things = await b.call('GET', '/v1/things', { token });
@@ -42,7 +42,7 @@ export function commonFlows(deployment: () => Deployment): void {
     expect(replayed.status, replayed.text).to.equal(202);
     expect(replayed.headers.get('idempotent-replayed')).to.equal('true');
     expect(replayed.body.id).to.equal(created.body.id);
-    expect(await usageOf(a, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
+    expect(await usageOf(a, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });
     const jobs = await a.call('GET', '/v1/jobs', { token });
     expect(jobs.body.items.map((job: { id: string }) => job.id)).to.deep.equal([created.body.id]);
   });
@@ -62,7 +62,11 @@ export function commonFlows(deployment: () => Deployment): void {
           const job = await callOk(client, checker, 'create_job', { input: { prompt: revision }, idempotency_key: key });
           expect((await pollJobOverMcp(client, checker, job.id)).status, revision).to.equal('succeeded');
           expect((await callOk(client, checker, 'create_job', { input: { prompt: revision }, idempotency_key: key })).id).to.equal(job.id);
-          expect((await callOk(client, checker, 'get_me')).usage, revision).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
+          expect((await callOk(client, checker, 'get_me')).usage, revision).to.deep.equal({
+            jobs_charged: 1,
+            credits_spent: 1,
+            credits_refunded: 0,
+          });
         } finally {
           await client.close();
         }
@@ -181,7 +185,7 @@ export function commonFlows(deployment: () => Deployment): void {
     expect(answers.filter((answer) => answer.headers.get('idempotent-replayed') !== 'true')).to.have.length(1);
     const done = await pollJob(b, token, answers[0].body.id, (job) => job.status === 'succeeded');
     expect(done.attempts).to.equal(1);
-    expect(await usageOf(a, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
+    expect(await usageOf(a, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });
   });
 
   it('a worker SIGKILLed mid-job leaves the job to another worker, which finishes it once; one charge', async () => {
@@ -205,10 +209,54 @@ export function commonFlows(deployment: () => Deployment): void {
     console.log(`      job finished by the second worker ${Date.now() - killedAt} ms after the SIGKILL`);
     expect(done.attempts).to.equal(2);
     expect(done.result).to.include({ summary: 'survive a crash' });
-    expect(await usageOf(a, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1 });
+    expect(await usageOf(a, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });
     const finishedBy = (worker: typeof doomed) =>
       worker.logLines().filter((line) => line.msg === 'job succeeded' && line.job_id === created.body.id).length;
     expect(finishedBy(doomed)).to.equal(0);
     expect(finishedBy(dep.worker)).to.equal(1);
+  });
+
+  it('60 jobs canceled through both APIs at once, at random moments while they drain: each ends canceled and refunded or ran once and charged, and the money adds up', async () => {
+    const dep = deployment();
+    const { a, b } = dep;
+    const subject = newSubject();
+    const { token } = await a.link(subject);
+    const jobs = await Promise.all(
+      Array.from({ length: 60 }, async (_, i) => {
+        const res = await (i % 2 === 0 ? a : b).call('POST', '/v1/jobs', {
+          token,
+          body: { input: { prompt: `race ${i}` } },
+          headers: { 'idempotency-key': newKey() },
+        });
+        expect(res.status, res.text).to.equal(202);
+        return res.body as { id: string; cost: number };
+      }),
+    );
+    // A random delay spreads the cancels over the drain (queued, being taken, running, finished); it waits for nothing.
+    await Promise.all(
+      jobs.map(async (job) => {
+        await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 1000)));
+        const answers = await Promise.all(
+          [a, b].map((api) => api.call('DELETE', `/v1/jobs/${job.id}`, { token }).then((res) => res.status)),
+        );
+        for (const answer of answers) expect([200, 202, 409]).to.include(answer);
+      }),
+    );
+    let charged = 0;
+    let refunded = 0;
+    for (const job of jobs) {
+      const ended = await pollJob(b, token, job.id, (seen) => ['succeeded', 'failed', 'canceled'].includes(seen.status), 30_000);
+      charged += job.cost;
+      if (ended.status === 'canceled') {
+        refunded += job.cost;
+        expect(ended).to.include({ refunded_credits: job.cost, result: null });
+      } else expect(ended).to.include({ status: 'succeeded', refunded_credits: 0 });
+    }
+    const successes = successesByJob(dep.workers);
+    for (const job of jobs) {
+      const ended = (await a.call('GET', `/v1/jobs/${job.id}`, { token })).body;
+      expect(successes.get(job.id) ?? 0, job.id).to.equal(ended.status === 'succeeded' ? 1 : 0);
+    }
+    expect(await usageOf(a, token)).to.deep.equal({ jobs_charged: 60, credits_spent: charged - refunded, credits_refunded: refunded });
   });
 }

@@ -138,7 +138,10 @@ export async function completedTotal(workers: readonly ProcessUnderTest[]): Prom
 }
 
 /** A subject's usage as `GET /v1/me` shows it. */
-export async function usageOf(api: ApiUnderTest, token: string): Promise<{ jobs_charged: number; credits_spent: number }> {
+export async function usageOf(
+  api: ApiUnderTest,
+  token: string,
+): Promise<{ jobs_charged: number; credits_spent: number; credits_refunded: number }> {
   const me = await api.call('GET', '/v1/me', { token });
   expect(me.status, me.text).to.equal(200);
   return me.body.usage;

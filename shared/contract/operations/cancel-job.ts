@@ -1,0 +1,48 @@
+import { JOB_POLL_SECONDS } from '../../domain/jobs/job';
+import type { Operation } from './operation';
+import { ref } from './schemas';
+
+/** `DELETE /v1/jobs/{id}`: cancel one of the subject's jobs, refunding it when it never delivered. */
+export const cancelJob: Operation = {
+  operationId: 'cancelJob',
+  method: 'delete',
+  path: '/v1/jobs/{id}',
+  summary: 'Cancel a job',
+  description:
+    'Cancels a job the person no longer wants; ask them first. Queued: canceled at once and refunded in full ' +
+    '(200). Running: asked to stop (202); poll getJob: it ends canceled and refunded, or succeeded if it ' +
+    'finished first. A finished job answers 409.',
+  auth: 'bearer',
+  published: true,
+  consequential: true,
+  parameters: [
+    {
+      name: 'id',
+      in: 'path',
+      required: true,
+      description: 'The id createJob returned.',
+      schema: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' },
+    },
+  ],
+  responses: {
+    200: { description: 'The job is canceled and refunded (now, or by an earlier call).', schema: ref('Job') },
+    202: {
+      description: 'The job is running and was asked to stop; poll it until it is final.',
+      schema: ref('Job'),
+      headers: {
+        Location: { description: 'Where to poll the job.', schema: { type: 'string' } },
+        'Retry-After': { description: 'Seconds to wait before polling.', schema: { type: 'integer' } },
+      },
+    },
+  },
+  errors: [400, 401, 404, 409, 429, 500, 503],
+  handle: async (request, services) => {
+    const { job, running } = await services.jobs.cancel(request.principal!.subject, request.params.id);
+    if (!running) return { status: 200, body: job };
+    return {
+      status: 202,
+      body: job,
+      headers: { Location: `/v1/jobs/${encodeURIComponent(job.id)}`, 'Retry-After': String(JOB_POLL_SECONDS) },
+    };
+  },
+};

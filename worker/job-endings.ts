@@ -1,0 +1,92 @@
+import { UnrecoverableError, type Job as BullJob } from 'bullmq';
+import {
+  CANCEL_REQUESTED_FIELD,
+  CANCELED_FIELD,
+  FAILED_FIELD,
+  readProgress,
+  type BullJobData,
+  type BullJobProgress,
+} from '../shared/adapters/redis/bullmq-job-record';
+import type { RedisClient } from '../shared/adapters/redis/redis-client';
+import type { JobObserver, ObservedAttempt } from '../shared/domain/jobs/job-observer';
+import { refundOf } from '../shared/domain/jobs/job-service';
+import type { LedgerStore } from '../shared/domain/ledger/ledger-store';
+
+type BullJobOf = BullJob<BullJobData, Record<string, unknown>, string>;
+
+/** What was decided about a job before it was taken again: nothing, or how it must end without running. */
+export type EarlierDecision = 'failed' | 'canceled' | undefined;
+
+/**
+ * How the worker ends a job that did not succeed, with its refund. Every ending writes what it decided, then
+ * refunds (the ledger's once-per-job refund), then lets BullMQ mark the job: a worker dying in between
+ * leaves the job to be taken again, which finds the decision ({@link JobEndings.decided}) and ends the job
+ * the same way without running it, so a refunded job never runs again and never succeeds.
+ */
+export interface JobEndings {
+  /** The decision recorded on a job taken again (a retry, a stall, a hand-back); one read. */
+  decided(job: BullJobOf): Promise<EarlierDecision>;
+  /** Ends the job `canceled` and refunded; throws the error that makes BullMQ fail it without retry. */
+  canceled(job: BullJobOf, progress: BullJobProgress, observed: ObservedAttempt, ranMs: number): Promise<never>;
+  /** Ends the job `failed`, refunded unless its operation keeps failed charges; throws like `canceled`. */
+  failed(job: BullJobOf, startedAt: string, message: string, observed: ObservedAttempt, ranMs: number): Promise<never>;
+  /** A job BullMQ failed by itself (it stalled too often): refunded, and shown canceled if that was asked. */
+  stalledOut(job: BullJobOf): Promise<void>;
+}
+
+/** The endings on one Redis client and ledger. */
+export function createJobEndings(deps: {
+  client: RedisClient;
+  ledger: LedgerStore;
+  observer: JobObserver;
+  retentionSeconds: number;
+  refundOnFailure: (operation: string) => boolean;
+  recordEvent: (job: BullJobOf, outcome: 'failed' | 'canceled') => Promise<void>;
+}): JobEndings {
+  const { client, ledger, observer, recordEvent } = deps;
+  const keyOf = (job: BullJobOf) => `${job.queueQualifiedName}:${job.id}`;
+  const refund = async (job: BullJobOf): Promise<number> => {
+    if (job.data.cost <= 0) return 0;
+    await ledger.refund(refundOf({ ...job.data, id: job.id! }, deps.retentionSeconds));
+    return job.data.cost;
+  };
+  const write = (job: BullJobOf, progress: BullJobProgress, field: string) =>
+    client.hset(keyOf(job), 'progress', JSON.stringify(progress), field, Date.now());
+
+  return {
+    async decided(job) {
+      const [cancelAsked, failedAt] = await client.hmget(keyOf(job), CANCEL_REQUESTED_FIELD, FAILED_FIELD);
+      return failedAt ? 'failed' : cancelAsked ? 'canceled' : undefined;
+    },
+    async canceled(job, progress, observed, ranMs) {
+      // The cancel request is the decision: it is already on the job, so the refund comes first here.
+      const refunded = await refund(job);
+      await write(job, { ...progress, canceled: true, refunded }, CANCELED_FIELD);
+      await recordEvent(job, 'canceled');
+      observer.finished(observed, 'canceled', ranMs);
+      if (refunded > 0) observer.refunded(observed, 'canceled', refunded);
+      throw new UnrecoverableError('canceled');
+    },
+    async failed(job, startedAt, message, observed, ranMs) {
+      // The safe message is kept beside the job: BullMQ's failedReason may also hold its own messages.
+      await write(job, { started_at: startedAt, error: message }, FAILED_FIELD);
+      const refunded = deps.refundOnFailure(job.name) ? await refund(job) : 0;
+      if (refunded > 0) await write(job, { started_at: startedAt, error: message, refunded }, FAILED_FIELD);
+      await recordEvent(job, 'failed');
+      observer.finished(observed, 'failed', ranMs, message);
+      if (refunded > 0) observer.refunded(observed, 'failed', refunded);
+      // Unrecoverable: BullMQ must not retry a job we have decided is finished (non-retryable or out of attempts).
+      throw new UnrecoverableError(message);
+    },
+    async stalledOut(job) {
+      // Already failed by BullMQ: the one case where the refund follows the step that ended the job, so a crash
+      // right here can miss a failed job's refund (a canceled one is repaired by its next read).
+      const progress = readProgress(job.progress);
+      const canceled = (await client.hexists(keyOf(job), CANCEL_REQUESTED_FIELD)) === 1;
+      const refunded = canceled || deps.refundOnFailure(job.name) ? await refund(job) : 0;
+      const saved: BullJobProgress = { ...progress, ...(canceled ? { canceled } : {}), ...(refunded > 0 ? { refunded } : {}) };
+      await client.hset(keyOf(job), 'progress', JSON.stringify(saved), ...(canceled ? [CANCELED_FIELD, Date.now()] : []));
+      await recordEvent(job, canceled ? 'canceled' : 'failed');
+    },
+  };
+}
