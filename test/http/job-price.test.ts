@@ -91,14 +91,14 @@ for (const backend of BACKENDS) {
         const accepted = await order(token, pages, newKey());
         expect(accepted.status, accepted.text).to.equal(202);
         expect(accepted.body.cost, `${pages} pages`).to.equal(2 * pages);
-        expect(await spent(token)).to.deep.equal({ jobs_charged: 1, credits_spent: 2 * pages });
+        expect(await spent(token)).to.deep.equal({ jobs_charged: 1, credits_spent: 2 * pages, credits_refunded: 0 });
       }
     });
 
     it('a report of 0 or 6 pages is refused with 400 and nothing is charged', async () => {
       const token = await c.link(newSubject());
       for (const pages of [0, 6]) expect((await order(token, pages, newKey())).status).to.equal(400);
-      expect(await spent(token)).to.deep.equal({ jobs_charged: 0, credits_spent: 0 });
+      expect(await spent(token)).to.deep.equal({ jobs_charged: 0, credits_spent: 0, credits_refunded: 0 });
     });
 
     it(`the daily cap counts the computed price: 4 pages (8) accepted, then 2 pages (4) refused with 402, then 1 page (2) accepted, ${LIMIT} spent`, async () => {
@@ -108,7 +108,7 @@ for (const backend of BACKENDS) {
       expect(refused.status).to.equal(402);
       expect(refused.body.type).to.equal('urn:connector:problem:credit-budget-exhausted');
       expect((await order(token, 1, newKey())).status).to.equal(202);
-      expect(await spent(token)).to.deep.equal({ jobs_charged: 2, credits_spent: LIMIT });
+      expect(await spent(token)).to.deep.equal({ jobs_charged: 2, credits_spent: LIMIT, credits_refunded: 0 });
     });
 
     it('a replay is the same job at its stored cost, uncharged, even after the rule changed; a new key pays the new rule', async () => {
@@ -121,9 +121,9 @@ for (const backend of BACKENDS) {
       expect(again.status).to.equal(202);
       expect(again.headers.get('idempotent-replayed')).to.equal('true');
       expect(again.body).to.include({ id: first.body.id, cost: 6 });
-      expect(await spent(token)).to.deep.equal({ jobs_charged: 1, credits_spent: 6 });
+      expect(await spent(token)).to.deep.equal({ jobs_charged: 1, credits_spent: 6, credits_refunded: 0 });
       expect((await order(token, 1, newKey())).body.cost).to.equal(3);
-      expect(await spent(token)).to.deep.equal({ jobs_charged: 2, credits_spent: 9 });
+      expect(await spent(token)).to.deep.equal({ jobs_charged: 2, credits_spent: 9, credits_refunded: 0 });
     });
   });
 }
