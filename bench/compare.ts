@@ -81,9 +81,7 @@ async function main(): Promise<void> {
       const lower = samples.filter((us, i) => us < first[i]).length;
       const change = median(samples.map((us, i) => (us - first[i]) / first[i]));
       const against =
-        build === builds[0]
-          ? ''
-          : `, ${change >= 0 ? '+' : ''}${round(change * 100, 1)} % (median of pairs), lower in ${lower} of ${samples.length} rounds`;
+        build === builds[0] ? '' : `, ${signedPercent(change)} % (median of pairs), lower in ${lower} of ${samples.length} rounds`;
       process.stdout.write(`(${id}) ${build.label}: ${round(median(samples), 1)} µs${against}\n`);
     }
   }
@@ -103,3 +101,9 @@ async function main(): Promise<void> {
 }
 
 runComparison('compare', main);
+
+/** A change as a signed percentage with one decimal: a change that rounds to zero prints `+0`, never `0` or `-0`. */
+function signedPercent(change: number): string {
+  const percent = round(change * 100, 1) || 0;
+  return `${percent >= 0 ? '+' : ''}${percent}`;
+}

@@ -98,7 +98,10 @@ describe('a rolling restart of two APIs behind HAProxy and two workers, under st
     expect(drained.finishedInDrain).to.have.members(drained.runningAtSignal!);
     expect(drained.handedBack).to.deep.equal([]);
     expect(handing.runningAtSignal).to.not.be.empty;
-    expect(handing.handedBack).to.have.members(handing.runningAtSignal!);
+    // A job whose last step lands in the instant between the signal and the hand-back finishes on this worker
+    // instead: every job running at the signal is either handed back or finished here, and at least one went back.
+    expect(handing.handedBack).to.not.be.empty;
+    expect([...handing.handedBack!, ...(handing.finishedInDrain ?? [])]).to.have.members(handing.runningAtSignal!);
     expect(handing.finishedElsewhere).to.have.members(handing.handedBack!);
   });
 });
