@@ -11,7 +11,7 @@ import { devConsentAllowed, withDevConsent } from '../shared/domain/oauth/dev-co
 import type { Operation } from '../shared/contract/operations/operation';
 import type { JobPolicies, ProcessorMap } from '../shared/domain/jobs/processor';
 import { OPERATIONS } from '../shared/contract/operations/registry';
-import { buildPolicies, buildProcessors, refundsFailure } from '../shared/domain/jobs/processor';
+import { buildPolicies, buildProcessors } from '../shared/domain/jobs/processor';
 import { loadJobSettings } from '../shared/domain/jobs/job-settings';
 import { createServices } from '../shared/domain/services';
 import { createBackend } from '../shared/adapters/create-backend';
@@ -79,7 +79,8 @@ export async function startApi(loaded: Config, logger: Logger, options: StartApi
   // Each job's own variables are read from the process's environment, and refused before any port opens.
   const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs }, jobs, loadJobSettings(process.env, jobs));
   const policies = buildPolicies(jobs, { attempts: config.jobAttempts, backoffMs: config.jobBackoffMs });
-  const refundOnFailure = (operation: string) => refundsFailure(jobs, operation);
+  // The policies already say whether each operation refunds its failures: one source for the backend and worker.
+  const refundOnFailure = (operation: string) => policies.get(operation)?.refundOnFailure ?? true;
   const backend = createBackend(config, processors, metrics, logger, policies, refundOnFailure);
   const jobWorker =
     jobConsumer && backend.kind === 'redis'

@@ -76,7 +76,9 @@ export function createJobWorker(options: {
   refundOnFailure?: (operation: string) => boolean;
 }): JobWorker {
   const { config, processors, policies, metrics, logger, events = NO_EVENTS, afterJobEvent } = options;
-  const refundOnFailure = options.refundOnFailure ?? ((operation: string) => refundsFailure(PAID_JOBS, operation));
+  // The worker's policies (built from PAID_JOBS by start-worker) say it; without them, the built-in jobs do.
+  const refundOnFailure =
+    options.refundOnFailure ?? ((operation: string) => policies?.get(operation)?.refundOnFailure ?? refundsFailure(PAID_JOBS, operation));
   // The event is recorded before BullMQ marks the job finished (when the processor returns or throws): a
   // worker dying in between leaves the job to run again, which records the same event id (a no-op), and the
   // delivery waits until the job is really finished, sending only the event of its final outcome.
