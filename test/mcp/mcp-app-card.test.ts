@@ -1,7 +1,9 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { CallToolResult, Client, Tool } from '@modelcontextprotocol/client';
 import { expect } from 'chai';
 import { APP_MIME_TYPE, type AppCard, LEGACY_RESOURCE_URI_KEY, UI_EXTENSION } from '../../shared/contract/mcp/job-card/app-card';
-import { JOB_CARD } from '../../shared/contract/mcp/job-card/job-card';
+import { JOB_CARD, JOB_CARD_FILE } from '../../shared/contract/mcp/job-card/job-card';
 import { toolName } from '../../shared/contract/mcp/tool-definitions';
 import { networkReferences } from '../../shared/contract/mcp/job-card/network-references';
 import { fixedPrice } from '../../shared/domain/jobs/price';
@@ -11,6 +13,7 @@ import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { connectMcp, REVISIONS, UI_EXTENSION_SETTINGS } from '../support/mcp-client';
 import { INVALID_PARAMS, rpcError } from '../support/registry-tool-tests';
+import { ROOT } from '../support/spawn-process';
 import { waitFor } from '../../testkit/wait-for';
 
 /** A developer's paid operation with a card of its own, as docs/building-operations.md shows. */
@@ -178,6 +181,11 @@ describe('MCP Apps: the job card over POST /mcp', function () {
       }
     });
   }
+
+  it('the card npm run build wrote into dist/ (what the image serves) is the card served from the sources', async () => {
+    const built = await readFile(path.join(ROOT, 'dist', 'shared', 'contract', 'mcp', 'job-card', JOB_CARD_FILE), 'utf8');
+    expect(built).to.equal(await JOB_CARD.html());
+  });
 
   it('the 2026-07-28 envelope may declare the extension on a directly served call: the answer is the same', async () => {
     const token = await connector.link(newSubject());
