@@ -6,9 +6,14 @@ import { expect } from 'chai';
 import type { Frame } from 'playwright-core';
 import type { Operation } from '../../shared/contract/operations/operation';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
-import { placeholderJob, placeholderProcessor } from '../../shared/domain/processors/placeholder-processor';
+import {
+  FAIL_PREFIX,
+  PLACEHOLDER_FAILURE,
+  placeholderJob,
+  placeholderProcessor,
+} from '../../shared/domain/processors/placeholder-processor';
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
-import { connectMcp } from '../support/mcp-client';
+import { connectMcp, REVISIONS, type Revision } from '../support/mcp-client';
 import { waitFor } from '../../testkit/wait-for';
 import { CardHost } from './support/card-host';
 import { HOST_VARIABLES, THEMES, hostContext, themeChange } from './support/host-themes';
@@ -97,14 +102,14 @@ describe('the job card in an MCP Apps host (the official AppBridge in headless C
    * What a person sees right after asking an assistant with the extension for a paid job: a session for a new
    * person, create_job called through it, and the card its tool names, read and mounted by the host in `theme`.
    */
-  async function showNewJob(theme: McpUiTheme) {
+  async function showNewJob(theme: McpUiTheme, revision: Revision, prompt = 'Summarise the quarterly report for the board') {
     const token = await connector.link(newSubject());
-    const client = await connectMcp(`${connector.baseUrl}/mcp`, token, '2026-07-28');
+    const client = await connectMcp(`${connector.baseUrl}/mcp`, token, revision);
     opened.push(client);
     const createJob = (await client.listTools()).tools.find((tool) => tool.name === 'create_job');
     expect(createJob, 'create_job in tools/list').to.not.equal(undefined);
     const resource = await readCard(client, createJob!);
-    const args = { input: { prompt: 'Summarise the quarterly report for the board' }, idempotency_key: newKey() };
+    const args = { input: { prompt }, idempotency_key: newKey() };
     const created = (await client.callTool({ name: 'create_job', arguments: args })) as CallToolResult;
     expect(created.isError ?? false, JSON.stringify(created)).to.equal(false);
     const card = await host.open({
@@ -120,8 +125,8 @@ describe('the job card in an MCP Apps host (the official AppBridge in headless C
   }
 
   /** One theme's whole story; returns the card's background in that theme. */
-  async function watchAndCancel(theme: McpUiTheme): Promise<string> {
-    const { token, job, card } = await showNewJob(theme);
+  async function watchAndCancel(theme: McpUiTheme, revision: Revision): Promise<string> {
+    const { token, job, card } = await showNewJob(theme, revision);
     const { frame } = card;
     const byTestId = (id: string) => frame.locator(`[data-testid="${id}"]`);
 
@@ -180,12 +185,25 @@ describe('the job card in an MCP Apps host (the official AppBridge in headless C
     return shown;
   }
 
-  // The two themes run side by side: most of each one's time is spent waiting for the card's next refresh.
-  it('light and dark hosts side by side: each card initialises and shows its running job (status, cost, moving progress) in its host’s colours, Cancel cancels and refunds the job (the REST API agrees), and nothing leaves the iframe, errs or logs an error', async () => {
-    const outcomes = await Promise.allSettled(THEMES.map((theme) => watchAndCancel(theme)));
+  // The two themes run side by side (most of each one's time is waiting for the card's next refresh), each host
+  // on one of the protocol revisions the connector serves.
+  it('light and dark hosts side by side, on the 2025 and 2026 revisions: each card initialises and shows its running job (status, cost, moving progress) in its host’s colours, Cancel cancels and refunds the job (the REST API agrees), and nothing leaves the iframe, errs or logs an error', async () => {
+    const outcomes = await Promise.allSettled(THEMES.map((theme, i) => watchAndCancel(theme, REVISIONS[i])));
     const failed = outcomes.flatMap((outcome, i) => (outcome.status === 'rejected' ? [`${THEMES[i]}: ${outcome.reason}`] : []));
     expect(failed).to.deep.equal([]);
     const [light, dark] = outcomes.map((outcome) => (outcome as PromiseFulfilledResult<string>).value);
     expect(light, 'light and dark backgrounds').to.not.equal(dark);
+  });
+
+  it('a job that fails: the card shows the failure and its safe message, the refund, no result and no Cancel', async () => {
+    const { job, card } = await showNewJob('light', '2026-07-28', `${FAIL_PREFIX} on purpose`);
+    const byTestId = (id: string) => card.frame.locator(`[data-testid="${id}"]`);
+    await card.frame.waitForSelector('[data-testid="status"][data-status="failed"]');
+    await byTestId('error').waitFor({ state: 'visible' });
+    expect(await byTestId('error').textContent()).to.include(PLACEHOLDER_FAILURE);
+    expect(await byTestId('refund').textContent()).to.include(String(job.cost));
+    expect(await byTestId('result').isHidden(), 'no result').to.equal(true);
+    expect(await byTestId('cancel').isHidden(), 'no Cancel').to.equal(true);
+    expect(card.problems, 'stray requests, page and console errors').to.deep.equal([]);
   });
 });
