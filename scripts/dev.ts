@@ -4,6 +4,7 @@ import path from 'node:path';
 import { config as loadDotenv } from 'dotenv';
 import pinoPretty from 'pino-pretty';
 import { startApi } from '../api/start-api';
+import { jobCardHtml } from '../shared/contract/mcp/job-card/job-card';
 import { loadConfigOrExit, orExitOnConfigError } from '../shared/platform/config/load-config-or-exit';
 import { loadJobSettings } from '../shared/domain/jobs/job-settings';
 import { PAID_JOBS } from '../shared/domain/processors/paid-jobs';
@@ -45,6 +46,9 @@ startApi(config, logger, { jobConsumer: inProcessWorkers(config, logger), devCon
       `Connector on ${config.publicUrl} (OpenAPI: ${config.publicUrl}/openapi.json, metrics: http://localhost:${api.metricsPort}/metrics)\n`,
     );
     onTerminate(api.close, { graceMs: config.shutdownDelayMs + config.shutdownGraceMs, logger });
+    // From the sources the MCP Apps job card is bundled on first read: done now, in the background, so that a
+    // host's first read does not wait for it and a card that no longer builds shows here at once.
+    jobCardHtml().catch((error: unknown) => logger.error({ err: error }, 'the MCP Apps job card could not be bundled'));
   },
   (error: unknown) => {
     logger.fatal({ err: error }, 'failed to start');

@@ -14,11 +14,11 @@ export interface NetworkReference {
 const ANYWHERE: ReadonlyArray<readonly [string, RegExp]> = [
   ['scheme address', /\b(?:https?|wss?|ftp|file|blob):\/\//gi],
   ['protocol-relative address', /(?<![:\\/])\/\/[a-z0-9-]+(?:\.[a-z0-9-]+)+/gi],
-  ['CSS url()', /\burl\(\s*["']?(?!data:)/g],
+  ['CSS url()', /\burl\(\s*(?!["']?data:)/g],
   ['CSS @import', /@import/gi],
 ];
 const IN_MARKUP: ReadonlyArray<readonly [string, RegExp]> = [
-  ['loading attribute', /\s(?:src|srcset|href|action|formaction|poster|data|background)\s*=\s*["']?(?!data:)/gi],
+  ['loading attribute', /\s(?:src|srcset|href|action|formaction|poster|data|background)\s*=\s*(?!["']?data:)/gi],
   ['embedding element', /<(?:link|iframe|frame|embed|object|base|img|audio|video|source|track|form|portal)\b/gi],
 ];
 

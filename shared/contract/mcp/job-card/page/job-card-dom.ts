@@ -1,5 +1,5 @@
 import type { Job } from '../../../../domain/jobs/job';
-import { jobCardView, type TimeFormat } from '../job-card-view';
+import { jobCardView, summariseInput, type TimeFormat } from '../job-card-view';
 
 /** The card's elements, found once by their fixed test ids (listed at the top of `job-card.html`). */
 export interface CardElements {
@@ -95,6 +95,20 @@ export function renderJob(elements: CardElements, job: Job, format: TimeFormat, 
   setText(elements.error, view.errorText ?? '');
   elements.cancel.hidden = view.final;
   elements.cancel.disabled = cancelling || !view.canCancel;
+}
+
+/**
+ * Shows what was asked while its answer is on its way (the host sends a call's arguments first): the input of
+ * a paid call, or that a job is being read.
+ */
+export function renderPending(elements: CardElements, args: Record<string, unknown>): void {
+  const input = args.input;
+  if (typeof input === 'object' && input !== null) {
+    setText(elements.status, 'Starting…');
+    setText(elements.input, summariseInput(input as Record<string, unknown>));
+  } else if (typeof args.id === 'string') {
+    setText(elements.status, 'Loading the job…');
+  }
 }
 
 /** Shows (or, with null, clears) a message about a call through the host that did not work. */

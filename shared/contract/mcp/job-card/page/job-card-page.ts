@@ -2,7 +2,7 @@
 import { App, applyDocumentTheme, applyHostStyleVariables, type McpUiHostContext } from '@modelcontextprotocol/ext-apps';
 import type { Job } from '../../../../domain/jobs/job';
 import { newerJob, nextPollMs, readToolResult, type TimeFormat, type ToolResultLike } from '../job-card-view';
-import { cardElements, renderJob, renderNotice } from './job-card-dom';
+import { cardElements, renderJob, renderNotice, renderPending } from './job-card-dom';
 
 const elements = cardElements();
 const app = new App({ name: 'connector-job-card', version: '1.0.0' }, {}, { autoResize: true });
@@ -82,6 +82,9 @@ async function cancel(): Promise<void> {
 elements.cancel.addEventListener('click', () => void cancel());
 
 // Handlers are set before connecting, so that nothing the host sends during the handshake is missed.
+app.ontoolinput = ({ arguments: args }) => {
+  if (!job) renderPending(elements, args ?? {});
+};
 app.ontoolresult = (result) => {
   const outcome = readToolResult(result as ToolResultLike);
   if (outcome && 'job' in outcome) show(outcome.job);
