@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { CallToolResult, Client, Tool } from '@modelcontextprotocol/client';
 import type { McpUiResourcePermissions, McpUiTheme } from '@modelcontextprotocol/ext-apps';
@@ -17,7 +17,7 @@ import { connectMcp, REVISIONS, type Revision } from '../support/mcp-client';
 import { waitFor } from '../../testkit/wait-for';
 import { CardHost } from './support/card-host';
 import { HOST_VARIABLES, THEMES, hostContext, themeChange } from './support/host-themes';
-import { screenshotFile } from './support/screenshots';
+import { screenshotTarget } from './support/screenshots';
 
 /** The card's mime type, as the MCP Apps extension names an app's HTML document. */
 const APP_MIME_TYPE = 'text/html;profile=mcp-app';
@@ -153,8 +153,10 @@ describe('the job card in an MCP Apps host (the official AppBridge in headless C
     await card.changeHostContext(themeChange(theme));
     await backgroundBecomes(frame, own);
 
-    mkdirSync(path.dirname(screenshotFile(theme)), { recursive: true });
-    await card.page.locator('iframe#card').screenshot({ path: screenshotFile(theme) });
+    const shot = screenshotTarget(theme);
+    mkdirSync(path.dirname(shot), { recursive: true });
+    await card.page.locator('iframe#card').screenshot({ path: shot });
+    expect(statSync(shot).size, 'screenshot written').to.be.greaterThan(0);
 
     // Cancel, through the host: the card shows the cancellation and the refund, and no longer offers Cancel.
     await byTestId('cancel').click();
