@@ -3,6 +3,8 @@ import { createSecretKey, randomBytes } from 'node:crypto';
 import { TokenService } from '../../shared/domain/connections/token-service';
 import { UnauthorizedError } from '../../shared/platform/errors/unauthorized-error';
 import { MemoryConnectionStore } from '../../shared/adapters/memory/memory-connection-store';
+import { KeyRing } from '../../shared/platform/secrets/key-ring';
+import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
 
 const ISSUER = 'https://connector.example.com';
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
@@ -10,7 +12,16 @@ const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
 /** A token service whose clock the test moves; `clock.ms` is read on every check. */
 function serviceAt(key = createSecretKey(randomBytes(32))) {
   const clock = { ms: T0 };
-  return { clock, key, tokens: new TokenService(key, ISSUER, new MemoryConnectionStore(), () => clock.ms) };
+  return {
+    clock,
+    key,
+    tokens: new TokenService(
+      new KeyRing({ ...deriveKeys('x'.repeat(32)), tokenKey: key }),
+      ISSUER,
+      new MemoryConnectionStore(),
+      () => clock.ms,
+    ),
+  };
 }
 
 function reasonOf(check: () => unknown): string {
