@@ -80,5 +80,7 @@ export function parseDoctorArgs(argv: readonly string[], env: Readonly<Record<st
   const timeoutMs = values['timeout-ms'] === undefined ? 10_000 : Number(values['timeout-ms']);
   if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) return { error: '--timeout-ms must be a positive integer' };
   const linkSecret = values['link-secret'] ?? (env[ENV_LINK_SECRET] || undefined);
-  return { options: { url, publicUrl, linkSecret, metricsUrl, json: values.json === true, timeoutMs } };
+  return {
+    options: { url, publicUrl, linkSecret, ...(metricsUrl === undefined ? {} : { metricsUrl }), json: values.json === true, timeoutMs },
+  };
 }
