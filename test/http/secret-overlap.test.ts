@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
 import { BACKENDS } from '../support/backends';
 import { freshClaims, hmacToken } from '../support/forged-tokens';
-import { newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { jwtClaims, jwtHeader, keyIdOf, phaseEnv, previousUses, ROTATION, tokenUnder, verifiesWith } from '../support/rotation';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { scrape, sumOf } from '../support/prometheus-text';
@@ -61,6 +61,23 @@ for (const backend of BACKENDS) {
       // The current token is not counted: only what the previous secret alone verified.
       expect((await connector.call('GET', '/v1/me', { token: linked.body.token })).status).to.equal(200);
       expect(await previousUses(connector.metricsUrl, 'connector')).to.equal(before + 3);
+    });
+
+    it('answers a retried key sent with the previous secret’s token with the same job, charged once', async () => {
+      const subject = newSubject();
+      const linked = await linkWith(ls.new, subject);
+      const oldToken = tokenUnder(cs.old, connector.config.publicUrl, subject, jwtClaims(linked.body.token).jti as string);
+      const key = newKey();
+      const submit = (token: string) =>
+        connector.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'overlap' } }, headers: { 'idempotency-key': key } });
+      const first = await submit(oldToken);
+      expect(first.status, first.text).to.equal(202);
+      const again = await submit(linked.body.token);
+      expect(again.status, again.text).to.equal(202);
+      expect(again.headers.get('idempotent-replayed')).to.equal('true');
+      expect(again.body.id).to.equal(first.body.id);
+      const me = await connector.call('GET', '/v1/me', { token: oldToken });
+      expect(me.body.usage.jobs_charged).to.equal(1);
     });
 
     it('refuses with 401 a token signed under another secret, or naming an unknown kid, or the previous kid with the current key', async () => {

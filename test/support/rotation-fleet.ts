@@ -12,8 +12,8 @@ interface Member {
 
 /**
  * Two API replicas behind HAProxy (the rolling-restart bench's, health-checking `/readyz`) and one worker, on
- * one Redis, started from the built tree; {@link roll} replaces each in turn with a new environment as a
- * Deployment's rolling update does: start the new one, wait until it takes traffic, SIGTERM the old one.
+ * one Redis, started from the built tree; {@link roll} replaces each with a new environment as a Deployment's
+ * rolling update does: start the new one, wait until it takes traffic, SIGTERM the old one.
  */
 export class RotationFleet {
   private readonly apis: Member[] = [];
@@ -44,21 +44,31 @@ export class RotationFleet {
     return this.apis.map((api) => `http://127.0.0.1:${api.metricsPort}/metrics`);
   }
 
-  /** Replaces API 0, API 1, then the worker, each with `base` plus `env`; resolves once the old ones have exited. */
+  /**
+   * Replaces API 0 then API 1 and, alongside (two Deployments roll independently), the worker, each with
+   * `base` plus `env`; resolves with the old ones' exit codes (APIs first) once they have exited.
+   */
   async roll(env: Record<string, string>): Promise<Array<number | string>> {
-    const old: Member[] = [];
-    for (const replica of [0, 1]) {
-      const slot = (this.apis[replica]!.slot + 2) % 4;
-      // The slot's process two generations back must be gone before its port is reused.
-      await Promise.all(this.retired.filter((member) => member.slot === slot).map((member) => member.exited));
-      const fresh = await this.startMember('api', replica, env, slot);
-      await this.inRotation(slot);
-      old.push(this.replace(this.apis[replica]!));
-      this.apis[replica] = fresh;
-    }
-    const fresh = await this.startMember('worker', 0, env);
-    old.push(this.replace(this.worker!));
-    this.worker = fresh;
+    const rollApis = async () => {
+      const old: Member[] = [];
+      for (const replica of [0, 1]) {
+        const slot = (this.apis[replica]!.slot + 2) % 4;
+        // The slot's process two generations back must be gone before its port is reused.
+        await Promise.all(this.retired.filter((member) => member.slot === slot).map((member) => member.exited));
+        const fresh = await this.startMember('api', replica, env, slot);
+        await this.inRotation(slot);
+        old.push(this.replace(this.apis[replica]!));
+        this.apis[replica] = fresh;
+      }
+      return old;
+    };
+    const rollWorker = async () => {
+      const fresh = await this.startMember('worker', 0, env);
+      const old = this.replace(this.worker!);
+      this.worker = fresh;
+      return [old];
+    };
+    const old = (await Promise.all([rollApis(), rollWorker()])).flat();
     return Promise.all(old.map((member) => member.exited));
   }
 
