@@ -5,6 +5,7 @@ import type { Config } from '../shared/platform/config/config';
 import { listen } from '../shared/platform/lifecycle/listen';
 import { closeServer } from '../shared/platform/lifecycle/shutdown';
 import { Metrics } from '../shared/platform/metrics/metrics';
+import { announceSecretOverlap } from '../shared/platform/secrets/secret-overlap';
 import { createMetricsServer } from '../shared/platform/metrics/metrics-server';
 import type { CimdFetchOptions } from '../shared/domain/oauth/cimd-fetcher';
 import { devConsentAllowed, withDevConsent } from '../shared/domain/oauth/dev-consent';
@@ -75,6 +76,7 @@ export async function startApi(loaded: Config, logger: Logger, options: StartApi
   const servesDevConsent = devConsent && devConsentAllowed(loaded);
   const config = servesDevConsent ? withDevConsent(loaded) : loaded;
   const metrics = new Metrics();
+  announceSecretOverlap(config, logger, metrics);
   const jobs = operations.flatMap((operation) => (operation.job ? [operation.job] : []));
   // Each job's own variables are read from the process's environment, and refused before any port opens.
   const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs }, jobs, loadJobSettings(process.env, jobs));

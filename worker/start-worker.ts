@@ -3,6 +3,7 @@ import type { Config } from '../shared/platform/config/config';
 import { listen } from '../shared/platform/lifecycle/listen';
 import { closeServer } from '../shared/platform/lifecycle/shutdown';
 import { Metrics } from '../shared/platform/metrics/metrics';
+import { announceSecretOverlap } from '../shared/platform/secrets/secret-overlap';
 import { createMetricsServer } from '../shared/platform/metrics/metrics-server';
 import { buildPolicies, buildProcessors } from '../shared/domain/jobs/processor';
 import { loadJobSettings } from '../shared/domain/jobs/job-settings';
@@ -32,6 +33,7 @@ export async function startWorker(
   { afterJobEvent }: { afterJobEvent?: () => void } = {},
 ): Promise<RunningWorker> {
   const metrics = new Metrics();
+  announceSecretOverlap(config, logger, metrics);
   const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs }, PAID_JOBS, loadJobSettings(process.env, PAID_JOBS));
   const policies = buildPolicies(PAID_JOBS, { attempts: config.jobAttempts, backoffMs: config.jobBackoffMs });
   // The webhook deliveries, when a receiver is configured: sent from here, never from the API.

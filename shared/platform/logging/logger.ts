@@ -23,6 +23,16 @@ export const REDACT_PATHS = [
   'linkSecret',
   '*.connectorSecret',
   '*.linkSecret',
+  // A rotation's previous values (the config keys, and the webhook settings' own).
+  'connectorSecretPrevious',
+  'linkSecretPrevious',
+  '*.connectorSecretPrevious',
+  '*.linkSecretPrevious',
+  'previousSecret',
+  '*.previousSecret',
+  // The configuration's webhook settings, one level further down.
+  '*.webhooks.secret',
+  '*.webhooks.previousSecret',
   // A Redis URL may carry a password; the connection settings carry the others.
   'redisUrl',
   '*.redisUrl',
