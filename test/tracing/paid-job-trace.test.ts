@@ -42,7 +42,8 @@ describe('tracing: one trace follows a paid job from the request through the wor
       // Short batches, so that spans arrive within the test's waits.
       OTEL_BSP_SCHEDULE_DELAY: '100',
     });
-    secrets.push(env.LINK_SECRET, env.CONNECTOR_SECRET, env.WEBHOOK_SECRET);
+    // The receiver's path stands for a URL whose path is its secret: only its origin may be recorded.
+    secrets.push(env.LINK_SECRET, env.CONNECTOR_SECRET, env.WEBHOOK_SECRET, new URL(hooks.url).pathname);
     // One process per encoding: the API sends protobuf, the worker JSON.
     [api, worker] = await Promise.all([
       startApiProcess({ ...env, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' }),
@@ -123,6 +124,7 @@ describe('tracing: one trace follows a paid job from the request through the wor
     const delivery = byId.get(deliverySpanId)!;
     expect(delivery.kind).to.equal(KIND.client);
     expect(delivery.service).to.equal('connector-worker');
+    expect(delivery.attributes['url.full']).to.equal(new URL(hooks.url).origin);
     expect(ancestors(delivery)).to.include(consumer);
 
     // Both encodings were received.

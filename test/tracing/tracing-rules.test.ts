@@ -73,6 +73,10 @@ describe('span redaction', () => {
       'url.full': 'https://r.example.com/h',
     });
     expect(redactAttributes(attributes, SpanKind.CLIENT)).to.have.property('client.address', '203.0.113.9');
+    // An outgoing request keeps the receiver's origin only: a webhook URL's path may be its secret.
+    expect(redactAttributes({ 'url.full': 'https://hooks.example.com/T0/B1/s3cr3t?x=1' }, SpanKind.CLIENT)).to.deep.equal({
+      'url.full': 'https://hooks.example.com',
+    });
   });
 
   it('returns the same object when there is nothing to redact (no copy per span)', () => {

@@ -30,7 +30,7 @@ const CLIENT_ADDRESS = new Set([
   'net.sock.peer.port',
 ]);
 
-/** Attributes holding a URL or a request target: kept without query, fragment or credentials. */
+/** Attributes holding a URL or a request target: kept without query, fragment or credentials (client spans: the origin only). */
 const URLS = new Set(['http.url', 'http.target', 'url.full', 'url.original']);
 
 /**
@@ -42,12 +42,25 @@ export function withoutQuery(value: string): string {
   return bare.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1');
 }
 
+/**
+ * The origin of an absolute URL (`https://hooks.example.com`): what an outgoing request's span keeps, since the
+ * path of a webhook receiver's URL may itself be its secret (as some services issue them).
+ */
+function originOf(value: string): string {
+  try {
+    return new URL(value).origin;
+  } catch {
+    return withoutQuery(value);
+  }
+}
+
 /** The attributes of one span or event with the rules above applied; the same object when nothing changes. */
 export function redactAttributes(attributes: Attributes, kind?: SpanKind): Attributes {
   let copy: Attributes | undefined;
   for (const [key, value] of Object.entries(attributes)) {
     const drop = DROPPED.has(key) || (kind === SpanKind.SERVER && CLIENT_ADDRESS.has(key));
-    const rewritten = !drop && URLS.has(key) && typeof value === 'string' ? withoutQuery(value) : value;
+    const url = !drop && URLS.has(key) && typeof value === 'string' ? value : undefined;
+    const rewritten = url === undefined ? value : kind === SpanKind.CLIENT ? originOf(url) : withoutQuery(url);
     if (!drop && rewritten === value) continue;
     copy ??= { ...attributes };
     if (drop) delete copy[key];

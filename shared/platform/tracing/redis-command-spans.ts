@@ -13,7 +13,8 @@ let patched = false;
  * hook throws and leaves every command untraced. Wrapping `Redis.prototype.sendCommand` covers every
  * connection: ours, BullMQ's duplicates, and a cluster's or sentinel's node connections.
  *
- * Commands outside any span (BullMQ's polling, the rate limiter's background work) record nothing.
+ * Commands outside any recorded span (BullMQ's polling, a request that was sampled out) record nothing and
+ * cost one check.
  */
 export function traceRedisCommands(): void {
   if (patched) return;
@@ -21,7 +22,8 @@ export function traceRedisCommands(): void {
   const tracer = trace.getTracer('connector-redis');
   const send = Redis.prototype.sendCommand;
   Redis.prototype.sendCommand = function (this: Redis, command: Command, stream?: Parameters<typeof send>[1]) {
-    if (!trace.getSpan(context.active())) return send.call(this, command, stream);
+    // Inside a trace that is not being recorded (sampled out), a child would not be recorded either: skip it.
+    if (!trace.getSpan(context.active())?.isRecording()) return send.call(this, command, stream);
     const name = command.name.toLowerCase();
     const span = tracer.startSpan(name, {
       kind: SpanKind.CLIENT,
