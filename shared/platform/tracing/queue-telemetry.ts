@@ -1,4 +1,4 @@
-import { BullMQOtel } from 'bullmq-otel';
+import type { BullMQOtel } from 'bullmq-otel';
 import { isTracingStarted } from './tracing-state';
 
 let telemetry: BullMQOtel | undefined;
@@ -11,6 +11,7 @@ let telemetry: BullMQOtel | undefined;
  */
 export function queueTelemetry(): BullMQOtel | undefined {
   if (!isTracingStarted()) return undefined;
-  telemetry ??= new BullMQOtel({ tracerName: 'bullmq' });
+  // Loaded only when tracing is on, like the SDK.
+  telemetry ??= new (require('bullmq-otel') as typeof import('bullmq-otel')).BullMQOtel({ tracerName: 'bullmq' });
   return telemetry;
 }
