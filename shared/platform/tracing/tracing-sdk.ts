@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http';
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OtlpProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
@@ -13,17 +12,13 @@ import { traceRedisCommands } from './redis-command-spans';
 /** How long shutdown waits for the last spans to be sent. */
 const SHUTDOWN_FLUSH_MS = 1000;
 
-/** Probes and scrapes: a span for each would outnumber the requests worth tracing. */
-const UNTRACED_PATHS = /^\/(healthz|readyz|livez|metrics)(\?|$)/;
-
 /**
  * Starts the OpenTelemetry SDK with `settings` (start-tracing.ts decides whether to, and loads this module only
  * then, so that a process without tracing never loads the SDK):
  *
- * - HTTP (`@opentelemetry/instrumentation-http`): a server span per request, continued from an incoming
- *   `traceparent`/`tracestate`; a client span per outgoing request made inside a trace (webhook deliveries,
- *   client metadata fetches), which sends `traceparent` on. No headers are recorded; URLs lose their query
- *   in the redacting exporter.
+ * - HTTP out (`@opentelemetry/instrumentation-http`): a client span per outgoing request made inside a trace
+ *   (webhook deliveries, client metadata fetches), which sends `traceparent` on; no headers recorded, the URL
+ *   reduced to its origin by the redacting exporter. HTTP in: the API's server spans (server-spans.ts).
  * - Redis: a client span per command inside a recorded span, by command name only (redis-command-spans.ts, by
  *   hand: the maintained ioredis instrumentation does not patch ioredis 6).
  * - Express's own instrumentation is not used: the app routes every request through one middleware chain and
@@ -48,10 +43,8 @@ export function startSdk(settings: TracingSettings, defaultServiceName: string):
   registerInstrumentations({
     tracerProvider: provider,
     instrumentations: [
-      new HttpInstrumentation({
-        ignoreIncomingRequestHook: (request: IncomingMessage) => UNTRACED_PATHS.test(request.url ?? ''),
-        requireParentforOutgoingSpans: true,
-      }),
+      // Outgoing requests only: the API's server spans are server-spans.ts's (see there why).
+      new HttpInstrumentation({ disableIncomingRequestInstrumentation: true, requireParentforOutgoingSpans: true }),
     ],
   });
   traceRedisCommands();
