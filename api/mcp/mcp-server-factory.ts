@@ -4,6 +4,7 @@ import type { Job } from '../../shared/domain/jobs/job';
 import { cardsOf, registerCardResources, UI_EXTENSION_CAPABILITY } from './app-cards';
 import { callerOf, type McpDependencies } from './mcp-context';
 import { callTool, jsonResult, type ArgumentCheck } from './tool-calls';
+import { inToolCallSpan } from './tool-call-span';
 import { registerTaskHandlers, TASKS_EXTENSION, taskRequested, toCreateTaskResult, TASK_CAPABILITIES } from './job-tasks';
 
 /** The server's identity, as every result names it. */
@@ -48,7 +49,9 @@ export function mcpServerFactory(deps: McpDependencies, checks: ReadonlyMap<stri
     const server = new Server(SERVER_INFO, modern ? modernOptions : legacyOptions);
     server.setRequestHandler('tools/list', () => (modern ? modernTools : legacyTools));
     server.setRequestHandler('tools/call', async (request, ctx) => {
-      const outcome = await callTool(deps, checks, callerOf(ctx), request.params.name, request.params.arguments);
+      const { name, arguments: args, _meta: meta } = request.params as typeof request.params & { _meta?: unknown };
+      const known = deps.tools.some((tool) => tool.name === name) ? name : undefined;
+      const outcome = await inToolCallSpan(known, meta, () => callTool(deps, checks, callerOf(ctx), name, args));
       if ('error' in outcome) return outcome.error;
       if (outcome.tool.operation.async && taskRequested(request.params, ctx.mcpReq.envelope, modern)) {
         return toCreateTaskResult(outcome.body as Job, deps.taskTtlMs, modern) as never;

@@ -18,6 +18,7 @@ import { waitForReplicas, type ReplicaWaitOptions } from './replica-wait';
 import type { RedisClient } from './redis-client';
 import type { RedisGuard } from './redis-guard';
 import type { RedisKeys } from './redis-keys';
+import { queueTelemetry } from '../../platform/tracing/queue-telemetry';
 
 /** How jobs are retried and how long finished ones are kept. */
 export interface BullmqJobQueueOptions {
@@ -264,7 +265,11 @@ export class BullmqJobQueue implements JobQueue {
     let opening = this.opening.get(shard);
     if (!opening) {
       opening = (async () => {
-        const queue: BullQueue = new Queue(this.keys.jobQueueName(shard), { connection: this.client, prefix: this.keys.bullPrefix });
+        const queue: BullQueue = new Queue(this.keys.jobQueueName(shard), {
+          connection: this.client,
+          prefix: this.keys.bullPrefix,
+          telemetry: queueTelemetry(),
+        });
         // Without a listener an 'error' event would crash the process; the client's own listener already
         // counts and logs connection errors, so only other errors are logged here.
         queue.on('error', (error: Error) => {

@@ -2,6 +2,7 @@ import { cleanEnv, str, type Spec } from 'envalid';
 import { ConfigError } from '../errors/config-error';
 import { loadOAuthSettings, OAUTH_VARIABLES, type OAuthSettings } from './oauth-config';
 import { loadWebhookSettings, WEBHOOK_VARIABLES, type WebhookSettings } from './webhook-settings';
+import { loadTracingSettings, TRACING_VARIABLES } from './tracing-settings';
 import { listenHostAddress, resolveListenHost } from './listen-host';
 import { loadRedisSettings, REDIS_VARIABLES, type RedisConnection } from './redis-settings';
 import { httpsUrl, intInRange, originList, publicUrl, secretOfAtLeast } from './validators';
@@ -132,7 +133,7 @@ function coreVariables(role: ProcessRole) {
  * A variable without a `default` property is required.
  */
 export function configVariables(role: ProcessRole = 'api'): Record<string, Spec<unknown>> {
-  return { ...coreVariables(role), ...REDIS_VARIABLES, ...OAUTH_VARIABLES, ...WEBHOOK_VARIABLES };
+  return { ...coreVariables(role), ...REDIS_VARIABLES, ...OAUTH_VARIABLES, ...WEBHOOK_VARIABLES, ...TRACING_VARIABLES };
 }
 
 /**
@@ -164,6 +165,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
     if (env[previous] !== undefined && env[previous] === env[current])
       problems.push({ name: previous, reason: `must differ from ${current}` });
   }
+  // Tracing is started from these before the configuration is loaded (shared/platform/tracing); checked here
+  // too, so that a wrong value is refused with the rest instead of leaving tracing silently off.
+  loadTracingSettings(env, problems);
   // Node refuses a request timeout shorter than the headers timeout.
   if (clean.HTTP_REQUEST_TIMEOUT_MS < clean.HTTP_HEADERS_TIMEOUT_MS && !problems.some((p) => p.name.startsWith('HTTP_'))) {
     problems.push({ name: 'HTTP_REQUEST_TIMEOUT_MS', reason: 'must be at least HTTP_HEADERS_TIMEOUT_MS' });

@@ -1,4 +1,6 @@
 import pino, { type Logger } from 'pino';
+import { traceLogFields } from '../tracing/log-correlation';
+import { isTracingStarted } from '../tracing/tracing-state';
 
 /**
  * Paths that must never reach a log line: credentials in headers and bodies. pino removes them before
@@ -52,6 +54,9 @@ export const REDACT_PATHS = [
  * it saves (bench/README.md: -2.3 % API CPU per `GET /v1/me`, lower in 6 of 6 paired rounds). It also keeps
  * every line that was logged before a crash, and a stdout that cannot keep up slows the process down instead
  * of growing its memory.
+ *
+ * When the process traces (shared/platform/tracing), each line written inside a span carries its `trace_id`
+ * and `span_id`; otherwise no per-line hook runs at all.
  */
 export function createLogger(level: string, name: string, destination?: NodeJS.WritableStream): Logger {
   return pino(
@@ -61,6 +66,7 @@ export function createLogger(level: string, name: string, destination?: NodeJS.W
       redact: { paths: REDACT_PATHS, remove: true },
       base: { service: name },
       timestamp: pino.stdTimeFunctions.isoTime,
+      ...(isTracingStarted() ? { mixin: traceLogFields } : {}),
     },
     destination ?? pino.destination({ sync: true }),
   );

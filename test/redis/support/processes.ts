@@ -67,7 +67,7 @@ export async function startApiProcess(env: Record<string, string>): Promise<ApiU
         (r) => r.ok,
         () => false,
       ),
-    { what: `the API on ${port} to listen` },
+    { what: `the API on ${port} to listen`, timeoutMs: 30_000 },
   );
   const { call } = await checkedClient(baseUrl);
 
@@ -95,7 +95,7 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<P
         (r) => r.ok,
         () => false,
       ),
-    { what: 'the worker to listen' },
+    { what: 'the worker to listen', timeoutMs: 30_000 },
   );
   return wrap(proc, 0, metricsPort);
 }
