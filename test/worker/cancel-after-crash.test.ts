@@ -1,8 +1,5 @@
 import { startRedis, type TestRedis } from '../support/redis-server';
-import { WebhookReceiver } from '../support/webhook-receiver';
 import { redisEnv } from '../redis/support/processes';
-import { cancelCrashRace, cancelCrashRaceEnv } from '../topologies/support/cancel-crash-race';
-import { deploymentEnv, startDeployment, type Deployment } from '../topologies/support/deployment';
 import { cancelCrashFlows } from './support/cancel-crash-flows';
 
 // The same proofs run on the 3-primary Redis Cluster in test/topologies/cluster-cancels.test.ts.
@@ -15,22 +12,4 @@ describe('a cancel and a worker that dies (built processes on one Redis node)', 
   after(async () => redis?.stop());
 
   cancelCrashFlows((prefix) => redisEnv(redis.url, prefix));
-
-  describe('two APIs and two workers, one of them SIGKILLed while cancels race the jobs', () => {
-    let receiver: WebhookReceiver;
-    let deployment: Deployment;
-    before(async () => {
-      receiver = await WebhookReceiver.start();
-      deployment = await startDeployment(deploymentEnv({ REDIS_URL: redis.url }, 'cancel-race:', cancelCrashRaceEnv(receiver)));
-    });
-    after(async () => {
-      await deployment?.stop();
-      await receiver?.close();
-    });
-
-    cancelCrashRace(
-      () => deployment,
-      () => receiver,
-    );
-  });
 });
