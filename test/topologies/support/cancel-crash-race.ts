@@ -97,7 +97,12 @@ export function cancelCrashRace(deployment: () => Deployment, receiver: () => We
       ),
     );
     let requeuedCancels = 0;
-    const successes = successesByJob(dep.workers);
+    // Runs to the end as the workers logged them. The killed worker may have logged one whose completion it
+    // never recorded (killed in between): its job is taken again, and either runs again (attempts 2) or,
+    // when a cancel came meanwhile, ends canceled without running; its result was never delivered.
+    const survivors = dep.workers.filter((worker) => worker !== doomed);
+    const liveSuccesses = successesByJob(survivors);
+    const lostSuccesses = successesByJob([doomed]);
     let charged = 0;
     let refunded = 0;
     const canceled = new Set<string>();
@@ -109,19 +114,21 @@ export function cancelCrashRace(deployment: () => Deployment, receiver: () => We
         canceled.add(job.id);
         refunded += job.cost;
         expect(final, job.id).to.include({ refunded_credits: job.cost, result: null });
-        expect(successes.get(job.id) ?? 0, `${job.id} canceled yet ran to its end`).to.equal(0);
+        expect(liveSuccesses.get(job.id) ?? 0, `${job.id} canceled yet ran to its end`).to.equal(0);
         if (!job.answers.includes(202)) {
           // Canceled while queued: it never started, unless the killed worker had it, whose stalled job went
-          // back to the queue, where the cancel found it (and no worker took it again).
+          // back to the queue, where the cancel found it (and no live worker took it again).
           const startedBy = dep.workers.filter((worker) => seenBy(worker).started.has(job.id));
-          const back = startedBy.length === 1 && startedBy[0] === doomed && cutShort.includes(job.id);
-          expect(startedBy.length === 0 || back, `${job.id} canceled while queued (${job.answers}) yet started`).to.equal(true);
+          const back = startedBy.every((worker) => worker === doomed);
+          expect(back, `${job.id} canceled while queued (${job.answers}) yet started`).to.equal(true);
           if (startedBy.length === 0) expect(final, job.id).to.include({ started_at: null, attempts: 0 });
           else requeuedCancels++;
         }
       } else {
         expect(final, job.id).to.include({ refunded_credits: 0 });
-        expect(successes.get(job.id), `${job.id} succeeded: its runs to the end`).to.equal(1);
+        const runs = (liveSuccesses.get(job.id) ?? 0) + (lostSuccesses.get(job.id) ?? 0);
+        const lost = runs === 2 && lostSuccesses.has(job.id) && final.attempts >= 2;
+        expect(runs === 1 || lost, `${job.id} succeeded after ${runs} runs to the end, ${final.attempts} attempts`).to.equal(true);
         expect(job.answers.every((answer) => answer === 202 || answer === 409)).to.equal(true);
       }
     });
@@ -153,7 +160,6 @@ export function cancelCrashRace(deployment: () => Deployment, receiver: () => We
     // A delivery is repeated (same webhook-id) only when the killed worker was sending it: every live worker's
     // log shows each event sent at most once, and every repeat is one send beyond theirs.
     // (A live worker logs a send once the receiver has answered it, hence the wait.)
-    const survivors = dep.workers.filter((worker) => worker !== doomed);
     const receivedTimes = new Map<string, number>();
     for (const request of aboutOurs) receivedTimes.set(request.id, (receivedTimes.get(request.id) ?? 0) + 1);
     const sentBySurvivors = await waitFor(
