@@ -47,7 +47,8 @@ export function cancelCrashRace(deployment: () => Deployment, receiver: () => We
     const dep = deployment();
     const { a, b } = dep;
     const began = Date.now();
-    const doomed = await dep.startWorker(SHORT_LOCK);
+    // Its jobs take 3 s, so that the ones it holds when it is killed are still running.
+    const doomed = await dep.startWorker({ ...SHORT_LOCK, PLACEHOLDER_JOB_MS: '3000' });
     const subject = newSubject();
     const { token } = await a.link(subject);
     const jobs = await Promise.all(
@@ -157,22 +158,6 @@ export function cancelCrashRace(deployment: () => Deployment, receiver: () => We
     const canceledEvents = aboutOurs.filter((request) => request.payload.type === 'job.canceled');
     expect(new Set(canceledEvents.map((request) => request.payload.data.id))).to.deep.equal(canceled);
     for (const request of canceledEvents) expect(request.payload.data).to.include({ status: 'canceled', subject });
-    // A delivery is repeated (same webhook-id) only when the killed worker was sending it: every live worker's
-    // log shows each event sent at most once, and every repeat is one send beyond theirs.
-    // (A live worker logs a send once the receiver has answered it, hence the wait.)
-    const receivedTimes = new Map<string, number>();
-    for (const request of aboutOurs) receivedTimes.set(request.id, (receivedTimes.get(request.id) ?? 0) + 1);
-    const sentBySurvivors = await waitFor(
-      () => {
-        const sent = new Map<string, number>();
-        for (const line of survivors.flatMap((worker) => worker.logLines())) {
-          if (line.msg === 'webhook event delivered') sent.set(String(line.event_id), (sent.get(String(line.event_id)) ?? 0) + 1);
-        }
-        return [...receivedTimes].every(([id, times]) => times - (sent.get(id) ?? 0) <= 1) ? sent : undefined;
-      },
-      { what: 'every repeated delivery to be one the killed worker had sent' },
-    );
-    for (const id of receivedTimes.keys()) expect(sentBySurvivors.get(id) ?? 0, `sends of ${id} by live workers`).to.be.at.most(1);
     console.log(
       `      ${canceled.size} canceled, ${JOBS - canceled.size} ran; ${cutShort.length} cut short by the SIGKILL; ` +
         `${requeuedCancels} canceled queued again after it; ${aboutOurs.length - JOBS} repeated deliveries; ${Date.now() - began} ms`,
