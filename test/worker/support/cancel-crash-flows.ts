@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { newKey, newSubject } from '../../support/harness';
 import { pollJob, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from '../../redis/support/processes';
 
-/** A dead worker's job is retaken in seconds (the same settings as worker-process.test.ts). */
-const FAST_RECOVERY = { JOB_LOCK_MS: '2000', JOB_STALLED_INTERVAL_MS: '1000' };
+/** A dead worker's job is retaken in seconds; its lock outlives the few requests a test sends right after the kill. */
+const FAST_RECOVERY = { JOB_LOCK_MS: '4000', JOB_STALLED_INTERVAL_MS: '1000' };
 /** Jobs of a minute: any job that ran to its end would time the test out. */
 const SLOW = { PLACEHOLDER_JOB_MS: '60000', LOG_LEVEL: 'debug', ...FAST_RECOVERY };
 
@@ -56,6 +56,28 @@ export function cancelCrashFlows(topologyEnv: (prefix: string) => Record<string,
     const rescuer = workers[1];
     expect(rescuer.logLines().some((line) => line.msg === 'job started' && line.job_id === job.id)).to.equal(false);
     expect(rescuer.logLines().some((line) => line.msg === 'job canceled' && line.job_id === job.id)).to.equal(true);
+  });
+
+  it('a job whose worker died reads queued once its lock expired: its cancel answers 200, canceled and refunded at once, and the next worker never starts it', async () => {
+    const { token, job } = await runningJob();
+    expect(await workers[0].kill()).to.equal('SIGKILL');
+    await pollJob(api, token, job.id, (seen) => seen.status === 'queued', 20_000);
+    const canceled = await api.call('DELETE', `/v1/jobs/${job.id}`, { token });
+    expect(canceled.status, canceled.text).to.equal(200);
+    expect(canceled.body).to.include({ status: 'canceled', refunded_credits: job.cost, result: null });
+    workers.push(await startWorkerProcess({ ...env, ...SLOW }));
+    // Once the next worker runs a job submitted after the cancel, it has looked for stalled jobs and taken
+    // what was queued: the canceled job was neither.
+    const later = await api.call('POST', '/v1/jobs', {
+      token,
+      body: { input: { prompt: 'later' } },
+      headers: { 'idempotency-key': newKey() },
+    });
+    await pollJob(api, token, later.body.id, (seen) => seen.status === 'running', 20_000);
+    expect((await api.call('GET', `/v1/jobs/${job.id}`, { token })).body).to.deep.equal(canceled.body);
+    expect(workers[1].logLines().some((line) => line.job_id === job.id)).to.equal(false);
+    const me = await api.call('GET', '/v1/me', { token });
+    expect(me.body.usage).to.deep.equal({ jobs_charged: 2, credits_spent: later.body.cost, credits_refunded: job.cost });
   });
 
   it('a worker SIGKILLed right after a cancel of its running job was asked: the job ends canceled, refunded once', async () => {
