@@ -61,13 +61,17 @@ return {state, job}
 // or a worker has it and this only marks the request (the worker polls the mark and fires its signal). A
 // removed job goes to the failed set (BullMQ's retention then removes it like any finished job), marked canceled;
 // a worker that ends a job canceled sets the same mark, so a job in the failed set without it really failed.
-// KEYS: job hash, wait, paused, delayed, prioritized, completed, failed. ARGV: job id, now (ms).
+// A job in the active list without a lock is nobody's (its worker died) and reads as queued (READ_JOB), so it
+// is canceled like one: taken out of the active list here, the stalled check, which moves back only a job it
+// removes from that list itself, never hands it back, and a late worker without the lock cannot finish it.
+// KEYS: job hash, wait, paused, delayed, prioritized, completed, failed, active, job lock. ARGV: job id, now (ms).
 const CANCEL = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 'unknown' end
 if redis.call('HEXISTS', KEYS[1], '${CANCELED_FIELD}') == 1 then return 'already_canceled' end
 if redis.call('ZSCORE', KEYS[6], ARGV[1]) or redis.call('ZSCORE', KEYS[7], ARGV[1]) then return 'finished' end
 local removed = redis.call('LREM', KEYS[2], 0, ARGV[1]) + redis.call('LREM', KEYS[3], 0, ARGV[1])
   + redis.call('ZREM', KEYS[4], ARGV[1]) + redis.call('ZREM', KEYS[5], ARGV[1])
+if removed == 0 and redis.call('EXISTS', KEYS[9]) == 0 then removed = redis.call('LREM', KEYS[8], 0, ARGV[1]) end
 if removed > 0 then
   redis.call('HSET', KEYS[1], '${CANCEL_REQUESTED_FIELD}', ARGV[2], '${CANCELED_FIELD}', ARGV[2], 'finishedOn', ARGV[2])
   redis.call('ZADD', KEYS[7], ARGV[2], ARGV[1])
@@ -117,7 +121,7 @@ export class BullmqJobQueue implements JobQueue {
       });
     }
     this.readJob = defineLuaScript(client, 'read_job', 4, READ_JOB);
-    this.cancelJob = defineLuaScript(client, 'cancel_job', 7, CANCEL);
+    this.cancelJob = defineLuaScript(client, 'cancel_job', 9, CANCEL);
     this.history = new JobShardHistory(client, keys, options.shards);
   }
 
@@ -181,7 +185,10 @@ export class BullmqJobQueue implements JobQueue {
     if (!this.historyLoad) await this.loadHistory();
     for (const shard of this.history.candidates(id)) {
       const queue = this.queues.get(shard) ?? (await this.guard.run(() => this.open(shard)));
-      const keys = ['', 'wait', 'paused', 'delayed', 'prioritized', 'completed', 'failed'].map((suffix) => queue.toKey(suffix || id));
+      const keys = ['', 'wait', 'paused', 'delayed', 'prioritized', 'completed', 'failed', 'active'].map((suffix) =>
+        queue.toKey(suffix || id),
+      );
+      keys.push(`${queue.toKey(id)}:lock`);
       const outcome = await this.guard.commands(() => this.cancelJob(keys, [id, Date.now()]));
       if (outcome === 'unknown') continue;
       const job = await this.readOn(id, shard);
