@@ -182,11 +182,19 @@ describe('tracing: one trace follows a paid job from the request through the wor
     expect(toolSpan.kind).to.equal(KIND.server);
     expect(toolSpan.name).to.equal('tools/call create_job');
     expect(toolSpan.attributes).to.include({ 'gen_ai.tool.name': 'create_job', 'gen_ai.operation.name': 'execute_tool' });
-    const producer = await otlp.waitFor(
-      (all) => all.find((s) => s.traceId === caller.traceId && s.kind === KIND.producer),
+    // The API's enqueue, not the worker's own (its webhook event, in the same trace, may be exported first).
+    const trace = await otlp.waitFor(
+      (all) =>
+        all.some((s) => s.traceId === caller.traceId && s.kind === KIND.producer && s.service === 'connector-api')
+          ? all.filter((s) => s.traceId === caller.traceId)
+          : undefined,
       'the enqueue under the tool call',
     );
-    expect(producer.service).to.equal('connector-api');
+    const byId = new Map(trace.map((s) => [s.spanId, s]));
+    const producer = trace.find((s) => s.kind === KIND.producer && s.service === 'connector-api')!;
+    const chain: string[] = [];
+    for (let parent = byId.get(producer.parentSpanId); parent; parent = byId.get(parent.parentSpanId)) chain.push(parent.spanId);
+    expect(chain, 'the enqueue descends from the tool call').to.include(toolSpan.spanId);
   });
 
   it('OAuth query strings (state, code challenge) are not recorded on server spans', async () => {
