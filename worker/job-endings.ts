@@ -2,6 +2,7 @@ import { UnrecoverableError, type Job as BullJob } from 'bullmq';
 import {
   CANCEL_REQUESTED_FIELD,
   CANCELED_FIELD,
+  CANCELED_SET,
   FAILED_FIELD,
   readProgress,
   type BullJobData,
@@ -52,6 +53,8 @@ export function createJobEndings(deps: {
   };
   const write = (job: BullJobOf, progress: BullJobProgress, field: string) =>
     client.hset(keyOf(job), 'progress', JSON.stringify(progress), field, Date.now());
+  // Counted by the queue gauge; added before BullMQ's mark, like every other write of an ending.
+  const countCanceled = (job: BullJobOf) => client.zadd(`${job.queueQualifiedName}:${CANCELED_SET}`, Date.now(), job.id!);
 
   return {
     async decided(job) {
@@ -62,6 +65,7 @@ export function createJobEndings(deps: {
       // The cancel request is the decision: it is already on the job, so the refund comes first here.
       const refunded = await refund(job);
       await write(job, { ...progress, canceled: true, refunded }, CANCELED_FIELD);
+      await countCanceled(job);
       await recordEvent(job, 'canceled');
       observer.finished(observed, 'canceled', ranMs);
       if (refunded > 0) observer.refunded(observed, 'canceled', refunded);
@@ -86,6 +90,7 @@ export function createJobEndings(deps: {
       const refunded = canceled || deps.refundOnFailure(job.name) ? await refund(job) : 0;
       const saved: BullJobProgress = { ...progress, ...(canceled ? { canceled } : {}), ...(refunded > 0 ? { refunded } : {}) };
       await client.hset(keyOf(job), 'progress', JSON.stringify(saved), ...(canceled ? [CANCELED_FIELD, Date.now()] : []));
+      if (canceled) await countCanceled(job);
       await recordEvent(job, canceled ? 'canceled' : 'failed');
     },
   };

@@ -5,6 +5,7 @@ import type { CancelOutcome, JobQueue } from '../../domain/jobs/job-queue';
 import {
   CANCEL_REQUESTED_FIELD,
   CANCELED_FIELD,
+  CANCELED_SET,
   fromStoredFields,
   STORED_JOB_FIELDS,
   toBullJobData,
@@ -60,7 +61,8 @@ return {state, job}
 // or a worker has it and this only marks the request (the worker polls the mark and fires its signal). A
 // removed job goes to the failed set (BullMQ's retention then removes it like any finished job), marked canceled;
 // a worker that ends a job canceled sets the same mark, so a job in the failed set without it really failed.
-// KEYS: job hash, wait, paused, delayed, prioritized, completed, failed. ARGV: job id, now (ms).
+// The job also joins the queue's set of canceled jobs (CANCELED_SET), which the queue gauge counts.
+// KEYS: job hash, wait, paused, delayed, prioritized, completed, failed, canceled. ARGV: job id, now (ms).
 const CANCEL = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 'unknown' end
 if redis.call('HEXISTS', KEYS[1], '${CANCELED_FIELD}') == 1 then return 'already_canceled' end
@@ -70,10 +72,23 @@ local removed = redis.call('LREM', KEYS[2], 0, ARGV[1]) + redis.call('LREM', KEY
 if removed > 0 then
   redis.call('HSET', KEYS[1], '${CANCEL_REQUESTED_FIELD}', ARGV[2], '${CANCELED_FIELD}', ARGV[2], 'finishedOn', ARGV[2])
   redis.call('ZADD', KEYS[7], ARGV[2], ARGV[1])
+  redis.call('ZADD', KEYS[8], ARGV[2], ARGV[1])
   return 'canceled'
 end
 redis.call('HSETNX', KEYS[1], '${CANCEL_REQUESTED_FIELD}', ARGV[2])
 return 'requested'
+`;
+
+// The queue's canceled jobs, for the gauge: BullMQ keeps them in its failed set, so they are counted from our
+// own set (members are added by the cancel script and the worker's canceled endings). A member older than the
+// retention may have been removed by BullMQ's lazy clean-up of finished jobs: it is dropped here once it is no
+// longer in the failed set, so the count is that of canceled jobs still kept, in O(old members) per read.
+// KEYS: canceled set, failed set. ARGV: oldest score that needs no check (ms), most members checked per read.
+const COUNT_CANCELED = `
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))) do
+  if not redis.call('ZSCORE', KEYS[2], id) then redis.call('ZREM', KEYS[1], id) end
+end
+return redis.call('ZCARD', KEYS[1])
 `;
 
 type ReadJobReply = ['unknown'] | ['completed' | 'failed' | 'active' | 'waiting', Array<string | null>];
@@ -94,6 +109,7 @@ export class BullmqJobQueue implements JobQueue {
   private readonly operationOptions = new Map<string, JobsOptions>();
   private readonly readJob: LuaScript<ReadJobReply>;
   private readonly cancelJob: LuaScript<CancelOutcome | 'unknown'>;
+  private readonly countCanceled: LuaScript<number>;
   private readonly history: JobShardHistory;
 
   constructor(
@@ -116,7 +132,8 @@ export class BullmqJobQueue implements JobQueue {
       });
     }
     this.readJob = defineLuaScript(client, 'read_job', 4, READ_JOB);
-    this.cancelJob = defineLuaScript(client, 'cancel_job', 7, CANCEL);
+    this.cancelJob = defineLuaScript(client, 'cancel_job', 8, CANCEL);
+    this.countCanceled = defineLuaScript(client, 'count_canceled', 2, COUNT_CANCELED);
     this.history = new JobShardHistory(client, keys, options.shards);
   }
 
@@ -151,6 +168,8 @@ export class BullmqJobQueue implements JobQueue {
       // Only a finished job is replaced; a queued or running one is never touched.
       if (state === 'completed' || state === 'failed') {
         await queue.remove(job.id);
+        // The id may have been a canceled job's: the new job is not canceled.
+        await this.client.zrem(queue.toKey(CANCELED_SET), job.id);
         await queue.add(job.operation, data, { ...jobOptions, jobId: job.id });
       }
       return undefined;
@@ -180,7 +199,9 @@ export class BullmqJobQueue implements JobQueue {
     if (!this.historyLoad) await this.loadHistory();
     for (const shard of this.history.candidates(id)) {
       const queue = this.queues.get(shard) ?? (await this.guard.run(() => this.open(shard)));
-      const keys = ['', 'wait', 'paused', 'delayed', 'prioritized', 'completed', 'failed'].map((suffix) => queue.toKey(suffix || id));
+      const keys = ['', 'wait', 'paused', 'delayed', 'prioritized', 'completed', 'failed', CANCELED_SET].map((suffix) =>
+        queue.toKey(suffix || id),
+      );
       const outcome = await this.guard.commands(() => this.cancelJob(keys, [id, Date.now()]));
       if (outcome === 'unknown') continue;
       const job = await this.readOn(id, shard);
@@ -197,20 +218,27 @@ export class BullmqJobQueue implements JobQueue {
 
   async counts(): Promise<Record<JobStatus, number>> {
     await this.loadHistory();
+    const oldest = Date.now() - this.options.retentionSeconds * 1000;
     const perShard = await Promise.all(
       Array.from({ length: this.history.span }, (_, shard) =>
-        this.guard.run(async () =>
-          (await this.open(shard)).getJobCounts('waiting', 'delayed', 'prioritized', 'waiting-children', 'active', 'completed', 'failed'),
-        ),
+        this.guard.run(async () => {
+          const queue = await this.open(shard);
+          const [counts, canceled] = await Promise.all([
+            queue.getJobCounts('waiting', 'delayed', 'prioritized', 'waiting-children', 'active', 'completed', 'failed'),
+            this.countCanceled([queue.toKey(CANCELED_SET), queue.toKey('failed')], [oldest, 1000]),
+          ]);
+          return { ...counts, canceled: Number(canceled) } as Record<string, number>;
+        }),
       ),
     );
     const n = (state: string): number => perShard.reduce((sum, counts) => sum + Number(counts[state] ?? 0), 0);
+    // BullMQ holds canceled jobs in its failed set: they are counted once, as canceled.
     return {
       queued: n('waiting') + n('delayed') + n('prioritized') + n('waiting-children'),
       running: n('active'),
       succeeded: n('completed'),
-      failed: n('failed'),
-      canceled: 0,
+      failed: Math.max(0, n('failed') - n('canceled')),
+      canceled: n('canceled'),
     };
   }
 
