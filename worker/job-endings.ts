@@ -29,8 +29,11 @@ export interface JobEndings {
   decided(job: BullJobOf): Promise<EarlierDecision>;
   /** Ends the job `canceled` and refunded; throws the error that makes BullMQ fail it without retry. */
   canceled(job: BullJobOf, progress: BullJobProgress, observed: ObservedAttempt, ranMs: number): Promise<never>;
-  /** Ends the job `failed`, refunded unless its operation keeps failed charges; throws like `canceled`. */
-  failed(job: BullJobOf, startedAt: string, message: string, observed: ObservedAttempt, ranMs: number): Promise<never>;
+  /**
+   * Ends the job `failed`, refunded unless its operation keeps failed charges; throws like `canceled`.
+   * `progress` is what the job's progress field holds (its start and last report, flushed): it is kept.
+   */
+  failed(job: BullJobOf, progress: BullJobProgress, message: string, observed: ObservedAttempt, ranMs: number): Promise<never>;
   /** A job BullMQ failed by itself (it stalled too often): refunded, and shown canceled if that was asked. */
   stalledOut(job: BullJobOf): Promise<void>;
 }
@@ -71,11 +74,13 @@ export function createJobEndings(deps: {
       if (refunded > 0) observer.refunded(observed, 'canceled', refunded);
       throw new UnrecoverableError('canceled');
     },
-    async failed(job, startedAt, message, observed, ranMs) {
-      // The safe message is kept beside the job: BullMQ's failedReason may also hold its own messages.
-      await write(job, { started_at: startedAt, error: message }, FAILED_FIELD);
+    async failed(job, progress, message, observed, ranMs) {
+      // The safe message is kept beside the job: BullMQ's failedReason may also hold its own messages. The
+      // last progress report stays: the field is replaced whole.
+      const ending: BullJobProgress = { ...progress, error: message };
+      await write(job, ending, FAILED_FIELD);
       const refunded = deps.refundOnFailure(job.name) ? await refund(job) : 0;
-      if (refunded > 0) await write(job, { started_at: startedAt, error: message, refunded }, FAILED_FIELD);
+      if (refunded > 0) await write(job, { ...ending, refunded }, FAILED_FIELD);
       await recordEvent(job, 'failed');
       observer.finished(observed, 'failed', ranMs, message);
       if (refunded > 0) observer.refunded(observed, 'failed', refunded);

@@ -7,8 +7,6 @@ import { GENERIC_JOB_FAILURE, runAttempt } from '../shared/domain/jobs/job-runne
 import type { JobProgress } from '../shared/domain/jobs/progress-reporter';
 import type { JobPolicies, ProcessorMap } from '../shared/domain/jobs/processor';
 import type { Metrics } from '../shared/platform/metrics/metrics';
-import { refundsFailure } from '../shared/domain/jobs/processor';
-import { PAID_JOBS } from '../shared/domain/processors/paid-jobs';
 import { readProgress, type BullJobData, type BullJobProgress } from '../shared/adapters/redis/bullmq-job-record';
 import { RedisLedgerStore } from '../shared/adapters/redis/redis-ledger-store';
 import { createCancelWatch } from './cancel-watch';
@@ -64,21 +62,22 @@ interface RunningJob {
 export function createJobWorker(options: {
   config: JobWorkerConfig;
   processors: ProcessorMap;
-  /** Each operation's timeout (its attempts and back-off travel with the job, set when it was enqueued). */
-  policies?: JobPolicies;
+  /**
+   * Each operation's policy, built from its paid job's declaration: its timeout and whether a failure is
+   * refunded (its attempts and back-off travel with the job, set when it was enqueued). Required, so that a
+   * job's settings never come from anywhere but its own declaration; an operation missing here runs without
+   * a timeout and refunds its failures (the declared defaults).
+   */
+  policies: JobPolicies;
   metrics: Metrics;
   logger: Logger;
   /** Where a finished job's event is recorded (none: no events). */
   events?: EventQueue;
   /** Tests only: called right after a job's event is recorded, before the job is marked finished. */
   afterJobEvent?: () => void;
-  /** Whether a failed job of this operation is refunded; default: as its paid job declares (yes unless told). */
-  refundOnFailure?: (operation: string) => boolean;
 }): JobWorker {
   const { config, processors, policies, metrics, logger, events = NO_EVENTS, afterJobEvent } = options;
-  // The worker's policies (built from PAID_JOBS by start-worker) say it; without them, the built-in jobs do.
-  const refundOnFailure =
-    options.refundOnFailure ?? ((operation: string) => policies?.get(operation)?.refundOnFailure ?? refundsFailure(PAID_JOBS, operation));
+  const refundOnFailure = (operation: string) => policies.get(operation)?.refundOnFailure ?? true;
   // The event is recorded before BullMQ marks the job finished (when the processor returns or throws): a
   // worker dying in between leaves the job to run again, which records the same event id (a no-op), and the
   // delivery waits until the job is really finished, sending only the event of its final outcome.
@@ -153,7 +152,13 @@ export function createJobWorker(options: {
     // so without starting.
     const decided = attempts > 1 ? await endings.decided(job) : undefined;
     if (decided === 'failed') {
-      return endings.failed(job, startedAt(), progress.error ?? GENERIC_JOB_FAILURE, observed, Date.now() - startedMs);
+      return endings.failed(
+        job,
+        { ...progress, started_at: startedAt() },
+        progress.error ?? GENERIC_JOB_FAILURE,
+        observed,
+        Date.now() - startedMs,
+      );
     }
     if (decided === 'canceled') return endings.canceled(job, { ...progress, started_at: startedAt() }, observed, Date.now() - startedMs);
     observer.started(observed, attempts === 1 ? startedMs - Date.parse(job.data.created_at) : undefined);
@@ -167,7 +172,7 @@ export function createJobWorker(options: {
       { id: job.id!, operation: job.name, input: job.data.input },
       {
         attempt,
-        policy: { attempts: maxAttempts, timeoutMs: policies?.get(job.name)?.timeoutMs },
+        policy: { attempts: maxAttempts, timeoutMs: policies.get(job.name)?.timeoutMs },
         saveProgress: report,
         controller,
         onUnexpected: (error) => logger.error({ err: error, job_id: job.id, operation: job.name, attempt }, 'job attempt threw'),
@@ -197,7 +202,8 @@ export function createJobWorker(options: {
       logger.warn({ job_id: job.id, operation: job.name, attempt, error: outcome.message }, 'job attempt failed; retrying');
       throw new Error(outcome.message);
     }
-    return endings.failed(job, startedAt(), outcome.message, observed, Date.now() - startedMs);
+    // The attempt's reports are flushed by now (runAttempt settles its reporter), and `stored` holds the last.
+    return endings.failed(job, { ...stored, started_at: startedAt() }, outcome.message, observed, Date.now() - startedMs);
   };
 
   // One consumer per shard, each on its own blocking connection and each running up to WORKER_CONCURRENCY jobs:

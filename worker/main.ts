@@ -19,7 +19,7 @@ const crashAfterJobEvent =
     ? () => process.kill(process.pid, 'SIGKILL')
     : undefined;
 
-startWorker(config, logger, { afterJobEvent: crashAfterJobEvent }).then(
+startWorker(config, logger, { jobs: PAID_JOBS, afterJobEvent: crashAfterJobEvent }).then(
   (worker) => onTerminate(worker.close, { graceMs: config.shutdownGraceMs, logger }),
   (error: unknown) => {
     logger.fatal({ err: error }, 'worker failed to start');

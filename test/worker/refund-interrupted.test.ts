@@ -55,6 +55,7 @@ describe('a job whose worker stops between its refund and its end (in-process wo
         jobStalledIntervalMs: 5000,
       },
       processors: new Map([['refused', refused]]),
+      policies: new Map(),
       metrics: new Metrics({ defaultMetrics: false }),
       logger: quietLogger,
       events: { enabled: true, enqueue: async () => {}, close: async () => {} },
@@ -63,7 +64,6 @@ describe('a job whose worker stops between its refund and its end (in-process wo
         interruptions++;
         if (interruptions % 2 === 1) throw new Error('the worker stops here');
       },
-      refundOnFailure: () => true,
     });
   });
   after(async () => {
