@@ -15,6 +15,26 @@ import type { LedgerStore } from '../shared/domain/ledger/ledger-store';
 
 type BullJobOf = BullJob<BullJobData, Record<string, unknown>, string>;
 
+/**
+ * Thrown by an ending whose writes (the decision, the refund, the canceled mark) did not all reach Redis: the
+ * job must not be marked finished by BullMQ, but taken again to end it (`cause`: what failed).
+ */
+export class UnfinishedEnding extends Error {
+  constructor(cause: unknown) {
+    super('the job ending could not be recorded', { cause });
+    this.name = 'UnfinishedEnding';
+  }
+}
+
+/** Runs an ending's writes; any failure among them becomes an {@link UnfinishedEnding}. */
+async function recorded<T>(writes: () => Promise<T>): Promise<T> {
+  try {
+    return await writes();
+  } catch (error) {
+    throw new UnfinishedEnding(error);
+  }
+}
+
 /** What was decided about a job before it was taken again: nothing, or how it must end without running. */
 export type EarlierDecision = 'failed' | 'canceled' | undefined;
 
@@ -66,9 +86,12 @@ export function createJobEndings(deps: {
     },
     async canceled(job, progress, observed, ranMs) {
       // The cancel request is the decision: it is already on the job, so the refund comes first here.
-      const refunded = await refund(job);
-      await write(job, { ...progress, canceled: true, refunded }, CANCELED_FIELD);
-      await countCanceled(job);
+      const refunded = await recorded(async () => {
+        const credits = await refund(job);
+        await write(job, { ...progress, canceled: true, refunded: credits }, CANCELED_FIELD);
+        await countCanceled(job);
+        return credits;
+      });
       await recordEvent(job, 'canceled');
       observer.finished(observed, 'canceled', ranMs);
       if (refunded > 0) observer.refunded(observed, 'canceled', refunded);
@@ -78,9 +101,12 @@ export function createJobEndings(deps: {
       // The safe message is kept beside the job: BullMQ's failedReason may also hold its own messages. The
       // last progress report stays: the field is replaced whole.
       const ending: BullJobProgress = { ...progress, error: message };
-      await write(job, ending, FAILED_FIELD);
-      const refunded = deps.refundOnFailure(job.name) ? await refund(job) : 0;
-      if (refunded > 0) await write(job, { ...ending, refunded }, FAILED_FIELD);
+      const refunded = await recorded(async () => {
+        await write(job, ending, FAILED_FIELD);
+        const credits = deps.refundOnFailure(job.name) ? await refund(job) : 0;
+        if (credits > 0) await write(job, { ...ending, refunded: credits }, FAILED_FIELD);
+        return credits;
+      });
       await recordEvent(job, 'failed');
       observer.finished(observed, 'failed', ranMs, message);
       if (refunded > 0) observer.refunded(observed, 'failed', refunded);
@@ -88,8 +114,8 @@ export function createJobEndings(deps: {
       throw new UnrecoverableError(message);
     },
     async stalledOut(job) {
-      // Already failed by BullMQ: the one case where the refund follows the step that ended the job, so a crash
-      // right here can miss a failed job's refund (a canceled one is repaired by its next read).
+      // Already failed by BullMQ (only for a job an older release let BullMQ fail for stalling; this one never
+      // does): the refund follows the step that ended the job.
       const progress = readProgress(job.progress);
       const canceled = (await client.hexists(keyOf(job), CANCEL_REQUESTED_FIELD)) === 1;
       const refunded = canceled || deps.refundOnFailure(job.name) ? await refund(job) : 0;

@@ -1,4 +1,4 @@
-import { WaitingError, Worker, type Job as BullJob } from 'bullmq';
+import { DelayedError, WaitingError, Worker, type Job as BullJob } from 'bullmq';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Config } from '../shared/platform/config/config';
@@ -10,7 +10,7 @@ import type { Metrics } from '../shared/platform/metrics/metrics';
 import { readProgress, type BullJobData, type BullJobProgress } from '../shared/adapters/redis/bullmq-job-record';
 import { RedisLedgerStore } from '../shared/adapters/redis/redis-ledger-store';
 import { createCancelWatch } from './cancel-watch';
-import { createJobEndings } from './job-endings';
+import { createJobEndings, UnfinishedEnding } from './job-endings';
 import { JobShardHistory } from '../shared/adapters/redis/job-shards';
 import { JobError } from '../shared/platform/errors/job-error';
 import { jobProgressStore } from '../shared/adapters/redis/job-progress-store';
@@ -31,6 +31,17 @@ export type JobWorkerConfig = Pick<
   | 'jobQueueShards'
   | 'idempotencyTtlSeconds'
 >;
+
+/** Stalls a job is forgiven (it runs again elsewhere); a job that stalls more often keeps killing workers and fails. */
+export const MAX_STALLS = 1;
+/**
+ * What BullMQ is told instead: never to fail a job for stalling by itself. It would fail the job first and
+ * leave its refund to a listener afterwards (a worker dying in between misses the refund); the attempt fails
+ * it instead ({@link MAX_STALLS}), through the endings that record the decision and refund before BullMQ's mark.
+ */
+const BULLMQ_MAX_STALLS = 1_000_000;
+/** How long a job whose ending could not be completed (Redis failing) waits before it is taken again to finish it. */
+const UNFINISHED_ENDING_RETRY_MS = 1000;
 
 /** How often a worker looks for shard counts recorded by processes started after it. */
 const SHARD_REFRESH_MS = 30_000;
@@ -113,6 +124,15 @@ export function createJobWorker(options: {
     if (entry) running.set(job.id!, entry);
     try {
       return await attemptJob(job, entry);
+    } catch (error) {
+      if (!(error instanceof UnfinishedEnding)) throw error;
+      // The ending's decision or refund did not reach Redis: BullMQ must neither fail the job (it would end
+      // without its refund) nor retry it as a failed attempt. It is put off instead, and taken again to end
+      // it the same way (the decision, when written, is found; the refund is once per job). Should even that
+      // move fail, the job's lock lapses and the stalled check hands it back.
+      logger.warn({ err: error.cause, job_id: job.id, operation: job.name }, 'could not finish ending the job; it will be taken again');
+      if (token) await job.moveToDelayed(Date.now() + UNFINISHED_ENDING_RETRY_MS, token).catch(() => undefined);
+      throw new DelayedError();
     } finally {
       running.delete(job.id!);
     }
@@ -161,6 +181,11 @@ export function createJobWorker(options: {
       );
     }
     if (decided === 'canceled') return endings.canceled(job, { ...progress, started_at: startedAt() }, observed, Date.now() - startedMs);
+    // Taken again after stalling more often than forgiven: it keeps killing workers, so it fails without running.
+    if (job.stalledCounter > MAX_STALLS) {
+      logger.warn({ job_id: job.id, operation: job.name, stalls: job.stalledCounter }, 'job stalled too often; it fails');
+      return endings.failed(job, { ...progress, started_at: startedAt() }, GENERIC_JOB_FAILURE, observed, Date.now() - startedMs);
+    }
     observer.started(observed, attempts === 1 ? startedMs - Date.parse(job.data.created_at) : undefined);
 
     // One controller per attempt: its signal is the processor's, fired on the operation's timeout, and on a
@@ -217,8 +242,8 @@ export function createJobWorker(options: {
       concurrency: config.workerConcurrency,
       lockDuration: config.jobLockMs,
       stalledInterval: config.jobStalledIntervalMs,
-      // One stall is forgiven (the job runs again elsewhere); a job that keeps killing workers fails.
-      maxStalledCount: 1,
+      // Stalls are counted by BullMQ and judged by the attempt (MAX_STALLS), never failed by BullMQ itself.
+      maxStalledCount: BULLMQ_MAX_STALLS,
     });
     worker.on('error', (error: Error) => {
       // Connection errors are already counted and logged (once per outage) by the client.
@@ -226,8 +251,8 @@ export function createJobWorker(options: {
         logger.warn({ err: error, shard }, 'job worker error');
       }
     });
-    // A job that stalled too often is failed by BullMQ when next fetched, without our processor: its event
-    // is recorded here, after the fact (the one case where a crash at the wrong moment can lose an event).
+    // A job an older release let BullMQ fail for stalling (its deferred failure was recorded then) is failed
+    // when next fetched, without our processor: its refund and event are made here, after the fact.
     worker.on('failed', (job) => {
       if (!job?.deferredFailure) return;
       endings
