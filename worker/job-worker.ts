@@ -10,6 +10,7 @@ import type { Metrics } from '../shared/platform/metrics/metrics';
 import { readProgress, type BullJobData, type BullJobProgress } from '../shared/adapters/redis/bullmq-job-record';
 import { RedisLedgerStore } from '../shared/adapters/redis/redis-ledger-store';
 import { createCancelWatch } from './cancel-watch';
+import { handBack, type RunningJob } from './hand-back';
 import { createJobEndings, UnfinishedEnding } from './job-endings';
 import { JobShardHistory } from '../shared/adapters/redis/job-shards';
 import { JobError } from '../shared/platform/errors/job-error';
@@ -55,13 +56,6 @@ export interface JobWorker {
 }
 
 type BullJobOf = BullJob<BullJobData, Record<string, unknown>, string>;
-
-/** A job this worker holds the lock of; `handedBack` is set when a shutdown hands it back (true once it went back). */
-interface RunningJob {
-  job: BullJobOf;
-  token: string;
-  handedBack?: Promise<boolean>;
-}
 
 /**
  * Consumes the paid-jobs queue: dispatches each job by its name (the operation id) to the registry's
@@ -311,25 +305,6 @@ export function createJobWorker(options: {
       return closing;
     },
   };
-}
-
-/**
- * Moves each job back to waiting under its lock token; resolves with the ids that went back. Each job's
- * `handedBack` is set before its move is sent, so that an attempt ending meanwhile waits for the move's outcome.
- */
-async function handBack(jobs: RunningJob[], logger: Logger): Promise<string[]> {
-  const results = await Promise.all(
-    jobs.map(
-      (entry) =>
-        (entry.handedBack = Promise.race([entry.job.moveToWait(entry.token).then(() => true), delay(1000).then(() => false)]).catch(
-          (error: unknown) => {
-            logger.warn({ err: error, job_id: entry.job.id }, 'could not hand the job back; its lock will expire instead');
-            return false;
-          },
-        )),
-    ),
-  );
-  return jobs.filter((_, i) => results[i]).map(({ job }) => job.id!);
 }
 
 /** Progress writes are best effort: losing one only loses a start time or falls back to the generic message. */

@@ -2,17 +2,9 @@ import { Queue, type JobsOptions } from 'bullmq';
 import type { Logger } from 'pino';
 import type { JobRecord, JobStatus, NewJob } from '../../domain/jobs/job';
 import type { CancelOutcome, JobQueue } from '../../domain/jobs/job-queue';
-import {
-  CANCEL_REQUESTED_FIELD,
-  CANCELED_FIELD,
-  CANCELED_SET,
-  fromStoredFields,
-  STORED_JOB_FIELDS,
-  toBullJobData,
-  toJobRecord,
-  type BullJobData,
-} from './bullmq-job-record';
+import { CANCELED_SET, fromStoredFields, STORED_JOB_FIELDS, toBullJobData, toJobRecord, type BullJobData } from './bullmq-job-record';
 import type { JobPolicies } from '../../domain/jobs/processor';
+import { CANCEL_JOB, COUNT_CANCELED } from './job-cancel-scripts';
 import { JobShardHistory, shardOf } from './job-shards';
 import { defineLuaScript, type LuaScript } from './lua-script';
 import { waitForReplicas, type ReplicaWaitOptions } from './replica-wait';
@@ -56,41 +48,6 @@ elseif redis.call('EXISTS', KEYS[4]) == 1 then state = 'active' end
 return {state, job}
 `;
 
-// A cancel, atomic against a worker taking the job: BullMQ moves a job from its waiting list (or delayed or
-// prioritized set) to active in one script too, so either this removes it first, and no worker ever sees it,
-// or a worker has it and this only marks the request (the worker polls the mark and fires its signal). A
-// removed job goes to the failed set (BullMQ's retention then removes it like any finished job), marked canceled;
-// a worker that ends a job canceled sets the same mark, so a job in the failed set without it really failed.
-// The job also joins the queue's set of canceled jobs (CANCELED_SET), which the queue gauge counts.
-// KEYS: job hash, wait, paused, delayed, prioritized, completed, failed, canceled. ARGV: job id, now (ms).
-const CANCEL = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return 'unknown' end
-if redis.call('HEXISTS', KEYS[1], '${CANCELED_FIELD}') == 1 then return 'already_canceled' end
-if redis.call('ZSCORE', KEYS[6], ARGV[1]) or redis.call('ZSCORE', KEYS[7], ARGV[1]) then return 'finished' end
-local removed = redis.call('LREM', KEYS[2], 0, ARGV[1]) + redis.call('LREM', KEYS[3], 0, ARGV[1])
-  + redis.call('ZREM', KEYS[4], ARGV[1]) + redis.call('ZREM', KEYS[5], ARGV[1])
-if removed > 0 then
-  redis.call('HSET', KEYS[1], '${CANCEL_REQUESTED_FIELD}', ARGV[2], '${CANCELED_FIELD}', ARGV[2], 'finishedOn', ARGV[2])
-  redis.call('ZADD', KEYS[7], ARGV[2], ARGV[1])
-  redis.call('ZADD', KEYS[8], ARGV[2], ARGV[1])
-  return 'canceled'
-end
-redis.call('HSETNX', KEYS[1], '${CANCEL_REQUESTED_FIELD}', ARGV[2])
-return 'requested'
-`;
-
-// The queue's canceled jobs, for the gauge: BullMQ keeps them in its failed set, so they are counted from our
-// own set (members are added by the cancel script and the worker's canceled endings). A member older than the
-// retention may have been removed by BullMQ's lazy clean-up of finished jobs: it is dropped here once it is no
-// longer in the failed set, so the count is that of canceled jobs still kept, in O(old members) per read.
-// KEYS: canceled set, failed set. ARGV: oldest score that needs no check (ms), most members checked per read.
-const COUNT_CANCELED = `
-for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))) do
-  if not redis.call('ZSCORE', KEYS[2], id) then redis.call('ZREM', KEYS[1], id) end
-end
-return redis.call('ZCARD', KEYS[1])
-`;
-
 type ReadJobReply = ['unknown'] | ['completed' | 'failed' | 'active' | 'waiting', Array<string | null>];
 
 /**
@@ -132,7 +89,7 @@ export class BullmqJobQueue implements JobQueue {
       });
     }
     this.readJob = defineLuaScript(client, 'read_job', 4, READ_JOB);
-    this.cancelJob = defineLuaScript(client, 'cancel_job', 8, CANCEL);
+    this.cancelJob = defineLuaScript(client, 'cancel_job', 8, CANCEL_JOB);
     this.countCanceled = defineLuaScript(client, 'count_canceled', 2, COUNT_CANCELED);
     this.history = new JobShardHistory(client, keys, options.shards);
   }
