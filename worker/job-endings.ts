@@ -69,10 +69,12 @@ export function createJobEndings(deps: {
 }): JobEndings {
   const { client, ledger, observer, recordEvent } = deps;
   const keyOf = (job: BullJobOf) => `${job.queueQualifiedName}:${job.id}`;
-  const refund = async (job: BullJobOf): Promise<number> => {
-    if (job.data.cost <= 0) return 0;
-    await ledger.refund(refundOf({ ...job.data, id: job.id! }, deps.retentionSeconds));
-    return job.data.cost;
+  // The job's credits, given back once: `credits` is what the job shows refunded, `made` whether this call
+  // made the refund (an ending run again after an interruption finds it made, and must not count it again).
+  const refund = async (job: BullJobOf): Promise<{ credits: number; made: boolean }> => {
+    if (job.data.cost <= 0) return { credits: 0, made: false };
+    const made = await ledger.refund(refundOf({ ...job.data, id: job.id! }, deps.retentionSeconds));
+    return { credits: job.data.cost, made };
   };
   const write = (job: BullJobOf, progress: BullJobProgress, field: string) =>
     client.hset(keyOf(job), 'progress', JSON.stringify(progress), field, Date.now());
@@ -86,30 +88,31 @@ export function createJobEndings(deps: {
     },
     async canceled(job, progress, observed, ranMs) {
       // The cancel request is the decision: it is already on the job, so the refund comes first here.
-      const refunded = await recorded(async () => {
-        const credits = await refund(job);
-        await write(job, { ...progress, canceled: true, refunded: credits }, CANCELED_FIELD);
+      const { credits: refunded, made } = await recorded(async () => {
+        const given = await refund(job);
+        await write(job, { ...progress, canceled: true, refunded: given.credits }, CANCELED_FIELD);
         await countCanceled(job);
-        return credits;
+        return given;
       });
+      // Counted where it was made: an ending run again finds it made and counts nothing.
+      if (made) observer.refunded(observed, 'canceled', refunded);
       await recordEvent(job, 'canceled');
       observer.finished(observed, 'canceled', ranMs);
-      if (refunded > 0) observer.refunded(observed, 'canceled', refunded);
       throw new UnrecoverableError('canceled');
     },
     async failed(job, progress, message, observed, ranMs) {
       // The safe message is kept beside the job: BullMQ's failedReason may also hold its own messages. The
       // last progress report stays: the field is replaced whole.
       const ending: BullJobProgress = { ...progress, error: message };
-      const refunded = await recorded(async () => {
+      const { credits: refunded, made } = await recorded(async () => {
         await write(job, ending, FAILED_FIELD);
-        const credits = deps.refundOnFailure(job.name) ? await refund(job) : 0;
-        if (credits > 0) await write(job, { ...ending, refunded: credits }, FAILED_FIELD);
-        return credits;
+        const given = deps.refundOnFailure(job.name) ? await refund(job) : { credits: 0, made: false };
+        if (given.credits > 0) await write(job, { ...ending, refunded: given.credits }, FAILED_FIELD);
+        return given;
       });
+      if (made) observer.refunded(observed, 'failed', refunded);
       await recordEvent(job, 'failed');
       observer.finished(observed, 'failed', ranMs, message);
-      if (refunded > 0) observer.refunded(observed, 'failed', refunded);
       // Unrecoverable: BullMQ must not retry a job we have decided is finished (non-retryable or out of attempts).
       throw new UnrecoverableError(message);
     },
@@ -118,7 +121,7 @@ export function createJobEndings(deps: {
       // does): the refund follows the step that ended the job.
       const progress = readProgress(job.progress);
       const canceled = (await client.hexists(keyOf(job), CANCEL_REQUESTED_FIELD)) === 1;
-      const refunded = canceled || deps.refundOnFailure(job.name) ? await refund(job) : 0;
+      const refunded = canceled || deps.refundOnFailure(job.name) ? (await refund(job)).credits : 0;
       const saved: BullJobProgress = { ...progress, ...(canceled ? { canceled } : {}), ...(refunded > 0 ? { refunded } : {}) };
       await client.hset(keyOf(job), 'progress', JSON.stringify(saved), ...(canceled ? [CANCELED_FIELD, Date.now()] : []));
       if (canceled) await countCanceled(job);

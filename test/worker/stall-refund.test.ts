@@ -8,7 +8,7 @@ import { singleNodeConnection } from '../../shared/platform/config/redis-setting
 import { Metrics } from '../../shared/platform/metrics/metrics';
 import { waitFor } from '../../testkit/wait-for';
 import { createJobWorker, MAX_STALLS, type JobWorker } from '../../worker/job-worker';
-import { connectStoreClient, quietLogger, type StoreClient } from '../redis/support/redis-fixture';
+import { connectStoreClient, metricValue, quietLogger, type StoreClient } from '../redis/support/redis-fixture';
 import { startRedis, type TestRedis } from '../support/redis-server';
 
 const PREFIX = 'stall-refund:';
@@ -26,6 +26,7 @@ describe('a job that stalls more often than forgiven, whose refund fails at firs
   let worker: JobWorker;
   let ledger: RedisLedgerStore;
   const runs = new Map<string, number>();
+  const metrics = new Metrics({ defaultMetrics: false });
 
   before(async () => {
     redis = await startRedis();
@@ -57,7 +58,7 @@ describe('a job that stalls more often than forgiven, whose refund fails at firs
       },
       processors: new Map([['stuck', stuck]]),
       policies: new Map(),
-      metrics: new Metrics({ defaultMetrics: false }),
+      metrics,
       logger: quietLogger,
     });
   });
@@ -117,5 +118,6 @@ describe('a job that stalls more often than forgiven, whose refund fails at firs
     expect(ended.error).to.deep.equal({ message: 'The job could not be completed.' });
     expect(runs.get(job.id), 'it ran before each stall, never after the last').to.equal(MAX_STALLS + 1);
     expect(await ledger.usage(subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 0, credits_refunded: 2 });
+    expect(await metricValue(metrics, 'connector_credits_refunded_total')).to.equal(2);
   });
 });
