@@ -27,6 +27,7 @@ import type { Backend } from '../shared/domain/backend';
 import { descriptionRoutes } from './routes/description-routes';
 import { dispatchOperation } from './routes/dispatch-operation';
 import { devConsentRoutes } from './routes/dev-consent-routes';
+import { KeyRing } from '../shared/platform/secrets/key-ring';
 import { healthRoutes } from './routes/health-routes';
 import { oauthRoutes } from './routes/oauth-routes';
 import { rootPageRoutes } from './routes/root-page-routes';
@@ -111,7 +112,14 @@ export function createApp({
       credentialFailures: oauthFailureBudget(failures),
     }),
   );
-  if (devConsent) site.use(devConsentRoutes(services.oauth.consent, config.publicUrl, config.connectorSecret));
+  if (devConsent)
+    site.use(
+      devConsentRoutes(
+        services.oauth.consent,
+        config.publicUrl,
+        KeyRing.fromSecrets(config.connectorSecret, config.connectorSecretPrevious),
+      ),
+    );
   const operationChain = chain(
     matchOperation(operations),
     admit,

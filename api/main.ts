@@ -1,3 +1,5 @@
+// First: tracing patches modules as they load (api/tracing.ts).
+import { tracing } from './tracing';
 import { loadConfigOrExit, orExitOnConfigError } from '../shared/platform/config/load-config-or-exit';
 import { loadJobSettings } from '../shared/domain/jobs/job-settings';
 import { PAID_JOBS } from '../shared/domain/processors/paid-jobs';
@@ -12,7 +14,15 @@ orExitOnConfigError('api', () => loadJobSettings(process.env, PAID_JOBS));
 const logger = createLogger(config.logLevel, 'connector-api');
 
 startApi(config, logger).then(
-  (api) => onTerminate(api.close, { graceMs: config.shutdownDelayMs + config.shutdownGraceMs, logger }),
+  (api) =>
+    onTerminate(
+      async () => {
+        await api.close();
+        // Last: the spans of the requests that just finished are sent before the process exits.
+        await tracing?.shutdown().catch(() => undefined);
+      },
+      { graceMs: config.shutdownDelayMs + config.shutdownGraceMs, logger },
+    ),
   (error: unknown) => {
     logger.fatal({ err: error }, 'api failed to start');
     logger.flush(() => process.exit(1));

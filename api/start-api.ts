@@ -5,6 +5,7 @@ import type { Config } from '../shared/platform/config/config';
 import { listen } from '../shared/platform/lifecycle/listen';
 import { closeServer } from '../shared/platform/lifecycle/shutdown';
 import { Metrics } from '../shared/platform/metrics/metrics';
+import { announceSecretOverlap } from '../shared/platform/secrets/secret-overlap';
 import { createMetricsServer } from '../shared/platform/metrics/metrics-server';
 import type { CimdFetchOptions } from '../shared/domain/oauth/cimd-fetcher';
 import { devConsentAllowed, withDevConsent } from '../shared/domain/oauth/dev-consent';
@@ -18,6 +19,7 @@ import { createBackend } from '../shared/adapters/create-backend';
 import type { EventQueue } from '../shared/domain/webhooks/event-queue';
 import { createApp } from './app';
 import { createApiServer } from './http/http-server';
+import { tracedRequests } from '../shared/platform/tracing/server-spans';
 
 /** A listening API with its metrics listener. */
 export interface RunningApi {
@@ -69,6 +71,7 @@ export async function startApi(loaded: Config, logger: Logger, options: StartApi
   const servesDevConsent = devConsent && devConsentAllowed(loaded);
   const config = servesDevConsent ? withDevConsent(loaded) : loaded;
   const metrics = new Metrics();
+  announceSecretOverlap(config, logger, metrics);
   const jobs = operations.flatMap((operation) => (operation.job ? [operation.job] : []));
   // Each job's own variables are read from the process's environment, and refused before any port opens.
   const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs }, jobs, loadJobSettings(process.env, jobs));
@@ -92,7 +95,7 @@ export async function startApi(loaded: Config, logger: Logger, options: StartApi
     mcpDirectCalls,
     devConsent: servesDevConsent,
   });
-  const server = api.server.on('request', app);
+  const server = api.server.on('request', tracedRequests(app));
   const metricsServer = createMetricsServer(metrics);
   // One HOST for both: a developer's loopback run exposes neither; in a cluster Prometheus scrapes the pod's address.
   const [port, metricsPort] = await Promise.all([

@@ -26,15 +26,22 @@ export function median(values: number[]): number {
 /**
  * The builds to compare, from `tree[@flag@flag...]` words: each with its own key prefix and, under
  * `--memory-limit <MiB>`, a memory cgroup of its own (removed by `removeCgroups` once its process is gone).
+ * A word `trace=<ratio>` among the flags is not a Node flag: that build traces, sampling `<ratio>` of the
+ * traces (`parentbased_traceidratio`), and exports to the comparison's local OTLP sink (`tracingRatio`).
  */
-export function comparedBuilds(trees: string[], kind: string): { builds: Array<OtherBuild & { label: string }>; removeCgroups(): void } {
+export function comparedBuilds(
+  trees: string[],
+  kind: string,
+): { builds: Array<OtherBuild & { label: string; tracingRatio?: string }>; removeCgroups(): void } {
   const limitMiB = option('memory-limit', '');
   const cgroups: MemoryCgroup[] = [];
   const builds = trees.map((tree, i) => {
-    const [root, ...nodeArgs] = tree.split('@');
+    const [root, ...flags] = tree.split('@');
+    const tracingRatio = flags.find((flag) => flag.startsWith('trace='))?.slice('trace='.length);
+    const nodeArgs = flags.filter((flag) => !flag.startsWith('trace='));
     const cgroup = limitMiB ? memoryCgroup(`connector-${kind}-${process.pid}-${i}`, Number(limitMiB)) : undefined;
     if (cgroup) cgroups.push(cgroup);
-    return { label: tree, root: path.resolve(root), nodeArgs, keyPrefix: `compare-${i}:`, cgroupProcs: cgroup?.procsFile };
+    return { label: tree, root: path.resolve(root), nodeArgs, keyPrefix: `compare-${i}:`, cgroupProcs: cgroup?.procsFile, tracingRatio };
   });
   return {
     builds,

@@ -7,11 +7,13 @@ import { comparedBuilds, median, namedTrees, option, runComparison } from './com
 import { oneNodeEnv, startApi, stopAll, track } from './connector-processes';
 import type { HttpScenario } from './http-load';
 import { connectorScenarios } from './scenarios';
+import { startOtlpSink } from './otlp-sink';
 
 // `npm run bench:compare -- <build> <build> [...] [--scenarios b,e,f] [--rounds 6] [--seconds 6]`: the API's
 // CPU per request of two or more built trees (a `dist/` each, e.g. one built from another commit), loaded at
 // the same moment so that whatever else the machine runs weighs on all of them alike. One build may carry
-// Node flags after `@`: `dist@--max-semi-space-size=32`. `--memory-limit <MiB>` starts each API in a memory
+// Node flags after `@`: `dist@--max-semi-space-size=32`; `dist@trace=0.1` traces one request in ten, exporting to a
+// local OTLP sink. `--memory-limit <MiB>` starts each API in a memory
 // cgroup of its own with that limit, as the chart's container limit would (Linux, root); `--idle-seconds <s>`
 // reads every API's resident memory again after that long without load; `--idle-between <s>` leaves the
 // APIs that long without load before every round (V8's memory reducer acts on idle processes). bench/README.md
@@ -53,8 +55,11 @@ async function main(): Promise<void> {
   const redis = await track(startRedis());
   const builds: Build[] = [];
   const { builds: specs, removeCgroups } = comparedBuilds(trees, 'compare');
+  // Traced builds (`dist@trace=0.1`) export to one local sink, as they would to a collector.
+  const sink = specs.some((spec) => spec.tracingRatio) ? await startOtlpSink() : undefined;
   for (const [i, spec] of specs.entries()) {
-    const api = await startApi(`api-${i}`, oneNodeEnv(redis.url), spec);
+    const env = spec.tracingRatio && sink ? tracingEnv(sink.url, spec.tracingRatio) : undefined;
+    const api = await startApi(`api-${i}`, oneNodeEnv(redis.url), { ...spec, env });
     const { scenarios, jobRead } = await connectorScenarios(api.base, api.proc.child.pid);
     builds.push({
       label: spec.label,
@@ -95,12 +100,22 @@ async function main(): Promise<void> {
   builds.forEach((build, i) => {
     process.stdout.write(`${build.label}: ${underLoad[i]}${idleSeconds > 0 ? `, ${idle[i]}` : ''}\n`);
   });
+  if (sink) {
+    const { requests, bytes } = sink.counts();
+    process.stdout.write(`\nOTLP sink: ${requests} exports, ${round(bytes / 1e6, 1)} MB\n`);
+  }
   await stopAll();
+  await sink?.close();
   removeCgroups();
   rmSync(logDir, { recursive: true, force: true });
 }
 
 runComparison('compare', main);
+
+/** A traced build's variables: the sink as its collector, parent-based sampling at `ratio`. */
+function tracingEnv(url: string, ratio: string): Record<string, string> {
+  return { OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: ratio };
+}
 
 /** A change as a signed percentage with one decimal: a change that rounds to zero prints `+0`, never `0` or `-0`. */
 function signedPercent(change: number): string {

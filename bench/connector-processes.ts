@@ -56,6 +56,8 @@ export interface OtherBuild {
   keyPrefix: string;
   /** A cgroup's `cgroup.procs` to start the process in (`compare.ts --memory-limit`). */
   cgroupProcs?: string;
+  /** Variables added to the process's environment (`compare.ts`: a traced build's OTEL_* variables). */
+  env?: Record<string, string>;
 }
 
 /** A built API (`dist/api/main.js`) on Redis, or on the embedded backend without `redis`. */
@@ -64,7 +66,10 @@ export async function startApi(
   redis: RedisEnv | undefined,
   other?: OtherBuild,
 ): Promise<{ proc: BenchProcess; base: string }> {
-  const env: Record<string, string> = { ...(await connectorEnv(redis)), ...(other ? { REDIS_KEY_PREFIX: other.keyPrefix } : {}) };
+  const env: Record<string, string> = {
+    ...(await connectorEnv(redis)),
+    ...(other ? { REDIS_KEY_PREFIX: other.keyPrefix, ...other.env } : {}),
+  };
   const base = `http://127.0.0.1:${env.PORT}`;
   const proc = await track(
     startNode(
@@ -82,7 +87,10 @@ export async function startApi(
 
 /** The built worker (`dist/worker/main.js`), or another build's (`compare-drain.ts`), ready once its `/readyz` answers. */
 export async function startWorker(redis: RedisEnv, name = 'worker', other?: OtherBuild): Promise<BenchProcess> {
-  const env: Record<string, string> = { ...(await connectorEnv(redis)), ...(other ? { REDIS_KEY_PREFIX: other.keyPrefix } : {}) };
+  const env: Record<string, string> = {
+    ...(await connectorEnv(redis)),
+    ...(other ? { REDIS_KEY_PREFIX: other.keyPrefix, ...other.env } : {}),
+  };
   const ready = () => answers(`http://127.0.0.1:${env.METRICS_PORT}/readyz`);
   return track(
     startNode(name, 'worker/main.js', env, ready, [...profileArgs(), ...(other?.nodeArgs ?? [])], other?.root, other?.cgroupProcs),

@@ -7,6 +7,7 @@ import { oauthChecks } from './oauth-checks';
 import { openApiChecks } from './openapi-checks';
 import type { DoctorOptions } from './options';
 import { headerChecks, probeChecks } from './probe-checks';
+import { secretChecks } from './secret-checks';
 import { Target } from './target';
 
 /**
@@ -24,6 +25,7 @@ export async function runDoctor(options: Omit<DoctorOptions, 'json'>): Promise<C
   results.push(...(await mcpChecks(ctx, options.timeoutMs)));
   results.push(...(await oauthChecks(ctx)));
   results.push(...(await revokeChecks(ctx)));
+  results.push(...(await secretChecks(ctx, options.metricsUrl)));
   results.push(...headerChecks(ctx));
   return results;
 }

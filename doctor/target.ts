@@ -48,7 +48,7 @@ export class Target {
   constructor(
     baseUrl: string,
     publicUrl: string,
-    private readonly timeoutMs: number,
+    readonly timeoutMs: number,
   ) {
     this.baseUrl = normalizeUrl(baseUrl);
     this.publicUrl = normalizeUrl(publicUrl);

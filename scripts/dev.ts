@@ -2,15 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { config as loadDotenv } from 'dotenv';
-import pinoPretty from 'pino-pretty';
-import { startApi } from '../api/start-api';
-import { loadConfigOrExit, orExitOnConfigError } from '../shared/platform/config/load-config-or-exit';
-import { loadJobSettings } from '../shared/domain/jobs/job-settings';
-import { PAID_JOBS } from '../shared/domain/processors/paid-jobs';
-import { onTerminate } from '../shared/platform/lifecycle/shutdown';
-import { devLogFormat } from '../shared/platform/logging/log-format';
-import { createLogger } from '../shared/platform/logging/logger';
-import { inProcessWorkers } from '../worker/in-process-workers';
+import { startTracing } from '../shared/platform/tracing/start-tracing';
 
 // `npm run dev`: one process from source. On a fresh clone it writes .env with new random secrets;
 // variables already in the environment win over .env. npm runs scripts from the package root, so .env and
@@ -27,27 +19,7 @@ if (!existsSync(envFile)) {
 }
 loadDotenv({ path: envFile, override: false, quiet: true });
 
-const config = loadConfigOrExit(process.env, 'dev');
-orExitOnConfigError('dev', () => loadJobSettings(process.env, PAID_JOBS));
-// Readable lines at a terminal, JSON when piped; redaction happens in pino before either is written.
-const pretty = devLogFormat(process.stdout.isTTY, process.env.LOG_FORMAT) === 'pretty';
-const logger = createLogger(
-  config.logLevel,
-  'connector-dev',
-  pretty ? pinoPretty({ translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service', singleLine: true }) : undefined,
-);
-// With REDIS_URL set, this one process also consumes the job queue, so `npm run dev` needs no second terminal:
-// the API and the worker are composed here, at the entry, and neither imports the other. Only this entry asks
-// for the dev consent page; startApi serves it only on a loopback PUBLIC_URL and listener without CONSENT_URL.
-startApi(config, logger, { jobConsumer: inProcessWorkers(config, logger), devConsent: true }).then(
-  (api) => {
-    process.stdout.write(
-      `Connector on ${config.publicUrl} (OpenAPI: ${config.publicUrl}/openapi.json, metrics: http://localhost:${api.metricsPort}/metrics)\n`,
-    );
-    onTerminate(api.close, { graceMs: config.shutdownDelayMs + config.shutdownGraceMs, logger });
-  },
-  (error: unknown) => {
-    logger.fatal({ err: error }, 'failed to start');
-    logger.flush(() => process.exit(1));
-  },
-);
+// Tracing (off unless an OTLP endpoint is set, in the environment or .env) starts before the API, the worker
+// and their libraries are loaded, so that its instrumentations patch them as they load: hence the late import.
+const tracing = startTracing(process.env, 'connector-dev');
+void import('./dev-start').then(({ startDev }) => startDev(tracing));

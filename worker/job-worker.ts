@@ -1,6 +1,7 @@
 import { DelayedError, WaitingError, Worker, type Job as BullJob } from 'bullmq';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
+import { queueTelemetry } from '../shared/platform/tracing/queue-telemetry';
 import type { Config } from '../shared/platform/config/config';
 import { createJobObserver } from '../shared/domain/jobs/job-observer';
 import { GENERIC_JOB_FAILURE, runAttempt } from '../shared/domain/jobs/job-runner';
@@ -9,6 +10,7 @@ import type { JobPolicies, ProcessorMap } from '../shared/domain/jobs/processor'
 import type { Metrics } from '../shared/platform/metrics/metrics';
 import { readProgress, type BullJobData, type BullJobProgress } from '../shared/adapters/redis/bullmq-job-record';
 import { RedisLedgerStore } from '../shared/adapters/redis/redis-ledger-store';
+import { inAttemptSpan } from './attempt-span';
 import { createCancelWatch } from './cancel-watch';
 import { handBack, type RunningJob } from './hand-back';
 import { createJobEndings, UnfinishedEnding } from './job-endings';
@@ -186,16 +188,21 @@ export function createJobWorker(options: {
     // cancel requested through any API while this worker holds the job.
     const controller = new AbortController();
     const stopWatching = cancels.abortOnCancel(jobKey(job), controller);
-    const outcome = await runAttempt(
-      processors,
-      { id: job.id!, operation: job.name, input: job.data.input },
-      {
-        attempt,
-        policy: { attempts: maxAttempts, timeoutMs: policies.get(job.name)?.timeoutMs },
-        saveProgress: report,
-        controller,
-        onUnexpected: (error) => logger.error({ err: error, job_id: job.id, operation: job.name, attempt }, 'job attempt threw'),
-      },
+    const outcome = await inAttemptSpan({ id: job.id!, operation: job.name, attempt }, (progressEvent) =>
+      runAttempt(
+        processors,
+        { id: job.id!, operation: job.name, input: job.data.input },
+        {
+          attempt,
+          policy: { attempts: maxAttempts, timeoutMs: policies.get(job.name)?.timeoutMs },
+          saveProgress: (reported) => {
+            progressEvent(reported.percent);
+            return report(reported);
+          },
+          controller,
+          onUnexpected: (error) => logger.error({ err: error, job_id: job.id, operation: job.name, attempt }, 'job attempt threw'),
+        },
+      ),
     ).finally(stopWatching);
     // Handed back while this attempt ran: the job is the queue's again and another worker may already be
     // running it, so this attempt's outcome is dropped (recording it would finish the job twice). WaitingError
@@ -233,6 +240,7 @@ export function createJobWorker(options: {
     const worker = new Worker<BullJobData, Record<string, unknown>, string>(keys.jobQueueName(shard), processJob, {
       connection: client,
       prefix: keys.bullPrefix,
+      telemetry: queueTelemetry(),
       concurrency: config.workerConcurrency,
       lockDuration: config.jobLockMs,
       stalledInterval: config.jobStalledIntervalMs,

@@ -1,3 +1,5 @@
+// First: tracing patches modules as they load (worker/tracing.ts).
+import { tracing } from './tracing';
 import { loadConfigOrExit, orExitOnConfigError } from '../shared/platform/config/load-config-or-exit';
 import { loadJobSettings } from '../shared/domain/jobs/job-settings';
 import { PAID_JOBS } from '../shared/domain/processors/paid-jobs';
@@ -20,7 +22,15 @@ const crashAfterJobEvent =
     : undefined;
 
 startWorker(config, logger, { jobs: PAID_JOBS, afterJobEvent: crashAfterJobEvent }).then(
-  (worker) => onTerminate(worker.close, { graceMs: config.shutdownGraceMs, logger }),
+  (worker) =>
+    onTerminate(
+      async () => {
+        await worker.close();
+        // Last: the spans of the jobs and deliveries that just finished are sent before the process exits.
+        await tracing?.shutdown().catch(() => undefined);
+      },
+      { graceMs: config.shutdownGraceMs, logger },
+    ),
   (error: unknown) => {
     logger.fatal({ err: error }, 'worker failed to start');
     logger.flush(() => process.exit(1));

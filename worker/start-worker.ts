@@ -3,6 +3,7 @@ import type { Config } from '../shared/platform/config/config';
 import { listen } from '../shared/platform/lifecycle/listen';
 import { closeServer } from '../shared/platform/lifecycle/shutdown';
 import { Metrics } from '../shared/platform/metrics/metrics';
+import { announceSecretOverlap } from '../shared/platform/secrets/secret-overlap';
 import { createMetricsServer } from '../shared/platform/metrics/metrics-server';
 import { buildPolicies, buildProcessors, type PaidJob } from '../shared/domain/jobs/processor';
 import { loadJobSettings } from '../shared/domain/jobs/job-settings';
@@ -33,6 +34,7 @@ export async function startWorker(
   { jobs, afterJobEvent }: { jobs: readonly PaidJob[]; afterJobEvent?: () => void },
 ): Promise<RunningWorker> {
   const metrics = new Metrics();
+  announceSecretOverlap(config, logger, metrics);
   const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs }, jobs, loadJobSettings(process.env, jobs));
   const policies = buildPolicies(jobs, { attempts: config.jobAttempts, backoffMs: config.jobBackoffMs });
   // The webhook deliveries, when a receiver is configured: sent from here, never from the API.

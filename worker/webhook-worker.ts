@@ -1,6 +1,7 @@
 import { DelayedError, UnrecoverableError, Worker, type Job as BullJob } from 'bullmq';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
+import { queueTelemetry } from '../shared/platform/tracing/queue-telemetry';
 import type { Config } from '../shared/platform/config/config';
 import type { Metrics } from '../shared/platform/metrics/metrics';
 import { BullmqEventQueue, type BullEventData } from '../shared/adapters/redis/bullmq-event-queue';
@@ -91,6 +92,7 @@ export function createWebhookWorker(options: { config: WebhookWorkerConfig; metr
   const worker = new Worker<BullEventData, string, string>(keys.webhookQueueName, deliver, {
     connection: client,
     prefix: keys.bullPrefix,
+    telemetry: queueTelemetry(),
     concurrency: settings.concurrency,
     lockDuration: config.jobLockMs,
     stalledInterval: config.jobStalledIntervalMs,

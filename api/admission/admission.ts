@@ -12,6 +12,8 @@ import type { SchemeCheck } from './scheme-check';
 /** The settings admission reads. */
 export interface AdmissionSettings {
   linkSecret: string;
+  /** `LINK_SECRET_PREVIOUS`, accepted beside `linkSecret` during a rotation. */
+  linkSecretPrevious?: string | undefined;
   rateLimitPerMinute: number;
   authFailuresPerMinute: number;
 }
@@ -44,6 +46,8 @@ export function admission({ config, tokens, backend, metrics }: AdmissionDepende
     bearer: bearerCheck({ tokens, admissions: backend.admissions, failures, perMinute: config.rateLimitPerMinute }),
     'link-secret': linkSecretCheck({
       linkSecret: config.linkSecret,
+      previousLinkSecret: config.linkSecretPrevious,
+      onPrevious: () => metrics.previousSecretUses.inc({ secret: 'link' }),
       rateLimits: backend.rateLimits,
       failures,
       perMinute: config.rateLimitPerMinute,

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { secretMatcher } from '../../shared/platform/secrets/secret-equals';
+import { secretsMatcher } from '../../shared/platform/secrets/secret-equals';
 import { RateLimitedError } from '../../shared/platform/errors/rate-limited-error';
 import { UnauthorizedError } from '../../shared/platform/errors/unauthorized-error';
 import type { RateLimitStore } from '../../shared/domain/admission/rate-limit-store';
@@ -13,6 +13,10 @@ const LINK_MULTIPLIER = 10;
 /** What admitting the dashboard's requests needs. */
 export interface LinkSecretCheckOptions {
   linkSecret: string;
+  /** `LINK_SECRET_PREVIOUS`: accepted too during a rotation. */
+  previousLinkSecret?: string | undefined;
+  /** Told of each request admitted only thanks to the previous secret. */
+  onPrevious?: () => void;
   rateLimits: RateLimitStore;
   failures: FailureBudget;
   perMinute: number;
@@ -21,18 +25,20 @@ export interface LinkSecretCheckOptions {
 /**
  * Admits the dashboard's caller of a link-secret operation: first the client address's one-minute window
  * (policy `address`, counted whatever the secret, so a flood is refused before anything else), then the
- * secret, compared in constant time. A wrong or missing secret is a failure of the address: one atomic hit
+ * secret (and, during a rotation, the previous one), each compared in constant time. A wrong or missing secret is a failure of the address: one atomic hit
  * on its budget, 401 within it and 429 beyond. The right secret is admitted whatever that budget says.
  */
-export function linkSecretCheck({ linkSecret, rateLimits, failures, perMinute }: LinkSecretCheckOptions): SchemeCheck {
+export function linkSecretCheck(options: LinkSecretCheckOptions): SchemeCheck {
+  const { linkSecret, previousLinkSecret, onPrevious = () => {}, rateLimits, failures, perMinute } = options;
   const policy: RatePolicy = { name: 'address', quota: perMinute * LINK_MULTIPLIER, windowSeconds: 60 };
-  const isLinkSecret = secretMatcher(linkSecret);
+  const matchLinkSecret = secretsMatcher(linkSecret, previousLinkSecret);
 
   return async (req: Request, res: Response): Promise<void> => {
     const window = await rateLimits.hit(`ip:${req.ip ?? 'unknown'}`, policy.windowSeconds);
     announceRateLimit(res, policy, window);
     if (window.count > policy.quota) throw new RateLimitedError(window.resetInSeconds);
-    if (!isLinkSecret(req.get('x-link-secret')))
-      throw await failures.refuse(req, res, new UnauthorizedError('bad_link_secret', 'link-secret'));
+    const match = matchLinkSecret(req.get('x-link-secret'));
+    if (!match) throw await failures.refuse(req, res, new UnauthorizedError('bad_link_secret', 'link-secret'));
+    if (match === 'previous') onPrevious();
   };
 }

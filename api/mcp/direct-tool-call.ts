@@ -12,6 +12,7 @@ import { taskRequested } from './job-tasks';
 import type { McpCaller, McpDependencies } from './mcp-context';
 import { SERVER_INFO } from './mcp-server-factory';
 import { jsonResult, runCheckedTool, type ArgumentCheck } from './tool-calls';
+import { inToolCallSpan } from './tool-call-span';
 
 /** The revision served directly: the stateless one, where each request carries all of its context. */
 export const DIRECT_REVISION = '2026-07-28';
@@ -100,7 +101,8 @@ export function directCallMatcher(tools: readonly ToolDefinition[], checks: Read
  * and the server's identity in `_meta`.
  */
 export async function answerDirectCall(deps: McpDependencies, call: DirectCall, caller: McpCaller): Promise<unknown> {
-  const outcome = await runCheckedTool(deps, caller, call.tool, call.input);
+  // The direct path serves only envelopes without trace context, so its span is the HTTP request's child.
+  const outcome = await inToolCallSpan(call.tool.name, undefined, () => runCheckedTool(deps, caller, call.tool, call.input));
   const result = 'error' in outcome ? outcome.error : jsonResult(outcome.body);
   return { result: { ...result, resultType: 'complete', _meta: { [SERVER_INFO_META_KEY]: SERVER_INFO } }, jsonrpc: '2.0', id: call.id };
 }

@@ -1,8 +1,10 @@
 import { Server, type McpRequestContext, type ServerOptions, type Tool } from '@modelcontextprotocol/server';
 import { SERVICE_INFO } from '../../shared/contract/description/service-info';
 import type { Job } from '../../shared/domain/jobs/job';
+import { cardsOf, registerCardResources, UI_EXTENSION_CAPABILITY } from './app-cards';
 import { callerOf, type McpDependencies } from './mcp-context';
 import { callTool, jsonResult, type ArgumentCheck } from './tool-calls';
+import { inToolCallSpan } from './tool-call-span';
 import { registerTaskHandlers, TASKS_EXTENSION, taskRequested, toCreateTaskResult, TASK_CAPABILITIES } from './job-tasks';
 
 /** The server's identity, as every result names it. */
@@ -26,11 +28,15 @@ export function mcpServerFactory(deps: McpDependencies, checks: ReadonlyMap<stri
     outputSchema: tool.outputSchema as Tool['outputSchema'],
     annotations: { title: tool.title, ...tool.annotations },
     ...(tool.operation.async ? { execution: { taskSupport: 'optional' as const } } : {}),
+    ...(tool.meta ? { _meta: tool.meta } : {}),
   }));
+  const cards = cardsOf(deps.tools);
   // 2026-07-28 dropped `execution.taskSupport`: there the tasks extension is negotiated per request instead.
   const listedModern: Tool[] = listed.map(({ execution: _execution, ...tool }) => tool);
   const options = (modern: boolean): ServerOptions => ({
-    capabilities: modern ? { tools: {}, extensions: { [TASKS_EXTENSION]: {} } } : { tools: {}, ...TASK_CAPABILITIES },
+    capabilities: modern
+      ? { tools: {}, resources: {}, extensions: { [TASKS_EXTENSION]: {}, ...UI_EXTENSION_CAPABILITY } }
+      : { tools: {}, resources: {}, ...TASK_CAPABILITIES, extensions: UI_EXTENSION_CAPABILITY },
     instructions: SERVICE_INFO.summary,
   });
   const modernOptions = options(true);
@@ -43,7 +49,9 @@ export function mcpServerFactory(deps: McpDependencies, checks: ReadonlyMap<stri
     const server = new Server(SERVER_INFO, modern ? modernOptions : legacyOptions);
     server.setRequestHandler('tools/list', () => (modern ? modernTools : legacyTools));
     server.setRequestHandler('tools/call', async (request, ctx) => {
-      const outcome = await callTool(deps, checks, callerOf(ctx), request.params.name, request.params.arguments);
+      const { name, arguments: args, _meta: meta } = request.params as typeof request.params & { _meta?: unknown };
+      const known = deps.tools.some((tool) => tool.name === name) ? name : undefined;
+      const outcome = await inToolCallSpan(known, meta, () => callTool(deps, checks, callerOf(ctx), name, args));
       if ('error' in outcome) return outcome.error;
       if (outcome.tool.operation.async && taskRequested(request.params, ctx.mcpReq.envelope, modern)) {
         return toCreateTaskResult(outcome.body as Job, deps.taskTtlMs, modern) as never;
@@ -51,6 +59,7 @@ export function mcpServerFactory(deps: McpDependencies, checks: ReadonlyMap<stri
       return server.projectCallToolResult(jsonResult(outcome.body), outcome.tool.outputSchema);
     });
     registerTaskHandlers(server, deps, modern);
+    registerCardResources(server, cards);
     return server;
   };
 

@@ -1,10 +1,11 @@
-import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import express, { Router } from 'express';
 import { AppError } from '../../shared/platform/errors/app-error';
 import { OAUTH_PATHS } from '../../shared/domain/oauth/discovery';
 import type { ConsentService } from '../../shared/domain/oauth/consent-service';
 import { escapeHtml } from '../http/escape-html';
 import { state } from '../http/locals';
+import type { KeyRing } from '../../shared/platform/secrets/key-ring';
 
 const FORM = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
 const REQUEST_ID = /^authreq_[A-Za-z0-9_-]{1,56}$/;
@@ -14,11 +15,24 @@ const REQUEST_ID = /^authreq_[A-Za-z0-9_-]{1,56}$/;
  * `PUBLIC_URL` and listener and no `CONSENT_URL`: see `shared/domain/oauth/dev-consent.ts`), standing in for the
  * dashboard so MCP Inspector or the SDK's example client can connect on a laptop. It
  * answers through the same {@link ConsentService} as the dashboard's endpoints. The form carries an HMAC
- * of the request id, and a cross-site `Origin` is refused, so another site cannot answer for the person.
+ * of the request id, and a cross-site `Origin` is refused, so another site cannot answer for the person. The
+ * field is made with the current connector secret's key; during a rotation a form made under the previous one
+ * still counts.
  */
-export function devConsentRoutes(consent: ConsentService, publicUrl: string, connectorSecret: string): Router {
-  const key = Buffer.from(hkdfSync('sha256', connectorSecret, 'connector', 'dev-consent-csrf/v1', 32));
-  const csrfFor = (request: string) => createHmac('sha256', key).update(request).digest('base64url');
+export function devConsentRoutes(consent: ConsentService, publicUrl: string, keys: KeyRing): Router {
+  const csrfWith = (request: string, key: KeyRing['current']) =>
+    createHmac('sha256', key.consentFormKey).update(request).digest('base64url');
+  const csrfFor = (request: string) => csrfWith(request, keys.current);
+  // Every accepted key is compared, each in constant time, before the answer is known.
+  const csrfValid = (request: string, presented: unknown): boolean => {
+    const given = Buffer.from(typeof presented === 'string' ? presented : '');
+    let valid = false;
+    for (const { keys: candidate } of keys.entries) {
+      const expected = Buffer.from(csrfWith(request, candidate));
+      valid = (given.length === expected.length && timingSafeEqual(given, expected)) || valid;
+    }
+    return valid;
+  };
   const origin = new URL(publicUrl).origin;
   const router = Router();
   router.use(OAUTH_PATHS.devConsent, (_req, res, next) => {
@@ -49,9 +63,7 @@ export function devConsentRoutes(consent: ConsentService, publicUrl: string, con
         throw new AppError(403, 'forbidden', 'Forbidden', 'Cross-site consent is refused.');
       const body = req.body as Record<string, unknown>;
       const request = requestId(body.request);
-      const expected = Buffer.from(csrfFor(request));
-      const presented = Buffer.from(typeof body.csrf === 'string' ? body.csrf : '');
-      if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) {
+      if (!csrfValid(request, body.csrf)) {
         throw new AppError(403, 'forbidden', 'Forbidden', 'The consent form is not valid.');
       }
       const answer =

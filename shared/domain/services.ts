@@ -1,5 +1,5 @@
 import type { Config } from '../platform/config/config';
-import { deriveKeys } from '../platform/secrets/derived-keys';
+import { KeyRing } from '../platform/secrets/key-ring';
 import { LinkService } from './connections/link-service';
 import { TokenService } from './connections/token-service';
 import { IdentityService } from './connections/identity-service';
@@ -30,19 +30,23 @@ export interface Services {
 export interface ServiceContainer {
   services: Services;
   tokens: TokenService;
+  /** The connector secret's keys (current and, during a rotation, previous) for the few HTTP-side checks. */
+  keys: KeyRing;
 }
 
 /** Builds the domain once per process from the configuration and a backend. Keys are derived here, once. */
 export function createServices(config: Config, backend: Backend, metrics: Metrics, cimd: CimdFetchOptions = {}): ServiceContainer {
-  const keys = deriveKeys(config.connectorSecret);
-  const tokens = new TokenService(keys.tokenKey, config.publicUrl, backend.connections);
+  const keys = KeyRing.fromSecrets(config.connectorSecret, config.connectorSecretPrevious);
+  const tokens = new TokenService(keys, config.publicUrl, backend.connections, Date.now, () =>
+    metrics.previousSecretUses.inc({ secret: 'connector' }),
+  );
   // Every path that creates or revokes a connection records its event; token checks read the plain store.
   const connections = withConnectionEvents(backend.connections, backend.events);
   const budget = new DailyBudget(config.dailyCreditLimit);
   const jobs = new JobService(
     backend.ledger,
     backend.queue,
-    new StoredJobIdKey(backend.jobIdKeys, keys.jobIdKey),
+    new StoredJobIdKey(backend.jobIdKeys, keys.current.jobIdKey),
     config.idempotencyTtlSeconds,
     {
       onSubmitted: (operation, cost) => {
@@ -66,6 +70,7 @@ export function createServices(config: Config, backend: Backend, metrics: Metric
   );
   return {
     tokens,
+    keys,
     services: {
       links: new LinkService(connections, tokens, config.tokenTtlSeconds, config.dashboardUrl, {
         onIssued: () => metrics.tokensIssued.inc(),

@@ -48,6 +48,8 @@ describe('Dockerfile', function () {
   it('compiles with npm run build in the build stage, and that script runs tsc into dist/', function () {
     expect(runs(stage(stages, 'build'))).to.include('npm run build');
     expect(pkg.scripts.build).to.match(/\btsc -p tsconfig\.build\.json\b/);
+    // The image has no bundler: the build writes the MCP Apps job card into dist/ for the server to read.
+    expect(pkg.scripts.build).to.match(/\bnode dist\/scripts\/build-job-card\.js\b/);
     const tsconfig = JSON.parse(readFileSync(path.join(repoRoot, 'tsconfig.json'), 'utf8'));
     expect(tsconfig.compilerOptions.outDir).to.equal('dist');
     expect(tsconfig.compilerOptions.rootDir).to.equal('.');
@@ -130,7 +132,15 @@ describe('.dockerignore', function () {
   it('keeps what npm ci and npm run build need in the build context: the manifests and every folder the build compiles', function () {
     const build = JSON.parse(readFileSync(path.join(repoRoot, 'tsconfig.build.json'), 'utf8')) as { include: string[] };
     expect(build.include).to.include.members(['api', 'worker', 'shared']);
-    for (const needed of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', ...build.include]) {
+    // tsconfig.card.json: the build bundles the MCP Apps job card's page with it.
+    for (const needed of [
+      'package.json',
+      'package-lock.json',
+      'tsconfig.json',
+      'tsconfig.build.json',
+      'tsconfig.card.json',
+      ...build.include,
+    ]) {
       expect(ignored, needed).not.to.include(needed);
     }
   });

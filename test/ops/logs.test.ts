@@ -84,7 +84,7 @@ describe('logger redaction (createLogger)', () => {
   it('removes authorization, x-link-secret, cookies, tokens and secrets wherever the listed paths put them', () => {
     const capture = new LogCapture();
     const logger = createLogger('trace', 'redaction-test', capture);
-    const values = Array.from({ length: 16 }, (_, i) => needle(`v${i}-`));
+    const values = Array.from({ length: 19 }, (_, i) => needle(`v${i}-`));
     logger.info(
       {
         req: { headers: { authorization: `Bearer ${values[0]}`, 'x-link-secret': values[1], cookie: values[2] } },
@@ -95,7 +95,14 @@ describe('logger redaction (createLogger)', () => {
         body: { token: values[8], secret: values[9] },
         secret: values[10],
         connectorSecret: values[11],
-        config: { connectorSecret: values[12], linkSecret: values[13], redisUrl: `redis://:${values[14]}@redis:6379` },
+        config: {
+          connectorSecret: values[12],
+          linkSecret: values[13],
+          redisUrl: `redis://:${values[14]}@redis:6379`,
+          connectorSecretPrevious: values[16],
+          linkSecretPrevious: values[17],
+          webhooks: { previousSecret: values[18] },
+        },
         redisUrl: values[15],
         kept: 'visible',
       },

@@ -336,8 +336,10 @@ for (const backend of BACKENDS) {
       for (const status of values('connector_http_requests_total', 'status')) expect(status).to.match(/^[1-5][0-9][0-9]$/);
       // The session above made every counter move at least once (the over-budget one needs DAILY_CREDIT_LIMIT:
       // spend-cap.test.ts moves it; the webhook one needs a receiver: test/webhooks moves it; the cancel and
-      // refund ones need a job canceled or failed: test/http/cancel-jobs.test.ts moves them).
+      // refund ones need a job canceled or failed: test/http/cancel-jobs.test.ts moves them; the previous-secret
+      // one needs a rotation's overlap: test/http/secret-overlap.test.ts moves it).
       const elsewhere = [
+        'connector_previous_secret_uses_total',
         'connector_jobs_over_budget_total',
         'connector_webhook_deliveries_total',
         'connector_jobs_canceled_total',

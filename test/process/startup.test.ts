@@ -17,6 +17,11 @@ const INVALID: Array<[string, string]> = [
   ['PUBLIC_URL', 'http://localhost.evil.com'],
   ['DASHBOARD_URL', 'http://dashboard.example.com'],
   ['LINK_SECRET', ''],
+  // A rotation's previous secrets: validated like the current ones, and refused when equal to them.
+  ['CONNECTOR_SECRET_PREVIOUS', 'too-short-previous'],
+  ['CONNECTOR_SECRET_PREVIOUS', BASE_ENV.CONNECTOR_SECRET],
+  ['LINK_SECRET_PREVIOUS', ''],
+  ['LINK_SECRET_PREVIOUS', BASE_ENV.LINK_SECRET],
   // A paid job's own setting (the placeholder's) is refused the same way.
   ['PLACEHOLDER_PROGRESS_STEPS', '250'],
 ];

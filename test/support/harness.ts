@@ -50,9 +50,10 @@ const BACKEND_ENV: Record<BackendKind, BackendEnv> = {
   memory: async (env) => ({ env, cleanup: async () => {} }),
   // A private redis-server per connector (never the system one), and a distinct key prefix so that keys
   // could not collide even if a server were shared. A connector given REDIS_URL shares the private server of
-  // another connector under test, which owns it (and stops it).
+  // another connector under test, which owns it (and stops it); one given REDIS_CLUSTER_NODES or
+  // REDIS_SENTINELS uses that topology, which its test file started and stops.
   redis: async (env) => {
-    if (env.REDIS_URL) return { env, cleanup: async () => {} };
+    if (env.REDIS_URL || env.REDIS_CLUSTER_NODES || env.REDIS_SENTINELS) return { env, cleanup: async () => {} };
     const redis = await startRedis();
     const prefix = `test-${randomBytes(4).toString('hex')}:`;
     return { env: { ...env, REDIS_URL: redis.url, REDIS_KEY_PREFIX: prefix }, cleanup: () => redis.stop() };

@@ -3,6 +3,7 @@ import addFormats from 'ajv-formats';
 import { Client, StreamableHTTPClientTransport, type CallToolResult, type Tool } from '@modelcontextprotocol/client';
 import { expect } from 'chai';
 import * as z from 'zod/v4';
+import { APP_MIME_TYPE, UI_EXTENSION } from '../../shared/contract/mcp/job-card/app-card';
 import { waitFor } from '../../testkit/wait-for';
 
 /** The protocol revisions the connector serves: the 2025 handshake one and the 2026 per-request one. */
@@ -50,12 +51,24 @@ export function rawToolCall(
   };
 }
 
-/** Connects the real SDK client to `url` (an `/mcp` endpoint) with a bearer token, at one revision. */
-export async function connectMcp(url: string, token: string, revision: Revision, { tasks = false } = {}): Promise<Client> {
-  const capabilities = tasks && revision === '2026-07-28' ? { extensions: { [TASKS_EXTENSION]: {} } } : {};
+/** What a host that renders MCP Apps declares in its capabilities. */
+export const UI_EXTENSION_SETTINGS = { [UI_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] } };
+
+/**
+ * Connects the real SDK client to `url` (an `/mcp` endpoint) with a bearer token, at one revision; `tasks`
+ * (2026-07-28) and `ui` declare those extensions, as a host that speaks them does.
+ */
+export async function connectMcp(url: string, token: string, revision: Revision, { tasks = false, ui = false } = {}): Promise<Client> {
+  const extensions = {
+    ...(tasks && revision === '2026-07-28' ? { [TASKS_EXTENSION]: {} } : {}),
+    ...(ui ? UI_EXTENSION_SETTINGS : {}),
+  };
+  const capabilities = Object.keys(extensions).length > 0 ? { extensions } : {};
   const client = new Client(
     { name: 'connector-test', version: '1.0.0' },
-    revision === '2026-07-28' ? { versionNegotiation: { mode: { pin: revision } }, capabilities: capabilities as never } : {},
+    revision === '2026-07-28'
+      ? { versionNegotiation: { mode: { pin: revision } }, capabilities: capabilities as never }
+      : { capabilities: capabilities as never },
   );
   const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
   await client.connect(transport);

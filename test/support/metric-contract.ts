@@ -1,6 +1,6 @@
 import { Metrics } from '../../shared/platform/metrics/metrics';
 
-/** A metric as ../shared/CONTRACT.md fixes it ("Operations side", "MCP" and the webhook counter of "The dashboard's view"), plus the Redis error counter of issue 5, the over-budget counter of issue 8 and the cancel and refund counters of issue 26. */
+/** A metric as ../shared/CONTRACT.md fixes it ("Operations side", "MCP" and the webhook counter of "The dashboard's view"), plus the Redis error counter of issue 5, the over-budget counter of issue 8, the cancel and refund counters of issue 26 and the rotation metrics of issue 29. */
 export interface ContractMetric {
   type: 'counter' | 'gauge' | 'histogram';
   labels: readonly string[];
@@ -28,6 +28,8 @@ export const CONTRACT_METRICS: Readonly<Record<string, ContractMetric>> = {
   connector_redis_errors_total: { type: 'counter', labels: [] },
   connector_mcp_tool_calls_total: { type: 'counter', labels: ['tool', 'outcome'] },
   connector_webhook_deliveries_total: { type: 'counter', labels: ['type', 'outcome'] },
+  connector_previous_secret_uses_total: { type: 'counter', labels: ['secret'] },
+  connector_previous_secret_configured: { type: 'gauge', labels: ['secret'] },
 };
 
 /** The HTTP latency buckets the issue asks for: 1 ms to 10 s. */

@@ -25,7 +25,7 @@ export const REQUIRED_PROGRAMS: readonly RequiredProgram[] = [
   {
     program: 'chromium',
     debianPackage: 'chromium',
-    neededBy: "the example dashboard's browser test",
+    neededBy: 'the browser tests: the example dashboard, the root page, the MCP Apps job card in its test host',
     otherwise: `set ${CHROMIUM_PATH_VARIABLE} to another Chromium or Chrome binary`,
   },
 ];

@@ -89,6 +89,19 @@ export function registryToolTests(operations: readonly Operation[], connectorOf:
         },
       );
 
+      it('every tool whose operation names an MCP Apps card (every paid one does) carries its URI in _meta.ui.resourceUri, no other tool does, and resources/list lists exactly those cards', async () => {
+        for (const definition of definitions) {
+          const card = definition.operation.card?.uri;
+          if (definition.operation.price !== undefined) expect(card, definition.name).to.be.a('string');
+          expect(
+            (toolOf(definition.name)._meta as { ui?: { resourceUri?: string } } | undefined)?.ui?.resourceUri,
+            definition.name,
+          ).to.equal(card);
+        }
+        const cards = new Set(definitions.flatMap((definition) => (definition.operation.card ? [definition.operation.card.uri] : [])));
+        expect((await client.listResources()).resources.map((resource) => resource.uri)).to.have.members([...cards]);
+      });
+
       it('every paid tool requires an idempotency_key and is annotated idempotent and not read-only; every tool of a GET operation is read-only and idempotent', () => {
         for (const definition of definitions) {
           const tool = toolOf(definition.name);

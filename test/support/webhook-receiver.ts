@@ -13,6 +13,8 @@ export interface Received {
   /** The parsed body when the signature verified, undefined when it did not. */
   readonly payload: any;
   readonly verified: boolean;
+  /** The `traceparent` header the sender sent (W3C trace context), when it traces. */
+  readonly traceparent?: string;
 }
 
 /** How the receiver answers a request: a status, or `hang` (never answer). */
@@ -107,7 +109,8 @@ export class WebhookReceiver {
       } catch {
         payload = undefined;
       }
-      const received: Received = { ...headers, body, payload, verified };
+      const traceparent = req.headers.traceparent;
+      const received: Received = { ...headers, body, payload, verified, ...(typeof traceparent === 'string' ? { traceparent } : {}) };
       this.received.push(received);
       const answer = this.answer(received, this.received.filter((r) => r.id === received.id).length);
       if (answer === 'hang') {

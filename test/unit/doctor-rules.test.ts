@@ -4,7 +4,7 @@ import { bodyFieldName, gptActionsRules } from '../../doctor/gpt-actions-rules';
 import { documentOperations, label, type DocumentOperation } from '../../doctor/context';
 import { MAX_TOOL_NAME, protectedResourceUrls } from '../../doctor/mcp-checks';
 import { toolName } from '../../shared/contract/mcp/tool-definitions';
-import { ENV_LINK_SECRET, ENV_PUBLIC_URL, parseDoctorArgs } from '../../doctor/options';
+import { ENV_LINK_SECRET, ENV_METRICS_URL, ENV_PUBLIC_URL, parseDoctorArgs } from '../../doctor/options';
 import { formatJson, formatText } from '../../doctor/report';
 import { Target } from '../../doctor/target';
 import { buildOpenApiDocument } from '../../shared/contract/description/openapi-document';
@@ -242,6 +242,20 @@ describe('doctor: command line (pure)', () => {
       'options.linkSecret',
       'flag',
     );
+  });
+
+  it('reads the metrics URL from the flag over the environment, and refuses one that is not an absolute http(s) URL', () => {
+    const url = 'https://a.example.com';
+    expect(parseDoctorArgs([url], { [ENV_METRICS_URL]: 'http://10.0.0.5:9464/metrics' })).to.have.nested.property(
+      'options.metricsUrl',
+      'http://10.0.0.5:9464/metrics',
+    );
+    expect(
+      parseDoctorArgs([url, '--metrics-url', 'http://flag:9464/metrics'], { [ENV_METRICS_URL]: 'http://env/metrics' }),
+    ).to.have.nested.property('options.metricsUrl', 'http://flag:9464/metrics');
+    expect(parseDoctorArgs([url, '--metrics-url', '/metrics'], {}))
+      .to.have.property('error')
+      .that.includes('metrics URL');
   });
 
   it('refuses a missing, relative or non-http URL, an unknown flag and a bad timeout', () => {

@@ -1,77 +1,15 @@
-import { expect } from 'chai';
-import { newKey, newSubject } from '../support/harness';
 import { startRedis, type TestRedis } from '../support/redis-server';
-import {
-  pollJob,
-  redisEnv,
-  startApiProcess,
-  startWorkerProcess,
-  type ApiUnderTest,
-  type ProcessUnderTest,
-} from '../redis/support/processes';
+import { redisEnv } from '../redis/support/processes';
+import { cancelCrashFlows } from './support/cancel-crash-flows';
 
-/** A dead worker's job is retaken in seconds (the same settings as worker-process.test.ts). */
-const FAST_RECOVERY = { JOB_LOCK_MS: '2000', JOB_STALLED_INTERVAL_MS: '1000' };
-/** Jobs of a minute: any job that ran to its end would time the test out. */
-const SLOW = { PLACEHOLDER_JOB_MS: '60000', LOG_LEVEL: 'debug', ...FAST_RECOVERY };
-
-// Built processes (dist/): an API, a worker killed with SIGKILL, and the worker that takes over.
+// The same proofs run on the 3-primary Redis Cluster in test/topologies/cluster-cancels.test.ts.
 describe('a cancel and a worker that dies (built processes on one Redis node)', function () {
   this.timeout(60_000);
   let redis: TestRedis;
-  let api: ApiUnderTest;
-  const workers: ProcessUnderTest[] = [];
-
-  beforeEach(async () => {
+  before(async () => {
     redis = await startRedis();
-    api = await startApiProcess(redisEnv(redis.url, 'cancel-crash:'));
-    workers.push(await startWorkerProcess(redisEnv(redis.url, 'cancel-crash:', SLOW)));
   });
-  afterEach(async () => {
-    await Promise.all([api?.kill(), ...workers.splice(0).map((worker) => worker.kill())]);
-    await redis?.stop();
-  });
+  after(async () => redis?.stop());
 
-  const runningJob = async () => {
-    const { token } = await api.link(newSubject());
-    const created = await api.call('POST', '/v1/jobs', {
-      token,
-      body: { input: { prompt: 'doomed' } },
-      headers: { 'idempotency-key': newKey() },
-    });
-    expect(created.status, created.text).to.equal(202);
-    await pollJob(api, token, created.body.id, (job) => job.status === 'running');
-    return { token, job: created.body };
-  };
-  const expectCanceledOnce = async (token: string, job: { id: string; cost: number }) => {
-    const ended = await pollJob(api, token, job.id, (seen) => seen.status !== 'running' && seen.status !== 'queued', 20_000);
-    expect(ended).to.include({ status: 'canceled', refunded_credits: job.cost, result: null });
-    // Read again: a read repairs a missed refund, and must never make a second one.
-    await api.call('GET', `/v1/jobs/${job.id}`, { token });
-    const me = await api.call('GET', '/v1/me', { token });
-    expect(me.body.usage).to.deep.equal({ jobs_charged: 1, credits_spent: 0, credits_refunded: job.cost });
-  };
-
-  it('a stalled job whose cancel arrived meanwhile is not run again by the next worker: it ends canceled, refunded once', async () => {
-    const { token, job } = await runningJob();
-    expect(await workers[0].kill()).to.equal('SIGKILL');
-    const asked = await api.call('DELETE', `/v1/jobs/${job.id}`, { token });
-    expect(asked.status).to.equal(202);
-    workers.push(await startWorkerProcess(redisEnv(redis.url, 'cancel-crash:', SLOW)));
-    await expectCanceledOnce(token, job);
-    const rescuer = workers[1];
-    expect(rescuer.logLines().some((line) => line.msg === 'job started' && line.job_id === job.id)).to.equal(false);
-    expect(rescuer.logLines().some((line) => line.msg === 'job canceled' && line.job_id === job.id)).to.equal(true);
-  });
-
-  it('a worker SIGKILLed right after a cancel of its running job was asked: the job ends canceled, refunded once', async () => {
-    const { token, job } = await runningJob();
-    const asked = await api.call('DELETE', `/v1/jobs/${job.id}`, { token });
-    expect(asked.status).to.equal(202);
-    // Whether the dying worker saw the cancel, refunded, or even ended the job before the kill is left to
-    // chance: every case must end the same way.
-    expect(await workers[0].kill()).to.equal('SIGKILL');
-    workers.push(await startWorkerProcess(redisEnv(redis.url, 'cancel-crash:', SLOW)));
-    await expectCanceledOnce(token, job);
-  });
+  cancelCrashFlows((prefix) => redisEnv(redis.url, prefix));
 });

@@ -202,11 +202,13 @@ envFrom:
 
 {{/*
 The workload's own env entries (they win over envFrom): its ports, the Redis connection (the same for api
-and worker), WEBHOOK_SECRET from its own Secret when one is named, then the workload's extraEnv. Call with
-(dict "ctx" $ "env" <dict NAME: value> "extraEnv" <list>).
+and worker), WEBHOOK_SECRET (and, with a webhook URL, WEBHOOK_SECRET_PREVIOUS) from its own Secret when one
+is named, the tracing settings, then the workload's extraEnv. Call with
+(dict "ctx" $ "env" <dict NAME: value> "extraEnv" <list> "serviceName" <OTEL_SERVICE_NAME>).
 */}}
 {{- define "connector.env" -}}
 {{- $ctx := .ctx -}}
+{{- include "connector.refuseHeaderValues" .extraEnv }}
 env:
 {{- range $name, $value := .env }}
   - name: {{ $name }}
@@ -221,10 +223,90 @@ env:
       secretKeyRef:
         name: {{ . }}
         key: {{ $ctx.Values.webhooks.existingSecret.key }}
+{{- if $ctx.Values.webhooks.url }}
+  {{- /* Optional: the key exists only during a rotation; adding or deleting it plus a restart starts or ends one. */}}
+  - name: WEBHOOK_SECRET_PREVIOUS
+    valueFrom:
+      secretKeyRef:
+        name: {{ . }}
+        key: {{ $ctx.Values.webhooks.existingSecret.previousKey }}
+        optional: true
+{{- end }}
+{{- end }}
+{{- with include "connector.tracingEnv" (dict "ctx" $ctx "serviceName" .serviceName) | trim }}
+{{ . | indent 2 }}
 {{- end }}
 {{- with .extraEnv }}
 {{ toYaml . | indent 2 }}
 {{- end }}
+{{- end }}
+
+{{/*
+Refuses an extraEnv entry that would put OTLP headers (credentials) into the pod spec as a plain value; the
+schema refuses them too, this names the way out. Call with the extraEnv list.
+*/}}
+{{- define "connector.refuseHeaderValues" -}}
+{{- range . }}
+{{- if and (has .name (list "OTEL_EXPORTER_OTLP_HEADERS" "OTEL_EXPORTER_OTLP_TRACES_HEADERS")) (hasKey . "value") }}
+{{- fail (printf "%s is a credential: set tracing.headers.existingSecret instead of a plain extraEnv value" .name) }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+OpenTelemetry settings of one workload, nothing at all unless tracing.enabled: the standard OTEL_* variables
+the SDK reads. Headers only from a Secret (secretKeyRef), never a value. The pod's name reaches
+OTEL_RESOURCE_ATTRIBUTES through the downward API and $(…) expansion, so spans say which pod ran them.
+Call with (dict "ctx" $ "serviceName" <name>).
+*/}}
+{{- define "connector.tracingEnv" -}}
+{{- $tracing := .ctx.Values.tracing -}}
+{{- if $tracing.enabled }}
+- name: OTEL_SERVICE_NAME
+  value: {{ .serviceName | quote }}
+{{- with $tracing.endpoint }}
+- name: OTEL_EXPORTER_OTLP_ENDPOINT
+  value: {{ . | quote }}
+{{- end }}
+{{- with $tracing.tracesEndpoint }}
+- name: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+  value: {{ . | quote }}
+{{- end }}
+- name: OTEL_EXPORTER_OTLP_PROTOCOL
+  value: {{ $tracing.protocol | quote }}
+{{- with $tracing.headers.existingSecret.name }}
+- name: OTEL_EXPORTER_OTLP_HEADERS
+  valueFrom:
+    secretKeyRef:
+      name: {{ . }}
+      key: {{ $tracing.headers.existingSecret.key }}
+{{- end }}
+- name: OTEL_TRACES_SAMPLER
+  value: {{ $tracing.sampler | quote }}
+{{- if hasSuffix "traceidratio" $tracing.sampler }}
+- name: OTEL_TRACES_SAMPLER_ARG
+  value: {{ $tracing.samplerArg | toString | quote }}
+{{- end }}
+- name: OTEL_K8S_POD_NAME
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.name
+- name: OTEL_RESOURCE_ATTRIBUTES
+  value: {{ include "connector.resourceAttributes" .ctx | quote }}
+{{- end }}
+{{- end }}
+
+{{/*
+OTEL_RESOURCE_ATTRIBUTES: the namespace and the pod, then tracing.resourceAttributes in key order
+(values.schema.json keeps commas, equals signs, spaces and percent signs out, so nothing needs escaping).
+*/}}
+{{- define "connector.resourceAttributes" -}}
+{{- $pairs := list (printf "k8s.namespace.name=%s" .Release.Namespace) "k8s.pod.name=$(OTEL_K8S_POD_NAME)" }}
+{{- $attributes := .Values.tracing.resourceAttributes }}
+{{- range $key := keys $attributes | sortAlpha }}
+{{- $pairs = append $pairs (printf "%s=%v" $key (get $attributes $key)) }}
+{{- end }}
+{{- join "," $pairs }}
 {{- end }}
 
 {{/*

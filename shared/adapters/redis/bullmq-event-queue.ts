@@ -6,6 +6,7 @@ import type { QueuedEvent } from '../../domain/webhooks/webhook-event';
 import type { RedisGuard } from './redis-guard';
 import type { RedisClient } from './redis-client';
 import type { RedisKeys } from './redis-keys';
+import { queueTelemetry } from '../../platform/tracing/queue-telemetry';
 
 /** What a delivery job carries: the event, and once an attempt has failed, the body every retry sends again. */
 export interface BullEventData extends QueuedEvent {
@@ -67,7 +68,11 @@ export class BullmqEventQueue implements EventQueue {
     if (this.closed) return Promise.reject(new Error('the event queue is closed'));
     if (this.client.status !== 'ready') return Promise.reject(new Error('redis is not connected'));
     this.opening ??= (async () => {
-      const queue = new Queue<BullEventData>(this.keys.webhookQueueName, { connection: this.client, prefix: this.keys.bullPrefix });
+      const queue = new Queue<BullEventData>(this.keys.webhookQueueName, {
+        connection: this.client,
+        prefix: this.keys.bullPrefix,
+        telemetry: queueTelemetry(),
+      });
       queue.on('error', (error: Error) => {
         if (!/ECONNREFUSED|ECONNRESET|ETIMEDOUT|Connection is closed|Stream isn't writeable|max retries per request/i.test(error.message)) {
           this.options.logger.warn({ err: error }, 'event queue error');

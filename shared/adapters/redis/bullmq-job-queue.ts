@@ -11,6 +11,7 @@ import { waitForReplicas, type ReplicaWaitOptions } from './replica-wait';
 import type { RedisClient } from './redis-client';
 import type { RedisGuard } from './redis-guard';
 import type { RedisKeys } from './redis-keys';
+import { queueTelemetry } from '../../platform/tracing/queue-telemetry';
 
 /** How jobs are retried and how long finished ones are kept. */
 export interface BullmqJobQueueOptions {
@@ -89,7 +90,7 @@ export class BullmqJobQueue implements JobQueue {
       });
     }
     this.readJob = defineLuaScript(client, 'read_job', 4, READ_JOB);
-    this.cancelJob = defineLuaScript(client, 'cancel_job', 8, CANCEL_JOB);
+    this.cancelJob = defineLuaScript(client, 'cancel_job', 10, CANCEL_JOB);
     this.countCanceled = defineLuaScript(client, 'count_canceled', 2, COUNT_CANCELED);
     this.history = new JobShardHistory(client, keys, options.shards);
   }
@@ -156,9 +157,10 @@ export class BullmqJobQueue implements JobQueue {
     if (!this.historyLoad) await this.loadHistory();
     for (const shard of this.history.candidates(id)) {
       const queue = this.queues.get(shard) ?? (await this.guard.run(() => this.open(shard)));
-      const keys = ['', 'wait', 'paused', 'delayed', 'prioritized', 'completed', 'failed', CANCELED_SET].map((suffix) =>
+      const keys = ['', 'wait', 'paused', 'delayed', 'prioritized', 'completed', 'failed', 'active'].map((suffix) =>
         queue.toKey(suffix || id),
       );
+      keys.push(`${queue.toKey(id)}:lock`, queue.toKey(CANCELED_SET));
       const outcome = await this.guard.commands(() => this.cancelJob(keys, [id, Date.now()]));
       if (outcome === 'unknown') continue;
       const job = await this.readOn(id, shard);
@@ -249,7 +251,11 @@ export class BullmqJobQueue implements JobQueue {
     let opening = this.opening.get(shard);
     if (!opening) {
       opening = (async () => {
-        const queue: BullQueue = new Queue(this.keys.jobQueueName(shard), { connection: this.client, prefix: this.keys.bullPrefix });
+        const queue: BullQueue = new Queue(this.keys.jobQueueName(shard), {
+          connection: this.client,
+          prefix: this.keys.bullPrefix,
+          telemetry: queueTelemetry(),
+        });
         // Without a listener an 'error' event would crash the process; the client's own listener already
         // counts and logs connection errors, so only other errors are logged here.
         queue.on('error', (error: Error) => {

@@ -1,6 +1,7 @@
 import { priceStatement } from '../../domain/jobs/price';
 import type { Principal } from '../../domain/connections/principal';
 import type { JsonSchema, Operation, OperationRequest } from '../operations/operation';
+import { cardToolMeta } from './job-card/app-card';
 import { inlineSchema } from './inline-schema';
 import { portableSchema } from './portable-schema';
 
@@ -23,6 +24,8 @@ export interface ToolDefinition {
   inputSchema: JsonSchema;
   outputSchema: JsonSchema;
   annotations: ToolAnnotations;
+  /** The tool's `_meta`: the MCP Apps card its results are shown in, when its operation has one. */
+  meta?: Record<string, unknown>;
   operation: Operation;
   /** Builds the operation's request from validated tool arguments. */
   toRequest(args: Record<string, unknown>, principal: Principal): OperationRequest;
@@ -116,6 +119,7 @@ function toolDefinition(operation: Operation): ToolDefinition {
       destructiveHint: operation.destructive ?? false,
       openWorldHint: operation.openWorld ?? false,
     },
+    ...(operation.card ? { meta: cardToolMeta(operation.card) } : {}),
     operation,
     toRequest: (args, principal) => {
       const request: OperationRequest = { principal, body: {}, query: {}, params: {}, header: () => undefined };

@@ -1,4 +1,5 @@
 import { JOB_POLL_SECONDS } from '../../domain/jobs/job';
+import { JOB_CARD } from '../mcp/job-card/job-card';
 import type { Operation } from './operation';
 import { ref } from './schemas';
 
@@ -36,6 +37,7 @@ export const cancelJob: Operation = {
     },
   },
   errors: [400, 401, 404, 409, 429, 500, 503],
+  card: JOB_CARD,
   handle: async (request, services) => {
     const { job, running } = await services.jobs.cancel(request.principal!.subject, request.params.id);
     if (!running) return { status: 200, body: job };

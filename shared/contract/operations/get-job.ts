@@ -1,4 +1,5 @@
 import { isTerminal, JOB_POLL_SECONDS } from '../../domain/jobs/job';
+import { JOB_CARD } from '../mcp/job-card/job-card';
 import type { Operation } from './operation';
 import { ref } from './schemas';
 
@@ -34,6 +35,7 @@ export const getJob: Operation = {
     },
   },
   errors: [400, 401, 404, 429, 500, 503],
+  card: JOB_CARD,
   handle: async (request, services) => {
     const job = await services.jobs.get(request.principal!.subject, request.params.id);
     const headers: Record<string, string> = isTerminal(job.status) ? {} : { 'Retry-After': String(JOB_POLL_SECONDS) };

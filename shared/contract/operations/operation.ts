@@ -3,6 +3,7 @@ import type { UsageSnapshot } from '../../domain/ledger/ledger-store';
 import type { PriceRule } from '../../domain/jobs/price';
 import type { PaidJob } from '../../domain/jobs/processor';
 import type { Services } from '../../domain/services';
+import type { AppCard } from '../mcp/job-card/app-card';
 
 /** A JSON Schema (2020-12, as OpenAPI 3.1 uses it). */
 export type JsonSchema = Record<string, unknown>;
@@ -84,5 +85,11 @@ export interface Operation {
   async?: { pollOperationId: string; retryAfterSeconds: number };
   /** For paid asynchronous operations: the job the worker runs for it (also listed in `PAID_JOBS`). */
   job?: PaidJob;
+  /**
+   * The MCP Apps card (a `ui://` resource) that hosts speaking the extension show this operation's tool
+   * results in; its tool names it in `_meta.ui.resourceUri`. Paid operations, getJob and cancelJob show the
+   * job card; give an operation a card of its own here. Absent: a plain tool.
+   */
+  card?: AppCard;
   handle(request: OperationRequest, services: Services): Promise<OperationResult>;
 }

@@ -2,6 +2,8 @@ import { JOB_POLL_SECONDS } from '../../domain/jobs/job';
 import { type PriceRule, priceOf } from '../../domain/jobs/price';
 import type { PaidJob } from '../../domain/jobs/processor';
 import { ValidationError } from '../../platform/errors/validation-error';
+import type { AppCard } from '../mcp/job-card/app-card';
+import { JOB_CARD } from '../mcp/job-card/job-card';
 import type { JsonSchema, Operation, OperationRequest } from './operation';
 import { IDEMPOTENCY_KEY_SCHEMA, ref } from './schemas';
 
@@ -20,6 +22,8 @@ export interface PaidOperationSpec {
   price: PriceRule;
   /** What one job is, in the person's words (`report`); the generated texts use it. Default `job`. */
   noun?: string;
+  /** The MCP Apps card its tool results are shown in; default the job card, which shows any job. */
+  card?: AppCard;
 }
 
 /** The statuses every paid operation can answer besides its 202 (402: daily budget, 422: key reused). */
@@ -82,6 +86,7 @@ export function paidOperation(spec: PaidOperationSpec): Operation {
     },
     errors: PAID_ERRORS,
     job,
+    card: spec.card ?? JOB_CARD,
     handle: async (request, services) => {
       const idempotencyKey = idempotencyKeyOf(request);
       const input: Record<string, unknown> = request.body.input;

@@ -1,7 +1,7 @@
-import type { KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { LRUCache } from 'lru-cache';
 import { UnauthorizedError } from '../../platform/errors/unauthorized-error';
+import type { KeyRing, RingEntry } from '../../platform/secrets/key-ring';
 import type { ConnectionStore } from './connection-store';
 import type { Principal } from './principal';
 
@@ -17,22 +17,36 @@ const MAX_TOKEN_LENGTH = 4096;
  */
 const VERIFIED_TOKENS_CACHED = 5000;
 
-/** Issues and verifies access tokens: JWT HS256, iss = aud = PUBLIC_URL, jti = connection id. */
-export class TokenService {
-  private readonly verified = new LRUCache<string, Principal>({ max: VERIFIED_TOKENS_CACHED });
+/** A verified token's claims, and whether only the previous secret's key verified it. */
+interface Verified {
+  principal: Principal;
+  byPrevious: boolean;
+}
 
-  /** `now` (milliseconds) is the clock for expiry, of fresh and remembered tokens alike; tests move it. */
+/**
+ * Issues and verifies access tokens: JWT HS256, iss = aud = PUBLIC_URL, jti = connection id, and a `kid`
+ * header naming the secret whose key signed it, so a rotation's overlap can accept the previous one.
+ */
+export class TokenService {
+  private readonly verified = new LRUCache<string, Verified>({ max: VERIFIED_TOKENS_CACHED });
+
+  /**
+   * `now` (milliseconds) is the clock for expiry, of fresh and remembered tokens alike; tests move it.
+   * `onPreviousKey` is told of each token accepted only thanks to the previous secret (cached ones included).
+   */
   constructor(
-    private readonly key: KeyObject,
+    private readonly keys: KeyRing,
     private readonly issuer: string,
     private readonly connections: ConnectionStore,
     private readonly now: () => number = Date.now,
+    private readonly onPreviousKey: () => void = () => {},
   ) {}
 
-  /** Signs a token for an already stored connection. */
+  /** Signs a token for an already stored connection, always with the current secret's key. */
   sign(subject: string, connectionId: string, issuedAt: number, expiresAt: number): string {
-    return jwt.sign({ iat: issuedAt, exp: expiresAt }, this.key, {
+    return jwt.sign({ iat: issuedAt, exp: expiresAt }, this.keys.current.tokenKey, {
       algorithm: ALGORITHM,
+      keyid: this.keys.current.keyId,
       issuer: this.issuer,
       audience: this.issuer,
       subject,
@@ -62,34 +76,69 @@ export class TokenService {
     const known = this.verified.get(token);
     if (known) {
       // The same rule as jsonwebtoken's: expired once the clock reaches `exp`.
-      if (nowSeconds >= known.expiresAt) {
+      if (nowSeconds >= known.principal.expiresAt) {
         this.verified.delete(token);
         throw new UnauthorizedError('expired', 'bearer');
       }
-      return known;
+      if (known.byPrevious) this.onPreviousKey();
+      return known.principal;
     }
-    const principal = this.verifySignature(token, nowSeconds);
-    this.verified.set(token, principal);
-    return principal;
+    const fresh = this.verifySignature(token, nowSeconds);
+    this.verified.set(token, fresh);
+    if (fresh.byPrevious) this.onPreviousKey();
+    return fresh.principal;
   }
 
-  /** The full check of a token not seen before: signature, pinned algorithm, issuer, audience, expiry. */
-  private verifySignature(token: string, nowSeconds: number): Principal {
-    let claims: jwt.JwtPayload;
-    try {
-      claims = jwt.verify(token, this.key, {
-        algorithms: [ALGORITHM],
-        issuer: this.issuer,
-        audience: this.issuer,
-        clockTimestamp: nowSeconds,
-      }) as jwt.JwtPayload;
-    } catch (error) {
-      throw new UnauthorizedError(error instanceof jwt.TokenExpiredError ? 'expired' : 'invalid', 'bearer');
+  /**
+   * The full check of a token not seen before: signature, pinned algorithm, issuer, audience, expiry. A
+   * `kid` picks its key (an unknown one is refused); a token without one, from before key ids, is tried
+   * against each accepted key, current first. jsonwebtoken checks the signature before any claim, so only a
+   * bad signature moves on to the next key.
+   */
+  private verifySignature(token: string, nowSeconds: number): Verified {
+    const keyId = headerKeyId(token);
+    const candidates: readonly (RingEntry | undefined)[] = keyId === undefined ? this.keys.entries : [this.keys.byKeyId(keyId)];
+    for (const entry of candidates) {
+      if (!entry) break;
+      let claims: jwt.JwtPayload;
+      try {
+        claims = jwt.verify(token, entry.keys.tokenKey, {
+          algorithms: [ALGORITHM],
+          issuer: this.issuer,
+          audience: this.issuer,
+          clockTimestamp: nowSeconds,
+        }) as jwt.JwtPayload;
+      } catch (error) {
+        if (error instanceof jwt.JsonWebTokenError && error.message === 'invalid signature') continue;
+        throw new UnauthorizedError(error instanceof jwt.TokenExpiredError ? 'expired' : 'invalid', 'bearer');
+      }
+      return { principal: principalOf(claims), byPrevious: entry.previous };
     }
-    const { sub, jti, iat, exp } = claims;
-    if (typeof sub !== 'string' || typeof jti !== 'string' || typeof iat !== 'number' || typeof exp !== 'number') {
-      throw new UnauthorizedError('invalid', 'bearer');
-    }
-    return Object.freeze({ subject: sub, connectionId: jti, issuedAt: iat, expiresAt: exp });
+    throw new UnauthorizedError('invalid', 'bearer');
+  }
+}
+
+/** The claims a token must carry, or 401 `invalid`. */
+function principalOf(claims: jwt.JwtPayload): Principal {
+  const { sub, jti, iat, exp } = claims;
+  if (typeof sub !== 'string' || typeof jti !== 'string' || typeof iat !== 'number' || typeof exp !== 'number') {
+    throw new UnauthorizedError('invalid', 'bearer');
+  }
+  return Object.freeze({ subject: sub, connectionId: jti, issuedAt: iat, expiresAt: exp });
+}
+
+/**
+ * The `kid` of a compact JWS's header; undefined when there is none. A header that does not parse, or a
+ * `kid` that is not a string, is left for jsonwebtoken to refuse (undefined here, then tried and refused).
+ */
+function headerKeyId(token: string): string | undefined {
+  const end = token.indexOf('.');
+  if (end <= 0) return undefined;
+  try {
+    const header = JSON.parse(Buffer.from(token.slice(0, end), 'base64url').toString('utf8')) as unknown;
+    const kid = header && typeof header === 'object' ? (header as { kid?: unknown }).kid : undefined;
+    return typeof kid === 'string' ? kid : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -21,22 +21,24 @@ class RefusedAddress extends Error {}
 
 /**
  * Posts signed events to the receiver. Each attempt is signed afresh (`webhook-timestamp` is the attempt's
- * time, so a receiver's replay window holds) with the `standardwebhooks` package. The receiver's address
+ * time, so a receiver's replay window holds) with the `standardwebhooks` package, under the current secret and,
+ * during a rotation, the previous one too, so a receiver holding either verifies it. The receiver's address
  * follows the OAuth metadata fetcher's rules: every address a name resolves to must be public unless
  * `WEBHOOK_ALLOW_PRIVATE` is set, and the connection goes to the very address checked. Redirects are not
  * followed: an event goes to the configured URL or nowhere.
  */
 export class WebhookSender {
-  private readonly signer: Webhook;
+  /** The current secret's signer, then the previous one's during a rotation. */
+  private readonly signers: readonly Webhook[];
   private readonly target: URL;
   private readonly agent: http.Agent;
   private readonly lookup: LookupFunction;
 
   constructor(
-    private readonly settings: Pick<WebhookSettings, 'url' | 'secret' | 'allowPrivate' | 'concurrency'>,
+    private readonly settings: Pick<WebhookSettings, 'url' | 'secret' | 'previousSecret' | 'allowPrivate' | 'concurrency'>,
     private readonly timeoutMs = DELIVERY_TIMEOUT_MS,
   ) {
-    this.signer = new Webhook(settings.secret);
+    this.signers = [settings.secret, ...(settings.previousSecret ? [settings.previousSecret] : [])].map((secret) => new Webhook(secret));
     this.target = new URL(settings.url);
     const Agent = this.target.protocol === 'https:' ? https.Agent : http.Agent;
     this.agent = new Agent({ keepAlive: true, maxSockets: settings.concurrency });
@@ -62,7 +64,8 @@ export class WebhookSender {
       'user-agent': 'connector-webhooks',
       'webhook-id': id,
       'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
-      'webhook-signature': this.signer.sign(id, now, body),
+      // Standard Webhooks: space-separated `v1,<signature>` entries; a receiver accepts any one that verifies.
+      'webhook-signature': this.signers.map((signer) => signer.sign(id, now, body)).join(' '),
     };
     const request = (this.target.protocol === 'https:' ? https : http).request(this.target, {
       method: 'POST',

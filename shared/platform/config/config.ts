@@ -2,6 +2,7 @@ import { cleanEnv, str, type Spec } from 'envalid';
 import { ConfigError } from '../errors/config-error';
 import { loadOAuthSettings, OAUTH_VARIABLES, type OAuthSettings } from './oauth-config';
 import { loadWebhookSettings, WEBHOOK_VARIABLES, type WebhookSettings } from './webhook-settings';
+import { loadTracingSettings, TRACING_VARIABLES } from './tracing-settings';
 import { listenHostAddress, resolveListenHost } from './listen-host';
 import { loadRedisSettings, REDIS_VARIABLES, type RedisConnection } from './redis-settings';
 import { httpsUrl, intInRange, originList, publicUrl, secretOfAtLeast } from './validators';
@@ -12,9 +13,13 @@ export type ProcessRole = 'api' | 'worker' | 'dev';
 /** The validated configuration shared by the API and the worker. */
 export interface Config {
   readonly connectorSecret: string;
+  /** `CONNECTOR_SECRET_PREVIOUS`: during a rotation, what it signed is still accepted; nothing new is signed with it. */
+  readonly connectorSecretPrevious: string | undefined;
   readonly publicUrl: string;
   readonly dashboardUrl: string;
   readonly linkSecret: string;
+  /** `LINK_SECRET_PREVIOUS`: during a rotation, accepted on every link-secret operation beside `LINK_SECRET`. */
+  readonly linkSecretPrevious: string | undefined;
   readonly port: number;
   readonly metricsPort: number;
   /** The address the API's and the metrics listeners bind (`HOST`, see {@link resolveListenHost}); undefined: every interface. */
@@ -72,6 +77,16 @@ export interface HttpLimits {
   readonly maxHeaderBytes: number;
 }
 
+/**
+ * Each rotation variable and the one it stands beside. A previous value equal to the current one would make
+ * the overlap a no-op that the operator believes is protecting them, so it is refused.
+ */
+export const PREVIOUS_OF = [
+  ['CONNECTOR_SECRET_PREVIOUS', 'CONNECTOR_SECRET'],
+  ['LINK_SECRET_PREVIOUS', 'LINK_SECRET'],
+  ['WEBHOOK_SECRET_PREVIOUS', 'WEBHOOK_SECRET'],
+] as const;
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const DAY = 86_400;
 
@@ -82,6 +97,8 @@ function coreVariables(role: ProcessRole) {
     PUBLIC_URL: publicUrl({ desc: 'the address the platform is told to call' }),
     DASHBOARD_URL: httpsUrl({ desc: 'where users revoke access' }),
     LINK_SECRET: secretOfAtLeast(1)({ desc: 'shared secret checked on /v1/link' }),
+    CONNECTOR_SECRET_PREVIOUS: secretOfAtLeast(32)({ default: undefined }),
+    LINK_SECRET_PREVIOUS: secretOfAtLeast(1)({ default: undefined }),
     PORT: intInRange(0, 65_535)({ default: 8787 }),
     HOST: listenHostAddress({ default: undefined }),
     METRICS_PORT: intInRange(0, 65_535)({ default: role === 'worker' ? 9465 : 9464 }),
@@ -116,7 +133,7 @@ function coreVariables(role: ProcessRole) {
  * A variable without a `default` property is required.
  */
 export function configVariables(role: ProcessRole = 'api'): Record<string, Spec<unknown>> {
-  return { ...coreVariables(role), ...REDIS_VARIABLES, ...OAUTH_VARIABLES, ...WEBHOOK_VARIABLES };
+  return { ...coreVariables(role), ...REDIS_VARIABLES, ...OAUTH_VARIABLES, ...WEBHOOK_VARIABLES, ...TRACING_VARIABLES };
 }
 
 /**
@@ -144,6 +161,13 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
   const dashboardValid = !problems.some((p) => p.name === 'DASHBOARD_URL');
   const oauth = loadOAuthSettings(env, dashboardValid ? { dashboardUrl: clean.DASHBOARD_URL } : {}, problems);
   const webhooks = loadWebhookSettings(env, problems);
+  for (const [previous, current] of PREVIOUS_OF) {
+    if (env[previous] !== undefined && env[previous] === env[current])
+      problems.push({ name: previous, reason: `must differ from ${current}` });
+  }
+  // Tracing is started from these before the configuration is loaded (shared/platform/tracing); checked here
+  // too, so that a wrong value is refused with the rest instead of leaving tracing silently off.
+  loadTracingSettings(env, problems);
   // Node refuses a request timeout shorter than the headers timeout.
   if (clean.HTTP_REQUEST_TIMEOUT_MS < clean.HTTP_HEADERS_TIMEOUT_MS && !problems.some((p) => p.name.startsWith('HTTP_'))) {
     problems.push({ name: 'HTTP_REQUEST_TIMEOUT_MS', reason: 'must be at least HTTP_HEADERS_TIMEOUT_MS' });
@@ -152,9 +176,11 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
 
   return {
     connectorSecret: clean.CONNECTOR_SECRET,
+    connectorSecretPrevious: clean.CONNECTOR_SECRET_PREVIOUS,
     publicUrl: clean.PUBLIC_URL,
     dashboardUrl: clean.DASHBOARD_URL,
     linkSecret: clean.LINK_SECRET,
+    linkSecretPrevious: clean.LINK_SECRET_PREVIOUS,
     port: clean.PORT,
     metricsPort: clean.METRICS_PORT,
     host: resolveListenHost(clean.HOST, clean.PUBLIC_URL),

@@ -8,6 +8,8 @@ export interface WebhookSettings {
   readonly url: string;
   /** `WEBHOOK_SECRET`: `whsec_` + base64, as the Standard Webhooks specification defines it. */
   readonly secret: string;
+  /** `WEBHOOK_SECRET_PREVIOUS`: during a rotation, each delivery is signed with it too (same form). */
+  readonly previousSecret?: string;
   /** `WEBHOOK_ALLOW_PRIVATE`: the receiver may be on a private, loopback or link-local address. */
   readonly allowPrivate: boolean;
   /** `WEBHOOK_RETRY_BASE_MS`: the first retry's delay; later ones double up to an hour (see retry-schedule.ts). */
@@ -34,6 +36,7 @@ const webhookSecret = makeValidator<string>((input) => {
 export const WEBHOOK_VARIABLES = {
   WEBHOOK_URL: webhookUrl({ default: undefined }),
   WEBHOOK_SECRET: webhookSecret({ default: undefined }),
+  WEBHOOK_SECRET_PREVIOUS: webhookSecret({ default: undefined }),
   WEBHOOK_ALLOW_PRIVATE: bool({ default: false }),
   WEBHOOK_RETRY_BASE_MS: intInRange(10, 600_000)({ default: 5000 }),
   WEBHOOK_CONCURRENCY: intInRange(1, 256)({ default: 16 }),
@@ -68,6 +71,10 @@ export function loadWebhookSettings(
   const secretSet = env.WEBHOOK_SECRET !== undefined;
   if (urlSet && !secretSet) problems.push({ name: 'WEBHOOK_SECRET', reason: 'is required when WEBHOOK_URL is set' });
   if (secretSet && !urlSet) problems.push({ name: 'WEBHOOK_URL', reason: 'is required when WEBHOOK_SECRET is set' });
+  if (env.WEBHOOK_SECRET_PREVIOUS !== undefined && !secretSet) {
+    problems.push({ name: 'WEBHOOK_SECRET_PREVIOUS', reason: 'is only meaningful beside WEBHOOK_SECRET' });
+  }
+  const previousSecret = failed('WEBHOOK_SECRET_PREVIOUS') ? undefined : clean.WEBHOOK_SECRET_PREVIOUS;
   const allowPrivate = failed('WEBHOOK_ALLOW_PRIVATE') ? false : clean.WEBHOOK_ALLOW_PRIVATE;
   if (url !== undefined && !allowPrivate && isNonPublicHost(new URL(url).hostname)) {
     problems.push({
@@ -76,5 +83,12 @@ export function loadWebhookSettings(
     });
   }
   if (problems.length > before || url === undefined || secret === undefined) return undefined;
-  return { url, secret, allowPrivate, retryBaseMs: clean.WEBHOOK_RETRY_BASE_MS, concurrency: clean.WEBHOOK_CONCURRENCY };
+  return {
+    url,
+    secret,
+    ...(previousSecret === undefined ? {} : { previousSecret }),
+    allowPrivate,
+    retryBaseMs: clean.WEBHOOK_RETRY_BASE_MS,
+    concurrency: clean.WEBHOOK_CONCURRENCY,
+  };
 }

@@ -1,4 +1,6 @@
 import pino, { type Logger } from 'pino';
+import { traceLogFields } from '../tracing/log-correlation';
+import { isTracingStarted } from '../tracing/tracing-state';
 
 /**
  * Paths that must never reach a log line: credentials in headers and bodies. pino removes them before
@@ -23,6 +25,16 @@ export const REDACT_PATHS = [
   'linkSecret',
   '*.connectorSecret',
   '*.linkSecret',
+  // A rotation's previous values (the config keys, and the webhook settings' own).
+  'connectorSecretPrevious',
+  'linkSecretPrevious',
+  '*.connectorSecretPrevious',
+  '*.linkSecretPrevious',
+  'previousSecret',
+  '*.previousSecret',
+  // The configuration's webhook settings, one level further down.
+  '*.webhooks.secret',
+  '*.webhooks.previousSecret',
   // A Redis URL may carry a password; the connection settings carry the others.
   'redisUrl',
   '*.redisUrl',
@@ -42,6 +54,9 @@ export const REDACT_PATHS = [
  * it saves (bench/README.md: -2.3 % API CPU per `GET /v1/me`, lower in 6 of 6 paired rounds). It also keeps
  * every line that was logged before a crash, and a stdout that cannot keep up slows the process down instead
  * of growing its memory.
+ *
+ * When the process traces (shared/platform/tracing), each line written inside a span carries its `trace_id`
+ * and `span_id`; otherwise no per-line hook runs at all.
  */
 export function createLogger(level: string, name: string, destination?: NodeJS.WritableStream): Logger {
   return pino(
@@ -51,6 +66,7 @@ export function createLogger(level: string, name: string, destination?: NodeJS.W
       redact: { paths: REDACT_PATHS, remove: true },
       base: { service: name },
       timestamp: pino.stdTimeFunctions.isoTime,
+      ...(isTracingStarted() ? { mixin: traceLogFields } : {}),
     },
     destination ?? pino.destination({ sync: true }),
   );

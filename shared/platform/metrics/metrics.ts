@@ -109,12 +109,33 @@ export class Metrics {
     help: 'Redis connection and command errors.',
     registers: [this.registry],
   });
+  readonly previousSecretUses = new Counter({
+    name: 'connector_previous_secret_uses_total',
+    help:
+      'Credentials accepted only thanks to a previous secret during a rotation, by secret (connector: tokens and other ' +
+      'values signed with CONNECTOR_SECRET_PREVIOUS; link: LINK_SECRET_PREVIOUS). Once it stops rising, the previous value can go.',
+    labelNames: ['secret'] as const,
+    registers: [this.registry],
+  });
+  readonly previousSecretConfigured = new Gauge({
+    name: 'connector_previous_secret_configured',
+    help: '1 while a previous secret is configured (a rotation overlap is active), by secret (connector, link, webhook); 0 otherwise.',
+    labelNames: ['secret'] as const,
+    registers: [this.registry],
+  });
 
   constructor({ defaultMetrics = true }: { defaultMetrics?: boolean } = {}) {
     if (defaultMetrics) collectDefaultMetrics({ register: this.registry });
     // prom-client starts an unlabelled gauge at 0; a process without Redis would then report Redis as down
     // (and fire the Redis-down alert). The sample only appears once a Redis client sets it.
     this.redisUp.remove({});
+    // Both series exist from the start, so the rotation runbook's `increase(...)` reads 0, not "no data".
+    for (const secret of ['connector', 'link'] as const) this.previousSecretUses.inc({ secret }, 0);
+  }
+
+  /** Which previous secrets this process was given: one gauge sample per secret, 1 or 0. */
+  recordPreviousSecrets(configured: Readonly<Record<'connector' | 'link' | 'webhook', boolean>>): void {
+    for (const [secret, on] of Object.entries(configured)) this.previousSecretConfigured.set({ secret }, on ? 1 : 0);
   }
 
   /**

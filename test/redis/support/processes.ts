@@ -55,20 +55,34 @@ function wrap(proc: Spawned, port: number, metricsPort: number): ProcessUnderTes
   };
 }
 
+/**
+ * Waits until a spawned process answers `url`, with a deadline generous enough for a loaded machine (many
+ * processes start at once); a process that never does is killed, so that a failed start leaves none behind.
+ */
+async function listening(proc: Spawned, url: string, what: string): Promise<void> {
+  try {
+    await waitFor(
+      () =>
+        fetch(url).then(
+          (r) => r.ok,
+          () => false,
+        ),
+      { what, timeoutMs: 30_000 },
+    );
+  } catch (error) {
+    proc.child.kill('SIGKILL');
+    await proc.exited;
+    throw error;
+  }
+}
+
 /** Starts `node dist/api/main.js` and waits until it listens. */
 export async function startApiProcess(env: Record<string, string>): Promise<ApiUnderTest> {
   const port = Number(env.PORT && env.PORT !== '0' ? env.PORT : await freePort());
   const metricsPort = await freePort();
   const proc = spawnNode('dist/api/main.js', { ...env, PORT: String(port), METRICS_PORT: String(metricsPort) });
   const baseUrl = `http://127.0.0.1:${port}`;
-  await waitFor(
-    () =>
-      fetch(`${baseUrl}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      ),
-    { what: `the API on ${port} to listen` },
-  );
+  await listening(proc, `${baseUrl}/healthz`, `the API on ${port} to listen`);
   const { call } = await checkedClient(baseUrl);
 
   return {
@@ -89,14 +103,7 @@ export async function startApiProcess(env: Record<string, string>): Promise<ApiU
 export async function startWorkerProcess(env: Record<string, string>): Promise<ProcessUnderTest> {
   const metricsPort = await freePort();
   const proc = spawnNode('dist/worker/main.js', { ...env, METRICS_PORT: String(metricsPort) });
-  await waitFor(
-    () =>
-      fetch(`http://127.0.0.1:${metricsPort}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      ),
-    { what: 'the worker to listen' },
-  );
+  await listening(proc, `http://127.0.0.1:${metricsPort}/healthz`, 'the worker to listen');
   return wrap(proc, 0, metricsPort);
 }
 

@@ -1,0 +1,48 @@
+import pinoPretty from 'pino-pretty';
+import { startApi } from '../api/start-api';
+import { jobCardHtml } from '../shared/contract/mcp/job-card/job-card';
+import { loadConfigOrExit, orExitOnConfigError } from '../shared/platform/config/load-config-or-exit';
+import { loadJobSettings } from '../shared/domain/jobs/job-settings';
+import { PAID_JOBS } from '../shared/domain/processors/paid-jobs';
+import { onTerminate } from '../shared/platform/lifecycle/shutdown';
+import { devLogFormat } from '../shared/platform/logging/log-format';
+import { createLogger } from '../shared/platform/logging/logger';
+import type { Tracing } from '../shared/platform/tracing/start-tracing';
+import { inProcessWorkers } from '../worker/in-process-workers';
+
+/** `npm run dev` once its environment is loaded and tracing started (scripts/dev.ts): configure and listen. */
+export function startDev(tracing: Tracing | undefined): void {
+  const config = loadConfigOrExit(process.env, 'dev');
+  orExitOnConfigError('dev', () => loadJobSettings(process.env, PAID_JOBS));
+  // Readable lines at a terminal, JSON when piped; redaction happens in pino before either is written.
+  const pretty = devLogFormat(process.stdout.isTTY, process.env.LOG_FORMAT) === 'pretty';
+  const logger = createLogger(
+    config.logLevel,
+    'connector-dev',
+    pretty ? pinoPretty({ translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service', singleLine: true }) : undefined,
+  );
+  // With REDIS_URL set, this one process also consumes the job queue, so `npm run dev` needs no second terminal:
+  // the API and the worker are composed here, at the entry, and neither imports the other. Only this entry asks
+  // for the dev consent page; startApi serves it only on a loopback PUBLIC_URL and listener without CONSENT_URL.
+  startApi(config, logger, { jobConsumer: inProcessWorkers(config, logger), devConsent: true }).then(
+    (api) => {
+      process.stdout.write(
+        `Connector on ${config.publicUrl} (OpenAPI: ${config.publicUrl}/openapi.json, metrics: http://localhost:${api.metricsPort}/metrics)\n`,
+      );
+      onTerminate(
+        async () => {
+          await api.close();
+          await tracing?.shutdown().catch(() => undefined);
+        },
+        { graceMs: config.shutdownDelayMs + config.shutdownGraceMs, logger },
+      );
+      // From the sources the MCP Apps job card is bundled on first read: done now, in the background, so that a
+      // host's first read does not wait for it and a card that no longer builds shows here at once.
+      jobCardHtml().catch((error: unknown) => logger.error({ err: error }, 'the MCP Apps job card could not be bundled'));
+    },
+    (error: unknown) => {
+      logger.fatal({ err: error }, 'failed to start');
+      logger.flush(() => process.exit(1));
+    },
+  );
+}

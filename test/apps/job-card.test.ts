@@ -1,0 +1,211 @@
+import { mkdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { CallToolResult, Client, Tool } from '@modelcontextprotocol/client';
+import type { McpUiResourcePermissions, McpUiTheme } from '@modelcontextprotocol/ext-apps';
+import { expect } from 'chai';
+import type { Frame } from 'playwright-core';
+import type { Operation } from '../../shared/contract/operations/operation';
+import { OPERATIONS } from '../../shared/contract/operations/registry';
+import {
+  FAIL_PREFIX,
+  PLACEHOLDER_FAILURE,
+  placeholderJob,
+  placeholderProcessor,
+} from '../../shared/domain/processors/placeholder-processor';
+import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { connectMcp, REVISIONS, type Revision } from '../support/mcp-client';
+import { waitFor } from '../../testkit/wait-for';
+import { CardHost } from './support/card-host';
+import { HOST_VARIABLES, THEMES, hostContext, themeChange } from './support/host-themes';
+import { screenshotTarget } from './support/screenshots';
+
+/** The card's mime type, as the MCP Apps extension names an app's HTML document. */
+const APP_MIME_TYPE = 'text/html;profile=mcp-app';
+
+/**
+ * The registry with the placeholder job made slow and fine-grained: 30 s in 60 steps of 500 ms, so the card,
+ * refreshing at the job's poll interval, sees the progress move on every refresh, and the job is still running
+ * when the test presses Cancel.
+ */
+function slowPlaceholder(): Operation[] {
+  return OPERATIONS.map((operation) =>
+    operation.job?.operationId === placeholderJob.operationId
+      ? { ...operation, job: { ...operation.job, processor: () => placeholderProcessor(30_000, 60) } }
+      : operation,
+  );
+}
+
+/** The card a tool names in `_meta.ui.resourceUri`, read from the connector as a host reads it. */
+async function readCard(client: Client, tool: Tool): Promise<{ html: string; permissions?: McpUiResourcePermissions }> {
+  const uri = (tool._meta?.ui as { resourceUri?: string } | undefined)?.resourceUri;
+  expect(uri, `${tool.name} names its card`)
+    .to.be.a('string')
+    .and.match(/^ui:\/\//);
+  const { contents } = await client.readResource({ uri: uri! });
+  expect(contents, 'resources/read contents').to.have.length(1);
+  const [card] = contents;
+  expect(card.mimeType).to.equal(APP_MIME_TYPE);
+  expect(card, 'the card is text').to.have.property('text').that.is.a('string');
+  const ui = card._meta?.ui as { permissions?: McpUiResourcePermissions } | undefined;
+  return { html: (card as { text: string }).text, permissions: ui?.permissions };
+}
+
+/** The page's globals that the probes below use, typed here because the tests compile without the DOM's. */
+type InPage = { getComputedStyle(element: unknown): { backgroundColor: string } };
+
+/** The card's `<progress>` value once it exceeds `above` (the card refreshes every few seconds). */
+function progressAbove(frame: Frame, above: number): Promise<number> {
+  return waitFor(
+    async () => {
+      const value = Number((await frame.locator('[data-testid="progress"]').getAttribute('value')) ?? Number.NaN);
+      return value > above ? value : undefined;
+    },
+    { what: `the card's progress to pass ${above}`, timeoutMs: 15_000, intervalMs: 100 },
+  );
+}
+
+/** The card document's computed background colour. */
+const background = (frame: Frame) =>
+  frame.locator('body').evaluate((body) => (globalThis as unknown as InPage).getComputedStyle(body).backgroundColor);
+
+/** Waits until the card's background is `colour`. */
+const backgroundBecomes = (frame: Frame, colour: string | undefined) =>
+  waitFor(async () => (await background(frame)) === colour, { what: `the card's background to become ${colour}`, intervalMs: 50 });
+
+describe('the job card in an MCP Apps host (the official AppBridge in headless Chromium) against a connector', function () {
+  this.timeout(60_000);
+  let connector: ConnectorUnderTest;
+  let host: CardHost;
+  /** What a test opened, closed after it whatever happened. */
+  let opened: Array<{ close(): Promise<void> }> = [];
+
+  before(async () => {
+    const [started, launched] = await Promise.allSettled([
+      startConnector('memory', {}, { operations: slowPlaceholder() }),
+      CardHost.start(),
+    ]);
+    if (started.status === 'fulfilled') connector = started.value;
+    if (launched.status === 'fulfilled') host = launched.value;
+    if (started.status === 'rejected') throw started.reason;
+    if (launched.status === 'rejected') throw launched.reason;
+  });
+  afterEach(async () => {
+    for (const thing of opened.reverse()) await thing.close();
+    opened = [];
+  });
+  after(async () => {
+    await host?.close();
+    await connector?.close();
+  });
+
+  /**
+   * What a person sees right after asking an assistant with the extension for a paid job: a session for a new
+   * person, create_job called through it, and the card its tool names, read and mounted by the host in `theme`.
+   */
+  async function showNewJob(theme: McpUiTheme, revision: Revision, prompt = 'Summarise the quarterly report for the board') {
+    const token = await connector.link(newSubject());
+    const client = await connectMcp(`${connector.baseUrl}/mcp`, token, revision);
+    opened.push(client);
+    const createJob = (await client.listTools()).tools.find((tool) => tool.name === 'create_job');
+    expect(createJob, 'create_job in tools/list').to.not.equal(undefined);
+    const resource = await readCard(client, createJob!);
+    const args = { input: { prompt }, idempotency_key: newKey() };
+    const created = (await client.callTool({ name: 'create_job', arguments: args })) as CallToolResult;
+    expect(created.isError ?? false, JSON.stringify(created)).to.equal(false);
+    const card = await host.open({
+      client,
+      ...resource,
+      hostContext: hostContext(theme, createJob!),
+      toolArguments: args,
+      toolResult: created,
+    });
+    opened.push(card);
+    expect(card.mounted.appName, 'the view introduced itself').to.be.a('string').and.not.equal('');
+    return { token, job: created.structuredContent as { id: string; cost: number }, card };
+  }
+
+  /** One theme's whole story; returns the card's background in that theme. */
+  async function watchAndCancel(theme: McpUiTheme, revision: Revision): Promise<string> {
+    const { token, job, card } = await showNewJob(theme, revision);
+    const { frame } = card;
+    const byTestId = (id: string) => frame.locator(`[data-testid="${id}"]`);
+
+    // Running, with its cost, and the progress moving from one refresh (get_job through the host) to the next.
+    await frame.waitForSelector('[data-testid="status"][data-status="running"]');
+    expect(await byTestId('status').getAttribute('role')).to.equal('status');
+    expect(await byTestId('cost').textContent()).to.include(String(job.cost));
+    const first = await progressAbove(frame, 0);
+    const later = await progressAbove(frame, first);
+    expect(later).to.be.greaterThan(first);
+    expect(await byTestId('progress-message').textContent()).to.match(/^Step \d+ of 60\.$/);
+    expect(
+      card.toolCalls.some((call) => call.name === 'get_job' && call.arguments?.id === job.id),
+      'get_job through the host',
+    ).to.equal(true);
+
+    // The host's background; the other theme's once the host switches, then this one's again.
+    const own = HOST_VARIABLES[theme]['--color-background-primary']!;
+    const other = THEMES.find((candidate) => candidate !== theme)!;
+    const shown = await background(frame);
+    expect(shown).to.equal(own);
+    await card.changeHostContext(themeChange(other));
+    await backgroundBecomes(frame, HOST_VARIABLES[other]['--color-background-primary']);
+    await card.changeHostContext(themeChange(theme));
+    await backgroundBecomes(frame, own);
+
+    const shot = screenshotTarget(theme);
+    mkdirSync(path.dirname(shot), { recursive: true });
+    await card.page.locator('iframe#card').screenshot({ path: shot });
+    expect(statSync(shot).size, 'screenshot written').to.be.greaterThan(0);
+
+    // Cancel, through the host: the card shows the cancellation and the refund, and no longer offers Cancel.
+    await byTestId('cancel').click();
+    await frame.waitForSelector('[data-testid="status"][data-status="canceled"]');
+    expect(card.toolCalls.filter((call) => call.name === 'cancel_job').map((call) => call.arguments)).to.deep.equal([{ id: job.id }]);
+    await byTestId('refund').waitFor({ state: 'visible' });
+    expect(await byTestId('refund').textContent()).to.include(String(job.cost));
+    expect(await byTestId('cancel').isHidden(), 'Cancel hidden once final').to.equal(true);
+    expect(await byTestId('finished').getAttribute('datetime')).to.be.a('string');
+
+    const rest = await connector.call('GET', `/v1/jobs/${job.id}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(rest.status, rest.text).to.equal(200);
+    expect(rest.body).to.include({ status: 'canceled', refunded_credits: job.cost });
+    expect(card.problems, 'stray requests, page and console errors').to.deep.equal([]);
+
+    // And the guard would have seen one: a request the card's document makes now is refused and reported.
+    const stray = `http://203.0.113.7/${theme}`;
+    const answered = await frame.evaluate(
+      (url) =>
+        fetch(url).then(
+          () => true,
+          () => false,
+        ),
+      stray,
+    );
+    expect(answered, 'a stray request answered').to.equal(false);
+    expect(card.problems).to.include.members([`request outside the harness: GET ${stray}`, `request from the card: GET ${stray}`]);
+    return shown;
+  }
+
+  // The two themes run side by side (most of each one's time is waiting for the card's next refresh), each host
+  // on one of the protocol revisions the connector serves.
+  it('light and dark hosts side by side, on the 2025 and 2026 revisions: each card initialises and shows its running job (status, cost, moving progress) in its host’s colours, Cancel cancels and refunds the job (the REST API agrees), and nothing leaves the iframe, errs or logs an error', async () => {
+    const outcomes = await Promise.allSettled(THEMES.map((theme, i) => watchAndCancel(theme, REVISIONS[i])));
+    const failed = outcomes.flatMap((outcome, i) => (outcome.status === 'rejected' ? [`${THEMES[i]}: ${outcome.reason}`] : []));
+    expect(failed).to.deep.equal([]);
+    const [light, dark] = outcomes.map((outcome) => (outcome as PromiseFulfilledResult<string>).value);
+    expect(light, 'light and dark backgrounds').to.not.equal(dark);
+  });
+
+  it('a job that fails: the card shows the failure and its safe message, the refund, no result and no Cancel', async () => {
+    const { job, card } = await showNewJob('light', '2026-07-28', `${FAIL_PREFIX} on purpose`);
+    const byTestId = (id: string) => card.frame.locator(`[data-testid="${id}"]`);
+    await card.frame.waitForSelector('[data-testid="status"][data-status="failed"]');
+    await byTestId('error').waitFor({ state: 'visible' });
+    expect(await byTestId('error').textContent()).to.include(PLACEHOLDER_FAILURE);
+    expect(await byTestId('refund').textContent()).to.include(String(job.cost));
+    expect(await byTestId('result').isHidden(), 'no result').to.equal(true);
+    expect(await byTestId('cancel').isHidden(), 'no Cancel').to.equal(true);
+    expect(card.problems, 'stray requests, page and console errors').to.deep.equal([]);
+  });
+});

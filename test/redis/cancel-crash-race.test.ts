@@ -1,0 +1,26 @@
+import { startRedis, type TestRedis } from '../support/redis-server';
+import { WebhookReceiver } from '../support/webhook-receiver';
+import { cancelCrashRace, cancelCrashRaceEnv } from '../topologies/support/cancel-crash-race';
+import { deploymentEnv, startDeployment, type Deployment } from '../topologies/support/deployment';
+
+// The same race runs on the 3-primary Redis Cluster in test/topologies/cluster-cancels.test.ts.
+describe('two built APIs and two built workers on one Redis node, one worker SIGKILLed while cancels race the jobs', function () {
+  this.timeout(60_000);
+  let redis: TestRedis;
+  let receiver: WebhookReceiver;
+  let deployment: Deployment;
+  before(async () => {
+    [redis, receiver] = await Promise.all([startRedis(), WebhookReceiver.start()]);
+    deployment = await startDeployment(deploymentEnv({ REDIS_URL: redis.url }, 'cancel-race:', cancelCrashRaceEnv(receiver)));
+  });
+  after(async () => {
+    await deployment?.stop();
+    await receiver?.close();
+    await redis?.stop();
+  });
+
+  cancelCrashRace(
+    () => deployment,
+    () => receiver,
+  );
+});
