@@ -40,13 +40,7 @@ export interface RunningApi {
  * metrics. The entry that runs API and worker together (`npm run dev`, the tests) supplies it, so the API
  * itself never depends on the worker.
  */
-export type InProcessJobConsumer = (parts: {
-  processors: ProcessorMap;
-  policies: JobPolicies;
-  metrics: Metrics;
-  events: EventQueue;
-  refundOnFailure: (operation: string) => boolean;
-}) => {
+export type InProcessJobConsumer = (parts: { processors: ProcessorMap; policies: JobPolicies; metrics: Metrics; events: EventQueue }) => {
   close(graceMs: number): Promise<void>;
 };
 
@@ -86,9 +80,7 @@ export async function startApi(loaded: Config, logger: Logger, options: StartApi
   const refundOnFailure = (operation: string) => policies.get(operation)?.refundOnFailure ?? true;
   const backend = createBackend(config, processors, metrics, logger, policies, refundOnFailure);
   const jobWorker =
-    jobConsumer && backend.kind === 'redis'
-      ? jobConsumer({ processors, policies, metrics, events: backend.events, refundOnFailure })
-      : undefined;
+    jobConsumer && backend.kind === 'redis' ? jobConsumer({ processors, policies, metrics, events: backend.events }) : undefined;
   const { services, tokens } = createServices(config, backend, metrics, cimdFetch);
   const api = createApiServer(config.http);
   const app = createApp({

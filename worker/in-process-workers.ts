@@ -14,12 +14,19 @@ import { createWebhookWorker } from './webhook-worker';
 export function inProcessWorkers(config: Config, logger: Logger) {
   return (parts: {
     processors: ProcessorMap;
-    policies?: JobPolicies;
+    policies: JobPolicies;
     metrics: Metrics;
     events: EventQueue;
-    refundOnFailure: (operation: string) => boolean;
   }): { close(graceMs: number): Promise<void> } => {
-    const jobs = createJobWorker({ config, logger, ...parts });
+    // The registry's own policies, as the API built them: the worker consults nothing else.
+    const jobs = createJobWorker({
+      config,
+      logger,
+      processors: parts.processors,
+      policies: parts.policies,
+      metrics: parts.metrics,
+      events: parts.events,
+    });
     const webhooks = createWebhookWorker({ config, metrics: parts.metrics, logger });
     return {
       close: async (graceMs) => {

@@ -1,4 +1,4 @@
-import { WaitingError, Worker, type Job as BullJob } from 'bullmq';
+import { DelayedError, WaitingError, Worker, type Job as BullJob } from 'bullmq';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { queueTelemetry } from '../shared/platform/tracing/queue-telemetry';
@@ -8,13 +8,12 @@ import { GENERIC_JOB_FAILURE, runAttempt } from '../shared/domain/jobs/job-runne
 import type { JobProgress } from '../shared/domain/jobs/progress-reporter';
 import type { JobPolicies, ProcessorMap } from '../shared/domain/jobs/processor';
 import type { Metrics } from '../shared/platform/metrics/metrics';
-import { refundsFailure } from '../shared/domain/jobs/processor';
-import { PAID_JOBS } from '../shared/domain/processors/paid-jobs';
 import { readProgress, type BullJobData, type BullJobProgress } from '../shared/adapters/redis/bullmq-job-record';
 import { RedisLedgerStore } from '../shared/adapters/redis/redis-ledger-store';
 import { inAttemptSpan } from './attempt-span';
 import { createCancelWatch } from './cancel-watch';
-import { createJobEndings } from './job-endings';
+import { handBack, type RunningJob } from './hand-back';
+import { createJobEndings, UnfinishedEnding } from './job-endings';
 import { JobShardHistory } from '../shared/adapters/redis/job-shards';
 import { JobError } from '../shared/platform/errors/job-error';
 import { jobProgressStore } from '../shared/adapters/redis/job-progress-store';
@@ -36,6 +35,17 @@ export type JobWorkerConfig = Pick<
   | 'idempotencyTtlSeconds'
 >;
 
+/** Stalls a job is forgiven (it runs again elsewhere); a job that stalls more often keeps killing workers and fails. */
+export const MAX_STALLS = 1;
+/**
+ * What BullMQ is told instead: never to fail a job for stalling by itself. It would fail the job first and
+ * leave its refund to a listener afterwards (a worker dying in between misses the refund); the attempt fails
+ * it instead ({@link MAX_STALLS}), through the endings that record the decision and refund before BullMQ's mark.
+ */
+const BULLMQ_MAX_STALLS = 1_000_000;
+/** How long a job whose ending could not be completed (Redis failing) waits before it is taken again to finish it. */
+const UNFINISHED_ENDING_RETRY_MS = 1000;
+
 /** How often a worker looks for shard counts recorded by processes started after it. */
 const SHARD_REFRESH_MS = 30_000;
 
@@ -49,13 +59,6 @@ export interface JobWorker {
 
 type BullJobOf = BullJob<BullJobData, Record<string, unknown>, string>;
 
-/** A job this worker holds the lock of; `handedBack` is set when a shutdown hands it back (true once it went back). */
-interface RunningJob {
-  job: BullJobOf;
-  token: string;
-  handedBack?: Promise<boolean>;
-}
-
 /**
  * Consumes the paid-jobs queue: dispatches each job by its name (the operation id) to the registry's
  * processor and applies the same attempt rules as the in-memory queue (`runAttempt`): a processor's
@@ -66,21 +69,22 @@ interface RunningJob {
 export function createJobWorker(options: {
   config: JobWorkerConfig;
   processors: ProcessorMap;
-  /** Each operation's timeout (its attempts and back-off travel with the job, set when it was enqueued). */
-  policies?: JobPolicies;
+  /**
+   * Each operation's policy, built from its paid job's declaration: its timeout and whether a failure is
+   * refunded (its attempts and back-off travel with the job, set when it was enqueued). Required, so that a
+   * job's settings never come from anywhere but its own declaration; an operation missing here runs without
+   * a timeout and refunds its failures (the declared defaults).
+   */
+  policies: JobPolicies;
   metrics: Metrics;
   logger: Logger;
   /** Where a finished job's event is recorded (none: no events). */
   events?: EventQueue;
   /** Tests only: called right after a job's event is recorded, before the job is marked finished. */
   afterJobEvent?: () => void;
-  /** Whether a failed job of this operation is refunded; default: as its paid job declares (yes unless told). */
-  refundOnFailure?: (operation: string) => boolean;
 }): JobWorker {
   const { config, processors, policies, metrics, logger, events = NO_EVENTS, afterJobEvent } = options;
-  // The worker's policies (built from PAID_JOBS by start-worker) say it; without them, the built-in jobs do.
-  const refundOnFailure =
-    options.refundOnFailure ?? ((operation: string) => policies?.get(operation)?.refundOnFailure ?? refundsFailure(PAID_JOBS, operation));
+  const refundOnFailure = (operation: string) => policies.get(operation)?.refundOnFailure ?? true;
   // The event is recorded before BullMQ marks the job finished (when the processor returns or throws): a
   // worker dying in between leaves the job to run again, which records the same event id (a no-op), and the
   // delivery waits until the job is really finished, sending only the event of its final outcome.
@@ -116,6 +120,15 @@ export function createJobWorker(options: {
     if (entry) running.set(job.id!, entry);
     try {
       return await attemptJob(job, entry);
+    } catch (error) {
+      if (!(error instanceof UnfinishedEnding)) throw error;
+      // The ending's decision or refund did not reach Redis: BullMQ must neither fail the job (it would end
+      // without its refund) nor retry it as a failed attempt. It is put off instead, and taken again to end
+      // it the same way (the decision, when written, is found; the refund is once per job). Should even that
+      // move fail, the job's lock lapses and the stalled check hands it back.
+      logger.warn({ err: error.cause, job_id: job.id, operation: job.name }, 'could not finish ending the job; it will be taken again');
+      if (token) await job.moveToDelayed(Date.now() + UNFINISHED_ENDING_RETRY_MS, token).catch(() => undefined);
+      throw new DelayedError();
     } finally {
       running.delete(job.id!);
     }
@@ -155,9 +168,20 @@ export function createJobWorker(options: {
     // so without starting.
     const decided = attempts > 1 ? await endings.decided(job) : undefined;
     if (decided === 'failed') {
-      return endings.failed(job, startedAt(), progress.error ?? GENERIC_JOB_FAILURE, observed, Date.now() - startedMs);
+      return endings.failed(
+        job,
+        { ...progress, started_at: startedAt() },
+        progress.error ?? GENERIC_JOB_FAILURE,
+        observed,
+        Date.now() - startedMs,
+      );
     }
     if (decided === 'canceled') return endings.canceled(job, { ...progress, started_at: startedAt() }, observed, Date.now() - startedMs);
+    // Taken again after stalling more often than forgiven: it keeps killing workers, so it fails without running.
+    if (job.stalledCounter > MAX_STALLS) {
+      logger.warn({ job_id: job.id, operation: job.name, stalls: job.stalledCounter }, 'job stalled too often; it fails');
+      return endings.failed(job, { ...progress, started_at: startedAt() }, GENERIC_JOB_FAILURE, observed, Date.now() - startedMs);
+    }
     observer.started(observed, attempts === 1 ? startedMs - Date.parse(job.data.created_at) : undefined);
 
     // One controller per attempt: its signal is the processor's, fired on the operation's timeout, and on a
@@ -170,7 +194,7 @@ export function createJobWorker(options: {
         { id: job.id!, operation: job.name, input: job.data.input },
         {
           attempt,
-          policy: { attempts: maxAttempts, timeoutMs: policies?.get(job.name)?.timeoutMs },
+          policy: { attempts: maxAttempts, timeoutMs: policies.get(job.name)?.timeoutMs },
           saveProgress: (reported) => {
             progressEvent(reported.percent);
             return report(reported);
@@ -204,7 +228,8 @@ export function createJobWorker(options: {
       logger.warn({ job_id: job.id, operation: job.name, attempt, error: outcome.message }, 'job attempt failed; retrying');
       throw new Error(outcome.message);
     }
-    return endings.failed(job, startedAt(), outcome.message, observed, Date.now() - startedMs);
+    // The attempt's reports are flushed by now (runAttempt settles its reporter), and `stored` holds the last.
+    return endings.failed(job, { ...stored, started_at: startedAt() }, outcome.message, observed, Date.now() - startedMs);
   };
 
   // One consumer per shard, each on its own blocking connection and each running up to WORKER_CONCURRENCY jobs:
@@ -219,8 +244,8 @@ export function createJobWorker(options: {
       concurrency: config.workerConcurrency,
       lockDuration: config.jobLockMs,
       stalledInterval: config.jobStalledIntervalMs,
-      // One stall is forgiven (the job runs again elsewhere); a job that keeps killing workers fails.
-      maxStalledCount: 1,
+      // Stalls are counted by BullMQ and judged by the attempt (MAX_STALLS), never failed by BullMQ itself.
+      maxStalledCount: BULLMQ_MAX_STALLS,
     });
     worker.on('error', (error: Error) => {
       // Connection errors are already counted and logged (once per outage) by the client.
@@ -228,8 +253,8 @@ export function createJobWorker(options: {
         logger.warn({ err: error, shard }, 'job worker error');
       }
     });
-    // A job that stalled too often is failed by BullMQ when next fetched, without our processor: its event
-    // is recorded here, after the fact (the one case where a crash at the wrong moment can lose an event).
+    // A job an older release let BullMQ fail for stalling (its deferred failure was recorded then) is failed
+    // when next fetched, without our processor: its refund and event are made here, after the fact.
     worker.on('failed', (job) => {
       if (!job?.deferredFailure) return;
       endings
@@ -288,25 +313,6 @@ export function createJobWorker(options: {
       return closing;
     },
   };
-}
-
-/**
- * Moves each job back to waiting under its lock token; resolves with the ids that went back. Each job's
- * `handedBack` is set before its move is sent, so that an attempt ending meanwhile waits for the move's outcome.
- */
-async function handBack(jobs: RunningJob[], logger: Logger): Promise<string[]> {
-  const results = await Promise.all(
-    jobs.map(
-      (entry) =>
-        (entry.handedBack = Promise.race([entry.job.moveToWait(entry.token).then(() => true), delay(1000).then(() => false)]).catch(
-          (error: unknown) => {
-            logger.warn({ err: error, job_id: entry.job.id }, 'could not hand the job back; its lock will expire instead');
-            return false;
-          },
-        )),
-    ),
-  );
-  return jobs.filter((_, i) => results[i]).map(({ job }) => job.id!);
 }
 
 /** Progress writes are best effort: losing one only loses a start time or falls back to the generic message. */

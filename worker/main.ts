@@ -21,7 +21,7 @@ const crashAfterJobEvent =
     ? () => process.kill(process.pid, 'SIGKILL')
     : undefined;
 
-startWorker(config, logger, { afterJobEvent: crashAfterJobEvent }).then(
+startWorker(config, logger, { jobs: PAID_JOBS, afterJobEvent: crashAfterJobEvent }).then(
   (worker) =>
     onTerminate(
       async () => {

@@ -5,9 +5,8 @@ import { closeServer } from '../shared/platform/lifecycle/shutdown';
 import { Metrics } from '../shared/platform/metrics/metrics';
 import { announceSecretOverlap } from '../shared/platform/secrets/secret-overlap';
 import { createMetricsServer } from '../shared/platform/metrics/metrics-server';
-import { buildPolicies, buildProcessors } from '../shared/domain/jobs/processor';
+import { buildPolicies, buildProcessors, type PaidJob } from '../shared/domain/jobs/processor';
 import { loadJobSettings } from '../shared/domain/jobs/job-settings';
-import { PAID_JOBS } from '../shared/domain/processors/paid-jobs';
 import { createJobWorker } from './job-worker';
 import { createWebhookWorker } from './webhook-worker';
 
@@ -25,17 +24,19 @@ export interface RunningWorker {
 /**
  * Everything `npm run start:worker` runs: the BullMQ consumer and, on `METRICS_PORT`, the probes and metrics
  * (the worker has no other port). It starts even when Redis is down: `/readyz` answers 503 until Redis is
- * reachable, and the consumer picks up work by itself once it is.
+ * reachable, and the consumer picks up work by itself once it is. `jobs` are the paid jobs it runs
+ * (`PAID_JOBS` in `worker/main.ts`): each one's processor, settings and policy (timeout, attempts, back-off,
+ * refund on failure) come from its declaration there.
  */
 export async function startWorker(
   config: Config,
   logger: Logger,
-  { afterJobEvent }: { afterJobEvent?: () => void } = {},
+  { jobs, afterJobEvent }: { jobs: readonly PaidJob[]; afterJobEvent?: () => void },
 ): Promise<RunningWorker> {
   const metrics = new Metrics();
   announceSecretOverlap(config, logger, metrics);
-  const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs }, PAID_JOBS, loadJobSettings(process.env, PAID_JOBS));
-  const policies = buildPolicies(PAID_JOBS, { attempts: config.jobAttempts, backoffMs: config.jobBackoffMs });
+  const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs }, jobs, loadJobSettings(process.env, jobs));
+  const policies = buildPolicies(jobs, { attempts: config.jobAttempts, backoffMs: config.jobBackoffMs });
   // The webhook deliveries, when a receiver is configured: sent from here, never from the API.
   const webhooks = createWebhookWorker({ config, metrics, logger });
   const jobWorker = createJobWorker({ config, processors, policies, metrics, logger, events: webhooks?.events, afterJobEvent });

@@ -1,8 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../platform/config/config';
 import { jobObserver } from '../domain/jobs/job-observer';
-import { refundsFailure, type JobPolicies, type ProcessorMap } from '../domain/jobs/processor';
-import { PAID_JOBS } from '../domain/processors/paid-jobs';
+import type { JobPolicies, ProcessorMap } from '../domain/jobs/processor';
 import { createMemoryBackend } from './memory/memory-backend';
 import type { Metrics } from '../platform/metrics/metrics';
 import { createRedisBackend } from './redis/redis-backend';
@@ -27,8 +26,8 @@ export function createBackend(
   metrics: Metrics,
   logger: Logger,
   policies: JobPolicies = new Map(),
-  /** Whether a failed job of an operation is refunded; default: as the built-in paid jobs declare. */
-  refundOnFailure: (operation: string) => boolean = (operation) => refundsFailure(PAID_JOBS, operation),
+  /** Whether a failed job of an operation is refunded; default: as its policy says (yes without one). */
+  refundOnFailure: (operation: string) => boolean = (operation) => policies.get(operation)?.refundOnFailure ?? true,
 ): Backend {
   if (config.redis) {
     const backend = createRedisBackend(config, metrics, logger, policies);

@@ -65,6 +65,9 @@ for (const backend of BACKENDS) {
       expect(delta('connector_jobs_canceled_total', { operation: 'createJob' })).to.equal(2);
       expect(delta('connector_credits_refunded_total', { operation: 'createJob', reason: 'canceled' })).to.equal(2);
       expect(delta('connector_jobs_completed_total', { operation: 'createJob', outcome: 'canceled' })).to.equal(2);
+      // The queue gauge counts both as canceled, neither as failed (BullMQ holds them in its failed set).
+      expect(delta('connector_queue_jobs', { state: 'canceled' })).to.equal(2);
+      expect(delta('connector_queue_jobs', { state: 'failed' })).to.equal(0);
     });
 
     it('the dashboard usage of a subject with a canceled job shows charged and refunded per day, credits net', async () => {

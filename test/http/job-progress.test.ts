@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { Operation } from '../../shared/contract/operations/operation';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { timeoutMessage } from '../../shared/domain/jobs/job-runner';
+import { JobError } from '../../shared/platform/errors/job-error';
 import { PLACEHOLDER_FAILURE } from '../../shared/domain/processors/placeholder-processor';
 import { BACKENDS } from '../support/backends';
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
@@ -14,6 +15,10 @@ const TIMEOUT_MS = 1500;
 const OWN_ATTEMPTS = 2;
 /** The prompt that makes the processor ignore everything but its signal. */
 const HANG = 'hang until stopped';
+/** The prompt that makes the processor report progress, then fail at once (not retried). */
+const REPORT_THEN_FAIL = 'report, then fail';
+/** The safe message of {@link REPORT_THEN_FAIL}. */
+const STOPPED_MIDWAY = 'Stopped at 40 %.';
 
 /**
  * The registry with the paid operation given its own timeout and attempts (the global JOB_ATTEMPTS is set
@@ -32,7 +37,12 @@ function withOwnSettings(signalsFired: { count: number; reasons: unknown[] }): O
             attempts: OWN_ATTEMPTS,
             processor: (settings, own) => {
               const normal = operation.job!.processor(settings, own);
-              return (input, context) => {
+              return async (input, context) => {
+                if (input.prompt === REPORT_THEN_FAIL) {
+                  // Reported within the coalescing interval of the end: only a flush before the ending stores it.
+                  context.progress(40, 'four tenths');
+                  throw new JobError(STOPPED_MIDWAY, { retryable: false });
+                }
                 if (input.prompt !== HANG) return normal(input, context);
                 return new Promise((_, reject) =>
                   context.signal.addEventListener('abort', () => {
@@ -124,6 +134,21 @@ for (const backend of BACKENDS) {
       );
       expect(done.error).to.deep.equal({ message: PLACEHOLDER_FAILURE });
       expect(done.attempts).to.equal(1);
+    });
+
+    it('a job that reports progress and then fails keeps its last progress on the failed job', async () => {
+      const token = await c.link(newSubject());
+      const created = await submit(token, REPORT_THEN_FAIL);
+      const done = await waitFor(
+        async () => {
+          const job = await poll(token, created.body.id);
+          return job.status === 'failed' ? job : undefined;
+        },
+        { what: 'the job to fail' },
+      );
+      expect(done.error).to.deep.equal({ message: STOPPED_MIDWAY });
+      expect(done.progress).to.include({ percent: 40, message: 'four tenths' });
+      expect(Date.parse(done.progress.updated_at)).to.be.at.most(Date.parse(done.finished_at));
     });
 
     it('over MCP, a running task’s statusMessage carries the job’s progress percentage', async () => {

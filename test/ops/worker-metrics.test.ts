@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { loadConfig } from '../../shared/platform/config/config';
 import { createLogger } from '../../shared/platform/logging/logger';
 import { startWorker, type RunningWorker } from '../../worker/start-worker';
+import { PAID_JOBS } from '../../shared/domain/processors/paid-jobs';
 import { BASE_ENV, newKey, newSubject, type ConnectorUnderTest, startConnector } from '../support/harness';
 import { LogCapture } from '../support/log-capture';
 import { deltas, samplesOf, scrape, sumOf } from '../support/prometheus-text';
@@ -26,7 +27,7 @@ describe('Prometheus metrics and logs of a separate worker [redis]', () => {
       'worker',
     );
     // At debug, to see each job's start and success lines.
-    worker = await startWorker(config, createLogger('debug', 'connector-worker-test', workerLogs));
+    worker = await startWorker(config, createLogger('debug', 'connector-worker-test', workerLogs), { jobs: PAID_JOBS });
     workerMetricsUrl = `http://127.0.0.1:${worker.metricsPort}/metrics`;
   });
   after(async () => {

@@ -59,6 +59,7 @@ async function rig(kind: BackendKind): Promise<Rig> {
       jobStalledIntervalMs: 5000,
     },
     processors,
+    policies: new Map(),
     metrics: new Metrics({ defaultMetrics: false }),
     logger: quietLogger,
   });

@@ -83,12 +83,29 @@ describe('RedisLedgerStore (Lua claim) on a private redis-server', () => {
     expect(new Set(ids.map((item) => item.value))).to.deep.equal(new Set(claims.map((c) => c.jobId)));
   });
 
-  it('the idempotency record is written with the retention as its TTL', async () => {
-    const claim = request({ ttlSeconds: 120 });
+  it('the idempotency record is written with the retention as its TTL, holding the fingerprint, shard and accepted charge', async () => {
+    const acceptedAt = '2026-03-04T05:06:07.089Z';
+    const claim = request({ ttlSeconds: 120, cost: 7, shard: 2, acceptedAt });
     await t.storeA.claim(claim);
     const ttl = await t.a.client.ttl(t.a.keys.idempotency(claim.subject, claim.jobId));
     expect(ttl).to.be.within(110, 120);
-    expect(await t.a.client.get(t.a.keys.idempotency(claim.subject, claim.jobId))).to.equal(claim.fingerprint);
+    expect(await t.a.client.get(t.a.keys.idempotency(claim.subject, claim.jobId))).to.equal(`fp-a:2:7:${Date.parse(acceptedAt)}`);
+    expect(await t.storeB.claim({ ...claim, cost: 99, acceptedAt: new Date().toISOString() })).to.deep.equal({
+      outcome: 'replayed',
+      shard: 2,
+      accepted: { cost: 7, at: acceptedAt },
+    });
+  });
+
+  it('a record written before it held the charge (fingerprint, or fingerprint:shard) replays on its shard with no accepted charge', async () => {
+    for (const [stored, shard] of [
+      ['fp-a', 0],
+      ['fp-a:3', 3],
+    ] as const) {
+      const claim = request();
+      await t.a.client.set(t.a.keys.idempotency(claim.subject, claim.jobId), stored);
+      expect(await t.storeA.claim(claim)).to.deep.equal({ outcome: 'replayed', shard });
+    }
   });
 
   it('listJobIds pages newest first, strictly below the cursor, and stays correct while jobs are added', async () => {

@@ -97,4 +97,22 @@ describe('claim and enqueue in two calls (cluster layout): a failure between the
     expect((await service(after).get(sub.subject, id)).id).to.equal(id);
     await Promise.all([before.close(1000), after.close(1000)]);
   });
+
+  it('the price rule changed between the accepted call (enqueue failed) and its retry: the job is made with the accepted cost', async () => {
+    const queue = queueWith(1);
+    const jobs = service(queue);
+    queue.failNext = true;
+    const first = { ...submission('repriced'), cost: 2 };
+    await jobs.submit(first).catch(() => undefined);
+    const retry = await jobs.submit({ ...first, cost: 6 });
+    expect(retry.replayed).to.equal(true);
+    expect(retry.job.cost).to.equal(2);
+    expect((await service(queue).get(first.subject, retry.job.id)).cost).to.equal(2);
+    expect(await new RedisLedgerStore(store.client, keys, store.guard).usage(first.subject)).to.deep.equal({
+      jobs_charged: 1,
+      credits_spent: 2,
+      credits_refunded: 0,
+    });
+    await queue.close(1000);
+  });
 });

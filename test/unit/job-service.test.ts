@@ -66,4 +66,24 @@ describe('job submission (JobService on the memory stores)', () => {
     expect((await queue.get(jobId))?.input).to.deep.equal({ prompt: 'hello' });
     expect((await ledger.usage('alice')).jobs_charged).to.equal(1);
   });
+
+  it('a replay that enqueues its missing job uses the cost and time accepted with the key, not the price the replay computed', async () => {
+    const jobId = await jobs.jobIdFor(submission.subject, submission.idempotencyKey);
+    const acceptedAt = '2026-01-02T03:04:05.678Z';
+    // Accepted at 2 credits; the process died before it enqueued. The price rule then changed to 5.
+    await ledger.claim({
+      subject: 'alice',
+      key: 'key-1',
+      fingerprint: fingerprint('createJob', submission.input),
+      jobId,
+      operation: 'createJob',
+      cost: 2,
+      ttlSeconds: 60,
+      acceptedAt,
+    });
+    const retry = await jobs.submit({ ...submission, cost: 5 });
+    expect(retry.replayed).to.equal(true);
+    expect(retry.job).to.include({ id: jobId, cost: 2, created_at: acceptedAt });
+    expect(await ledger.usage('alice')).to.deep.equal({ jobs_charged: 1, credits_spent: 2, credits_refunded: 0 });
+  });
 });

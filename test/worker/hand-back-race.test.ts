@@ -76,6 +76,7 @@ describe('a job whose attempt ends after its worker handed it back (shutdown wit
     first = createJobWorker({
       config: { ...CONFIG, redis: singleNodeConnection(redis.url), jobQueueShards: 1 },
       processors: new Map([['race', lingering]]),
+      policies: new Map(),
       metrics: firstMetrics,
       logger: quietLogger,
     });
@@ -91,6 +92,7 @@ describe('a job whose attempt ends after its worker handed it back (shutdown wit
     second = createJobWorker({
       config: { ...CONFIG, redis: singleNodeConnection(redis.url), jobQueueShards: 1 },
       processors: new Map<string, Processor>([['race', async () => ({ done: 'again' })]]),
+      policies: new Map(),
       metrics: secondMetrics,
       logger: quietLogger,
     });

@@ -97,6 +97,7 @@ describe('the BullMQ job worker, in-process, on a private redis-server', () => {
         jobStalledIntervalMs: 5000,
       },
       processors,
+      policies: new Map(),
       metrics,
       logger: quietLogger,
     });

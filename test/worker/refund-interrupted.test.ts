@@ -9,7 +9,7 @@ import { JobError } from '../../shared/platform/errors/job-error';
 import { Metrics } from '../../shared/platform/metrics/metrics';
 import { createJobWorker, type JobWorker } from '../../worker/job-worker';
 import { waitFor } from '../../testkit/wait-for';
-import { connectStoreClient, quietLogger, type StoreClient } from '../redis/support/redis-fixture';
+import { connectStoreClient, metricValue, quietLogger, type StoreClient } from '../redis/support/redis-fixture';
 import { startRedis, type TestRedis } from '../support/redis-server';
 
 const REFUSAL = 'This cannot be done.';
@@ -24,6 +24,7 @@ describe('a job whose worker stops between its refund and its end (in-process wo
   let queue: BullmqJobQueue;
   let worker: JobWorker;
   let ledger: RedisLedgerStore;
+  const metrics = new Metrics({ defaultMetrics: false });
   const runs = new Map<string, number>();
   let interruptions = 0;
 
@@ -55,7 +56,8 @@ describe('a job whose worker stops between its refund and its end (in-process wo
         jobStalledIntervalMs: 5000,
       },
       processors: new Map([['refused', refused]]),
-      metrics: new Metrics({ defaultMetrics: false }),
+      policies: new Map(),
+      metrics,
       logger: quietLogger,
       events: { enabled: true, enqueue: async () => {}, close: async () => {} },
       // Only the first ending of each job is interrupted.
@@ -63,7 +65,6 @@ describe('a job whose worker stops between its refund and its end (in-process wo
         interruptions++;
         if (interruptions % 2 === 1) throw new Error('the worker stops here');
       },
-      refundOnFailure: () => true,
     });
   });
   after(async () => {
@@ -99,5 +100,7 @@ describe('a job whose worker stops between its refund and its end (in-process wo
     expect(ended).to.include({ refunded_credits: 2, attempts: 2 });
     expect(ended.error).to.deep.equal({ message: REFUSAL });
     expect(await ledger.usage(subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 0, credits_refunded: 2 });
+    // The ending ran twice; the refund was made, and counted, once.
+    expect(await metricValue(metrics, 'connector_credits_refunded_total')).to.equal(2);
   });
 });

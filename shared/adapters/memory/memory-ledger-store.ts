@@ -15,6 +15,8 @@ import { SubjectSequence } from './subject-sequence';
 interface IdempotencyRecord {
   fingerprint: string;
   shard: number;
+  /** The charge accepted under the key, which a replay re-enqueueing its job uses. */
+  accepted: { cost: number; at: string };
   expiresAt: number;
 }
 
@@ -38,7 +40,7 @@ export class MemoryLedgerStore implements LedgerStore {
     const existing = this.records.get(request.jobId);
     if (existing && existing.expiresAt > now) {
       return existing.fingerprint === request.fingerprint
-        ? { outcome: 'replayed', shard: existing.shard }
+        ? { outcome: 'replayed', shard: existing.shard, accepted: { ...existing.accepted } }
         : { outcome: 'conflict', shard: 0 };
     }
     const day = request.day ?? utcDay(now);
@@ -48,7 +50,12 @@ export class MemoryLedgerStore implements LedgerStore {
     if (request.dailyLimit !== undefined && net + request.cost > request.dailyLimit) return { outcome: 'over_budget', shard: 0 };
     spentToday.set(request.subject, spent + request.cost);
     const shard = request.shard ?? 0;
-    this.records.set(request.jobId, { fingerprint: request.fingerprint, shard, expiresAt: now + request.ttlSeconds * 1000 });
+    this.records.set(request.jobId, {
+      fingerprint: request.fingerprint,
+      shard,
+      accepted: { cost: request.cost, at: request.acceptedAt ?? new Date(now).toISOString() },
+      expiresAt: now + request.ttlSeconds * 1000,
+    });
     const usage = this.usageBySubject.get(request.subject) ?? { jobs_charged: 0, credits_spent: 0, credits_refunded: 0 };
     usage.jobs_charged += 1;
     usage.credits_spent += request.cost;

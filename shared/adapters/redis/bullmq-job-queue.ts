@@ -2,16 +2,9 @@ import { Queue, type JobsOptions } from 'bullmq';
 import type { Logger } from 'pino';
 import type { JobRecord, JobStatus, NewJob } from '../../domain/jobs/job';
 import type { CancelOutcome, JobQueue } from '../../domain/jobs/job-queue';
-import {
-  CANCEL_REQUESTED_FIELD,
-  CANCELED_FIELD,
-  fromStoredFields,
-  STORED_JOB_FIELDS,
-  toBullJobData,
-  toJobRecord,
-  type BullJobData,
-} from './bullmq-job-record';
+import { CANCELED_SET, fromStoredFields, STORED_JOB_FIELDS, toBullJobData, toJobRecord, type BullJobData } from './bullmq-job-record';
 import type { JobPolicies } from '../../domain/jobs/processor';
+import { CANCEL_JOB, COUNT_CANCELED } from './job-cancel-scripts';
 import { JobShardHistory, shardOf } from './job-shards';
 import { defineLuaScript, type LuaScript } from './lua-script';
 import { waitForReplicas, type ReplicaWaitOptions } from './replica-wait';
@@ -56,31 +49,6 @@ elseif redis.call('EXISTS', KEYS[4]) == 1 then state = 'active' end
 return {state, job}
 `;
 
-// A cancel, atomic against a worker taking the job: BullMQ moves a job from its waiting list (or delayed or
-// prioritized set) to active in one script too, so either this removes it first, and no worker ever sees it,
-// or a worker has it and this only marks the request (the worker polls the mark and fires its signal). A
-// removed job goes to the failed set (BullMQ's retention then removes it like any finished job), marked canceled;
-// a worker that ends a job canceled sets the same mark, so a job in the failed set without it really failed.
-// A job in the active list without a lock is nobody's (its worker died) and reads as queued (READ_JOB), so it
-// is canceled like one: taken out of the active list here, the stalled check, which moves back only a job it
-// removes from that list itself, never hands it back, and a late worker without the lock cannot finish it.
-// KEYS: job hash, wait, paused, delayed, prioritized, completed, failed, active, job lock. ARGV: job id, now (ms).
-const CANCEL = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return 'unknown' end
-if redis.call('HEXISTS', KEYS[1], '${CANCELED_FIELD}') == 1 then return 'already_canceled' end
-if redis.call('ZSCORE', KEYS[6], ARGV[1]) or redis.call('ZSCORE', KEYS[7], ARGV[1]) then return 'finished' end
-local removed = redis.call('LREM', KEYS[2], 0, ARGV[1]) + redis.call('LREM', KEYS[3], 0, ARGV[1])
-  + redis.call('ZREM', KEYS[4], ARGV[1]) + redis.call('ZREM', KEYS[5], ARGV[1])
-if removed == 0 and redis.call('EXISTS', KEYS[9]) == 0 then removed = redis.call('LREM', KEYS[8], 0, ARGV[1]) end
-if removed > 0 then
-  redis.call('HSET', KEYS[1], '${CANCEL_REQUESTED_FIELD}', ARGV[2], '${CANCELED_FIELD}', ARGV[2], 'finishedOn', ARGV[2])
-  redis.call('ZADD', KEYS[7], ARGV[2], ARGV[1])
-  return 'canceled'
-end
-redis.call('HSETNX', KEYS[1], '${CANCEL_REQUESTED_FIELD}', ARGV[2])
-return 'requested'
-`;
-
 type ReadJobReply = ['unknown'] | ['completed' | 'failed' | 'active' | 'waiting', Array<string | null>];
 
 /**
@@ -99,6 +67,7 @@ export class BullmqJobQueue implements JobQueue {
   private readonly operationOptions = new Map<string, JobsOptions>();
   private readonly readJob: LuaScript<ReadJobReply>;
   private readonly cancelJob: LuaScript<CancelOutcome | 'unknown'>;
+  private readonly countCanceled: LuaScript<number>;
   private readonly history: JobShardHistory;
 
   constructor(
@@ -121,7 +90,8 @@ export class BullmqJobQueue implements JobQueue {
       });
     }
     this.readJob = defineLuaScript(client, 'read_job', 4, READ_JOB);
-    this.cancelJob = defineLuaScript(client, 'cancel_job', 9, CANCEL);
+    this.cancelJob = defineLuaScript(client, 'cancel_job', 10, CANCEL_JOB);
+    this.countCanceled = defineLuaScript(client, 'count_canceled', 2, COUNT_CANCELED);
     this.history = new JobShardHistory(client, keys, options.shards);
   }
 
@@ -156,6 +126,8 @@ export class BullmqJobQueue implements JobQueue {
       // Only a finished job is replaced; a queued or running one is never touched.
       if (state === 'completed' || state === 'failed') {
         await queue.remove(job.id);
+        // The id may have been a canceled job's: the new job is not canceled.
+        await this.client.zrem(queue.toKey(CANCELED_SET), job.id);
         await queue.add(job.operation, data, { ...jobOptions, jobId: job.id });
       }
       return undefined;
@@ -188,7 +160,7 @@ export class BullmqJobQueue implements JobQueue {
       const keys = ['', 'wait', 'paused', 'delayed', 'prioritized', 'completed', 'failed', 'active'].map((suffix) =>
         queue.toKey(suffix || id),
       );
-      keys.push(`${queue.toKey(id)}:lock`);
+      keys.push(`${queue.toKey(id)}:lock`, queue.toKey(CANCELED_SET));
       const outcome = await this.guard.commands(() => this.cancelJob(keys, [id, Date.now()]));
       if (outcome === 'unknown') continue;
       const job = await this.readOn(id, shard);
@@ -205,20 +177,27 @@ export class BullmqJobQueue implements JobQueue {
 
   async counts(): Promise<Record<JobStatus, number>> {
     await this.loadHistory();
+    const oldest = Date.now() - this.options.retentionSeconds * 1000;
     const perShard = await Promise.all(
       Array.from({ length: this.history.span }, (_, shard) =>
-        this.guard.run(async () =>
-          (await this.open(shard)).getJobCounts('waiting', 'delayed', 'prioritized', 'waiting-children', 'active', 'completed', 'failed'),
-        ),
+        this.guard.run(async () => {
+          const queue = await this.open(shard);
+          const [counts, canceled] = await Promise.all([
+            queue.getJobCounts('waiting', 'delayed', 'prioritized', 'waiting-children', 'active', 'completed', 'failed'),
+            this.countCanceled([queue.toKey(CANCELED_SET), queue.toKey('failed')], [oldest, 1000]),
+          ]);
+          return { ...counts, canceled: Number(canceled) } as Record<string, number>;
+        }),
       ),
     );
     const n = (state: string): number => perShard.reduce((sum, counts) => sum + Number(counts[state] ?? 0), 0);
+    // BullMQ holds canceled jobs in its failed set: they are counted once, as canceled.
     return {
       queued: n('waiting') + n('delayed') + n('prioritized') + n('waiting-children'),
       running: n('active'),
       succeeded: n('completed'),
-      failed: n('failed'),
-      canceled: 0,
+      failed: Math.max(0, n('failed') - n('canceled')),
+      canceled: n('canceled'),
     };
   }
 

@@ -89,6 +89,11 @@ export const CANCEL_REQUESTED_FIELD = 'cxr';
 export const FAILED_FIELD = 'cxf';
 /** Our field in a BullMQ job hash: set when the job ended canceled (by the cancel script, or by the worker). */
 export const CANCELED_FIELD = 'cxd';
+/**
+ * Our key beside a BullMQ queue's own (`queue.toKey(CANCELED_SET)`): a sorted set of its canceled jobs by the
+ * time they ended, which the queue gauge counts (BullMQ keeps them in its failed set).
+ */
+export const CANCELED_SET = 'canceled';
 
 /**
  * The fields of a stored BullMQ job hash a record is made of, in the order {@link fromStoredFields} reads

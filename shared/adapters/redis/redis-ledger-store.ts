@@ -25,9 +25,11 @@ import { pageBySeq } from './sequence-page';
  * separated by a crash either: a script is applied whole or not at all. A known key is answered before the
  * budget is looked at: a replay names a job that was already paid for.
  *
- * The record is the fingerprint, followed by `:<shard>` when the job went to a shard other than 0: records
- * written before sharding existed (and every record of an unsharded deployment) read as shard 0, the queue
- * they were enqueued on. Fingerprints are base64url, so they never contain the colon.
+ * The record is `<fingerprint>:<shard>:<cost>:<accepted at, ms>`: the shard a replay finds the job on, and
+ * the charge a replay that must enqueue the job (the first call died before it did) makes it with, so a
+ * replay never recomputes the price. Older records are the fingerprint alone, or followed by `:<shard>` when
+ * the job went to a shard other than 0: they read as shard 0 (the queue they were enqueued on) and hold no
+ * charge. Fingerprints are base64url, so they never contain the colon.
  *
  * The day's spend key is what the cap reads (and what every release wrote); it lives two days. The subject's
  * spend history (one hash, a field per day) copies the day's new total in the same step, so the two never
@@ -39,13 +41,14 @@ import { pageBySeq } from './sequence-page';
  * KEYS: idempotency record, subject usage, subject job index, subject sequence, subject's spend that day,
  * subject's spend history, subject's refunds that day.
  * ARGV: fingerprint, retention seconds, cost, job id, daily limit (-1: none), spend key lifetime in seconds,
- * shard for a new job, the day, the oldest day the history keeps, history lifetime in seconds.
+ * shard for a new job, the day, the oldest day the history keeps, history lifetime in seconds, accepted at (ms).
+ * Answers the outcome, the shard, and on a replay the recorded cost and acceptance time (-1: not recorded).
  */
 const CLAIM = `
 local existing = redis.call('GET', KEYS[1])
 if existing then
-  local fingerprint, shard = string.match(existing, '^([^:]*):?(%d*)$')
-  if fingerprint == ARGV[1] then return {'replayed', tonumber(shard) or 0} end
+  local fingerprint, shard, cost, at = string.match(existing, '^([^:]*):?(%d*):?(%d*):?(%d*)$')
+  if fingerprint == ARGV[1] then return {'replayed', tonumber(shard) or 0, tonumber(cost) or -1, tonumber(at) or -1} end
   return {'conflict', 0}
 end
 local cost = tonumber(ARGV[3])
@@ -53,9 +56,7 @@ local limit = tonumber(ARGV[5])
 if limit >= 0 and tonumber(redis.call('GET', KEYS[5]) or '0') - tonumber(redis.call('GET', KEYS[7]) or '0') + cost > limit then
   return {'over_budget', 0}
 end
-local record = ARGV[1]
-if ARGV[7] ~= '0' then record = record .. ':' .. ARGV[7] end
-redis.call('SET', KEYS[1], record, 'EX', ARGV[2])
+redis.call('SET', KEYS[1], ARGV[1] .. ':' .. ARGV[7] .. ':' .. ARGV[3] .. ':' .. ARGV[11], 'EX', ARGV[2])
 redis.call('HINCRBY', KEYS[2], 'jobs_charged', 1)
 redis.call('HINCRBY', KEYS[2], 'credits_spent', cost)
 local seq = redis.call('INCR', KEYS[4])
@@ -120,7 +121,7 @@ const OUTCOMES: ReadonlySet<string> = new Set<ClaimOutcome>(['created', 'replaye
 
 /** Idempotency records, charges and the per-subject job index in Redis. */
 export class RedisLedgerStore implements LedgerStore {
-  private readonly claimScript: LuaScript<[string, number]>;
+  private readonly claimScript: LuaScript<[string, number, number?, number?]>;
   private readonly pruneScript: LuaScript<number>;
   private readonly refundScript: LuaScript<number>;
 
@@ -157,11 +158,13 @@ export class RedisLedgerStore implements LedgerStore {
       day,
       oldestKept,
       HISTORY_KEY_SECONDS,
+      request.acceptedAt === undefined ? Date.now() : Date.parse(request.acceptedAt),
     ];
-    const [outcome, shard] = await this.guard.commands(() => this.claimScript(keys, args));
+    const [outcome, shard, cost = -1, at = -1] = await this.guard.commands(() => this.claimScript(keys, args));
     // Anything else means the script and this code disagree; refusing beats guessing about money.
     if (!OUTCOMES.has(outcome) || !Number.isInteger(shard)) throw new Error(`unexpected claim outcome ${String(outcome)}`);
-    return { outcome: outcome as ClaimOutcome, shard };
+    const accepted = cost >= 0 && at >= 0 ? { cost, at: new Date(at).toISOString() } : undefined;
+    return { outcome: outcome as ClaimOutcome, shard, ...(accepted ? { accepted } : {}) };
   }
 
   async listJobIds(subject: string, query: PageQuery): Promise<Array<SeqItem<string>>> {

@@ -39,7 +39,7 @@ export function buildLlmsTxt(operations: readonly Operation[], { publicUrl, dash
       const poll = byId.get(operation.async.pollOperationId);
       const target = poll ? `${poll.operationId} (${poll.method.toUpperCase()} ${poll.path})` : operation.async.pollOperationId;
       lines.push(
-        `- Asynchronous: answers 202 with a job at once. Poll ${target} every Retry-After seconds (${operation.async.retryAfterSeconds} s) until status is succeeded or failed.`,
+        `- Asynchronous: answers 202 with a job at once. Poll ${target} every Retry-After seconds (${operation.async.retryAfterSeconds} s) until status is succeeded, failed or canceled.`,
       );
     }
     lines.push('');

@@ -71,7 +71,8 @@ export class JobService {
    */
   async submit(submission: JobSubmission): Promise<{ job: Job; replayed: boolean }> {
     const jobId = await this.jobIdFor(submission.subject, submission.idempotencyKey);
-    const { outcome, shard } = await this.ledger.claim({
+    const createdAt = new Date().toISOString();
+    const { outcome, shard, accepted } = await this.ledger.claim({
       subject: submission.subject,
       key: submission.idempotencyKey,
       fingerprint: fingerprint(submission.operation, submission.input),
@@ -82,6 +83,7 @@ export class JobService {
       day: this.budget.today(),
       dailyLimit: this.budget.limit,
       shard: this.queue.shardFor(jobId),
+      acceptedAt: createdAt,
     });
     if (outcome === 'conflict') {
       this.hooks.onConflict?.(submission.operation);
@@ -99,14 +101,16 @@ export class JobService {
     // enqueueing there means BullMQ's own duplicate check applies to every retry.
     let stored = outcome === 'replayed' ? await this.queue.get(jobId, shard) : undefined;
     if (!stored) {
+      // A replay enqueueing its job (the first call was charged, then died) makes it with the charge the
+      // claim recorded: the price rule may have changed since, and the refund must name that very charge.
       stored = await this.queue.enqueue(
         {
           id: jobId,
           subject: submission.subject,
           operation: submission.operation,
           input: submission.input,
-          cost: submission.cost,
-          createdAt: new Date().toISOString(),
+          cost: accepted?.cost ?? submission.cost,
+          createdAt: accepted?.at ?? createdAt,
         },
         { replaceFinished: outcome === 'created', shard },
       );

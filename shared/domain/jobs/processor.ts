@@ -63,11 +63,6 @@ export interface PaidJob<S extends JobSettingSpecs = JobSettingSpecs> {
   processor(settings: ProcessorSettings, own: JobSettingValues<S>): Processor<JobResult>;
 }
 
-/** Whether a failed job of `operation` is refunded: yes unless its paid job says `refundOnFailure: false`. */
-export function refundsFailure(jobs: readonly PaidJob[], operation: string): boolean {
-  return jobs.find((job) => job.operationId === operation)?.refundOnFailure !== false;
-}
-
 /** How the queue runs the jobs of one operation: the global settings overridden by the job's own. */
 export interface JobPolicy {
   readonly attempts: number;

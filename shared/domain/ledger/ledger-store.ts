@@ -24,6 +24,12 @@ export interface ClaimRequest {
   dailyLimit?: number;
   /** The job-queue shard a new job goes to; recorded with the key, so a replay finds the job there. */
   shard?: number;
+  /**
+   * When the job is accepted (its `created_at`, the charge the refund record names): recorded with the key
+   * and the cost, so a replay that must enqueue the job (the first call died before it did) makes it with the
+   * accepted charge, never a recomputed one. Now when absent.
+   */
+  acceptedAt?: string;
 }
 
 /** Milliseconds in a UTC day (no leap seconds in JavaScript time). */
@@ -79,6 +85,11 @@ export type ClaimOutcome = 'created' | 'replayed' | 'conflict' | 'over_budget';
 export interface Claim {
   outcome: ClaimOutcome;
   shard: number;
+  /**
+   * On `replayed`, the charge the key's record holds: the cost and acceptance time of the first claim.
+   * Absent for records written before they held it (the caller's own figures are the only ones then).
+   */
+  accepted?: { cost: number; at: string };
 }
 
 /** What a subject has been charged. */
