@@ -160,6 +160,38 @@ describe('tracing: one trace follows a paid job from the request through the wor
     expect(startup).to.not.have.property('span_id');
   });
 
+  it('a job in a trace the caller sampled out records no span, yet the worker continues that trace', async () => {
+    const { token } = await api.link(newSubject());
+    const traceId = hexId(16);
+    const submitted = await api.call('POST', '/v1/jobs', {
+      token,
+      body: { input: { prompt: 'sampled out' } },
+      headers: { 'idempotency-key': newKey(), traceparent: `00-${traceId}-${hexId(8)}-00` },
+    });
+    expect(submitted.status).to.equal(202);
+    const jobId: string = submitted.body.id;
+    // The trace context crossed the job queue (the worker's lines carry it) and the webhook queue (the
+    // delivery sends it on), still sampled out.
+    const workerLine = await waitFor(() => worker.logLines().find((line) => line.job_id === jobId && line.msg === 'job started'), {
+      what: 'the worker log line of the job',
+    });
+    expect(workerLine.trace_id).to.equal(traceId);
+    const event = await hooks.next((p) => p.type === 'job.succeeded' && p.data?.id === jobId, 'the job.succeeded webhook', 30_000);
+    expect(event.traceparent).to.match(new RegExp(`^00-${traceId}-[0-9a-f]{16}-00$`));
+    // A sampled job submitted afterwards: once its delivery's span has arrived, so has anything recorded before it.
+    const later = callerContext();
+    const next = await api.call('POST', '/v1/jobs', {
+      token,
+      body: { input: { prompt: 'sampled' } },
+      headers: { 'idempotency-key': newKey(), traceparent: later.traceparent },
+    });
+    expect(next.status).to.equal(202);
+    const delivered = await hooks.next((p) => p.type === 'job.succeeded' && p.data?.id === next.body.id, 'the second webhook', 30_000);
+    const deliverySpanId = delivered.traceparent!.split('-')[2];
+    const spans = await otlp.waitFor((all) => (all.some((s) => s.spanId === deliverySpanId) ? all : undefined), 'the later delivery span');
+    expect(spans.filter((s) => s.traceId === traceId)).to.deep.equal([]);
+  });
+
   it('an MCP tools/call with _meta.traceparent continues that trace into the enqueue', async () => {
     const subject = newSubject();
     const { token } = await api.link(subject);

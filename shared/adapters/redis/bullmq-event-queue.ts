@@ -6,7 +6,7 @@ import type { QueuedEvent } from '../../domain/webhooks/webhook-event';
 import type { RedisGuard } from './redis-guard';
 import type { RedisClient } from './redis-client';
 import type { RedisKeys } from './redis-keys';
-import { queueTelemetry } from '../../platform/tracing/queue-telemetry';
+import { addToQueue, queueTelemetry } from '../../platform/tracing/queue-telemetry';
 
 /** What a delivery job carries: the event, and once an attempt has failed, the body every retry sends again. */
 export interface BullEventData extends QueuedEvent {
@@ -49,7 +49,7 @@ export class BullmqEventQueue implements EventQueue {
   async enqueue(event: QueuedEvent): Promise<void> {
     await this.guard.run(async () => {
       const queue = await this.open();
-      await queue.add(event.type, { ...event }, { ...this.jobOptions, jobId: event.id });
+      await addToQueue(queue, event.type, { ...event }, { ...this.jobOptions, jobId: event.id });
     });
   }
 

@@ -11,7 +11,7 @@ import { waitForReplicas, type ReplicaWaitOptions } from './replica-wait';
 import type { RedisClient } from './redis-client';
 import type { RedisGuard } from './redis-guard';
 import type { RedisKeys } from './redis-keys';
-import { queueTelemetry } from '../../platform/tracing/queue-telemetry';
+import { addToQueue, queueTelemetry } from '../../platform/tracing/queue-telemetry';
 
 /** How jobs are retried and how long finished ones are kept. */
 export interface BullmqJobQueueOptions {
@@ -118,7 +118,7 @@ export class BullmqJobQueue implements JobQueue {
       const queue = await this.open(shard);
       const data = toBullJobData(job);
       const jobOptions = this.operationOptions.get(job.operation) ?? this.jobOptions;
-      const added = await queue.add(job.operation, data, { ...jobOptions, jobId: job.id });
+      const added = await addToQueue(queue, job.operation, data, { ...jobOptions, jobId: job.id });
       const [timestamp, storedData] = await this.client.hmget(queue.toKey(job.id), 'timestamp', 'data');
       if (timestamp === String(added.timestamp) && storedData === JSON.stringify(data)) return toJobRecord(added, 'waiting');
       if (!replaceFinished) return undefined;
@@ -128,7 +128,7 @@ export class BullmqJobQueue implements JobQueue {
         await queue.remove(job.id);
         // The id may have been a canceled job's: the new job is not canceled.
         await this.client.zrem(queue.toKey(CANCELED_SET), job.id);
-        await queue.add(job.operation, data, { ...jobOptions, jobId: job.id });
+        await addToQueue(queue, job.operation, data, { ...jobOptions, jobId: job.id });
       }
       return undefined;
     });
