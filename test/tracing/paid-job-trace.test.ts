@@ -80,10 +80,15 @@ describe('tracing: one trace follows a paid job from the request through the wor
     // The receiver got the trace context of the delivery's client span.
     expect(event.traceparent, 'traceparent sent to the webhook receiver').to.match(new RegExp(`^00-${caller.traceId}-[0-9a-f]{16}-01$`));
     const deliverySpanId = event.traceparent!.split('-')[2];
-    const spans = await otlp.waitFor(
-      (all) => (all.some((s) => s.spanId === deliverySpanId) ? all.filter((s) => s.traceId === caller.traceId) : undefined),
-      'the webhook client span',
-    );
+    // A span is exported when it ends, so the delivery's parents (which end after it) may arrive in later
+    // exports: wait until its chain of parents is whole, up to the caller's span.
+    const spans = await otlp.waitFor((all) => {
+      const trace = all.filter((s) => s.traceId === caller.traceId);
+      const ids = new Map(trace.map((s) => [s.spanId, s]));
+      let top = ids.get(deliverySpanId);
+      while (top && ids.has(top.parentSpanId)) top = ids.get(top.parentSpanId);
+      return top?.parentSpanId === caller.spanId ? trace : undefined;
+    }, 'the webhook client span and its parents up to the caller');
     const byId = new Map(spans.map((s) => [s.spanId, s]));
     const ancestors = (span: ReceivedSpan): ReceivedSpan[] => {
       const chain: ReceivedSpan[] = [];
