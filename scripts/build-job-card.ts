@@ -10,7 +10,9 @@ import { JOB_CARD_FILE } from '../shared/contract/mcp/job-card/job-card';
  * hold a built card, so a server run from them always bundles the current one.
  */
 async function main(): Promise<void> {
-  const folder = path.join(__dirname, '..', 'shared', 'contract', 'mcp', 'job-card');
+  // dist/scripts/ → dist/, the compiled tree's root, inside the repository.
+  const distRoot = path.dirname(__dirname);
+  const folder = path.join(distRoot, 'shared', 'contract', 'mcp', 'job-card');
   if (!existsSync(path.join(folder, 'job-card.js')))
     throw new Error(`run the compiled script from dist/ (no compiled card module in ${folder})`);
   const html = await bundleJobCard();
