@@ -3,6 +3,7 @@ import { setTimeout as jitter } from 'node:timers/promises';
 import type { Operation } from '../../shared/contract/operations/operation';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { waitFor } from '../../testkit/wait-for';
+import { aroundCreateJob } from './scripted-jobs';
 import { newKey, newSubject, type ConnectorOptions, type ConnectorUnderTest } from './harness';
 
 /** How many jobs each proof races; every one must end canceled and refunded, or ran and charged. */
@@ -23,23 +24,10 @@ export type StartPair = (env: Record<string, string>, options: ConnectorOptions)
 
 /** The registry with createJob's processor counting the starts of every job, so a test sees what really ran. */
 function recordingJobs(starts: Map<string, number>): Operation[] {
-  return OPERATIONS.map((operation) =>
-    operation.operationId === 'createJob'
-      ? {
-          ...operation,
-          job: {
-            operationId: operation.operationId,
-            processor: (settings, own) => {
-              const normal = operation.job!.processor(settings, own);
-              return async (input, context) => {
-                starts.set(context.jobId, (starts.get(context.jobId) ?? 0) + 1);
-                return normal(input, context);
-              };
-            },
-          },
-        }
-      : operation,
-  );
+  return aroundCreateJob(OPERATIONS, (input, context, normal) => {
+    starts.set(context.jobId, (starts.get(context.jobId) ?? 0) + 1);
+    return normal(input, context);
+  });
 }
 
 interface Trial {

@@ -16,6 +16,23 @@ export function scriptedJobs({
   hold?: () => Promise<void>;
   operations?: readonly Operation[];
 } = {}): Operation[] {
+  return aroundCreateJob(operations, async (input, context, normal) => {
+    if (input.prompt === 'fail') throw new JobError(SCRIPTED_FAILURE, { retryable: false });
+    if (input.prompt === 'hold') await hold?.();
+    return normal(input, context);
+  });
+}
+
+type Processor = ReturnType<NonNullable<Operation['job']>['processor']>;
+
+/**
+ * The registry with createJob's processor wrapped by `around`, which gets each job's input and context and the
+ * normal processor to call (or not); every other operation as it is.
+ */
+export function aroundCreateJob(
+  operations: readonly Operation[],
+  around: (input: Parameters<Processor>[0], context: Parameters<Processor>[1], normal: Processor) => ReturnType<Processor>,
+): Operation[] {
   return operations.map((operation) =>
     operation.operationId === 'createJob'
       ? {
@@ -24,11 +41,7 @@ export function scriptedJobs({
             operationId: operation.operationId,
             processor: (settings, own) => {
               const normal = operation.job!.processor(settings, own);
-              return async (input, context) => {
-                if (input.prompt === 'fail') throw new JobError(SCRIPTED_FAILURE, { retryable: false });
-                if (input.prompt === 'hold') await hold?.();
-                return normal(input, context);
-              };
+              return (input, context) => around(input, context, normal);
             },
           },
         }

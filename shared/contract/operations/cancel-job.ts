@@ -1,7 +1,7 @@
 import { JOB_POLL_SECONDS } from '../../domain/jobs/job';
 import { JOB_CARD } from '../mcp/job-card/job-card';
 import type { Operation } from './operation';
-import { ref } from './schemas';
+import { JOB_ID_PARAMETER, ref } from './schemas';
 
 /** `DELETE /v1/jobs/{id}`: cancel one of the subject's jobs, refunding it when it never delivered. */
 export const cancelJob: Operation = {
@@ -16,15 +16,7 @@ export const cancelJob: Operation = {
   auth: 'bearer',
   published: true,
   consequential: true,
-  parameters: [
-    {
-      name: 'id',
-      in: 'path',
-      required: true,
-      description: 'The id createJob returned.',
-      schema: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' },
-    },
-  ],
+  parameters: [JOB_ID_PARAMETER],
   responses: {
     200: { description: 'The job is canceled and refunded (now, or by an earlier call).', schema: ref('Job') },
     202: {

@@ -1,7 +1,7 @@
 import { isTerminal, JOB_POLL_SECONDS } from '../../domain/jobs/job';
 import { JOB_CARD } from '../mcp/job-card/job-card';
 import type { Operation } from './operation';
-import { ref } from './schemas';
+import { JOB_ID_PARAMETER, ref } from './schemas';
 
 /** `GET /v1/jobs/{id}`: one of the subject's jobs; polled until it is terminal. */
 export const getJob: Operation = {
@@ -11,20 +11,12 @@ export const getJob: Operation = {
   summary: 'Check a job',
   description:
     "Gets one of the person's jobs by id. After createJob, poll it every Retry-After seconds until status is " +
-    'succeeded (read result) or failed (read error.message). Read-only and free: polling never starts, ' +
-    'retries or charges a job.',
+    'succeeded (read result), failed (read error.message) or canceled (refunded). Read-only and free: polling ' +
+    'never starts, retries or charges a job.',
   auth: 'bearer',
   published: true,
   consequential: false,
-  parameters: [
-    {
-      name: 'id',
-      in: 'path',
-      required: true,
-      description: 'The id createJob returned.',
-      schema: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' },
-    },
-  ],
+  parameters: [JOB_ID_PARAMETER],
   responses: {
     200: {
       description: 'The job.',

@@ -16,6 +16,15 @@ export const OAUTH_CLIENT_SCHEMA: JsonSchema = {
 };
 
 /** Idempotency keys: 1..255 printable ASCII characters. */
+/** The `{id}` path parameter of the operations on one job (getJob, cancelJob). */
+export const JOB_ID_PARAMETER: Readonly<Record<string, unknown>> = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  description: 'The id createJob returned.',
+  schema: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' },
+};
+
 export const IDEMPOTENCY_KEY_SCHEMA: JsonSchema = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' };
 
 /** Component schemas shared by operations. */
