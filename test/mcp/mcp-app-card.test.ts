@@ -11,7 +11,7 @@ import { paidOperation } from '../../shared/contract/operations/paid-operation';
 import { EXTRA_OPERATIONS, withOperations } from '../support/extra-operations';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
-import { connectMcp, REVISIONS, UI_EXTENSION_SETTINGS } from '../support/mcp-client';
+import { connectMcp, rawToolCall, REVISIONS, UI_EXTENSION_SETTINGS } from '../support/mcp-client';
 import { INVALID_PARAMS, rpcError } from '../support/registry-tool-tests';
 import { ROOT } from '../support/spawn-process';
 import { waitFor } from '../../testkit/wait-for';
@@ -189,32 +189,14 @@ describe('MCP Apps: the job card over POST /mcp', function () {
 
   it('the 2026-07-28 envelope may declare the extension on a directly served call: the answer is the same', async () => {
     const token = await connector.link(newSubject());
-    const post = (capabilities: Record<string, unknown>) =>
-      fetch(`${connector.baseUrl}/mcp`, {
+    const post = (capabilities: Record<string, unknown>) => {
+      const call = rawToolCall('get_me', {}, { meta: { 'io.modelcontextprotocol/clientCapabilities': capabilities } });
+      return fetch(`${connector.baseUrl}/mcp`, {
         method: 'POST',
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2026-07-28',
-          'mcp-method': 'tools/call',
-          'mcp-name': 'get_me',
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'tools/call',
-          params: {
-            name: 'get_me',
-            arguments: {},
-            _meta: {
-              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-              'io.modelcontextprotocol/clientInfo': { name: 'connector-test', version: '1.0.0' },
-              'io.modelcontextprotocol/clientCapabilities': capabilities,
-            },
-          },
-        }),
+        headers: { ...call.headers, authorization: `Bearer ${token}` },
+        body: JSON.stringify(call.body),
       }).then((res) => res.json());
+    };
     expect(await post({ extensions: UI_EXTENSION_SETTINGS })).to.deep.equal(await post({}));
   });
 });
