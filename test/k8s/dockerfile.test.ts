@@ -50,6 +50,8 @@ describe('Dockerfile', function () {
     expect(pkg.scripts.build).to.match(/\btsc -p tsconfig\.build\.json\b/);
     // The image has no bundler: the build writes the MCP Apps job card into dist/ for the server to read.
     expect(pkg.scripts.build).to.match(/\bnode dist\/scripts\/build-job-card\.js\b/);
+    // Nor does tsc copy the Lua scripts the Redis stores read at start: the build checks them and copies them.
+    expect(pkg.scripts.build).to.match(/\btsx scripts\/build-lua-scripts\.ts\b/);
     const tsconfig = JSON.parse(readFileSync(path.join(repoRoot, 'tsconfig.json'), 'utf8'));
     expect(tsconfig.compilerOptions.outDir).to.equal('dist');
     expect(tsconfig.compilerOptions.rootDir).to.equal('.');

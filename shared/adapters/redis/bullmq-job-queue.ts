@@ -2,9 +2,17 @@ import { Queue, type JobsOptions } from 'bullmq';
 import type { Logger } from 'pino';
 import type { JobRecord, JobStatus, NewJob } from '../../domain/jobs/job';
 import type { CancelOutcome, JobQueue } from '../../domain/jobs/job-queue';
-import { CANCELED_SET, fromStoredFields, STORED_JOB_FIELDS, toBullJobData, toJobRecord, type BullJobData } from './bullmq-job-record';
+import {
+  CANCEL_REQUESTED_FIELD,
+  CANCELED_FIELD,
+  CANCELED_SET,
+  fromStoredFields,
+  STORED_JOB_FIELDS,
+  toBullJobData,
+  toJobRecord,
+  type BullJobData,
+} from './bullmq-job-record';
 import type { JobPolicies } from '../../domain/jobs/processor';
-import { CANCEL_JOB, COUNT_CANCELED } from './job-cancel-scripts';
 import { JobShardHistory, shardOf } from './job-shards';
 import { defineLuaScript, type LuaScript } from './lua-script';
 import { waitForReplicas, type ReplicaWaitOptions } from './replica-wait';
@@ -30,24 +38,8 @@ export interface BullmqJobQueueOptions {
 
 type BullQueue = Queue<BullJobData, Record<string, unknown>, string>;
 
-// A job and the part of its state our statuses need, in one atomic read. BullMQ's own state script searches
-// the active and waiting lists (O(n) in the backlog: under a backlog of 35,000 jobs it made replays
-// Redis-bound); here every check is O(1) or O(log n): finished jobs by their sorted sets, a running job by
-// the lock its worker holds. A job in the active list without a lock (its worker died; the stalled check
-// hands it back soon) reads as waiting: nobody is running it. Only the fields a record is made of are read
-// (STORED_JOB_FIELDS, written into the script once rather than sent with every read), not BullMQ's options,
-// stack traces and bookkeeping; a job whose hash has none of the fields every job is stored with is unknown.
-// KEYS: job hash, completed set, failed set, job lock. ARGV: job id.
+/** A field's position in the read-job script's reply (Lua counts from 1). */
 const luaIndex = (field: (typeof STORED_JOB_FIELDS)[number]): number => STORED_JOB_FIELDS.indexOf(field) + 1;
-const READ_JOB = `
-local job = redis.call('HMGET', KEYS[1], ${STORED_JOB_FIELDS.map((field) => `'${field}'`).join(', ')})
-if not (job[${luaIndex('name')}] or job[${luaIndex('data')}] or job[${luaIndex('timestamp')}]) then return {'unknown'} end
-local state = 'waiting'
-if redis.call('ZSCORE', KEYS[2], ARGV[1]) then state = 'completed'
-elseif redis.call('ZSCORE', KEYS[3], ARGV[1]) then state = 'failed'
-elseif redis.call('EXISTS', KEYS[4]) == 1 then state = 'active' end
-return {state, job}
-`;
 
 type ReadJobReply = ['unknown'] | ['completed' | 'failed' | 'active' | 'waiting', Array<string | null>];
 
@@ -89,9 +81,14 @@ export class BullmqJobQueue implements JobQueue {
         backoff: { type: 'exponential', delay: policy.backoffMs },
       });
     }
-    this.readJob = defineLuaScript(client, 'read_job', 4, READ_JOB);
-    this.cancelJob = defineLuaScript(client, 'cancel_job', 10, CANCEL_JOB);
-    this.countCanceled = defineLuaScript(client, 'count_canceled', 2, COUNT_CANCELED);
+    this.readJob = defineLuaScript(client, 'bullmq-job-queue/read-job', {
+      STORED_JOB_FIELDS,
+      NAME_AT: luaIndex('name'),
+      DATA_AT: luaIndex('data'),
+      TIMESTAMP_AT: luaIndex('timestamp'),
+    });
+    this.cancelJob = defineLuaScript(client, 'bullmq-job-queue/cancel-job', { CANCEL_REQUESTED_FIELD, CANCELED_FIELD });
+    this.countCanceled = defineLuaScript(client, 'bullmq-job-queue/count-canceled');
     this.history = new JobShardHistory(client, keys, options.shards);
   }
 

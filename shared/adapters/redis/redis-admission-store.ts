@@ -2,31 +2,9 @@ import type { RedisClient } from './redis-client';
 import type { AdmissionStore, BearerAdmission, BearerAdmissionRequest } from '../../domain/admission/admission-store';
 import { defineLuaScript, type LuaScript } from './lua-script';
 import { LAST_USE_RESOLUTION_SECONDS } from '../../domain/connections/connection-store';
-import { recordUseLua } from './redis-connection-store';
 import { usageOf } from './redis-ledger-store';
-import { hitWindowLua } from './redis-rate-limit-store';
 import type { RedisGuard } from './redis-guard';
 import type { RedisKeys } from './redis-keys';
-
-// The revocation check and the subject's rate-limit hit of one bearer request, in that order and with the
-// same outcomes as the separate stores (the connection hash of RedisConnectionStore, RedisRateLimitStore's
-// HIT), in one round trip. A missing `revoked` field counts as revoked. With ARGV[3] = '1' an admitted
-// request also reads the subject's usage and one day's spend (the ledger's keys), so that `GET /v1/me` needs
-// no second round trip. A live connection's last use is recorded here too (RedisConnectionStore's touch), at
-// most once a minute: a write only when the stored one is that old.
-// KEYS: connection hash, subject window, subject usage, subject's spend that day, subject's refunds that day.
-// ARGV: subject, window seconds, '1' to read the usage, now (seconds), last-use resolution.
-const ADMIT = `
-local conn = redis.call('HMGET', KEYS[1], 'subject', 'revoked', 'client_id', 'client_name', 'last_used_at')
-if conn[1] ~= ARGV[1] or conn[2] ~= '0' then return {'revoked'} end
-${recordUseLua('KEYS[1]', 'conn[5]', 'ARGV[4]', 'ARGV[5]')}
-${hitWindowLua('KEYS[2]', 'ARGV[2]')}
-if ARGV[3] == '1' then
-  local usage = redis.call('HMGET', KEYS[3], 'jobs_charged', 'credits_spent', 'credits_refunded')
-  return {'admitted', count, ttl, conn[3], conn[4], usage[1], usage[2], redis.call('GET', KEYS[4]), usage[3], redis.call('GET', KEYS[5])}
-end
-return {'admitted', count, ttl, conn[3], conn[4]}
-`;
 
 type AdmitReply = [
   string,
@@ -54,7 +32,7 @@ export class RedisAdmissionStore implements AdmissionStore {
     private readonly guard: RedisGuard,
     private readonly now: () => number = Date.now,
   ) {
-    this.admitScript = defineLuaScript(client, 'admit_bearer', 5, ADMIT);
+    this.admitScript = defineLuaScript(client, 'redis-admission-store/admit-bearer');
   }
 
   async admitBearer(request: BearerAdmissionRequest): Promise<BearerAdmission> {

@@ -4,56 +4,6 @@ import { defineLuaScript, type LuaScript } from './lua-script';
 import type { RedisGuard } from './redis-guard';
 import type { RedisKeys } from './redis-keys';
 
-// A connection's hash and its subject's index are in different hash slots on a cluster, so they are written
-// by two single-key scripts, the hash first. A failure in between leaves a connection the index does not
-// name, but its token was never handed out (the call that makes it answers only after both writes). And an
-// index entry always has a hash written before it, so an entry without one is an expired connection, safe
-// to drop. Both expire with the token: the index lives as long as its longest-lived member.
-// KEYS: subject index. ARGV: connection id, expires_at, now (seconds).
-const INDEX = `
-redis.call('SADD', KEYS[1], ARGV[1])
-local ttl = tonumber(ARGV[2]) - tonumber(ARGV[3])
-if ttl > redis.call('TTL', KEYS[1]) then redis.call('EXPIRE', KEYS[1], math.max(ttl, 1)) end
-return 1
-`;
-
-// KEYS: connection hash. ARGV: subject, issued_at, expires_at, revoked, client id, client name.
-const CREATE = `
-redis.call('HSET', KEYS[1], 'subject', ARGV[1], 'issued_at', ARGV[2], 'expires_at', ARGV[3], 'revoked', ARGV[4])
-if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'client_id', ARGV[5], 'client_name', ARGV[6]) end
-redis.call('EXPIREAT', KEYS[1], ARGV[3])
-return 1
-`;
-
-// Check-and-set, so two replicas revoking the same connection count it once. -1: no such connection.
-const REVOKE = `
-local revoked = redis.call('HGET', KEYS[1], 'revoked')
-if revoked == '0' then
-  redis.call('HSET', KEYS[1], 'revoked', '1')
-  return 1
-end
-if not revoked then return -1 end
-return 0
-`;
-
-/**
- * The Lua that records a use of a connection whose hash is `key` at `at` (seconds, a Lua expression) when
- * `lastUsed` (the stored `last_used_at`, `false` when absent) is none (or not a number: it is rewritten
- * rather than failing the request) or at least `resolution` seconds older. Shared by the touch script and the one-node admission script, which has just read the field.
- */
-export function recordUseLua(key: string, lastUsed: string, at: string, resolution: string): string {
-  return `if not tonumber(${lastUsed}) or tonumber(${at}) - tonumber(${lastUsed}) >= tonumber(${resolution}) then redis.call('HSET', ${key}, 'last_used_at', ${at}) end`;
-}
-
-// Only an existing connection is touched: a hash written after its expiry would have no TTL.
-// KEYS: connection hash. ARGV: now (seconds), resolution (seconds).
-const TOUCH = `
-local conn = redis.call('HMGET', KEYS[1], 'subject', 'last_used_at')
-if not conn[1] then return 0 end
-${recordUseLua('KEYS[1]', 'conn[2]', 'ARGV[1]', 'ARGV[2]')}
-return 1
-`;
-
 /**
  * Connections and revocations in Redis. Every token check reads the connection from Redis, so a revocation
  * through any replica refuses the token on every replica from the very next request (no cache to expire).
@@ -69,10 +19,10 @@ export class RedisConnectionStore implements ConnectionStore {
     private readonly keys: RedisKeys,
     private readonly guard: RedisGuard,
   ) {
-    this.indexScript = defineLuaScript(client, 'connection_index', 1, INDEX);
-    this.createScript = defineLuaScript(client, 'connection_create_hash', 1, CREATE);
-    this.revokeScript = defineLuaScript(client, 'connection_revoke', 1, REVOKE);
-    this.touchScript = defineLuaScript(client, 'connection_touch', 1, TOUCH);
+    this.indexScript = defineLuaScript(client, 'redis-connection-store/index');
+    this.createScript = defineLuaScript(client, 'redis-connection-store/create-hash');
+    this.revokeScript = defineLuaScript(client, 'redis-connection-store/revoke');
+    this.touchScript = defineLuaScript(client, 'redis-connection-store/touch');
   }
 
   async create(connection: Connection): Promise<void> {

@@ -7,41 +7,9 @@ import {
   type OAuthStateKind,
   type OAuthStateStore,
 } from '../../domain/oauth/oauth-state-store';
-import { RECORD_CLIENT_GRANT, REGISTER_CLIENT } from './client-registration-scripts';
 import { defineLuaScript, type LuaScript } from './lua-script';
 import type { RedisGuard } from './redis-guard';
 import type { RedisKeys } from './redis-keys';
-
-// A record is a hash {v: value, c: consumed 0/1}. ARGV[2] is the TTL in seconds, 0 for none.
-const PUT = `
-redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], 'v', ARGV[1], 'c', '0')
-if tonumber(ARGV[2]) > 0 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
-return 1
-`;
-
-// Marks the record consumed and says whether it already was, in one step: two replicas redeeming the same
-// code at once cannot both see a first use.
-const CONSUME = `
-local fields = redis.call('HMGET', KEYS[1], 'v', 'c')
-if not fields[1] then return nil end
-redis.call('HSET', KEYS[1], 'c', '1')
-return {fields[1], fields[2]}
-`;
-
-// CONSUME, only when the JSON value holds each ARGV pair (field name, expected string): checked and marked in
-// one step, so a presentation that fails the check leaves the record exactly as it was. 0: a mismatch.
-const CONSUME_MATCHING = `
-local fields = redis.call('HMGET', KEYS[1], 'v', 'c')
-if not fields[1] then return nil end
-local ok, record = pcall(cjson.decode, fields[1])
-if not ok or type(record) ~= 'table' then return 0 end
-for i = 1, #ARGV, 2 do
-  if record[ARGV[i]] ~= ARGV[i + 1] then return 0 end
-end
-redis.call('HSET', KEYS[1], 'c', '1')
-return {fields[1], fields[2]}
-`;
 
 let lastStamp = 0;
 
@@ -67,11 +35,11 @@ export class RedisOAuthStateStore implements OAuthStateStore {
     private readonly keys: RedisKeys,
     private readonly guard: RedisGuard,
   ) {
-    this.putScript = defineLuaScript(client, 'oauth_put', 1, PUT);
-    this.consumeScript = defineLuaScript(client, 'oauth_consume', 1, CONSUME);
-    this.consumeMatchingScript = defineLuaScript(client, 'oauth_consume_matching', 1, CONSUME_MATCHING);
-    this.registerClientScript = defineLuaScript(client, 'oauth_register_client', 4, REGISTER_CLIENT);
-    this.recordClientGrantScript = defineLuaScript(client, 'oauth_record_client_grant', 4, RECORD_CLIENT_GRANT);
+    this.putScript = defineLuaScript(client, 'redis-oauth-state-store/put');
+    this.consumeScript = defineLuaScript(client, 'redis-oauth-state-store/consume');
+    this.consumeMatchingScript = defineLuaScript(client, 'redis-oauth-state-store/consume-matching');
+    this.registerClientScript = defineLuaScript(client, 'redis-oauth-state-store/register-client');
+    this.recordClientGrantScript = defineLuaScript(client, 'redis-oauth-state-store/record-client-grant');
   }
 
   async put(kind: OAuthStateKind, key: string, value: string, ttlSeconds: number): Promise<void> {

@@ -7,14 +7,6 @@ import type { RedisGuard } from './redis-guard';
 import type { RedisKeys } from './redis-keys';
 import { pageBySeq } from './sequence-page';
 
-// Numbers the thing and indexes it in one step, so no two things share a sequence number and a reader
-// never sees a number without its thing.
-const ADD = `
-local seq = redis.call('INCR', KEYS[2])
-redis.call('ZADD', KEYS[1], seq, ARGV[1])
-return seq
-`;
-
 /**
  * Things per subject in a sorted set scored by a per-subject sequence number. A page is "the newest `limit`
  * with a sequence number below the cursor", so things added while someone pages never shift or repeat
@@ -28,7 +20,7 @@ export class RedisThingStore implements ThingStore {
     private readonly keys: RedisKeys,
     private readonly guard: RedisGuard,
   ) {
-    this.addScript = defineLuaScript(client, 'thing_add', 2, ADD);
+    this.addScript = defineLuaScript(client, 'redis-thing-store/add');
   }
 
   async add(subject: string, thing: Thing): Promise<void> {
