@@ -1,5 +1,6 @@
 import Redis, { Cluster, type ClusterOptions, type RedisOptions } from 'ioredis';
-import type { RedisConnection } from '../../platform/config/redis-settings';
+import type { ConnectionOptions } from 'node:tls';
+import type { RedisConnection, RedisTopology } from '../../platform/config/redis-settings';
 import type { Logger } from 'pino';
 import type { Metrics } from '../../platform/metrics/metrics';
 import { coalesceWrites } from './coalesced-writes';
@@ -95,27 +96,49 @@ export function createRedisClient(options: RedisClientOptions): RedisClient {
 
 /** The ioredis client for the configured topology, with TLS and credentials applied to every node. */
 function connect(connection: RedisConnection, settings: RedisOptions): RedisClient {
+  const access = accessOf(connection);
   const { topology } = connection;
-  const tls = connection.tls ? { ...(connection.ca ? { ca: connection.ca } : {}) } : undefined;
-  const auth = {
-    ...(connection.username ? { username: connection.username } : {}),
-    ...(connection.password ? { password: connection.password } : {}),
+  if (topology.mode === 'single') return connectOne(topology, settings, access);
+  if (topology.mode === 'sentinel') return connectSentinel(topology, settings, access);
+  return connectCluster(topology, settings, access);
+}
+
+type Topology<Mode extends RedisTopology['mode']> = Extract<RedisTopology, { mode: Mode }>;
+
+/** What every node of a topology is reached with: TLS (when on, with its CA) and the data nodes' credentials. */
+interface NodeAccess {
+  tls?: ConnectionOptions;
+  auth: Pick<RedisOptions, 'username' | 'password'>;
+}
+
+function accessOf(connection: RedisConnection): NodeAccess {
+  return {
+    ...(connection.tls ? { tls: connection.ca ? { ca: connection.ca } : {} } : {}),
+    auth: {
+      ...(connection.username ? { username: connection.username } : {}),
+      ...(connection.password ? { password: connection.password } : {}),
+    },
   };
-  if (topology.mode === 'single') {
-    // A user or password in the URL wins over REDIS_USERNAME / REDIS_PASSWORD (ioredis reads the URL first).
-    return new Redis(topology.url, { ...settings, ...auth, ...(tls ? { tls } : {}) });
-  }
-  if (topology.mode === 'sentinel') {
-    return new Redis({
-      ...settings,
-      ...auth,
-      ...(tls ? { tls, sentinelTLS: tls, enableTLSForSentinelMode: true } : {}),
-      sentinels: topology.sentinels,
-      name: topology.name,
-      ...(topology.sentinelPassword ? { sentinelPassword: topology.sentinelPassword } : {}),
-      sentinelRetryStrategy: reconnectDelay,
-    });
-  }
+}
+
+function connectOne(topology: Topology<'single'>, settings: RedisOptions, { tls, auth }: NodeAccess): Redis {
+  // A user or password in the URL wins over REDIS_USERNAME / REDIS_PASSWORD (ioredis reads the URL first).
+  return new Redis(topology.url, { ...settings, ...auth, ...(tls ? { tls } : {}) });
+}
+
+function connectSentinel(topology: Topology<'sentinel'>, settings: RedisOptions, { tls, auth }: NodeAccess): Redis {
+  return new Redis({
+    ...settings,
+    ...auth,
+    ...(tls ? { tls, sentinelTLS: tls, enableTLSForSentinelMode: true } : {}),
+    sentinels: topology.sentinels,
+    name: topology.name,
+    ...(topology.sentinelPassword ? { sentinelPassword: topology.sentinelPassword } : {}),
+    sentinelRetryStrategy: reconnectDelay,
+  });
+}
+
+function connectCluster(topology: Topology<'cluster'>, settings: RedisOptions, { tls, auth }: NodeAccess): Cluster {
   const { retryStrategy, enableOfflineQueue, ...nodeSettings } = settings;
   const cluster: ClusterOptions = {
     clusterRetryStrategy: retryStrategy,
