@@ -1,9 +1,7 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
 import { listLuaScripts, LUA_DIR, readLuaScriptFile } from '../../shared/adapters/redis/lua-script';
 import { checkLuaScript, checkLuaScripts, keysAndArgsUse, parseLua } from '../../scripts/lua-script-check';
+import { luaHeader, luaScriptsFolder, type LuaScriptsFolder } from '../support/lua-scripts-folder';
 
 describe('the Lua scripts of the repository, as the build checks them', () => {
   const names = listLuaScripts();
@@ -28,38 +26,42 @@ describe('the Lua scripts of the repository, as the build checks them', () => {
 });
 
 describe('checkLuaScripts (what fails the build)', () => {
-  let dir: string;
-  const header = (...input: string[]) => ['--[[', '  Test.', '  Input:', ...input.map((line) => `    ${line}`), '  Output:', '    1', ']]'];
-  const write = (file: string, lines: string[]) => {
-    mkdirSync(path.join(dir, path.dirname(file)), { recursive: true });
-    writeFileSync(path.join(dir, file), `${lines.join('\n')}\n`);
-  };
+  let folder: LuaScriptsFolder;
+  const write = (file: string, lines: string[]) => folder.write(file, lines);
+  const check = () => checkLuaScripts(folder.dir);
 
   beforeEach(() => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'lua-check-'));
-    mkdirSync(path.join(dir, 'includes'));
+    folder = luaScriptsFolder();
   });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  afterEach(() => folder.remove());
 
   it('passes a script whose header names what its body reads, a computed ARGV index under ARGV[i...]', () => {
-    write('store/ok-1.lua', [...header('KEYS[1] k', 'ARGV[1] a'), "redis.call('SET', KEYS[1], ARGV[1])", 'return 1']);
-    write('store/pairs-1.lua', [...header('KEYS[1] k', 'ARGV[1...] pairs'), 'for i = 1, #ARGV do redis.call("SET", KEYS[1], ARGV[i]) end']);
-    expect(checkLuaScripts(dir)).to.deep.equal([]);
+    write('store/ok-1.lua', [...luaHeader('KEYS[1] k', 'ARGV[1] a'), "redis.call('SET', KEYS[1], ARGV[1])", 'return 1']);
+    write('store/pairs-1.lua', [
+      ...luaHeader('KEYS[1] k', 'ARGV[1...] pairs'),
+      'for i = 1, #ARGV do redis.call("SET", KEYS[1], ARGV[i]) end',
+    ]);
+    expect(check()).to.deep.equal([]);
   });
 
   it('reports a named key or argument the body never reads, and one it reads that the header does not name', () => {
-    write('store/keys-2.lua', [...header('KEYS[1] k', 'KEYS[2] unused', 'ARGV[1] a'), 'return {KEYS[1], ARGV[1], ARGV[2]}']);
-    expect(checkLuaScripts(dir)).to.deep.equal([
+    write('store/keys-2.lua', [...luaHeader('KEYS[1] k', 'KEYS[2] unused', 'ARGV[1] a'), 'return {KEYS[1], ARGV[1], ARGV[2]}']);
+    expect(check()).to.deep.equal([
       'store/keys-2.lua: the header names KEYS[2], which the script never reads',
       'store/keys-2.lua: the script reads ARGV[2], which the header does not name',
     ]);
   });
 
   it('reports ARGV read by a computed index without ARGV[i...], ARGV[i...] never read, and KEYS read as a whole', () => {
-    write('store/loop-1.lua', [...header('KEYS[1] k'), 'local n = 0', 'for i = 1, #ARGV do n = n + #ARGV[i] end', 'return {KEYS[1], n}']);
-    write('store/more-1.lua', [...header('KEYS[1] k', 'ARGV[1...] pairs'), 'return KEYS[1]']);
-    write('store/whole-1.lua', [...header('KEYS[1] k'), 'return {KEYS[1], #KEYS}']);
-    expect(checkLuaScripts(dir)).to.deep.equal([
+    write('store/loop-1.lua', [
+      ...luaHeader('KEYS[1] k'),
+      'local n = 0',
+      'for i = 1, #ARGV do n = n + #ARGV[i] end',
+      'return {KEYS[1], n}',
+    ]);
+    write('store/more-1.lua', [...luaHeader('KEYS[1] k', 'ARGV[1...] pairs'), 'return KEYS[1]']);
+    write('store/whole-1.lua', [...luaHeader('KEYS[1] k'), 'return {KEYS[1], #KEYS}']);
+    expect(check()).to.deep.equal([
       'store/loop-1.lua: the script reads ARGV by a computed index or as a whole, and the header has no ARGV[i...] entry',
       'store/more-1.lua: the header names ARGV[i...], and the script reads no ARGV past its named ones',
       'store/whole-1.lua: the script reads KEYS by a computed index or as a whole: a header names each key',
@@ -67,31 +69,28 @@ describe('checkLuaScripts (what fails the build)', () => {
   });
 
   it('reports a script that does not parse, with its line, and one whose name and header disagree', () => {
-    write('store/broken-1.lua', [...header('KEYS[1] k'), 'if KEYS[1] then', 'return 1']);
-    write('store/count-2.lua', [...header('KEYS[1] k'), 'return KEYS[1]']);
-    const problems = checkLuaScripts(dir);
+    write('store/broken-1.lua', [...luaHeader('KEYS[1] k'), 'if KEYS[1] then', 'return 1']);
+    write('store/count-2.lua', [...luaHeader('KEYS[1] k'), 'return KEYS[1]']);
+    const problems = check();
     expect(problems).to.have.length(2);
     expect(problems[0]).to.match(/^store\/broken-1\.lua: \[10:0\] 'end' expected/);
     expect(problems[1]).to.equal('store/count-2.lua: the name says 2 keys, the header names 1');
   });
 
   it('reports a global Redis does not give a script: a misspelt local, or a constant with no directive', () => {
-    write('store/typo-1.lua', [...header('KEYS[1] k'), 'local count = 1', "redis.call('SET', KEYS[1], cuont, FIELD)", 'return count']);
-    expect(checkLuaScripts(dir)).to.deep.equal([
+    write('store/typo-1.lua', [...luaHeader('KEYS[1] k'), 'local count = 1', "redis.call('SET', KEYS[1], cuont, FIELD)", 'return count']);
+    expect(check()).to.deep.equal([
       'store/typo-1.lua: reads the global cuont, which Redis does not give a script (a missing local or constant?)',
       'store/typo-1.lua: reads the global FIELD, which Redis does not give a script (a missing local or constant?)',
     ]);
-    write('store/typo-1.lua', [...header('KEYS[1] k'), '--- @constant FIELD', "redis.call('SET', KEYS[1], FIELD)", 'return 1']);
-    expect(checkLuaScripts(dir)).to.deep.equal([]);
+    write('store/typo-1.lua', [...luaHeader('KEYS[1] k'), '--- @constant FIELD', "redis.call('SET', KEYS[1], FIELD)", 'return 1']);
+    expect(check()).to.deep.equal([]);
   });
 
   it('reports an include that reads KEYS or ARGV, and an include no script includes', () => {
     write('includes/reads-keys.lua', ['--[[', '  f()', ']]', 'local function f() return KEYS[1] end']);
     write('includes/unused.lua', ['--[[', '  g()', ']]', 'local function g() return 1 end']);
-    write('store/uses-1.lua', [...header('KEYS[1] k'), '--- @include "reads-keys"', 'return {f(), KEYS[1]}']);
-    expect(checkLuaScripts(dir)).to.deep.equal([
-      'includes/reads-keys.lua: an include reads KEYS or ARGV',
-      'includes/unused.lua: no script includes it',
-    ]);
+    write('store/uses-1.lua', [...luaHeader('KEYS[1] k'), '--- @include "reads-keys"', 'return {f(), KEYS[1]}']);
+    expect(check()).to.deep.equal(['includes/reads-keys.lua: an include reads KEYS or ARGV', 'includes/unused.lua: no script includes it']);
   });
 });

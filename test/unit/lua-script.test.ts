@@ -1,5 +1,3 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import pino from 'pino';
@@ -25,6 +23,7 @@ import { RedisOAuthStateStore } from '../../shared/adapters/redis/redis-oauth-st
 import { RedisRateLimitStore } from '../../shared/adapters/redis/redis-rate-limit-store';
 import { RedisThingStore } from '../../shared/adapters/redis/redis-thing-store';
 import { parseLua } from '../../scripts/lua-script-check';
+import { luaHeader, luaScriptsFolder, type LuaScriptsFolder } from '../support/lua-scripts-folder';
 
 interface Defined {
   numberOfKeys: number;
@@ -121,38 +120,35 @@ describe('the Lua scripts of the Redis stores (lua/<store>/<name>-<keys>.lua)', 
 });
 
 describe('readLuaScript (a script by name from a folder of scripts)', () => {
-  let dir: string;
-  const header = (...input: string[]) => ['--[[', '  Test.', '  Input:', ...input.map((line) => `    ${line}`), '  Output:', '    1', ']]'];
-  const write = (file: string, lines: string[]) => {
-    mkdirSync(path.join(dir, path.dirname(file)), { recursive: true });
-    writeFileSync(path.join(dir, file), `${lines.join('\n')}\n`);
-  };
+  let folder: LuaScriptsFolder;
+  const write = (file: string, lines: string[]) => folder.write(file, lines);
+  const read = (name: string) => readLuaScript(folder.dir, name);
 
   beforeEach(() => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'lua-scripts-'));
+    folder = luaScriptsFolder();
     write('includes/double.lua', ['--[[', '  double(n)', ']]', 'local function double(n) return 2 * n end']);
   });
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  afterEach(() => folder.remove());
 
   it('finds <store>/<name> by its file <name>-<n>.lua, takes n as its key count and expands its directives', () => {
-    write('store/pair-2.lua', [...header('KEYS[1] a', 'KEYS[2] b', 'ARGV[1] n'), '--- @include "double"', 'return double(ARGV[1])']);
-    const script = readLuaScript(dir, 'store/pair');
+    write('store/pair-2.lua', [...luaHeader('KEYS[1] a', 'KEYS[2] b', 'ARGV[1] n'), '--- @include "double"', 'return double(ARGV[1])']);
+    const script = read('store/pair');
     expect(script).to.include({ name: 'store/pair', file: 'store/pair-2.lua', numberOfKeys: 2 });
     expect(script.lua).to.contain('\nlocal function double(n) return 2 * n end\nreturn double(ARGV[1])\n');
-    expect(listLuaScripts(dir)).to.deep.equal(['store/pair']);
+    expect(listLuaScripts(folder.dir)).to.deep.equal(['store/pair']);
   });
 
   it('refuses a file whose header names another number of keys than its name, naming the file', () => {
-    write('store/pair-3.lua', [...header('KEYS[1] a', 'KEYS[2] b'), 'return 1']);
-    expect(() => readLuaScript(dir, 'store/pair')).to.throw('store/pair-3.lua: the name says 3 keys, the header names 2');
+    write('store/pair-3.lua', [...luaHeader('KEYS[1] a', 'KEYS[2] b'), 'return 1']);
+    expect(() => read('store/pair')).to.throw('store/pair-3.lua: the name says 3 keys, the header names 2');
   });
 
   it('refuses a name with no file, a name with two files, and a name that is not <store>/<name>', () => {
-    write('store/pair-2.lua', [...header('KEYS[1] a', 'KEYS[2] b'), 'return 1']);
-    expect(() => readLuaScript(dir, 'store/other')).to.throw(/0 files named other-<number of keys>\.lua/);
-    write('store/pair-1.lua', [...header('KEYS[1] a'), 'return 1']);
-    expect(() => readLuaScript(dir, 'store/pair')).to.throw(/2 files named pair-<number of keys>\.lua/);
+    write('store/pair-2.lua', [...luaHeader('KEYS[1] a', 'KEYS[2] b'), 'return 1']);
+    expect(() => read('store/other')).to.throw(/0 files named other-<number of keys>\.lua/);
+    write('store/pair-1.lua', [...luaHeader('KEYS[1] a'), 'return 1']);
+    expect(() => read('store/pair')).to.throw(/2 files named pair-<number of keys>\.lua/);
     for (const bad of ['pair', 'store/Pair', 'includes/double', 'store/sub/pair', '.store/pair', 'store/pair-2.lua'])
-      expect(() => readLuaScript(dir, bad), bad).to.throw(/a script is named <store>\/<name>/);
+      expect(() => read(bad), bad).to.throw(/a script is named <store>\/<name>/);
   });
 });

@@ -44,6 +44,7 @@
     {'conflict', 0}: the key was used with another payload
     {'over_budget', 0}
 ]]
+--- @include "day-history"
 local existing = redis.call('GET', KEYS[1])
 if existing then
   local fingerprint, shard, cost, at = string.match(existing, '^([^:]*):?(%d*):?(%d*):?(%d*)$')
@@ -62,10 +63,5 @@ local seq = redis.call('INCR', KEYS[4])
 redis.call('ZADD', KEYS[3], seq, ARGV[4])
 local spent = redis.call('INCRBY', KEYS[5], cost)
 redis.call('EXPIRE', KEYS[5], ARGV[6])
-if redis.call('HSET', KEYS[6], ARGV[8], spent) == 1 then
-  for _, day in ipairs(redis.call('HKEYS', KEYS[6])) do
-    if day < ARGV[9] then redis.call('HDEL', KEYS[6], day) end
-  end
-  redis.call('EXPIRE', KEYS[6], ARGV[10])
-end
+keepDayTotal(KEYS[6], ARGV[8], spent, ARGV[9], ARGV[10])
 return {'created', tonumber(ARGV[7])}

@@ -18,16 +18,12 @@
   Output:
     1 refunded now, 0 already refunded
 ]]
+--- @include "day-history"
 if redis.call('GET', KEYS[1]) == ARGV[7] then return 0 end
 redis.call('SET', KEYS[1], ARGV[7], 'EX', ARGV[2])
 local credits = tonumber(ARGV[1])
 redis.call('HINCRBY', KEYS[2], 'credits_refunded', credits)
 local refunded = redis.call('INCRBY', KEYS[3], credits)
 redis.call('EXPIRE', KEYS[3], ARGV[4])
-if redis.call('HSET', KEYS[4], ARGV[3], refunded) == 1 then
-  for _, day in ipairs(redis.call('HKEYS', KEYS[4])) do
-    if day < ARGV[5] then redis.call('HDEL', KEYS[4], day) end
-  end
-  redis.call('EXPIRE', KEYS[4], ARGV[6])
-end
+keepDayTotal(KEYS[4], ARGV[3], refunded, ARGV[5], ARGV[6])
 return 1

@@ -1,0 +1,16 @@
+--[[
+  keepDayTotal(history, day, total, oldestDay, lifetime): writes a day's new total into a subject's history (a
+  hash, a field per day: the spend history of the claim, the refund history of the refund). A day's first write
+  also drops the days older than the oldest one kept and extends the history's life: once a day per subject.
+
+  Output:
+    nothing
+]]
+local function keepDayTotal(history, day, total, oldestDay, lifetime)
+  if redis.call('HSET', history, day, total) == 1 then
+    for _, kept in ipairs(redis.call('HKEYS', history)) do
+      if kept < oldestDay then redis.call('HDEL', history, kept) end
+    end
+    redis.call('EXPIRE', history, lifetime)
+  end
+end
