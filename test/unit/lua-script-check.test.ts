@@ -36,10 +36,12 @@ describe('checkLuaScripts (what fails the build)', () => {
   afterEach(() => folder.remove());
 
   it('passes a script whose header names what its body reads, a computed ARGV index under ARGV[i...]', () => {
-    write('store/ok-1.lua', [...luaHeader('KEYS[1] k', 'ARGV[1] a'), "redis.call('SET', KEYS[1], ARGV[1])", 'return 1']);
+    write('store/ok-1.lua', [...luaHeader('KEYS[1] k', 'ARGV[1] a'), 'return {KEYS[1], ARGV[1]}']);
     write('store/pairs-1.lua', [
       ...luaHeader('KEYS[1] k', 'ARGV[1...] pairs'),
-      'for i = 1, #ARGV do redis.call("SET", KEYS[1], ARGV[i]) end',
+      'local n = 0',
+      'for i = 1, #ARGV do n = n + #ARGV[i] end',
+      'return {KEYS[1], n}',
     ]);
     expect(check()).to.deep.equal([]);
   });
@@ -78,12 +80,12 @@ describe('checkLuaScripts (what fails the build)', () => {
   });
 
   it('reports a global Redis does not give a script: a misspelt local, or a constant with no directive', () => {
-    write('store/typo-1.lua', [...luaHeader('KEYS[1] k'), 'local count = 1', "redis.call('SET', KEYS[1], cuont, FIELD)", 'return count']);
+    write('store/typo-1.lua', [...luaHeader('KEYS[1] k'), 'local count = 1', 'return {KEYS[1], cuont, FIELD, count}']);
     expect(check()).to.deep.equal([
       'store/typo-1.lua: reads the global cuont, which Redis does not give a script (a missing local or constant?)',
       'store/typo-1.lua: reads the global FIELD, which Redis does not give a script (a missing local or constant?)',
     ]);
-    write('store/typo-1.lua', [...luaHeader('KEYS[1] k'), '--- @constant FIELD', "redis.call('SET', KEYS[1], FIELD)", 'return 1']);
+    write('store/typo-1.lua', [...luaHeader('KEYS[1] k'), '--- @constant FIELD', 'return {KEYS[1], FIELD}']);
     expect(check()).to.deep.equal([]);
   });
 
