@@ -2,8 +2,9 @@
 // KEYS[1] the client's record (a hash {v, c}), KEYS[2] `oauth:client:index`, every registration scored by
 // its record's expiry (ms), which the cap counts; KEYS[3] `oauth:client:unused`, those never granted,
 // scored likewise; KEYS[4] `oauth:client:granted`, those granted, scored by the end of their last grant (ms).
-// Members are record key names. Registrations made before the two sets existed are in the index only:
-// whether they hold a grant is unknown, so they are never evicted, and expire as they always would have.
+// Members are record key names. Registrations made by releases before 0.6.0 (before the two sets existed) are
+// in the index only: whether they hold a grant is unknown, so they are never evicted, and expire as they
+// always would have.
 
 /**
  * Registers a client under the cap, evicting to make room: never-granted registrations first (the one
