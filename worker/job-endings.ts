@@ -117,8 +117,8 @@ export function createJobEndings(deps: {
       throw new UnrecoverableError(message);
     },
     async stalledOut(job) {
-      // Already failed by BullMQ (only for a job an older release let BullMQ fail for stalling; this one never
-      // does): the refund follows the step that ended the job.
+      // Already failed by BullMQ (only for a job that a release before 0.7.0 let BullMQ fail for stalling; this
+      // one never does): the refund follows the step that ended the job.
       const progress = readProgress(job.progress);
       const canceled = (await client.hexists(keyOf(job), CANCEL_REQUESTED_FIELD)) === 1;
       const refunded = canceled || deps.refundOnFailure(job.name) ? (await refund(job)).credits : 0;

@@ -253,8 +253,8 @@ export function createJobWorker(options: {
         logger.warn({ err: error, shard }, 'job worker error');
       }
     });
-    // A job an older release let BullMQ fail for stalling (its deferred failure was recorded then) is failed
-    // when next fetched, without our processor: its refund and event are made here, after the fact.
+    // A job that a release before 0.7.0 let BullMQ fail for stalling (its deferred failure was recorded then) is
+    // failed when next fetched, without our processor: its refund and event are made here, after the fact.
     worker.on('failed', (job) => {
       if (!job?.deferredFailure) return;
       endings

@@ -29,13 +29,13 @@ describe('Dockerfile', function () {
     expect(stage(stages, 'build').from).to.equal('deps');
   });
 
-  it('starts every stage from an official Node 24 slim image pinned to a full version', function () {
+  it('starts every stage from an official Node 26 slim image pinned to a full version', function () {
     const args = globalArgs(dockerfile);
     const bases = stages.map((s) => s.from).filter((from) => !stages.some((other) => other.name === from));
     expect(bases.length).to.be.greaterThan(0);
     for (const base of bases) {
       const resolved = base.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (_, name: string) => args[name] ?? '');
-      expect(resolved).to.match(/^node:24\.\d+\.\d+-bookworm-slim$/);
+      expect(resolved).to.match(/^node:26\.\d+\.\d+-bookworm-slim$/);
     }
   });
 

@@ -4,8 +4,8 @@ import { admits } from '../support/node-range';
 describe('admits (the engines.node reader the Dockerfile test uses)', () => {
   const range = '^20.19.0 || >=22.12.0';
 
-  it('admits versions at or above the floor of either clause: 20.19.0, 20.20.2, 22.12.0, 24.21.0', () => {
-    for (const version of ['20.19.0', '20.20.2', '22.12.0', '24.21.0']) {
+  it('admits versions at or above the floor of either clause: 20.19.0, 20.20.2, 22.12.0, 24.21.0, 26.12.1', () => {
+    for (const version of ['20.19.0', '20.20.2', '22.12.0', '24.21.0', '26.12.1']) {
       expect(admits(range, version), version).to.equal(true);
     }
   });

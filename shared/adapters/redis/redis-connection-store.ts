@@ -101,8 +101,8 @@ export class RedisConnectionStore implements ConnectionStore {
 }
 
 /**
- * A connection from its hash's fields; undefined when the hash is gone. Hashes written before uses were
- * recorded have no `last_used_at` and read as never used.
+ * A connection from its hash's fields; undefined when the hash is gone. Hashes written by releases before
+ * 0.4.0, which did not record uses, have no `last_used_at` and read as never used.
  */
 function connectionOf(id: string, fields: Record<string, string>): Connection | undefined {
   if (!fields.subject) return undefined;

@@ -14,8 +14,8 @@ export const WEBHOOK_QUEUE_NAME = 'webhooks';
  *
  * On a Redis Cluster (`clustered`), a script may only touch keys of one hash slot, so keys that a script
  * reads together carry the same hash tag (`{…}`): a subject's keys its subject's digest, each job-queue
- * shard its own name. On one node or Sentinel, names are exactly those of releases before clusters were
- * supported, so an existing deployment upgrades with no migration.
+ * shard its own name. On one node or Sentinel, names are exactly those of releases before 0.4.0 (which had
+ * no cluster support), so an existing deployment upgrades with no migration.
  */
 export class RedisKeys {
   constructor(

@@ -91,7 +91,7 @@ export class TokenService {
 
   /**
    * The full check of a token not seen before: signature, pinned algorithm, issuer, audience, expiry. A
-   * `kid` picks its key (an unknown one is refused); a token without one, from before key ids, is tried
+   * `kid` picks its key (an unknown one is refused); a token without one, from a release before 0.7.0, is tried
    * against each accepted key, current first. jsonwebtoken checks the signature before any claim, so only a
    * bad signature moves on to the next key.
    */

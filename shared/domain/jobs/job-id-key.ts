@@ -8,8 +8,8 @@ export interface JobIdKeySource {
 
 /**
  * The job-id key, loaded from its store on first use and cached from then on. The key derived from the
- * current secret is only the value offered when the store holds none, so an upgrade of a running
- * deployment stores the key it was already using and keeps every existing job id. A failed load (Redis
+ * current secret is only the value offered when the store holds none, so a running deployment upgraded from
+ * 0.1.0 (which derived the key and stored none) stores the key it was already using and keeps every job id. A failed load (Redis
  * away at start) is not cached: the next submit tries again, and until then submits answer 503.
  */
 export class StoredJobIdKey implements JobIdKeySource {

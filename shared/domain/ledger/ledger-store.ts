@@ -87,7 +87,8 @@ export interface Claim {
   shard: number;
   /**
    * On `replayed`, the charge the key's record holds: the cost and acceptance time of the first claim.
-   * Absent for records written before they held it (the caller's own figures are the only ones then).
+   * Absent for records written by releases before 0.7.0, which did not hold it (the caller's own figures are
+   * the only ones then).
    */
   accepted?: { cost: number; at: string };
 }

@@ -120,7 +120,7 @@ export class ClientRegistry {
 function fromStored(stored: StoredClient): OAuthClient {
   return {
     clientId: stored.client_id,
-    // Registrations made by an earlier release may hold a name with bidirectional controls in it.
+    // Registrations made by a release before 0.6.0 may hold a name with bidirectional controls in it.
     clientName: showableClientName(stored.client_name),
     redirectUris: stored.redirect_uris,
     secretSha256: stored.secret_sha256,

@@ -100,7 +100,7 @@ export class ConsentService {
       request: requestId,
       client: {
         client_id: pending.clientId,
-        // Requests parked by an earlier release may hold a name with bidirectional controls in it.
+        // Requests parked by a release before 0.6.0 may hold a name with bidirectional controls in it.
         client_name: showableClientName(pending.clientName),
         redirect_scheme: redirect.protocol.slice(0, -1),
         redirect_host: redirect.host,

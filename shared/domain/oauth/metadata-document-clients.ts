@@ -87,7 +87,7 @@ function toClient(url: string, document: unknown): OAuthClient {
 function fromCache(cached: string): OAuthClient {
   const outcome = JSON.parse(cached) as CachedOutcome;
   if ('refused' in outcome) throw new OAuthProtocolError('invalid_client', outcome.refused);
-  // Entries cached by an earlier release may hold a name with controls in it.
+  // Entries cached by a release before 0.6.0 may hold a name with controls in it.
   return { ...outcome, clientName: showableClientName(outcome.clientName) };
 }
 

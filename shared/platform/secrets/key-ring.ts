@@ -9,7 +9,8 @@ export interface RingEntry {
 /**
  * The keys of `CONNECTOR_SECRET` and, during a rotation's overlap, of `CONNECTOR_SECRET_PREVIOUS`.
  * Everything new is signed with {@link current}; a value is checked against the entry its key id names, or,
- * when it names none (signed before key ids existed), against each entry in turn, current first.
+ * when it names none (signed by a release before 0.7.0, which had no key ids), against each entry in turn,
+ * current first.
  */
 export class KeyRing {
   readonly current: DerivedKeys;

@@ -8,13 +8,14 @@
 
   The record is `<fingerprint>:<shard>:<cost>:<accepted at, ms>`: the shard a replay finds the job on, and the
   charge a replay that must enqueue the job (the first call died before it did) makes it with, so a replay
-  never recomputes the price. Older records are the fingerprint alone, or followed by `:<shard>` when the job
-  went to a shard other than 0: they read as shard 0 (the queue they were enqueued on) and hold no charge.
+  never recomputes the price. Records written by releases before 0.7.0 are the fingerprint alone, or (from
+  0.4.0) followed by `:<shard>` when the job went to a shard other than 0: the former read as shard 0 (the
+  queue they were enqueued on), and neither holds a charge.
   Fingerprints are base64url, so they never contain the colon.
 
   The day's spend key is what the cap reads (and what every release wrote); it lives two days. The subject's
   spend history (one hash, a field per day) copies the day's new total in the same step, so the two never
-  disagree and a day partly charged before the history existed (an upgrade) is whole in it. A day's first
+  disagree and a day partly charged before the history existed (by a release before 0.4.0) is whole in it. A day's first
   charge also drops the days the history no longer shows and extends its life: once a day per subject.
 
   The cap counts net spend: the day's charges minus the day's refunds (their own key, written by refund-4.lua).

@@ -1,8 +1,8 @@
 --[[
   Registers an OAuth client under the cap, evicting to make room: never-granted registrations first (the one
   closest to expiry, i.e. the oldest), then those whose last grant has ended (ended longest ago first).
-  Registrations made before the unused and granted sets existed are in the index only: whether they hold a
-  grant is unknown, so they are never evicted, and expire as they always would have. The four keys share the
+  Registrations made by releases before 0.6.0 (before the unused and granted sets existed) are in the index
+  only: whether they hold a grant is unknown, so they are never evicted, and expire as they always would have. The four keys share the
   `client` kind's hash tag: one slot on a cluster. Members of the sets are record key names.
 
   Input:
