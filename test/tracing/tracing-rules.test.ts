@@ -15,10 +15,13 @@ describe('tracing settings', () => {
   });
 
   it('either endpoint turns it on, with parent-based sampling at ratio 1 and protobuf by default', () => {
-    for (const name of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']) {
+    for (const [name, field] of [
+      ['OTEL_EXPORTER_OTLP_ENDPOINT', 'endpoint'],
+      ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'tracesEndpoint'],
+    ]) {
       expect(loadTracingSettings({ [name]: 'http://collector:4318' }, [])).to.deep.equal({
+        [field]: 'http://collector:4318',
         protocol: 'http/protobuf',
-        serviceName: undefined,
         sampler: 'parentbased_always_on',
         samplerRatio: 1,
       });
