@@ -32,7 +32,6 @@ describe('configuration rules', () => {
       redisWaitMs: 500,
       idempotencyTtlSeconds: 86_400,
       trustProxy: 0,
-      placeholderJobMs: 2000,
     });
     expect(loadConfig({ ...REQUIRED, REDIS_URL: 'redis://127.0.0.1:6379' }, 'worker').metricsPort).to.equal(9465);
   });

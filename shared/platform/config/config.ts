@@ -54,8 +54,6 @@ function coreSettings(role: ProcessRole) {
     workerConcurrency: setting('WORKER_CONCURRENCY', intInRange(1, 256)({ default: 4 })),
     /** `TRUST_PROXY`: proxy hops in front of the API, for the client address of the per-address limits. */
     trustProxy: setting('TRUST_PROXY', intInRange(0, 16)({ default: 0 })),
-    /** `PLACEHOLDER_JOB_MS`: simulated work of the placeholder job. */
-    placeholderJobMs: setting('PLACEHOLDER_JOB_MS', intInRange(0, 600_000)({ default: 2000 })),
     /** `SHUTDOWN_GRACE_MS`: how long SIGTERM waits for in-flight requests and jobs. */
     shutdownGraceMs: setting('SHUTDOWN_GRACE_MS', intInRange(0, 600_000)({ default: 10_000 })),
     /** `RATE_LIMIT_PER_MINUTE`: requests per subject per minute. */
