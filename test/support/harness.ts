@@ -17,7 +17,7 @@ export const BASE_ENV = {
   CONNECTOR_SECRET: 'test-connector-secret-0123456789-abcdefghijklmnop',
   PUBLIC_URL: 'http://localhost:8787',
   DASHBOARD_URL: 'https://dashboard.example.com/connections',
-  LINK_SECRET: 'test-link-secret-value',
+  LINK_SECRET: 'test-link-secret-value-0123456789abcdef',
   PORT: '0',
   METRICS_PORT: '0',
   PLACEHOLDER_JOB_MS: '50',

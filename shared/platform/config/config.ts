@@ -32,10 +32,14 @@ function coreSettings(role: ProcessRole) {
     publicUrl: setting('PUBLIC_URL', publicUrl({ desc: 'the address the platform is told to call' })),
     /** `DASHBOARD_URL`: where people get and revoke access. */
     dashboardUrl: setting('DASHBOARD_URL', httpsUrl({ desc: 'where users revoke access' })),
-    /** `LINK_SECRET`: the dashboard's shared secret for `/v1/link` and its other operations. */
-    linkSecret: setting('LINK_SECRET', secretOfAtLeast(1)({ desc: 'shared secret checked on /v1/link' })),
+    /**
+     * `LINK_SECRET`: the dashboard's shared secret for `/v1/link` and its other operations. At least 32
+     * characters, like `CONNECTOR_SECRET`: whoever holds it mints a token for any subject, and the failure
+     * budget only slows guessing (a right guess is admitted whatever the budget says).
+     */
+    linkSecret: setting('LINK_SECRET', secretOfAtLeast(32)({ desc: 'shared secret checked on /v1/link' })),
     /** `LINK_SECRET_PREVIOUS`: during a rotation, accepted on every link-secret operation beside `LINK_SECRET`. */
-    linkSecretPrevious: setting('LINK_SECRET_PREVIOUS', secretOfAtLeast(1)({ default: undefined })),
+    linkSecretPrevious: setting('LINK_SECRET_PREVIOUS', secretOfAtLeast(32)({ default: undefined })),
     /** `PORT`: the API's port (0: any free port). */
     port: setting('PORT', intInRange(0, 65_535)({ default: 8787 })),
     /** The address the API's and the metrics listeners bind (`HOST`, see {@link resolveListenHost}); undefined: every interface. */
