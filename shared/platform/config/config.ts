@@ -58,6 +58,11 @@ function coreSettings(role: ProcessRole) {
     workerConcurrency: setting('WORKER_CONCURRENCY', intInRange(1, 256)({ default: 4 })),
     /** `TRUST_PROXY`: proxy hops in front of the API, for the client address of the per-address limits. */
     trustProxy: setting('TRUST_PROXY', intInRange(0, 16)({ default: 0 })),
+    /**
+     * `CLIENT_IPV6_PREFIX`: the per-address limits count an IPv6 client by its network of this many bits (one
+     * host is given a /64 and may change address inside it at will); an IPv4 client by its address.
+     */
+    clientIpv6Prefix: setting('CLIENT_IPV6_PREFIX', intInRange(32, 128)({ default: 64 })),
     /** `SHUTDOWN_GRACE_MS`: how long SIGTERM waits for in-flight requests and jobs. */
     shutdownGraceMs: setting('SHUTDOWN_GRACE_MS', intInRange(0, 600_000)({ default: 10_000 })),
     /** `RATE_LIMIT_PER_MINUTE`: requests per subject per minute. */
