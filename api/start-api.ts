@@ -19,6 +19,7 @@ import { createBackend } from '../shared/adapters/create-backend';
 import type { EventQueue } from '../shared/domain/webhooks/event-queue';
 import { createApp } from './app';
 import { createApiServer } from './http/http-server';
+import { matchedRoute } from './http/locals';
 import { tracedRequests } from '../shared/platform/tracing/server-spans';
 
 /** A listening API with its metrics listener. */
@@ -97,7 +98,7 @@ export async function startApi(loaded: Config, logger: Logger, options: StartApi
     mcpDirectCalls,
     devConsent: servesDevConsent,
   });
-  const server = api.server.on('request', tracedRequests(app));
+  const server = api.server.on('request', tracedRequests(app, matchedRoute));
   const metricsServer = createMetricsServer(metrics);
   // One HOST for both: a developer's loopback run exposes neither; in a cluster Prometheus scrapes the pod's address.
   const [port, metricsPort] = await Promise.all([

@@ -59,12 +59,16 @@ export function oauthRoutes({ oauth, publicUrl, rateLimits, clientKey, perMinute
       next(error);
     }
   });
-  router.all([OAUTH_PATHS.token, OAUTH_PATHS.revoke, OAUTH_PATHS.register], (req, res, next) => {
-    if (req.method === 'OPTIONS') return oauthEndpoint(req.path)(req, res, next);
-    state(res).route = req.path;
-    if (req.method !== 'POST') return next(new OAuthProtocolError('invalid_request', 'use POST', 405, { Allow: 'POST' }));
-    next();
-  });
+  // Each path's own label, never `req.path`: routing ignores case and a trailing slash, and the label is a
+  // metric's and a span's route, which must not carry text the caller chose.
+  for (const path of [OAUTH_PATHS.token, OAUTH_PATHS.revoke, OAUTH_PATHS.register]) {
+    router.all(path, (req, res, next) => {
+      if (req.method === 'OPTIONS') return oauthEndpoint(path)(req, res, next);
+      state(res).route = path;
+      if (req.method !== 'POST') return next(new OAuthProtocolError('invalid_request', 'use POST', 405, { Allow: 'POST' }));
+      next();
+    });
+  }
   router.post(OAUTH_PATHS.token, oauthEndpoint(OAUTH_PATHS.token), limit(GENERAL_MULTIPLIER), FORM, async (req, res, next) => {
     try {
       isForm(req);
