@@ -81,7 +81,7 @@ export function createApp({
   // First of all: with a PUBLIC_URL path, everything below sees `/v1/...` whether the prefix was kept or not.
   const publicPath = stripPublicPath(config.publicUrl);
   if (publicPath) app.use(publicPath);
-  const { admit, failures } = admission({ config, tokens, backend, metrics });
+  const { admit, failures, clientKey } = admission({ config, tokens, backend, metrics });
   // Everything served outside /v1/ (descriptions, probes, OAuth, MCP) in one router that /v1/ requests
   // skip with one prefix test instead of walking its routers route by route.
   // MCP first: it is the busiest path here, and no other route shares its path.
@@ -108,6 +108,7 @@ export function createApp({
       oauth: services.oauth,
       publicUrl: config.publicUrl,
       rateLimits: backend.rateLimits,
+      clientKey,
       perMinute: config.rateLimitPerMinute,
       credentialFailures: oauthFailureBudget(failures),
     }),

@@ -19,6 +19,7 @@ import { createBackend } from '../shared/adapters/create-backend';
 import type { EventQueue } from '../shared/domain/webhooks/event-queue';
 import { createApp } from './app';
 import { createApiServer } from './http/http-server';
+import { matchedRoute } from './http/locals';
 import { tracedRequests } from '../shared/platform/tracing/server-spans';
 
 /** A listening API with its metrics listener. */
@@ -58,6 +59,8 @@ export interface StartApiOptions {
   cimdFetch?: CimdFetchOptions;
   /** MCP: serve plain 2026-07-28 tool calls directly (default); false leaves every request to the SDK. */
   mcpDirectCalls?: boolean;
+  /** The environment the paid jobs' own variables (`PaidJob.settings`) are read from; default `process.env`. */
+  env?: NodeJS.ProcessEnv;
   /**
    * `npm run dev` only: serve the dev consent page at `/oauth/dev-consent` as the consent screen, when
    * {@link devConsentAllowed}. No variable turns it on, so `npm start` and the image never serve it.
@@ -67,14 +70,14 @@ export interface StartApiOptions {
 
 /** Wires configuration, backend, services and listeners: everything `npm start` and `npm run dev` run. */
 export async function startApi(loaded: Config, logger: Logger, options: StartApiOptions = {}): Promise<RunningApi> {
-  const { operations = OPERATIONS, jobConsumer, cimdFetch, mcpDirectCalls, devConsent = false } = options;
+  const { operations = OPERATIONS, jobConsumer, cimdFetch, mcpDirectCalls, devConsent = false, env = process.env } = options;
   const servesDevConsent = devConsent && devConsentAllowed(loaded);
   const config = servesDevConsent ? withDevConsent(loaded) : loaded;
   const metrics = new Metrics();
   announceSecretOverlap(config, logger, metrics);
   const jobs = operations.flatMap((operation) => (operation.job ? [operation.job] : []));
-  // Each job's own variables are read from the process's environment, and refused before any port opens.
-  const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs }, jobs, loadJobSettings(process.env, jobs));
+  // Each job's own variables are read from the environment, and refused before any port opens.
+  const processors = buildProcessors(jobs, loadJobSettings(env, jobs));
   const policies = buildPolicies(jobs, { attempts: config.jobAttempts, backoffMs: config.jobBackoffMs });
   // The policies already say whether each operation refunds its failures: one source for the backend and worker.
   const refundOnFailure = (operation: string) => policies.get(operation)?.refundOnFailure ?? true;
@@ -95,7 +98,7 @@ export async function startApi(loaded: Config, logger: Logger, options: StartApi
     mcpDirectCalls,
     devConsent: servesDevConsent,
   });
-  const server = api.server.on('request', tracedRequests(app));
+  const server = api.server.on('request', tracedRequests(app, matchedRoute));
   const metricsServer = createMetricsServer(metrics);
   // One HOST for both: a developer's loopback run exposes neither; in a cluster Prometheus scrapes the pod's address.
   const [port, metricsPort] = await Promise.all([

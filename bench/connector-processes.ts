@@ -2,7 +2,7 @@ import path from 'node:path';
 import { answers, freePort, startNode, type BenchProcess } from './bench-processes';
 import { PROFILE_DIR, SETTINGS } from './bench-settings';
 
-const LINK_SECRET = 'bench-link-secret';
+const LINK_SECRET = 'bench-link-secret-0123456789abcdef';
 const running: Array<{ stop(): Promise<void> }> = [];
 
 /** Remembers a started process (or anything else to stop) so that {@link stopAll} stops it, whatever happens to the run. */

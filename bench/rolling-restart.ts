@@ -48,7 +48,7 @@ export interface RollingOptions {
   progress?: (line: string) => void;
 }
 
-const LINK_SECRET = 'rolling-link-secret';
+const LINK_SECRET = 'rolling-link-secret-0123456789abcdef';
 
 /** One process of the rotation: the bench's handle, when and how it exited, where it logs. */
 interface Member {

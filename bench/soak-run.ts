@@ -88,7 +88,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakMeasurement> {
       CONNECTOR_SECRET: 'soak-connector-secret-0123456789abcdef',
       PUBLIC_URL: 'http://localhost:8787',
       DASHBOARD_URL: 'https://dashboard.example.com',
-      LINK_SECRET: 'soak-link-secret',
+      LINK_SECRET: 'soak-link-secret-0123456789abcdef',
       REDIS_URL: redis.url,
       LOG_LEVEL: 'info',
       RATE_LIMIT_PER_MINUTE: '1000000',

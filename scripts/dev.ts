@@ -12,7 +12,7 @@ const envFile = path.join(root, '.env');
 if (!existsSync(envFile)) {
   const fresh = readFileSync(path.join(root, '.env.example'), 'utf8')
     .replace(/^CONNECTOR_SECRET=.*$/m, `CONNECTOR_SECRET=${randomBytes(32).toString('base64url')}`)
-    .replace(/^LINK_SECRET=.*$/m, `LINK_SECRET=${randomBytes(24).toString('base64url')}`);
+    .replace(/^LINK_SECRET=.*$/m, `LINK_SECRET=${randomBytes(32).toString('base64url')}`);
   // Written new (never copied) so it is created readable by its owner only.
   writeFileSync(envFile, fresh, { mode: 0o600, flag: 'wx' });
   process.stdout.write('Created .env from .env.example with freshly generated secrets (LINK_SECRET is in .env).\n');

@@ -31,11 +31,11 @@ export interface RunningWorker {
 export async function startWorker(
   config: Config,
   logger: Logger,
-  { jobs, afterJobEvent }: { jobs: readonly PaidJob[]; afterJobEvent?: () => void },
+  { jobs, afterJobEvent, env = process.env }: { jobs: readonly PaidJob[]; afterJobEvent?: () => void; env?: NodeJS.ProcessEnv },
 ): Promise<RunningWorker> {
   const metrics = new Metrics();
   announceSecretOverlap(config, logger, metrics);
-  const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs }, jobs, loadJobSettings(process.env, jobs));
+  const processors = buildProcessors(jobs, loadJobSettings(env, jobs));
   const policies = buildPolicies(jobs, { attempts: config.jobAttempts, backoffMs: config.jobBackoffMs });
   // The webhook deliveries, when a receiver is configured: sent from here, never from the API.
   const webhooks = createWebhookWorker({ config, metrics, logger });

@@ -5,6 +5,7 @@ import type { AuthScheme } from '../../shared/contract/operations/operation';
 import type { Backend } from '../../shared/domain/backend';
 import { state } from '../http/locals';
 import { bearerCheck } from './bearer-check';
+import { type ClientKey, clientKeyOf } from './client-key';
 import { failureBudget, type FailureBudget } from './failure-budget';
 import { linkSecretCheck } from './link-secret-check';
 import type { SchemeCheck } from './scheme-check';
@@ -16,6 +17,8 @@ export interface AdmissionSettings {
   linkSecretPrevious?: string | undefined;
   rateLimitPerMinute: number;
   authFailuresPerMinute: number;
+  /** `CLIENT_IPV6_PREFIX`: an IPv6 client is counted by its network of this many bits. */
+  clientIpv6Prefix: number;
 }
 
 /** What the admission step is built from. */
@@ -31,6 +34,8 @@ export interface Admission {
   /** Middleware: admits or refuses the request for the operation in its state. */
   admit: (req: Request, res: Response, next: NextFunction) => Promise<void>;
   failures: FailureBudget;
+  /** The key every per-address limit counts a request's client under, for the OAuth endpoints' limits too. */
+  clientKey: ClientKey;
 }
 
 /**
@@ -40,7 +45,8 @@ export interface Admission {
  * through the same step, so they share one budget per address.
  */
 export function admission({ config, tokens, backend, metrics }: AdmissionDependencies): Admission {
-  const failures = failureBudget(backend.rateLimits, config.authFailuresPerMinute, metrics);
+  const clientKey = clientKeyOf(config.clientIpv6Prefix);
+  const failures = failureBudget(backend.rateLimits, config.authFailuresPerMinute, metrics, clientKey);
   // A Record, so that a new scheme does not compile until it has a check.
   const checks: Record<AuthScheme, SchemeCheck> = {
     bearer: bearerCheck({ tokens, admissions: backend.admissions, failures, perMinute: config.rateLimitPerMinute }),
@@ -49,6 +55,7 @@ export function admission({ config, tokens, backend, metrics }: AdmissionDepende
       previousLinkSecret: config.linkSecretPrevious,
       onPrevious: () => metrics.previousSecretUses.inc({ secret: 'link' }),
       rateLimits: backend.rateLimits,
+      clientKey,
       failures,
       perMinute: config.rateLimitPerMinute,
     }),
@@ -65,5 +72,5 @@ export function admission({ config, tokens, backend, metrics }: AdmissionDepende
       next(error);
     }
   };
-  return { admit, failures };
+  return { admit, failures, clientKey };
 }

@@ -5,6 +5,7 @@ import type { AuthFailureReason, UnauthorizedError } from '../../shared/platform
 import type { Metrics } from '../../shared/platform/metrics/metrics';
 import type { RateLimitStore } from '../../shared/domain/admission/rate-limit-store';
 import { announceRateLimit, type RatePolicy } from '../http/rate-limit-headers';
+import type { ClientKey } from './client-key';
 
 const WINDOW_SECONDS = 60;
 
@@ -15,7 +16,7 @@ const WINDOW_SECONDS = 60;
  */
 const GUESSES: ReadonlySet<AuthFailureReason> = new Set<AuthFailureReason>(['bad_link_secret', 'invalid']);
 
-/** The per-address budget of failed authentications (policy `auth-failures`). */
+/** The per-client budget of failed authentications (policy `auth-failures`); a client is its {@link ClientKey}. */
 export interface FailureBudget {
   /**
    * Counts one failed authentication of the request's address and answers the refusal it earns: nothing
@@ -34,11 +35,11 @@ export interface FailureBudget {
  * that answers this failure's own count (one single-key script on Redis, Cluster included), so concurrent
  * failures each get a different count and exactly `perMinute` of them are within the budget.
  */
-export function failureBudget(store: RateLimitStore, perMinute: number, metrics: Metrics): FailureBudget {
+export function failureBudget(store: RateLimitStore, perMinute: number, metrics: Metrics, clientKey: ClientKey): FailureBudget {
   const policy: RatePolicy = { name: 'auth-failures', quota: perMinute, windowSeconds: WINDOW_SECONDS };
 
   const spend = async (req: Request, res: Response): Promise<RateLimitedError | undefined> => {
-    const window = await store.hit(`authfail:${req.ip ?? 'unknown'}`, WINDOW_SECONDS);
+    const window = await store.hit(`authfail:${clientKey(req)}`, WINDOW_SECONDS);
     announceRateLimit(res, policy, window);
     if (window.count <= perMinute) return undefined;
     metrics.authFailures.inc({ reason: 'too_many_failures' });

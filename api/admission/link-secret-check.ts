@@ -4,6 +4,7 @@ import { RateLimitedError } from '../../shared/platform/errors/rate-limited-erro
 import { UnauthorizedError } from '../../shared/platform/errors/unauthorized-error';
 import type { RateLimitStore } from '../../shared/domain/admission/rate-limit-store';
 import { announceRateLimit, type RatePolicy } from '../http/rate-limit-headers';
+import type { ClientKey } from './client-key';
 import type { FailureBudget } from './failure-budget';
 import type { SchemeCheck } from './scheme-check';
 
@@ -18,6 +19,8 @@ export interface LinkSecretCheckOptions {
   /** Told of each request admitted only thanks to the previous secret. */
   onPrevious?: () => void;
   rateLimits: RateLimitStore;
+  /** Who the address window counts (an IPv6 client by its network). */
+  clientKey: ClientKey;
   failures: FailureBudget;
   perMinute: number;
 }
@@ -29,12 +32,12 @@ export interface LinkSecretCheckOptions {
  * on its budget, 401 within it and 429 beyond. The right secret is admitted whatever that budget says.
  */
 export function linkSecretCheck(options: LinkSecretCheckOptions): SchemeCheck {
-  const { linkSecret, previousLinkSecret, onPrevious = () => {}, rateLimits, failures, perMinute } = options;
+  const { linkSecret, previousLinkSecret, onPrevious = () => {}, rateLimits, clientKey, failures, perMinute } = options;
   const policy: RatePolicy = { name: 'address', quota: perMinute * LINK_MULTIPLIER, windowSeconds: 60 };
   const matchLinkSecret = secretsMatcher(linkSecret, previousLinkSecret);
 
   return async (req: Request, res: Response): Promise<void> => {
-    const window = await rateLimits.hit(`ip:${req.ip ?? 'unknown'}`, policy.windowSeconds);
+    const window = await rateLimits.hit(`ip:${clientKey(req)}`, policy.windowSeconds);
     announceRateLimit(res, policy, window);
     if (window.count > policy.quota) throw new RateLimitedError(window.resetInSeconds);
     const match = matchLinkSecret(req.get('x-link-secret'));

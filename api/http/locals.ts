@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { Response } from 'express';
 import type { Principal } from '../../shared/domain/connections/principal';
 import type { Operation } from '../../shared/contract/operations/operation';
@@ -18,4 +19,13 @@ export interface RequestState {
 /** The typed view of `res.locals`. */
 export function state(res: Response): RequestState {
   return res.locals as RequestState;
+}
+
+/**
+ * The route template the request matched (`/v1/jobs/{id}`, `/oauth/token`), for its server span's
+ * `http.route`; undefined when it matched none, so that no text of the caller's path is recorded.
+ */
+export function matchedRoute(res: ServerResponse): string | undefined {
+  const route = (res as Partial<Response>).locals?.route as string | undefined;
+  return route === 'unmatched' ? undefined : route;
 }

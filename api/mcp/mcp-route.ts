@@ -17,7 +17,6 @@ import { mcpHttpHandler } from './mcp-http-handler';
 import { mcpServerFactory } from './mcp-server-factory';
 import { serveFetchHandler } from './serve-fetch-handler';
 import { compileArgumentChecks } from './tool-calls';
-import { nameServerSpan } from '../../shared/platform/tracing/spans';
 
 /** The MCP endpoint's path on the API port. */
 export const MCP_PATH = '/mcp';
@@ -73,7 +72,6 @@ export function mcpRoute(options: McpRouteOptions): Router {
       (req: Request, res: Response, next: NextFunction) => {
         const locals = state(res);
         locals.route = MCP_PATH;
-        nameServerSpan(req.method, MCP_PATH);
         if (req.method !== 'POST') return next(new MethodNotAllowedError(['POST']));
         // A browser page on another origin must not reach a local or intranet connector (DNS rebinding).
         const origin = req.get('origin');

@@ -3,7 +3,6 @@ import { MethodNotAllowedError } from '../../shared/platform/errors/method-not-a
 import { NotFoundError } from '../../shared/platform/errors/not-found-error';
 import type { Operation } from '../../shared/contract/operations/operation';
 import { state } from '../http/locals';
-import { nameServerSpan } from '../../shared/platform/tracing/spans';
 
 interface CompiledPath {
   template: string;
@@ -54,7 +53,6 @@ export function matchOperation(operations: readonly Operation[]) {
         return next(new NotFoundError());
       }
       locals.operation = operation;
-      nameServerSpan(req.method, path.template);
       locals.params = params;
       return next();
     }

@@ -9,6 +9,7 @@ import { oauthEndpoint } from '../http/oauth-endpoint';
 import { state } from '../http/locals';
 import { clientCredentials } from './client-credentials';
 import { oauthMetadataRoutes } from './oauth-metadata-routes';
+import type { ClientKey } from '../admission/client-key';
 
 const FORM = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20, type: () => true });
 const JSON_BODY = express.json({ limit: '16kb', strict: true, type: () => true });
@@ -23,6 +24,8 @@ export interface OAuthRouteDependencies {
   oauth: OAuthServices;
   publicUrl: string;
   rateLimits: RateLimitStore;
+  /** Who each endpoint's per-address limit counts (an IPv6 client by its network). */
+  clientKey: ClientKey;
   perMinute: number;
   /** Error middleware that spends the address's failed-authentication budget on a failed credential. */
   credentialFailures: ErrorRequestHandler;
@@ -32,12 +35,12 @@ export interface OAuthRouteDependencies {
  * The authorization server's endpoints: `/oauth/authorize`, `/oauth/token`, `/oauth/register` (RFC 7591)
  * and `/oauth/revoke` (RFC 7009), after the discovery documents. Errors speak RFC 6749.
  */
-export function oauthRoutes({ oauth, publicUrl, rateLimits, perMinute, credentialFailures }: OAuthRouteDependencies): Router {
+export function oauthRoutes({ oauth, publicUrl, rateLimits, clientKey, perMinute, credentialFailures }: OAuthRouteDependencies): Router {
   const router = Router();
   router.use(oauthMetadataRoutes(publicUrl));
   const limit = (multiplier: number) => async (req: Request, _res: Response, next: NextFunction) => {
     try {
-      const window = await rateLimits.hit(`oauth:${multiplier}:${req.ip ?? 'unknown'}`, 60);
+      const window = await rateLimits.hit(`oauth:${multiplier}:${clientKey(req)}`, 60);
       if (window.count > perMinute * multiplier) throw new RateLimitedError(window.resetInSeconds);
       next();
     } catch (error) {
@@ -56,12 +59,16 @@ export function oauthRoutes({ oauth, publicUrl, rateLimits, perMinute, credentia
       next(error);
     }
   });
-  router.all([OAUTH_PATHS.token, OAUTH_PATHS.revoke, OAUTH_PATHS.register], (req, res, next) => {
-    if (req.method === 'OPTIONS') return oauthEndpoint(req.path)(req, res, next);
-    state(res).route = req.path;
-    if (req.method !== 'POST') return next(new OAuthProtocolError('invalid_request', 'use POST', 405, { Allow: 'POST' }));
-    next();
-  });
+  // Each path's own label, never `req.path`: routing ignores case and a trailing slash, and the label is a
+  // metric's and a span's route, which must not carry text the caller chose.
+  for (const path of [OAUTH_PATHS.token, OAUTH_PATHS.revoke, OAUTH_PATHS.register]) {
+    router.all(path, (req, res, next) => {
+      if (req.method === 'OPTIONS') return oauthEndpoint(path)(req, res, next);
+      state(res).route = path;
+      if (req.method !== 'POST') return next(new OAuthProtocolError('invalid_request', 'use POST', 405, { Allow: 'POST' }));
+      next();
+    });
+  }
   router.post(OAUTH_PATHS.token, oauthEndpoint(OAUTH_PATHS.token), limit(GENERAL_MULTIPLIER), FORM, async (req, res, next) => {
     try {
       isForm(req);

@@ -14,10 +14,13 @@ const SECRET = 'connector-credentials';
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 const unb64 = (text: string) => Buffer.from(text, 'base64').toString('utf8');
 
+/** LINK_SECRET before the rotation. */
+const OLD_LINK = 'old-link-secret-0123456789abcdefghijklmnop';
+
 /** The Secret before a rotation: what `kubectl create secret` in docs/deploying.md makes, plus a webhook secret. */
 const INITIAL: Record<string, string> = {
   CONNECTOR_SECRET: b64('old-connector-secret-0123456789abcdefghijklmnopqrstuv'),
-  LINK_SECRET: b64('old-link-secret'),
+  LINK_SECRET: b64(OLD_LINK),
   WEBHOOK_SECRET: b64(`whsec_${Buffer.alloc(32, 1).toString('base64')}`),
   REDIS_URL: b64('rediss://:password@redis.internal:6380/0'),
 };
@@ -25,7 +28,7 @@ const INITIAL: Record<string, string> = {
 /** What the connector requires of each value (envalid's rules, as the chart's schema states them). */
 const VALID: Record<string, (value: string) => boolean> = {
   CONNECTOR_SECRET: (value) => value.length >= 32,
-  LINK_SECRET: (value) => value.length > 0 && value.trim() === value,
+  LINK_SECRET: (value) => value.length >= 32 && value.trim() === value,
   WEBHOOK_SECRET: (value) => /^whsec_[A-Za-z0-9+/]+={0,2}$/.test(value) && Buffer.from(value.slice(6), 'base64').length >= 24,
 };
 
@@ -148,7 +151,7 @@ describe('docs/security.md: the runbooks run as written (a fake kubectl and helm
   describe('The same steps with secrets from values', () => {
     let run: Run;
     const initialValues = {
-      secrets: { connectorSecret: 'c'.repeat(40), connectorSecretPrevious: '', linkSecret: 'old-link-secret', linkSecretPrevious: '' },
+      secrets: { connectorSecret: 'c'.repeat(40), connectorSecretPrevious: '', linkSecret: OLD_LINK, linkSecretPrevious: '' },
       config: { dashboardUrl: 'https://dashboard.example.com', publicUrl: 'https://connector.example.com' },
     };
     before(() => {
@@ -160,8 +163,8 @@ describe('docs/security.md: the runbooks run as written (a fake kubectl and helm
     it('adds the previous LINK_SECRET with a new current one, then removes it, with helm upgrade --reuse-values', () => {
       expect(run.values).to.have.length(3);
       const [, during, after] = run.values as [unknown, any, any];
-      expect(during.secrets.linkSecretPrevious).to.equal('old-link-secret');
-      expect(during.secrets.linkSecret).to.not.equal('old-link-secret');
+      expect(during.secrets.linkSecretPrevious).to.equal(OLD_LINK);
+      expect(during.secrets.linkSecret).to.not.equal(OLD_LINK);
       expect(VALID.LINK_SECRET!(during.secrets.linkSecret), during.secrets.linkSecret).to.equal(true);
       expect(after.secrets).to.deep.equal({ ...during.secrets, linkSecretPrevious: '' });
     });
@@ -176,7 +179,7 @@ describe('docs/security.md: the runbooks run as written (a fake kubectl and helm
           const [secret] = ofKind(render({ valuesFiles: [path.relative(ROOT, file)], releaseName: 'connector' }), 'Secret');
           return Object.fromEntries(Object.entries(secret!.data as Record<string, string>).map(([k, v]) => [k, unb64(v)]));
         });
-        expect(secrets[0]).to.include({ LINK_SECRET_PREVIOUS: 'old-link-secret' });
+        expect(secrets[0]).to.include({ LINK_SECRET_PREVIOUS: OLD_LINK });
         expect(secrets[0]!.LINK_SECRET).to.equal((run.values[1] as any).secrets.linkSecret);
         expect(secrets[1]).to.not.have.property('LINK_SECRET_PREVIOUS');
       } finally {

@@ -35,8 +35,8 @@ function withOwnSettings(signalsFired: { count: number; reasons: unknown[] }): O
             ...operation.job!,
             timeoutMs: TIMEOUT_MS,
             attempts: OWN_ATTEMPTS,
-            processor: (settings, own) => {
-              const normal = operation.job!.processor(settings, own);
+            processor: (own) => {
+              const normal = operation.job!.processor(own);
               return async (input, context) => {
                 if (input.prompt === REPORT_THEN_FAIL) {
                   // Reported within the coalescing interval of the end: only a flush before the ending stores it.

@@ -185,11 +185,12 @@ describe('the official SDK client through the whole OAuth dance', function () {
     let bases: string[];
     before(async () => {
       redis = await startRedis();
-      const config = loadConfig({ ...BASE_ENV, REDIS_URL: redis.url, REDIS_KEY_PREFIX: 'oauth-replicas:' }, 'dev');
+      const env = { ...BASE_ENV, REDIS_URL: redis.url, REDIS_KEY_PREFIX: 'oauth-replicas:' };
+      const config = loadConfig(env, 'dev');
       const logger = createLogger('warn', 'oauth-replicas', new LogCapture());
       replicas = await Promise.all([
-        startApi(config, logger, { cimdFetch: trust }),
-        startApi(config, logger, { jobConsumer: inProcessWorker(config, logger), cimdFetch: trust }),
+        startApi(config, logger, { cimdFetch: trust, env }),
+        startApi(config, logger, { jobConsumer: inProcessWorker(config, logger), cimdFetch: trust, env }),
       ]);
       bases = replicas.map((api) => `http://127.0.0.1:${api.port}`);
       for (const base of bases) await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, { what: `${base} ready` });

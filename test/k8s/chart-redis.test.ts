@@ -270,9 +270,13 @@ describe('helm chart charts/connector: Redis topologies, TLS and credentials', f
       'connector-redis-url': { url: 'rediss://connector:url-pass@redis.example.com:6380' },
     };
     const cases: Array<[string, string, Record<string, unknown>]> = [
-      [SENTINEL, 'sentinel', { tls: true, username: 'connector', password: 'data-pass', minReplicas: 1, queueShards: 1 }],
-      [CLUSTER, 'cluster', { tls: true, username: 'connector', password: 'acl-pass', minReplicas: 1, queueShards: 6, waitMs: 1000 }],
-      [URL_TLS, 'single', { tls: true, minReplicas: 0, queueShards: 1 }],
+      [SENTINEL, 'sentinel', { tls: true, username: 'connector', password: 'data-pass', redisMinReplicas: 1, jobQueueShards: 1 }],
+      [
+        CLUSTER,
+        'cluster',
+        { tls: true, username: 'connector', password: 'acl-pass', redisMinReplicas: 1, jobQueueShards: 6, redisWaitMs: 1000 },
+      ],
+      [URL_TLS, 'single', { tls: true, redisMinReplicas: 0, jobQueueShards: 1 }],
     ];
     for (const [file, mode, expected] of cases) {
       it(`${path.basename(file)}: the worker's environment parses without a problem into the ${mode} mode`, function () {

@@ -309,7 +309,7 @@ describe('helm chart charts/connector', function () {
       );
       expect(decoded).to.deep.equal({
         CONNECTOR_SECRET: 'ci-placeholder-connector-secret-0123456789abcdef',
-        LINK_SECRET: 'ci-placeholder-link-secret',
+        LINK_SECRET: 'ci-placeholder-link-secret-0123456789abcdef',
         REDIS_URL: 'redis://redis.placeholder.invalid:6379/0',
       });
       const configText = JSON.stringify(configMapOf(objects));
@@ -500,8 +500,8 @@ describe('helm chart charts/connector', function () {
 
     it('changes checksum/secret when a secret value changes', function () {
       this.timeout(60_000);
-      const before = annotations({ set: ['secrets.linkSecret=first'] }, 'worker');
-      const after = annotations({ set: ['secrets.linkSecret=second'] }, 'worker');
+      const before = annotations({ set: [`secrets.linkSecret=${'1'.repeat(32)}`] }, 'worker');
+      const after = annotations({ set: [`secrets.linkSecret=${'2'.repeat(32)}`] }, 'worker');
       expect(after['checksum/secret']).not.to.equal(before['checksum/secret']);
     });
   });
@@ -509,6 +509,11 @@ describe('helm chart charts/connector', function () {
   describe('values.schema.json', function () {
     const rejected: Array<[string, string[]]> = [
       ['a CONNECTOR_SECRET shorter than 32 characters', ['secrets.connectorSecret=too-short']],
+      ['a LINK_SECRET shorter than 32 characters', [`secrets.linkSecret=${'l'.repeat(31)}`]],
+      [
+        'a LINK_SECRET_PREVIOUS shorter than 32 characters',
+        [`secrets.linkSecret=${'l'.repeat(32)}`, `secrets.linkSecretPrevious=${'p'.repeat(31)}`],
+      ],
       ['an http PUBLIC_URL on a host that only starts with localhost', ['config.publicUrl=http://localhost.evil.com']],
       ['an http DASHBOARD_URL', ['config.dashboardUrl=http://dashboard.example.com']],
       ['a REDIS_URL that is not redis:// or rediss://', ['redis.url=http://redis:6379']],

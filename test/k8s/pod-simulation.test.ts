@@ -296,7 +296,7 @@ describe('pod simulation: the rendered manifests run the built processes', funct
         const externalSecrets = {
           'connector-credentials': {
             CONNECTOR_SECRET: 'existing-secret-test-value-0123456789abcdef',
-            LINK_SECRET: 'existing-link-secret',
+            LINK_SECRET: 'existing-link-secret-0123456789abcdef',
             DASHBOARD_URL: 'https://dashboard.example.com',
           },
           'connector-redis': { url: redis.url },

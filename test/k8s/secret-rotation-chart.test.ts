@@ -5,11 +5,13 @@ import { mainContainer, mustFind, ofKind, resolveEnv } from './support/manifests
 const ROTATION_VALUES = 'charts/connector/ci/rotation-values.yaml';
 const CONNECTOR = 'ci-placeholder-connector-secret-0123456789abcdef';
 const CONNECTOR_OLD = 'ci-placeholder-connector-secret-old-456789abcdef';
+const LINK = 'ci-placeholder-link-secret-new-0123456789abcdef';
+const LINK_OLD = 'ci-placeholder-link-secret-old-0123456789abcdef';
 const HOOK = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 const HOOK_OLD = `whsec_${Buffer.alloc(32, 8).toString('base64')}`;
 const BASE = [
   `secrets.connectorSecret=${CONNECTOR}`,
-  'secrets.linkSecret=link-new',
+  `secrets.linkSecret=${LINK}`,
   'config.dashboardUrl=https://dash.example.com',
   'config.publicUrl=https://c.example.com',
 ];
@@ -72,8 +74,8 @@ describe('helm chart: previous secrets for a rotation (*_PREVIOUS)', function ()
         expect(env).to.include({
           CONNECTOR_SECRET: 'ci-placeholder-connector-secret-new-0123456789abcdef',
           CONNECTOR_SECRET_PREVIOUS: 'ci-placeholder-connector-secret-old-0123456789abcdef',
-          LINK_SECRET: 'ci-placeholder-link-secret-new',
-          LINK_SECRET_PREVIOUS: 'ci-placeholder-link-secret-old',
+          LINK_SECRET: LINK,
+          LINK_SECRET_PREVIOUS: LINK_OLD,
           WEBHOOK_SECRET: 'whsec_Y2ktcGxhY2Vob2xkZXItd2ViaG9vay1zZWNyZXQtbmV3',
           WEBHOOK_SECRET_PREVIOUS: 'whsec_Y2ktcGxhY2Vob2xkZXItd2ViaG9vay1zZWNyZXQtb2xk',
         });
@@ -91,10 +93,10 @@ describe('helm chart: previous secrets for a rotation (*_PREVIOUS)', function ()
   it('loads the previous keys of secrets.existingSecret through the optional envFrom, and starts without them', function () {
     this.timeout(60_000);
     const objects = render({ set: ['secrets.existingSecret=creds'] });
-    const current = { CONNECTOR_SECRET: CONNECTOR, LINK_SECRET: 'link-new' };
-    const during = { ...current, CONNECTOR_SECRET_PREVIOUS: CONNECTOR_OLD, LINK_SECRET_PREVIOUS: 'link-old' };
+    const current = { CONNECTOR_SECRET: CONNECTOR, LINK_SECRET: LINK };
+    const during = { ...current, CONNECTOR_SECRET_PREVIOUS: CONNECTOR_OLD, LINK_SECRET_PREVIOUS: LINK_OLD };
     for (const env of envs(objects, { creds: during })) {
-      expect(env).to.include({ CONNECTOR_SECRET_PREVIOUS: CONNECTOR_OLD, LINK_SECRET_PREVIOUS: 'link-old' });
+      expect(env).to.include({ CONNECTOR_SECRET_PREVIOUS: CONNECTOR_OLD, LINK_SECRET_PREVIOUS: LINK_OLD });
     }
     for (const env of envs(objects, { creds: current })) expect(Object.keys(env).filter((k) => k.endsWith('_PREVIOUS'))).to.deep.equal([]);
   });
@@ -145,7 +147,7 @@ describe('helm chart: previous secrets for a rotation (*_PREVIOUS)', function ()
       [`secrets.connectorSecretPrevious=${CONNECTOR}`],
       'secrets.connectorSecretPrevious equals',
     ],
-    ['a previous LINK_SECRET equal to the current one', ['secrets.linkSecretPrevious=link-new'], 'secrets.linkSecretPrevious equals'],
+    ['a previous LINK_SECRET equal to the current one', [`secrets.linkSecretPrevious=${LINK}`], 'secrets.linkSecretPrevious equals'],
     [
       'a previous WEBHOOK_SECRET equal to the current one',
       [HOOKS_URL, `webhooks.secret=${HOOK}`, `webhooks.secretPrevious=${HOOK}`],
@@ -153,7 +155,7 @@ describe('helm chart: previous secrets for a rotation (*_PREVIOUS)', function ()
     ],
     [
       'a previous LINK_SECRET without a current one',
-      ['secrets.linkSecret=', 'secrets.linkSecretPrevious=link-old'],
+      ['secrets.linkSecret=', `secrets.linkSecretPrevious=${LINK_OLD}`],
       'secrets.linkSecretPrevious needs',
     ],
     [

@@ -6,7 +6,7 @@ const TRACING_VALUES = 'charts/connector/ci/tracing-values.yaml';
 const HEADERS = 'authorization=Bearer otlp-placeholder-token';
 /** The Secrets ci/tracing-values.yaml names, as the cluster would hold them. */
 const EXTERNAL = {
-  'connector-credentials': { CONNECTOR_SECRET: 'c'.repeat(40), LINK_SECRET: 'l' },
+  'connector-credentials': { CONNECTOR_SECRET: 'c'.repeat(40), LINK_SECRET: 'l'.repeat(32) },
   'connector-redis': { REDIS_URL: 'redis://redis:6379' },
   'connector-otlp': { OTEL_EXPORTER_OTLP_HEADERS: HEADERS },
 };

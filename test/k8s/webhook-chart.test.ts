@@ -5,7 +5,7 @@ import { mainContainer, mustFind, ofKind, resolveEnv } from './support/manifests
 const SECRET = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
 const BASE = [
   'secrets.connectorSecret=ci-placeholder-connector-secret-0123456789abcdef',
-  'secrets.linkSecret=x',
+  `secrets.linkSecret=${'l'.repeat(32)}`,
   'config.dashboardUrl=https://dash.example.com',
   'config.publicUrl=https://c.example.com',
 ];

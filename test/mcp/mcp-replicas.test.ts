@@ -19,10 +19,14 @@ describe('two API replicas on one Redis behind a round-robin proxy, one MCP clie
 
   before(async () => {
     redis = await startRedis();
-    const config = loadConfig({ ...BASE_ENV, REDIS_URL: redis.url, REDIS_KEY_PREFIX: 'replicas:' }, 'dev');
+    const env = { ...BASE_ENV, REDIS_URL: redis.url, REDIS_KEY_PREFIX: 'replicas:' };
+    const config = loadConfig(env, 'dev');
     const logger = createLogger('warn', 'replica-test', new LogCapture());
     // Only B consumes the queue: a job accepted by A is run by "another machine".
-    [a, b] = await Promise.all([startApi(config, logger), startApi(config, logger, { jobConsumer: inProcessWorker(config, logger) })]);
+    [a, b] = await Promise.all([
+      startApi(config, logger, { env }),
+      startApi(config, logger, { jobConsumer: inProcessWorker(config, logger), env }),
+    ]);
     baseA = `http://127.0.0.1:${a.port}`;
     const baseB = `http://127.0.0.1:${b.port}`;
     for (const base of [baseA, baseB]) await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, { what: `${base} ready` });

@@ -36,9 +36,9 @@ const SCRIPTED: readonly Operation[] = OPERATIONS.map((operation) => {
     return {
       ...operation,
       job: {
-        operationId: original.operationId,
-        processor: (settings, own) => {
-          const normal = original.processor(settings, own);
+        ...original,
+        processor: (own) => {
+          const normal = original.processor(own);
           return async (input, context) => {
             if (input.prompt === 'fail') throw new JobError('This job fails on purpose.', { retryable: false });
             return normal(input, context);

@@ -22,12 +22,15 @@ describe('Prometheus metrics and logs of a separate worker [redis]', () => {
 
   before(async () => {
     api = await startConnector('redis', { PLACEHOLDER_JOB_MS: '20' }, { runWorker: false });
-    const config = loadConfig(
-      { ...BASE_ENV, PLACEHOLDER_JOB_MS: '20', REDIS_URL: connectionUrl(api.config.redis)!, REDIS_KEY_PREFIX: api.config.redisKeyPrefix },
-      'worker',
-    );
+    const env = {
+      ...BASE_ENV,
+      PLACEHOLDER_JOB_MS: '20',
+      REDIS_URL: connectionUrl(api.config.redis)!,
+      REDIS_KEY_PREFIX: api.config.redisKeyPrefix,
+    };
+    const config = loadConfig(env, 'worker');
     // At debug, to see each job's start and success lines.
-    worker = await startWorker(config, createLogger('debug', 'connector-worker-test', workerLogs), { jobs: PAID_JOBS });
+    worker = await startWorker(config, createLogger('debug', 'connector-worker-test', workerLogs), { jobs: PAID_JOBS, env });
     workerMetricsUrl = `http://127.0.0.1:${worker.metricsPort}/metrics`;
   });
   after(async () => {

@@ -17,10 +17,13 @@ const INVALID: Array<[string, string]> = [
   ['PUBLIC_URL', 'http://localhost.evil.com'],
   ['DASHBOARD_URL', 'http://dashboard.example.com'],
   ['LINK_SECRET', ''],
+  // A guessable link secret (issue 37: a 4-digit one was found in 1.3 s): under 32 characters is refused.
+  ['LINK_SECRET', 'short-link-secret-of-31-chars-x'],
   // A rotation's previous secrets: validated like the current ones, and refused when equal to them.
   ['CONNECTOR_SECRET_PREVIOUS', 'too-short-previous'],
   ['CONNECTOR_SECRET_PREVIOUS', BASE_ENV.CONNECTOR_SECRET],
   ['LINK_SECRET_PREVIOUS', ''],
+  ['LINK_SECRET_PREVIOUS', 'short-previous-link-secret'],
   ['LINK_SECRET_PREVIOUS', BASE_ENV.LINK_SECRET],
   // A paid job's own setting (the placeholder's) is refused the same way.
   ['PLACEHOLDER_PROGRESS_STEPS', '250'],

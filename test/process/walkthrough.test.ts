@@ -57,7 +57,7 @@ describe('npm run dev on a fresh checkout, and the README walk-through', () => {
     const secret = /^CONNECTOR_SECRET=(.*)$/m.exec(env)![1];
     const link = /^LINK_SECRET=(.*)$/m.exec(env)![1];
     expect(secret).to.have.length.of.at.least(32).and.not.equal('replaced-on-first-run');
-    expect(link).to.have.length.of.at.least(24).and.not.equal('replaced-on-first-run');
+    expect(link).to.have.length.of.at.least(32).and.not.equal('replaced-on-first-run');
     expect(statSync(path.join(dir, '.env')).mode & 0o077).to.equal(0);
   });
 
@@ -81,13 +81,14 @@ describe('npm run dev on a fresh checkout, and the README walk-through', () => {
     const before = readFileSync(path.join(dir, '.env'), 'utf8');
     await dev.stop();
     port = await freePort();
-    dev = startDev(dir, { PORT: String(port), METRICS_PORT: String(await freePort()), LINK_SECRET: 'from-the-environment' });
+    const fromEnvironment = 'from-the-environment-0123456789abcdef';
+    dev = startDev(dir, { PORT: String(port), METRICS_PORT: String(await freePort()), LINK_SECRET: fromEnvironment });
     await waitFor(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok), { timeoutMs: 20_000, what: 'restart' });
     expect(readFileSync(path.join(dir, '.env'), 'utf8')).to.equal(before);
     expect(dev.output()).to.not.contain('Created .env');
     const res = await fetch(`http://127.0.0.1:${port}/v1/link`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-link-secret': 'from-the-environment' },
+      headers: { 'content-type': 'application/json', 'x-link-secret': fromEnvironment },
       body: '{"subject":"env-wins"}',
     });
     expect(res.status).to.equal(201);

@@ -29,8 +29,9 @@ interface Api {
 }
 
 async function startOn(redis: TestRedis, prefix: string, secret: string): Promise<Api> {
-  const config = loadConfig({ ...BASE_ENV, CONNECTOR_SECRET: secret, REDIS_URL: redis.url, REDIS_KEY_PREFIX: prefix }, 'dev');
-  const api = await startApi(config, createLogger(config.logLevel, 'rotation-test', new LogCapture()));
+  const env = { ...BASE_ENV, CONNECTOR_SECRET: secret, REDIS_URL: redis.url, REDIS_KEY_PREFIX: prefix };
+  const config = loadConfig(env, 'dev');
+  const api = await startApi(config, createLogger(config.logLevel, 'rotation-test', new LogCapture()), { env });
   const baseUrl = `http://127.0.0.1:${api.port}`;
   await waitFor(async () => (await fetch(`${baseUrl}/readyz`)).status === 200, { what: 'the API to be ready' });
   return { config, api, call: (await checkedClient(baseUrl)).call };

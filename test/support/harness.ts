@@ -17,7 +17,7 @@ export const BASE_ENV = {
   CONNECTOR_SECRET: 'test-connector-secret-0123456789-abcdefghijklmnop',
   PUBLIC_URL: 'http://localhost:8787',
   DASHBOARD_URL: 'https://dashboard.example.com/connections',
-  LINK_SECRET: 'test-link-secret-value',
+  LINK_SECRET: 'test-link-secret-value-0123456789abcdef',
   PORT: '0',
   METRICS_PORT: '0',
   PLACEHOLDER_JOB_MS: '50',
@@ -79,7 +79,8 @@ export async function startConnector(
   const logs = new LogCapture();
   const logger = createLogger(config.logLevel, 'connector-test', logs);
   // On Redis the API only enqueues; the same process also consumes the queue, as `npm run dev` does.
-  const api = await startApi(config, logger, { ...options, jobConsumer: runWorker ? inProcessWorker(config, logger) : undefined });
+  const jobConsumer = runWorker ? inProcessWorker(config, logger) : undefined;
+  const api = await startApi(config, logger, { ...options, env: prepared.env, jobConsumer });
   const baseUrl = `http://127.0.0.1:${api.port}`;
   // On Redis the API listens before its client has connected, and until then requests that need Redis
   // answer 503 by design; a connector under test is handed out ready.

@@ -7,7 +7,7 @@ import { newWebhookSecret, type Received } from './webhook-receiver';
 /** The two values of each secret a rotation moves between: `old` first, then `new`. */
 export const ROTATION = {
   connector: { old: 'rotation-old-connector-secret-0123456789abcdef', new: 'rotation-new-connector-secret-0123456789abcdef' },
-  link: { old: 'rotation-old-link-secret', new: 'rotation-new-link-secret' },
+  link: { old: 'rotation-old-link-secret-0123456789abcdef', new: 'rotation-new-link-secret-0123456789abcdef' },
   webhook: { old: newWebhookSecret(), new: newWebhookSecret() },
 } as const;
 

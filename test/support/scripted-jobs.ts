@@ -37,10 +37,11 @@ export function aroundCreateJob(
     operation.operationId === 'createJob'
       ? {
           ...operation,
+          // Its own settings kept (PLACEHOLDER_JOB_MS and the rest reach the normal processor).
           job: {
-            operationId: operation.operationId,
-            processor: (settings, own) => {
-              const normal = operation.job!.processor(settings, own);
+            ...operation.job!,
+            processor: (own) => {
+              const normal = operation.job!.processor(own);
               return (input, context) => around(input, context, normal);
             },
           },

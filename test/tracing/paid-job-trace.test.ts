@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { newKey, newSubject } from '../support/harness';
 import { rawToolCall } from '../support/mcp-client';
+import { authorize, authorizeParams, oauthTarget, pendingRequestId, registerClient } from '../support/oauth-helpers';
 import { startRedis, type TestRedis } from '../support/redis-server';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { waitFor } from '../../testkit/wait-for';
@@ -17,6 +18,9 @@ function callerContext(): { traceId: string; spanId: string; traceparent: string
   const spanId = hexId(8);
   return { traceId, spanId, traceparent: `00-${traceId}-${spanId}-01` };
 }
+
+/** Attributes that would hold a request's target; a server span names its route by `http.route` instead. */
+const REQUEST_TARGET = ['url.path', 'url.full', 'url.query', 'url.original', 'http.target', 'http.url'];
 
 /** Every string a span carries: its name, attributes, events' names and attributes, and its resource. */
 function spanText(span: ReceivedSpan): string {
@@ -246,8 +250,58 @@ describe('tracing: one trace follows a paid job from the request through the wor
       'the OAuth server span',
     );
     expect(span.parentSpanId).to.equal(caller.spanId);
-    expect(span.attributes['url.path']).to.equal('/oauth/authorize');
-    expect(span.attributes).to.not.have.any.keys('url.query', 'http.target', 'http.url');
+    expect(span.name).to.equal('GET /oauth/authorize');
+    expect(span.attributes['http.route']).to.equal('/oauth/authorize');
+    expect(span.attributes).to.not.have.any.keys(...REQUEST_TARGET);
+  });
+
+  it('server spans name the route template and keep no path, id or query: a job id, a consent request id, text a caller chose', async () => {
+    const { token } = await api.link(newSubject());
+    const submitted = await api.call('POST', '/v1/jobs', {
+      token,
+      body: { input: { prompt: 'ids' } },
+      headers: { 'idempotency-key': newKey() },
+    });
+    expect(submitted.status).to.equal(202);
+    const jobId: string = submitted.body.id;
+    const target = oauthTarget(api, { publicUrl: env.PUBLIC_URL, linkSecret: env.LINK_SECRET });
+    const consentRequest = await pendingRequestId(
+      await authorize(api.baseUrl, authorizeParams(target, await registerClient(api.baseUrl)).params),
+    );
+    const chosen = `caller-text-${hexId(8)}`;
+    // Values that may appear in no span at all (the job id is recorded by the worker's spans, so it is checked below).
+    secrets.push(chosen, consentRequest);
+    const cases: Array<{ method: string; path: string; headers?: Record<string, string>; route: string | undefined }> = [
+      { method: 'GET', path: `/v1/jobs/${jobId}?note=${chosen}`, headers: { authorization: `Bearer ${token}` }, route: '/v1/jobs/{id}' },
+      { method: 'DELETE', path: `/v1/jobs/${jobId}`, headers: { authorization: `Bearer ${token}` }, route: '/v1/jobs/{id}' },
+      { method: 'PUT', path: `/v1/jobs/${jobId}`, headers: { authorization: `Bearer ${token}` }, route: '/v1/jobs/{id}' },
+      {
+        method: 'GET',
+        path: `/v1/link/authorizations/${consentRequest}`,
+        headers: { 'x-link-secret': env.LINK_SECRET },
+        route: '/v1/link/authorizations/{request}',
+      },
+      { method: 'GET', path: `/v1/jobs/${chosen}`, headers: { authorization: `Bearer ${token}` }, route: '/v1/jobs/{id}' },
+      { method: 'GET', path: `/v1/${chosen}/more?${chosen}=${chosen}`, route: undefined },
+      { method: 'POST', path: `/${chosen}`, route: undefined },
+      { method: 'POST', path: `/OAuth/Token/?${chosen}`, route: '/oauth/token' },
+    ];
+    for (const { method, path, headers, route } of cases) {
+      const caller = callerContext();
+      const res = await fetch(`${api.baseUrl}${path}`, { method, headers: { ...headers, traceparent: caller.traceparent } });
+      await res.arrayBuffer();
+      const span = await otlp.waitFor(
+        (all) => all.find((s) => s.traceId === caller.traceId && s.parentSpanId === caller.spanId && s.kind === KIND.server),
+        `the server span of ${method} ${path}`,
+      );
+      const what = `${method} ${path} (${res.status})`;
+      expect(span.name, what).to.equal(route === undefined ? method : `${method} ${route}`);
+      expect(span.attributes['http.route'], what).to.equal(route);
+      expect(String(span.attributes['http.response.status_code']), what).to.equal(String(res.status));
+      expect(span.attributes, what).to.not.have.any.keys(...REQUEST_TARGET);
+      const text = spanText(span);
+      for (const value of [jobId, consentRequest, chosen]) expect(text.includes(value), `${what} carries ${value}`).to.equal(false);
+    }
   });
 
   it('no exported span carries a subject, token, secret, idempotency key, prompt or OAuth parameter', () => {

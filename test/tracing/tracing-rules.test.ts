@@ -15,10 +15,13 @@ describe('tracing settings', () => {
   });
 
   it('either endpoint turns it on, with parent-based sampling at ratio 1 and protobuf by default', () => {
-    for (const name of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']) {
+    for (const [name, field] of [
+      ['OTEL_EXPORTER_OTLP_ENDPOINT', 'endpoint'],
+      ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'tracesEndpoint'],
+    ]) {
       expect(loadTracingSettings({ [name]: 'http://collector:4318' }, [])).to.deep.equal({
+        [field]: 'http://collector:4318',
         protocol: 'http/protobuf',
-        serviceName: undefined,
         sampler: 'parentbased_always_on',
         samplerRatio: 1,
       });
@@ -56,7 +59,7 @@ describe('span redaction', () => {
     expect(withoutQuery('/v1/me')).to.equal('/v1/me');
   });
 
-  it("drops BullMQ's job result and progress, exception messages and url.query, and client addresses on server spans only", () => {
+  it("drops BullMQ's job result and progress, exception messages and url.query, and client addresses and the URL on server spans only", () => {
     const attributes = {
       'bullmq.job.result': '{"echo":"prompt"}',
       'bullmq.job.progress': '{"message":"quoting input"}',
@@ -70,12 +73,27 @@ describe('span redaction', () => {
     expect(redactAttributes(attributes, SpanKind.SERVER)).to.deep.equal({
       'bullmq.job.id': 'job_1',
       'exception.type': 'Error',
-      'url.full': 'https://r.example.com/h',
     });
+    expect(redactAttributes(attributes, SpanKind.INTERNAL)).to.deep.include({ 'url.full': 'https://r.example.com/h' });
     expect(redactAttributes(attributes, SpanKind.CLIENT)).to.have.property('client.address', '203.0.113.9');
     // An outgoing request keeps the receiver's origin only: a webhook URL's path may be its secret.
     expect(redactAttributes({ 'url.full': 'https://hooks.example.com/T0/B1/s3cr3t?x=1' }, SpanKind.CLIENT)).to.deep.equal({
       'url.full': 'https://hooks.example.com',
+    });
+  });
+
+  it('a server span keeps its http.route and loses every attribute holding the request target: path, ids in it, query', () => {
+    const target = {
+      'url.path': '/v1/jobs/job_abc',
+      'http.target': '/v1/jobs/job_abc?note=x',
+      'url.full': 'http://connector.example.com/v1/jobs/job_abc',
+      'http.url': 'http://connector.example.com/v1/jobs/job_abc',
+      'url.original': '/v1/jobs/job_abc',
+      'url.query': 'note=x',
+    };
+    expect(redactAttributes({ ...target, 'http.route': '/v1/jobs/{id}', 'http.request.method': 'GET' }, SpanKind.SERVER)).to.deep.equal({
+      'http.route': '/v1/jobs/{id}',
+      'http.request.method': 'GET',
     });
   });
 

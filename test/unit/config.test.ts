@@ -32,7 +32,6 @@ describe('configuration rules', () => {
       redisWaitMs: 500,
       idempotencyTtlSeconds: 86_400,
       trustProxy: 0,
-      placeholderJobMs: 2000,
     });
     expect(loadConfig({ ...REQUIRED, REDIS_URL: 'redis://127.0.0.1:6379' }, 'worker').metricsPort).to.equal(9465);
   });
@@ -57,8 +56,12 @@ describe('configuration rules', () => {
     expect(problemsOf({ ...REQUIRED, CONNECTOR_SECRET: 'x'.repeat(32) })).to.deep.equal([]);
   });
 
-  it('LINK_SECRET must not be empty', () => {
-    expect(problemsOf({ ...REQUIRED, LINK_SECRET: '' })).to.deep.equal(['LINK_SECRET']);
+  it('LINK_SECRET and LINK_SECRET_PREVIOUS need at least 32 characters, like CONNECTOR_SECRET', () => {
+    for (const name of ['LINK_SECRET', 'LINK_SECRET_PREVIOUS']) {
+      expect(problemsOf({ ...REQUIRED, [name]: '' }), `${name} empty`).to.deep.equal([name]);
+      expect(problemsOf({ ...REQUIRED, [name]: 'l'.repeat(31) }), `${name} of 31`).to.deep.equal([name]);
+      expect(problemsOf({ ...REQUIRED, [name]: 'l'.repeat(32) }), `${name} of 32`).to.deep.equal([]);
+    }
   });
 
   it('PUBLIC_URL accepts https anywhere and http only on exactly localhost, 127.0.0.1 or [::1]', () => {

@@ -44,7 +44,7 @@ describe("a paid job's own settings and policy", () => {
     expect(policies.get('plain')).to.deep.equal({ attempts: 4, backoffMs: 900, timeoutMs: undefined, refundOnFailure: true });
   });
 
-  it('the shipped jobs’ variables are exactly what they declare (the placeholder: PLACEHOLDER_PROGRESS_STEPS)', () => {
-    expect(Object.keys(jobSettingVariables(PAID_JOBS))).to.deep.equal(['PLACEHOLDER_PROGRESS_STEPS']);
+  it('the shipped jobs’ variables are exactly what they declare (the placeholder: PLACEHOLDER_JOB_MS, PLACEHOLDER_PROGRESS_STEPS)', () => {
+    expect(Object.keys(jobSettingVariables(PAID_JOBS))).to.deep.equal(['PLACEHOLDER_JOB_MS', 'PLACEHOLDER_PROGRESS_STEPS']);
   });
 });

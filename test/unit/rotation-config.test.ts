@@ -46,7 +46,7 @@ describe('the previous secrets of a rotation (CONNECTOR_SECRET_PREVIOUS, LINK_SE
   it('each is validated like its current value, the problem named without the value', () => {
     const cases: Array<[Record<string, string>, string, string]> = [
       [{ CONNECTOR_SECRET_PREVIOUS: 'short-previous' }, 'CONNECTOR_SECRET_PREVIOUS', 'must be at least 32 characters'],
-      [{ LINK_SECRET_PREVIOUS: '' }, 'LINK_SECRET_PREVIOUS', 'must be at least 1 characters'],
+      [{ LINK_SECRET_PREVIOUS: 'short-previous' }, 'LINK_SECRET_PREVIOUS', 'must be at least 32 characters'],
       [
         { ...HOOKS, WEBHOOK_SECRET_PREVIOUS: 'whsec_dG9vLXNob3J0' },
         'WEBHOOK_SECRET_PREVIOUS',

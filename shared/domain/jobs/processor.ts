@@ -30,11 +30,6 @@ export type Processor<Result extends JobResult = Record<string, unknown>> = (
 /** Processors by operation id; the worker dispatches on the job's operation. */
 export type ProcessorMap = ReadonlyMap<string, Processor<JobResult>>;
 
-/** Settings a processor may need, from the configuration. */
-export interface ProcessorSettings {
-  placeholderJobMs: number;
-}
-
 /** envalid specs of a paid job's own environment variables, by variable name. */
 export type JobSettingSpecs = Readonly<Record<string, Spec<unknown>>>;
 
@@ -59,8 +54,8 @@ export interface PaidJob<S extends JobSettingSpecs = JobSettingSpecs> {
   readonly refundOnFailure?: boolean;
   /** This job's own environment variables, validated at start; the processor receives their values. */
   readonly settings?: S;
-  /** Builds the processor once per process. */
-  processor(settings: ProcessorSettings, own: JobSettingValues<S>): Processor<JobResult>;
+  /** Builds the processor once per process, from the values of its own settings. */
+  processor(own: JobSettingValues<S>): Processor<JobResult>;
 }
 
 /** How the queue runs the jobs of one operation: the global settings overridden by the job's own. */
@@ -99,10 +94,6 @@ export function policyOf(job: PaidJob | undefined, defaults: JobPolicyDefaults):
  * The processors of the given paid jobs, by operation id. `own` holds each job's validated settings
  * ({@link loadJobSettings}); a job with none gets an empty object.
  */
-export function buildProcessors(
-  settings: ProcessorSettings,
-  jobs: readonly PaidJob[],
-  own: ReadonlyMap<string, Record<string, unknown>> = new Map(),
-): ProcessorMap {
-  return new Map(jobs.map((job) => [job.operationId, job.processor(settings, (own.get(job.operationId) ?? {}) as never)]));
+export function buildProcessors(jobs: readonly PaidJob[], own: ReadonlyMap<string, Record<string, unknown>> = new Map()): ProcessorMap {
+  return new Map(jobs.map((job) => [job.operationId, job.processor((own.get(job.operationId) ?? {}) as never)]));
 }

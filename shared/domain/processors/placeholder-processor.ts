@@ -44,6 +44,7 @@ export function placeholderProcessor(simulatedMs: number, steps = DEFAULT_STEPS)
 
 /** The placeholder's own variables: an example of a job's typed settings, read and validated at start. */
 const PLACEHOLDER_SETTINGS = {
+  PLACEHOLDER_JOB_MS: intInRange(0, 600_000)({ default: 2000, desc: 'simulated work of the placeholder job, in milliseconds' }),
   PLACEHOLDER_PROGRESS_STEPS: intInRange(1, 100)({ default: DEFAULT_STEPS, desc: 'steps of the placeholder job, each reporting progress' }),
 };
 
@@ -51,5 +52,5 @@ const PLACEHOLDER_SETTINGS = {
 export const placeholderJob: PaidJob<typeof PLACEHOLDER_SETTINGS> = {
   operationId: 'createJob',
   settings: PLACEHOLDER_SETTINGS,
-  processor: (settings, own) => placeholderProcessor(settings.placeholderJobMs, own.PLACEHOLDER_PROGRESS_STEPS),
+  processor: (own) => placeholderProcessor(own.PLACEHOLDER_JOB_MS, own.PLACEHOLDER_PROGRESS_STEPS),
 };

@@ -1,5 +1,6 @@
-import { cleanEnv, makeValidator } from 'envalid';
-import { consentUrl, intInRange } from '../config/validators';
+import { makeValidator } from 'envalid';
+import { type ConfigProblem, readSettings, type SettingValues, setting } from './settings-table';
+import { consentUrl, intInRange } from './validators';
 
 /** A client registered ahead of time (GPT Actions): only the SHA-256 of its secret is kept. */
 export interface PreRegisteredClient {
@@ -8,22 +9,6 @@ export interface PreRegisteredClient {
   redirect_uris: string[];
   /** base64url SHA-256 of the secret, as `npm run oauth:client` prints it. */
   secret_sha256: string;
-}
-
-/** The OAuth settings, validated with the rest of the configuration. */
-export interface OAuthSettings {
-  /** Where `/oauth/authorize` sends the browser, with `?request=<id>`: `CONSENT_URL`, or `<DASHBOARD_URL>/connect`. */
-  readonly consentUrl: string;
-  /** True when `CONSENT_URL` is set; `npm run dev`'s consent page then stays off (see `dev-consent.ts`). */
-  readonly consentUrlSet: boolean;
-  readonly accessTokenTtlSeconds: number;
-  readonly requestTtlSeconds: number;
-  readonly codeTtlSeconds: number;
-  /** Cap on dynamically registered clients, so registration cannot fill the store. */
-  readonly maxRegisteredClients: number;
-  /** How long a dynamically registered client lives until a person approves it. */
-  readonly unusedClientTtlSeconds: number;
-  readonly clients: readonly PreRegisteredClient[];
 }
 
 /** The dev consent page's path; see `api/routes/dev-consent-routes.ts`. */
@@ -56,16 +41,29 @@ const preRegisteredClients = makeValidator<PreRegisteredClient[]>((input) => {
   return parsed as PreRegisteredClient[];
 });
 
-/** The OAuth variables and their rules (listed in docs/configuration.md). */
-export const OAUTH_VARIABLES = {
-  CONSENT_URL: consentUrl({ default: undefined }),
-  OAUTH_ACCESS_TOKEN_TTL_SECONDS: intInRange(60, 86_400)({ default: 3600 }),
-  OAUTH_REQUEST_TTL_SECONDS: intInRange(1, 3600)({ default: 600 }),
-  OAUTH_CODE_TTL_SECONDS: intInRange(1, 600)({ default: 60 }),
-  OAUTH_MAX_REGISTERED_CLIENTS: intInRange(1, 10_000_000)({ default: 10_000 }),
-  OAUTH_UNUSED_CLIENT_TTL_SECONDS: intInRange(1, 30 * 86_400)({ default: 86_400 }),
-  OAUTH_CLIENTS: preRegisteredClients({ default: [] }),
+/** The OAuth variables and their rules (listed in docs/configuration.md), where each lands in {@link OAuthSettings}. */
+export const OAUTH_SETTINGS = {
+  /** Where `/oauth/authorize` sends the browser, with `?request=<id>`: `CONSENT_URL`, or `<DASHBOARD_URL>/connect`. */
+  consentUrl: setting('CONSENT_URL', consentUrl({ default: undefined })),
+  /** `OAUTH_ACCESS_TOKEN_TTL_SECONDS`: lifetime of the access tokens `/oauth/token` issues. */
+  accessTokenTtlSeconds: setting('OAUTH_ACCESS_TOKEN_TTL_SECONDS', intInRange(60, 86_400)({ default: 3600 })),
+  /** `OAUTH_REQUEST_TTL_SECONDS`: lifetime of a pending consent request. */
+  requestTtlSeconds: setting('OAUTH_REQUEST_TTL_SECONDS', intInRange(1, 3600)({ default: 600 })),
+  /** `OAUTH_CODE_TTL_SECONDS`: lifetime of an authorization code. */
+  codeTtlSeconds: setting('OAUTH_CODE_TTL_SECONDS', intInRange(1, 600)({ default: 60 })),
+  /** Cap on dynamically registered clients, so registration cannot fill the store. */
+  maxRegisteredClients: setting('OAUTH_MAX_REGISTERED_CLIENTS', intInRange(1, 10_000_000)({ default: 10_000 })),
+  /** How long a dynamically registered client lives until a person approves it. */
+  unusedClientTtlSeconds: setting('OAUTH_UNUSED_CLIENT_TTL_SECONDS', intInRange(1, 30 * 86_400)({ default: 86_400 })),
+  /** `OAUTH_CLIENTS`: the pre-registered clients. */
+  clients: setting('OAUTH_CLIENTS', preRegisteredClients({ default: [] })),
 };
+
+/** The OAuth settings, validated with the rest of the configuration. */
+export interface OAuthSettings extends Required<SettingValues<typeof OAUTH_SETTINGS>> {
+  /** True when `CONSENT_URL` is set; `npm run dev`'s consent page then stays off (see `dev-consent.ts`). */
+  readonly consentUrlSet: boolean;
+}
 
 /** Returned when an OAuth variable is invalid: never used, since the configuration is then refused. */
 const UNUSABLE: OAuthSettings = {
@@ -83,30 +81,13 @@ const UNUSABLE: OAuthSettings = {
  * Reads the OAuth variables. Problems are added to `problems` (names and our own reasons only), like the
  * rest of the configuration.
  */
-export function loadOAuthSettings(
-  env: NodeJS.ProcessEnv,
-  base: { dashboardUrl?: string },
-  problems: Array<{ name: string; reason: string }>,
-): OAuthSettings {
+export function loadOAuthSettings(env: NodeJS.ProcessEnv, base: { dashboardUrl?: string }, problems: ConfigProblem[]): OAuthSettings {
   const known = problems.length;
-  const clean = cleanEnv(env, OAUTH_VARIABLES, {
-    reporter: ({ errors }) => {
-      for (const [name, error] of Object.entries(errors)) {
-        const message = error?.message ?? '';
-        problems.push({ name, reason: /^(must|is) /.test(message) ? message : 'is invalid' });
-      }
-    },
-  });
-  // envalid throws when a variable that failed is read; the caller refuses the configuration anyway.
+  const { values } = readSettings(env, OAUTH_SETTINGS, problems);
   if (problems.length > known) return UNUSABLE;
   return {
-    consentUrl: clean.CONSENT_URL ?? `${(base.dashboardUrl ?? '').replace(/\/+$/, '')}/connect`,
-    consentUrlSet: clean.CONSENT_URL !== undefined,
-    accessTokenTtlSeconds: clean.OAUTH_ACCESS_TOKEN_TTL_SECONDS,
-    requestTtlSeconds: clean.OAUTH_REQUEST_TTL_SECONDS,
-    codeTtlSeconds: clean.OAUTH_CODE_TTL_SECONDS,
-    maxRegisteredClients: clean.OAUTH_MAX_REGISTERED_CLIENTS,
-    unusedClientTtlSeconds: clean.OAUTH_UNUSED_CLIENT_TTL_SECONDS,
-    clients: clean.OAUTH_CLIENTS,
+    ...values,
+    consentUrl: values.consentUrl ?? `${(base.dashboardUrl ?? '').replace(/\/+$/, '')}/connect`,
+    consentUrlSet: values.consentUrl !== undefined,
   };
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { bool, cleanEnv, str } from 'envalid';
+import { bool, str } from 'envalid';
+import { type ConfigProblem, readSettings, type SettingValues, setting } from './settings-table';
 import { intInRange, redisUrl } from './validators';
 
 /** One Redis endpoint: a sentinel or a cluster seed node. */
@@ -26,19 +27,7 @@ export interface RedisConnection {
   ca?: string;
 }
 
-/** The Redis part of the configuration. */
-export interface RedisSettings {
-  /** Undefined: no Redis configured, the embedded in-memory backend. */
-  connection: RedisConnection | undefined;
-  /** Paid-job queues the jobs are spread over (each its own hash slot on a cluster). */
-  queueShards: number;
-  /** Replicas that must confirm a new paid job (Redis `WAIT`) before it is acknowledged; 0 = no wait. */
-  minReplicas: number;
-  /** How long `WAIT` may take before the job is answered 503. */
-  waitMs: number;
-}
-
-type Problems = Array<{ name: string; reason: string }>;
+type Problems = ConfigProblem[];
 
 const MODE_VARIABLES = ['REDIS_URL', 'REDIS_SENTINELS', 'REDIS_CLUSTER_NODES'] as const;
 const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])$/;
@@ -64,77 +53,88 @@ export function parseEndpoints(input: string): RedisEndpoint[] {
   });
 }
 
-/** The Redis variables and their rules (listed in docs/configuration.md). */
-export const REDIS_VARIABLES = {
-  REDIS_URL: redisUrl({ default: undefined }),
-  REDIS_SENTINELS: str({ default: undefined }),
-  REDIS_SENTINEL_NAME: str({ default: undefined }),
-  REDIS_SENTINEL_PASSWORD: str({ default: undefined }),
-  REDIS_CLUSTER_NODES: str({ default: undefined }),
-  REDIS_USERNAME: str({ default: undefined }),
-  REDIS_PASSWORD: str({ default: undefined }),
-  REDIS_TLS: bool({ default: false }),
-  REDIS_TLS_CA_FILE: str({ default: undefined }),
-  JOB_QUEUE_SHARDS: intInRange(1, 64)({ default: 1 }),
-  REDIS_MIN_REPLICAS: intInRange(0, 16)({ default: 0 }),
-  REDIS_WAIT_MS: intInRange(10, 60_000)({ default: 500 }),
+/**
+ * The Redis variables and their rules (listed in docs/configuration.md). The mode and connection variables
+ * make up {@link RedisSettings.connection}; the last three land in the configuration as they are.
+ */
+export const REDIS_SETTINGS = {
+  url: setting('REDIS_URL', redisUrl({ default: undefined })),
+  sentinels: setting('REDIS_SENTINELS', str({ default: undefined })),
+  sentinelName: setting('REDIS_SENTINEL_NAME', str({ default: undefined })),
+  sentinelPassword: setting('REDIS_SENTINEL_PASSWORD', str({ default: undefined })),
+  clusterNodes: setting('REDIS_CLUSTER_NODES', str({ default: undefined })),
+  username: setting('REDIS_USERNAME', str({ default: undefined })),
+  password: setting('REDIS_PASSWORD', str({ default: undefined })),
+  tls: setting('REDIS_TLS', bool({ default: false })),
+  tlsCaFile: setting('REDIS_TLS_CA_FILE', str({ default: undefined })),
+  /** Paid-job queues the jobs are spread over (`JOB_QUEUE_SHARDS`; each its own hash slot on a cluster). */
+  jobQueueShards: setting('JOB_QUEUE_SHARDS', intInRange(1, 64)({ default: 1 })),
+  /** Replicas that must confirm a new paid job (Redis `WAIT`) before it is acknowledged (`REDIS_MIN_REPLICAS`); 0 = none. */
+  redisMinReplicas: setting('REDIS_MIN_REPLICAS', intInRange(0, 16)({ default: 0 })),
+  /** How long that confirmation may take before the job is answered 503 (`REDIS_WAIT_MS`). */
+  redisWaitMs: setting('REDIS_WAIT_MS', intInRange(10, 60_000)({ default: 500 })),
 };
+
+type RedisValues = SettingValues<typeof REDIS_SETTINGS>;
+
+/** The Redis part of the configuration. */
+export interface RedisSettings extends Pick<RedisValues, 'jobQueueShards' | 'redisMinReplicas' | 'redisWaitMs'> {
+  /** Undefined: no Redis configured, the embedded in-memory backend. */
+  readonly connection: RedisConnection | undefined;
+}
+
+/** Every Redis variable refused for its value is `is invalid`, with the accepted values of the one boolean. */
+const redisReason = (name: string): string => `is invalid${name === 'REDIS_TLS' ? ' (true or false)' : ''}`;
 
 /**
  * Reads the Redis variables (CONTRACT.md, "Redis topologies"), appending every problem by variable name to
  * `problems` so that the caller reports them all together. Only one of the three mode variables may be set.
+ * The settings are meaningful only when no problem was added.
  */
 export function loadRedisSettings(env: NodeJS.ProcessEnv, problems: Problems): RedisSettings {
-  const clean = cleanEnv(env, REDIS_VARIABLES, {
-    reporter: ({ errors }) => {
-      for (const name of Object.keys(errors))
-        problems.push({ name, reason: `is invalid${name === 'REDIS_TLS' ? ' (true or false)' : ''}` });
-    },
-  });
-  const failed = (name: string) => problems.some((p) => p.name === name);
-  // envalid refuses to read a variable that failed validation; its problem is reported already.
-  const read = <T>(name: keyof typeof clean, fallback: T): T => (failed(name) ? fallback : (clean[name] as T));
-  const settings = {
-    queueShards: read('JOB_QUEUE_SHARDS', 1),
-    minReplicas: read('REDIS_MIN_REPLICAS', 0),
-    waitMs: read('REDIS_WAIT_MS', 500),
-  };
-
+  const { values, failed } = readSettings(env, REDIS_SETTINGS, problems, redisReason);
+  const { jobQueueShards, redisMinReplicas, redisWaitMs } = values;
+  const tuning = { jobQueueShards, redisMinReplicas, redisWaitMs };
   const chosen = MODE_VARIABLES.filter((name) => typeof env[name] === 'string' && env[name] !== '');
   if (chosen.length > 1) {
     problems.push({ name: chosen.join(', '), reason: 'are set together; set exactly one of them' });
-    return { connection: undefined, ...settings };
+    return { connection: undefined, ...tuning };
   }
   const common = {
-    ...(clean.REDIS_USERNAME ? { username: clean.REDIS_USERNAME } : {}),
-    ...(clean.REDIS_PASSWORD ? { password: clean.REDIS_PASSWORD } : {}),
-    tls: read('REDIS_TLS', false),
-    ...readCa(clean.REDIS_TLS_CA_FILE, problems),
+    ...(values.username ? { username: values.username } : {}),
+    ...(values.password ? { password: values.password } : {}),
+    tls: values.tls ?? false,
+    ...readCa(values.tlsCaFile, problems),
   };
-  let topology: RedisTopology | undefined;
-  if (chosen[0] === 'REDIS_URL' && !failed('REDIS_URL')) {
-    topology = { mode: 'single', url: clean.REDIS_URL! };
-    common.tls = new URL(clean.REDIS_URL!).protocol === 'rediss:';
-  } else if (chosen[0] === 'REDIS_SENTINELS') {
-    const sentinels = endpoints('REDIS_SENTINELS', clean.REDIS_SENTINELS!, problems);
-    if (!clean.REDIS_SENTINEL_NAME) problems.push({ name: 'REDIS_SENTINEL_NAME', reason: 'is required with REDIS_SENTINELS' });
-    else if (sentinels) {
-      topology = {
-        mode: 'sentinel',
-        sentinels,
-        name: clean.REDIS_SENTINEL_NAME,
-        ...(clean.REDIS_SENTINEL_PASSWORD ? { sentinelPassword: clean.REDIS_SENTINEL_PASSWORD } : {}),
-      };
-    }
-  } else if (chosen[0] === 'REDIS_CLUSTER_NODES') {
-    const nodes = endpoints('REDIS_CLUSTER_NODES', clean.REDIS_CLUSTER_NODES!, problems);
-    if (nodes) topology = { mode: 'cluster', nodes };
-  }
+  const topology = chosen[0] === undefined || failed(chosen[0]) ? undefined : topologyOf(chosen[0], values, problems);
+  if (topology?.mode === 'single') common.tls = new URL(topology.url).protocol === 'rediss:';
   if (common.ca && !common.tls && topology) {
     const how = topology.mode === 'single' ? 'a rediss:// REDIS_URL' : 'REDIS_TLS=true';
     problems.push({ name: 'REDIS_TLS_CA_FILE', reason: `is set but TLS is off (use ${how})` });
   }
-  return { connection: topology ? { topology, ...common } : undefined, ...settings };
+  return { connection: topology ? { topology, ...common } : undefined, ...tuning };
+}
+
+/** The topology the one mode variable set selects; undefined (with its problems added) when it is unusable. */
+function topologyOf(mode: (typeof MODE_VARIABLES)[number], values: RedisValues, problems: Problems): RedisTopology | undefined {
+  if (mode === 'REDIS_URL') return { mode: 'single', url: values.url! };
+  if (mode === 'REDIS_CLUSTER_NODES') {
+    const nodes = endpoints(mode, values.clusterNodes!, problems);
+    return nodes && { mode: 'cluster', nodes };
+  }
+  const sentinels = endpoints(mode, values.sentinels!, problems);
+  if (!values.sentinelName) {
+    problems.push({ name: 'REDIS_SENTINEL_NAME', reason: 'is required with REDIS_SENTINELS' });
+    return undefined;
+  }
+  return (
+    sentinels && {
+      mode: 'sentinel',
+      sentinels,
+      name: values.sentinelName,
+      ...(values.sentinelPassword ? { sentinelPassword: values.sentinelPassword } : {}),
+    }
+  );
 }
 
 function endpoints(name: string, input: string, problems: Problems): RedisEndpoint[] | undefined {

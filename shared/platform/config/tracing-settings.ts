@@ -1,4 +1,5 @@
-import { cleanEnv, makeValidator, str } from 'envalid';
+import { makeValidator, str } from 'envalid';
+import { type ConfigProblem, ownReason, readSettings, type SettingValues, setting } from './settings-table';
 
 /** The samplers `OTEL_TRACES_SAMPLER` may name (the OpenTelemetry specification's built-in ones). */
 export const TRACE_SAMPLERS = [
@@ -12,18 +13,6 @@ export const TRACE_SAMPLERS = [
 
 /** How spans are sent: OTLP over HTTP, as protobuf or as JSON (gRPC is not offered). */
 export const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
-
-/** Tracing as configured; absent when no OTLP endpoint is set (tracing is then off). */
-export interface TracingSettings {
-  /** `OTEL_EXPORTER_OTLP_PROTOCOL`. The endpoint and headers are read by the exporter itself, as the specification says. */
-  readonly protocol: (typeof OTLP_PROTOCOLS)[number];
-  /** `OTEL_SERVICE_NAME`, or undefined for the process's own default (`connector-api`, `connector-worker`). */
-  readonly serviceName: string | undefined;
-  /** `OTEL_TRACES_SAMPLER`. */
-  readonly sampler: (typeof TRACE_SAMPLERS)[number];
-  /** `OTEL_TRACES_SAMPLER_ARG`: the ratio of the ratio samplers, 0 to 1. */
-  readonly samplerRatio: number;
-}
 
 /** An absolute http(s) URL; the message never echoes the input (it may carry credentials). */
 const otlpEndpoint = makeValidator<string>((input) => {
@@ -51,44 +40,42 @@ const ratio = makeValidator<number>((input) => {
   return value;
 });
 
-/** The tracing variables and their rules (listed in docs/configuration.md). */
-export const TRACING_VARIABLES = {
-  OTEL_EXPORTER_OTLP_ENDPOINT: otlpEndpoint({ default: undefined }),
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: otlpEndpoint({ default: undefined }),
-  OTEL_EXPORTER_OTLP_PROTOCOL: str({ choices: OTLP_PROTOCOLS, default: 'http/protobuf' }),
-  OTEL_EXPORTER_OTLP_HEADERS: otlpHeaders({ default: undefined }),
-  OTEL_SERVICE_NAME: str({ default: undefined }),
-  OTEL_RESOURCE_ATTRIBUTES: str({ default: undefined }),
-  OTEL_TRACES_SAMPLER: str({ choices: TRACE_SAMPLERS, default: 'parentbased_always_on' }),
-  OTEL_TRACES_SAMPLER_ARG: ratio({ default: 1 }),
+/**
+ * The tracing variables and their rules (listed in docs/configuration.md), where each lands in
+ * {@link TracingSettings}. The exporter reads the endpoints and headers itself, as the specification says.
+ */
+export const TRACING_SETTINGS = {
+  /** `OTEL_EXPORTER_OTLP_ENDPOINT`: the collector's base URL. */
+  endpoint: setting('OTEL_EXPORTER_OTLP_ENDPOINT', otlpEndpoint({ default: undefined })),
+  /** `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`: the traces URL itself. */
+  tracesEndpoint: setting('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', otlpEndpoint({ default: undefined })),
+  /** `OTEL_EXPORTER_OTLP_PROTOCOL`. */
+  protocol: setting('OTEL_EXPORTER_OTLP_PROTOCOL', str({ choices: OTLP_PROTOCOLS, default: 'http/protobuf' })),
+  /** `OTEL_EXPORTER_OTLP_HEADERS`: checked here, sent by the exporter. */
+  headers: setting('OTEL_EXPORTER_OTLP_HEADERS', otlpHeaders({ default: undefined })),
+  /** `OTEL_SERVICE_NAME`, or undefined for the process's own default (`connector-api`, `connector-worker`). */
+  serviceName: setting('OTEL_SERVICE_NAME', str({ default: undefined })),
+  /** `OTEL_RESOURCE_ATTRIBUTES`: read by the SDK's resource detector. */
+  resourceAttributes: setting('OTEL_RESOURCE_ATTRIBUTES', str({ default: undefined })),
+  /** `OTEL_TRACES_SAMPLER`. */
+  sampler: setting('OTEL_TRACES_SAMPLER', str({ choices: TRACE_SAMPLERS, default: 'parentbased_always_on' })),
+  /** `OTEL_TRACES_SAMPLER_ARG`: the ratio of the ratio samplers, 0 to 1. */
+  samplerRatio: setting('OTEL_TRACES_SAMPLER_ARG', ratio({ default: 1 })),
 };
+
+/** Tracing as configured; absent when no OTLP endpoint is set (tracing is then off). */
+export type TracingSettings = SettingValues<typeof TRACING_SETTINGS>;
 
 /**
  * Reads the tracing variables. Problems are added to `problems` (names and our own reasons only). Tracing is on
  * when `OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is set; otherwise the result is
  * undefined and the other variables are still checked, so a typo is refused before it matters.
  */
-export function loadTracingSettings(
-  env: NodeJS.ProcessEnv,
-  problems: Array<{ name: string; reason: string }>,
-): TracingSettings | undefined {
+export function loadTracingSettings(env: NodeJS.ProcessEnv, problems: ConfigProblem[]): TracingSettings | undefined {
   const before = problems.length;
   // An empty value is unset, as the OpenTelemetry SDKs read it.
-  const present = Object.fromEntries(Object.keys(TRACING_VARIABLES).map((name) => [name, env[name] === '' ? undefined : env[name]]));
-  const clean = cleanEnv(present, TRACING_VARIABLES, {
-    reporter: ({ errors }) => {
-      for (const [name, error] of Object.entries(errors)) {
-        const message = error?.message ?? '';
-        problems.push({ name, reason: /^(must|is) /.test(message) ? message : `must be one of the documented values` });
-      }
-    },
-  });
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  const { values } = readSettings(present, TRACING_SETTINGS, problems, ownReason('must be one of the documented values'));
   if (problems.length > before) return undefined;
-  if (!clean.OTEL_EXPORTER_OTLP_ENDPOINT && !clean.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return undefined;
-  return {
-    protocol: clean.OTEL_EXPORTER_OTLP_PROTOCOL,
-    serviceName: clean.OTEL_SERVICE_NAME,
-    sampler: clean.OTEL_TRACES_SAMPLER,
-    samplerRatio: clean.OTEL_TRACES_SAMPLER_ARG,
-  };
+  return values.endpoint || values.tracesEndpoint ? values : undefined;
 }

@@ -1,22 +1,7 @@
-import { bool, cleanEnv, makeValidator } from 'envalid';
+import { bool, makeValidator } from 'envalid';
+import { type ConfigProblem, readSettings, type SettingValues, setting } from './settings-table';
 import { intInRange, secureOrLoopbackUrl } from './validators';
 import { isNonPublicHost } from '../net/address-policy';
-
-/** Where and how events are sent; absent when `WEBHOOK_URL` and `WEBHOOK_SECRET` are both unset. */
-export interface WebhookSettings {
-  /** `WEBHOOK_URL`: the receiver. */
-  readonly url: string;
-  /** `WEBHOOK_SECRET`: `whsec_` + base64, as the Standard Webhooks specification defines it. */
-  readonly secret: string;
-  /** `WEBHOOK_SECRET_PREVIOUS`: during a rotation, each delivery is signed with it too (same form). */
-  readonly previousSecret?: string;
-  /** `WEBHOOK_ALLOW_PRIVATE`: the receiver may be on a private, loopback or link-local address. */
-  readonly allowPrivate: boolean;
-  /** `WEBHOOK_RETRY_BASE_MS`: the first retry's delay; later ones double up to an hour (see retry-schedule.ts). */
-  readonly retryBaseMs: number;
-  /** `WEBHOOK_CONCURRENCY`: deliveries one process sends at the same time. */
-  readonly concurrency: number;
-}
 
 /** The Standard Webhooks secret: a prefix and the base64 of 24 to 64 random bytes. */
 const SECRET = /^whsec_((?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?)$/;
@@ -32,15 +17,24 @@ const webhookSecret = makeValidator<string>((input) => {
   return input;
 });
 
-/** The webhook variables and their rules (listed in docs/configuration.md). */
-export const WEBHOOK_VARIABLES = {
-  WEBHOOK_URL: webhookUrl({ default: undefined }),
-  WEBHOOK_SECRET: webhookSecret({ default: undefined }),
-  WEBHOOK_SECRET_PREVIOUS: webhookSecret({ default: undefined }),
-  WEBHOOK_ALLOW_PRIVATE: bool({ default: false }),
-  WEBHOOK_RETRY_BASE_MS: intInRange(10, 600_000)({ default: 5000 }),
-  WEBHOOK_CONCURRENCY: intInRange(1, 256)({ default: 16 }),
+/** The webhook variables and their rules (listed in docs/configuration.md), where each lands in {@link WebhookSettings}. */
+export const WEBHOOK_SETTINGS = {
+  /** `WEBHOOK_URL`: the receiver. */
+  url: setting('WEBHOOK_URL', webhookUrl({ default: undefined })),
+  /** `WEBHOOK_SECRET`: `whsec_` + base64, as the Standard Webhooks specification defines it. */
+  secret: setting('WEBHOOK_SECRET', webhookSecret({ default: undefined })),
+  /** `WEBHOOK_SECRET_PREVIOUS`: during a rotation, each delivery is signed with it too (same form). */
+  previousSecret: setting('WEBHOOK_SECRET_PREVIOUS', webhookSecret({ default: undefined })),
+  /** `WEBHOOK_ALLOW_PRIVATE`: the receiver may be on a private, loopback or link-local address. */
+  allowPrivate: setting('WEBHOOK_ALLOW_PRIVATE', bool({ default: false })),
+  /** `WEBHOOK_RETRY_BASE_MS`: the first retry's delay; later ones double up to an hour (see retry-schedule.ts). */
+  retryBaseMs: setting('WEBHOOK_RETRY_BASE_MS', intInRange(10, 600_000)({ default: 5000 })),
+  /** `WEBHOOK_CONCURRENCY`: deliveries one process sends at the same time. */
+  concurrency: setting('WEBHOOK_CONCURRENCY', intInRange(1, 256)({ default: 16 })),
 };
+
+/** Where and how events are sent; absent when `WEBHOOK_URL` and `WEBHOOK_SECRET` are both unset. */
+export type WebhookSettings = SettingValues<typeof WEBHOOK_SETTINGS> & { readonly url: string; readonly secret: string };
 
 /**
  * Reads the webhook variables. Problems are added to `problems` (names and our own reasons only), like the
@@ -49,33 +43,11 @@ export const WEBHOOK_VARIABLES = {
  * link-local address literal (or `localhost`) needs `WEBHOOK_ALLOW_PRIVATE=true`; a name is checked each time
  * it is resolved, as the OAuth metadata fetcher does.
  */
-export function loadWebhookSettings(
-  env: NodeJS.ProcessEnv,
-  problems: Array<{ name: string; reason: string }>,
-): WebhookSettings | undefined {
+export function loadWebhookSettings(env: NodeJS.ProcessEnv, problems: ConfigProblem[]): WebhookSettings | undefined {
   const before = problems.length;
-  const clean = cleanEnv(env, WEBHOOK_VARIABLES, {
-    reporter: ({ errors }) => {
-      for (const [name, error] of Object.entries(errors)) {
-        const message = error?.message ?? '';
-        problems.push({ name, reason: /^(must|is) /.test(message) ? message : 'is invalid' });
-      }
-    },
-  });
-  const failed = (name: string) => problems.slice(before).some((p) => p.name === name);
-  // envalid refuses to read a variable that failed validation, hence the checks before each read.
-  const url = failed('WEBHOOK_URL') ? undefined : clean.WEBHOOK_URL;
-  const secret = failed('WEBHOOK_SECRET') ? undefined : clean.WEBHOOK_SECRET;
-  // Set (even to an invalid value) is what counts: an invalid one is already reported by its own name.
-  const urlSet = env.WEBHOOK_URL !== undefined;
-  const secretSet = env.WEBHOOK_SECRET !== undefined;
-  if (urlSet && !secretSet) problems.push({ name: 'WEBHOOK_SECRET', reason: 'is required when WEBHOOK_URL is set' });
-  if (secretSet && !urlSet) problems.push({ name: 'WEBHOOK_URL', reason: 'is required when WEBHOOK_SECRET is set' });
-  if (env.WEBHOOK_SECRET_PREVIOUS !== undefined && !secretSet) {
-    problems.push({ name: 'WEBHOOK_SECRET_PREVIOUS', reason: 'is only meaningful beside WEBHOOK_SECRET' });
-  }
-  const previousSecret = failed('WEBHOOK_SECRET_PREVIOUS') ? undefined : clean.WEBHOOK_SECRET_PREVIOUS;
-  const allowPrivate = failed('WEBHOOK_ALLOW_PRIVATE') ? false : clean.WEBHOOK_ALLOW_PRIVATE;
+  const { values } = readSettings(env, WEBHOOK_SETTINGS, problems);
+  problems.push(...pairingProblems(env));
+  const { url, secret, allowPrivate = false } = values;
   if (url !== undefined && !allowPrivate && isNonPublicHost(new URL(url).hostname)) {
     problems.push({
       name: 'WEBHOOK_URL',
@@ -83,12 +55,18 @@ export function loadWebhookSettings(
     });
   }
   if (problems.length > before || url === undefined || secret === undefined) return undefined;
-  return {
-    url,
-    secret,
-    ...(previousSecret === undefined ? {} : { previousSecret }),
-    allowPrivate,
-    retryBaseMs: clean.WEBHOOK_RETRY_BASE_MS,
-    concurrency: clean.WEBHOOK_CONCURRENCY,
-  };
+  return { ...values, url, secret };
+}
+
+/** The variables set without their partner. Set (even to an invalid value) is what counts: an invalid one is already reported by its own name. */
+function pairingProblems(env: NodeJS.ProcessEnv): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const urlSet = env.WEBHOOK_URL !== undefined;
+  const secretSet = env.WEBHOOK_SECRET !== undefined;
+  if (urlSet && !secretSet) problems.push({ name: 'WEBHOOK_SECRET', reason: 'is required when WEBHOOK_URL is set' });
+  if (secretSet && !urlSet) problems.push({ name: 'WEBHOOK_URL', reason: 'is required when WEBHOOK_SECRET is set' });
+  if (env.WEBHOOK_SECRET_PREVIOUS !== undefined && !secretSet) {
+    problems.push({ name: 'WEBHOOK_SECRET_PREVIOUS', reason: 'is only meaningful beside WEBHOOK_SECRET' });
+  }
+  return problems;
 }

@@ -34,6 +34,15 @@ const CLIENT_ADDRESS = new Set([
 const URLS = new Set(['http.url', 'http.target', 'url.full', 'url.original']);
 
 /**
+ * What a server span may not keep of the request's target at all: its path holds ids (a job's, a consent
+ * request's) and whatever text a caller put there. A server span names its route by `http.route` instead.
+ */
+const REQUEST_TARGET = new Set([...URLS, 'url.path', 'url.query']);
+
+/** What happens to one attribute: dropped, rewritten, or (undefined) kept as it is. */
+type Rule = 'drop' | ((value: string) => string) | undefined;
+
+/**
  * A URL or request target without its query string (OAuth's `state`, `code`, `code_challenge`, a receiver's
  * token), its fragment and any `user:password@`.
  */
@@ -54,16 +63,24 @@ function originOf(value: string): string {
   }
 }
 
+/** The rule for one attribute of a span of `kind` (an event's attributes have no kind). */
+function ruleFor(key: string, kind: SpanKind | undefined): Rule {
+  if (DROPPED.has(key)) return 'drop';
+  if (kind === SpanKind.SERVER && (CLIENT_ADDRESS.has(key) || REQUEST_TARGET.has(key))) return 'drop';
+  if (!URLS.has(key)) return undefined;
+  return kind === SpanKind.CLIENT ? originOf : withoutQuery;
+}
+
 /** The attributes of one span or event with the rules above applied; the same object when nothing changes. */
 export function redactAttributes(attributes: Attributes, kind?: SpanKind): Attributes {
   let copy: Attributes | undefined;
   for (const [key, value] of Object.entries(attributes)) {
-    const drop = DROPPED.has(key) || (kind === SpanKind.SERVER && CLIENT_ADDRESS.has(key));
-    const url = !drop && URLS.has(key) && typeof value === 'string' ? value : undefined;
-    const rewritten = url === undefined ? value : kind === SpanKind.CLIENT ? originOf(url) : withoutQuery(url);
-    if (!drop && rewritten === value) continue;
+    const rule = ruleFor(key, kind);
+    if (rule === undefined) continue;
+    const rewritten = rule === 'drop' || typeof value !== 'string' ? undefined : rule(value);
+    if (rewritten === value) continue;
     copy ??= { ...attributes };
-    if (drop) delete copy[key];
+    if (rewritten === undefined) delete copy[key];
     else copy[key] = rewritten;
   }
   return copy ?? attributes;

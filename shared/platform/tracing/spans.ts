@@ -30,14 +30,3 @@ export function inSpan<T>(
     },
   );
 }
-
-/**
- * Names the active HTTP server span after the route template (`POST /v1/jobs`, never the path with its ids)
- * and records `http.route`: the HTTP instrumentation only knows the method, since routing is the registry's.
- */
-export function nameServerSpan(method: string, route: string): void {
-  const span = trace.getActiveSpan();
-  if (!span?.isRecording()) return;
-  span.setAttribute('http.route', route);
-  span.updateName(`${method} ${route}`);
-}
