@@ -1,4 +1,3 @@
-import { createHash, createHmac } from 'node:crypto';
 import { CreditBudgetError } from '../../platform/errors/credit-budget-error';
 import { IdempotencyConflictError } from '../../platform/errors/idempotency-conflict-error';
 import { JobFinishedError } from '../../platform/errors/job-finished-error';
@@ -7,8 +6,8 @@ import { ServiceUnavailableError } from '../../platform/errors/service-unavailab
 import { decodeCursor, encodeCursor } from '../../platform/pagination/cursor';
 import type { Page } from '../../platform/pagination/page';
 import type { LedgerStore, RefundRequest } from '../ledger/ledger-store';
-import { canonicalJson } from '../../platform/util/canonical-json';
 import { DailyBudget } from '../ledger/daily-budget';
+import { Idempotency, type KeyClaim } from './idempotency';
 import type { JobIdKeySource } from './job-id-key';
 import { toPublicJob, type Job, type JobRecord } from './job';
 import type { JobQueue } from './job-queue';
@@ -53,14 +52,18 @@ export function refundOf(job: Pick<JobRecord, 'subject' | 'id' | 'cost' | 'creat
 
 /** Accepts paid jobs exactly once per (subject, idempotency key) and reads a subject's jobs. */
 export class JobService {
+  private readonly idempotency: Idempotency;
+
   constructor(
     private readonly ledger: LedgerStore,
     private readonly queue: JobQueue,
-    private readonly jobIdKey: JobIdKeySource,
+    jobIdKey: JobIdKeySource,
     private readonly retentionSeconds: number,
     private readonly hooks: JobServiceHooks = {},
     private readonly budget: DailyBudget = new DailyBudget(undefined),
-  ) {}
+  ) {
+    this.idempotency = new Idempotency(ledger, jobIdKey, retentionSeconds, budget);
+  }
 
   /**
    * Accepts a job, or returns the one an earlier call with the same key accepted. Charging happens inside
@@ -70,31 +73,9 @@ export class JobService {
    * answered, since it was paid for already.
    */
   async submit(submission: JobSubmission): Promise<{ job: Job; replayed: boolean }> {
-    const jobId = await this.jobIdFor(submission.subject, submission.idempotencyKey);
-    const createdAt = new Date().toISOString();
-    const { outcome, shard, accepted } = await this.ledger.claim({
-      subject: submission.subject,
-      key: submission.idempotencyKey,
-      fingerprint: fingerprint(submission.operation, submission.input),
-      jobId,
-      operation: submission.operation,
-      cost: submission.cost,
-      ttlSeconds: this.retentionSeconds,
-      day: this.budget.today(),
-      dailyLimit: this.budget.limit,
-      shard: this.queue.shardFor(jobId),
-      acceptedAt: createdAt,
-    });
-    if (outcome === 'conflict') {
-      this.hooks.onConflict?.(submission.operation);
-      throw new IdempotencyConflictError();
-    }
-    if (outcome === 'over_budget') {
-      this.hooks.onOverBudget?.(submission.operation);
-      throw new CreditBudgetError(this.budget.limit ?? 0, this.budget.resetsAt(), this.budget.secondsUntilReset());
-    }
-    if (outcome === 'created') this.hooks.onSubmitted?.(submission.operation, submission.cost);
-    else this.hooks.onReplayed?.(submission.operation);
+    const claim = await this.idempotency.claim(submission, (jobId) => this.queue.shardFor(jobId));
+    this.refuseUnless(claim, submission);
+    const { outcome, shard, jobId } = claim;
     // A replay reads its job first: enqueueing a known id changes nothing, and skipping it saves the queue's
     // costliest call on every replay (bench/README.md).
     // The claim says which shard holds the key's job (it may predate a change of the shard count): reading and
@@ -109,8 +90,8 @@ export class JobService {
           subject: submission.subject,
           operation: submission.operation,
           input: submission.input,
-          cost: accepted?.cost ?? submission.cost,
-          createdAt: accepted?.at ?? createdAt,
+          cost: claim.accepted?.cost ?? submission.cost,
+          createdAt: claim.accepted?.at ?? claim.acceptedAt,
         },
         { replaceFinished: outcome === 'created', shard },
       );
@@ -124,6 +105,20 @@ export class JobService {
     // first answer may have been this 503.
     await this.queue.confirmDurable(submission.subject, shard);
     return { job: toPublicJob(stored), replayed: outcome === 'replayed' };
+  }
+
+  /** Throws the refusal of a claim that accepted nothing (a conflict: 422; over the budget: 402); counts the others. */
+  private refuseUnless(claim: KeyClaim, submission: JobSubmission): void {
+    if (claim.outcome === 'conflict') {
+      this.hooks.onConflict?.(submission.operation);
+      throw new IdempotencyConflictError();
+    }
+    if (claim.outcome === 'over_budget') {
+      this.hooks.onOverBudget?.(submission.operation);
+      throw new CreditBudgetError(this.budget.limit ?? 0, this.budget.resetsAt(), this.budget.secondsUntilReset());
+    }
+    if (claim.outcome === 'created') this.hooks.onSubmitted?.(submission.operation, submission.cost);
+    else this.hooks.onReplayed?.(submission.operation);
   }
 
   /** One of the subject's jobs; another subject's job is a 404 exactly like an unknown id. */
@@ -178,20 +173,8 @@ export class JobService {
     return { items, next_cursor: hasMore ? encodeCursor(shown[shown.length - 1].seq) : null };
   }
 
-  /**
-   * The job id for a subject's key: an HMAC, so it is stable across retries and replicas, unguessable by
-   * anyone without the job-id key, and safe for BullMQ (no `:`, never an integer). The key is the stored
-   * one, not the current secret's, so ids survive a `CONNECTOR_SECRET` rotation (see {@link JobIdKeySource}).
-   */
-  async jobIdFor(subject: string, idempotencyKey: string): Promise<string> {
-    const mac = createHmac('sha256', await this.jobIdKey.current())
-      .update(`${subject}\n${idempotencyKey}`, 'utf8')
-      .digest('base64url');
-    return `job_${mac.slice(0, 32)}`;
+  /** The job id a subject's key names ({@link Idempotency.jobIdFor}). */
+  jobIdFor(subject: string, idempotencyKey: string): Promise<string> {
+    return this.idempotency.jobIdFor(subject, idempotencyKey);
   }
-}
-
-/** Fingerprint of what a key was first used for: the operation and its payload, key order ignored. */
-export function fingerprint(operation: string, input: unknown): string {
-  return createHash('sha256').update(canonicalJson({ operation, input }), 'utf8').digest('base64url');
 }
