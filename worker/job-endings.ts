@@ -10,7 +10,7 @@ import {
 } from '../shared/adapters/redis/bullmq-job-record';
 import type { RedisClient } from '../shared/adapters/redis/redis-client';
 import type { JobObserver, ObservedAttempt } from '../shared/domain/jobs/job-observer';
-import { refundOf } from '../shared/domain/jobs/job-service';
+import { refundOf } from '../shared/domain/jobs/job-settlement';
 import type { LedgerStore } from '../shared/domain/ledger/ledger-store';
 
 type BullJobOf = BullJob<BullJobData, Record<string, unknown>, string>;
@@ -73,7 +73,7 @@ export function createJobEndings(deps: {
   // made the refund (an ending run again after an interruption finds it made, and must not count it again).
   const refund = async (job: BullJobOf): Promise<{ credits: number; made: boolean }> => {
     if (job.data.cost <= 0) return { credits: 0, made: false };
-    const made = await ledger.refund(refundOf({ ...job.data, id: job.id! }, deps.retentionSeconds));
+    const made = await ledger.refund(refundOf({ ...job.data, id: job.id!, operation: job.name }, deps.retentionSeconds));
     return { credits: job.data.cost, made };
   };
   const write = (job: BullJobOf, progress: BullJobProgress, field: string) =>

@@ -5,12 +5,14 @@ import { NotFoundError } from '../../platform/errors/not-found-error';
 import { ServiceUnavailableError } from '../../platform/errors/service-unavailable-error';
 import { decodeCursor, encodeCursor } from '../../platform/pagination/cursor';
 import type { Page } from '../../platform/pagination/page';
-import type { LedgerStore, RefundRequest } from '../ledger/ledger-store';
+import type { LedgerStore } from '../ledger/ledger-store';
 import { DailyBudget } from '../ledger/daily-budget';
 import { Idempotency, type KeyClaim } from './idempotency';
 import type { JobIdKeySource } from './job-id-key';
 import { toPublicJob, type Job, type JobRecord } from './job';
+import { JobLifecycle } from './job-lifecycle';
 import type { JobQueue } from './job-queue';
+import { meteredMoney } from './job-settlement';
 
 /** A paid job to start, as the handler hands it over. */
 export interface JobSubmission {
@@ -28,32 +30,16 @@ export interface JobServiceHooks {
   onConflict?(operation: string): void;
   /** A new job was refused because it would exceed the subject's daily credit budget. */
   onOverBudget?(operation: string): void;
-  /**
-   * A job is canceled (now, or already was): `credits` is what this call gave back (0 when the queue or an
-   * earlier call did). Called on every cancel of a canceled job, so what it records must be idempotent.
-   */
-  onCanceled?(job: JobRecord, credits: number): Promise<void> | void;
-}
-
-/**
- * The refund of a job as the ledger records it: counted on the day of its charge, its record kept twice the
- * retention, so that it outlives the job it guards (finished jobs are removed lazily, after the retention).
- */
-export function refundOf(job: Pick<JobRecord, 'subject' | 'id' | 'cost' | 'created_at'>, retentionSeconds: number): RefundRequest {
-  return {
-    subject: job.subject,
-    jobId: job.id,
-    credits: job.cost,
-    chargedAt: job.created_at,
-    ttlSeconds: 2 * retentionSeconds,
-    day: job.created_at.slice(0, 10),
-  };
 }
 
 /** Accepts paid jobs exactly once per (subject, idempotency key) and reads a subject's jobs. */
 export class JobService {
   private readonly idempotency: Idempotency;
 
+  /**
+   * `lifecycle` settles and records a job a queue's cancel has ended (by default: refunds through `ledger`,
+   * with no events and no observations).
+   */
   constructor(
     private readonly ledger: LedgerStore,
     private readonly queue: JobQueue,
@@ -61,6 +47,9 @@ export class JobService {
     private readonly retentionSeconds: number,
     private readonly hooks: JobServiceHooks = {},
     private readonly budget: DailyBudget = new DailyBudget(undefined),
+    private readonly lifecycle: JobLifecycle = new JobLifecycle({
+      money: meteredMoney((refund) => ledger.refund(refund), retentionSeconds),
+    }),
   ) {
     this.idempotency = new Idempotency(ledger, jobIdKey, retentionSeconds, budget);
   }
@@ -131,20 +120,20 @@ export class JobService {
 
   /**
    * A canceled job is shown refunded; on Redis a queued job's cancel and its refund are two steps (their keys
-   * live in different slots), so a crash between them is repaired by the next read, with the ledger's
-   * once-per-job refund (a no-op when it was made). Only within the retention: the refund record outlives it.
+   * live in different slots), so a crash between them is repaired by the next read, with the lifecycle's
+   * once-per-job settlement (a no-op when it was made). Only within the retention: the refund record outlives it.
    */
   private async repairRefund(job: JobRecord): Promise<void> {
     if (job.status !== 'canceled' || job.cost <= 0 || job.finished_at === null) return;
     if (Date.parse(job.finished_at) + this.retentionSeconds * 1000 < Date.now()) return;
-    await this.ledger.refund(refundOf(job, this.retentionSeconds));
+    await this.lifecycle.repairCanceled(job);
   }
 
   /**
    * Cancels one of the subject's jobs. `running` is false when the job is now canceled (or already was),
-   * true when it runs and was asked to stop. The refund of a job canceled while queued is made by the queue
-   * in the step that cancels it where the backend can (memory); else here, right after, by the ledger's
-   * once-per-job refund, which a repeated cancel calls again harmlessly and which thus repairs a refund an
+   * true when it runs and was asked to stop. A queued job's cancel ends it at once in the queue; its charge
+   * is settled there too where the backend can (memory), else here, right after, by the lifecycle's once-per-job
+   * settlement, which a repeated cancel runs again harmlessly and which thus repairs a refund or an event an
    * interrupted call missed.
    */
   async cancel(subject: string, id: string): Promise<{ job: Job; running: boolean }> {
@@ -155,8 +144,7 @@ export class JobService {
     const { outcome, job } = canceled;
     if (outcome === 'finished') throw new JobFinishedError();
     if (outcome === 'requested') return { job: toPublicJob(job), running: true };
-    const refunded = job.cost > 0 && (await this.ledger.refund(refundOf(job, this.retentionSeconds)));
-    await this.hooks.onCanceled?.(job, refunded ? job.cost : 0);
+    await this.lifecycle.canceledInQueue(job);
     return { job: toPublicJob(job), running: false };
   }
 
