@@ -79,9 +79,8 @@ export async function startApi(loaded: Config, logger: Logger, options: StartApi
   // Each job's own variables are read from the environment, and refused before any port opens.
   const processors = buildProcessors(jobs, loadJobSettings(env, jobs));
   const policies = buildPolicies(jobs, { attempts: config.jobAttempts, backoffMs: config.jobBackoffMs });
-  // The policies already say whether each operation refunds its failures: one source for the backend and worker.
-  const refundOnFailure = (operation: string) => policies.get(operation)?.refundOnFailure ?? true;
-  const backend = createBackend(config, processors, metrics, logger, policies, refundOnFailure);
+  // The policies also say whether each operation refunds its failures: one source for the backend and worker.
+  const backend = createBackend(config, processors, metrics, logger, policies);
   const jobWorker =
     jobConsumer && backend.kind === 'redis' ? jobConsumer({ processors, policies, metrics, events: backend.events }) : undefined;
   const { services, tokens } = createServices(config, backend, metrics, cimdFetch);

@@ -1,11 +1,10 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Job as BullJob } from 'bullmq';
 import type { Logger } from 'pino';
-import type { BullJobData } from '../shared/adapters/redis/bullmq-job-record';
+import type { BullJobOf } from './bullmq-attempt';
 
 /** A job this worker holds the lock of; `handedBack` is set when a shutdown hands it back (true once it went back). */
 export interface RunningJob {
-  job: BullJob<BullJobData, Record<string, unknown>, string>;
+  job: BullJobOf;
   token: string;
   handedBack?: Promise<boolean>;
 }

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../platform/config/config';
-import { jobObserver } from '../domain/jobs/job-observer';
+import { createJobObserver } from '../domain/jobs/job-observer';
 import type { JobPolicies, ProcessorMap } from '../domain/jobs/processor';
 import { createMemoryBackend } from './memory/memory-backend';
 import type { Metrics } from '../platform/metrics/metrics';
@@ -25,9 +25,8 @@ export function createBackend(
   processors: ProcessorMap,
   metrics: Metrics,
   logger: Logger,
+  /** Each operation's attempts, back-off, timeout and refund on failure (none: the defaults). */
   policies: JobPolicies = new Map(),
-  /** Whether a failed job of an operation is refunded; default: as its policy says (yes without one). */
-  refundOnFailure: (operation: string) => boolean = (operation) => policies.get(operation)?.refundOnFailure ?? true,
 ): Backend {
   if (config.redis) {
     const backend = createRedisBackend(config, metrics, logger, policies);
@@ -43,9 +42,7 @@ export function createBackend(
     backoffMs: config.jobBackoffMs,
     policies,
     retentionSeconds: config.idempotencyTtlSeconds,
-    onJobTransition: jobObserver(metrics, logger),
-    refundOnFailure,
-    onUnexpectedJobError: (error, job) => logger.error({ err: error, job_id: job.id, operation: job.operation }, 'job attempt threw'),
+    observer: createJobObserver(metrics, logger),
     events: webhooks
       ? (sources) =>
           new MemoryEventQueue({

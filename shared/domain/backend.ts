@@ -1,3 +1,4 @@
+import type { JobLifecycle } from './jobs/job-lifecycle';
 import type { JobQueue } from './jobs/job-queue';
 import type { EventQueue } from './webhooks/event-queue';
 import type { AdmissionStore } from './admission/admission-store';
@@ -18,6 +19,11 @@ export interface Backend {
   /** Admits bearer requests: failure budget, revocation and rate limit in one call. */
   readonly admissions: AdmissionStore;
   readonly queue: JobQueue;
+  /**
+   * The job lifecycle on this backend's ledger and event queue: the API ends a job with it when its cancel
+   * finds it queued (and repairs that job's refund); the embedded queue runs and ends every job with it.
+   */
+  readonly lifecycle: JobLifecycle;
   /** Keeps the job-id key across secret rotations. */
   readonly jobIdKeys: JobIdKeyStore;
   readonly oauth: OAuthStateStore;

@@ -14,7 +14,6 @@ import { createOAuthServices } from './oauth/oauth-services';
 import type { Backend } from './backend';
 import { ThingService } from './things/thing-service';
 import { withConnectionEvents } from './webhooks/connection-events';
-import { newEvent } from './webhooks/webhook-event';
 
 /** The domain functions handlers call; built once per process. */
 export interface Services {
@@ -56,17 +55,9 @@ export function createServices(config: Config, backend: Backend, metrics: Metric
       onReplayed: (operation) => metrics.jobsReplayed.inc({ operation }),
       onConflict: (operation) => metrics.idempotencyConflicts.inc({ operation }),
       onOverBudget: (operation) => metrics.jobsOverBudget.inc({ operation }),
-      onCanceled: async (job, credits) => {
-        // The event's id is the job's, so recording it again (a repeated cancel) is a no-op, and it repairs
-        // an event lost to a crash right after the cancel. On memory the queue already recorded it.
-        await backend.events.enqueue(newEvent('job.canceled', job.id));
-        // Counted only with a refund this call made: on memory the queue refunded and counted in its step.
-        if (credits === 0) return;
-        metrics.recordJobEnd(job.operation, 'canceled', NaN);
-        metrics.recordRefund(job.operation, 'canceled', credits);
-      },
     },
     budget,
+    backend.lifecycle,
   );
   return {
     tokens,

@@ -1,9 +1,11 @@
 import { expect } from 'chai';
-import { createJobObserver, jobObserver } from '../../shared/domain/jobs/job-observer';
-import type { JobRecord } from '../../shared/domain/jobs/job';
+import { MemoryJobQueue } from '../../shared/adapters/memory/memory-job-queue';
+import { createJobObserver } from '../../shared/domain/jobs/job-observer';
+import { JobError } from '../../shared/platform/errors/job-error';
 import { createLogger } from '../../shared/platform/logging/logger';
 import { Metrics } from '../../shared/platform/metrics/metrics';
 import { LogCapture } from '../support/log-capture';
+import { waitFor } from '../../testkit/wait-for';
 
 /** The value of one exposition line (`name{labels}`), or undefined when the series is absent. */
 async function series(metrics: Metrics, name: string): Promise<number | undefined> {
@@ -74,31 +76,43 @@ describe('the job observer', () => {
     expect(await series(metrics, 'connector_job_wait_seconds_sum{operation="op"}')).to.equal(0);
   });
 
-  it('the in-memory queue’s records: a first running record records the wait from created_at, a final one the run from started_at, a queued one nothing', async () => {
+  it('the in-memory queue’s attempts: a first start records the wait from created_at, the end the run from started_at, a retry’s start no wait', async () => {
     const { metrics, logger, lines } = setup();
-    const observe = jobObserver(metrics, logger);
-    const record = (status: JobRecord['status'], attempts: number, extra: Partial<JobRecord> = {}) => ({
-      id: 'm1',
-      operation: 'op',
-      status,
-      attempts,
-      refunded_credits: 0,
-      error: null,
-      created_at: '2026-01-01T00:00:00.000Z',
-      started_at: '2026-01-01T00:00:02.000Z',
-      finished_at: null,
-      ...extra,
+    const queue = new MemoryJobQueue({
+      processors: new Map([
+        [
+          'op',
+          async () => {
+            throw new JobError('Gone.');
+          },
+        ],
+      ]),
+      concurrency: 1,
+      attempts: 2,
+      backoffMs: 0,
+      retentionMs: 60_000,
+      ending: { observer: createJobObserver(metrics, logger) },
     });
-    observe(record('running', 1));
-    observe(record('queued', 1));
-    observe(record('running', 2));
-    observe(record('failed', 2, { finished_at: '2026-01-01T00:00:09.500Z', error: { message: 'Gone.' } }));
+    await queue.enqueue({
+      id: 'm1',
+      subject: 's',
+      operation: 'op',
+      input: {},
+      cost: 0,
+      createdAt: new Date(Date.now() - 2000).toISOString(),
+    });
+    const job = await waitFor(async () => {
+      const stored = await queue.get('m1');
+      return stored?.status === 'failed' ? stored : undefined;
+    });
+    const [created, started, finished] = [job.created_at, job.started_at!, job.finished_at!].map((at) => Date.parse(at));
     expect(await series(metrics, 'connector_job_wait_seconds_count{operation="op"}')).to.equal(1);
-    expect(await series(metrics, 'connector_job_wait_seconds_sum{operation="op"}')).to.equal(2);
+    expect(await series(metrics, 'connector_job_wait_seconds_sum{operation="op"}')).to.be.closeTo((started - created) / 1000, 1e-9);
     expect(await series(metrics, 'connector_jobs_completed_total{operation="op",outcome="failed"}')).to.equal(1);
-    expect(await series(metrics, 'connector_job_duration_seconds_sum{operation="op"}')).to.equal(7.5);
+    expect(await series(metrics, 'connector_job_duration_seconds_sum{operation="op"}')).to.be.closeTo((finished - started) / 1000, 1e-9);
     expect(lines().map((l) => [l.msg, l.attempt, l.error])).to.deep.equal([
       ['job started', 1, undefined],
+      ['job attempt failed; retrying', 1, 'Gone.'],
       ['job started', 2, undefined],
       ['job failed', 2, 'Gone.'],
     ]);

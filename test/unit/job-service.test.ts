@@ -3,7 +3,8 @@ import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
 import { StoredJobIdKey } from '../../shared/domain/jobs/job-id-key';
 import { MemoryJobIdKeyStore } from '../../shared/adapters/memory/memory-job-id-key-store';
 import type { JobRecord, NewJob } from '../../shared/domain/jobs/job';
-import { fingerprint, JobService } from '../../shared/domain/jobs/job-service';
+import { fingerprint } from '../../shared/domain/jobs/idempotency';
+import { JobService } from '../../shared/domain/jobs/job-service';
 import { MemoryJobQueue } from '../../shared/adapters/memory/memory-job-queue';
 import { MemoryLedgerStore } from '../../shared/adapters/memory/memory-ledger-store';
 

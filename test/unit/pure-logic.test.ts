@@ -6,7 +6,8 @@ import { MemoryJobIdKeyStore } from '../../shared/adapters/memory/memory-job-id-
 import { secretMatcher } from '../../shared/platform/secrets/secret-equals';
 import { ValidationError } from '../../shared/platform/errors/validation-error';
 import { backoffDelay } from '../../shared/domain/jobs/job-runner';
-import { fingerprint, JobService } from '../../shared/domain/jobs/job-service';
+import { fingerprint } from '../../shared/domain/jobs/idempotency';
+import { JobService } from '../../shared/domain/jobs/job-service';
 import { MemoryJobQueue } from '../../shared/adapters/memory/memory-job-queue';
 import { MemoryLedgerStore } from '../../shared/adapters/memory/memory-ledger-store';
 import { decodeCursor, encodeCursor } from '../../shared/platform/pagination/cursor';

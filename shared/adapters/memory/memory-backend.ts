@@ -1,11 +1,12 @@
-import { isTerminal, type JobRecord } from '../../domain/jobs/job';
+import type { JobRecord } from '../../domain/jobs/job';
 import type { JobPolicies, ProcessorMap } from '../../domain/jobs/processor';
-import { refundOf } from '../../domain/jobs/job-service';
 import type { Backend } from '../../domain/backend';
 import { SequentialAdmissionStore } from '../../domain/admission/sequential-admission-store';
+import type { JobObserver } from '../../domain/jobs/job-observer';
+import { DEFAULT_TERMS, meteredMoney } from '../../domain/jobs/job-settlement';
 import type { EventSources } from '../../domain/webhooks/event-facts';
 import { NO_EVENTS, type EventQueue } from '../../domain/webhooks/event-queue';
-import { newEvent } from '../../domain/webhooks/webhook-event';
+import { jobEventsOn } from '../../domain/webhooks/job-events';
 import { MemoryConnectionStore } from './memory-connection-store';
 import { MemoryJobIdKeyStore } from './memory-job-id-key-store';
 import { MemoryJobQueue } from './memory-job-queue';
@@ -20,13 +21,11 @@ export interface MemoryBackendOptions {
   concurrency: number;
   attempts: number;
   backoffMs: number;
-  /** Each operation's own attempts, back-off and timeout. */
+  /** Each operation's own attempts, back-off, timeout and refund on failure. */
   policies?: JobPolicies;
   retentionSeconds: number;
-  onUnexpectedJobError?: (error: unknown, job: JobRecord) => void;
-  onJobTransition?: (job: JobRecord) => void;
-  /** Whether a failed job of this operation is refunded; default yes. */
-  refundOnFailure?: (operation: string) => boolean;
+  /** Where the jobs' starts, ends, refunds and faults are logged and measured; none: nowhere. */
+  observer?: JobObserver;
   /** Builds the event queue on the backend's own job queue and connections; none: no events. */
   events?: (sources: EventSources) => EventQueue;
 }
@@ -34,22 +33,24 @@ export interface MemoryBackendOptions {
 /** The embedded backend: every store in memory and jobs run in this process. For one process only. */
 export function createMemoryBackend(options: MemoryBackendOptions): Backend {
   const ledger = new MemoryLedgerStore();
-  // Set once the queue and the connections exist; a job cannot finish before then.
-  let events: EventQueue = NO_EVENTS;
-  const queue = new MemoryJobQueue({
+  const connections = new MemoryConnectionStore();
+  const rateLimits = new MemoryRateLimitStore();
+  // The deliveries read jobs only when they send, by which time the queue below exists.
+  const events: EventQueue =
+    options.events?.({ jobs: { get: (id): Promise<JobRecord | undefined> => queue.get(id) }, connections }) ?? NO_EVENTS;
+  const queue: MemoryJobQueue = new MemoryJobQueue({
     processors: options.processors,
     concurrency: options.concurrency,
     attempts: options.attempts,
     backoffMs: options.backoffMs,
     policies: options.policies,
     retentionMs: options.retentionSeconds * 1000,
-    onUnexpectedError: options.onUnexpectedJobError,
-    refund: (job) => ledger.refundNow(refundOf(job, options.retentionSeconds)),
-    refundOnFailure: options.refundOnFailure,
-    // A job's event is recorded in the very step that finishes it.
-    onTransition: (job) => {
-      options.onJobTransition?.(job);
-      if (isTerminal(job.status)) void events.enqueue(newEvent(`job.${job.status as 'succeeded' | 'failed' | 'canceled'}`, job.id));
+    ending: {
+      // The embedded ledger refunds at once, so a job's refund is part of the step that ends it.
+      money: meteredMoney((refund) => ledger.refundNow(refund), options.retentionSeconds),
+      events: jobEventsOn(events, { awaitStored: false }),
+      observer: options.observer,
+      terms: (operation) => options.policies?.get(operation) ?? DEFAULT_TERMS,
     },
   });
   // Retention is enforced by a periodic sweep; unref'd so it never keeps the process alive.
@@ -59,9 +60,6 @@ export function createMemoryBackend(options: MemoryBackendOptions): Backend {
   }, 60_000);
   sweeper.unref();
 
-  const connections = new MemoryConnectionStore();
-  const rateLimits = new MemoryRateLimitStore();
-  events = options.events?.({ jobs: queue, connections }) ?? NO_EVENTS;
   return {
     kind: 'memory',
     connections,
@@ -70,6 +68,7 @@ export function createMemoryBackend(options: MemoryBackendOptions): Backend {
     rateLimits,
     admissions: new SequentialAdmissionStore(connections, rateLimits, ledger),
     queue,
+    lifecycle: queue.lifecycle,
     jobIdKeys: new MemoryJobIdKeyStore(),
     oauth: new MemoryOAuthStateStore(),
     events,

@@ -1,8 +1,16 @@
 import type { JobRecord, JobStatus, NewJob } from '../../domain/jobs/job';
 import { isTerminal, queuedRecord } from '../../domain/jobs/job';
+import {
+  endOfRecord,
+  JobLifecycle,
+  type AttemptPorts,
+  type EndingStore,
+  type JobLifecycleOptions,
+  type TakenJob,
+} from '../../domain/jobs/job-lifecycle';
 import type { CancelOutcome, JobQueue } from '../../domain/jobs/job-queue';
-import { backoffDelay, runAttempt } from '../../domain/jobs/job-runner';
-import { policyOf, type JobPolicies, type ProcessorMap } from '../../domain/jobs/processor';
+import { backoffDelay } from '../../domain/jobs/job-runner';
+import { policyOf, type JobPolicies, type JobPolicy, type ProcessorMap } from '../../domain/jobs/processor';
 
 /** How the in-process queue runs jobs. */
 export interface MemoryQueueOptions {
@@ -15,16 +23,11 @@ export interface MemoryQueueOptions {
   policies?: JobPolicies;
   /** Finished jobs are kept this long (the idempotency retention). */
   retentionMs: number;
-  onUnexpectedError?: (error: unknown, job: JobRecord) => void;
-  /** Called when a job reaches a terminal state or starts; metrics hook here. */
-  onTransition?: (job: JobRecord) => void;
   /**
-   * Gives the job's credits back, synchronously, so the refund is part of the step that ends the job; true
-   * when this call refunded. None: nothing is refunded.
+   * How jobs end: settled on the ledger in the step that ends them (its refund answers at once), recorded and
+   * observed. None: nothing is settled, recorded or observed.
    */
-  refund?: (job: JobRecord) => boolean;
-  /** Whether a failed job of this operation is refunded; default yes. */
-  refundOnFailure?: (operation: string) => boolean;
+  ending?: Omit<JobLifecycleOptions, 'processors' | 'policies'>;
 }
 
 /** Runs jobs in this process: the embedded default. State is lost on exit. */
@@ -35,10 +38,14 @@ export class MemoryJobQueue implements JobQueue {
   private readonly idle = new Set<() => void>();
   /** The abort controller of each running attempt, by job id: a cancel fires it. */
   private readonly controllers = new Map<string, AbortController>();
+  /** The lifecycle this queue runs and ends its jobs with. */
+  readonly lifecycle: JobLifecycle;
   private running = 0;
   private closing = false;
 
-  constructor(private readonly options: MemoryQueueOptions) {}
+  constructor(private readonly options: MemoryQueueOptions) {
+    this.lifecycle = new JobLifecycle({ ...options.ending, processors: options.processors, policies: options.policies });
+  }
 
   async enqueue(job: NewJob, { replaceFinished = false }: { replaceFinished?: boolean } = {}): Promise<JobRecord | undefined> {
     const existing = this.jobs.get(job.id);
@@ -58,20 +65,7 @@ export class MemoryJobQueue implements JobQueue {
   async cancel(id: string): Promise<{ outcome: CancelOutcome; job: JobRecord } | undefined> {
     const job = this.jobs.get(id);
     if (!job) return undefined;
-    let outcome: CancelOutcome;
-    if (job.status === 'canceled') outcome = 'already_canceled';
-    else if (job.status === 'succeeded' || job.status === 'failed') outcome = 'finished';
-    else if (job.status === 'queued') {
-      // Queued, or waiting for a retry: the pump skips a job that is no longer queued.
-      job.cancel_requested_at = new Date().toISOString();
-      this.finish(job, 'canceled');
-      outcome = 'canceled';
-    } else {
-      job.cancel_requested_at ??= new Date().toISOString();
-      this.controllers.get(id)?.abort();
-      outcome = 'requested';
-    }
-    return { outcome, job: structuredClone(job) };
+    return { outcome: this.cancelNow(job), job: structuredClone(job) };
   }
 
   shardFor(): number {
@@ -115,6 +109,20 @@ export class MemoryJobQueue implements JobQueue {
     });
   }
 
+  /** A queued job (or one waiting for a retry: the pump skips a job no longer queued) ends canceled at once; a running one is signaled. */
+  private cancelNow(job: JobRecord): CancelOutcome {
+    if (job.status === 'canceled') return 'already_canceled';
+    if (job.status === 'succeeded' || job.status === 'failed') return 'finished';
+    if (job.status === 'queued') {
+      job.cancel_requested_at = new Date().toISOString();
+      void this.lifecycle.end(endOfRecord(job, { kind: 'canceled' }), endOnRecord(job));
+      return 'canceled';
+    }
+    job.cancel_requested_at ??= new Date().toISOString();
+    this.controllers.get(job.id)?.abort();
+    return 'requested';
+  }
+
   private pump(): void {
     while (!this.closing && this.running < this.options.concurrency && this.waiting.length > 0) {
       const job = this.jobs.get(this.waiting.shift()!);
@@ -127,51 +135,76 @@ export class MemoryJobQueue implements JobQueue {
     job.status = 'running';
     job.attempts++;
     job.started_at ??= new Date().toISOString();
-    this.options.onTransition?.(job);
     const policy = this.options.policies?.get(job.operation) ?? policyOf(undefined, this.options);
-    // One controller per attempt: its signal is the processor's, fired on the operation's timeout or a cancel.
+    // One controller per attempt, which a cancel of the running job fires.
     const controller = new AbortController();
     this.controllers.set(job.id, controller);
-    const outcome = await runAttempt(this.options.processors, job, {
-      attempt: job.attempts,
-      policy,
-      controller,
-      // The record is this queue's own, so a report is stored by assigning it.
-      saveProgress: async (progress) => {
-        job.progress = progress;
-      },
-      onUnexpected: (error) => this.options.onUnexpectedError?.(error, job),
-    });
-    this.controllers.delete(job.id);
-    this.running--;
-    // A cancel asked while it ran wins over anything but a success: the work was not delivered.
-    if (outcome.kind !== 'succeeded' && job.cancel_requested_at !== null) this.finish(job, 'canceled');
-    else if (outcome.kind === 'retry') {
-      job.status = 'queued';
-      const timer = setTimeout(
-        () => {
-          this.timers.delete(timer);
-          this.waiting.push(job.id);
-          this.pump();
-        },
-        backoffDelay(policy.backoffMs, job.attempts),
-      );
-      this.timers.add(timer);
-    } else {
-      if (outcome.kind === 'succeeded') job.result = outcome.result;
-      else job.error = { message: outcome.message };
-      this.finish(job, outcome.kind);
+    try {
+      await this.lifecycle.attempt(taken(job, policy, controller), this.portsFor(job, policy));
+    } finally {
+      this.controllers.delete(job.id);
+      this.running--;
     }
     if (this.running === 0) for (const resolve of this.idle) resolve();
     this.pump();
   }
 
-  /** Makes the job terminal and, when it is owed one, refunds it in the same synchronous step. */
-  private finish(job: JobRecord, status: 'succeeded' | 'failed' | 'canceled'): void {
-    job.status = status;
-    job.finished_at = new Date().toISOString();
-    const owed = status === 'canceled' || (status === 'failed' && (this.options.refundOnFailure?.(job.operation) ?? true));
-    if (owed && job.cost > 0 && this.options.refund?.(job)) job.refunded_credits = job.cost;
-    this.options.onTransition?.(job);
+  /** The lifecycle's ports on a record this queue owns: each answers at once. */
+  private portsFor(job: JobRecord, policy: JobPolicy): AttemptPorts<void> {
+    return {
+      ...endOnRecord(job),
+      cancelAsked: () => job.cancel_requested_at !== null,
+      // The record is this queue's own, so a report is stored by assigning it.
+      saveProgress: async (report) => {
+        job.progress = report;
+      },
+      lastReport: () => job.progress,
+      retry: () => this.retryLater(job, policy.backoffMs),
+    };
   }
+
+  private retryLater(job: JobRecord, backoffMs: number): void {
+    job.status = 'queued';
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer);
+        this.waiting.push(job.id);
+        this.pump();
+      },
+      backoffDelay(backoffMs, job.attempts),
+    );
+    this.timers.add(timer);
+  }
+}
+
+/**
+ * How the queue keeps a job's ending: on the record it owns, by assignment. Nothing here outlives the process,
+ * so there is no decision to write ahead: the whole ending (settlement, event, mark) is one synchronous step,
+ * and no request sees a job refunded and not ended, or ended and not refunded.
+ */
+function endOnRecord(job: JobRecord): EndingStore<void> {
+  return {
+    markEnded(end, settled) {
+      job.status = end.ending.kind;
+      job.finished_at = new Date(end.endedAt).toISOString();
+      if (end.ending.kind === 'succeeded') job.result = end.ending.result;
+      else if (end.ending.kind === 'failed') job.error = { message: end.ending.message };
+      if (settled.released > 0) job.refunded_credits = settled.released;
+    },
+  };
+}
+
+/** A record taken for an attempt, as the lifecycle reads it. */
+function taken(job: JobRecord, policy: JobPolicy, controller: AbortController): TakenJob {
+  const startedMs = Date.parse(job.started_at!);
+  return {
+    job,
+    attempt: job.attempts,
+    attemptsStarted: job.attempts,
+    maxAttempts: policy.attempts,
+    startedMs,
+    waitedMs: job.attempts === 1 ? startedMs - Date.parse(job.created_at) : undefined,
+    stalls: 0,
+    controller,
+  };
 }

@@ -1,5 +1,5 @@
 import type { Job as BullJob, JobState } from 'bullmq';
-import type { JobRecord, JobStatus, NewJob } from '../../domain/jobs/job';
+import { isTerminal, type JobRecord, type JobStatus, type NewJob } from '../../domain/jobs/job';
 import { GENERIC_JOB_FAILURE } from '../../domain/jobs/job-runner';
 import type { JobProgress } from '../../domain/jobs/progress-reporter';
 
@@ -155,13 +155,10 @@ function parseReturnValue(stored: string | undefined): unknown {
 
 /** Maps a stored BullMQ job and its state to our record; undefined when the job is gone. */
 export function toJobRecord(job: (StoredBullJob & CancelFields) | undefined, state: JobState | 'unknown'): JobRecord | undefined {
-  let status = toJobStatus(state);
-  if (!job?.id || !status) return undefined;
+  const found = toJobStatus(state);
+  if (!job?.id || !found) return undefined;
   const progress = readProgress(job.progress);
-  // BullMQ has no canceled state: a canceled job sits in its failed set, marked by the cancel script or the worker.
-  if (status === 'failed' && (job.canceledOn !== undefined || progress.canceled)) status = 'canceled';
-  const terminal = status === 'succeeded' || status === 'failed' || status === 'canceled';
-  const startedAt = progress.started_at ?? (job.processedOn ? new Date(job.processedOn).toISOString() : null);
+  const status = shownStatus(found, job, progress);
   return {
     id: job.id,
     subject: job.data.subject,
@@ -170,12 +167,8 @@ export function toJobRecord(job: (StoredBullJob & CancelFields) | undefined, sta
     input: job.data.input,
     cost: job.data.cost,
     created_at: job.data.created_at ?? new Date(job.timestamp).toISOString(),
-    started_at: startedAt,
-    finished_at: terminal ? new Date(job.finishedOn ?? Date.now()).toISOString() : null,
-    result: status === 'succeeded' ? ((job.returnvalue as Record<string, unknown> | null) ?? {}) : null,
-    // Only our worker's safe message is shown; a failure BullMQ decided on its own (e.g. a job that stalled
-    // too often) carries a library message, which is replaced by the generic one.
-    error: status === 'failed' ? { message: progress.error ?? GENERIC_JOB_FAILURE } : null,
+    started_at: progress.started_at ?? isoOrNull(job.processedOn),
+    ...outcomeOf(status, job, progress),
     attempts: Math.max(job.attemptsStarted ?? 0, job.attemptsMade ?? 0),
     progress: progress.reported ?? null,
     cancel_requested_at: job.cancelRequestedOn === undefined ? null : new Date(job.cancelRequestedOn).toISOString(),
@@ -183,4 +176,25 @@ export function toJobRecord(job: (StoredBullJob & CancelFields) | undefined, sta
     // script (a crash between the two is repaired by the next read of the job).
     refunded_credits: job.canceledOn !== undefined ? job.data.cost : (progress.refunded ?? 0),
   };
+}
+
+/** BullMQ has no canceled state: a canceled job sits in its failed set, marked by the cancel script or the worker. */
+function shownStatus(status: JobStatus, job: CancelFields, progress: BullJobProgress): JobStatus {
+  return status === 'failed' && (job.canceledOn !== undefined || progress.canceled) ? 'canceled' : status;
+}
+
+/** When a job finished, with what result or error: nulls until it has. */
+function outcomeOf(status: JobStatus, job: StoredBullJob, progress: BullJobProgress): Pick<JobRecord, 'finished_at' | 'result' | 'error'> {
+  return {
+    finished_at: isTerminal(status) ? new Date(job.finishedOn ?? Date.now()).toISOString() : null,
+    result: status === 'succeeded' ? ((job.returnvalue as Record<string, unknown> | null) ?? {}) : null,
+    // Only our worker's safe message is shown; a failure BullMQ decided on its own (e.g. a job that stalled
+    // too often) carries a library message, which is replaced by the generic one.
+    error: status === 'failed' ? { message: progress.error ?? GENERIC_JOB_FAILURE } : null,
+  };
+}
+
+/** An instant BullMQ keeps in milliseconds as an ISO time; null when it has none (0 or absent). */
+function isoOrNull(ms: number | undefined): string | null {
+  return ms ? new Date(ms).toISOString() : null;
 }

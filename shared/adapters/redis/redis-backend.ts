@@ -4,6 +4,10 @@ import type { Metrics } from '../../platform/metrics/metrics';
 import type { Backend } from '../../domain/backend';
 import type { JobPolicies } from '../../domain/jobs/processor';
 import { SequentialAdmissionStore } from '../../domain/admission/sequential-admission-store';
+import { JobLifecycle } from '../../domain/jobs/job-lifecycle';
+import { createJobObserver } from '../../domain/jobs/job-observer';
+import { DEFAULT_TERMS, meteredMoney } from '../../domain/jobs/job-settlement';
+import { jobEventsOn } from '../../domain/webhooks/job-events';
 import { NO_EVENTS } from '../../domain/webhooks/event-queue';
 import { BullmqEventQueue } from './bullmq-event-queue';
 import { BullmqJobQueue } from './bullmq-job-queue';
@@ -59,6 +63,13 @@ export function createRedisBackend(
   const events = config.webhooks
     ? new BullmqEventQueue(client, keys, guard, { retryBaseMs: config.webhooks.retryBaseMs, logger })
     : NO_EVENTS;
+  // The API ends a job only when its cancel finds it queued; the worker runs and ends every other.
+  const lifecycle = new JobLifecycle({
+    money: meteredMoney((refund) => ledger.refund(refund), config.idempotencyTtlSeconds),
+    events: jobEventsOn(events),
+    observer: createJobObserver(metrics, logger),
+    terms: (operation) => policies.get(operation) ?? DEFAULT_TERMS,
+  });
 
   return {
     kind: 'redis',
@@ -70,6 +81,7 @@ export function createRedisBackend(
     ledger,
     rateLimits,
     queue,
+    lifecycle,
     jobIdKeys: new RedisJobIdKeyStore(client, keys, guard),
     oauth: new RedisOAuthStateStore(client, keys, guard),
     events,

@@ -40,48 +40,73 @@ export async function runAttempt(
 ): Promise<AttemptOutcome> {
   const processor = processors.get(job.operation);
   if (!processor) return { kind: 'failed', message: GENERIC_JOB_FAILURE };
-  // Made on the first report only: a processor that never reports costs nothing.
+  const reports = lazyReporter(saveProgress, onUnexpected);
+  const deadline = startDeadline(policy.timeoutMs, controller);
+  try {
+    const result = await deadline.race(
+      processor(job.input, { jobId: job.id, attempt, signal: controller.signal, progress: reports.report }),
+    );
+    // A processor may type its result as an interface; at run time it is the plain JSON object stored.
+    return { kind: 'succeeded', result: result as Record<string, unknown> };
+  } catch (thrown) {
+    return failureOf(thrown, controller, attempt < policy.attempts, onUnexpected);
+  } finally {
+    deadline.clear();
+    await reports.close();
+  }
+}
+
+/**
+ * The attempt's progress, reported through a reporter made on the first report only (a processor that never
+ * reports costs nothing). Once closed (the attempt has ended), later reports are dropped.
+ */
+function lazyReporter(save: (progress: JobProgress) => Promise<void>, onError: (error: unknown) => void) {
   let reporter: ProgressReporter | undefined;
   let ended = false;
-  const progress = (percent: number, message?: string): void => {
-    if (ended && reporter === undefined) return;
-    reporter ??= createProgressReporter(saveProgress, { onError: onUnexpected });
-    reporter.report(percent, message);
+  return {
+    report(percent: number, message?: string): void {
+      if (ended && reporter === undefined) return;
+      reporter ??= createProgressReporter(save, { onError });
+      reporter.report(percent, message);
+    },
+    async close(): Promise<void> {
+      ended = true;
+      await reporter?.close();
+    },
   };
-  const { timeoutMs } = policy;
+}
+
+/** The operation's timeout over an attempt: when it passes, the signal fires and the race fails with its safe `JobError`. */
+function startDeadline(timeoutMs: number | undefined, controller: AbortController) {
+  if (timeoutMs === undefined) return { race: <T>(run: Promise<T>) => run, clear: () => {} };
   let timer: NodeJS.Timeout | undefined;
-  const timedOut =
-    timeoutMs === undefined
-      ? undefined
-      : new Promise<JobError>((resolve) => {
-          timer = setTimeout(() => {
-            const error = new JobError(timeoutMessage(timeoutMs));
-            controller.abort(error);
-            resolve(error);
-          }, timeoutMs);
-        });
-  const context = { jobId: job.id, attempt, signal: controller.signal, progress };
-  try {
-    const run = processor(job.input, context).then((result) => ({ result }));
-    const settled = timedOut === undefined ? await run : await Promise.race([run, timedOut.then((error) => Promise.reject(error))]);
-    // A processor may type its result as an interface; at run time it is the plain JSON object stored.
-    return { kind: 'succeeded', result: settled.result as Record<string, unknown> };
-  } catch (thrown) {
-    // A processor stopping because its signal fired throws whatever its library throws on abort: the
-    // reason the signal was given (a safe JobError) is the outcome, not that.
-    const reason: unknown = controller.signal.aborted ? controller.signal.reason : undefined;
-    const error = reason instanceof JobError ? reason : thrown;
-    const safe = error instanceof JobError;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new JobError(timeoutMessage(timeoutMs));
+      controller.abort(error);
+      reject(error);
+    }, timeoutMs);
+  });
+  return { race: <T>(run: Promise<T>) => Promise.race([run, expired]), clear: () => clearTimeout(timer) };
+}
+
+/** A failed attempt's outcome: a safe message, retried while attempts are left unless its `JobError` says not to. */
+function failureOf(
+  thrown: unknown,
+  controller: AbortController,
+  attemptsLeft: boolean,
+  onUnexpected: (error: unknown) => void,
+): AttemptOutcome {
+  // A processor stopping because its signal fired throws whatever its library throws on abort: the
+  // reason the signal was given (a safe JobError) is the outcome, not that.
+  const reason: unknown = controller.signal.aborted ? controller.signal.reason : undefined;
+  const error = reason instanceof JobError ? reason : thrown;
+  if (!(error instanceof JobError)) {
     // A processor stopping because its job was canceled is expected, not a fault to log.
-    if (!safe && !controller.signal.aborted) onUnexpected(error);
-    const message = safe ? error.message : GENERIC_JOB_FAILURE;
-    const retryable = safe ? error.retryable : true;
-    return retryable && attempt < policy.attempts ? { kind: 'retry', message } : { kind: 'failed', message };
-  } finally {
-    clearTimeout(timer);
-    ended = true;
-    await reporter?.close();
+    if (!controller.signal.aborted) onUnexpected(error);
+    return attemptsLeft ? { kind: 'retry', message: GENERIC_JOB_FAILURE } : { kind: 'failed', message: GENERIC_JOB_FAILURE };
   }
+  return error.retryable && attemptsLeft ? { kind: 'retry', message: error.message } : { kind: 'failed', message: error.message };
 }
 
 /** Exponential backoff: `base`, `2·base`, `4·base`, … before attempt 2, 3, 4, … */

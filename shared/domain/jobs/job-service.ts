@@ -1,4 +1,3 @@
-import { createHash, createHmac } from 'node:crypto';
 import { CreditBudgetError } from '../../platform/errors/credit-budget-error';
 import { IdempotencyConflictError } from '../../platform/errors/idempotency-conflict-error';
 import { JobFinishedError } from '../../platform/errors/job-finished-error';
@@ -6,12 +5,14 @@ import { NotFoundError } from '../../platform/errors/not-found-error';
 import { ServiceUnavailableError } from '../../platform/errors/service-unavailable-error';
 import { decodeCursor, encodeCursor } from '../../platform/pagination/cursor';
 import type { Page } from '../../platform/pagination/page';
-import type { LedgerStore, RefundRequest } from '../ledger/ledger-store';
-import { canonicalJson } from '../../platform/util/canonical-json';
+import type { LedgerStore } from '../ledger/ledger-store';
 import { DailyBudget } from '../ledger/daily-budget';
+import { Idempotency, type KeyClaim } from './idempotency';
 import type { JobIdKeySource } from './job-id-key';
 import { toPublicJob, type Job, type JobRecord } from './job';
+import { JobLifecycle } from './job-lifecycle';
 import type { JobQueue } from './job-queue';
+import { meteredMoney } from './job-settlement';
 
 /** A paid job to start, as the handler hands it over. */
 export interface JobSubmission {
@@ -29,38 +30,29 @@ export interface JobServiceHooks {
   onConflict?(operation: string): void;
   /** A new job was refused because it would exceed the subject's daily credit budget. */
   onOverBudget?(operation: string): void;
-  /**
-   * A job is canceled (now, or already was): `credits` is what this call gave back (0 when the queue or an
-   * earlier call did). Called on every cancel of a canceled job, so what it records must be idempotent.
-   */
-  onCanceled?(job: JobRecord, credits: number): Promise<void> | void;
-}
-
-/**
- * The refund of a job as the ledger records it: counted on the day of its charge, its record kept twice the
- * retention, so that it outlives the job it guards (finished jobs are removed lazily, after the retention).
- */
-export function refundOf(job: Pick<JobRecord, 'subject' | 'id' | 'cost' | 'created_at'>, retentionSeconds: number): RefundRequest {
-  return {
-    subject: job.subject,
-    jobId: job.id,
-    credits: job.cost,
-    chargedAt: job.created_at,
-    ttlSeconds: 2 * retentionSeconds,
-    day: job.created_at.slice(0, 10),
-  };
 }
 
 /** Accepts paid jobs exactly once per (subject, idempotency key) and reads a subject's jobs. */
 export class JobService {
+  private readonly idempotency: Idempotency;
+
+  /**
+   * `lifecycle` settles and records a job a queue's cancel has ended (by default: refunds through `ledger`,
+   * with no events and no observations).
+   */
   constructor(
     private readonly ledger: LedgerStore,
     private readonly queue: JobQueue,
-    private readonly jobIdKey: JobIdKeySource,
+    jobIdKey: JobIdKeySource,
     private readonly retentionSeconds: number,
     private readonly hooks: JobServiceHooks = {},
     private readonly budget: DailyBudget = new DailyBudget(undefined),
-  ) {}
+    private readonly lifecycle: JobLifecycle = new JobLifecycle({
+      money: meteredMoney((refund) => ledger.refund(refund), retentionSeconds),
+    }),
+  ) {
+    this.idempotency = new Idempotency(ledger, jobIdKey, retentionSeconds, budget);
+  }
 
   /**
    * Accepts a job, or returns the one an earlier call with the same key accepted. Charging happens inside
@@ -70,31 +62,9 @@ export class JobService {
    * answered, since it was paid for already.
    */
   async submit(submission: JobSubmission): Promise<{ job: Job; replayed: boolean }> {
-    const jobId = await this.jobIdFor(submission.subject, submission.idempotencyKey);
-    const createdAt = new Date().toISOString();
-    const { outcome, shard, accepted } = await this.ledger.claim({
-      subject: submission.subject,
-      key: submission.idempotencyKey,
-      fingerprint: fingerprint(submission.operation, submission.input),
-      jobId,
-      operation: submission.operation,
-      cost: submission.cost,
-      ttlSeconds: this.retentionSeconds,
-      day: this.budget.today(),
-      dailyLimit: this.budget.limit,
-      shard: this.queue.shardFor(jobId),
-      acceptedAt: createdAt,
-    });
-    if (outcome === 'conflict') {
-      this.hooks.onConflict?.(submission.operation);
-      throw new IdempotencyConflictError();
-    }
-    if (outcome === 'over_budget') {
-      this.hooks.onOverBudget?.(submission.operation);
-      throw new CreditBudgetError(this.budget.limit ?? 0, this.budget.resetsAt(), this.budget.secondsUntilReset());
-    }
-    if (outcome === 'created') this.hooks.onSubmitted?.(submission.operation, submission.cost);
-    else this.hooks.onReplayed?.(submission.operation);
+    const claim = await this.idempotency.claim(submission, (jobId) => this.queue.shardFor(jobId));
+    this.refuseUnless(claim, submission);
+    const { outcome, shard, jobId } = claim;
     // A replay reads its job first: enqueueing a known id changes nothing, and skipping it saves the queue's
     // costliest call on every replay (bench/README.md).
     // The claim says which shard holds the key's job (it may predate a change of the shard count): reading and
@@ -109,8 +79,8 @@ export class JobService {
           subject: submission.subject,
           operation: submission.operation,
           input: submission.input,
-          cost: accepted?.cost ?? submission.cost,
-          createdAt: accepted?.at ?? createdAt,
+          cost: claim.accepted?.cost ?? submission.cost,
+          createdAt: claim.accepted?.at ?? claim.acceptedAt,
         },
         { replaceFinished: outcome === 'created', shard },
       );
@@ -126,6 +96,20 @@ export class JobService {
     return { job: toPublicJob(stored), replayed: outcome === 'replayed' };
   }
 
+  /** Throws the refusal of a claim that accepted nothing (a conflict: 422; over the budget: 402); counts the others. */
+  private refuseUnless(claim: KeyClaim, submission: JobSubmission): void {
+    if (claim.outcome === 'conflict') {
+      this.hooks.onConflict?.(submission.operation);
+      throw new IdempotencyConflictError();
+    }
+    if (claim.outcome === 'over_budget') {
+      this.hooks.onOverBudget?.(submission.operation);
+      throw new CreditBudgetError(this.budget.limit ?? 0, this.budget.resetsAt(), this.budget.secondsUntilReset());
+    }
+    if (claim.outcome === 'created') this.hooks.onSubmitted?.(submission.operation, submission.cost);
+    else this.hooks.onReplayed?.(submission.operation);
+  }
+
   /** One of the subject's jobs; another subject's job is a 404 exactly like an unknown id. */
   async get(subject: string, id: string): Promise<Job> {
     const job = await this.queue.get(id);
@@ -136,20 +120,20 @@ export class JobService {
 
   /**
    * A canceled job is shown refunded; on Redis a queued job's cancel and its refund are two steps (their keys
-   * live in different slots), so a crash between them is repaired by the next read, with the ledger's
-   * once-per-job refund (a no-op when it was made). Only within the retention: the refund record outlives it.
+   * live in different slots), so a crash between them is repaired by the next read, with the lifecycle's
+   * once-per-job settlement (a no-op when it was made). Only within the retention: the refund record outlives it.
    */
   private async repairRefund(job: JobRecord): Promise<void> {
     if (job.status !== 'canceled' || job.cost <= 0 || job.finished_at === null) return;
     if (Date.parse(job.finished_at) + this.retentionSeconds * 1000 < Date.now()) return;
-    await this.ledger.refund(refundOf(job, this.retentionSeconds));
+    await this.lifecycle.repairCanceled(job);
   }
 
   /**
    * Cancels one of the subject's jobs. `running` is false when the job is now canceled (or already was),
-   * true when it runs and was asked to stop. The refund of a job canceled while queued is made by the queue
-   * in the step that cancels it where the backend can (memory); else here, right after, by the ledger's
-   * once-per-job refund, which a repeated cancel calls again harmlessly and which thus repairs a refund an
+   * true when it runs and was asked to stop. A queued job's cancel ends it at once in the queue; its charge
+   * is settled there too where the backend can (memory), else here, right after, by the lifecycle's once-per-job
+   * settlement, which a repeated cancel runs again harmlessly and which thus repairs a refund or an event an
    * interrupted call missed.
    */
   async cancel(subject: string, id: string): Promise<{ job: Job; running: boolean }> {
@@ -160,8 +144,7 @@ export class JobService {
     const { outcome, job } = canceled;
     if (outcome === 'finished') throw new JobFinishedError();
     if (outcome === 'requested') return { job: toPublicJob(job), running: true };
-    const refunded = job.cost > 0 && (await this.ledger.refund(refundOf(job, this.retentionSeconds)));
-    await this.hooks.onCanceled?.(job, refunded ? job.cost : 0);
+    await this.lifecycle.canceledInQueue(job);
     return { job: toPublicJob(job), running: false };
   }
 
@@ -178,20 +161,8 @@ export class JobService {
     return { items, next_cursor: hasMore ? encodeCursor(shown[shown.length - 1].seq) : null };
   }
 
-  /**
-   * The job id for a subject's key: an HMAC, so it is stable across retries and replicas, unguessable by
-   * anyone without the job-id key, and safe for BullMQ (no `:`, never an integer). The key is the stored
-   * one, not the current secret's, so ids survive a `CONNECTOR_SECRET` rotation (see {@link JobIdKeySource}).
-   */
-  async jobIdFor(subject: string, idempotencyKey: string): Promise<string> {
-    const mac = createHmac('sha256', await this.jobIdKey.current())
-      .update(`${subject}\n${idempotencyKey}`, 'utf8')
-      .digest('base64url');
-    return `job_${mac.slice(0, 32)}`;
+  /** The job id a subject's key names ({@link Idempotency.jobIdFor}). */
+  jobIdFor(subject: string, idempotencyKey: string): Promise<string> {
+    return this.idempotency.jobIdFor(subject, idempotencyKey);
   }
-}
-
-/** Fingerprint of what a key was first used for: the operation and its payload, key order ignored. */
-export function fingerprint(operation: string, input: unknown): string {
-  return createHash('sha256').update(canonicalJson({ operation, input }), 'utf8').digest('base64url');
 }

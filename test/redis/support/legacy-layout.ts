@@ -3,7 +3,7 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type Redis from 'ioredis';
 import jwt from 'jsonwebtoken';
 import { deriveKeys } from '../../../shared/platform/secrets/derived-keys';
-import { fingerprint } from '../../../shared/domain/jobs/job-service';
+import { fingerprint } from '../../../shared/domain/jobs/idempotency';
 
 /** What {@link writeLegacyLayout} stored, for the checks that follow an upgrade. */
 export interface LegacyData {

@@ -1,0 +1,72 @@
+import { createHash, createHmac } from 'node:crypto';
+import { canonicalJson } from '../../platform/util/canonical-json';
+import type { DailyBudget } from '../ledger/daily-budget';
+import type { Claim, LedgerStore } from '../ledger/ledger-store';
+import type { JobIdKeySource } from './job-id-key';
+
+/** A paid job asked for under an idempotency key. */
+export interface KeyedSubmission {
+  subject: string;
+  operation: string;
+  input: Record<string, unknown>;
+  cost: number;
+  idempotencyKey: string;
+}
+
+/** A claim's answer, with the job id the key names and the time this call accepted it at (the new job's `created_at`). */
+export interface KeyClaim extends Claim {
+  jobId: string;
+  acceptedAt: string;
+}
+
+/**
+ * The idempotency step of a paid job: a subject's key names one job id (an HMAC, the same on every replica and
+ * across secret rotations), and the ledger's atomic claim records the key with the payload's fingerprint,
+ * charges and indexes the job, all or nothing. A key used again with the same payload replays the job; with
+ * another payload it is a conflict; a new job that would exceed the daily budget is refused by the same step.
+ */
+export class Idempotency {
+  constructor(
+    private readonly ledger: LedgerStore,
+    private readonly jobIdKey: JobIdKeySource,
+    private readonly retentionSeconds: number,
+    private readonly budget: DailyBudget,
+  ) {}
+
+  /** Claims the submission's key; `shardFor` says where a new job goes (the claim records it, so a replay finds the job there). */
+  async claim(submission: KeyedSubmission, shardFor: (jobId: string) => number): Promise<KeyClaim> {
+    const jobId = await this.jobIdFor(submission.subject, submission.idempotencyKey);
+    const acceptedAt = new Date().toISOString();
+    const claim = await this.ledger.claim({
+      subject: submission.subject,
+      key: submission.idempotencyKey,
+      fingerprint: fingerprint(submission.operation, submission.input),
+      jobId,
+      operation: submission.operation,
+      cost: submission.cost,
+      ttlSeconds: this.retentionSeconds,
+      day: this.budget.today(),
+      dailyLimit: this.budget.limit,
+      shard: shardFor(jobId),
+      acceptedAt,
+    });
+    return { ...claim, jobId, acceptedAt };
+  }
+
+  /**
+   * The job id for a subject's key: an HMAC, so it is stable across retries and replicas, unguessable by
+   * anyone without the job-id key, and safe for BullMQ (no `:`, never an integer). The key is the stored
+   * one, not the current secret's, so ids survive a `CONNECTOR_SECRET` rotation (see {@link JobIdKeySource}).
+   */
+  async jobIdFor(subject: string, idempotencyKey: string): Promise<string> {
+    const mac = createHmac('sha256', await this.jobIdKey.current())
+      .update(`${subject}\n${idempotencyKey}`, 'utf8')
+      .digest('base64url');
+    return `job_${mac.slice(0, 32)}`;
+  }
+}
+
+/** Fingerprint of what a key was first used for: the operation and its payload, key order ignored. */
+export function fingerprint(operation: string, input: unknown): string {
+  return createHash('sha256').update(canonicalJson({ operation, input }), 'utf8').digest('base64url');
+}
