@@ -145,43 +145,11 @@ export async function answers(url: string): Promise<boolean> {
   return response?.ok ?? false;
 }
 
-/** A private `redis-server`: loopback only, no persistence, `noeviction` (what the connector requires). */
-export async function startRedis(): Promise<BenchProcess & { port: number; url: string; version: string }> {
-  const port = await freePort();
-  const log = logFile('redis-server');
-  const child = spawn(
-    'redis-server',
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--maxmemory-policy',
-      'noeviction',
-      '--protected-mode',
-      'yes',
-    ],
-    { stdio: ['ignore', log.fd, log.fd] },
-  );
-  closeSync(log.fd);
-  const proc = own('redis-server', child, log.path);
-  child.once('error', () => undefined);
-  await waitUntil(
-    async () => {
-      if (child.exitCode !== null) throw new GiveUp(`redis-server exited: ${proc.output()}`);
-      return accepts(port);
-    },
-    10_000,
-    'redis-server',
-  );
-  return { ...proc, port, url: `redis://127.0.0.1:${port}`, version: redisVersion() };
-}
+/** A private `redis-server` (testkit's launcher): loopback only, no persistence, `noeviction`. */
+export { startRedis } from '../testkit/redis-node';
 
-function redisVersion(): string {
+/** The version of the machine's `redis-server`, for the results. */
+export function redisVersion(): string {
   const banner = execFileSync('redis-server', ['--version'], { encoding: 'utf8' });
   return /v=(\S+)/.exec(banner)?.[1] ?? banner.trim();
 }

@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   const measured = await drainPairs(client, [sides[0], sides[1]], {
     jobs,
     pairs,
-    redisPid: redis.child.pid,
+    redisPid: redis.pid,
     onPair: (figures, pair) =>
       process.stdout.write(
         `pair ${pair + 1}: ${figures.map((f, i) => `${sides[i].label} ${f.jobsPerSecond} jobs/s, ${f.workerCpuUsPerJob ?? 'n/a'} µs CPU/job`).join('; ')}\n`,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { newKey, newSubject } from '../support/harness';
 import { rawToolCall } from '../support/mcp-client';
-import { startRedis, type TestRedis } from '../support/redis-server';
+import { startRedis, type TestRedis } from '../../testkit/redis-node';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { waitFor } from '../../testkit/wait-for';
 import { redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from '../redis/support/processes';

@@ -9,7 +9,7 @@ import { Metrics } from '../../shared/platform/metrics/metrics';
 import { waitFor } from '../../testkit/wait-for';
 import { createJobWorker, MAX_STALLS, type JobWorker } from '../../worker/job-worker';
 import { connectStoreClient, metricValue, quietLogger, type StoreClient } from '../redis/support/redis-fixture';
-import { startRedis, type TestRedis } from '../support/redis-server';
+import { startRedis, type TestRedis } from '../../testkit/redis-node';
 
 const PREFIX = 'stall-refund:';
 
