@@ -4,7 +4,10 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT } from '../support/spawn-process';
+import { repoRoot } from '../../testkit/node-process';
+import { BENCH_DIST } from '../bench-processes';
+
+const ROOT = repoRoot();
 
 const number = { type: 'number', minimum: 0 };
 const positive = { type: 'number', exclusiveMinimum: 0 };
@@ -202,7 +205,7 @@ const RESULTS_SCHEMA = {
 
 /** Runs a built bench script with only PATH and TMPDIR; resolves with its exit code and everything it printed. */
 async function runBuilt(script: string, args: string[], tmpdir: string): Promise<{ code: unknown; output: string }> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'dist/bench', script), ...args], {
+  const child = spawn(process.execPath, [path.join(BENCH_DIST, 'bench', script), ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', TMPDIR: tmpdir },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -222,7 +225,7 @@ function temporaryDirectory(prefix: string): () => string {
   return () => dir!;
 }
 
-describe('the benchmark smoke run (dist/bench/run.js --smoke) on Redis', function () {
+describe('the benchmark smoke run (bench/dist/bench/run.js --smoke) on Redis', function () {
   // A few seconds of load per scenario plus process start-ups and a 6-node cluster; generous for a loaded CI machine.
   this.timeout(300_000);
   const dir = temporaryDirectory('bench-smoke-test-');
@@ -301,7 +304,7 @@ describe('the benchmark smoke run (dist/bench/run.js --smoke) on Redis', functio
   });
 });
 
-describe('the build comparison smoke runs (dist/bench/compare.js, compare-drain.js) on Redis', function () {
+describe('the build comparison smoke runs (bench/dist/bench/compare.js, compare-drain.js) on Redis', function () {
   this.timeout(120_000);
   const dir = temporaryDirectory('bench-compare-test-');
 
@@ -343,7 +346,7 @@ describe('the build comparison smoke runs (dist/bench/compare.js, compare-drain.
   });
 });
 
-describe('the webhook-receiver smoke run (dist/bench/webhook-drag.js --smoke) on Redis', function () {
+describe('the webhook-receiver smoke run (bench/dist/bench/webhook-drag.js --smoke) on Redis', function () {
   this.timeout(180_000);
   const dir = temporaryDirectory('bench-webhooks-test-');
 

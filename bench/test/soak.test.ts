@@ -3,14 +3,17 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { soakBounds } from '../../bench/soak-report';
-import { ROOT } from '../support/spawn-process';
+import { soakBounds } from '../soak-report';
+import { repoRoot } from '../../testkit/node-process';
+import { BENCH_DIST } from '../bench-processes';
+
+const ROOT = repoRoot();
 
 // CI's soak: the 60-second version of `npm run bench:soak` (the 10-minute run's series and plot are committed
 // under bench/). It fails when either process's resident memory grows faster than the short run's bound
 // (bench/soak-report.ts says why 60 MB/min), when a request fails or a job is lost, or when the series is
 // missing or malformed.
-describe('the 60-second soak (dist/bench/soak.js --seconds 60) on Redis', function () {
+describe('the 60-second soak (bench/dist/bench/soak.js --seconds 60) on Redis', function () {
   this.timeout(180_000);
   let dir: string;
   before(() => (dir = mkdtempSync(path.join(os.tmpdir(), 'soak-test-'))));
@@ -21,7 +24,7 @@ describe('the 60-second soak (dist/bench/soak.js --seconds 60) on Redis', functi
     const svg = path.join(dir, 'soak.svg');
     const child = spawn(
       process.execPath,
-      [path.join(ROOT, 'dist/bench/soak.js'), '--seconds', '60', '--rate', '150', '--out', out, '--svg', svg],
+      [path.join(BENCH_DIST, 'bench', 'soak.js'), '--seconds', '60', '--rate', '150', '--out', out, '--svg', svg],
       {
         cwd: ROOT,
         env: { PATH: process.env.PATH ?? '', TMPDIR: dir },
