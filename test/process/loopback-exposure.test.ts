@@ -21,7 +21,8 @@ async function startBuiltApi(
   const { PORT: _port, METRICS_PORT: _metrics, ...env } = BASE_ENV;
   const proc = spawnNode('dist/api/main.js', { ...env, PORT: String(port), METRICS_PORT: String(metricsPort), ...extra });
   const baseUrl = `http://127.0.0.1:${port}`;
-  await waitFor(() => fetch(`${baseUrl}/healthz`).then((r) => r.ok), { what: 'the built API to listen' });
+  // As test/redis/support/processes.ts waits: a loaded machine (many processes start at once) can take long.
+  await waitFor(() => fetch(`${baseUrl}/healthz`).then((r) => r.ok), { what: 'the built API to listen', timeoutMs: 30_000 });
   const target = oauthTarget(
     { baseUrl, call: (await checkedClient(baseUrl)).call },
     { publicUrl: LOOPBACK_PUBLIC_URL, linkSecret: BASE_ENV.LINK_SECRET },
