@@ -5,6 +5,7 @@ import { startApi, type InProcessJobConsumer, type StartApiOptions } from '../..
 import { loadConfig, type Config } from '../../shared/platform/config/config';
 import { createLogger } from '../../shared/platform/logging/logger';
 import type { BackendKind } from './backends';
+import { dropIdleConnections } from './idle-connections';
 import { LogCapture } from './log-capture';
 import { checkedClient, type CallOptions, type CallResult } from './checked-client';
 import type { OpenApiResponseChecker } from './openapi-check';
@@ -105,6 +106,7 @@ export async function startConnector(
       return res.body.token as string;
     },
     close: async () => {
+      dropIdleConnections();
       await api.close();
       await prepared.cleanup();
     },
