@@ -121,10 +121,10 @@ export async function startNode(
   return proc;
 }
 
-/** True when something accepts TCP connections on the loopback port. */
-export function accepts(port: number): Promise<boolean> {
+/** True when something accepts TCP connections on `port` of `host` (the loopback unless said). */
+export function accepts(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
+    const socket = net.connect({ host, port });
     socket.once('connect', () => {
       socket.destroy();
       resolve(true);

@@ -144,6 +144,17 @@ export async function runRollingRestart(options: RollingOptions): Promise<Rollin
     const workers: Member[] = [];
     for (let r = 0; r < replicas; r++) workers.push(await start('worker', r, 0, workerEnv(r)));
     const retired: Array<{ role: 'api' | 'worker'; member: Member; replacement: Replacement }> = [];
+    /** Records a process's replacement, then sends it SIGTERM, as the Deployment does once its successor is up. */
+    const retire = (role: 'api' | 'worker', rotation: number, replica: number, old: Member, startAt: number, readyAt: number): void => {
+      const [readyMs, inRotationMs] = [readyAt - startAt, ms() - startAt];
+      retired.push({
+        role,
+        member: old,
+        replacement: { role, replica, rotation, startedMs: startAt, readyMs, inRotationMs, signalledAt: ms() },
+      });
+      old.proc.child.kill('SIGTERM');
+      say(`rotation ${rotation}: ${role === 'api' ? 'API' : 'worker'} ${replica} replaced (ready in ${readyAt - startAt} ms)`);
+    };
     say(
       `${replicas} APIs behind HAProxy (${haproxy.url}), ${replicas} workers; SHUTDOWN_DELAY_MS=${chart.delayMs}, SHUTDOWN_GRACE_MS=${chart.graceMs}`,
     );
@@ -188,22 +199,8 @@ export async function runRollingRestart(options: RollingOptions): Promise<Rollin
           const fresh = await start('api', r, slot, {});
           const readyAt = ms();
           await upInHaproxy(slot);
-          retired.push({
-            role: 'api',
-            member: old,
-            replacement: {
-              role: 'api',
-              replica: r,
-              rotation,
-              startedMs: startAt,
-              readyMs: readyAt - startAt,
-              inRotationMs: ms() - startAt,
-              signalledAt: ms(),
-            },
-          });
-          old.proc.child.kill('SIGTERM');
+          retire('api', rotation, r, old, startAt, readyAt);
           apis[r] = fresh;
-          say(`rotation ${rotation}: API ${r} replaced (ready in ${readyAt - startAt} ms)`);
         }
         for (let r = 0; r < replicas; r++) {
           const old = workers[r];
@@ -216,22 +213,8 @@ export async function runRollingRestart(options: RollingOptions): Promise<Rollin
             intervalMs: 50,
             what: `worker ${r} to be running a job`,
           }).catch(() => undefined);
-          retired.push({
-            role: 'worker',
-            member: old,
-            replacement: {
-              role: 'worker',
-              replica: r,
-              rotation,
-              startedMs: startAt,
-              readyMs: readyAt - startAt,
-              inRotationMs: ms() - startAt,
-              signalledAt: ms(),
-            },
-          });
-          old.proc.child.kill('SIGTERM');
+          retire('worker', rotation, r, old, startAt, readyAt);
           workers[r] = fresh;
-          say(`rotation ${rotation}: worker ${r} replaced (ready in ${readyAt - startAt} ms)`);
         }
       }
       // The traffic runs on until the last replaced process has left, so that it covers every drain.

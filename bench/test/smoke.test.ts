@@ -1,11 +1,10 @@
 import { expect } from 'chai';
 import Ajv from 'ajv';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '../../testkit/node-process';
-import { BENCH_DIST } from '../bench-processes';
+import { runBuilt } from './support/run-built';
 
 const ROOT = repoRoot();
 
@@ -202,20 +201,6 @@ const RESULTS_SCHEMA = {
     },
   },
 };
-
-/** Runs a built bench script with only PATH and TMPDIR; resolves with its exit code and everything it printed. */
-async function runBuilt(script: string, args: string[], tmpdir: string): Promise<{ code: unknown; output: string }> {
-  const child = spawn(process.execPath, [path.join(BENCH_DIST, 'bench', script), ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', TMPDIR: tmpdir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const code = await new Promise((resolve) => child.once('exit', (status, signal) => resolve(status ?? signal)));
-  return { code, output };
-}
 
 /** A temporary directory for the enclosing describe's tests (its TMPDIR and outputs), removed after them. */
 function temporaryDirectory(prefix: string): () => string {

@@ -1,13 +1,9 @@
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { soakBounds } from '../soak-report';
-import { repoRoot } from '../../testkit/node-process';
-import { BENCH_DIST } from '../bench-processes';
-
-const ROOT = repoRoot();
+import { runBuilt } from './support/run-built';
 
 // CI's soak: the 60-second version of `npm run bench:soak` (the 10-minute run's series and plot are committed
 // under bench/). It fails when either process's resident memory grows faster than the short run's bound
@@ -22,19 +18,7 @@ describe('the 60-second soak (bench/dist/bench/soak.js --seconds 60) on Redis', 
   it('keeps both processes within the memory bound, answers everything, and writes the series and the plot', async () => {
     const out = path.join(dir, 'results.json');
     const svg = path.join(dir, 'soak.svg');
-    const child = spawn(
-      process.execPath,
-      [path.join(BENCH_DIST, 'bench', 'soak.js'), '--seconds', '60', '--rate', '150', '--out', out, '--svg', svg],
-      {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', TMPDIR: dir },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    const code = await new Promise((resolve) => child.once('exit', (status, signal) => resolve(status ?? signal)));
+    const { code, output } = await runBuilt('soak.js', ['--seconds', '60', '--rate', '150', '--out', out, '--svg', svg], dir);
     console.log(
       output
         .split('\n')

@@ -1,4 +1,3 @@
-import net from 'node:net';
 import { networkInterfaces } from 'node:os';
 
 /**
@@ -10,16 +9,4 @@ export function nonLoopbackAddresses(): string[] {
     .flatMap((entries) => entries ?? [])
     .filter((entry) => !entry.internal && !entry.address.toLowerCase().startsWith('fe80:'))
     .map((entry) => entry.address);
-}
-
-/** Whether a TCP connection to `host:port` is accepted (true) or refused (false). */
-export function accepts(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
