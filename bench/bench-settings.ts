@@ -1,6 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
-import { repoRoot } from './bench-processes';
+import { BENCH_ROOT, fromInvocation } from './bench-processes';
 
 // The run's settings, from its flags (`--smoke`, `--out <file>`) and BENCH_* variables.
 const args = process.argv.slice(2);
@@ -11,10 +11,10 @@ export const SMOKE = args.includes('--smoke');
 
 /** Where results.json goes: `--out`, else bench/results.json for a full run and a temporary file for a smoke run. */
 export const OUT = args.includes('--out')
-  ? path.resolve(args[args.indexOf('--out') + 1])
+  ? fromInvocation(args[args.indexOf('--out') + 1])
   : SMOKE
     ? path.join(os.tmpdir(), 'connector-bench-smoke.json')
-    : path.join(repoRoot(), 'bench', 'results.json');
+    : path.join(BENCH_ROOT, 'results.json');
 
 /** How hard and how long each part of the run loads its target (written into results.json). */
 export const SETTINGS = {

@@ -5,7 +5,8 @@ import { closeRedisClient, type RedisClient } from '../shared/adapters/redis/red
 import { RedisKeys } from '../shared/adapters/redis/redis-keys';
 import { shardOf } from '../shared/adapters/redis/job-shards';
 import { parseClusterNodes, startRedisCluster } from '../testkit/redis-topologies';
-import { round, type BenchProcess } from './bench-processes';
+import type { NodeProcess } from '../testkit/node-process';
+import { round } from './bench-processes';
 import { benchClient, NodeMeter, nodeClient, type NodeWork } from './bench-redis';
 import { CLUSTER_SETTINGS, SETTINGS, WARMUP_SECONDS } from './bench-settings';
 import { addWork, clusterCeiling, perUnit, roundMeans, shares, type ClusterResults, type TopologyRun } from './cluster-figures';
@@ -24,8 +25,8 @@ interface Topology {
   primaries: number;
   replicas: number;
   queues: Queue[];
-  api: { proc: BenchProcess; base: string };
-  worker: BenchProcess;
+  api: { proc: NodeProcess; base: string };
+  worker: NodeProcess;
   authorizations: string[];
   placement: Map<number, { slots?: string; queueShards: number[] }>;
   queuePlacement: TopologyRun['queues'];

@@ -1,4 +1,4 @@
-import path from 'node:path';
+import { fromInvocation } from './bench-processes';
 import type { OtherBuild } from './connector-processes';
 import { stopAll } from './connector-processes';
 import { memoryCgroup, type MemoryCgroup } from './memory-cgroup';
@@ -41,7 +41,7 @@ export function comparedBuilds(
     const nodeArgs = flags.filter((flag) => !flag.startsWith('trace='));
     const cgroup = limitMiB ? memoryCgroup(`connector-${kind}-${process.pid}-${i}`, Number(limitMiB)) : undefined;
     if (cgroup) cgroups.push(cgroup);
-    return { label: tree, root: path.resolve(root), nodeArgs, keyPrefix: `compare-${i}:`, cgroupProcs: cgroup?.procsFile, tracingRatio };
+    return { label: tree, root: fromInvocation(root), nodeArgs, keyPrefix: `compare-${i}:`, cgroupProcs: cgroup?.procsFile, tracingRatio };
   });
   return {
     builds,

@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { singleNodeConnection } from '../shared/platform/config/redis-settings';
 import { JOB_QUEUE_NAME, RedisKeys } from '../shared/adapters/redis/redis-keys';
-import { round, setLogDir, startRedis } from './bench-processes';
+import { round, startRedis } from './bench-processes';
+import { setLogDir } from '../testkit/node-process';
 import { benchClient, closeBenchClients } from './bench-redis';
 import { comparedBuilds, median, namedTrees, option, runComparison } from './compare-cli';
 import { oneNodeEnv, startWorker, stopAll, track } from './connector-processes';
@@ -35,7 +36,7 @@ async function main(): Promise<void> {
   const measured = await drainPairs(client, [sides[0], sides[1]], {
     jobs,
     pairs,
-    redisPid: redis.child.pid,
+    redisPid: redis.pid,
     onPair: (figures, pair) =>
       process.stdout.write(
         `pair ${pair + 1}: ${figures.map((f, i) => `${sides[i].label} ${f.jobsPerSecond} jobs/s, ${f.workerCpuUsPerJob ?? 'n/a'} µs CPU/job`).join('; ')}\n`,

@@ -1,5 +1,6 @@
-import path from 'node:path';
-import { answers, freePort, startNode, type BenchProcess } from './bench-processes';
+import { freePort } from '../testkit/free-port';
+import { answers, startNode, type NodeProcess } from '../testkit/node-process';
+import { BENCH_DIST, fromInvocation } from './bench-processes';
 import { PROFILE_DIR, SETTINGS } from './bench-settings';
 
 const LINK_SECRET = 'bench-link-secret-0123456789abcdef';
@@ -46,7 +47,7 @@ async function connectorEnv(redis: RedisEnv | undefined): Promise<Record<string,
 }
 
 function profileArgs(): string[] {
-  return PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(PROFILE_DIR)] : [];
+  return PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', fromInvocation(PROFILE_DIR)] : [];
 }
 
 /** Another built tree to start an API from, with its own Node flags and Redis key prefix (`compare.ts`). */
@@ -65,7 +66,7 @@ export async function startApi(
   name: string,
   redis: RedisEnv | undefined,
   other?: OtherBuild,
-): Promise<{ proc: BenchProcess; base: string }> {
+): Promise<{ proc: NodeProcess; base: string }> {
   const env: Record<string, string> = {
     ...(await connectorEnv(redis)),
     ...(other ? { REDIS_KEY_PREFIX: other.keyPrefix, ...other.env } : {}),
@@ -86,7 +87,7 @@ export async function startApi(
 }
 
 /** The built worker (`dist/worker/main.js`), or another build's (`compare-drain.ts`), ready once its `/readyz` answers. */
-export async function startWorker(redis: RedisEnv, name = 'worker', other?: OtherBuild): Promise<BenchProcess> {
+export async function startWorker(redis: RedisEnv, name = 'worker', other?: OtherBuild): Promise<NodeProcess> {
   const env: Record<string, string> = {
     ...(await connectorEnv(redis)),
     ...(other ? { REDIS_KEY_PREFIX: other.keyPrefix, ...other.env } : {}),
@@ -98,16 +99,19 @@ export async function startWorker(redis: RedisEnv, name = 'worker', other?: Othe
 }
 
 /** The baseline for (a): `bench/bare-server.js`. */
-export async function startBareServer(): Promise<{ proc: BenchProcess; url: string }> {
+export async function startBareServer(): Promise<{ proc: NodeProcess; url: string }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/bare`;
-  return { proc: await track(startNode('bare-server', 'bench/bare-server.js', { PORT: String(port) }, () => answers(url))), url };
+  return {
+    proc: await track(startNode('bare-server', 'bench/bare-server.js', { PORT: String(port) }, () => answers(url), [], BENCH_DIST)),
+    url,
+  };
 }
 
 /** The baseline for (g): `bench/bare-worker.js` on the queue `bare` under the prefix `bench-bare`. */
-export async function startBareWorker(redis: RedisEnv): Promise<BenchProcess> {
+export async function startBareWorker(redis: RedisEnv): Promise<NodeProcess> {
   const env = { ...redis, QUEUE_NAME: 'bare', QUEUE_PREFIX: 'bench-bare', WORKER_CONCURRENCY: String(SETTINGS.workerConcurrency) };
-  return track(startNode('bare-worker', 'bench/bare-worker.js', env, async (output) => output().includes('ready')));
+  return track(startNode('bare-worker', 'bench/bare-worker.js', env, async (output) => output().includes('ready'), [], BENCH_DIST));
 }
 
 /** POSTs JSON and returns the JSON answer; anything but 2xx fails the run. */

@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { repoRoot } from './bench-processes';
+import { formatRollingReport, judgeRollingRestart } from '../testkit/rolling-report';
+import { runRollingRestart, stopEverything } from '../testkit/rolling-restart';
+import { BENCH_ROOT, fromInvocation } from './bench-processes';
 import { mergeResults } from './results-file';
-import { formatRollingReport, judgeRollingRestart } from './rolling-report';
-import { runRollingRestart, stopEverything } from './rolling-restart';
 
 // `npm run bench:rolling [-- --rotations 2] [--rate 150] [--delay-ms <ms>] [--out <file>]`: two APIs behind HAProxy and two
 // workers on one private Redis, steady mixed traffic, every process replaced one at a time; prints the counts,
@@ -24,7 +24,7 @@ async function main(): Promise<void> {
     progress: (line) => process.stdout.write(`  ${line}\n`),
   });
   const failures = judgeRollingRestart(report);
-  const out = path.resolve(option('out', path.join(repoRoot(), 'bench', 'results.json')));
+  const out = fromInvocation(option('out', path.join(BENCH_ROOT, 'results.json')));
   mergeResults(out, { rollingRestart: { finishedAt: new Date().toISOString(), loadAverage: os.loadavg(), ...report, failures } });
   process.stdout.write(`\n${formatRollingReport(report)}\nresults written to ${out}\n`);
   if (failures.length > 0) {

@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { singleNodeConnection } from '../shared/platform/config/redis-settings';
 import { JOB_QUEUE_NAME, RedisKeys } from '../shared/adapters/redis/redis-keys';
-import { residentMemory, round, setLogDir, startRedis } from './bench-processes';
+import { redisVersion, residentMemory, round, startRedis } from './bench-processes';
+import { setLogDir } from '../testkit/node-process';
 import { benchClient, closeBenchClients } from './bench-redis';
 import { OUT, SETTINGS, SMOKE, WATCHDOG_MS } from './bench-settings';
 import { runClusterPhase } from './cluster-phase';
@@ -50,7 +51,7 @@ async function main(): Promise<void> {
       connector: { queue, jobName: 'createJob', workerPid: worker.child.pid },
       bare: { queue: bareQueue, jobName: 'noop', workerPid: bareWorker.child.pid },
     },
-    { jobs: SETTINGS.drainJobs, pairs: SETTINGS.drainPairs, redisPid: redis.child.pid },
+    { jobs: SETTINGS.drainJobs, pairs: SETTINGS.drainPairs, redisPid: redis.pid },
   );
   await bareWorker.stop();
   await bareQueue.close();
@@ -82,7 +83,7 @@ async function main(): Promise<void> {
       cpuModel: os.cpus()[0]?.model ?? 'unknown',
       platform: `${os.platform()} ${os.release()}`,
       node: process.version,
-      redis: redis.version,
+      redis: redisVersion(),
       loadAverage: { start: loadStart, end: os.loadavg().map((n) => round(n, 2)) },
     },
     settings: SETTINGS,

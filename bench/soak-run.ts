@@ -1,8 +1,8 @@
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { DIST, answers, freePort, repoRoot, round, setLogDir, startNode, startRedis, type BenchProcess } from './bench-processes';
+import { freePort } from '../testkit/free-port';
+import { answers, setLogDir, startNode, type NodeProcess } from '../testkit/node-process';
+import { round, startRedis } from './bench-processes';
 import { percentile } from './job-load';
-import { mixedTraffic, type TrafficOutcome } from './mixed-traffic';
+import { mixedTraffic, type TrafficOutcome } from '../testkit/mixed-traffic';
 import { scrapeMemory, type MemorySample } from './process-metrics';
 import { leastSquares, type Trend } from './trend';
 
@@ -67,10 +67,6 @@ export async function stopSoak(): Promise<void> {
   for (const stop of active.splice(0).reverse()) await stop();
 }
 
-function builtTree(): string {
-  return existsSync(path.join(DIST, 'api', 'main.js')) ? DIST : path.join(repoRoot(), 'dist');
-}
-
 /**
  * A soak: one private Redis, the built API and worker (production's Node flags), and the mixed traffic of the
  * rolling restart (`mixed-traffic.ts`) sent straight to the API at a fixed rate for `seconds`. Both processes'
@@ -79,7 +75,6 @@ function builtTree(): string {
  */
 export async function runSoak(options: SoakOptions): Promise<SoakMeasurement> {
   setLogDir(options.dir);
-  const root = builtTree();
   const stops = active;
   try {
     const redis = await startRedis();
@@ -100,8 +95,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakMeasurement> {
       extra: Record<string, string>,
       probe: string,
       nodeArgs: string[],
-    ): Promise<BenchProcess> => {
-      const proc = await startNode(name, entry, { ...env, ...extra }, () => answers(probe), nodeArgs, root);
+    ): Promise<NodeProcess> => {
+      const proc = await startNode(name, entry, { ...env, ...extra }, () => answers(probe), nodeArgs);
       stops.push(proc.stop);
       return proc;
     };

@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { repoRoot, round } from './bench-processes';
+import { BENCH_ROOT, fromInvocation, round } from './bench-processes';
 import { heapGrowth, heapTotal, summariseHeapSnapshot } from './heap-snapshot';
 import { mergeResults } from './results-file';
 import { soakSvg } from './soak-plot';
@@ -30,9 +30,8 @@ const settings = {
   warmupSeconds: Number(option('warmup-seconds', seconds >= 300 ? 180 : Math.round(seconds / 3))),
 };
 const snapshots = args.includes('--heap-snapshots');
-const root = repoRoot();
-const out = path.resolve(option('out', path.join(root, 'bench', 'results.json')));
-const svg = path.resolve(option('svg', path.join(root, 'bench', 'soak.svg')));
+const out = fromInvocation(option('out', path.join(BENCH_ROOT, 'results.json')));
+const svg = fromInvocation(option('svg', path.join(BENCH_ROOT, 'soak.svg')));
 const WATCHDOG_MS = (seconds + 180) * 1000;
 
 async function main(): Promise<void> {

@@ -55,8 +55,9 @@ else
   exit 1
 fi
 
-mv "$work/out/helm/helm" "$helm_bin.tmp"
-chmod 0755 "$helm_bin.tmp"
-mv "$helm_bin.tmp" "$helm_bin"
+# Made executable where it was extracted, then renamed into place in one step (the work folder is on the same
+# file system): test files running in parallel may fetch at the same moment, and each sees a whole binary.
+chmod 0755 "$work/out/helm/helm"
+mv -f "$work/out/helm/helm" "$helm_bin"
 "$helm_bin" version --short >&2
 echo "$helm_bin"

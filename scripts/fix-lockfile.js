@@ -6,13 +6,14 @@
 // then leaves them out of package-lock.json, and `npm ci` refuses the lock as out of sync. An entry with
 // the package's version, os and cpu is what npm needs: it skips the package on other platforms and
 // resolves it from the registry where it applies. Run it after `npm install` changed the lock:
-//   node scripts/fix-lockfile.js
+//   node scripts/fix-lockfile.js [bench/package-lock.json]
 // biome-ignore lint/suspicious/noRedundantUseStrict: a CommonJS script, not a module, so strict mode is not implied
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
 
-const lockPath = path.join(__dirname, '..', 'package-lock.json');
+// The repository's lock, or the one named (the bench package has its own).
+const lockPath = path.resolve(process.argv[2] ?? path.join(__dirname, '..', 'package-lock.json'));
 
 /** Optional dependencies named in the lock without an entry of their own: [key, version, os, cpu]. */
 function missingOptional(lock) {
@@ -47,6 +48,6 @@ function fix() {
 
 if (require.main === module) {
   const added = fix();
-  process.stdout.write(added.length ? `added ${added.join(', ')}\n` : 'package-lock.json already lists every optional package\n');
+  process.stdout.write(added.length ? `added ${added.join(', ')}\n` : `${lockPath} already lists every optional package\n`);
 }
 module.exports = { missingOptional };

@@ -17,6 +17,8 @@ export interface RedisAccess {
 export interface RedisProcess {
   readonly port: number;
   readonly dir: string;
+  /** The current process's id; undefined before the first start. */
+  readonly pid: number | undefined;
   alive(): boolean;
   /** SIGKILL, as when a machine dies; resolves once the process has exited. */
   kill(): Promise<void>;
@@ -164,6 +166,9 @@ export async function launchRedis(options: {
   return {
     port,
     dir,
+    get pid() {
+      return child?.pid;
+    },
     alive,
     kill,
     log,

@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import YAML from 'yaml';
 import { chartDir, repoRoot } from './support/helm';
 import { dockerfileStages, effective, globalArgs, lineage, type Stage } from './support/dockerfile';
+import { importClosure } from '../support/import-graph';
 import { admits } from '../support/node-range';
 
 const dockerfile = readFileSync(path.join(repoRoot, 'Dockerfile'), 'utf8');
@@ -49,7 +50,7 @@ describe('Dockerfile', function () {
     expect(runs(stage(stages, 'build'))).to.include('npm run build');
     expect(pkg.scripts.build).to.match(/\btsc -p tsconfig\.build\.json\b/);
     // The image has no bundler: the build writes the MCP Apps job card into dist/ for the server to read.
-    expect(pkg.scripts.build).to.match(/\bnode dist\/scripts\/build-job-card\.js\b/);
+    expect(pkg.scripts.build).to.match(/\btsx scripts\/build-job-card\.ts\b/);
     // Nor does tsc copy the Lua scripts the Redis stores read at start: the build checks them and copies them.
     expect(pkg.scripts.build).to.match(/\btsx scripts\/build-lua-scripts\.ts\b/);
     const tsconfig = JSON.parse(readFileSync(path.join(repoRoot, 'tsconfig.json'), 'utf8'));
@@ -132,18 +133,22 @@ describe('.dockerignore', function () {
   });
 
   it('keeps what npm ci and npm run build need in the build context: the manifests and every folder the build compiles', function () {
-    const build = JSON.parse(readFileSync(path.join(repoRoot, 'tsconfig.build.json'), 'utf8')) as { include: string[] };
-    expect(build.include).to.include.members(['api', 'worker', 'shared']);
+    const build = JSON.parse(readFileSync(path.join(repoRoot, 'tsconfig.build.json'), 'utf8')) as { files: string[] };
+    // The folders of every source the entry points import, and scripts/ (the build runs build-job-card.ts).
+    const folders = new Set([
+      'scripts',
+      ...build.files
+        .flatMap((entry) => [...importClosure(path.join(repoRoot, entry))])
+        .map((file) => path.relative(repoRoot, file).split(path.sep)[0]!),
+    ]);
+    expect([...folders]).to.include.members(['api', 'worker', 'shared', 'doctor']);
     // tsconfig.card.json: the build bundles the MCP Apps job card's page with it.
-    for (const needed of [
-      'package.json',
-      'package-lock.json',
-      'tsconfig.json',
-      'tsconfig.build.json',
-      'tsconfig.card.json',
-      ...build.include,
-    ]) {
+    for (const needed of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'tsconfig.card.json', ...folders]) {
       expect(ignored, needed).not.to.include(needed);
     }
+  });
+
+  it('keeps the bench package out of the build context', function () {
+    expect(ignored).to.include.members(['bench', '**/node_modules']);
   });
 });

@@ -5,7 +5,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { expect } from 'chai';
 import { freePort } from '../../testkit/free-port';
-import { startRedis, type TestRedis } from '../support/redis-server';
+import { startRedis, type TestRedis } from '../../testkit/redis-node';
 import { waitFor } from '../../testkit/wait-for';
 import { dockerfileStages, effective, lineage } from './support/dockerfile';
 import { helm, render, repoRoot, type K8sObject } from './support/helm';

@@ -5,7 +5,7 @@ import { createLogger } from '../../shared/platform/logging/logger';
 import { BASE_ENV, inProcessWorker, newKey, newSubject } from '../support/harness';
 import { LogCapture } from '../support/log-capture';
 import { callOk, connectMcp, legacyTasks, modernTasks, OutputChecker, pollJobOverMcp, REVISIONS } from '../support/mcp-client';
-import { startRedis, type TestRedis } from '../support/redis-server';
+import { startRedis, type TestRedis } from '../../testkit/redis-node';
 import { roundRobinProxy, type Replica } from '../support/round-robin-proxy';
 import { waitFor } from '../../testkit/wait-for';
 

@@ -3,7 +3,8 @@ import { checkedClient } from '../support/checked-client';
 import { startDev, stopDev, type DevProcess } from '../support/dev-process';
 import { freePort } from '../../testkit/free-port';
 import { BASE_ENV } from '../support/harness';
-import { accepts, nonLoopbackAddresses } from '../support/local-addresses';
+import { nonLoopbackAddresses } from '../support/local-addresses';
+import { accepts } from '../../testkit/node-process';
 import { authorize, authorizeParams, oauthTarget, pendingRequestId, registerClient, type OAuthTarget } from '../support/oauth-helpers';
 import { spawnNode, type Spawned } from '../support/spawn-process';
 import { waitFor } from '../../testkit/wait-for';
@@ -21,7 +22,8 @@ async function startBuiltApi(
   const { PORT: _port, METRICS_PORT: _metrics, ...env } = BASE_ENV;
   const proc = spawnNode('dist/api/main.js', { ...env, PORT: String(port), METRICS_PORT: String(metricsPort), ...extra });
   const baseUrl = `http://127.0.0.1:${port}`;
-  await waitFor(() => fetch(`${baseUrl}/healthz`).then((r) => r.ok), { what: 'the built API to listen' });
+  // As test/redis/support/processes.ts waits: a loaded machine (many processes start at once) can take long.
+  await waitFor(() => fetch(`${baseUrl}/healthz`).then((r) => r.ok), { what: 'the built API to listen', timeoutMs: 30_000 });
   const target = oauthTarget(
     { baseUrl, call: (await checkedClient(baseUrl)).call },
     { publicUrl: LOOPBACK_PUBLIC_URL, linkSecret: BASE_ENV.LINK_SECRET },
@@ -71,11 +73,11 @@ describe('what a connector with a loopback PUBLIC_URL exposes', function () {
     });
 
     it('listens on 127.0.0.1 only: the API and metrics ports refuse every non-loopback address of this machine', async () => {
-      expect(await accepts('127.0.0.1', api.port)).to.equal(true);
-      expect(await accepts('127.0.0.1', api.metricsPort)).to.equal(true);
+      expect(await accepts(api.port, '127.0.0.1')).to.equal(true);
+      expect(await accepts(api.metricsPort, '127.0.0.1')).to.equal(true);
       for (const address of outside) {
-        expect(await accepts(address, api.port), `API port through ${address}`).to.equal(false);
-        expect(await accepts(address, api.metricsPort), `metrics port through ${address}`).to.equal(false);
+        expect(await accepts(api.port, address), `API port through ${address}`).to.equal(false);
+        expect(await accepts(api.metricsPort, address), `metrics port through ${address}`).to.equal(false);
       }
       const listening = api.proc
         .stdout()
@@ -94,8 +96,8 @@ describe('what a connector with a loopback PUBLIC_URL exposes', function () {
 
     it('accepts connections through every address of this machine, and still serves no dev consent page', async () => {
       for (const address of outside) {
-        expect(await accepts(address, api.port), `API port through ${address}`).to.equal(true);
-        expect(await accepts(address, api.metricsPort), `metrics port through ${address}`).to.equal(true);
+        expect(await accepts(api.port, address), `API port through ${address}`).to.equal(true);
+        expect(await accepts(api.metricsPort, address), `metrics port through ${address}`).to.equal(true);
       }
       const { request } = await consentLocation(api.target);
       expect((await fetch(`${api.target.baseUrl}/oauth/dev-consent?request=${request}`)).status).to.equal(404);
@@ -120,7 +122,7 @@ describe('what a connector with a loopback PUBLIC_URL exposes', function () {
       const page = await fetch(`${dev.base}/oauth/dev-consent${location.search}`);
       expect(page.status).to.equal(200);
       expect(await page.text()).to.include('Development consent page');
-      for (const address of outside) expect(await accepts(address, dev.port), `API port through ${address}`).to.equal(false);
+      for (const address of outside) expect(await accepts(dev.port, address), `API port through ${address}`).to.equal(false);
     });
   });
 });

@@ -2,9 +2,9 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { SeenResponse } from '../../bench/mixed-traffic';
-import { formatRollingReport } from '../../bench/rolling-report';
-import { chartShutdown, judgeRollingRestart, runRollingRestart, type RollingReport } from '../../bench/rolling-restart';
+import type { SeenResponse } from '../../testkit/mixed-traffic';
+import { formatRollingReport } from '../../testkit/rolling-report';
+import { chartShutdown, judgeRollingRestart, runRollingRestart, type RollingReport } from '../../testkit/rolling-restart';
 import type { OpenApiDocument } from '../../shared/contract/description/openapi-document';
 import { OpenApiResponseChecker } from '../support/openapi-check';
 
@@ -25,7 +25,7 @@ function checkMcp(response: SeenResponse): void {
   expect(body.result.structuredContent, response.text).to.have.property(response.kind === 'mcpGetMe' ? 'subject' : 'status');
 }
 
-// One full rotation of the chart's rolling update (bench/rolling-restart.ts; `npm run bench:rolling` runs more):
+// One full rotation of the chart's rolling update (testkit/rolling-restart.ts; `npm run bench:rolling` runs more):
 // two APIs behind HAProxy health-checking /readyz and two workers on one private Redis, under steady mixed
 // traffic, each process replaced in turn with the chart's SHUTDOWN_DELAY_MS.
 describe('a rolling restart of two APIs behind HAProxy and two workers, under steady mixed traffic', function () {

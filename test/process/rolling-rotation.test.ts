@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { newKey } from '../support/harness';
-import { startRedis, type TestRedis } from '../support/redis-server';
+import { startRedis, type TestRedis } from '../../testkit/redis-node';
 import { ROTATION, previousUses, verifiesWith } from '../support/rotation';
 import { RotationFleet } from '../support/rotation-fleet';
 import { WebhookReceiver } from '../support/webhook-receiver';

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import net from 'node:net';
 import { BASE_ENV } from '../support/harness';
 import { freePort } from '../../testkit/free-port';
 import { spawnNode } from '../support/spawn-process';
+import { accepts } from '../../testkit/node-process';
 
 const REQUIRED: Record<string, string> = {
   CONNECTOR_SECRET: BASE_ENV.CONNECTOR_SECRET,
@@ -29,17 +29,6 @@ const INVALID: Array<[string, string]> = [
   ['PLACEHOLDER_PROGRESS_STEPS', '250'],
 ];
 
-function portIsFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once('error', () => resolve(true));
-  });
-}
-
 describe('startup refusal of the built API (dist/api/main.js)', () => {
   for (const name of Object.keys(REQUIRED)) {
     it(`with ${name} missing it names ${name}, exits non-zero and never listens`, async () => {
@@ -51,7 +40,7 @@ describe('startup refusal of the built API (dist/api/main.js)', () => {
       expect(code).to.not.equal(0);
       expect(proc.stderr()).to.contain(`${name} is required`);
       expect(proc.stdout()).to.not.contain('listening');
-      expect(await portIsFree(port)).to.equal(true);
+      expect(await accepts(port)).to.equal(false);
     });
   }
 

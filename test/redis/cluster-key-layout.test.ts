@@ -11,7 +11,7 @@ import { RedisOAuthStateStore } from '../../shared/adapters/redis/redis-oauth-st
 import { RedisRateLimitStore } from '../../shared/adapters/redis/redis-rate-limit-store';
 import { RedisThingStore } from '../../shared/adapters/redis/redis-thing-store';
 import { SequentialAdmissionStore } from '../../shared/domain/admission/sequential-admission-store';
-import { startRedis, type TestRedis } from '../support/redis-server';
+import { startRedis, type TestRedis } from '../../testkit/redis-node';
 import { waitFor } from '../../testkit/wait-for';
 import { connectStoreClient, monitorCommands, quietLogger, type StoreClient } from './support/redis-fixture';
 

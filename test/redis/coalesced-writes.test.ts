@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import net from 'node:net';
 import { coalesceWrites } from '../../shared/adapters/redis/coalesced-writes';
-import { startRedis, type TestRedis } from '../support/redis-server';
+import { startRedis, type TestRedis } from '../../testkit/redis-node';
 import { waitFor } from '../../testkit/wait-for';
 import { connectStoreClient, type StoreClient } from './support/redis-fixture';
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { freePort } from '../../testkit/free-port';
 import { BASE_ENV, newKey } from '../support/harness';
 import { OpenApiResponseChecker } from '../support/openapi-check';
-import { startRedis, type TestRedis } from '../support/redis-server';
+import { startRedis, type TestRedis } from '../../testkit/redis-node';
 import { ROOT } from '../support/spawn-process';
 import { waitFor } from '../../testkit/wait-for';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startRedis, type TestRedis } from '../support/redis-server';
+import { startRedis, type TestRedis } from '../../testkit/redis-node';
 import { newKey, newSubject } from '../support/harness';
 import { waitFor } from '../../testkit/wait-for';
 import { pollJob, redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from './support/processes';

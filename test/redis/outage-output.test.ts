@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { newKey, newSubject } from '../support/harness';
-import { startRedis, type TestRedis } from '../support/redis-server';
+import { startRedis, type TestRedis } from '../../testkit/redis-node';
 import { waitFor } from '../../testkit/wait-for';
 import { resetConnectionsOn } from './support/resetting-port';
 import { pollJob, redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from './support/processes';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import Redis from 'ioredis';
-import { startRedis, type TestRedis } from '../support/redis-server';
+import { startRedis, type TestRedis } from '../../testkit/redis-node';
 import { waitFor } from '../../testkit/wait-for';
 import { redisEnv, startApiProcess, type ApiUnderTest } from './support/processes';
 

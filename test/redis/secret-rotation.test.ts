@@ -18,7 +18,7 @@ import { jwtHeader, keyIdOf, phaseEnv, previousUses, ROTATION, tokenUnder, verif
 import { WebhookReceiver, type Received } from '../support/webhook-receiver';
 import { checkedClient, type Call } from '../support/checked-client';
 import { LogCapture } from '../support/log-capture';
-import { startRedis, type TestRedis } from '../support/redis-server';
+import { startRedis, type TestRedis } from '../../testkit/redis-node';
 import { waitFor } from '../../testkit/wait-for';
 
 /** An in-process API on a given Redis and secret, answering through the OpenAPI-checked client. */

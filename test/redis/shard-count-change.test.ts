@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import Redis from 'ioredis';
-import { startRedis, type TestRedis } from '../support/redis-server';
+import { startRedis, type TestRedis } from '../../testkit/redis-node';
 import { pollJob, redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from './support/processes';
 
 const PREFIX = 'shards:';

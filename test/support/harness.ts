@@ -5,11 +5,12 @@ import { startApi, type InProcessJobConsumer, type StartApiOptions } from '../..
 import { loadConfig, type Config } from '../../shared/platform/config/config';
 import { createLogger } from '../../shared/platform/logging/logger';
 import type { BackendKind } from './backends';
+import { dropIdleConnections } from './idle-connections';
 import { LogCapture } from './log-capture';
 import { checkedClient, type CallOptions, type CallResult } from './checked-client';
 import type { OpenApiResponseChecker } from './openapi-check';
 import { waitFor } from '../../testkit/wait-for';
-import { startRedis } from './redis-server';
+import { startRedis } from '../../testkit/redis-node';
 import { inProcessWorkers } from '../../worker/in-process-workers';
 
 /** The environment every test connector starts from; tests override single variables. */
@@ -106,6 +107,7 @@ export async function startConnector(
       return res.body.token as string;
     },
     close: async () => {
+      dropIdleConnections();
       await api.close();
       await prepared.cleanup();
     },

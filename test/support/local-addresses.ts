@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
 import http from 'node:http';
-import net from 'node:net';
 import { networkInterfaces } from 'node:os';
 
 /**
@@ -12,18 +11,6 @@ export function nonLoopbackAddresses(): string[] {
     .flatMap((entries) => entries ?? [])
     .filter((entry) => !entry.internal && !entry.address.toLowerCase().startsWith('fe80:'))
     .map((entry) => entry.address);
-}
-
-/** Whether a TCP connection to `host:port` is accepted (true) or refused (false). */
-export function accepts(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 /**

@@ -1,10 +1,11 @@
-import path from 'node:path';
-import { freePort, repoRoot, setLogDir, startNode, answers, waitUntil, type BenchProcess } from '../../bench/bench-processes';
-import { startHaproxy, type Haproxy } from '../../bench/haproxy';
+import { freePort } from '../../testkit/free-port';
+import { startHaproxy, type Haproxy } from '../../testkit/haproxy';
+import { answers, setLogDir, startNode, type NodeProcess } from '../../testkit/node-process';
+import { waitFor } from '../../testkit/wait-for';
 
 /** One API or worker process of the fleet, and when it exited. */
 interface Member {
-  proc: BenchProcess;
+  proc: NodeProcess;
   slot: number;
   metricsPort: number;
   exited: Promise<number | string>;
@@ -84,8 +85,12 @@ export class RotationFleet {
     return member;
   }
 
-  private inRotation(slot: number): Promise<void> {
-    return waitUntil(async () => (await this.haproxy.slotStates())[slot] === 'UP', 15_000, `HAProxy to send traffic to slot ${slot}`);
+  private async inRotation(slot: number): Promise<void> {
+    await waitFor(async () => (await this.haproxy.slotStates())[slot] === 'UP', {
+      timeoutMs: 15_000,
+      intervalMs: 50,
+      what: `HAProxy to send traffic to slot ${slot}`,
+    });
   }
 
   private async startMember(role: 'api' | 'worker', replica: number, env: Record<string, string>, slot = replica): Promise<Member> {
@@ -99,12 +104,14 @@ export class RotationFleet {
     };
     const probe = `http://127.0.0.1:${role === 'api' ? port : metricsPort}`;
     const name = `${role}-${replica}-${++this.generation}`;
-    const proc = await startNode(name, `${role}/main.js`, full, () => answers(`${probe}/healthz`), [], path.join(repoRoot(), 'dist'));
+    const proc = await startNode(name, `${role}/main.js`, full, () => answers(`${probe}/healthz`));
     // Ready (Redis connected) can take many seconds on a loaded machine: a deadline of its own, longer than the start's.
-    await waitUntil(() => answers(`${probe}/readyz`), 60_000, `${name} to be ready`).catch(async (error: unknown) => {
-      await proc.stop();
-      throw error;
-    });
+    await waitFor(() => answers(`${probe}/readyz`), { timeoutMs: 60_000, intervalMs: 50, what: `${name} to be ready` }).catch(
+      async (error: unknown) => {
+        await proc.stop();
+        throw error;
+      },
+    );
     const exited = new Promise<number | string>((resolve) => {
       if (proc.child.exitCode !== null) resolve(proc.child.exitCode);
       proc.child.once('exit', (code, signal) => resolve(code ?? signal ?? -1));

@@ -13,13 +13,24 @@ export interface Spawned {
   exited: Promise<number | string>;
 }
 
-/** Spawns `node <entry> <args>` from the repo root with exactly `env` (plus PATH), collecting its output. */
+/** Every process {@link spawnNode} started that has not exited, killed if the test run ends first. */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+/**
+ * Spawns `node <entry> <args>` from the repo root with exactly `env` (plus PATH), collecting its output. A
+ * process the test never stopped (a hook that timed out before it could) dies with the test run.
+ */
 export function spawnNode(entry: string, env: Record<string, string>, args: readonly string[] = []): Spawned {
   const child = spawn(process.execPath, [path.join(ROOT, entry), ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   let out = '';
   let err = '';
   child.stdout!.on('data', (chunk) => (out += chunk));

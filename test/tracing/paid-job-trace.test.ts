@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { newKey, newSubject } from '../support/harness';
 import { rawToolCall } from '../support/mcp-client';
 import { authorize, authorizeParams, oauthTarget, pendingRequestId, registerClient } from '../support/oauth-helpers';
-import { startRedis, type TestRedis } from '../support/redis-server';
+import { startRedis, type TestRedis } from '../../testkit/redis-node';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { waitFor } from '../../testkit/wait-for';
 import { redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from '../redis/support/processes';

@@ -1,8 +1,7 @@
 import { expect } from 'chai';
-import { waitUntil } from '../../bench/bench-processes';
 import { GiveUp, waitFor } from '../../testkit/wait-for';
 
-describe('waitFor and the bench waitUntil built on it', () => {
+describe('waitFor', () => {
   it('a probe that throws GiveUp ends the wait at once with that error, long before the deadline', async () => {
     let calls = 0;
     const started = Date.now();
@@ -40,16 +39,5 @@ describe('waitFor and the bench waitUntil built on it', () => {
       { timeoutMs: 50, intervalMs: 5, what: 'the API' },
     ).catch((caught: unknown) => caught as Error);
     expect((error as Error).message).to.match(/^timed out after 50 ms waiting for the API: ECONNREFUSED$/);
-  });
-
-  it('the bench waitUntil passes a GiveUp on instead of waiting out its deadline', async () => {
-    const error = await waitUntil(
-      async () => {
-        throw new GiveUp('api-redis exited with 78: REDIS_URL is invalid');
-      },
-      60_000,
-      'api-redis',
-    ).catch((caught: unknown) => caught as Error);
-    expect((error as Error).message).to.equal('api-redis exited with 78: REDIS_URL is invalid');
   });
 });

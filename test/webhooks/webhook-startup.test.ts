@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import net from 'node:net';
 import { BASE_ENV } from '../support/harness';
 import { freePort } from '../../testkit/free-port';
 import { spawnNode } from '../support/spawn-process';
+import { accepts } from '../../testkit/node-process';
 import { newWebhookSecret } from '../support/webhook-receiver';
 
 const REQUIRED = {
@@ -11,17 +11,6 @@ const REQUIRED = {
   DASHBOARD_URL: BASE_ENV.DASHBOARD_URL,
   LINK_SECRET: BASE_ENV.LINK_SECRET,
 };
-
-function listens(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 describe('startup refusal of the built processes for webhook settings', () => {
   const secret = newWebhookSecret();
@@ -52,8 +41,8 @@ describe('startup refusal of the built processes for webhook settings', () => {
         .to.not.contain(secret.slice(6))
         .and.not.contain('hooks.example.com')
         .and.not.contain('10.0.0.7');
-      expect(await listens(port)).to.equal(false);
-      expect(await listens(metricsPort)).to.equal(false);
+      expect(await accepts(port)).to.equal(false);
+      expect(await accepts(metricsPort)).to.equal(false);
     });
   }
 });

@@ -10,7 +10,7 @@ import { Metrics } from '../../shared/platform/metrics/metrics';
 import { createJobWorker, type JobWorker } from '../../worker/job-worker';
 import { waitFor } from '../../testkit/wait-for';
 import { connectStoreClient, metricValue, quietLogger, type StoreClient } from '../redis/support/redis-fixture';
-import { startRedis, type TestRedis } from '../support/redis-server';
+import { startRedis, type TestRedis } from '../../testkit/redis-node';
 
 const REFUSAL = 'This cannot be done.';
 

@@ -10,7 +10,7 @@ import { waitFor } from '../../testkit/wait-for';
 import { MAX_STALLS } from '../../shared/domain/jobs/job-lifecycle';
 import { createJobWorker, type JobWorker } from '../../worker/job-worker';
 import { connectStoreClient, metricValue, quietLogger, type StoreClient } from '../redis/support/redis-fixture';
-import { startRedis, type TestRedis } from '../support/redis-server';
+import { startRedis, type TestRedis } from '../../testkit/redis-node';
 
 const PREFIX = 'stall-refund:';
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startRedis, type TestRedis } from '../support/redis-server';
+import { startRedis, type TestRedis } from '../../testkit/redis-node';
 import { BASE_ENV, newKey, newSubject } from '../support/harness';
 import { freePort } from '../../testkit/free-port';
 import { spawnNode } from '../support/spawn-process';

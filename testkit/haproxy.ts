@@ -2,8 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { GiveUp } from '../testkit/wait-for';
-import { accepts, freePort, stopChild, waitUntil } from './bench-processes';
+import { freePort } from './free-port';
+import { accepts, stopChild } from './node-process';
+import { GiveUp, waitFor } from './wait-for';
 
 /** How HAProxy health-checks the API slots: what an ingress in front of the API's pods does with `/readyz`. */
 export const HEALTH_CHECK = { interMs: 500, fall: 2, rise: 2 };
@@ -70,15 +71,14 @@ export async function startHaproxy(dir: string, slotPorts: readonly number[]): P
   const spawnError = new Promise<Error>((resolve) => child.once('error', resolve));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const output = () => readFileSync(log, 'utf8').slice(-4000);
-  await waitUntil(
+  await waitFor(
     async () => {
       const failed = await Promise.race([spawnError, new Promise<undefined>((resolve) => setImmediate(() => resolve(undefined)))]);
       if (failed) throw new GiveUp(`could not start haproxy (is it installed?): ${failed.message}`);
       if (child.exitCode !== null) throw new GiveUp(`haproxy exited with ${child.exitCode}: ${output()}`);
       return accepts(port);
     },
-    10_000,
-    'haproxy',
+    { timeoutMs: 10_000, intervalMs: 50, what: 'haproxy' },
   );
   return {
     url: `http://127.0.0.1:${port}`,

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { NodeMeter, parseNodeInfo, type NodeWork } from '../../bench/bench-redis';
-import { addWork, clusterCeiling, shares, type TopologyRun } from '../../bench/cluster-figures';
+import { NodeMeter, parseNodeInfo, type NodeWork } from '../bench-redis';
+import { addWork, clusterCeiling, shares, type TopologyRun } from '../cluster-figures';
 
 const INFO = [
   '# Replication',

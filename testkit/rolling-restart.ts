@@ -1,7 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { DIST, answers, freePort, repoRoot, setLogDir, startNode, startRedis, waitUntil, type BenchProcess } from './bench-processes';
+import { freePort } from './free-port';
+import { answers, repoRoot, setLogDir, startNode, type NodeProcess } from './node-process';
+import { startRedis } from './redis-node';
+import { waitFor } from './wait-for';
 import { startHaproxy } from './haproxy';
 import { mixedTraffic, type SeenResponse, type TrafficOutcome } from './mixed-traffic';
 import { judgeRollingRestart, type JobAccount, type Replacement, type RollingReport } from './rolling-report';
@@ -50,9 +53,9 @@ export interface RollingOptions {
 
 const LINK_SECRET = 'rolling-link-secret-0123456789abcdef';
 
-/** One process of the rotation: the bench's handle, when and how it exited, where it logs. */
+/** One process of the rotation: its handle, when and how it exited, where it logs. */
 interface Member {
-  proc: BenchProcess;
+  proc: NodeProcess;
   port: number;
   metricsPort: number;
   slot: number;
@@ -68,11 +71,6 @@ export async function stopEverything(): Promise<void> {
   for (const stop of active.splice(0).reverse()) await stop();
 }
 
-/** The built tree to start processes from: this one when running from `dist/`, else the repository's `dist/`. */
-function builtTree(): string {
-  return existsSync(path.join(DIST, 'api', 'main.js')) ? DIST : path.join(repoRoot(), 'dist');
-}
-
 /**
  * A rolling restart behind HAProxy: one private Redis, `replicas` APIs and workers with the chart's shutdown
  * settings, steady mixed traffic through HAProxy, and every process replaced one at a time as a Deployment
@@ -86,7 +84,6 @@ export async function runRollingRestart(options: RollingOptions): Promise<Rollin
   const say = options.progress ?? (() => undefined);
   setLogDir(dir);
   const chart = { ...chartShutdown(), ...(options.delayMs === undefined ? {} : { delayMs: options.delayMs }) };
-  const root = builtTree();
   const stops = active;
   const startedAt = Date.now();
   const ms = () => Date.now() - startedAt;
@@ -125,7 +122,7 @@ export async function runRollingRestart(options: RollingOptions): Promise<Rollin
         ...(role === 'api' ? { PORT: String(port), TRUST_PROXY: '1' } : {}),
       };
       const probe = role === 'api' ? `http://127.0.0.1:${port}/readyz` : `http://127.0.0.1:${metricsPort}/readyz`;
-      const proc = await startNode(name, `${role}/main.js`, full, () => answers(probe), [], root);
+      const proc = await startNode(name, `${role}/main.js`, full, () => answers(probe));
       stops.push(proc.stop);
       const exited = new Promise<{ code: number | string; at: number }>((resolve) => {
         if (proc.child.exitCode !== null) resolve({ code: proc.child.exitCode, at: ms() });
@@ -134,7 +131,11 @@ export async function runRollingRestart(options: RollingOptions): Promise<Rollin
       return { proc, port, metricsPort, slot, log: path.join(dir, `${name}.log`), exited };
     };
     const upInHaproxy = (slot: number) =>
-      waitUntil(async () => (await haproxy.slotStates())[slot] === 'UP', 15_000, `HAProxy to send traffic to slot ${slot}`);
+      waitFor(async () => (await haproxy.slotStates())[slot] === 'UP', {
+        timeoutMs: 15_000,
+        intervalMs: 50,
+        what: `HAProxy to send traffic to slot ${slot}`,
+      });
     const workerEnv = (replica: number) => ({ LOG_LEVEL: 'debug', ...(replica > 0 ? { SHUTDOWN_GRACE_MS: '1000' } : {}) });
 
     const apis: Member[] = [];
@@ -143,6 +144,17 @@ export async function runRollingRestart(options: RollingOptions): Promise<Rollin
     const workers: Member[] = [];
     for (let r = 0; r < replicas; r++) workers.push(await start('worker', r, 0, workerEnv(r)));
     const retired: Array<{ role: 'api' | 'worker'; member: Member; replacement: Replacement }> = [];
+    /** Records a process's replacement, then sends it SIGTERM, as the Deployment does once its successor is up. */
+    const retire = (role: 'api' | 'worker', rotation: number, replica: number, old: Member, startAt: number, readyAt: number): void => {
+      const [readyMs, inRotationMs] = [readyAt - startAt, ms() - startAt];
+      retired.push({
+        role,
+        member: old,
+        replacement: { role, replica, rotation, startedMs: startAt, readyMs, inRotationMs, signalledAt: ms() },
+      });
+      old.proc.child.kill('SIGTERM');
+      say(`rotation ${rotation}: ${role === 'api' ? 'API' : 'worker'} ${replica} replaced (ready in ${readyAt - startAt} ms)`);
+    };
     say(
       `${replicas} APIs behind HAProxy (${haproxy.url}), ${replicas} workers; SHUTDOWN_DELAY_MS=${chart.delayMs}, SHUTDOWN_GRACE_MS=${chart.graceMs}`,
     );
@@ -171,7 +183,11 @@ export async function runRollingRestart(options: RollingOptions): Promise<Rollin
       onResponse: options.onResponse,
     });
     try {
-      await waitUntil(async () => traffic.outcome.accepted.size >= 10, 30_000, 'the traffic to have jobs accepted');
+      await waitFor(async () => traffic.outcome.accepted.size >= 10, {
+        timeoutMs: 30_000,
+        intervalMs: 50,
+        what: 'the traffic to have jobs accepted',
+      });
 
       for (let rotation = 1; rotation <= rotations; rotation++) {
         for (let r = 0; r < replicas; r++) {
@@ -183,22 +199,8 @@ export async function runRollingRestart(options: RollingOptions): Promise<Rollin
           const fresh = await start('api', r, slot, {});
           const readyAt = ms();
           await upInHaproxy(slot);
-          retired.push({
-            role: 'api',
-            member: old,
-            replacement: {
-              role: 'api',
-              replica: r,
-              rotation,
-              startedMs: startAt,
-              readyMs: readyAt - startAt,
-              inRotationMs: ms() - startAt,
-              signalledAt: ms(),
-            },
-          });
-          old.proc.child.kill('SIGTERM');
+          retire('api', rotation, r, old, startAt, readyAt);
           apis[r] = fresh;
-          say(`rotation ${rotation}: API ${r} replaced (ready in ${readyAt - startAt} ms)`);
         }
         for (let r = 0; r < replicas; r++) {
           const old = workers[r];
@@ -206,23 +208,13 @@ export async function runRollingRestart(options: RollingOptions): Promise<Rollin
           const fresh = await start('worker', r, 0, workerEnv(r));
           const readyAt = ms();
           // Caught mid-job: what happens to running jobs is the point. (A deadline, not a hang, if none comes.)
-          await waitUntil(async () => hasFreshJob(old.log, jobMs / 2), 15_000, `worker ${r} to be running a job`).catch(() => undefined);
-          retired.push({
-            role: 'worker',
-            member: old,
-            replacement: {
-              role: 'worker',
-              replica: r,
-              rotation,
-              startedMs: startAt,
-              readyMs: readyAt - startAt,
-              inRotationMs: ms() - startAt,
-              signalledAt: ms(),
-            },
-          });
-          old.proc.child.kill('SIGTERM');
+          await waitFor(async () => hasFreshJob(old.log, jobMs / 2), {
+            timeoutMs: 15_000,
+            intervalMs: 50,
+            what: `worker ${r} to be running a job`,
+          }).catch(() => undefined);
+          retire('worker', rotation, r, old, startAt, readyAt);
           workers[r] = fresh;
-          say(`rotation ${rotation}: worker ${r} replaced (ready in ${readyAt - startAt} ms)`);
         }
       }
       // The traffic runs on until the last replaced process has left, so that it covers every drain.
@@ -355,7 +347,7 @@ async function finalJobs(
 ): Promise<{ succeeded: number; notSucceeded: string[] }> {
   const pending = new Map(outcome.accepted);
   const final = new Map<string, string>();
-  await waitUntil(
+  await waitFor(
     async () => {
       const batch = [...pending].slice(0, 50);
       await Promise.all(
@@ -377,8 +369,7 @@ async function finalJobs(
       );
       return pending.size === 0;
     },
-    60_000,
-    'every accepted job to finish',
+    { timeoutMs: 60_000, intervalMs: 50, what: 'every accepted job to finish' },
   ).catch(() => undefined);
   const notSucceeded = [...outcome.accepted.keys()].filter((id) => final.get(id) !== 'succeeded');
   return { succeeded: outcome.accepted.size - notSucceeded.length, notSucceeded };

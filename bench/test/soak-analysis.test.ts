@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { latencyWindows, type SoakMeasurement, type SoakSample } from '../../bench/soak-run';
-import { judgeSoak, soakBounds } from '../../bench/soak-report';
-import { soakSvg } from '../../bench/soak-plot';
-import { leastSquares } from '../../bench/trend';
+import { latencyWindows, type SoakMeasurement, type SoakSample } from '../soak-run';
+import { judgeSoak, soakBounds } from '../soak-report';
+import { soakSvg } from '../soak-plot';
+import { leastSquares } from '../trend';
 
 const flat = { slope: 0, intercept: 100, slopeStdErr: 0.1, points: 10 };
 

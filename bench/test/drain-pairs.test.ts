@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { medianPair } from '../../bench/drain-pairs';
-import type { DrainFigure } from '../../bench/job-load';
+import { medianPair } from '../drain-pairs';
+import type { DrainFigure } from '../job-load';
 
 function figure(jobsPerSecond: number): DrainFigure {
   return {

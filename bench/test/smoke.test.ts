@@ -1,10 +1,12 @@
 import { expect } from 'chai';
 import Ajv from 'ajv';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT } from '../support/spawn-process';
+import { repoRoot } from '../../testkit/node-process';
+import { runBuilt } from './support/run-built';
+
+const ROOT = repoRoot();
 
 const number = { type: 'number', minimum: 0 };
 const positive = { type: 'number', exclusiveMinimum: 0 };
@@ -200,20 +202,6 @@ const RESULTS_SCHEMA = {
   },
 };
 
-/** Runs a built bench script with only PATH and TMPDIR; resolves with its exit code and everything it printed. */
-async function runBuilt(script: string, args: string[], tmpdir: string): Promise<{ code: unknown; output: string }> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'dist/bench', script), ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', TMPDIR: tmpdir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const code = await new Promise((resolve) => child.once('exit', (status, signal) => resolve(status ?? signal)));
-  return { code, output };
-}
-
 /** A temporary directory for the enclosing describe's tests (its TMPDIR and outputs), removed after them. */
 function temporaryDirectory(prefix: string): () => string {
   let dir: string | undefined;
@@ -222,7 +210,7 @@ function temporaryDirectory(prefix: string): () => string {
   return () => dir!;
 }
 
-describe('the benchmark smoke run (dist/bench/run.js --smoke) on Redis', function () {
+describe('the benchmark smoke run (bench/dist/bench/run.js --smoke) on Redis', function () {
   // A few seconds of load per scenario plus process start-ups and a 6-node cluster; generous for a loaded CI machine.
   this.timeout(300_000);
   const dir = temporaryDirectory('bench-smoke-test-');
@@ -301,7 +289,7 @@ describe('the benchmark smoke run (dist/bench/run.js --smoke) on Redis', functio
   });
 });
 
-describe('the build comparison smoke runs (dist/bench/compare.js, compare-drain.js) on Redis', function () {
+describe('the build comparison smoke runs (bench/dist/bench/compare.js, compare-drain.js) on Redis', function () {
   this.timeout(120_000);
   const dir = temporaryDirectory('bench-compare-test-');
 
@@ -343,7 +331,7 @@ describe('the build comparison smoke runs (dist/bench/compare.js, compare-drain.
   });
 });
 
-describe('the webhook-receiver smoke run (dist/bench/webhook-drag.js --smoke) on Redis', function () {
+describe('the webhook-receiver smoke run (bench/dist/bench/webhook-drag.js --smoke) on Redis', function () {
   this.timeout(180_000);
   const dir = temporaryDirectory('bench-webhooks-test-');
 

@@ -1,16 +1,15 @@
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { soakBounds } from '../../bench/soak-report';
-import { ROOT } from '../support/spawn-process';
+import { soakBounds } from '../soak-report';
+import { runBuilt } from './support/run-built';
 
 // CI's soak: the 60-second version of `npm run bench:soak` (the 10-minute run's series and plot are committed
 // under bench/). It fails when either process's resident memory grows faster than the short run's bound
 // (bench/soak-report.ts says why 60 MB/min), when a request fails or a job is lost, or when the series is
 // missing or malformed.
-describe('the 60-second soak (dist/bench/soak.js --seconds 60) on Redis', function () {
+describe('the 60-second soak (bench/dist/bench/soak.js --seconds 60) on Redis', function () {
   this.timeout(180_000);
   let dir: string;
   before(() => (dir = mkdtempSync(path.join(os.tmpdir(), 'soak-test-'))));
@@ -19,19 +18,7 @@ describe('the 60-second soak (dist/bench/soak.js --seconds 60) on Redis', functi
   it('keeps both processes within the memory bound, answers everything, and writes the series and the plot', async () => {
     const out = path.join(dir, 'results.json');
     const svg = path.join(dir, 'soak.svg');
-    const child = spawn(
-      process.execPath,
-      [path.join(ROOT, 'dist/bench/soak.js'), '--seconds', '60', '--rate', '150', '--out', out, '--svg', svg],
-      {
-        cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', TMPDIR: dir },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    const code = await new Promise((resolve) => child.once('exit', (status, signal) => resolve(status ?? signal)));
+    const { code, output } = await runBuilt('soak.js', ['--seconds', '60', '--rate', '150', '--out', out, '--svg', svg], dir);
     console.log(
       output
         .split('\n')

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import type { HttpFigure } from '../../bench/http-load';
-import { targets, type BenchResults } from '../../bench/report';
+import type { HttpFigure } from '../http-load';
+import { targets, type BenchResults } from '../report';
 
 function figure(id: string, requestsPerSecond: number, baselineRequestsPerSecond: number): HttpFigure {
   return {
