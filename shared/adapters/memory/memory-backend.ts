@@ -7,6 +7,7 @@ import type { EventSources } from '../../domain/webhooks/event-facts';
 import { NO_EVENTS, type EventQueue } from '../../domain/webhooks/event-queue';
 import { newEvent } from '../../domain/webhooks/webhook-event';
 import { MemoryConnectionStore } from './memory-connection-store';
+import { MemoryCreditStore } from './memory-credit-store';
 import { MemoryJobIdKeyStore } from './memory-job-id-key-store';
 import { MemoryJobQueue } from './memory-job-queue';
 import { MemoryLedgerStore } from './memory-ledger-store';
@@ -34,6 +35,7 @@ export interface MemoryBackendOptions {
 /** The embedded backend: every store in memory and jobs run in this process. For one process only. */
 export function createMemoryBackend(options: MemoryBackendOptions): Backend {
   const ledger = new MemoryLedgerStore();
+  const credits = new MemoryCreditStore();
   // Set once the queue and the connections exist; a job cannot finish before then.
   let events: EventQueue = NO_EVENTS;
   const queue = new MemoryJobQueue({
@@ -56,6 +58,7 @@ export function createMemoryBackend(options: MemoryBackendOptions): Backend {
   const sweeper = setInterval(() => {
     queue.sweep();
     ledger.prune((id) => queue.has(id));
+    credits.prune();
   }, 60_000);
   sweeper.unref();
 
@@ -67,8 +70,9 @@ export function createMemoryBackend(options: MemoryBackendOptions): Backend {
     connections,
     things: new MemoryThingStore(),
     ledger,
+    credits,
     rateLimits,
-    admissions: new SequentialAdmissionStore(connections, rateLimits, ledger),
+    admissions: new SequentialAdmissionStore(connections, rateLimits, ledger, Date.now, credits),
     queue,
     jobIdKeys: new MemoryJobIdKeyStore(),
     oauth: new MemoryOAuthStateStore(),

@@ -23,13 +23,13 @@ const topUpUrl = makeValidator<string>((input) => secureOrLoopbackUrl(input, { a
 /** The credit-account variables and their rules (listed in docs/configuration.md), where each lands in {@link BillingSettings}. */
 export const BILLING_SETTINGS = {
   /** `BILLING_MODE`: `metered` (default) or `prepaid`. */
-  mode: setting('BILLING_MODE', str({ choices: BILLING_MODES, default: 'metered' })),
+  mode: setting('BILLING_MODE', str<BillingMode>({ choices: BILLING_MODES, default: 'metered' })),
   /** `TOP_UP_URL`: where a person buys credits; `DASHBOARD_URL` when unset. */
   topUpUrl: setting('TOP_UP_URL', topUpUrl({ default: undefined })),
   /** `CREDITS_LOW_THRESHOLD`: a `credits.low` event each time a balance falls below it; unset: none. */
   lowThreshold: setting('CREDITS_LOW_THRESHOLD', intInRange(0, MAX_CREDITS)({ default: undefined })),
   /** `SPEND_CONFIRMATION`: `elicit` (default), `required` or `off`. */
-  spendConfirmation: setting('SPEND_CONFIRMATION', str({ choices: SPEND_CONFIRMATIONS, default: 'elicit' })),
+  spendConfirmation: setting('SPEND_CONFIRMATION', str<SpendConfirmation>({ choices: SPEND_CONFIRMATIONS, default: 'elicit' })),
   /** `SPEND_CONFIRMATION_ABOVE`: a paid tool call priced at least this asks the person first. */
   spendConfirmationAbove: setting('SPEND_CONFIRMATION_ABOVE', intInRange(0, MAX_CREDITS)({ default: 1 })),
 };
