@@ -33,6 +33,14 @@ export const ACCOUNT_PROPERTIES: Readonly<Record<string, JsonSchema>> = {
   held: { type: 'integer', minimum: 0, description: 'Set aside for paid jobs not yet final.' },
 };
 
+/** What a grant answers, new or replayed: the account as it is now, and the grant. */
+const GRANT_ANSWER_SCHEMA: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['subject', 'balance', 'held', 'grant'],
+  properties: { ...ACCOUNT_PROPERTIES, grant: CREDIT_ENTRY_SCHEMA },
+};
+
 /** `POST /v1/link/credits`: the dashboard grants (or takes back) credits, idempotent by `grant_id`. Not shown to the model. */
 export const grantCredits: Operation = {
   operationId: 'grantCredits',
@@ -69,21 +77,11 @@ export const grantCredits: Operation = {
   responses: {
     201: {
       description: 'The grant was added: the account after it, and the grant.',
-      schema: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['subject', 'balance', 'held', 'grant'],
-        properties: { ...ACCOUNT_PROPERTIES, grant: CREDIT_ENTRY_SCHEMA },
-      },
+      schema: GRANT_ANSWER_SCHEMA,
     },
     200: {
       description: 'The same grant_id with the same body was granted before: the account now and that grant; nothing was added.',
-      schema: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['subject', 'balance', 'held', 'grant'],
-        properties: { ...ACCOUNT_PROPERTIES, grant: CREDIT_ENTRY_SCHEMA },
-      },
+      schema: GRANT_ANSWER_SCHEMA,
       headers: {
         'Idempotent-Replayed': {
           description: '`true`: this answer replays an earlier grant.',
