@@ -37,12 +37,12 @@ export const CONNECTION_FACT_WAIT_MS = 5 * 60_000;
 export async function establish(event: QueuedEvent, sources: EventSources, now = Date.now()): Promise<Fact> {
   if (event.type === 'credits.granted' || event.type === 'credits.low')
     return event.data ? { kind: 'true', data: event.data } : { kind: 'never' };
-  if (event.type === 'job.succeeded' || event.type === 'job.failed' || event.type === 'job.canceled') return jobFact(event, sources.jobs);
+  if (event.type === 'job.succeeded' || event.type === 'job.failed' || event.type === 'job.canceled') return jobFact(event, sources);
   return connectionFact(event, sources.connections, now);
 }
 
-async function jobFact(event: QueuedEvent, jobs: EventSources['jobs']): Promise<Fact> {
-  const job = await jobs.get(event.ref);
+async function jobFact(event: QueuedEvent, sources: EventSources): Promise<Fact> {
+  const job = await sources.jobs.get(event.ref);
   // A job is kept for the idempotency retention, far longer than any delivery waits for it.
   if (!job) return { kind: 'never' };
   if (!isTerminal(job.status)) return { kind: 'pending' };
