@@ -10,6 +10,25 @@ export interface Connection {
   revoked: boolean;
 }
 
+/** One movement of the person's credits, as `GET /v1/link/credits` lists it. */
+export interface CreditEntry {
+  id: string;
+  kind: 'grant' | 'adjustment' | 'hold' | 'capture' | 'release';
+  credits: number;
+  at: string;
+  grant_id?: string;
+  job_id?: string;
+  note?: string;
+}
+
+/** The person's credit account and one page of its entries, newest first. */
+export interface CreditStatement {
+  balance: number;
+  held: number;
+  entries: CreditEntry[];
+  next_cursor: string | null;
+}
+
 /** A pending OAuth request, as the consent screen shows it. */
 export interface PendingRequest {
   request: string;
@@ -61,6 +80,14 @@ export function connectorClient(connectorUrl: string, linkSecret: string) {
         `/v1/link/usage?${new URLSearchParams({ subject, days: '30' })}`,
       ),
     revoke: (connectionId: string) => call<{ revoked: number }>('POST', '/v1/link/revoke', { connection_id: connectionId }),
+    /** The person's balance, held credits and latest entries. */
+    credits: (subject: string) => call<CreditStatement>('GET', `/v1/link/credits?${new URLSearchParams({ subject, limit: '10' })}`),
+    /**
+     * Grants credits once per `grantId`: the id of the purchase (a checkout session id), so that retrying after
+     * a lost answer never grants twice. A 409 means the connector bills metered (no balances).
+     */
+    grant: (subject: string, credits: number, grantId: string, note: string) =>
+      call<CreditStatement & { grant: CreditEntry }>('POST', '/v1/link/credits', { subject, credits, grant_id: grantId, note }),
     describeRequest: (id: string) => call<PendingRequest>('GET', request(id)),
     /** Approves for a subject or denies; answers where to send the browser. */
     answerRequest: (id: string, answer: { subject: string } | { deny: true }) => call<{ redirect_to: string }>('POST', request(id), answer),

@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { ConnectorError, connectorClient, type Connection } from './connector-client';
-import { html, page } from './html';
+import { randomBytes } from 'node:crypto';
+import { ConnectorError, connectorClient, type Connection, type CreditStatement } from './connector-client';
+import { html, page, type SafeHtml } from './html';
 import { sessions, type Session } from './sessions';
 import { WebhookInbox } from './webhook-inbox';
 
@@ -17,9 +18,20 @@ export interface DashboardOptions {
 }
 
 const REQUEST_ID = /^authreq_[A-Za-z0-9_-]{1,56}$/;
+/** The pack the example's stand-in checkout sells. */
+const PACK_CREDITS = 100;
 const FORM = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
 
-/** The dashboard's routes: the person's connections, linking, revoking, the consent screen and the webhook receiver. */
+/** The person's credits: the balance, what is held, the latest entries and the stand-in for a checkout. */
+function creditsSection(credits: CreditStatement, csrf: SafeHtml) {
+  const row = (e: CreditStatement['entries'][number]) =>
+    html`<tr><td>${e.at}</td><td>${e.kind}</td><td>${e.credits}</td><td>${e.note ?? e.grant_id ?? e.job_id ?? ''}</td></tr>`;
+  return html`<h2>Credits</h2><p>Balance: <strong id="balance">${credits.balance}</strong> credits (${credits.held} held for running jobs).</p>
+<table id="credit-history"><tr><th>When</th><th>What</th><th>Credits</th><th>For</th></tr>${credits.entries.map(row)}</table>
+<form method="post" action="/credits">${csrf}<button>Buy ${PACK_CREDITS} credits</button></form>`;
+}
+
+/** The dashboard's routes: the person's connections and credits, linking, revoking, the consent screen and the webhook receiver. */
 export function createDashboard(options: DashboardOptions) {
   const connector = connectorClient(options.connectorUrl, options.linkSecret);
   const session = sessions(options.person);
@@ -41,7 +53,11 @@ export function createDashboard(options: DashboardOptions) {
 
   app.get('/', async (req, res) => {
     const s = session.open(req, res);
-    const [{ items }, usage] = await Promise.all([connector.connections(s.person), connector.usage(s.person)]);
+    const [{ items }, usage, credits] = await Promise.all([
+      connector.connections(s.person),
+      connector.usage(s.person),
+      connector.credits(s.person),
+    ]);
     const row = (
       c: Connection,
     ) => html`<tr><td>${c.client?.client_name ?? 'token'}</td><td>${c.kind}</td><td>${c.created_at}</td><td>${c.last_used_at ?? 'never'}</td>
@@ -53,7 +69,8 @@ export function createDashboard(options: DashboardOptions) {
         html`<h1>Your connections</h1><p>Signed in as <strong>${s.person}</strong>. Credits spent: ${usage.days.reduce((sum, day) => sum + day.credits, 0)} in the last 30 days, ${usage.credits_spent} in all.</p>
 <table><tr><th>App</th><th>Kind</th><th>Since</th><th>Last used</th><th></th></tr>${items.map(row)}</table>
 <form method="post" action="/link">${csrf(s)}<button>Create a token</button></form>
-<h2>Recent events</h2><ul>${events.map((e) => html`<li>${e.type} ${e.data.connection_id ?? e.data.id}</li>`)}</ul>`,
+${creditsSection(credits, csrf(s))}
+<h2>Recent events</h2><ul>${events.map((e) => html`<li>${e.type} ${e.data.connection_id ?? e.data.id ?? e.data.grant_id}</li>`)}</ul>`,
       ),
     );
   });
@@ -77,6 +94,23 @@ export function createDashboard(options: DashboardOptions) {
     if (!s) return;
     // Revoke only a connection of the signed-in person: the id in the form is as hostile as any input.
     if (await owns(s.person, String(req.body.connection_id ?? ''))) await connector.revoke(String(req.body.connection_id));
+    res.redirect(303, '/');
+  });
+
+  // A stand-in for a checkout: a real one grants when the payment provider's webhook reports the payment,
+  // with the provider's session id as grant_id (docs/dashboard.md, "From a checkout to a grant").
+  app.post('/credits', FORM, async (req, res) => {
+    const s = posted(req, res);
+    if (!s) return;
+    const checkout = `example-checkout-${randomBytes(12).toString('base64url')}`;
+    const granted = await connector
+      .grant(s.person, PACK_CREDITS, checkout, `${PACK_CREDITS} credits (example checkout)`)
+      .catch((error: unknown) => (error instanceof ConnectorError && error.status === 409 ? undefined : Promise.reject(error)));
+    if (!granted)
+      return void res
+        .status(409)
+        .type('html')
+        .send(page('Credits are off', html`<p>This connector bills metered (BILLING_MODE=metered): there are no credits to buy.</p>`));
     res.redirect(303, '/');
   });
 

@@ -3,6 +3,7 @@ import type { JobQueue } from './jobs/job-queue';
 import type { EventQueue } from './webhooks/event-queue';
 import type { AdmissionStore } from './admission/admission-store';
 import type { ConnectionStore } from './connections/connection-store';
+import type { CreditStore } from './credits/credit-store';
 import type { JobIdKeyStore } from './jobs/job-id-key-store';
 import type { LedgerStore } from './ledger/ledger-store';
 import type { OAuthStateStore } from './oauth/oauth-state-store';
@@ -15,6 +16,8 @@ export interface Backend {
   readonly connections: ConnectionStore;
   readonly things: ThingStore;
   readonly ledger: LedgerStore;
+  /** Subjects' credit accounts (used in `prepaid` billing). */
+  readonly credits: CreditStore;
   readonly rateLimits: RateLimitStore;
   /** Admits bearer requests: failure budget, revocation and rate limit in one call. */
   readonly admissions: AdmissionStore;

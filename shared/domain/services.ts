@@ -4,6 +4,7 @@ import { LinkService } from './connections/link-service';
 import { TokenService } from './connections/token-service';
 import { IdentityService } from './connections/identity-service';
 import { UsageService } from './ledger/usage-service';
+import { CreditService } from './credits/credit-service';
 import type { OAuthServices } from './oauth/oauth-services';
 import { DailyBudget } from './ledger/daily-budget';
 import { StoredJobIdKey } from './jobs/job-id-key';
@@ -14,12 +15,14 @@ import { createOAuthServices } from './oauth/oauth-services';
 import type { Backend } from './backend';
 import { ThingService } from './things/thing-service';
 import { withConnectionEvents } from './webhooks/connection-events';
+import { creditEventsOn } from './webhooks/credit-events';
 
 /** The domain functions handlers call; built once per process. */
 export interface Services {
   links: LinkService;
   identity: IdentityService;
   usage: UsageService;
+  credits: CreditService;
   things: ThingService;
   jobs: JobService;
   oauth: OAuthServices;
@@ -42,6 +45,9 @@ export function createServices(config: Config, backend: Backend, metrics: Metric
   // Every path that creates or revokes a connection records its event; token checks read the plain store.
   const connections = withConnectionEvents(backend.connections, backend.events);
   const budget = new DailyBudget(config.dailyCreditLimit);
+  const credits = new CreditService(backend.credits, creditEventsOn(backend.events), config.billing, {
+    onGranted: (granted) => metrics.creditsGranted.inc(granted),
+  });
   const jobs = new JobService(
     backend.ledger,
     backend.queue,
@@ -67,8 +73,9 @@ export function createServices(config: Config, backend: Backend, metrics: Metric
         onIssued: () => metrics.tokensIssued.inc(),
         onRevoked: (count) => metrics.connectionsRevoked.inc(count),
       }),
-      identity: new IdentityService(backend.ledger, config.dashboardUrl, budget),
+      identity: new IdentityService(backend.ledger, config.dashboardUrl, budget, credits),
       usage: new UsageService(backend.ledger, budget),
+      credits,
       things: new ThingService(backend.things),
       jobs,
       oauth: createOAuthServices(

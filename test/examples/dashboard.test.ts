@@ -41,6 +41,7 @@ describe('examples/dashboard against a connector, driven by headless Chromium', 
       WEBHOOK_SECRET: webhookSecret,
       WEBHOOK_ALLOW_PRIVATE: 'true',
       WEBHOOK_RETRY_BASE_MS: '10',
+      BILLING_MODE: 'prepaid',
     });
     dashboard = await startDashboard({
       connectorUrl: connector.baseUrl,
@@ -146,6 +147,66 @@ describe('examples/dashboard against a connector, driven by headless Chromium', 
     await page.goto(`${dashboard.url}/`);
     expect(await page.locator('body').textContent(), 'the list does not show the token again').to.not.include(token);
     expect(await page.locator('tr', { hasText: 'token' }).filter({ hasText: 'link' }).count()).to.be.greaterThan(0);
+  });
+
+  it('credits: the page shows the balance and history; Buy 100 credits grants once per click, and the connector agrees', async () => {
+    const statement = async () =>
+      (
+        await connector.call('GET', `/v1/link/credits?subject=${encodeURIComponent(person)}`, {
+          headers: { 'x-link-secret': connector.config.linkSecret },
+        })
+      ).body;
+    const before = await statement();
+    await page.goto(`${dashboard.url}/`);
+    expect(await page.locator('#balance').textContent()).to.equal(String(before.balance));
+    for (let click = 1; click <= 2; click++) {
+      await Promise.all([page.waitForURL(`${dashboard.url}/`), page.getByRole('button', { name: 'Buy 100 credits' }).click()]);
+      await page.waitForLoadState();
+      expect(await page.locator('#balance').textContent(), `after click ${click}`).to.equal(String(before.balance + 100 * click));
+    }
+    const after = await statement();
+    expect(after).to.deep.include({ balance: before.balance + 200, held: 0 });
+    const grants = after.entries.slice(0, 2);
+    expect(grants.map((entry: any) => [entry.kind, entry.credits, entry.note])).to.deep.equal([
+      ['grant', 100, '100 credits (example checkout)'],
+      ['grant', 100, '100 credits (example checkout)'],
+    ]);
+    expect(new Set(grants.map((entry: any) => entry.grant_id)).size, 'a grant id per checkout').to.equal(2);
+    const history = await page.locator('#credit-history tr').allTextContents();
+    expect(history.filter((row) => row.includes('grant') && row.includes('100 credits (example checkout)'))).to.have.length(2);
+
+    // The connector's credits.granted events reach the person's page.
+    await waitFor(
+      async () => {
+        await page.reload();
+        const events = await page.locator('li').allTextContents();
+        return grants.every((entry: any) => events.includes(`credits.granted ${entry.grant_id}`));
+      },
+      { what: 'both credits.granted events on the page' },
+    );
+  });
+
+  it('a Buy form without the session token grants nothing', async () => {
+    const home = await fetch(`${dashboard.url}/`);
+    const cookie = home.headers.get('set-cookie')!.split(';')[0];
+    const before = (
+      await connector.call('GET', `/v1/link/credits?subject=${encodeURIComponent(person)}`, {
+        headers: { 'x-link-secret': connector.config.linkSecret },
+      })
+    ).body.balance;
+    const forged = await fetch(`${dashboard.url}/credits`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ csrf: 'forged' }),
+    });
+    expect(forged.status).to.equal(403);
+    const after = (
+      await connector.call('GET', `/v1/link/credits?subject=${encodeURIComponent(person)}`, {
+        headers: { 'x-link-secret': connector.config.linkSecret },
+      })
+    ).body.balance;
+    expect(after).to.equal(before);
   });
 
   it('deny: Deny lands on the redirect URI with error=access_denied and state, and no code', async () => {

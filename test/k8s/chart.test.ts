@@ -261,6 +261,26 @@ describe('helm chart charts/connector', function () {
       expect(configMapOf(render({ set: ['config.dailyCreditLimit=50'] })).DAILY_CREDIT_LIMIT).to.equal('50');
     });
 
+    it('bills metered with spend confirmation elicit above 1, leaving TOP_UP_URL and CREDITS_LOW_THRESHOLD out unless billing.* sets them', function () {
+      const config = configMapOf(objects);
+      expect(config).to.include({ BILLING_MODE: 'metered', SPEND_CONFIRMATION: 'elicit', SPEND_CONFIRMATION_ABOVE: '1' });
+      expect(config).not.to.have.any.keys('TOP_UP_URL', 'CREDITS_LOW_THRESHOLD');
+      const set = [
+        'billing.mode=prepaid',
+        'billing.topUpUrl=https://shop.example.com/credits?plan=basic',
+        'billing.lowThreshold=0',
+        'billing.spendConfirmation=required',
+        'billing.spendConfirmationAbove=25',
+      ];
+      expect(configMapOf(render({ set }))).to.include({
+        BILLING_MODE: 'prepaid',
+        TOP_UP_URL: 'https://shop.example.com/credits?plan=basic',
+        CREDITS_LOW_THRESHOLD: '0',
+        SPEND_CONFIRMATION: 'required',
+        SPEND_CONFIRMATION_ABOVE: '25',
+      });
+    });
+
     it('renders no optional objects (Ingress, HPA, PDB, NetworkPolicy, ServiceMonitor, PrometheusRule, dev Redis)', function () {
       const kinds = objects.map((o) => o.kind);
       for (const kind of [
@@ -521,6 +541,9 @@ describe('helm chart charts/connector', function () {
       ['a drain budget of zero seconds', ['shutdown.drainSeconds=0']],
       ['a negative shutdown delay', ['shutdown.delaySeconds=-1']],
       ['a HOST that is a name, not an address', ['config.host=localhost']],
+      ['a BILLING_MODE other than metered or prepaid', ['billing.mode=free']],
+      ['an http TOP_UP_URL on a host other than localhost', ['billing.topUpUrl=http://shop.example.com/buy']],
+      ['a negative CREDITS_LOW_THRESHOLD', ['billing.lowThreshold=-1']],
     ];
     for (const [what, set] of rejected) {
       it(`makes helm template fail for ${what}`, function () {

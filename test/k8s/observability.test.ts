@@ -8,6 +8,7 @@ import {
   JOB_OUTCOMES,
   QUEUE_STATES,
   REFUND_REASONS,
+  RELEASE_REASONS,
   WEBHOOK_EVENT_TYPES,
   WEBHOOK_OUTCOMES,
   exportedFamilies,
@@ -27,6 +28,7 @@ const CLOSED_VALUES: Record<string, Record<string, readonly string[]>> = {
   connector_queue_jobs: { state: QUEUE_STATES },
   connector_jobs_completed_total: { outcome: JOB_OUTCOMES },
   connector_credits_refunded_total: { reason: REFUND_REASONS },
+  connector_credits_released_total: { reason: RELEASE_REASONS },
   connector_auth_failures_total: { reason: AUTH_FAILURE_REASONS },
   connector_webhook_deliveries_total: { type: WEBHOOK_EVENT_TYPES, outcome: WEBHOOK_OUTCOMES },
 };

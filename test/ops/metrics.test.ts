@@ -337,13 +337,17 @@ for (const backend of BACKENDS) {
       // The session above made every counter move at least once (the over-budget one needs DAILY_CREDIT_LIMIT:
       // spend-cap.test.ts moves it; the webhook one needs a receiver: test/webhooks moves it; the cancel and
       // refund ones need a job canceled or failed: test/http/cancel-jobs.test.ts moves them; the previous-secret
-      // one needs a rotation's overlap: test/http/secret-overlap.test.ts moves it).
+      // one needs a rotation's overlap: test/http/secret-overlap.test.ts moves it; the credit ones need prepaid
+      // billing: test/http/credits.test.ts moves the granted one, the lifecycle of a prepaid job the others).
       const elsewhere = [
         'connector_previous_secret_uses_total',
         'connector_jobs_over_budget_total',
         'connector_webhook_deliveries_total',
         'connector_jobs_canceled_total',
         'connector_credits_refunded_total',
+        'connector_credits_granted_total',
+        'connector_credits_captured_total',
+        'connector_credits_released_total',
       ];
       for (const [family, { type }] of Object.entries(CONTRACT_METRICS)) {
         if (type !== 'counter' || family.startsWith('connector_redis_') || elsewhere.includes(family)) continue;

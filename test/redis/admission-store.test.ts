@@ -1,14 +1,18 @@
 import { expect } from 'chai';
 import { MemoryConnectionStore } from '../../shared/adapters/memory/memory-connection-store';
+import { MemoryCreditStore } from '../../shared/adapters/memory/memory-credit-store';
 import { MemoryLedgerStore } from '../../shared/adapters/memory/memory-ledger-store';
 import { MemoryRateLimitStore } from '../../shared/adapters/memory/memory-rate-limit-store';
 import { RedisAdmissionStore } from '../../shared/adapters/redis/redis-admission-store';
 import { RedisConnectionStore } from '../../shared/adapters/redis/redis-connection-store';
+import { RedisCreditStore } from '../../shared/adapters/redis/redis-credit-store';
 import { RedisLedgerStore } from '../../shared/adapters/redis/redis-ledger-store';
 import { RedisRateLimitStore } from '../../shared/adapters/redis/redis-rate-limit-store';
 import type { AdmissionStore, BearerAdmissionRequest } from '../../shared/domain/admission/admission-store';
 import type { Connection, ConnectionStore } from '../../shared/domain/connections/connection-store';
 import type { LedgerStore } from '../../shared/domain/ledger/ledger-store';
+import type { CreditStore } from '../../shared/domain/credits/credit-store';
+import { grantOf } from '../support/credit-store-contract';
 import type { RateLimitStore } from '../../shared/domain/admission/rate-limit-store';
 import { SequentialAdmissionStore } from '../../shared/domain/admission/sequential-admission-store';
 import { commandCalls, twoClientStores, type StoreClient } from './support/redis-fixture';
@@ -18,6 +22,7 @@ interface Stores {
   connections: ConnectionStore;
   rateLimits: RateLimitStore;
   ledger: LedgerStore;
+  credits: CreditStore;
 }
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -62,7 +67,7 @@ function behavesLikeTheSeparateStores(name: string, stores: () => Stores): void 
       expect((await rateLimits.hit('sub:bob@example.com', 60)).count, "the next hit is the window's first").to.equal(1);
     });
 
-    it('asked for a day, an admitted request carries the subject’s charges and that day’s spend; not asked, none', async () => {
+    it('asked for a day, an admitted request carries the subject’s charges, that day’s spend and its credit account; not asked, none', async () => {
       const { admissions, connections, ledger } = stores();
       await connections.create(connection('conn_erin', 'erin@example.com'));
       const day = '2026-11-22';
@@ -84,22 +89,25 @@ function behavesLikeTheSeparateStores(name: string, stores: () => Stores): void 
         ).outcome;
         expect(claimed).to.equal('created');
       }
+      await stores().credits.grant(grantOf('erin@example.com', 12));
       const asked = await admissions.admitBearer({ ...request('conn_erin', 'erin@example.com'), usageDay: day });
       expect(asked.outcome === 'admitted' && asked.usage).to.deep.equal({
         usage: { jobs_charged: 2, credits_spent: 5, credits_refunded: 0 },
         day,
         spentOnDay: 5,
+        credits: { balance: 12, held: 0 },
       });
       const otherDay = await admissions.admitBearer({ ...request('conn_erin', 'erin@example.com'), usageDay: '2026-11-23' });
       expect(otherDay.outcome === 'admitted' && otherDay.usage).to.deep.equal({
         usage: { jobs_charged: 2, credits_spent: 5, credits_refunded: 0 },
         day: '2026-11-23',
         spentOnDay: 0,
+        credits: { balance: 12, held: 0 },
       });
       expect(await admissions.admitBearer(request('conn_erin', 'erin@example.com'))).to.not.have.property('usage');
     });
 
-    it('asked for a day, a subject never charged reads zero usage; a refused request carries none', async () => {
+    it('asked for a day, a subject never charged reads zero usage and an empty account; a refused request carries none', async () => {
       const { admissions, connections } = stores();
       await connections.create(connection('conn_fay', 'fay@example.com'));
       const fresh = await admissions.admitBearer({ ...request('conn_fay', 'fay@example.com'), usageDay: '2026-11-22' });
@@ -107,6 +115,7 @@ function behavesLikeTheSeparateStores(name: string, stores: () => Stores): void 
         usage: { jobs_charged: 0, credits_spent: 0, credits_refunded: 0 },
         day: '2026-11-22',
         spentOnDay: 0,
+        credits: { balance: 0, held: 0 },
       });
       const refused = await admissions.admitBearer({ ...request('conn_gone', 'fay@example.com'), usageDay: '2026-11-22' });
       expect(refused).to.deep.equal({ outcome: 'revoked' });
@@ -120,6 +129,7 @@ describe('bearer admission gives the same outcomes on both backends', () => {
     connections: new RedisConnectionStore(client.client, client.keys, client.guard),
     rateLimits: new RedisRateLimitStore(client.client, client.keys, client.guard),
     ledger: new RedisLedgerStore(client.client, client.keys, client.guard),
+    credits: new RedisCreditStore(client.client, client.keys, client.guard),
   }));
   behavesLikeTheSeparateStores('one Redis script', () => t.storeA);
 
@@ -128,7 +138,14 @@ describe('bearer admission gives the same outcomes on both backends', () => {
     const connections = new MemoryConnectionStore();
     const rateLimits = new MemoryRateLimitStore();
     const ledger = new MemoryLedgerStore();
-    memory = { connections, rateLimits, ledger, admissions: new SequentialAdmissionStore(connections, rateLimits, ledger) };
+    const credits = new MemoryCreditStore();
+    memory = {
+      connections,
+      rateLimits,
+      ledger,
+      credits,
+      admissions: new SequentialAdmissionStore(connections, rateLimits, ledger, Date.now, credits),
+    };
   });
   behavesLikeTheSeparateStores('the memory stores one after another', () => memory);
 });

@@ -4,6 +4,7 @@ import generateSlot from 'cluster-key-slot';
 import { randomBytes } from 'node:crypto';
 import { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
 import { RedisConnectionStore } from '../../shared/adapters/redis/redis-connection-store';
+import { RedisCreditStore } from '../../shared/adapters/redis/redis-credit-store';
 import { RedisJobIdKeyStore } from '../../shared/adapters/redis/redis-job-id-key-store';
 import { RedisKeys } from '../../shared/adapters/redis/redis-keys';
 import { RedisLedgerStore } from '../../shared/adapters/redis/redis-ledger-store';
@@ -14,6 +15,7 @@ import { SequentialAdmissionStore } from '../../shared/domain/admission/sequenti
 import { startRedis, type TestRedis } from '../../testkit/redis-node';
 import { waitFor } from '../../testkit/wait-for';
 import { connectStoreClient, monitorCommands, quietLogger, type StoreClient } from './support/redis-fixture';
+import { grantOf } from '../support/credit-store-contract';
 
 /** Commands whose every argument after the name is a key. */
 const ALL_KEYS = new Set(['del', 'unlink', 'exists', 'mget', 'touch', 'watch', 'sinter', 'sunion', 'sdiff']);
@@ -89,7 +91,8 @@ describe('key layout on a cluster: every script, transaction and multi-key comma
     const rateLimits = new RedisRateLimitStore(client, keys, guard);
     const things = new RedisThingStore(client, keys, guard);
     const oauth = new RedisOAuthStateStore(client, keys, guard);
-    const admissions = new SequentialAdmissionStore(connections, rateLimits, ledger);
+    const credits = new RedisCreditStore(client, keys, guard);
+    const admissions = new SequentialAdmissionStore(connections, rateLimits, ledger, Date.now, credits);
     const queue = new BullmqJobQueue(client, keys, guard, {
       attempts: 2,
       backoffMs: 10,
@@ -106,6 +109,13 @@ describe('key layout on a cluster: every script, transaction and multi-key comma
     expect(
       await admissions.admitBearer({ connectionId, subject, rateKey: `sub:${subject}`, windowSeconds: 60, usageDay: '2026-11-24' }),
     ).to.have.property('outcome', 'admitted');
+    expect((await credits.grant(grantOf(subject, 5, undefined, 'layout'))).outcome).to.equal('created');
+    const hold = { subject, jobId: 'job_held', credits: 2, at: new Date().toISOString(), lowThreshold: 4 };
+    expect((await credits.hold(hold)).outcome).to.equal('held');
+    expect((await credits.capture({ subject, jobId: hold.jobId, credits: 1, ttlSeconds: 60 })).outcome).to.equal('settled');
+    expect((await credits.release({ subject, jobId: hold.jobId, ttlSeconds: 60 })).outcome).to.equal('already');
+    expect(await credits.account(subject)).to.deep.equal({ balance: 4, held: 0 });
+    expect(await credits.entries(subject, { limit: 10 })).to.have.length(4);
     await things.add(subject, { id: 'thing_1', name: 'n', notes: null, created_at: new Date().toISOString() } as never);
     await things.list(subject, { limit: 10 });
     const jobIds = Array.from({ length: 9 }, (_, i) => `job_layout${i}`);

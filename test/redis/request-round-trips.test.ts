@@ -48,6 +48,36 @@ describe('Redis round trips of the hot requests, over HTTP on a private redis-se
     expect(commands.hgetall, 'no separate usage read').to.equal(undefined);
   });
 
+  it('GET /v1/me in prepaid billing reads the credit account inside the admission script too: one script call, nothing after it', async () => {
+    const prepaid = await startConnector('redis', { BILLING_MODE: 'prepaid' }, { runWorker: false });
+    try {
+      const subject = newSubject();
+      const granted = await prepaid.call('POST', '/v1/link/credits', {
+        body: { subject, credits: 9, grant_id: `round-trips-${newKey()}` },
+        headers: { 'x-link-secret': prepaid.config.linkSecret },
+      });
+      expect(granted.status, granted.text).to.equal(201);
+      const prepaidToken = await prepaid.link(subject);
+      const watcher = new Redis(connectionUrl(prepaid.config.redis)!);
+      try {
+        const before = await commandCalls(watcher);
+        const me = await prepaid.call('GET', '/v1/me', { token: prepaidToken });
+        const after = await commandCalls(watcher);
+        expect(me.status, me.text).to.equal(200);
+        expect(me.body.credits).to.deep.equal({ balance: 9, held: 0 });
+        const scripts = (after.evalsha ?? 0) + (after.eval ?? 0) - (before.evalsha ?? 0) - (before.eval ?? 0);
+        expect(scripts).to.equal(1);
+        // INFO counts the script's own commands too: as many HMGETs as a metered /v1/me, whose script is the same.
+        const metered = await commandsOf(() => c.call('GET', '/v1/me', { token }));
+        expect((after.hmget ?? 0) - (before.hmget ?? 0), 'no separate account read').to.equal(metered.hmget);
+      } finally {
+        watcher.disconnect();
+      }
+    } finally {
+      await prepaid.close();
+    }
+  });
+
   it('an MCP tools/call get_me (2026-07-28) reads the charges inside the admission script too: one script call, nothing after it', async () => {
     const body = {
       jsonrpc: '2.0',

@@ -1,6 +1,6 @@
 import { Metrics } from '../../shared/platform/metrics/metrics';
 
-/** A metric as ../shared/CONTRACT.md fixes it ("Operations side", "MCP" and the webhook counter of "The dashboard's view"), plus the Redis error counter of issue 5, the over-budget counter of issue 8, the cancel and refund counters of issue 26 and the rotation metrics of issue 29. */
+/** A metric as ../shared/CONTRACT.md fixes it ("Operations side", "MCP" and the webhook counter of "The dashboard's view"), plus the Redis error counter of issue 5, the over-budget counter of issue 8, the cancel and refund counters of issue 26, the rotation metrics of issue 29 and the credit counters of issue 36. */
 export interface ContractMetric {
   type: 'counter' | 'gauge' | 'histogram';
   labels: readonly string[];
@@ -21,6 +21,9 @@ export const CONTRACT_METRICS: Readonly<Record<string, ContractMetric>> = {
   connector_jobs_completed_total: { type: 'counter', labels: ['operation', 'outcome'] },
   connector_jobs_canceled_total: { type: 'counter', labels: ['operation'] },
   connector_credits_refunded_total: { type: 'counter', labels: ['operation', 'reason'] },
+  connector_credits_granted_total: { type: 'counter', labels: [] },
+  connector_credits_captured_total: { type: 'counter', labels: ['operation'] },
+  connector_credits_released_total: { type: 'counter', labels: ['operation', 'reason'] },
   connector_job_duration_seconds: { type: 'histogram', labels: ['operation'] },
   connector_job_wait_seconds: { type: 'histogram', labels: ['operation'] },
   connector_queue_jobs: { type: 'gauge', labels: ['state'] },
@@ -40,9 +43,19 @@ export const QUEUE_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancel
 export const JOB_OUTCOMES = ['succeeded', 'failed', 'canceled'] as const;
 /** Why credits were given back (`connector_credits_refunded_total{reason}`). */
 export const REFUND_REASONS = ['canceled', 'failed'] as const;
+/** Why a hold's credits went back to the balance (`connector_credits_released_total{reason}`). */
+export const RELEASE_REASONS = ['canceled', 'failed'] as const;
 
 /** Webhook event types and delivery outcomes (`connector_webhook_deliveries_total{type,outcome}`, issue 19). */
-export const WEBHOOK_EVENT_TYPES = ['job.succeeded', 'job.failed', 'job.canceled', 'connection.created', 'connection.revoked'] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  'job.succeeded',
+  'job.failed',
+  'job.canceled',
+  'connection.created',
+  'connection.revoked',
+  'credits.granted',
+  'credits.low',
+] as const;
 export const WEBHOOK_OUTCOMES = ['delivered', 'failed', 'abandoned', 'gone', 'skipped'] as const;
 
 /** Auth failure reasons (`connector_auth_failures_total{reason}`) of a 401. */

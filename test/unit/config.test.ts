@@ -47,6 +47,49 @@ describe('configuration rules', () => {
     expect(problemsOf({ ...REQUIRED, AUTH_FAILURES_PER_MINUTE: '0' })).to.deep.equal(['AUTH_FAILURES_PER_MINUTE']);
   });
 
+  it('billing: metered, top-up at DASHBOARD_URL, no low threshold and confirmation elicit above 1 unless set', () => {
+    expect(loadConfig(REQUIRED, 'api').billing).to.deep.equal({
+      mode: 'metered',
+      topUpUrl: REQUIRED.DASHBOARD_URL,
+      spendConfirmation: 'elicit',
+      spendConfirmationAbove: 1,
+    });
+    const set = {
+      ...REQUIRED,
+      BILLING_MODE: 'prepaid',
+      TOP_UP_URL: 'https://shop.example.com/credits?plan=basic',
+      CREDITS_LOW_THRESHOLD: '0',
+      SPEND_CONFIRMATION: 'required',
+      SPEND_CONFIRMATION_ABOVE: '0',
+    };
+    expect(loadConfig({ ...set, REDIS_URL: 'redis://127.0.0.1:6379' }, 'worker').billing).to.deep.equal({
+      mode: 'prepaid',
+      topUpUrl: 'https://shop.example.com/credits?plan=basic',
+      lowThreshold: 0,
+      spendConfirmation: 'required',
+      spendConfirmationAbove: 0,
+    });
+    expect(loadConfig({ ...REQUIRED, TOP_UP_URL: 'http://localhost:3000/credits' }, 'api').billing.topUpUrl).to.equal(
+      'http://localhost:3000/credits',
+    );
+  });
+
+  it('billing variables out of their rules are refused by name', () => {
+    for (const [name, value] of [
+      ['BILLING_MODE', 'free'],
+      ['TOP_UP_URL', 'http://shop.example.com/credits'],
+      ['TOP_UP_URL', 'https://shop.example.com/credits#top'],
+      ['TOP_UP_URL', 'https://user:pw@shop.example.com/'],
+      ['TOP_UP_URL', 'shop.example.com'],
+      ['CREDITS_LOW_THRESHOLD', '-1'],
+      ['CREDITS_LOW_THRESHOLD', 'low'],
+      ['SPEND_CONFIRMATION', 'always'],
+      ['SPEND_CONFIRMATION_ABOVE', '1000000001'],
+    ]) {
+      expect(problemsOf({ ...REQUIRED, [name]: value }), `${name}=${value}`).to.deep.equal([name]);
+    }
+  });
+
   it('an empty environment names all four required variables', () => {
     expect(problemsOf({}).sort()).to.deep.equal(['CONNECTOR_SECRET', 'DASHBOARD_URL', 'LINK_SECRET', 'PUBLIC_URL']);
   });

@@ -15,6 +15,7 @@ import { parseScriptFileName } from '../../shared/adapters/redis/lua-script-file
 import { RedisAdmissionStore } from '../../shared/adapters/redis/redis-admission-store';
 import type { RedisClient } from '../../shared/adapters/redis/redis-client';
 import { RedisConnectionStore } from '../../shared/adapters/redis/redis-connection-store';
+import { RedisCreditStore } from '../../shared/adapters/redis/redis-credit-store';
 import { RedisGuard } from '../../shared/adapters/redis/redis-guard';
 import { RedisJobIdKeyStore } from '../../shared/adapters/redis/redis-job-id-key-store';
 import { RedisKeys } from '../../shared/adapters/redis/redis-keys';
@@ -62,6 +63,7 @@ const STORES: Record<string, (client: RedisClient) => unknown> = {
   'job-progress-store': (client) => jobProgressStore(client),
   'redis-admission-store': (client) => new RedisAdmissionStore(client, keys, guard),
   'redis-connection-store': (client) => new RedisConnectionStore(client, keys, guard),
+  'redis-credit-store': (client) => new RedisCreditStore(client, keys, guard),
   'redis-job-id-key-store': (client) => new RedisJobIdKeyStore(client, keys, guard),
   'redis-ledger-store': (client) => new RedisLedgerStore(client, keys, guard),
   'redis-oauth-state-store': (client) => new RedisOAuthStateStore(client, keys, guard),

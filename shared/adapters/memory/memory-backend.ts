@@ -8,6 +8,7 @@ import type { EventSources } from '../../domain/webhooks/event-facts';
 import { NO_EVENTS, type EventQueue } from '../../domain/webhooks/event-queue';
 import { jobEventsOn } from '../../domain/webhooks/job-events';
 import { MemoryConnectionStore } from './memory-connection-store';
+import { MemoryCreditStore } from './memory-credit-store';
 import { MemoryJobIdKeyStore } from './memory-job-id-key-store';
 import { MemoryJobQueue } from './memory-job-queue';
 import { MemoryLedgerStore } from './memory-ledger-store';
@@ -33,6 +34,7 @@ export interface MemoryBackendOptions {
 /** The embedded backend: every store in memory and jobs run in this process. For one process only. */
 export function createMemoryBackend(options: MemoryBackendOptions): Backend {
   const ledger = new MemoryLedgerStore();
+  const credits = new MemoryCreditStore();
   const connections = new MemoryConnectionStore();
   const rateLimits = new MemoryRateLimitStore();
   // The deliveries read jobs only when they send, by which time the queue below exists.
@@ -57,6 +59,7 @@ export function createMemoryBackend(options: MemoryBackendOptions): Backend {
   const sweeper = setInterval(() => {
     queue.sweep();
     ledger.prune((id) => queue.has(id));
+    credits.prune();
   }, 60_000);
   sweeper.unref();
 
@@ -65,8 +68,9 @@ export function createMemoryBackend(options: MemoryBackendOptions): Backend {
     connections,
     things: new MemoryThingStore(),
     ledger,
+    credits,
     rateLimits,
-    admissions: new SequentialAdmissionStore(connections, rateLimits, ledger),
+    admissions: new SequentialAdmissionStore(connections, rateLimits, ledger, Date.now, credits),
     queue,
     lifecycle: queue.lifecycle,
     jobIdKeys: new MemoryJobIdKeyStore(),

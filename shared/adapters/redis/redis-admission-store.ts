@@ -17,11 +17,14 @@ type AdmitReply = [
   (string | null)?,
   (string | null)?,
   (string | null)?,
+  (string | null)?,
+  (string | null)?,
 ];
 
 /**
  * Bearer admission on Redis: one script instead of a connection read, a rate-limit hit and the record of the
- * connection's use. `now` (milliseconds) dates that use; tests move it.
+ * connection's use (and, for `GET /v1/me`, the reads of the subject's usage and credit account). `now`
+ * (milliseconds) dates that use; tests move it.
  */
 export class RedisAdmissionStore implements AdmissionStore {
   private readonly admitScript: LuaScript<AdmitReply>;
@@ -44,6 +47,7 @@ export class RedisAdmissionStore implements AdmissionStore {
           this.keys.subjectUsage(request.subject),
           this.keys.subjectDailySpend(request.subject, request.usageDay ?? 'none'),
           this.keys.subjectDailyRefunds(request.subject, request.usageDay ?? 'none'),
+          this.keys.subjectCredits(request.subject),
         ],
         [
           request.subject,
@@ -54,7 +58,7 @@ export class RedisAdmissionStore implements AdmissionStore {
         ],
       ),
     );
-    const [outcome, count, ttl, clientId, clientName, jobsCharged, creditsCharged, spent, creditsRefunded, refunded] = reply;
+    const [outcome, count, ttl, clientId, clientName, jobsCharged, creditsCharged, spent, creditsRefunded, refunded, balance, held] = reply;
     if (outcome !== 'admitted') return { outcome: 'revoked' };
     const window = { count: Number(count), resetInSeconds: Math.max(1, Number(ttl)) };
     const usage =
@@ -64,6 +68,7 @@ export class RedisAdmissionStore implements AdmissionStore {
             usage: usageOf(jobsCharged, creditsCharged, creditsRefunded),
             day: request.usageDay,
             spentOnDay: Number(spent ?? 0) - Number(refunded ?? 0),
+            credits: { balance: Number(balance ?? 0), held: Number(held ?? 0) },
           };
     return { outcome, window, ...(clientId ? { client: { id: clientId, name: clientName ?? '' } } : {}), ...(usage ? { usage } : {}) };
   }

@@ -14,6 +14,7 @@ import { BullmqJobQueue } from './bullmq-job-queue';
 import { closeRedisClient, redisAnswers } from './redis-client';
 import { RedisAdmissionStore } from './redis-admission-store';
 import { RedisConnectionStore } from './redis-connection-store';
+import { RedisCreditStore } from './redis-credit-store';
 import { RedisJobIdKeyStore } from './redis-job-id-key-store';
 import { RedisLedgerStore } from './redis-ledger-store';
 import { RedisOAuthStateStore } from './redis-oauth-state-store';
@@ -39,7 +40,7 @@ export function createRedisBackend(
     | 'redisMinReplicas'
     | 'redisWaitMs'
   > &
-    Partial<Pick<Config, 'webhooks'>>,
+    Partial<Pick<Config, 'webhooks' | 'billing'>>,
   metrics: Metrics,
   logger: Logger,
   policies: JobPolicies = new Map(),
@@ -58,6 +59,7 @@ export function createRedisBackend(
   });
   const connections = new RedisConnectionStore(client, keys, guard);
   const ledger = new RedisLedgerStore(client, keys, guard);
+  const credits = new RedisCreditStore(client, keys, guard);
   const rateLimits = new RedisRateLimitStore(client, keys, guard);
   // Only recorded here; the worker process sends them.
   const events = config.webhooks
@@ -75,10 +77,13 @@ export function createRedisBackend(
     kind: 'redis',
     connections,
     // One script reads a bearer request's keys in one round trip, but they span hash slots; a cluster
-    // admits with single-slot calls instead (two rounds).
-    admissions: clustered ? new SequentialAdmissionStore(connections, rateLimits, ledger) : new RedisAdmissionStore(client, keys, guard),
+    // admits with single-slot calls instead (two rounds), reading the credit account only where it is used.
+    admissions: clustered
+      ? new SequentialAdmissionStore(connections, rateLimits, ledger, Date.now, config.billing?.mode === 'prepaid' ? credits : undefined)
+      : new RedisAdmissionStore(client, keys, guard),
     things: new RedisThingStore(client, keys, guard),
     ledger,
+    credits,
     rateLimits,
     queue,
     lifecycle,

@@ -113,7 +113,38 @@ export class RedisKeys {
     return `${this.subjectRoot(subject)}:refund:${jobId}`;
   }
 
-  /** Counter that numbers a subject's things and jobs, so pages are cut by position, not by time. */
+  /** Hash of a subject's credit account: `balance` (what can be held now) and `held` (kept aside for jobs). */
+  subjectCredits(subject: string): string {
+    return `${this.subjectRoot(subject)}:credits`;
+  }
+
+  /** Sorted set of a subject's credit entries: score = sequence number, member = the entry as JSON. */
+  subjectCreditEntries(subject: string): string {
+    return `${this.subjectRoot(subject)}:credit-entries`;
+  }
+
+  /** Hash of a subject's grants and adjustments: field = grant id, value = `<fingerprint> <entry JSON>`. */
+  subjectGrants(subject: string): string {
+    return `${this.subjectRoot(subject)}:grants`;
+  }
+
+  /**
+   * A job's hold on its subject's credits (`<state>|<credits>|<kept>|<acceptance>`), in its subject's slot on a
+   * cluster, so that the hold, the account and the entries move in one script (the ledger's claim among them).
+   */
+  creditHold(subject: string, jobId: string): string {
+    return `${this.subjectRoot(subject)}:hold:${jobId}`;
+  }
+
+  /**
+   * The claim of one grant id across every subject (value: the fingerprint of the grant's body); the id is
+   * hashed, being the dashboard's own. A key of its own: on a cluster its slot is the id's, not a subject's.
+   */
+  grantId(grantId: string): string {
+    return `${this.prefix}grant:${digest(grantId)}`;
+  }
+
+  /** Counter that numbers a subject's things, jobs and credit entries, so pages are cut by position, not by time. */
   subjectSequence(subject: string): string {
     return `${this.subjectRoot(subject)}:seq`;
   }

@@ -3,9 +3,11 @@ import { cancelJob } from './cancel-job';
 import { createJob } from './create-job';
 import { createThing } from './create-thing';
 import { getAuthorization } from './get-authorization';
+import { getCredits } from './get-credits';
 import { getJob } from './get-job';
 import { getMe } from './get-me';
 import { getUsage } from './get-usage';
+import { grantCredits } from './grant-credits';
 import { link } from './link';
 import { listConnections } from './list-connections';
 import { listJobs } from './list-jobs';
@@ -29,6 +31,8 @@ export const OPERATIONS: readonly Operation[] = [
   revoke,
   listConnections,
   getUsage,
+  getCredits,
+  grantCredits,
   getAuthorization,
   answerAuthorization,
 ];

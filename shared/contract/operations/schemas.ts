@@ -72,6 +72,16 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
       resets_at: { ...timestamp, description: 'When the budget resets (the next midnight UTC).' },
     },
   },
+  CreditAccount: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['balance', 'held'],
+    description: "The person's prepaid credits: shown only when the service sells prepaid credits.",
+    properties: {
+      balance: { type: 'integer', description: 'Credits that can pay for new jobs now; may be negative after an adjustment.' },
+      held: { type: 'integer', minimum: 0, description: 'Credits set aside for paid jobs that have not finished.' },
+    },
+  },
   Identity: {
     type: 'object',
     additionalProperties: false,
@@ -88,6 +98,7 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
         ...OAUTH_CLIENT_SCHEMA,
         description: 'The app that holds this connection when it was granted through OAuth; null otherwise.',
       },
+      credits: ref('CreditAccount'),
     },
   },
   Thing: {

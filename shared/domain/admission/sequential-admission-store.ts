@@ -1,6 +1,7 @@
 import type { AdmissionStore, BearerAdmission, BearerAdmissionRequest } from './admission-store';
 import { lastUseIsStale, type ConnectionStore } from '../connections/connection-store';
-import type { LedgerStore } from '../ledger/ledger-store';
+import type { LedgerStore, UsageSnapshot } from '../ledger/ledger-store';
+import type { CreditStore } from '../credits/credit-store';
 import type { RateLimitStore } from './rate-limit-store';
 
 /**
@@ -9,7 +10,8 @@ import type { RateLimitStore } from './rate-limit-store';
  * charges sit in different hash slots and cannot be read by one script. The connection first, then,
  * together, the subject's window and usage and, when the connection's last use is a minute old, the record
  * of this one: only a live connection's subject window is hit (a revoked token must not spend its subject's
- * rate limit). `now` (milliseconds) dates the use.
+ * rate limit). `now` (milliseconds) dates the use. Given `credits`, the usage read carries the subject's credit
+ * account too, read beside it.
  */
 export class SequentialAdmissionStore implements AdmissionStore {
   constructor(
@@ -17,6 +19,7 @@ export class SequentialAdmissionStore implements AdmissionStore {
     private readonly rateLimits: RateLimitStore,
     private readonly ledger: LedgerStore,
     private readonly now: () => number = Date.now,
+    private readonly credits?: Pick<CreditStore, 'account'>,
   ) {}
 
   async admitBearer(request: BearerAdmissionRequest): Promise<BearerAdmission> {
@@ -27,15 +30,18 @@ export class SequentialAdmissionStore implements AdmissionStore {
     // The stored value was just read: a fresh one costs no call, so a busy token touches once a minute.
     const [window, usage] = await Promise.all([
       this.rateLimits.hit(request.rateKey, request.windowSeconds),
-      day === undefined
-        ? undefined
-        : Promise.all([this.ledger.usage(request.subject), this.ledger.spentOn(request.subject, day)]).then(([usage, spentOnDay]) => ({
-            usage,
-            day,
-            spentOnDay,
-          })),
+      day === undefined ? undefined : this.usage(request.subject, day),
       lastUseIsStale(connection.lastUsedAt, at) ? this.connections.touch(request.connectionId, at) : undefined,
     ]);
     return { outcome: 'admitted', window, ...(connection.client ? { client: connection.client } : {}), ...(usage ? { usage } : {}) };
+  }
+
+  private async usage(subject: string, day: string): Promise<UsageSnapshot> {
+    const [usage, spentOnDay, credits] = await Promise.all([
+      this.ledger.usage(subject),
+      this.ledger.spentOn(subject, day),
+      this.credits?.account(subject),
+    ]);
+    return { usage, day, spentOnDay, ...(credits ? { credits } : {}) };
   }
 }

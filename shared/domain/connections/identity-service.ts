@@ -1,6 +1,7 @@
 import type { Principal } from './principal';
 import { DailyBudget, type BudgetStatus } from '../ledger/daily-budget';
 import type { LedgerStore, Usage, UsageSnapshot } from '../ledger/ledger-store';
+import type { CreditAccount } from '../credits/credit-store';
 
 /** What `GET /v1/me` shows. */
 export interface Identity {
@@ -14,6 +15,14 @@ export interface Identity {
   daily_budget: BudgetStatus | null;
   /** The OAuth client holding this connection; null for a connection made with `/v1/link`. */
   client: { client_id: string; client_name: string } | null;
+  /** In `prepaid` billing, the subject's credit account; absent otherwise. */
+  credits?: CreditAccount;
+}
+
+/** Where `/v1/me` reads a subject's credit account, and whether it shows one (`prepaid` billing). */
+export interface CreditAccounts {
+  readonly prepaid: boolean;
+  account(subject: string): Promise<CreditAccount>;
 }
 
 /** Describes who a token acts for, with what they have been charged. */
@@ -22,18 +31,22 @@ export class IdentityService {
     private readonly ledger: LedgerStore,
     private readonly revokeUrl: string,
     private readonly budget: DailyBudget = new DailyBudget(undefined),
+    private readonly credits?: CreditAccounts,
   ) {}
 
   /**
    * @param known the subject's charges when they were already read (with the bearer admission); the spend
-   * it carries is used only when it is today's, so a request that crosses midnight reads today's afresh.
+   * it carries is used only when it is today's, so a request that crosses midnight reads today's afresh; the
+   * credit account it carries (prepaid billing) is used as read.
    */
   async describe(principal: Principal, known?: UsageSnapshot): Promise<Identity> {
     const subject = principal.subject;
     const today = this.budget.limit === undefined ? undefined : this.budget.today();
-    const [usage, spentToday] = await Promise.all([
+    const prepaid = this.credits?.prepaid === true;
+    const [usage, spentToday, credits] = await Promise.all([
       known?.usage ?? this.ledger.usage(subject),
       today === undefined ? 0 : known?.day === today ? known.spentOnDay : this.ledger.spentOn(subject, today),
+      prepaid ? (known?.credits ?? this.credits!.account(subject)) : undefined,
     ]);
     return {
       subject,
@@ -44,6 +57,7 @@ export class IdentityService {
       usage,
       daily_budget: this.budget.status(spentToday),
       client: principal.client ? { client_id: principal.client.id, client_name: principal.client.name } : null,
+      ...(credits ? { credits } : {}),
     };
   }
 }

@@ -1,4 +1,5 @@
 import type { PageQuery, SeqItem } from '../../platform/pagination/page';
+import type { CreditAccount } from '../credits/credit-store';
 
 /** The subject's charges, read together with the admission for an operation that shows them. */
 export interface UsageSnapshot {
@@ -6,6 +7,8 @@ export interface UsageSnapshot {
   /** The UTC day (`YYYY-MM-DD`) `spentOnDay` counts. */
   day: string;
   spentOnDay: number;
+  /** The subject's credit account, when the admission read it too (one Redis node, memory). */
+  credits?: CreditAccount;
 }
 
 /** A request to accept a paid job under an idempotency key. */

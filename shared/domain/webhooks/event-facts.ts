@@ -31,17 +31,27 @@ export const CONNECTION_FACT_WAIT_MS = 5 * 60_000;
  *   `job.failed` event is the one sent). The data is the job as `GET /v1/jobs/{id}` shows it, plus `subject`.
  * - a connection event once the connection exists (created) or is revoked; the data is the connection as
  *   the dashboard's list shows it.
+ * - a credits event at once: it is recorded after the step that moved the balance, with the data that step
+ *   fixed (credit-events.ts).
  */
 export async function establish(event: QueuedEvent, sources: EventSources, now = Date.now()): Promise<Fact> {
-  if (event.type === 'job.succeeded' || event.type === 'job.failed' || event.type === 'job.canceled') {
-    const job = await sources.jobs.get(event.ref);
-    // A job is kept for the idempotency retention, far longer than any delivery waits for it.
-    if (!job) return { kind: 'never' };
-    if (!isTerminal(job.status)) return { kind: 'pending' };
-    if (`job.${job.status}` !== event.type) return { kind: 'never' };
-    return { kind: 'true', data: { ...toPublicJob(job), subject: job.subject } };
-  }
-  const connection = await sources.connections.get(event.ref);
+  if (event.type === 'credits.granted' || event.type === 'credits.low')
+    return event.data ? { kind: 'true', data: event.data } : { kind: 'never' };
+  if (event.type === 'job.succeeded' || event.type === 'job.failed' || event.type === 'job.canceled') return jobFact(event, sources);
+  return connectionFact(event, sources.connections, now);
+}
+
+async function jobFact(event: QueuedEvent, sources: EventSources): Promise<Fact> {
+  const job = await sources.jobs.get(event.ref);
+  // A job is kept for the idempotency retention, far longer than any delivery waits for it.
+  if (!job) return { kind: 'never' };
+  if (!isTerminal(job.status)) return { kind: 'pending' };
+  if (`job.${job.status}` !== event.type) return { kind: 'never' };
+  return { kind: 'true', data: { ...toPublicJob(job), subject: job.subject } };
+}
+
+async function connectionFact(event: QueuedEvent, connections: EventSources['connections'], now: number): Promise<Fact> {
+  const connection = await connections.get(event.ref);
   const done = event.type === 'connection.created' ? connection !== undefined : connection?.revoked === true;
   if (done) return { kind: 'true', data: toConnectionView(connection!) };
   // A revoked event is recorded only for a live connection: one that has since vanished has expired.

@@ -1,7 +1,15 @@
 import { createHash } from 'node:crypto';
 
 /** The events the connector sends; the names are fixed by the contract. */
-export const EVENT_TYPES = ['job.succeeded', 'job.failed', 'job.canceled', 'connection.created', 'connection.revoked'] as const;
+export const EVENT_TYPES = [
+  'job.succeeded',
+  'job.failed',
+  'job.canceled',
+  'connection.created',
+  'connection.revoked',
+  'credits.granted',
+  'credits.low',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /**
@@ -13,16 +21,21 @@ export interface QueuedEvent {
   /** The `webhook-id`: the same on every attempt, and derived from type and ref (see {@link eventId}). */
   readonly id: string;
   readonly type: EventType;
-  /** The job id or connection id the event is about. */
+  /** The job id or connection id the event is about; for a credits event, the entry that moved the balance. */
   readonly ref: string;
   /** ISO time the event was recorded: the body's `timestamp`. */
   readonly occurred_at: string;
+  /**
+   * The body's `data` when the event is recorded after the step that made it true, which fixed it (the credits
+   * events: the balance that step left); absent for an event read from its job or connection when it is sent.
+   */
+  readonly data?: Readonly<Record<string, unknown>>;
 }
 
 /**
- * The event id: a digest of the type and the job or connection id. A job succeeds at most once and a
- * connection is created and revoked at most once, so recording the same event twice (a worker that died
- * after recording it runs the job again; two replicas revoke one connection) gives the same id, which the
+ * The event id: a digest of the type and the job or connection id (or credit entry id). A job succeeds at most
+ * once and a connection is created and revoked at most once, so recording the same event twice (a worker that
+ * died after recording it runs the job again; two replicas revoke one connection) gives the same id, which the
  * queue refuses to hold twice and a receiver deduplicates by.
  */
 export function eventId(type: EventType, ref: string): string {

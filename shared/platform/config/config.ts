@@ -2,6 +2,7 @@ import { str, type ValidatorSpec } from 'envalid';
 import { ConfigError } from '../errors/config-error';
 import { loadOAuthSettings, OAUTH_SETTINGS, type OAuthSettings } from './oauth-config';
 import { loadWebhookSettings, WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-settings';
+import { BILLING_SETTINGS, type BillingSettings, loadBillingSettings } from './billing-settings';
 import { loadTracingSettings, TRACING_SETTINGS } from './tracing-settings';
 import { listenHostAddress, resolveListenHost } from './listen-host';
 import { loadRedisSettings, REDIS_SETTINGS, type RedisSettings } from './redis-settings';
@@ -16,8 +17,8 @@ const DAY = 86_400;
 
 /**
  * The connector's own settings, each declared once: where it lands in {@link Config}, the variable it is read
- * from and its envalid spec (default, rule). The OAuth, Redis, webhook and tracing groups live beside their
- * settings, declared the same way.
+ * from and its envalid spec (default, rule). The OAuth, Redis, webhook, billing and tracing groups live beside
+ * their settings, declared the same way.
  */
 function coreSettings(role: ProcessRole) {
   return {
@@ -110,6 +111,8 @@ export interface Config extends CoreSettings, Omit<RedisSettings, 'connection'> 
   readonly oauth: OAuthSettings;
   /** Signed events to the operator (`WEBHOOK_*`); undefined when no receiver is configured. */
   readonly webhooks: WebhookSettings | undefined;
+  /** How credits are billed (`BILLING_MODE`, `TOP_UP_URL`, `CREDITS_LOW_THRESHOLD`, `SPEND_CONFIRMATION*`). */
+  readonly billing: BillingSettings;
 }
 
 /** Limits of the API's HTTP listener. */
@@ -131,7 +134,7 @@ export const PREVIOUS_OF = [
  * A variable without a `default` property is required.
  */
 export function configVariables(role: ProcessRole = 'api'): Record<string, ValidatorSpec<unknown>> {
-  return [coreSettings(role), REDIS_SETTINGS, OAUTH_SETTINGS, WEBHOOK_SETTINGS, TRACING_SETTINGS].reduce(
+  return [coreSettings(role), REDIS_SETTINGS, OAUTH_SETTINGS, WEBHOOK_SETTINGS, BILLING_SETTINGS, TRACING_SETTINGS].reduce(
     (all, table) => Object.assign(all, variablesOf(table)),
     {},
   );
@@ -151,13 +154,14 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
   const { dashboardUrl } = core.values;
   const oauth = loadOAuthSettings(env, dashboardUrl === undefined ? {} : { dashboardUrl }, problems);
   const webhooks = loadWebhookSettings(env, problems);
+  const billing = loadBillingSettings(env, dashboardUrl === undefined ? {} : { dashboardUrl }, problems);
   // Tracing is started from these before the configuration is loaded (shared/platform/tracing); checked here
   // too, so that a wrong value is refused with the rest instead of leaving tracing silently off.
   loadTracingSettings(env, problems);
   problems.push(...crossChecks(env, core.values, problems));
   if (problems.length > 0) throw new ConfigError(problems);
   const { values } = core;
-  return { ...values, host: resolveListenHost(values.host, values.publicUrl), redis: connection, ...redisTuning, oauth, webhooks };
+  return { ...values, host: resolveListenHost(values.host, values.publicUrl), redis: connection, ...redisTuning, oauth, webhooks, billing };
 }
 
 /** The rules between variables, each checked only when the variables it compares were valid themselves. */

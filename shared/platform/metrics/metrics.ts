@@ -72,6 +72,22 @@ export class Metrics {
     labelNames: ['operation', 'reason'] as const,
     registers: [this.registry],
   });
+  readonly creditsGranted = new Counter({
+    name: 'connector_credits_granted_total',
+    help: 'Credits granted to subjects in prepaid billing (POST /v1/link/credits; adjustments, which take credits away, are not counted).',
+    registers: [this.registry],
+  });
+  readonly creditsCaptured = counter(
+    this.registry,
+    'connector_credits_captured_total',
+    "Credits captured from paid jobs' holds in prepaid billing (kept: a success, or a cancel's charge).",
+  );
+  readonly creditsReleased = new Counter({
+    name: 'connector_credits_released_total',
+    help: "Credits of paid jobs' holds given back to the balance in prepaid billing, by operation and reason (canceled, failed).",
+    labelNames: ['operation', 'reason'] as const,
+    registers: [this.registry],
+  });
   readonly jobDuration = histogram(this.registry, 'connector_job_duration_seconds', 'Time from a job starting to it finishing.');
   readonly jobWait = histogram(this.registry, 'connector_job_wait_seconds', 'Time from a job being accepted to its first start.');
   /** Where queue depth is read from on scrape; set once the backend exists. */
@@ -160,6 +176,12 @@ export class Metrics {
     this.jobsCompleted.inc({ operation, outcome });
     if (outcome === 'canceled') this.jobsCanceled.inc({ operation });
     if (Number.isFinite(ranMs)) this.jobDuration.observe({ operation }, Math.max(0, ranMs) / 1000);
+  }
+
+  /** Counts a job's hold as it ended: what was captured and what was released; called once per hold, by whoever ended it. */
+  recordSettlement(operation: string, settled: { captured: number; released: number }, reason: 'canceled' | 'failed'): void {
+    if (settled.captured > 0) this.creditsCaptured.inc({ operation }, settled.captured);
+    if (settled.released > 0) this.creditsReleased.inc({ operation, reason }, settled.released);
   }
 
   /** Counts credits given back for one job; called once per refund, by whoever made it. */

@@ -2,8 +2,8 @@
   Admits one bearer request: the revocation check and the subject's rate-limit hit, in that order and with the
   same outcomes as the separate stores (the connection hash of RedisConnectionStore, RedisRateLimitStore's hit),
   in one round trip. A missing `revoked` field counts as revoked. With ARGV[3] = '1' an admitted request also
-  reads the subject's usage and one day's spend (the ledger's keys), so that `GET /v1/me` needs no second round
-  trip. A live connection's last use is recorded here too (RedisConnectionStore's touch), at most once per
+  reads the subject's usage and one day's spend (the ledger's keys) and its credit account, so that `GET /v1/me`
+  needs no second round trip. A live connection's last use is recorded here too (RedisConnectionStore's touch), at most once per
   resolution (ARGV[5]): a write only when the stored one is that old. The keys span hash slots, so this runs
   on one node only; a cluster admits with the single-slot scripts instead.
 
@@ -13,6 +13,7 @@
     KEYS[3] the subject's usage hash
     KEYS[4] the subject's spend that day
     KEYS[5] the subject's refunds that day
+    KEYS[6] the subject's credit account (hash: balance, held)
     ARGV[1] subject
     ARGV[2] window length (seconds)
     ARGV[3] '1' to read the usage, '0' not to
@@ -21,7 +22,8 @@
   Output:
     {'revoked'}
     {'admitted', count, ttl, client id, client name}, and when ARGV[3] is '1' then jobs charged, credits
-    charged, the day's spend, credits refunded, the day's refunds (each null when absent)
+    charged, the day's spend, credits refunded, the day's refunds, the credit balance and held credits (each
+    null when absent)
 ]]
 --- @include "record-use"
 --- @include "hit-window"
@@ -31,6 +33,10 @@ recordUse(KEYS[1], conn[5], ARGV[4], ARGV[5])
 local count, ttl = hitWindow(KEYS[2], ARGV[2])
 if ARGV[3] == '1' then
   local usage = redis.call('HMGET', KEYS[3], 'jobs_charged', 'credits_spent', 'credits_refunded')
-  return {'admitted', count, ttl, conn[3], conn[4], usage[1], usage[2], redis.call('GET', KEYS[4]), usage[3], redis.call('GET', KEYS[5])}
+  local credits = redis.call('HMGET', KEYS[6], 'balance', 'held')
+  return {
+    'admitted', count, ttl, conn[3], conn[4], usage[1], usage[2], redis.call('GET', KEYS[4]), usage[3], redis.call('GET', KEYS[5]),
+    credits[1], credits[2]
+  }
 end
 return {'admitted', count, ttl, conn[3], conn[4]}

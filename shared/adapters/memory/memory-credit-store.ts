@@ -1,0 +1,165 @@
+import type { PageQuery, SeqItem } from '../../platform/pagination/page';
+import { newId } from '../../platform/util/ids';
+import { assertCredits, fellBelow, grantKind, holdDecision, type HoldRecord, settlementSplit } from '../../domain/credits/credit-rules';
+import type {
+  CaptureRequest,
+  CreditAccount,
+  CreditEntry,
+  CreditStore,
+  GrantRequest,
+  GrantResult,
+  HoldRequest,
+  HoldResult,
+  ReleaseRequest,
+  SettleResult,
+} from '../../domain/credits/credit-store';
+import { SubjectSequence } from './subject-sequence';
+
+interface Account extends CreditAccount {
+  /** The subject's grants by id, each with the fingerprint of its body. */
+  grants: Map<string, { fingerprint: string; entry: CreditEntry }>;
+  /** Each job's hold; a settled one until `expiresAt` (ms). */
+  holds: Map<string, HoldRecord & { expiresAt?: number }>;
+}
+
+/**
+ * Credit accounts in memory. Each method that moves credits has a synchronous form (`grantNow`, `holdNow`,
+ * `captureNow`, `releaseNow`) with no await between its check and its writes, so it is one step in this
+ * process, and another store's step (the ledger's claim, the queue's ending) can make it part of its own.
+ */
+export class MemoryCreditStore implements CreditStore {
+  private readonly accounts = new Map<string, Account>();
+  /** Every grant id, whatever its subject: one id is one grant. */
+  private readonly grantIds = new Map<string, string>();
+  private readonly entryLists = new SubjectSequence<CreditEntry>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  async grant(request: GrantRequest): Promise<GrantResult> {
+    return this.grantNow(request);
+  }
+
+  async hold(request: HoldRequest): Promise<HoldResult> {
+    return this.holdNow(request);
+  }
+
+  async capture(request: CaptureRequest): Promise<SettleResult> {
+    return this.captureNow(request);
+  }
+
+  async release(request: ReleaseRequest): Promise<SettleResult> {
+    return this.releaseNow(request);
+  }
+
+  async account(subject: string): Promise<CreditAccount> {
+    return this.accountNow(subject);
+  }
+
+  async entries(subject: string, query: PageQuery): Promise<Array<SeqItem<CreditEntry>>> {
+    return this.entryLists.page(subject, query).map(({ seq, value }) => ({ seq, value: { ...value } }));
+  }
+
+  /** The subject's balance and held credits, read at once. */
+  accountNow(subject: string): CreditAccount {
+    const account = this.accounts.get(subject);
+    return account ? { balance: account.balance, held: account.held } : { balance: 0, held: 0 };
+  }
+
+  /** {@link CreditStore.grant} as one synchronous step. */
+  grantNow(request: GrantRequest): GrantResult {
+    const known = this.grantIds.get(request.grantId);
+    if (known !== undefined && known !== request.fingerprint) return { outcome: 'conflict' };
+    const account = this.open(request.subject);
+    const granted = account.grants.get(request.grantId);
+    if (granted) {
+      if (granted.fingerprint !== request.fingerprint) return { outcome: 'conflict' };
+      return { outcome: 'replayed', entry: { ...granted.entry }, account: this.accountNow(request.subject) };
+    }
+    const entry: CreditEntry = {
+      id: newId('cre'),
+      kind: grantKind(request.credits),
+      credits: request.credits,
+      at: request.at ?? new Date(this.now()).toISOString(),
+      grant_id: request.grantId,
+      ...(request.note ? { note: request.note } : {}),
+    };
+    const before = account.balance;
+    account.balance += request.credits;
+    account.grants.set(request.grantId, { fingerprint: request.fingerprint, entry });
+    this.grantIds.set(request.grantId, request.fingerprint);
+    this.entryLists.add(request.subject, entry);
+    const fellLow = fellBelow(before, account.balance, request.lowThreshold);
+    return { outcome: 'created', entry: { ...entry }, account: this.accountNow(request.subject), fellLow };
+  }
+
+  /** {@link CreditStore.hold} as one synchronous step: what the memory ledger's claim calls inside its own. */
+  holdNow(request: HoldRequest): HoldResult {
+    assertCredits(request.credits, 'a hold');
+    const account = this.open(request.subject);
+    const decision = holdDecision(this.liveHold(account, request.jobId), request, account.balance);
+    if (decision !== 'held') return { outcome: decision, account: this.accountNow(request.subject) };
+    const before = account.balance;
+    account.balance -= request.credits;
+    account.held += request.credits;
+    account.holds.set(request.jobId, { state: 'held', credits: request.credits, kept: 0, at: request.at });
+    const entry = request.credits > 0 ? this.record(request.subject, 'hold', request.credits, request.jobId, request.at) : undefined;
+    const fellLow = fellBelow(before, account.balance, request.lowThreshold);
+    return { outcome: 'held', ...(entry ? { entry } : {}), account: this.accountNow(request.subject), fellLow };
+  }
+
+  /** {@link CreditStore.capture} as one synchronous step. */
+  captureNow(request: CaptureRequest): SettleResult {
+    assertCredits(request.credits, 'a capture');
+    return this.settle(request, request.credits);
+  }
+
+  /** {@link CreditStore.release} as one synchronous step. */
+  releaseNow(request: ReleaseRequest): SettleResult {
+    return this.settle(request, 0);
+  }
+
+  /** Forgets settled holds whose records have expired; called by the backend's sweeper. */
+  prune(): void {
+    const now = this.now();
+    for (const account of this.accounts.values()) {
+      for (const [jobId, hold] of account.holds) if (hold.expiresAt !== undefined && hold.expiresAt <= now) account.holds.delete(jobId);
+    }
+  }
+
+  private settle(request: ReleaseRequest, keep: number): SettleResult {
+    const account = this.accounts.get(request.subject);
+    const hold = account && this.liveHold(account, request.jobId);
+    if (!account || !hold) return { outcome: 'none', account: this.accountNow(request.subject) };
+    if (hold.state === 'settled') {
+      return { outcome: 'already', captured: hold.kept, released: hold.credits - hold.kept, account: this.accountNow(request.subject) };
+    }
+    const { captured, released } = settlementSplit(hold.credits, keep);
+    const at = request.at ?? new Date(this.now()).toISOString();
+    account.held -= hold.credits;
+    account.balance += released;
+    account.holds.set(request.jobId, { ...hold, state: 'settled', kept: captured, expiresAt: this.now() + request.ttlSeconds * 1000 });
+    if (captured > 0) this.record(request.subject, 'capture', captured, request.jobId, at);
+    if (released > 0) this.record(request.subject, 'release', released, request.jobId, at);
+    return { outcome: 'settled', captured, released, account: this.accountNow(request.subject) };
+  }
+
+  private liveHold(account: Account, jobId: string): HoldRecord | undefined {
+    const hold = account.holds.get(jobId);
+    return hold && (hold.expiresAt === undefined || hold.expiresAt > this.now()) ? hold : undefined;
+  }
+
+  private record(subject: string, kind: 'hold' | 'capture' | 'release', credits: number, jobId: string, at: string): CreditEntry {
+    const entry: CreditEntry = { id: newId('cre'), kind, credits, at, job_id: jobId };
+    this.entryLists.add(subject, entry);
+    return { ...entry };
+  }
+
+  private open(subject: string): Account {
+    let account = this.accounts.get(subject);
+    if (!account) {
+      account = { balance: 0, held: 0, grants: new Map(), holds: new Map() };
+      this.accounts.set(subject, account);
+    }
+    return account;
+  }
+}

@@ -1,0 +1,46 @@
+--[[
+  A grant or an adjustment of a subject's credits, once per grant id: a known id with the same body
+  (fingerprint) answers the grant it made, with another body a conflict; a new one moves the balance (an
+  adjustment whatever the balance: it may go negative), records the grant and its entry, all in one step, so
+  concurrent grants add up exactly and concurrent repeats of one add it once. The grant id was first claimed
+  for this body across every subject (claim-grant-id-1.lua), a step of its own since that key is not in the
+  subject's slot on a cluster; this script is what moves money.
+
+  An adjustment reports whether it took the balance from at least CREDITS_LOW_THRESHOLD to below it.
+
+  Input:
+    KEYS[1] the subject's credit account (hash: balance, held)
+    KEYS[2] the subject's credit entries (sorted set by sequence number)
+    KEYS[3] the subject's sequence counter
+    KEYS[4] the subject's grants (hash: grant id → "<fingerprint> <entry JSON>")
+    ARGV[1] grant id
+    ARGV[2] fingerprint of the body
+    ARGV[3] credits (negative: an adjustment)
+    ARGV[4] id of the entry
+    ARGV[5] when (ISO 8601)
+    ARGV[6] note, '' for none
+    ARGV[7] CREDITS_LOW_THRESHOLD, -1 for none
+  Output:
+    {'created', entry JSON, balance, held, 1 when the balance fell below the threshold (else 0)}
+    {'replayed', entry JSON of the earlier grant, balance, held}
+    {'conflict'}
+]]
+--- @include "credit-entry"
+local known = redis.call('HGET', KEYS[4], ARGV[1])
+if known then
+  local fingerprint, entry = string.match(known, '^(%S+) (.*)$')
+  if fingerprint ~= ARGV[2] then return {'conflict'} end
+  local account = redis.call('HMGET', KEYS[1], 'balance', 'held')
+  return {'replayed', entry, tonumber(account[1] or '0'), tonumber(account[2] or '0')}
+end
+local credits = tonumber(ARGV[3])
+local kind = 'grant'
+if credits < 0 then kind = 'adjustment' end
+local entry = appendCreditEntry(KEYS[2], KEYS[3], ARGV[4], kind, credits, ARGV[5], '', ARGV[1], ARGV[6])
+redis.call('HSET', KEYS[4], ARGV[1], ARGV[2] .. ' ' .. entry)
+local balance = redis.call('HINCRBY', KEYS[1], 'balance', credits)
+local held = tonumber(redis.call('HGET', KEYS[1], 'held') or '0')
+local low = tonumber(ARGV[7])
+local fell = 0
+if low >= 0 and balance - credits >= low and balance < low then fell = 1 end
+return {'created', entry, balance, held, fell}

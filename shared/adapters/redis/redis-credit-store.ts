@@ -1,0 +1,143 @@
+import type { PageQuery, SeqItem } from '../../platform/pagination/page';
+import { newId } from '../../platform/util/ids';
+import { assertCredits } from '../../domain/credits/credit-rules';
+import type {
+  CaptureRequest,
+  CreditAccount,
+  CreditEntry,
+  CreditStore,
+  GrantRequest,
+  GrantResult,
+  HoldRequest,
+  HoldResult,
+  ReleaseRequest,
+  SettleResult,
+} from '../../domain/credits/credit-store';
+import { defineLuaScript, type LuaScript } from './lua-script';
+import type { RedisClient } from './redis-client';
+import type { RedisGuard } from './redis-guard';
+import type { RedisKeys } from './redis-keys';
+import { pageBySeq } from './sequence-page';
+
+type GrantReply = [string, string?, number?, number?, number?];
+type HoldReply = [string, number, number, number];
+type SettleReply = [string, number, number, number, number];
+
+const HOLD_OUTCOMES: ReadonlySet<string> = new Set<HoldResult['outcome']>(['held', 'exists', 'insufficient']);
+const SETTLE_OUTCOMES: ReadonlySet<string> = new Set<SettleResult['outcome']>(['settled', 'already', 'none']);
+
+/**
+ * The keys of a job's credits, in the order the `credit-hold` and `credit-settle` includes take them: the
+ * subject's account, its entries, its sequence counter and the job's hold record. On a cluster all four are in
+ * the subject's slot, with the ledger's claim keys.
+ */
+export function creditJobKeys(keys: RedisKeys, subject: string, jobId: string): [string, string, string, string] {
+  return [keys.subjectCredits(subject), keys.subjectCreditEntries(subject), keys.subjectSequence(subject), keys.creditHold(subject, jobId)];
+}
+
+/** `holdCredits`' arguments after its keys: job id, price, hold entry id, acceptance, threshold (-1: none). */
+export function holdArgs(request: HoldRequest, entryId: string = newId('cre')): [string, number, string, string, number] {
+  assertCredits(request.credits, 'a hold');
+  return [request.jobId, request.credits, entryId, request.at, request.lowThreshold ?? -1];
+}
+
+/** A hold's result from `holdCredits`' answer (outcome, balance, held, fell below) and the entry it may have written. */
+export function holdResultOf(reply: readonly unknown[], request: HoldRequest, entryId: string): HoldResult {
+  const [outcome, balance, held, fell] = reply as HoldReply;
+  // Anything else means the script and this code disagree; refusing beats guessing about money.
+  if (!HOLD_OUTCOMES.has(outcome)) throw new Error(`unexpected hold outcome ${String(outcome)}`);
+  const account = { balance: Number(balance), held: Number(held) };
+  if (outcome !== 'held') return { outcome: outcome as 'exists' | 'insufficient', account };
+  const entry: CreditEntry | undefined =
+    request.credits > 0 ? { id: entryId, kind: 'hold', credits: request.credits, at: request.at, job_id: request.jobId } : undefined;
+  return { outcome, ...(entry ? { entry } : {}), account, fellLow: Number(fell) === 1 };
+}
+
+/**
+ * Credit accounts in Redis: per subject a hash (`balance`, `held`), the entries (a sorted set by the subject's
+ * sequence number, as its things and jobs), the grants (a hash by grant id) and one hold record per job, all
+ * in the subject's slot; each step that moves credits is one script (`lua/redis-credit-store/`, on the
+ * `credit-*` includes that the ledger's claim can share).
+ */
+export class RedisCreditStore implements CreditStore {
+  private readonly claimGrantIdScript: LuaScript<string>;
+  private readonly grantScript: LuaScript<GrantReply>;
+  private readonly holdScript: LuaScript<HoldReply>;
+  private readonly settleScript: LuaScript<SettleReply>;
+
+  constructor(
+    private readonly client: RedisClient,
+    private readonly keys: RedisKeys,
+    private readonly guard: RedisGuard,
+  ) {
+    this.claimGrantIdScript = defineLuaScript(client, 'redis-credit-store/claim-grant-id');
+    this.grantScript = defineLuaScript(client, 'redis-credit-store/grant');
+    this.holdScript = defineLuaScript(client, 'redis-credit-store/hold');
+    this.settleScript = defineLuaScript(client, 'redis-credit-store/settle');
+  }
+
+  /** Two steps: the grant id's claim across subjects (its own slot), then the subject's grant, idempotent by that id. */
+  async grant(request: GrantRequest): Promise<GrantResult> {
+    const claimed = await this.guard.commands(() => this.claimGrantIdScript([this.keys.grantId(request.grantId)], [request.fingerprint]));
+    if (claimed === 'conflict') return { outcome: 'conflict' };
+    const { subject } = request;
+    const keys = [
+      this.keys.subjectCredits(subject),
+      this.keys.subjectCreditEntries(subject),
+      this.keys.subjectSequence(subject),
+      this.keys.subjectGrants(subject),
+    ];
+    const args = [
+      request.grantId,
+      request.fingerprint,
+      request.credits,
+      newId('cre'),
+      request.at ?? new Date().toISOString(),
+      request.note ?? '',
+      request.lowThreshold ?? -1,
+    ];
+    const [outcome, entry, balance, held, fell] = await this.guard.commands(() => this.grantScript(keys, args));
+    if (outcome === 'conflict') return { outcome };
+    if ((outcome !== 'created' && outcome !== 'replayed') || entry === undefined)
+      throw new Error(`unexpected grant outcome ${String(outcome)}`);
+    const result = { entry: JSON.parse(entry) as CreditEntry, account: { balance: Number(balance), held: Number(held) } };
+    return outcome === 'created' ? { outcome, ...result, fellLow: Number(fell) === 1 } : { outcome, ...result };
+  }
+
+  async hold(request: HoldRequest): Promise<HoldResult> {
+    const entryId = newId('cre');
+    const args = holdArgs(request, entryId);
+    const reply = await this.guard.commands(() => this.holdScript(creditJobKeys(this.keys, request.subject, request.jobId), args));
+    return holdResultOf(reply, request, entryId);
+  }
+
+  capture(request: CaptureRequest): Promise<SettleResult> {
+    assertCredits(request.credits, 'a capture');
+    return this.settle(request, request.credits);
+  }
+
+  release(request: ReleaseRequest): Promise<SettleResult> {
+    return this.settle(request, 0);
+  }
+
+  async account(subject: string): Promise<CreditAccount> {
+    const [balance, held] = await this.guard.commands(() => this.client.hmget(this.keys.subjectCredits(subject), 'balance', 'held'));
+    return { balance: Number(balance ?? 0), held: Number(held ?? 0) };
+  }
+
+  async entries(subject: string, query: PageQuery): Promise<Array<SeqItem<CreditEntry>>> {
+    const found = await this.guard.commands(() => pageBySeq(this.client, this.keys.subjectCreditEntries(subject), query));
+    return found.map(({ seq, member }) => ({ seq, value: JSON.parse(member) as CreditEntry }));
+  }
+
+  private async settle(request: ReleaseRequest, keep: number): Promise<SettleResult> {
+    const args = [request.jobId, keep, newId('cre'), newId('cre'), request.at ?? new Date().toISOString(), request.ttlSeconds];
+    const [outcome, captured, released, balance, held] = await this.guard.commands(() =>
+      this.settleScript(creditJobKeys(this.keys, request.subject, request.jobId), args),
+    );
+    if (!SETTLE_OUTCOMES.has(outcome)) throw new Error(`unexpected settle outcome ${String(outcome)}`);
+    const account = { balance: Number(balance), held: Number(held) };
+    if (outcome === 'none') return { outcome, account };
+    return { outcome: outcome as 'settled' | 'already', captured: Number(captured), released: Number(released), account };
+  }
+}

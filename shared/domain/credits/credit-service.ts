@@ -1,0 +1,170 @@
+import type { BillingMode } from '../../platform/config/billing-settings';
+import { BillingModeError } from '../../platform/errors/billing-mode-error';
+import { GrantConflictError } from '../../platform/errors/grant-conflict-error';
+import { ValidationError } from '../../platform/errors/validation-error';
+import { decodeCursor, encodeCursor } from '../../platform/pagination/cursor';
+import { normalizeSubject } from '../subjects/normalize-subject';
+import { grantFingerprint } from './credit-rules';
+import type {
+  CaptureRequest,
+  CreditAccount,
+  CreditEntry,
+  CreditStore,
+  HoldRequest,
+  HoldResult,
+  ReleaseRequest,
+  SettleResult,
+} from './credit-store';
+
+/** A grant as the dashboard sends it (`POST /v1/link/credits`), already checked against the operation's schema. */
+export interface GrantInput {
+  subject: string;
+  /** Non-zero; negative for an adjustment. */
+  credits: number;
+  grant_id: string;
+  note?: string;
+}
+
+/** What `POST /v1/link/credits` answers: the account after the grant, and the grant. */
+export interface GrantView extends CreditAccount {
+  subject: string;
+  grant: CreditEntry;
+}
+
+/** What `GET /v1/link/credits` answers: the account and one page of its entries, newest first. */
+export interface CreditStatement extends CreditAccount {
+  subject: string;
+  entries: CreditEntry[];
+  next_cursor: string | null;
+}
+
+/** The billing settings the accounts follow. */
+export interface CreditSettings {
+  mode: BillingMode;
+  /** `CREDITS_LOW_THRESHOLD`; undefined: no `credits.low` events. */
+  lowThreshold?: number;
+}
+
+/**
+ * Where the accounts' events are recorded (`creditEventsOn` in webhooks/credit-events.ts, on the backend's event
+ * queue): each is recorded by the call whose step made it true, after that step, with the data it fixed.
+ */
+export interface CreditEvents {
+  /** `credits.granted` for a new grant or adjustment, with the balance it left; `at` dates the event (now by default). */
+  granted(subject: string, entry: CreditEntry, balance: number, at?: Date): Promise<void>;
+  /** `credits.low` for the step whose entry took the balance below the threshold. */
+  fellLow(subject: string, entryId: string, balance: number, threshold: number): Promise<void>;
+}
+
+/** Where the service reports what it moved (metrics). */
+export interface CreditHooks {
+  /** A new grant of `credits` (> 0); adjustments are not grants and are not reported. */
+  onGranted?(credits: number): void;
+}
+
+/**
+ * A replay of a grant made this recently records its `credits.granted` event again: the event queues hold an
+ * event id for a day, so that is a no-op, unless the first recording was lost (the process died, or Redis
+ * failed, between the grant and its event), which the dashboard's retry then repairs.
+ */
+const EVENT_REPAIR_MS = 3_600_000;
+
+/**
+ * Subjects' credit accounts: the dashboard's grants and statements, and the holds, captures and releases of
+ * paid jobs, with their events. Grants are refused in `metered` billing, where a balance means nothing;
+ * statements are shown in either mode.
+ */
+export class CreditService {
+  constructor(
+    private readonly store: CreditStore,
+    private readonly events: CreditEvents,
+    private readonly settings: CreditSettings,
+    private readonly hooks: CreditHooks = {},
+  ) {}
+
+  /** True in `prepaid` billing: paid jobs hold their price, `/v1/me` shows the account. */
+  get prepaid(): boolean {
+    return this.settings.mode === 'prepaid';
+  }
+
+  /**
+   * Adds a grant (or an adjustment) once per `grant_id`: `replayed` when the same grant was made before
+   * (nothing added). Throws 400 for a subject that is not one or 0 credits, 409 in `metered` billing and 422
+   * when the id names a grant with another body.
+   */
+  async grant(input: GrantInput): Promise<{ replayed: boolean; view: GrantView }> {
+    const subject = normalizeSubject(input.subject);
+    if (input.credits === 0) throw new ValidationError('A grant moves credits.', [{ path: '/body/credits', message: 'must not be 0' }]);
+    if (!this.prepaid) throw new BillingModeError();
+    const note = input.note || undefined;
+    const result = await this.store.grant({
+      subject,
+      grantId: input.grant_id,
+      credits: input.credits,
+      ...(note === undefined ? {} : { note }),
+      fingerprint: grantFingerprint(subject, input.credits, note),
+      ...this.threshold(),
+    });
+    if (result.outcome === 'conflict') throw new GrantConflictError();
+    const { entry, account } = result;
+    if (result.outcome === 'created') {
+      if (entry.credits > 0) this.hooks.onGranted?.(entry.credits);
+      await this.events.granted(subject, entry, account.balance);
+      if (result.fellLow) await this.recordLow(subject, entry.id, account.balance);
+    } else if (Date.now() - Date.parse(entry.at) < EVENT_REPAIR_MS) {
+      // Only a lost first recording is repaired, and then with the balance as it is now.
+      await this.events.granted(subject, entry, account.balance, new Date(entry.at));
+    }
+    return { replayed: result.outcome === 'replayed', view: { subject, ...account, grant: entry } };
+  }
+
+  /** The subject's account and one page of its entries, newest first. */
+  async statement(rawSubject: string, { limit, cursor }: { limit: number; cursor?: string }): Promise<CreditStatement> {
+    const subject = normalizeSubject(rawSubject, '/query/subject');
+    const before = cursor === undefined ? undefined : decodeCursor(cursor);
+    const [account, found] = await Promise.all([this.store.account(subject), this.store.entries(subject, { limit: limit + 1, before })]);
+    const shown = found.slice(0, limit);
+    return {
+      subject,
+      ...account,
+      entries: shown.map((item) => item.value),
+      next_cursor: found.length > limit ? encodeCursor(shown[shown.length - 1].seq) : null,
+    };
+  }
+
+  /** The subject's balance and held credits. */
+  account(subject: string): Promise<CreditAccount> {
+    return this.store.account(subject);
+  }
+
+  /** A job's hold on its own (not inside the ledger's claim), with its `credits.low` event. */
+  async hold(request: Omit<HoldRequest, 'lowThreshold'>): Promise<HoldResult> {
+    const result = await this.store.hold({ ...request, ...this.threshold() });
+    if (result.outcome === 'held' && result.fellLow && result.entry)
+      await this.recordLow(request.subject, result.entry.id, result.account.balance);
+    return result;
+  }
+
+  /** Ends a job's hold keeping `credits` of it; once per job. */
+  capture(request: CaptureRequest): Promise<SettleResult> {
+    return this.store.capture(request);
+  }
+
+  /** Ends a job's hold giving all of it back; once per job. */
+  release(request: ReleaseRequest): Promise<SettleResult> {
+    return this.store.release(request);
+  }
+
+  /**
+   * Records `credits.low` for the step whose entry `entryId` took the subject's balance below the threshold
+   * (a step reports it as `fellLow`): the ledger's claim, holding inside its own step, calls this after it.
+   */
+  async recordLow(subject: string, entryId: string, balance: number): Promise<void> {
+    if (this.settings.lowThreshold === undefined) return;
+    await this.events.fellLow(subject, entryId, balance, this.settings.lowThreshold);
+  }
+
+  private threshold(): { lowThreshold?: number } {
+    return this.settings.lowThreshold === undefined ? {} : { lowThreshold: this.settings.lowThreshold };
+  }
+}

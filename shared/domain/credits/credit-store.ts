@@ -1,0 +1,128 @@
+import type { PageQuery, SeqItem } from '../../platform/pagination/page';
+
+/** What moved a subject's credits: a grant or an adjustment (the dashboard's), a job's hold, capture or release. */
+export const CREDIT_ENTRY_KINDS = ['grant', 'adjustment', 'hold', 'capture', 'release'] as const;
+export type CreditEntryKind = (typeof CREDIT_ENTRY_KINDS)[number];
+
+/**
+ * One movement of a subject's credits, as `GET /v1/link/credits` lists it. `credits` is the amount moved: a
+ * grant's is positive, an adjustment's negative (as the dashboard gave it), a hold's, capture's and release's
+ * positive. So the entries add up to the account: `balance` = grants + adjustments − holds + releases, and
+ * `held` = holds − captures − releases.
+ */
+export interface CreditEntry {
+  /** `cre_…`, unique. */
+  id: string;
+  kind: CreditEntryKind;
+  credits: number;
+  /** When it moved (ISO 8601). */
+  at: string;
+  /** For a grant or an adjustment: the dashboard's id of it (a checkout session id, say). */
+  grant_id?: string;
+  /** For a hold, a capture or a release: the job whose price moved. */
+  job_id?: string;
+  /** For a grant or an adjustment: the dashboard's note, when it gave one. */
+  note?: string;
+}
+
+/**
+ * A subject's account. `balance` is what can be held now: grants plus adjustments minus captures minus what is
+ * held; it may be negative after an adjustment. `held` is what open holds keep aside for jobs not yet final.
+ */
+export interface CreditAccount {
+  balance: number;
+  held: number;
+}
+
+/** An account nothing has moved yet. */
+export const EMPTY_ACCOUNT: CreditAccount = Object.freeze({ balance: 0, held: 0 });
+
+/** A grant (positive credits) or an adjustment (negative credits), idempotent by `grantId`. */
+export interface GrantRequest {
+  subject: string;
+  /** The dashboard's id of the grant; the same id always names the same grant, whatever the subject. */
+  grantId: string;
+  /** Non-zero; negative for an adjustment, which applies whatever the balance (it may go negative). */
+  credits: number;
+  note?: string;
+  /** Digest of the grant's body (subject, credits, note; see `grantFingerprint`): a repeat must carry the same. */
+  fingerprint: string;
+  /** `CREDITS_LOW_THRESHOLD`: the step reports whether an adjustment made the balance fall below it. */
+  lowThreshold?: number;
+  /** When (ISO 8601); now when absent. */
+  at?: string;
+}
+
+/**
+ * `created`: this call added the grant (`fellLow`: an adjustment took the balance from at least the threshold to
+ * below it). `replayed`: an earlier call did, with the same body: nothing was added; `entry` is that grant and
+ * `account` the account now. `conflict`: the id names a grant with another body: nothing was added.
+ */
+export type GrantResult =
+  | { outcome: 'created'; entry: CreditEntry; account: CreditAccount; fellLow: boolean }
+  | { outcome: 'replayed'; entry: CreditEntry; account: CreditAccount }
+  | { outcome: 'conflict' };
+
+/** A paid job's price moved from `balance` to `held` when it is accepted; once per job. */
+export interface HoldRequest {
+  subject: string;
+  jobId: string;
+  /** The price; 0 records the hold (so that its job settles once) without an entry. */
+  credits: number;
+  /**
+   * The job's acceptance (its `created_at`): the hold entry's time, and what tells a new acceptance under the
+   * same job id (a key reused after its idempotency record expired) from a repeat of this one.
+   */
+  at: string;
+  /** `CREDITS_LOW_THRESHOLD`: the step reports whether the hold made the balance fall below it. */
+  lowThreshold?: number;
+}
+
+/**
+ * `held`: the price moved to `held` (`entry` is the hold entry, absent for a price of 0; `fellLow` as for a
+ * grant). `exists`: this acceptance of the job holds already, open or settled: nothing moved. `insufficient`:
+ * the balance is below the price: nothing moved, nothing recorded.
+ */
+export type HoldResult =
+  | { outcome: 'held'; entry?: CreditEntry; account: CreditAccount; fellLow: boolean }
+  | { outcome: 'exists'; account: CreditAccount }
+  | { outcome: 'insufficient'; account: CreditAccount };
+
+/** How a job's hold ends: `credits` of it are captured (kept, clamped to the hold), the rest released. */
+export interface CaptureRequest {
+  subject: string;
+  jobId: string;
+  /** Credits kept; the rest of the hold goes back to the balance in the same step. */
+  credits: number;
+  /** How long the settled hold's record is kept, so that a late repeat still finds it (twice the retention). */
+  ttlSeconds: number;
+  /** When (ISO 8601); now when absent. */
+  at?: string;
+}
+
+/** A job's whole hold given back to the balance. */
+export type ReleaseRequest = Omit<CaptureRequest, 'credits'>;
+
+/**
+ * `settled`: this call ended the hold, capturing `captured` and releasing `released` (their sum is the hold).
+ * `already`: an earlier call ended it, with these figures: nothing moved. `none`: the job holds nothing.
+ */
+export type SettleResult =
+  | { outcome: 'settled' | 'already'; captured: number; released: number; account: CreditAccount }
+  | { outcome: 'none'; account: CreditAccount };
+
+/**
+ * Credit accounts: per subject a balance, what is held for jobs, and the entries that moved them. Every method
+ * that moves credits is one atomic step (one Lua script on Redis, one synchronous step in memory), and each
+ * is safe to repeat: a grant by its id, a hold, capture or release once per job whatever the number of
+ * callers, so a replayed ending never moves money twice.
+ */
+export interface CreditStore {
+  grant(request: GrantRequest): Promise<GrantResult>;
+  hold(request: HoldRequest): Promise<HoldResult>;
+  capture(request: CaptureRequest): Promise<SettleResult>;
+  release(request: ReleaseRequest): Promise<SettleResult>;
+  account(subject: string): Promise<CreditAccount>;
+  /** The subject's entries, newest first, paged by sequence number. */
+  entries(subject: string, query: PageQuery): Promise<Array<SeqItem<CreditEntry>>>;
+}
