@@ -73,6 +73,12 @@ function checkAnswer(checker: OpenApiResponseChecker, request: FuzzRequest, res:
 async function makeCredentials(c: ConnectorUnderTest): Promise<FuzzCredentials> {
   const subject = newSubject();
   const token = await c.link(subject);
+  // Prepaid, so that every operation can succeed (the credit grants answer 409 in metered mode); funded for
+  // every paid job the fuzzer may start.
+  const grant = await c.call('POST', '/v1/link/credits', {
+    body: { subject, credits: 1_000_000, grant_id: newKey() },
+    headers: { 'x-link-secret': c.config.linkSecret },
+  });
   const revokedSubject = newSubject();
   const revoked = await c.link(revokedSubject);
   await c.call('POST', '/v1/link/revoke', { body: { subject: revokedSubject }, headers: { 'x-link-secret': c.config.linkSecret } });
@@ -80,7 +86,7 @@ async function makeCredentials(c: ConnectorUnderTest): Promise<FuzzCredentials> 
   const claims = freshClaims(c.config.publicUrl, subject, 'conn_forged');
   const thing = await c.call('POST', '/v1/things', { token, body: { name: 'fuzz' } });
   const job = await c.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'fuzz' } }, headers: { 'idempotency-key': newKey() } });
-  expect([thing.status, job.status]).to.deep.equal([201, 202]);
+  expect([grant.status, thing.status, job.status]).to.deep.equal([201, 201, 202]);
   return {
     token,
     badTokens: [
@@ -111,6 +117,7 @@ function fuzzBackend(backend: BackendKind): void {
         RATE_LIMIT_PER_MINUTE: '1000000',
         AUTH_FAILURES_PER_MINUTE: '1000000',
         PLACEHOLDER_JOB_MS: '0',
+        BILLING_MODE: 'prepaid',
         SHUTDOWN_GRACE_MS: '2000',
         LOG_LEVEL: 'warn',
       });

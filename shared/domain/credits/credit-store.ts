@@ -1,8 +1,7 @@
 import type { PageQuery, SeqItem } from '../../platform/pagination/page';
 
 /** What moved a subject's credits: a grant or an adjustment (the dashboard's), a job's hold, capture or release. */
-export const CREDIT_ENTRY_KINDS = ['grant', 'adjustment', 'hold', 'capture', 'release'] as const;
-export type CreditEntryKind = (typeof CREDIT_ENTRY_KINDS)[number];
+export type CreditEntryKind = 'grant' | 'adjustment' | 'hold' | 'capture' | 'release';
 
 /**
  * One movement of a subject's credits, as `GET /v1/link/credits` lists it. `credits` is the amount moved: a
@@ -33,9 +32,6 @@ export interface CreditAccount {
   balance: number;
   held: number;
 }
-
-/** An account nothing has moved yet. */
-export const EMPTY_ACCOUNT: CreditAccount = Object.freeze({ balance: 0, held: 0 });
 
 /** A grant (positive credits) or an adjustment (negative credits), idempotent by `grantId`. */
 export interface GrantRequest {
