@@ -4,6 +4,7 @@ import ts from 'typescript';
 import { gptActionsRules } from '../../doctor/gpt-actions-rules';
 import { buildOpenApiDocument } from '../../shared/contract/description/openapi-document';
 import type { Operation } from '../../shared/contract/operations/operation';
+import { modelDescription } from '../../shared/contract/operations/model-description';
 import { OPERATIONS, publishedOperations } from '../../shared/contract/operations/registry';
 import { BACKENDS } from '../support/backends';
 import { withOperations } from '../support/extra-operations';
@@ -90,12 +91,23 @@ describe('the worked example of docs/building-operations.md (a free quote and a 
 
       it('both are published in /openapi.json and /llms.txt with their descriptions verbatim; the report states its price rule, the quote is free', async () => {
         const document = (await (await fetch(`${c.baseUrl}/openapi.json`)).json()) as Record<string, any>;
-        expect(document.paths['/v1/reports'].post.description).to.equal(report.description);
-        expect(document.paths['/v1/reports'].post['x-cost']).to.include({ min: 2, max: 10, rule: STATEMENT });
+        expect(document.paths['/v1/reports'].post.description).to.equal(`${report.description} Costs ${STATEMENT}.`);
+        expect(modelDescription(report)).to.equal(`${report.description} Costs ${STATEMENT}.`);
+        expect(document.paths['/v1/reports'].post['x-cost']).to.deep.equal({
+          kind: 'per-unit',
+          credits: 2,
+          unit: 'page',
+          field: 'input.pages',
+          min_units: 1,
+          max_units: 5,
+          text: `Costs ${STATEMENT}.`,
+          min: 2,
+          max: 10,
+        });
         expect(document.paths['/v1/quotes/random'].get.description).to.equal(quote.description);
         expect(document.paths['/v1/quotes/random'].get['x-cost']).to.equal(undefined);
         const llms = await (await fetch(`${c.baseUrl}/llms.txt`)).text();
-        expect(llms).to.contain(report.description).and.to.contain(quote.description);
+        expect(llms).to.contain(modelDescription(report)).and.to.contain(quote.description);
         expect(llms).to.contain(`- Cost: ${STATEMENT}, charged once when the job is accepted.`);
       });
 
@@ -158,7 +170,7 @@ describe('the worked example of docs/building-operations.md (a free quote and a 
           const { tools } = await client.listTools();
           const tool = tools.find((candidate) => candidate.name === 'create_report')!;
           expect(tool.inputSchema.required).to.have.members(['input', 'idempotency_key']);
-          expect(tool.description).to.contain(STATEMENT);
+          expect(tool.description).to.equal(modelDescription(report));
           expect([...portabilityFindings(tool.inputSchema), ...portabilityFindings(tool.outputSchema)]).to.deep.equal([]);
           const checker = new OutputChecker(tools);
           const job = await callOk(client, checker, 'create_report', { input, idempotency_key: key });

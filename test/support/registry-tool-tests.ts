@@ -2,6 +2,7 @@ import type { Client, Tool } from '@modelcontextprotocol/client';
 import { expect } from 'chai';
 import { buildToolDefinitions, toolName } from '../../shared/contract/mcp/tool-definitions';
 import { priceOf } from '../../shared/domain/jobs/price';
+import { modelDescription } from '../../shared/contract/operations/model-description';
 import type { Operation } from '../../shared/contract/operations/operation';
 import { publishedOperations } from '../../shared/contract/operations/registry';
 import { BASE_ENV, newKey, newSubject, type ConnectorUnderTest } from './harness';
@@ -64,13 +65,13 @@ export function registryToolTests(operations: readonly Operation[], connectorOf:
       });
       after(async () => client?.close());
 
-      it('tools/list lists exactly the published operations, in registry order, with their registry names, texts, schemas and annotations', () => {
+      it('tools/list lists exactly the published operations, in registry order, with their registry names, texts (the composed description, as /openapi.json has it), schemas and annotations', () => {
         expect(tools.map((tool) => tool.name)).to.deep.equal(definitions.map((definition) => definition.name));
         for (const definition of definitions) {
           const tool = toolOf(definition.name);
           expect(tool.name).to.equal(toolName(definition.operation.operationId));
           expect(tool.title).to.equal(definition.operation.summary);
-          expect(tool.description).to.equal(definition.operation.description);
+          expect(tool.description).to.equal(modelDescription(definition.operation));
           expect(tool.inputSchema).to.deep.equal(definition.inputSchema);
           expect(tool.outputSchema).to.deep.equal(definition.outputSchema);
           expect(tool.annotations).to.deep.include(definition.annotations);

@@ -1,5 +1,6 @@
 import { priceStatement } from '../../domain/jobs/price';
 import { toolName } from '../mcp/tool-definitions';
+import { modelDescription } from '../operations/model-description';
 import type { Operation } from '../operations/operation';
 import { SERVICE_INFO } from './service-info';
 
@@ -29,7 +30,7 @@ export function buildLlmsTxt(operations: readonly Operation[], { publicUrl, dash
     '',
   ];
   for (const operation of operations) {
-    lines.push(`### ${operation.operationId}: ${operation.method.toUpperCase()} ${operation.path}`, '', operation.description, '');
+    lines.push(`### ${operation.operationId}: ${operation.method.toUpperCase()} ${operation.path}`, '', modelDescription(operation), '');
     lines.push(
       operation.price
         ? `- Cost: ${priceStatement(operation.price)}, charged once when the job is accepted. Needs the person's explicit yes before each call. Needs an idempotency key (Idempotency-Key header or idempotency_key field).`

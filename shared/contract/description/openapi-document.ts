@@ -1,4 +1,5 @@
-import { type PriceRule, priceRange, priceStatement } from '../../domain/jobs/price';
+import { publishedPrice } from '../../domain/jobs/price';
+import { modelDescription } from '../operations/model-description';
 import type { Operation, ResponseSpec } from '../operations/operation';
 import { COMPONENT_SCHEMAS } from '../operations/schemas';
 import { OAUTH_PATHS } from '../../domain/oauth/discovery';
@@ -67,7 +68,7 @@ function operationObject(operation: Operation, oauth: boolean): Record<string, u
   const object: Record<string, unknown> = {
     operationId: operation.operationId,
     summary: operation.summary,
-    description: operation.description,
+    description: modelDescription(operation),
     security: operation.auth === 'bearer' ? [{ bearerAuth: [] }, ...(oauth ? [{ oauth2: [] }] : [])] : [{ linkSecret: [] }],
   };
   if (operation.parameters) object.parameters = operation.parameters;
@@ -78,31 +79,13 @@ function operationObject(operation: Operation, oauth: boolean): Record<string, u
   object['x-openai-isConsequential'] = operation.consequential;
   if (operation.price) {
     object['x-requires-confirmation'] = true;
-    object['x-cost'] = xCost(operation.price);
+    object['x-cost'] = publishedPrice(operation.price);
   }
   if (operation.async) {
     object['x-long-running'] = true;
     object['x-poll-operationId'] = operation.async.pollOperationId;
   }
   return object;
-}
-
-/**
- * The price as published: a fixed price is one amount; a rule over the input names the field, the amount per
- * unit and the range, so the model can tell the person the exact charge before asking for a yes.
- */
-function xCost(price: PriceRule): Record<string, unknown> {
-  const charged = 'once, when the job is accepted';
-  if (price.kind === 'fixed') return { amount: price.credits, unit: 'credit', charged };
-  const { min, max } = priceRange(price);
-  return {
-    per_unit: { amount: price.credits, unit: price.unit, field: `input.${price.field}` },
-    min,
-    max,
-    unit: 'credit',
-    rule: priceStatement(price),
-    charged,
-  };
 }
 
 /** Every operation passes the rate limiter, so every success answer also carries its headers. */

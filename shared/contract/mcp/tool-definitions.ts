@@ -1,5 +1,5 @@
-import { priceStatement } from '../../domain/jobs/price';
 import type { Principal } from '../../domain/connections/principal';
+import { modelDescription } from '../operations/model-description';
 import type { JsonSchema, Operation, OperationRequest } from '../operations/operation';
 import { cardToolMeta } from './job-card/app-card';
 import { inlineSchema } from './inline-schema';
@@ -57,17 +57,6 @@ export function buildToolDefinitions(published: readonly Operation[]): ToolDefin
   });
 }
 
-/**
- * The operation's description, plus, for a price that depends on the input, the rule and its range: MCP
- * hosts show the model only the tool, so the tool itself must say what a call will cost. A fixed price is
- * already stated by the description, which stays as written.
- */
-export function toolDescription(operation: Operation): string {
-  const price = operation.price;
-  if (!price || price.kind === 'fixed') return operation.description;
-  return `${operation.description} Price: ${priceStatement(price)}, charged once when accepted.`;
-}
-
 function toolDefinition(operation: Operation): ToolDefinition {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
@@ -107,7 +96,8 @@ function toolDefinition(operation: Operation): ToolDefinition {
   return {
     name: toolName(operation.operationId),
     title: operation.summary,
-    description: toolDescription(operation),
+    // The same composed description as /openapi.json and /llms.txt: the price is stated once.
+    description: modelDescription(operation),
     // The registry's schemas, self-contained and in single-type form: what /openapi.json promises, spelled
     // so that every MCP host can read it.
     inputSchema: portableSchema({ type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false }),

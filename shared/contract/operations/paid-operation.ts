@@ -4,6 +4,7 @@ import type { PaidJob } from '../../domain/jobs/processor';
 import { ValidationError } from '../../platform/errors/validation-error';
 import type { AppCard } from '../mcp/job-card/app-card';
 import { JOB_CARD } from '../mcp/job-card/job-card';
+import { MAX_DESCRIPTION_LENGTH, modelDescription } from './model-description';
 import type { JsonSchema, Operation, OperationRequest } from './operation';
 import { IDEMPOTENCY_KEY_SCHEMA, ref } from './schemas';
 
@@ -38,6 +39,13 @@ const PAID_ERRORS = [400, 401, 402, 413, 415, 422, 429, 500, 503] as const;
 export function paidOperation(spec: PaidOperationSpec): Operation {
   const { job, price } = spec;
   const noun = spec.noun ?? 'job';
+  const composed = modelDescription(spec);
+  if (composed.length > MAX_DESCRIPTION_LENGTH) {
+    throw new Error(
+      `${job.operationId}: the description with its price sentence is ${composed.length} characters (max ${MAX_DESCRIPTION_LENGTH}); ` +
+        'shorten it, or state the price in the text',
+    );
+  }
   return {
     operationId: job.operationId,
     method: 'post',
