@@ -133,7 +133,9 @@ function registryDescriptionTests(operations: readonly Operation[], served: () =
       expect(op.responses['402'], operation.operationId).to.deep.equal({ $ref: '#/components/responses/CreditBudgetExhausted' });
       expect(op.responses['422'], operation.operationId).to.deep.equal({ $ref: '#/components/responses/IdempotencyConflict' });
     }
-    expect(document.components.responses.CreditBudgetExhausted.headers['Retry-After'].required).to.equal(true);
+    // Retry-After is sent for a budget used up today, not for a price above the whole limit.
+    expect(document.components.responses.CreditBudgetExhausted.headers['Retry-After'].required).to.equal(false);
+    expect(document.components.responses.CreditBudgetExhausted.description).to.match(/price-exceeds-daily-limit/);
   });
 
   it('every asynchronous operation is long-running, names a published operation to poll, and its 202 requires Location and Retry-After; no other is long-running', () => {
@@ -199,6 +201,7 @@ function registryDescriptionTests(operations: readonly Operation[], served: () =
     expect(llms).to.match(new RegExp(`A 401 .*reconnect at ${BASE_ENV.DASHBOARD_URL.replace(/[./]/g, '\\$&')}`));
     expect(llms).to.match(/A 429 .*Retry-After/);
     expect(llms).to.match(/A 402 .*daily credit budget.*resets/);
+    expect(llms).to.match(/A 402 whose type ends in price-exceeds-daily-limit .* do not retry it/);
   });
 
   it('llms.txt lists every published operation as its MCP tool, and says of each paid tool, and no other, that it requires an idempotency_key', () => {

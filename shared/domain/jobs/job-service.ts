@@ -3,6 +3,7 @@ import { CreditBudgetError } from '../../platform/errors/credit-budget-error';
 import { IdempotencyConflictError } from '../../platform/errors/idempotency-conflict-error';
 import { JobFinishedError } from '../../platform/errors/job-finished-error';
 import { NotFoundError } from '../../platform/errors/not-found-error';
+import { PriceExceedsDailyLimitError } from '../../platform/errors/price-exceeds-daily-limit-error';
 import { ServiceUnavailableError } from '../../platform/errors/service-unavailable-error';
 import { decodeCursor, encodeCursor } from '../../platform/pagination/cursor';
 import type { Page } from '../../platform/pagination/page';
@@ -67,7 +68,7 @@ export class JobService {
    * the ledger's atomic claim, so a retry can never charge twice. A replay that finds no job enqueues it:
    * that repairs a first attempt that was charged but died before enqueueing. A new job that would exceed the
    * daily credit budget is refused (402) by the same atomic claim; a replay of an accepted job is still
-   * answered, since it was paid for already.
+   * answered, since it was paid for already (even when its price is now above the whole limit).
    */
   async submit(submission: JobSubmission): Promise<{ job: Job; replayed: boolean }> {
     const jobId = await this.jobIdFor(submission.subject, submission.idempotencyKey);
@@ -91,7 +92,7 @@ export class JobService {
     }
     if (outcome === 'over_budget') {
       this.hooks.onOverBudget?.(submission.operation);
-      throw new CreditBudgetError(this.budget.limit ?? 0, this.budget.resetsAt(), this.budget.secondsUntilReset());
+      throw this.overBudget(submission.cost);
     }
     if (outcome === 'created') this.hooks.onSubmitted?.(submission.operation, submission.cost);
     else this.hooks.onReplayed?.(submission.operation);
@@ -124,6 +125,16 @@ export class JobService {
     // first answer may have been this 503.
     await this.queue.confirmDurable(submission.subject, shard);
     return { job: toPublicJob(stored), replayed: outcome === 'replayed' };
+  }
+
+  /**
+   * The 402 of a job the budget refused: a price above the whole daily limit can never fit, so it is told
+   * apart from a budget that is only used up for today (which names its reset and a `Retry-After`).
+   */
+  private overBudget(cost: number): Error {
+    const limit = this.budget.limit ?? 0;
+    if (cost > limit) return new PriceExceedsDailyLimitError(cost, limit);
+    return new CreditBudgetError(limit, this.budget.resetsAt(), this.budget.secondsUntilReset());
   }
 
   /** One of the subject's jobs; another subject's job is a 404 exactly like an unknown id. */
