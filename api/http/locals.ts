@@ -19,3 +19,13 @@ export interface RequestState {
 export function state(res: Response): RequestState {
   return res.locals as RequestState;
 }
+
+/**
+ * The principal bearer admission set for this request. Every bearer route runs behind admission, so a missing
+ * one is a wiring mistake, answered as a 500 rather than handled as an anonymous caller.
+ */
+export function admittedPrincipal(res: Response): Principal {
+  const { principal, route } = state(res);
+  if (!principal) throw new Error(`${route}: a bearer route ran without an admitted principal`);
+  return principal;
+}

@@ -5,7 +5,7 @@ import { MethodNotAllowedError } from '../../shared/platform/errors/method-not-a
 import { UnauthorizedError } from '../../shared/platform/errors/unauthorized-error';
 import { resourceMetadataUrl } from '../../shared/domain/oauth/resource-metadata-url';
 import type { Operation } from '../../shared/contract/operations/operation';
-import { state } from '../http/locals';
+import { admittedPrincipal, state } from '../http/locals';
 import { chain } from '../http/middleware-chain';
 import { BODY_LIMIT_BYTES } from '../http/problem';
 import { writeJson } from '../http/write-json';
@@ -85,10 +85,11 @@ export function mcpRoute(options: McpRouteOptions): Router {
       options.admit,
       jsonBody,
       async (req: Request, res: Response, next: NextFunction) => {
-        const { principal, requestId, usage } = state(res);
+        const { requestId, usage } = state(res);
+        const principal = admittedPrincipal(res);
         // Usage was read only because the `Mcp-Name` header named a tool that shows it (checked above).
         const caller: McpCaller = {
-          principal: principal!,
+          principal,
           requestId,
           ...(usage ? { usage: { tool: req.headers['mcp-name'] as string, snapshot: usage } } : {}),
         };
@@ -101,7 +102,7 @@ export function mcpRoute(options: McpRouteOptions): Router {
             return;
           }
           // The token itself stays out: the per-request server needs only who the caller is.
-          await serveFetchHandler(handler, req, res, { token: '', clientId: principal!.connectionId, scopes: [], extra: { caller } });
+          await serveFetchHandler(handler, req, res, { token: '', clientId: principal.connectionId, scopes: [], extra: { caller } });
         } catch (error) {
           next(error);
         }

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
+import * as z from 'zod';
 import { paidOperation } from '../../shared/contract/operations/paid-operation';
+import { paidJob } from '../../shared/domain/jobs/processor';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { fixedPrice, type PerUnitPrice, perUnit } from '../../shared/domain/jobs/price';
 import { BACKENDS } from '../support/backends';
@@ -12,18 +14,16 @@ const STATEMENT = '2 credits per page (input.pages, 1 to 5), so 2 to 10 credits'
 const DESCRIPTION = 'Drafts a report on a topic, 1 to 5 pages, charged once when accepted: ask the person first.';
 
 /** A paid operation priced by its input, as the guide's report: 2 credits per page, 1 to 5 pages. */
-function reportOperation(price: PerUnitPrice) {
+function reportOperation(price: PerUnitPrice<'pages'>) {
   return paidOperation({
-    job: { operationId: 'draftReport', processor: () => async (input) => ({ sections: Number(input.pages) }) },
+    job: paidJob({
+      operationId: 'draftReport',
+      input: z.strictObject({ topic: z.string().min(1).max(200), pages: z.int().min(1).max(5) }),
+      processor: () => async (input) => ({ sections: input.pages }),
+    }),
     path: '/v1/reports',
     summary: 'Draft a report (2 credits per page)',
     description: DESCRIPTION,
-    input: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['topic', 'pages'],
-      properties: { topic: { type: 'string', minLength: 1, maxLength: 200 }, pages: { type: 'integer', minimum: 1, maximum: 5 } },
-    },
     price,
     noun: 'report',
   });
@@ -32,7 +32,7 @@ function reportOperation(price: PerUnitPrice) {
 for (const backend of BACKENDS) {
   describe(`a price computed from the input, DAILY_CREDIT_LIMIT=${LIMIT} [${backend}]`, () => {
     // Mutable on purpose: a test changes the rule after a job is accepted to show a replay keeps the stored cost.
-    const rule: { -readonly [K in keyof PerUnitPrice]: PerUnitPrice[K] } = perUnit({
+    const rule: { -readonly [K in keyof PerUnitPrice<'pages'>]: PerUnitPrice<'pages'>[K] } = perUnit({
       credits: 2,
       unit: 'page',
       field: 'pages',

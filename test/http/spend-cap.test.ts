@@ -1,5 +1,7 @@
 import { expect } from 'chai';
+import * as z from 'zod';
 import { paidOperation } from '../../shared/contract/operations/paid-operation';
+import { paidJob } from '../../shared/domain/jobs/processor';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { perUnit } from '../../shared/domain/jobs/price';
 import { BACKENDS } from '../support/backends';
@@ -10,22 +12,20 @@ import { scrape, sumOf } from '../support/prometheus-text';
 const LIMIT = 3;
 const PROBLEM = /^application\/problem\+json/;
 
-/** The next midnight UTC after `at`, as an ISO string. */
 /** A paid operation priced by its input: 1 credit per item, 1 to 10 items, so some orders cost more than the cap. */
 const orderItems = paidOperation({
-  job: { operationId: 'orderItems', processor: () => async (input) => ({ items: Number(input.items) }) },
+  job: paidJob({
+    operationId: 'orderItems',
+    input: z.strictObject({ items: z.int().min(1).max(10) }),
+    processor: () => async (input) => ({ items: input.items }),
+  }),
   path: '/v1/orders',
   summary: 'Order items',
   description: 'Orders 1 to 10 items, charged once when accepted: ask the person first.',
-  input: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['items'],
-    properties: { items: { type: 'integer', minimum: 1, maximum: 10 } },
-  },
   price: perUnit({ credits: 1, unit: 'item', field: 'items', min: 1, max: 10 }),
 });
 
+/** The next midnight UTC after `at`, as an ISO string. */
 const nextUtcMidnight = (at: number) => new Date((Math.floor(at / 86_400_000) + 1) * 86_400_000).toISOString();
 
 for (const backend of BACKENDS) {

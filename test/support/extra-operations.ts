@@ -1,6 +1,8 @@
 import { JobError } from '../../shared/platform/errors/job-error';
 import { fixedPrice } from '../../shared/domain/jobs/price';
-import type { Operation } from '../../shared/contract/operations/operation';
+import * as z from 'zod';
+import { bearerOperation, type Operation } from '../../shared/contract/operations/operation';
+import { paidJob } from '../../shared/domain/jobs/processor';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { paidOperation } from '../../shared/contract/operations/paid-operation';
 
@@ -11,21 +13,15 @@ import { paidOperation } from '../../shared/contract/operations/paid-operation';
  */
 
 /** A free operation: echoes a note with its caller. */
-export const echoNote: Operation = {
+export const echoNote = bearerOperation({
   operationId: 'echoNote',
   method: 'post',
   path: '/v1/echo',
   summary: 'Echo a note',
   description: 'Repeats the note it is given, for testing that one registry entry reaches every face. Free.',
-  auth: 'bearer',
   published: true,
   consequential: false,
-  requestBody: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['note'],
-    properties: { note: { type: 'string', minLength: 1, maxLength: 50 } },
-  },
+  requestBody: z.strictObject({ note: z.string().min(1).max(50) }),
   responses: {
     200: {
       description: 'The note, with who sent it.',
@@ -38,35 +34,31 @@ export const echoNote: Operation = {
     },
   },
   errors: [400, 401, 429, 500],
-  handle: async (request) => ({ status: 200, body: { note: request.body.note, subject: request.principal!.subject } }),
-};
+  handle: async (request) => ({ status: 200, body: { note: request.body.note, subject: request.principal.subject } }),
+});
 
 /** The message a word-count job fails with when its text has no word. */
 export const NO_WORDS = 'The text has no words to count.';
 
 /** A paid asynchronous operation with its own processor, declared with the builder: counts words, 3 credits. */
-export const countWords: Operation = paidOperation({
-  job: {
+export const countWords = paidOperation({
+  job: paidJob({
     operationId: 'countWords',
+    input: z.strictObject({ text: z.string().min(1).max(2000).describe('The text to count.') }),
+    result: z.strictObject({ words: z.int().min(1).max(2000) }),
     // Its failures keep their charge: the one operation the tests see with refunds of failures turned off.
     refundOnFailure: false,
     processor: () => async (input) => {
-      const words = String(input.text).match(/\p{L}+/gu) ?? [];
+      const words = input.text.match(/\p{L}+/gu) ?? [];
       if (words.length === 0) throw new JobError(NO_WORDS, { retryable: false });
       return { words: words.length };
     },
-  },
+  }),
   path: '/v1/word-counts',
   summary: 'Count the words of a text (3 credits)',
   description:
     'Counts the words of a text the person gives you. Costs 3 credits, charged once when accepted: ask the ' +
     'person first. Send an idempotency key; a retry with it is never charged again. Answers 202: poll getJob (get_job).',
-  input: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['text'],
-    properties: { text: { type: 'string', minLength: 1, maxLength: 2000, description: 'The text to count.' } },
-  },
   price: fixedPrice(3),
   noun: 'count',
 });

@@ -38,7 +38,7 @@ export function aroundCreateJob(
       ? {
           ...operation,
           job: {
-            operationId: operation.operationId,
+            ...operation.job!,
             processor: (settings, own) => {
               const normal = operation.job!.processor(settings, own);
               return (input, context) => around(input, context, normal);

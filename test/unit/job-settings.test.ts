@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import * as z from 'zod';
 import { ConfigError } from '../../shared/platform/errors/config-error';
 import { intInRange } from '../../shared/platform/config/validators';
 import { jobSettingVariables, loadJobSettings } from '../../shared/domain/jobs/job-settings';
@@ -7,6 +8,7 @@ import { PAID_JOBS } from '../../shared/domain/processors/paid-jobs';
 
 const tuned: PaidJob = {
   operationId: 'tuned',
+  input: z.strictObject({}),
   timeoutMs: 5000,
   attempts: 1,
   backoffMs: 50,
@@ -14,7 +16,7 @@ const tuned: PaidJob = {
   settings: { TUNED_WIDTH: intInRange(1, 10)({ default: 3 }), TUNED_DEPTH: intInRange(1, 10)({}) },
   processor: () => async () => ({}),
 };
-const plain: PaidJob = { operationId: 'plain', processor: () => async () => ({}) };
+const plain: PaidJob = { operationId: 'plain', input: z.strictObject({}), processor: () => async () => ({}) };
 
 describe("a paid job's own settings and policy", () => {
   it('a job’s variables are read typed, with their defaults, by operation id; a job without settings gets none', () => {

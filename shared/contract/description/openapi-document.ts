@@ -1,7 +1,7 @@
 import { publishedPrice } from '../../domain/jobs/price';
 import { modelDescription } from '../operations/model-description';
 import type { Operation, ResponseSpec } from '../operations/operation';
-import { COMPONENT_SCHEMAS } from '../operations/schemas';
+import { requestBodySchema, schemaComponents } from '../operations/registry-schemas';
 import { OAUTH_PATHS } from '../../domain/oauth/discovery';
 import { ERROR_RESPONSES } from './error-responses';
 import { rateLimitHeaderSpecs } from './rate-limit-header-specs';
@@ -53,7 +53,7 @@ export function buildOpenApiDocument(operations: readonly Operation[], serverUrl
     servers: [{ url: serverUrl }],
     paths,
     components: {
-      schemas: COMPONENT_SCHEMAS,
+      schemas: schemaComponents(operations),
       responses: errorComponents(),
       securitySchemes,
     },
@@ -72,9 +72,8 @@ function operationObject(operation: Operation, oauth: boolean): Record<string, u
     security: operation.auth === 'bearer' ? [{ bearerAuth: [] }, ...(oauth ? [{ oauth2: [] }] : [])] : [{ linkSecret: [] }],
   };
   if (operation.parameters) object.parameters = operation.parameters;
-  if (operation.requestBody) {
-    object.requestBody = { required: true, content: { 'application/json': { schema: operation.requestBody } } };
-  }
+  const body = requestBodySchema(operation);
+  if (body) object.requestBody = { required: true, content: { 'application/json': { schema: body } } };
   object.responses = responses;
   object['x-openai-isConsequential'] = operation.consequential;
   if (operation.price) {

@@ -1,6 +1,7 @@
 import type { Principal } from '../../domain/connections/principal';
 import { modelDescription } from '../operations/model-description';
-import type { JsonSchema, Operation, OperationRequest } from '../operations/operation';
+import type { BearerOperation, BearerRequest, JsonSchema, Operation } from '../operations/operation';
+import { requestBodySchema, schemaComponents } from '../operations/registry-schemas';
 import { cardToolMeta } from './job-card/app-card';
 import { inlineSchema } from './inline-schema';
 import { portableSchema } from './portable-schema';
@@ -26,9 +27,10 @@ export interface ToolDefinition {
   annotations: ToolAnnotations;
   /** The tool's `_meta`: the MCP Apps card its results are shown in, when its operation has one. */
   meta?: Record<string, unknown>;
-  operation: Operation;
+  /** A tool is called with the person's bearer token, so its operation is a bearer one. */
+  operation: BearerOperation;
   /** Builds the operation's request from validated tool arguments. */
-  toRequest(args: Record<string, unknown>, principal: Principal): OperationRequest;
+  toRequest(args: Record<string, unknown>, principal: Principal): BearerRequest;
 }
 
 /** The body field that carries an idempotency key for callers that cannot send headers (MCP clients). */
@@ -46,50 +48,86 @@ export function toolName(operationId: string): string {
  * The MCP tools of the published operations, one per operation, in registry order. Path and query
  * parameters and the body's fields become top-level arguments; header parameters do not (MCP has no
  * per-call headers), which is why a paid operation's body `idempotency_key` becomes required here.
+ * `components` are the schemas the operations refer to (default: those of `published`), inlined.
  */
-export function buildToolDefinitions(published: readonly Operation[]): ToolDefinition[] {
+export function buildToolDefinitions(
+  published: readonly Operation[],
+  components: Record<string, JsonSchema> = schemaComponents(published),
+): ToolDefinition[] {
   const names = new Set<string>();
   return published.map((operation) => {
-    const tool = toolDefinition(operation);
+    if (operation.auth !== 'bearer') throw new Error(`${operation.operationId}: only a bearer operation can be published as a tool`);
+    const tool = toolDefinition(operation, components);
     if (names.has(tool.name)) throw new Error(`two operations map to the tool name ${tool.name}`);
     names.add(tool.name);
     return tool;
   });
 }
 
-function toolDefinition(operation: Operation): ToolDefinition {
-  const properties: Record<string, JsonSchema> = {};
-  const required: string[] = [];
-  const targets = new Map<string, ArgumentTarget>();
-  const add = (name: string, schema: JsonSchema, target: ArgumentTarget, isRequired: boolean) => {
-    if (targets.has(name)) throw new Error(`${operation.operationId}: argument ${name} is defined twice`);
-    targets.set(name, target);
-    properties[name] = schema;
-    if (isRequired) required.push(name);
-  };
+/** The tool's arguments: their schemas, which are required, and where each goes in the request. */
+interface ToolArguments {
+  properties: Record<string, JsonSchema>;
+  required: string[];
+  targets: Map<string, ArgumentTarget>;
+}
 
+/** Path and query parameters, then the body's fields, each a top-level argument; a name used twice is a mistake. */
+function toolArguments(operation: BearerOperation, components: Record<string, JsonSchema>): ToolArguments {
+  const found: ToolArguments = { properties: {}, required: [], targets: new Map() };
+  const add = (name: string, schema: JsonSchema, target: ArgumentTarget, isRequired: boolean) => {
+    if (found.targets.has(name)) throw new Error(`${operation.operationId}: argument ${name} is defined twice`);
+    found.targets.set(name, target);
+    found.properties[name] = schema;
+    if (isRequired) found.required.push(name);
+  };
   for (const parameter of operation.parameters ?? []) {
     const location = parameter.in;
     if (location !== 'path' && location !== 'query') continue;
     const schema = { ...(parameter.schema as JsonSchema) };
     if (typeof parameter.description === 'string') schema.description ??= parameter.description;
-    add(
-      String(parameter.name),
-      inlineSchema(schema),
-      location === 'path' ? 'params' : 'query',
-      location === 'path' || parameter.required === true,
-    );
+    const required = location === 'path' || parameter.required === true;
+    add(String(parameter.name), inlineSchema(schema, components), location === 'path' ? 'params' : 'query', required);
   }
-  const body = operation.requestBody ? inlineSchema(operation.requestBody) : undefined;
-  if (body) {
-    const bodyRequired = new Set((body.required as string[] | undefined) ?? []);
-    const paid = operation.price !== undefined;
-    for (const [name, schema] of Object.entries((body.properties ?? {}) as Record<string, JsonSchema>)) {
-      add(name, schema, 'body', bodyRequired.has(name) || (paid && name === IDEMPOTENCY_FIELD));
-    }
+  const declared = requestBodySchema(operation);
+  const body = declared ? inlineSchema(declared, components) : undefined;
+  const bodyRequired = new Set((body?.required as string[] | undefined) ?? []);
+  const paid = operation.price !== undefined;
+  for (const [name, schema] of Object.entries((body?.properties ?? {}) as Record<string, JsonSchema>)) {
+    add(name, schema, 'body', bodyRequired.has(name) || (paid && name === IDEMPOTENCY_FIELD));
   }
+  return found;
+}
 
+/** Builds the operation's request from arguments that passed the tool's schema: each to where it belongs. */
+function requestBuilder(targets: ReadonlyMap<string, ArgumentTarget>): ToolDefinition['toRequest'] {
+  return (args, principal) => {
+    const parts: { params: Record<string, string>; query: Record<string, unknown>; body: Record<string, unknown> } = {
+      params: {},
+      query: {},
+      body: {},
+    };
+    for (const [name, value] of Object.entries(args)) {
+      const target = targets.get(name);
+      if (target === 'params') parts.params[name] = String(value);
+      else if (target) parts[target][name] = value;
+    }
+    return { principal, ...parts, header: () => undefined };
+  };
+}
+
+function annotationsOf(operation: BearerOperation): ToolAnnotations {
   const readOnly = operation.method === 'get';
+  return {
+    readOnlyHint: readOnly,
+    // A paid operation takes an idempotency key: repeating the call with the same arguments repeats nothing.
+    idempotentHint: readOnly || operation.price !== undefined,
+    destructiveHint: operation.destructive ?? false,
+    openWorldHint: operation.openWorld ?? false,
+  };
+}
+
+function toolDefinition(operation: BearerOperation, components: Record<string, JsonSchema>): ToolDefinition {
+  const { properties, required, targets } = toolArguments(operation, components);
   const success = Object.keys(operation.responses)
     .map(Number)
     .sort((a, b) => a - b)[0];
@@ -101,24 +139,10 @@ function toolDefinition(operation: Operation): ToolDefinition {
     // The registry's schemas, self-contained and in single-type form: what /openapi.json promises, spelled
     // so that every MCP host can read it.
     inputSchema: portableSchema({ type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false }),
-    outputSchema: portableSchema(inlineSchema(operation.responses[success].schema)),
-    annotations: {
-      readOnlyHint: readOnly,
-      // A paid operation takes an idempotency key: repeating the call with the same arguments repeats nothing.
-      idempotentHint: readOnly || operation.price !== undefined,
-      destructiveHint: operation.destructive ?? false,
-      openWorldHint: operation.openWorld ?? false,
-    },
+    outputSchema: portableSchema(inlineSchema(operation.responses[success].schema, components)),
+    annotations: annotationsOf(operation),
     ...(operation.card ? { meta: cardToolMeta(operation.card) } : {}),
     operation,
-    toRequest: (args, principal) => {
-      const request: OperationRequest = { principal, body: {}, query: {}, params: {}, header: () => undefined };
-      for (const [name, value] of Object.entries(args)) {
-        const target = targets.get(name);
-        if (target === 'params') request.params[name] = String(value);
-        else if (target) (request[target] as Record<string, unknown>)[name] = value;
-      }
-      return request;
-    },
+    toRequest: requestBuilder(targets),
   };
 }

@@ -1,8 +1,8 @@
-import type { Operation } from './operation';
+import { bearerOperation } from './operation';
 import { PAGE_PARAMETERS, pageArgs, ref } from './schemas';
 
 /** `GET /v1/jobs`: the subject's jobs, newest first. */
-export const listJobs: Operation = {
+export const listJobs = bearerOperation({
   operationId: 'listJobs',
   method: 'get',
   path: '/v1/jobs',
@@ -11,7 +11,6 @@ export const listJobs: Operation = {
     "Lists the person's jobs, newest first, with status and results, 25 per page unless limit says otherwise " +
     '(up to 100). To see more, call again with cursor set to next_cursor. ' +
     'Read-only and free: it never starts, retries or charges a job.',
-  auth: 'bearer',
   published: true,
   consequential: false,
   parameters: PAGE_PARAMETERS,
@@ -19,6 +18,6 @@ export const listJobs: Operation = {
   errors: [400, 401, 429, 500, 503],
   handle: async (request, services) => {
     const { limit, cursor } = pageArgs(request.query);
-    return { status: 200, body: await services.jobs.list(request.principal!.subject, limit, cursor) };
+    return { status: 200, body: await services.jobs.list(request.principal.subject, limit, cursor) };
   },
-};
+});

@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import type { JsonSchema } from './operation';
 
 /** Reference to a component schema of the generated document. */
@@ -15,7 +16,6 @@ export const OAUTH_CLIENT_SCHEMA: JsonSchema = {
   properties: { client_id: { type: 'string' }, client_name: { type: 'string' } },
 };
 
-/** Idempotency keys: 1..255 printable ASCII characters. */
 /** The `{id}` path parameter of the operations on one job (getJob, cancelJob). */
 export const JOB_ID_PARAMETER: Readonly<Record<string, unknown>> = {
   name: 'id',
@@ -25,7 +25,15 @@ export const JOB_ID_PARAMETER: Readonly<Record<string, unknown>> = {
   schema: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' },
 };
 
+/** Idempotency keys: 1..255 printable ASCII characters. */
 export const IDEMPOTENCY_KEY_SCHEMA: JsonSchema = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' };
+
+/** The same, as the body field of a paid operation declares it. */
+export const IdempotencyKey = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x20-\x7E]+$/);
 
 /** Component schemas shared by operations. */
 export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
@@ -102,12 +110,6 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
     },
   },
   ThingPage: pageSchema(ref('Thing')),
-  JobInput: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['prompt'],
-    properties: { prompt: { type: 'string', minLength: 1, maxLength: 4000, description: 'What the job should work on.' } },
-  },
   Job: {
     type: 'object',
     additionalProperties: false,

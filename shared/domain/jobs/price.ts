@@ -198,7 +198,7 @@ export interface PerUnitOptions<F extends string> {
 }
 
 /** `credits` per `unit`, counted by the input's integer `field`, which must lie within `min..max`. */
-export function perUnit<F extends string>({ credits, unit, field, min, max }: PerUnitOptions<F>): PerUnitPrice<F> {
+export function perUnit<const F extends string>({ credits, unit, field, min, max }: PerUnitOptions<F>): PerUnitPrice<F> {
   assertCount('credits', credits);
   assertBounds('perUnit', min, max);
   // The unit and field are printed into the published documents: keep them to plain words.
@@ -220,7 +220,7 @@ export interface PerLengthOptions<F extends string> {
 }
 
 /** `credits` per started `block` characters (or words) of the input's string `field`, `min..max` blocks. */
-export function perLength<F extends string>({
+export function perLength<const F extends string>({
   credits,
   field,
   measure = 'characters',
@@ -237,7 +237,7 @@ export function perLength<F extends string>({
 }
 
 /** A price per value of the input's enum `field`: `priceTable('quality', { draft: 1, standard: 3 })`. */
-export function priceTable<F extends string>(field: F, table: Readonly<Record<string, number>>): TablePrice<F> {
+export function priceTable<const F extends string>(field: F, table: Readonly<Record<string, number>>): TablePrice<F> {
   assertField('priceTable', field);
   const entries = Object.entries(table);
   if (entries.length === 0) throw new Error('priceTable: the table is empty');
