@@ -12,6 +12,7 @@ import { devConsentAllowed, withDevConsent } from '../shared/domain/oauth/dev-co
 import type { Operation } from '../shared/contract/operations/operation';
 import type { JobPolicies, ProcessorMap } from '../shared/domain/jobs/processor';
 import { OPERATIONS } from '../shared/contract/operations/registry';
+import { paidJobsOf } from '../shared/contract/operations/paid-jobs';
 import { buildPolicies, buildProcessors } from '../shared/domain/jobs/processor';
 import { loadJobSettings } from '../shared/domain/jobs/job-settings';
 import { createServices } from '../shared/domain/services';
@@ -72,7 +73,7 @@ export async function startApi(loaded: Config, logger: Logger, options: StartApi
   const config = servesDevConsent ? withDevConsent(loaded) : loaded;
   const metrics = new Metrics();
   announceSecretOverlap(config, logger, metrics);
-  const jobs = operations.flatMap((operation) => (operation.job ? [operation.job] : []));
+  const jobs = paidJobsOf(operations);
   // Each job's own variables are read from the process's environment, and refused before any port opens.
   const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs }, jobs, loadJobSettings(process.env, jobs));
   const policies = buildPolicies(jobs, { attempts: config.jobAttempts, backoffMs: config.jobBackoffMs });
