@@ -15,9 +15,11 @@ import { OPERATIONS } from '../shared/contract/operations/registry';
 import { paidJobsOf } from '../shared/contract/operations/paid-jobs';
 import { buildPolicies, buildProcessors } from '../shared/domain/jobs/processor';
 import { loadJobSettings } from '../shared/domain/jobs/job-settings';
+import { JobViewer } from '../shared/domain/jobs/job-viewer';
 import { createServices } from '../shared/domain/services';
 import { createBackend } from '../shared/adapters/create-backend';
 import type { EventQueue } from '../shared/domain/webhooks/event-queue';
+import type { Job } from '../shared/domain/jobs/job';
 import { createApp } from './app';
 import { createApiServer } from './http/http-server';
 import { tracedRequests } from '../shared/platform/tracing/server-spans';
@@ -41,7 +43,14 @@ export interface RunningApi {
  * metrics. The entry that runs API and worker together (`npm run dev`, the tests) supplies it, so the API
  * itself never depends on the worker.
  */
-export type InProcessJobConsumer = (parts: { processors: ProcessorMap; policies: JobPolicies; metrics: Metrics; events: EventQueue }) => {
+export type InProcessJobConsumer = (parts: {
+  processors: ProcessorMap;
+  policies: JobPolicies;
+  metrics: Metrics;
+  events: EventQueue;
+  /** How a webhook event shows its job (the operations' event views). */
+  jobView: (job: Job) => Job;
+}) => {
   close(graceMs: number): Promise<void>;
 };
 
@@ -79,10 +88,13 @@ export async function startApi(loaded: Config, logger: Logger, options: StartApi
   const policies = buildPolicies(jobs, { attempts: config.jobAttempts, backoffMs: config.jobBackoffMs });
   // The policies already say whether each operation refunds its failures: one source for the backend and worker.
   const refundOnFailure = (operation: string) => policies.get(operation)?.refundOnFailure ?? true;
-  const backend = createBackend(config, processors, metrics, logger, policies, refundOnFailure);
+  const viewer = new JobViewer(jobs);
+  const backend = createBackend(config, processors, metrics, logger, policies, refundOnFailure, (job) => viewer.event(job));
   const jobWorker =
-    jobConsumer && backend.kind === 'redis' ? jobConsumer({ processors, policies, metrics, events: backend.events }) : undefined;
-  const { services, tokens } = createServices(config, backend, metrics, cimdFetch);
+    jobConsumer && backend.kind === 'redis'
+      ? jobConsumer({ processors, policies, metrics, events: backend.events, jobView: (job) => viewer.event(job) })
+      : undefined;
+  const { services, tokens } = createServices(config, backend, metrics, cimdFetch, viewer);
   const api = createApiServer(config.http);
   const app = createApp({
     config,

@@ -9,6 +9,7 @@ import { EventDelivery } from '../domain/webhooks/event-delivery';
 import { WebhookSender } from '../domain/webhooks/webhook-sender';
 import { MemoryEventQueue } from './memory/memory-event-queue';
 import type { Backend } from '../domain/backend';
+import type { Job } from '../domain/jobs/job';
 
 /** The warning printed when no Redis is configured. */
 export const MEMORY_BACKEND_WARNING =
@@ -28,6 +29,8 @@ export function createBackend(
   policies: JobPolicies = new Map(),
   /** Whether a failed job of an operation is refunded; default: as its policy says (yes without one). */
   refundOnFailure: (operation: string) => boolean = (operation) => policies.get(operation)?.refundOnFailure ?? true,
+  /** How a webhook event shows its job (each operation's event view); default: as stored. */
+  jobView?: (job: Job) => Job,
 ): Backend {
   if (config.redis) {
     const backend = createRedisBackend(config, metrics, logger, policies);
@@ -49,7 +52,7 @@ export function createBackend(
     events: webhooks
       ? (sources) =>
           new MemoryEventQueue({
-            delivery: new EventDelivery(sources, new WebhookSender(webhooks), metrics, logger),
+            delivery: new EventDelivery({ ...sources, jobView }, new WebhookSender(webhooks), metrics, logger),
             retryBaseMs: webhooks.retryBaseMs,
             concurrency: webhooks.concurrency,
             metrics,

@@ -90,7 +90,8 @@ describe('MCP tool schemas are portable (the Inspector --strict rules)', () => {
       ],
     });
     // Nested: inside properties, items and branches too; a schema without type arrays is left as it was.
-    const page = inlineSchema(COMPONENT_SCHEMAS.JobPage);
+    const components = schemaComponents(OPERATIONS);
+    const page = inlineSchema(components.JobPage, components);
     expect(typeUnions(page)).to.have.length.greaterThan(0);
     expect(typeUnions(portableSchema(page))).to.deep.equal([]);
     const usage = inlineSchema(COMPONENT_SCHEMAS.Usage);
@@ -136,6 +137,6 @@ describe('MCP tool schemas are portable (the Inspector --strict rules)', () => {
     expect(typeUnions(document.components.schemas).length).to.be.greaterThan(5);
     const getJob = buildToolDefinitions(publishedOperations()).find((tool) => tool.name === 'get_job')!;
     const published = document.paths['/v1/jobs/{id}'].get.responses['200'].content['application/json'].schema;
-    expect(getJob.outputSchema).to.deep.equal(portableSchema(inlineSchema(published)));
+    expect(getJob.outputSchema).to.deep.equal(portableSchema(inlineSchema(published, document.components.schemas)));
   });
 });

@@ -1,6 +1,7 @@
 import { publishedPrice } from '../../domain/jobs/price';
 import { modelDescription } from '../operations/model-description';
 import type { Operation, ResponseSpec } from '../operations/operation';
+import { bodyLimitOf, DEFAULT_BODY_LIMIT_BYTES } from '../operations/body-limit';
 import { requestBodySchema, schemaComponents } from '../operations/registry-schemas';
 import { OAUTH_PATHS } from '../../domain/oauth/discovery';
 import { ERROR_RESPONSES } from './error-responses';
@@ -25,9 +26,11 @@ export function buildOpenApiDocument(operations: readonly Operation[], serverUrl
   // The published copy (an absolute server URL) also offers OAuth 2.1; the validator's copy does not check
   // security, so it has no need of absolute endpoint URLs.
   const oauthBase = /^https?:\/\//.test(serverUrl) ? serverUrl.replace(/\/+$/, '') : undefined;
+  const components = schemaComponents(operations);
+  const limits = new Map(operations.map((operation) => [operation, bodyLimitOf(operation, components)]));
   for (const operation of operations) {
     paths[operation.path] ??= {};
-    paths[operation.path][operation.method] = operationObject(operation, oauthBase !== undefined);
+    paths[operation.path][operation.method] = operationObject(operation, oauthBase !== undefined, limits.get(operation)!);
   }
   const securitySchemes: Record<string, unknown> = {
     bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The token the person got when connecting.' },
@@ -53,14 +56,14 @@ export function buildOpenApiDocument(operations: readonly Operation[], serverUrl
     servers: [{ url: serverUrl }],
     paths,
     components: {
-      schemas: schemaComponents(operations),
-      responses: errorComponents(),
+      schemas: components,
+      responses: errorComponents(Math.max(DEFAULT_BODY_LIMIT_BYTES, ...limits.values())),
       securitySchemes,
     },
   };
 }
 
-function operationObject(operation: Operation, oauth: boolean): Record<string, unknown> {
+function operationObject(operation: Operation, oauth: boolean, bodyLimit: number): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
   for (const [status, spec] of Object.entries(operation.responses)) responses[status] = successResponse(spec);
   const errors = [...new Set([...operation.errors, ...CHAIN_ERRORS])].sort((a, b) => a - b);
@@ -73,7 +76,11 @@ function operationObject(operation: Operation, oauth: boolean): Record<string, u
   };
   if (operation.parameters) object.parameters = operation.parameters;
   const body = requestBodySchema(operation);
-  if (body) object.requestBody = { required: true, content: { 'application/json': { schema: body } } };
+  if (body) {
+    // A limit above the usual 64 KiB is stated where it applies; the 413 answer refers to it.
+    const limit = bodyLimit > DEFAULT_BODY_LIMIT_BYTES ? { description: `At most ${bodyLimit} bytes of JSON.` } : {};
+    object.requestBody = { ...limit, required: true, content: { 'application/json': { schema: body } } };
+  }
   object.responses = responses;
   object['x-openai-isConsequential'] = operation.consequential;
   if (operation.price) {
@@ -96,11 +103,13 @@ function successResponse(spec: ResponseSpec): Record<string, unknown> {
   };
 }
 
-function errorComponents(): Record<string, unknown> {
+/** The error responses; the 413's wording names the largest body limit when an operation takes more than 64 KiB. */
+function errorComponents(largestBodyLimit: number): Record<string, unknown> {
   const components: Record<string, unknown> = {};
-  for (const { name, description, headers } of Object.values(ERROR_RESPONSES)) {
+  for (const [status, { name, description, headers }] of Object.entries(ERROR_RESPONSES)) {
+    const larger = status === '413' && largestBodyLimit > DEFAULT_BODY_LIMIT_BYTES;
     components[name] = {
-      description,
+      description: larger ? "The body is over the operation's limit: 64 KiB, or the larger limit its request body states." : description,
       ...(headers ? { headers } : {}),
       content: { [PROBLEM_MEDIA_TYPE]: { schema: { $ref: '#/components/schemas/Problem' } } },
     };

@@ -8,13 +8,13 @@ export const listJobs = bearerOperation({
   path: '/v1/jobs',
   summary: "List the person's jobs",
   description:
-    "Lists the person's jobs, newest first, with status and results, 25 per page unless limit says otherwise " +
-    '(up to 100). To see more, call again with cursor set to next_cursor. ' +
-    'Read-only and free: it never starts, retries or charges a job.',
+    "Lists the person's jobs, newest first, with status and a summary of each input and result (getJob shows a " +
+    'job whole), 25 per page unless limit says otherwise (up to 100). To see more, call again with cursor set to ' +
+    'next_cursor. Read-only and free: it never starts, retries or charges a job.',
   published: true,
   consequential: false,
   parameters: PAGE_PARAMETERS,
-  responses: { 200: { description: 'A page of jobs.', schema: ref('JobPage') } },
+  responses: { 200: { description: 'A page of jobs, each summarised.', schema: ref('JobPage') } },
   errors: [400, 401, 429, 500, 503],
   handle: async (request, services) => {
     const { limit, cursor } = pageArgs(request.query);

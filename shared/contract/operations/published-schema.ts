@@ -42,8 +42,9 @@ function convert(type: z.ZodType): PublishedSchema {
   for (const [name, definition] of Object.entries(($defs ?? {}) as Record<string, JsonSchema>))
     components[name] = tidy(definition) as JsonSchema;
   // A schema that is itself named is published as its component, referred to by name.
+  // zod writes a named root as a reference to its definition; should it not, the root is made one.
   const id = z.globalRegistry.get(type)?.id;
-  if (id) {
+  if (id && !(id in components)) {
     components[id] = tidy(root) as JsonSchema;
     return { schema: { $ref: `${COMPONENT_PREFIX}${id}` }, components };
   }

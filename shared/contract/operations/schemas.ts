@@ -35,7 +35,10 @@ export const IdempotencyKey = z
   .max(255)
   .regex(/^[\x20-\x7E]+$/);
 
-/** Component schemas shared by operations. */
+/**
+ * Component schemas shared by operations. `Job`'s input and result, `JobSummary` and `JobPage` are completed
+ * from the registry's paid jobs (`schemaComponents`).
+ */
 export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
   Problem: {
     type: 'object',
@@ -103,7 +106,7 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
     additionalProperties: false,
     required: ['id', 'name', 'notes', 'created_at'],
     properties: {
-      id: { type: 'string', pattern: '^thing_' },
+      id: { type: 'string', pattern: '^thing_', maxLength: 64 },
       name: { type: 'string', minLength: 1, maxLength: 200 },
       notes: { type: ['string', 'null'], maxLength: 2000 },
       created_at: timestamp,
@@ -170,7 +173,6 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
       },
     },
   },
-  JobPage: pageSchema(ref('Job')),
 };
 
 /** A page of a list: `items` of the given schema and the cursor of the next page. */
@@ -181,7 +183,7 @@ export function pageSchema(items: JsonSchema): JsonSchema {
     required: ['items', 'next_cursor'],
     properties: {
       items: { type: 'array', items },
-      next_cursor: { type: ['string', 'null'], description: 'Pass as cursor for the next page; null on the last page.' },
+      next_cursor: { type: ['string', 'null'], maxLength: 64, description: 'Pass as cursor for the next page; null on the last page.' },
     },
   };
 }

@@ -13,6 +13,7 @@ import { DailyBudget } from '../ledger/daily-budget';
 import type { JobIdKeySource } from './job-id-key';
 import { toPublicJob, type Job, type JobRecord } from './job';
 import type { JobQueue } from './job-queue';
+import { JobViewer } from './job-viewer';
 
 /** A paid job to start, as the handler hands it over. */
 export interface JobSubmission {
@@ -61,6 +62,8 @@ export class JobService {
     private readonly retentionSeconds: number,
     private readonly hooks: JobServiceHooks = {},
     private readonly budget: DailyBudget = new DailyBudget(undefined),
+    /** How each operation's jobs show their input and result: whole when read, summarised when listed. */
+    private readonly viewer: JobViewer = new JobViewer(),
   ) {}
 
   /**
@@ -124,7 +127,7 @@ export class JobService {
     // a 503 here is safe to retry: the same key finds the same job, charged once. Replays wait too, since a
     // first answer may have been this 503.
     await this.queue.confirmDurable(submission.subject, shard);
-    return { job: toPublicJob(stored), replayed: outcome === 'replayed' };
+    return { job: this.viewer.read(toPublicJob(stored)), replayed: outcome === 'replayed' };
   }
 
   /**
@@ -142,7 +145,7 @@ export class JobService {
     const job = await this.queue.get(id);
     if (!job || job.subject !== subject) throw new NotFoundError('No job with this id.');
     await this.repairRefund(job);
-    return toPublicJob(job);
+    return this.viewer.read(toPublicJob(job));
   }
 
   /**
@@ -170,13 +173,13 @@ export class JobService {
     if (!canceled) throw new NotFoundError('No job with this id.');
     const { outcome, job } = canceled;
     if (outcome === 'finished') throw new JobFinishedError();
-    if (outcome === 'requested') return { job: toPublicJob(job), running: true };
+    if (outcome === 'requested') return { job: this.viewer.read(toPublicJob(job)), running: true };
     const refunded = job.cost > 0 && (await this.ledger.refund(refundOf(job, this.retentionSeconds)));
     await this.hooks.onCanceled?.(job, refunded ? job.cost : 0);
-    return { job: toPublicJob(job), running: false };
+    return { job: this.viewer.read(toPublicJob(job)), running: false };
   }
 
-  /** The subject's jobs, newest first. */
+  /** The subject's jobs, newest first, each as a list shows it (a page of 100 stays bounded). */
   async list(subject: string, limit: number, cursor?: string): Promise<Page<Job>> {
     const before = cursor === undefined ? undefined : decodeCursor(cursor);
     const ids = await this.ledger.listJobIds(subject, { limit: limit + 1, before });
@@ -185,7 +188,7 @@ export class JobService {
     const jobs = await Promise.all(shown.map(({ value }) => this.queue.get(value)));
     const missing = shown.filter((_, i) => jobs[i] === undefined).map(({ value }) => value);
     if (missing.length > 0) await this.ledger.pruneJobs(subject, missing);
-    const items = jobs.filter((job) => job !== undefined && job.subject === subject).map((job) => toPublicJob(job!));
+    const items = jobs.filter((job) => job !== undefined && job.subject === subject).map((job) => this.viewer.list(toPublicJob(job!)));
     return { items, next_cursor: hasMore ? encodeCursor(shown[shown.length - 1].seq) : null };
   }
 

@@ -1,6 +1,7 @@
 import type { Spec } from 'envalid';
 import type * as z from 'zod';
 import { JobError } from '../../platform/errors/job-error';
+import type { JobViews } from './job-views';
 
 /**
  * What a processor returns: a small JSON object, stored with the job. Any object type, so a result declared
@@ -63,6 +64,12 @@ export interface PaidJob<
   readonly input: z.ZodType<Input>;
   /** What a succeeded job holds as `result`: published with the job; a result outside it fails the job. */
   readonly result?: z.ZodType<Result>;
+  /**
+   * An input that succeeds: what the tests (and a person trying the operation) call it with. Not every valid
+   * input need succeed (a processor may fail with `JobError` on what only the work can tell), so the tests
+   * that expect success use this one.
+   */
+  readonly example?: Input;
   /** An attempt running longer than this is stopped (its `signal` fires) and fails; none: no limit. */
   readonly timeoutMs?: number;
   /** Attempts in all, the first included (default: `JOB_ATTEMPTS`). */
@@ -73,6 +80,11 @@ export interface PaidJob<
   readonly refundOnFailure?: boolean;
   /** This job's own environment variables, validated at start; the processor receives their values. */
   readonly settings?: S;
+  /**
+   * How its jobs show their input and result when read (default: whole) and listed (default: a summary of
+   * a few fields, so a page of 100 stays under 100,000 characters); each view publishes its schema.
+   */
+  readonly views?: JobViews<Input, Result>;
   /** Builds the processor once per process. */
   processor(settings: ProcessorSettings, own: JobSettingValues<S>): Processor<Input, Result>;
 }

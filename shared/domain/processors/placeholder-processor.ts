@@ -23,6 +23,7 @@ export const PLACEHOLDER_RESULT = z.strictObject({
   words: z.int().min(0).max(4000),
   digest: z
     .string()
+    .length(16)
     .regex(/^[0-9a-f]{16}$/)
     .describe('The start of the SHA-256 of the prompt, in hex.'),
 });
@@ -72,6 +73,7 @@ export const placeholderJob = paidJob({
   operationId: 'createJob',
   input: PLACEHOLDER_INPUT,
   result: PLACEHOLDER_RESULT,
+  example: { prompt: 'Summarise my week in three lines.' },
   settings: PLACEHOLDER_SETTINGS,
   processor: (settings, own) => placeholderProcessor(settings.placeholderJobMs, own.PLACEHOLDER_PROGRESS_STEPS),
 });
