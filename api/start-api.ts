@@ -64,6 +64,8 @@ export interface StartApiOptions {
    * its jobs in-process, so it is not called there.
    */
   jobConsumer?: InProcessJobConsumer;
+  /** Where the paid jobs' own variables are read from; default the process's environment (tests pass theirs). */
+  jobSettingsEnv?: NodeJS.ProcessEnv;
   /** Tests only: lets the Client ID Metadata Document fetcher reach a local https server. */
   cimdFetch?: CimdFetchOptions;
   /** MCP: serve plain 2026-07-28 tool calls directly (default); false leaves every request to the SDK. */
@@ -77,14 +79,14 @@ export interface StartApiOptions {
 
 /** Wires configuration, backend, services and listeners: everything `npm start` and `npm run dev` run. */
 export async function startApi(loaded: Config, logger: Logger, options: StartApiOptions = {}): Promise<RunningApi> {
-  const { operations = OPERATIONS, jobConsumer, cimdFetch, mcpDirectCalls, devConsent = false } = options;
+  const { operations = OPERATIONS, jobConsumer, cimdFetch, mcpDirectCalls, devConsent = false, jobSettingsEnv = process.env } = options;
   const servesDevConsent = devConsent && devConsentAllowed(loaded);
   const config = servesDevConsent ? withDevConsent(loaded) : loaded;
   const metrics = new Metrics();
   announceSecretOverlap(config, logger, metrics);
   const jobs = paidJobsOf(operations);
   // Each job's own variables are read from the process's environment, and refused before any port opens.
-  const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs }, jobs, loadJobSettings(process.env, jobs));
+  const processors = buildProcessors({ placeholderJobMs: config.placeholderJobMs }, jobs, loadJobSettings(jobSettingsEnv, jobs));
   const policies = buildPolicies(jobs, { attempts: config.jobAttempts, backoffMs: config.jobBackoffMs });
   // The policies already say whether each operation refunds its failures: one source for the backend and worker.
   const refundOnFailure = (operation: string) => policies.get(operation)?.refundOnFailure ?? true;

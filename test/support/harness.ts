@@ -79,7 +79,12 @@ export async function startConnector(
   const logs = new LogCapture();
   const logger = createLogger(config.logLevel, 'connector-test', logs);
   // On Redis the API only enqueues; the same process also consumes the queue, as `npm run dev` does.
-  const api = await startApi(config, logger, { ...options, jobConsumer: runWorker ? inProcessWorker(config, logger) : undefined });
+  // The paid jobs' own variables come from the same environment as the connector's.
+  const api = await startApi(config, logger, {
+    jobSettingsEnv: prepared.env,
+    ...options,
+    jobConsumer: runWorker ? inProcessWorker(config, logger) : undefined,
+  });
   const baseUrl = `http://127.0.0.1:${api.port}`;
   // On Redis the API listens before its client has connected, and until then requests that need Redis
   // answer 503 by design; a connector under test is handed out ready.

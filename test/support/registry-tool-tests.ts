@@ -137,13 +137,15 @@ export function registryToolTests(operations: readonly Operation[], connectorOf:
         expect(noSuchTool.code).to.equal(INVALID_PARAMS);
       });
 
-      it('every paid tool, called twice with arguments from its schema and one fresh key, answers the same job of its operation at its cost, charged once, which its poll tool reads to a final state', async () => {
+      it('every paid tool, called twice with its job’s example input (else arguments from its schema) and one fresh key, answers the same job of its operation at its cost, charged once, which its poll tool reads to a final state (succeeded for the example)', async () => {
         for (const definition of definitions.filter((candidate) => candidate.operation.price !== undefined)) {
-          const { operationId, price, async } = definition.operation;
+          const { operationId, price, async, job: paid } = definition.operation;
           const subject = newSubject();
           const own = await connectMcp(`${connectorOf().baseUrl}/mcp`, await connectorOf().link(subject), revision);
           try {
-            const sample = sampleArguments(definition.inputSchema);
+            // A valid input need not succeed (a processor may refuse what only the work can tell): the example does.
+            const example = paid?.example;
+            const sample = example === undefined ? sampleArguments(definition.inputSchema) : { input: example };
             const args = { ...sample, idempotency_key: newKey() };
             // The charge is the operation's rule applied to the arguments sent.
             const cost = priceOf(price!, sample.input as Record<string, unknown>);
@@ -167,6 +169,7 @@ export function registryToolTests(operations: readonly Operation[], connectorOf:
               { what: `${definition.name}'s job ${job.id} to end`, timeoutMs: 20_000 },
             );
             expect(final, definition.name).to.include({ id: job.id, operation: operationId });
+            if (example !== undefined) expect(final.status, `${definition.name}: ${JSON.stringify(final.error)}`).to.equal('succeeded');
           } finally {
             await own.close();
           }

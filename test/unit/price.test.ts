@@ -88,7 +88,7 @@ describe('price rules', () => {
     // An emoji is one character (two UTF-16 units), as JSON Schema's maxLength counts it.
     expect(priceOf(rule, { text: '😀'.repeat(1000) })).to.equal(3);
     expect(priceRange(rule)).to.deep.equal({ min: 3, max: 60 });
-    expect(priceText(rule)).to.equal('Costs 3 credits per started 1,000 characters of input.text (1 to 20 blocks), so 3 to 60 credits.');
+    expect(priceText(rule)).to.equal('Costs 3 credits per started 1,000 characters of input.text, so 3 to 60 credits.');
     expect(publishedPrice(rule)).to.deep.include({
       kind: 'per-length',
       field: 'input.text',
@@ -106,7 +106,7 @@ describe('price rules', () => {
     const rule = words();
     expect(priceOf(rule, { text: 'word '.repeat(100) })).to.equal(1);
     expect(priceOf(rule, { text: 'word '.repeat(101) })).to.equal(2);
-    expect(priceStatement(rule)).to.equal('1 credit per started 100 words of input.text (1 to 10 blocks), so 1 to 10 credits');
+    expect(priceStatement(rule)).to.equal('1 credit per started 100 words of input.text, so 1 to 10 credits');
     refusal(rule, { text: '   ' });
   });
 

@@ -132,8 +132,7 @@ const KINDS: Handlers = {
     range: (rule) => ({ min: rule.credits * rule.min, max: rule.credits * rule.max }),
     phrase: (rule) => {
       const { min, max } = KINDS['per-length'].range(rule);
-      const blocks = rule.min === rule.max ? `${rule.min}` : `${rule.min} to ${rule.max}`;
-      return `${credits(rule.credits)} per started ${count(rule.block)} ${singular(rule.measure, rule.block)} of input.${rule.field} (${blocks} ${rule.max === 1 ? 'block' : 'blocks'}), so ${min} to ${credits(max)}`;
+      return `${credits(rule.credits)} per started ${count(rule.block)} ${singular(rule.measure, rule.block)} of input.${rule.field}, so ${min} to ${credits(max)}`;
     },
     fields: (rule) => ({
       credits: rule.credits,
