@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import ts from 'typescript';
@@ -14,7 +15,7 @@ import { callOk, connectMcp, OutputChecker } from '../support/mcp-client';
 import { portabilityFindings } from '../support/schema-portability';
 import { ROOT } from '../support/spawn-process';
 import { waitFor } from '../../testkit/wait-for';
-import { loadWorkedExample } from './support/worked-example';
+import { loadWorkedExample, WORKED_EXAMPLE_PAGE } from './support/worked-example';
 
 const TOPIC = 'tides';
 const STATEMENT = '2 credits per page (input.pages, 1 to 5), so 2 to 10 credits';
@@ -113,6 +114,14 @@ describe('the worked example of docs/building-operations.md (a free quote and a 
         const llms = await (await fetch(`${c.baseUrl}/llms.txt`)).text();
         expect(llms).to.contain(modelDescription(report)).and.to.contain(quote.description);
         expect(llms).to.contain(`- Cost: ${STATEMENT}, charged once when the job is accepted.`);
+        // What the page says they print, as it prints it.
+        const page = readFileSync(WORKED_EXAMPLE_PAGE, 'utf8').replace(/\s+/g, ' ');
+        const printed = /publishes the rule as `x-cost` `(\{[^`]+\})`/.exec(page);
+        expect(printed, 'the x-cost the page shows').to.not.equal(null);
+        expect(JSON.parse(printed![1])).to.deep.equal(document.paths['/v1/reports'].post['x-cost']);
+        const line = /`\/llms.txt` adds "(Cost: [^"]+)"/.exec(page);
+        expect(line, 'the cost line the page quotes').to.not.equal(null);
+        expect(llms.replace(/\s+/g, ' ')).to.contain(`- ${line![1]}.`);
       });
 
       it('the quote answers 200 with one of the quotes and charges nothing', async () => {
