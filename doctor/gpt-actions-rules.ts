@@ -133,38 +133,55 @@ function customHeaders(document: OpenApiJson, operations: DocumentOperation[]): 
   return allOf('actions.custom-headers', problems, 'no operation depends on a custom header without a body alternative');
 }
 
-/**
- * Every success answer sized at its largest (see `maximalSize`): a list at the page its `limit` allows with
- * every item at its largest, a single answer with every field at its maximum. A list answer that cannot be
- * sized (a field without a bound) or any answer over the limit is a WARN naming it. A single answer with an
- * unbounded field (a URL, an id) is not sized: its size does not grow with the person's data.
- */
+/** Every success answer sized at its largest ({@link sizeOf}); a WARN names each that cannot be or is too big. */
 function responseSize(document: OpenApiJson, operations: DocumentOperation[]): CheckResult {
-  const problems: string[] = [];
-  let largest = { length: 0, where: '' };
-  for (const op of operations) {
-    for (const [status, response] of Object.entries<any>(op.operation.responses ?? {})) {
-      if (!/^2/.test(status)) continue;
-      const schema = resolve(document, resolve(document, response)?.content?.['application/json']?.schema);
-      if (!schema) continue;
-      const list = arraysIn(document, schema).length > 0;
-      const sized = maximalSize(document, schema, limitMaximum(document, op));
-      const where = `${label(op)} ${status}`;
-      if ('unbounded' in sized) {
-        if (list) problems.push(`${where} cannot be sized: ${sized.unbounded} has no bound (maxLength, maxItems or a limit parameter)`);
-        continue;
-      }
-      if (sized.length > MAX_PAYLOAD_CHARS)
-        problems.push(`${where} is ${sized.length} characters at its largest (max ${MAX_PAYLOAD_CHARS})`);
-      if (sized.length > largest.length) largest = { length: sized.length, where };
-    }
-  }
+  const sized = operations.flatMap((op) =>
+    Object.entries<any>(op.operation.responses ?? {})
+      .filter(([status]) => /^2/.test(status))
+      .flatMap(([status, response]) => sizeOf(document, op, status, response)),
+  );
+  const problems = [...new Set(sized.flatMap((answer) => (answer.problem ? [answer.problem] : [])))];
+  const largest = sized.reduce((best, answer) => (answer.length > best.length ? answer : best), { where: '', length: 0 });
   return allOf(
     'actions.response-size',
-    [...new Set(problems)],
+    problems,
     `every answer at its largest (a full page, every string at its maximum) stays under ${MAX_PAYLOAD_CHARS} characters; the largest: ${largest.where} at ${largest.length}`,
     'WARN',
   );
+}
+
+/** One success answer at its largest: its size, and what is wrong with it if anything. */
+interface SizedAnswer {
+  where: string;
+  length: number;
+  problem?: string;
+}
+
+/**
+ * Sizes one success answer (see `maximalSize`): a list at the page its `limit` allows with every item at its
+ * largest, a single answer with every field at its maximum. A list answer that cannot be sized (a field without
+ * a bound), or any answer over the limit, is a problem. A single answer with an unbounded field (a URL, an id)
+ * is not sized: its size does not grow with the person's data.
+ */
+function sizeOf(document: OpenApiJson, op: DocumentOperation, status: string, response: unknown): SizedAnswer[] {
+  const schema = resolve(document, resolve(document, response)?.content?.['application/json']?.schema);
+  if (!schema) return [];
+  const where = `${label(op)} ${status}`;
+  const sized = maximalSize(document, schema, limitMaximum(document, op));
+  if ('unbounded' in sized) {
+    if (arraysIn(document, schema).length === 0) return [];
+    return [
+      { where, length: 0, problem: `${where} cannot be sized: ${sized.unbounded} has no bound (maxLength, maxItems or a limit parameter)` },
+    ];
+  }
+  const over = sized.length > MAX_PAYLOAD_CHARS;
+  return [
+    {
+      where,
+      length: sized.length,
+      ...(over ? { problem: `${where} is ${sized.length} characters at its largest (max ${MAX_PAYLOAD_CHARS})` } : {}),
+    },
+  ];
 }
 
 /** The operation's parameters, path-level ones included, with `$ref`s resolved. */

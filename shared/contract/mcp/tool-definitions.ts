@@ -74,28 +74,55 @@ interface ToolArguments {
 /** Path and query parameters, then the body's fields, each a top-level argument; a name used twice is a mistake. */
 function toolArguments(operation: BearerOperation, components: Record<string, JsonSchema>): ToolArguments {
   const found: ToolArguments = { properties: {}, required: [], targets: new Map() };
-  const add = (name: string, schema: JsonSchema, target: ArgumentTarget, isRequired: boolean) => {
-    if (found.targets.has(name)) throw new Error(`${operation.operationId}: argument ${name} is defined twice`);
-    found.targets.set(name, target);
-    found.properties[name] = schema;
-    if (isRequired) found.required.push(name);
-  };
-  for (const parameter of operation.parameters ?? []) {
+  for (const argument of [...parameterArguments(operation, components), ...bodyArguments(operation, components)]) {
+    if (found.targets.has(argument.name)) throw new Error(`${operation.operationId}: argument ${argument.name} is defined twice`);
+    found.targets.set(argument.name, argument.target);
+    found.properties[argument.name] = argument.schema;
+    if (argument.required) found.required.push(argument.name);
+  }
+  return found;
+}
+
+/** One tool argument: its name, schema, where it goes, and whether it is required. */
+interface ToolArgument {
+  name: string;
+  schema: JsonSchema;
+  target: ArgumentTarget;
+  required: boolean;
+}
+
+/** The path and query parameters (a path one is always required); header parameters have no argument. */
+function parameterArguments(operation: BearerOperation, components: Record<string, JsonSchema>): ToolArgument[] {
+  return (operation.parameters ?? []).flatMap((parameter) => {
     const location = parameter.in;
-    if (location !== 'path' && location !== 'query') continue;
+    if (location !== 'path' && location !== 'query') return [];
     const schema = { ...(parameter.schema as JsonSchema) };
     if (typeof parameter.description === 'string') schema.description ??= parameter.description;
     const required = location === 'path' || parameter.required === true;
-    add(String(parameter.name), inlineSchema(schema, components), location === 'path' ? 'params' : 'query', required);
-  }
+    return [
+      {
+        name: String(parameter.name),
+        schema: inlineSchema(schema, components),
+        target: location === 'path' ? 'params' : 'query',
+        required,
+      },
+    ];
+  });
+}
+
+/** The body's fields; a paid operation's `idempotency_key` is required here, as MCP has no headers to carry it. */
+function bodyArguments(operation: BearerOperation, components: Record<string, JsonSchema>): ToolArgument[] {
   const declared = requestBodySchema(operation);
-  const body = declared ? inlineSchema(declared, components) : undefined;
-  const bodyRequired = new Set((body?.required as string[] | undefined) ?? []);
+  if (!declared) return [];
+  const body = inlineSchema(declared, components);
+  const required = new Set((body.required as string[] | undefined) ?? []);
   const paid = operation.price !== undefined;
-  for (const [name, schema] of Object.entries((body?.properties ?? {}) as Record<string, JsonSchema>)) {
-    add(name, schema, 'body', bodyRequired.has(name) || (paid && name === IDEMPOTENCY_FIELD));
-  }
-  return found;
+  return Object.entries((body.properties ?? {}) as Record<string, JsonSchema>).map(([name, schema]) => ({
+    name,
+    schema,
+    target: 'body' as const,
+    required: required.has(name) || (paid && name === IDEMPOTENCY_FIELD),
+  }));
 }
 
 /** Builds the operation's request from arguments that passed the tool's schema: each to where it belongs. */
