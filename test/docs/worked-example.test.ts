@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
+import { REPORT_STATEMENT as STATEMENT, REPORT_X_COST } from '../support/report-price';
 import ts from 'typescript';
 import { gptActionsRules } from '../../doctor/gpt-actions-rules';
 import { buildOpenApiDocument } from '../../shared/contract/description/openapi-document';
@@ -18,7 +19,6 @@ import { waitFor } from '../../testkit/wait-for';
 import { loadWorkedExample, WORKED_EXAMPLE_PAGE } from './support/worked-example';
 
 const TOPIC = 'tides';
-const STATEMENT = '2 credits per page (input.pages, 1 to 5), so 2 to 10 credits';
 
 describe('the worked example of docs/building-operations.md (a free quote and a paid report)', function () {
   this.timeout(60_000);
@@ -98,17 +98,7 @@ describe('the worked example of docs/building-operations.md (a free quote and a 
         const document = (await (await fetch(`${c.baseUrl}/openapi.json`)).json()) as Record<string, any>;
         expect(document.paths['/v1/reports'].post.description).to.equal(`${report.description} Costs ${STATEMENT}.`);
         expect(modelDescription(report)).to.equal(`${report.description} Costs ${STATEMENT}.`);
-        expect(document.paths['/v1/reports'].post['x-cost']).to.deep.equal({
-          kind: 'per-unit',
-          credits: 2,
-          unit: 'page',
-          field: 'input.pages',
-          min_units: 1,
-          max_units: 5,
-          text: `Costs ${STATEMENT}.`,
-          min: 2,
-          max: 10,
-        });
+        expect(document.paths['/v1/reports'].post['x-cost']).to.deep.equal(REPORT_X_COST);
         expect(document.paths['/v1/quotes/random'].get.description).to.equal(quote.description);
         expect(document.paths['/v1/quotes/random'].get['x-cost']).to.equal(undefined);
         const llms = await (await fetch(`${c.baseUrl}/llms.txt`)).text();

@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { expect } from 'chai';
 import { publishedOperations } from '../../shared/contract/operations/registry';
-import { BACKENDS } from '../support/backends';
+import type { Operation } from '../../shared/contract/operations/operation';
+import { BACKENDS, type BackendKind } from '../support/backends';
 import { EXTENDED_REGISTRY } from '../support/extra-operations';
 import { freePort } from '../../testkit/free-port';
 import { BASE_ENV, startConnector, type ConnectorUnderTest } from '../support/harness';
@@ -25,6 +26,14 @@ async function withStandIn<T>(breakage: Breakage, fn: (standIn: StandIn) => Prom
   }
 }
 
+/** A connector listening on a free port that is also its PUBLIC_URL, as the doctor reaches it, serving `operations`. */
+async function listening(backend: BackendKind, operations?: readonly Operation[]): Promise<{ connector: ConnectorUnderTest; url: string }> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const connector = await startConnector(backend, { PORT: String(port), PUBLIC_URL: url }, operations ? { operations } : {});
+  return { connector, url };
+}
+
 for (const backend of BACKENDS) {
   describe(`connector-doctor against a listening connector [${backend}]`, function () {
     this.timeout(60_000);
@@ -32,9 +41,7 @@ for (const backend of BACKENDS) {
     let url: string;
     before(async function () {
       this.timeout(60_000);
-      const port = await freePort();
-      url = `http://127.0.0.1:${port}`;
-      connector = await startConnector(backend, { PORT: String(port), PUBLIC_URL: url });
+      ({ connector, url } = await listening(backend));
     });
     after(async () => connector?.close());
 
@@ -86,9 +93,7 @@ for (const backend of BACKENDS) {
     let url: string;
     before(async function () {
       this.timeout(60_000);
-      const port = await freePort();
-      url = `http://127.0.0.1:${port}`;
-      connector = await startConnector(backend, { PORT: String(port), PUBLIC_URL: url }, { operations: EXTENDED_REGISTRY.operations });
+      ({ connector, url } = await listening(backend, EXTENDED_REGISTRY.operations));
     });
     after(async () => connector?.close());
 

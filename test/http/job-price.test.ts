@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { REPORT_STATEMENT as STATEMENT, REPORT_X_COST } from '../support/report-price';
 import * as z from 'zod';
 import { paidOperation } from '../../shared/contract/operations/paid-operation';
 import { paidJob } from '../../shared/domain/jobs/processor';
@@ -10,7 +11,6 @@ import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../
 import { connectMcp } from '../support/mcp-client';
 
 const LIMIT = 10;
-const STATEMENT = '2 credits per page (input.pages, 1 to 5), so 2 to 10 credits';
 const DESCRIPTION = 'Drafts a report on a topic, 1 to 5 pages, charged once when accepted: ask the person first.';
 
 /** A paid operation priced by its input, as the guide's report: 2 credits per page, 1 to 5 pages. */
@@ -59,17 +59,7 @@ for (const backend of BACKENDS) {
     it('/openapi.json, /llms.txt and tools/list state the rule and its range for the report once, and the fixed-price placeholder exactly as before', async () => {
       const document = (await (await fetch(`${c.baseUrl}/openapi.json`)).json()) as Record<string, any>;
       const report = document.paths['/v1/reports'].post;
-      expect(report['x-cost']).to.deep.equal({
-        kind: 'per-unit',
-        credits: 2,
-        unit: 'page',
-        field: 'input.pages',
-        min_units: 1,
-        max_units: 5,
-        text: `Costs ${STATEMENT}.`,
-        min: 2,
-        max: 10,
-      });
+      expect(report['x-cost']).to.deep.equal(REPORT_X_COST);
       expect(document.paths['/v1/jobs'].post['x-cost']).to.deep.equal({
         kind: 'fixed',
         credits: 1,
