@@ -8,7 +8,6 @@ import {
   OPERATION_ID_CHARS,
   READ_ERROR_CHARS,
 } from '../../domain/jobs/job-views';
-import { priceRange } from '../../domain/jobs/price';
 import type { PaidJob } from '../../domain/jobs/processor';
 import type { JsonSchema, Operation } from './operation';
 import { paidJobsOf } from './paid-jobs';
@@ -44,14 +43,12 @@ type PartSchema = (job: PaidJob) => z.ZodType | undefined;
 function jobComponents(operations: readonly Operation[], components: Record<string, JsonSchema>): Record<string, JsonSchema> {
   const base = COMPONENT_SCHEMAS.Job;
   const jobs = paidJobsOf(operations);
-  // The registry bounds what its jobs can hold: the longest operation id, the highest price (also the most refunded).
+  // The registry bounds the operation a job names: its longest paid operation id. (Not the cost: a job keeps
+  // what it was charged under the rule of its day, which a later price may not bound.)
   const longestId = Math.max(0, ...jobs.map((job) => job.operationId.length));
-  const highestPrice = Math.max(0, ...operations.map((operation) => (operation.price ? priceRange(operation.price).max : 0)));
   const read: Record<string, JsonSchema> = {
     id: { ...property(base, 'id'), maxLength: JOB_ID_CHARS },
     operation: { ...property(base, 'operation'), maxLength: jobs.length > 0 ? longestId : OPERATION_ID_CHARS },
-    cost: { ...property(base, 'cost'), maximum: highestPrice },
-    refunded_credits: { ...property(base, 'refunded_credits'), maximum: highestPrice },
     input: viewSchema(
       jobs,
       components,

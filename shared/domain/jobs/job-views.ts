@@ -28,12 +28,12 @@ export type JobViews<Input, Result> = { readonly [V in JobViewName]?: JobView<In
 
 /** Fields of an input or result a listed job shows by default, and the JSON characters each value may take. */
 export const SUMMARY_FIELDS = 3;
-export const SUMMARY_VALUE_CHARS = 32;
+export const SUMMARY_VALUE_CHARS = 28;
 /** The longest field name a default summary keeps (a longer one is left out). */
 export const SUMMARY_NAME_CHARS = 24;
 /** How long a listed job's progress message and error message may be, in characters. */
 export const LISTED_PROGRESS_CHARS = 40;
-export const LISTED_ERROR_CHARS = 80;
+export const LISTED_ERROR_CHARS = 64;
 /** How long a read job's error message may be: a safe message is one or two sentences. */
 export const READ_ERROR_CHARS = 500;
 /** How long a job's id and operation are at most (`job_` and 32 characters; an operationId). */
