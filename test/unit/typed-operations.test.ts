@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { paidOperation } from '../../shared/contract/operations/paid-operation';
 import { checkPriceAgainstInput } from '../../shared/contract/operations/price-schema-check';
 import { publishedSchema } from '../../shared/contract/operations/published-schema';
-import { customPrice, fixedPrice, perLength, perUnit, priceTable } from '../../shared/domain/jobs/price';
+import { customPrice, fixedPrice, perLength, perUnit, type PriceRule, priceTable } from '../../shared/domain/jobs/price';
 import { buildProcessors, paidJob, RESULT_OUTSIDE_SCHEMA } from '../../shared/domain/jobs/processor';
 import { JobError } from '../../shared/platform/errors/job-error';
 
@@ -102,6 +102,22 @@ describe('a price rule checked against the input schema when the operation is de
       });
     expect(() => checkPriceAgainstInput('op', rule(100), images)).to.not.throw();
     expect(() => checkPriceAgainstInput('op', rule(200), images)).to.throw(/the input at the max end is not a valid input/);
+  });
+
+  it('a rule typed by its input names a field of the right type, or does not compile (checked by tsc, run by npm run typecheck)', () => {
+    type Input = { topic: string; pages: number; quality: 'draft' | 'fine' };
+    const rules: Array<PriceRule<Input>> = [
+      perUnit({ credits: 2, unit: 'page', field: 'pages', min: 1, max: 5 }),
+      perLength({ credits: 1, field: 'topic', block: 10, max: 2 }),
+      priceTable('quality', { draft: 1, fine: 2 }),
+      // @ts-expect-error: topic is a string, not a count
+      perUnit({ credits: 2, unit: 'page', field: 'topic', min: 1, max: 5 }),
+      // @ts-expect-error: pages is a number, not a text
+      perLength({ credits: 1, field: 'pages', block: 10, max: 2 }),
+      // @ts-expect-error: there is no field named size
+      perUnit({ credits: 2, unit: 'page', field: 'size', min: 1, max: 5 }),
+    ];
+    expect(rules.map((rule) => rule.kind)).to.deep.equal(['per-unit', 'per-length', 'table', 'per-unit', 'per-length', 'per-unit']);
   });
 
   it('paidOperation refuses a description that, with its price sentence, is over 300 characters', () => {
