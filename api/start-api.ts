@@ -12,11 +12,14 @@ import { devConsentAllowed, withDevConsent } from '../shared/domain/oauth/dev-co
 import type { Operation } from '../shared/contract/operations/operation';
 import type { JobPolicies, ProcessorMap } from '../shared/domain/jobs/processor';
 import { OPERATIONS } from '../shared/contract/operations/registry';
+import { paidJobsOf } from '../shared/contract/operations/paid-jobs';
 import { buildPolicies, buildProcessors } from '../shared/domain/jobs/processor';
 import { loadJobSettings } from '../shared/domain/jobs/job-settings';
+import { JobViewer } from '../shared/domain/jobs/job-viewer';
 import { createServices } from '../shared/domain/services';
 import { createBackend } from '../shared/adapters/create-backend';
 import type { EventQueue } from '../shared/domain/webhooks/event-queue';
+import type { Job } from '../shared/domain/jobs/job';
 import { createApp } from './app';
 import { createApiServer } from './http/http-server';
 import { matchedRoute } from './http/locals';
@@ -41,7 +44,14 @@ export interface RunningApi {
  * metrics. The entry that runs API and worker together (`npm run dev`, the tests) supplies it, so the API
  * itself never depends on the worker.
  */
-export type InProcessJobConsumer = (parts: { processors: ProcessorMap; policies: JobPolicies; metrics: Metrics; events: EventQueue }) => {
+export type InProcessJobConsumer = (parts: {
+  processors: ProcessorMap;
+  policies: JobPolicies;
+  metrics: Metrics;
+  events: EventQueue;
+  /** How a webhook event shows its job (the operations' event views). */
+  jobView: (job: Job) => Job;
+}) => {
   close(graceMs: number): Promise<void>;
 };
 
@@ -55,6 +65,8 @@ export interface StartApiOptions {
    * its jobs in-process, so it is not called there.
    */
   jobConsumer?: InProcessJobConsumer;
+  /** Where the paid jobs' own variables are read from; default the process's environment (tests pass theirs). */
+  jobSettingsEnv?: NodeJS.ProcessEnv;
   /** Tests only: lets the Client ID Metadata Document fetcher reach a local https server. */
   cimdFetch?: CimdFetchOptions;
   /** MCP: serve plain 2026-07-28 tool calls directly (default); false leaves every request to the SDK. */
@@ -75,15 +87,18 @@ export async function startApi(loaded: Config, logger: Logger, options: StartApi
   const config = servesDevConsent ? withDevConsent(loaded) : loaded;
   const metrics = new Metrics();
   announceSecretOverlap(config, logger, metrics);
-  const jobs = operations.flatMap((operation) => (operation.job ? [operation.job] : []));
+  const jobs = paidJobsOf(operations);
   // Each job's own variables are read from the environment, and refused before any port opens.
   const processors = buildProcessors(jobs, loadJobSettings(env, jobs));
   const policies = buildPolicies(jobs, { attempts: config.jobAttempts, backoffMs: config.jobBackoffMs });
   // The policies also say whether each operation refunds its failures: one source for the backend and worker.
-  const backend = createBackend(config, processors, metrics, logger, policies);
+  const viewer = new JobViewer(jobs);
+  const backend = createBackend(config, processors, metrics, logger, policies, (job) => viewer.event(job));
   const jobWorker =
-    jobConsumer && backend.kind === 'redis' ? jobConsumer({ processors, policies, metrics, events: backend.events }) : undefined;
-  const { services, tokens } = createServices(config, backend, metrics, cimdFetch);
+    jobConsumer && backend.kind === 'redis'
+      ? jobConsumer({ processors, policies, metrics, events: backend.events, jobView: (job) => viewer.event(job) })
+      : undefined;
+  const { services, tokens } = createServices(config, backend, metrics, cimdFetch, viewer);
   const api = createApiServer(config.http);
   const app = createApp({
     config,

@@ -1,5 +1,6 @@
 import { allOf, fail, pass, warn, type CheckResult } from './check-result';
 import { documentOperations, label, type DocumentOperation, type OpenApiJson } from './context';
+import { maximalSize } from './response-size';
 
 /*
  * The GPT Actions import rules, applied to the published document. The limits are OpenAI's documented
@@ -96,25 +97,22 @@ function operationCount(operations: DocumentOperation[]): CheckResult {
 
 function security(document: OpenApiJson, operations: DocumentOperation[]): CheckResult {
   const schemes = document.components?.securitySchemes ?? {};
-  const problems: string[] = [];
-  let inherited = 0;
-  for (const op of operations) {
-    const requirements = op.operation.security ?? document.security;
-    if (op.operation.security === undefined && document.security !== undefined) inherited += 1;
-    if (!Array.isArray(requirements) || requirements.length === 0) {
-      problems.push(`${label(op)} declares no security`);
-      continue;
-    }
-    for (const requirement of requirements) {
-      const names = Object.keys(requirement ?? {});
-      if (names.length === 0) problems.push(`${label(op)} allows anonymous calls`);
-      for (const name of names) if (!(name in schemes)) problems.push(`${label(op)} uses undefined scheme "${name}"`);
-    }
-  }
+  const problems = operations.flatMap((op) => securityProblems(op, op.operation.security ?? document.security, schemes));
   if (problems.length > 0) return fail('actions.security', problems.join('; '));
+  const inherited = operations.filter((op) => op.operation.security === undefined && document.security !== undefined).length;
   if (inherited > 0)
     return warn('actions.security', `${inherited} operations rely on the document-wide security; declare it per operation`);
   return pass('actions.security', 'every operation declares its security scheme');
+}
+
+/** What is wrong with one operation's security requirements: none, an empty one, or an undefined scheme. */
+function securityProblems(op: DocumentOperation, requirements: unknown, schemes: Record<string, unknown>): string[] {
+  if (!Array.isArray(requirements) || requirements.length === 0) return [`${label(op)} declares no security`];
+  return requirements.flatMap((requirement) => {
+    const names = Object.keys(requirement ?? {});
+    if (names.length === 0) return [`${label(op)} allows anonymous calls`];
+    return names.filter((name) => !(name in schemes)).map((name) => `${label(op)} uses undefined scheme "${name}"`);
+  });
 }
 
 function customHeaders(document: OpenApiJson, operations: DocumentOperation[]): CheckResult {
@@ -135,26 +133,55 @@ function customHeaders(document: OpenApiJson, operations: DocumentOperation[]): 
   return allOf('actions.custom-headers', problems, 'no operation depends on a custom header without a body alternative');
 }
 
+/** Every success answer sized at its largest ({@link sizeOf}); a WARN names each that cannot be or is too big. */
 function responseSize(document: OpenApiJson, operations: DocumentOperation[]): CheckResult {
-  const problems: string[] = [];
-  for (const op of operations) {
-    for (const [status, response] of Object.entries<any>(op.operation.responses ?? {})) {
-      if (!/^2/.test(status)) continue;
-      const schema = resolve(document, resolve(document, response)?.content?.['application/json']?.schema);
-      if (!schema) continue;
-      for (const array of arraysIn(document, schema)) {
-        if (typeof array.maxItems === 'number') continue;
-        if (hasBoundedLimit(document, op)) continue;
-        problems.push(`${label(op)} answers a list with neither maxItems nor a limit parameter with a maximum`);
-      }
-    }
-  }
+  const sized = operations.flatMap((op) =>
+    Object.entries<any>(op.operation.responses ?? {})
+      .filter(([status]) => /^2/.test(status))
+      .flatMap(([status, response]) => sizeOf(document, op, status, response)),
+  );
+  const problems = [...new Set(sized.flatMap((answer) => (answer.problem ? [answer.problem] : [])))];
+  const largest = sized.reduce((best, answer) => (answer.length > best.length ? answer : best), { where: '', length: 0 });
   return allOf(
     'actions.response-size',
-    [...new Set(problems)],
-    `every list response is bounded (responses must stay under ${MAX_PAYLOAD_CHARS} characters)`,
+    problems,
+    `every answer at its largest (a full page, every string at its maximum) stays under ${MAX_PAYLOAD_CHARS} characters; the largest: ${largest.where} at ${largest.length}`,
     'WARN',
   );
+}
+
+/** One success answer at its largest: its size, and what is wrong with it if anything. */
+interface SizedAnswer {
+  where: string;
+  length: number;
+  problem?: string;
+}
+
+/**
+ * Sizes one success answer (see `maximalSize`): a list at the page its `limit` allows with every item at its
+ * largest, a single answer with every field at its maximum. A list answer that cannot be sized (a field without
+ * a bound), or any answer over the limit, is a problem. A single answer with an unbounded field (a URL, an id)
+ * is not sized: its size does not grow with the person's data.
+ */
+function sizeOf(document: OpenApiJson, op: DocumentOperation, status: string, response: unknown): SizedAnswer[] {
+  const schema = resolve(document, resolve(document, response)?.content?.['application/json']?.schema);
+  if (!schema) return [];
+  const where = `${label(op)} ${status}`;
+  const sized = maximalSize(document, schema, limitMaximum(document, op));
+  if ('unbounded' in sized) {
+    if (arraysIn(document, schema).length === 0) return [];
+    return [
+      { where, length: 0, problem: `${where} cannot be sized: ${sized.unbounded} has no bound (maxLength, maxItems or a limit parameter)` },
+    ];
+  }
+  const over = sized.length > MAX_PAYLOAD_CHARS;
+  return [
+    {
+      where,
+      length: sized.length,
+      ...(over ? { problem: `${where} is ${sized.length} characters at its largest (max ${MAX_PAYLOAD_CHARS})` } : {}),
+    },
+  ];
 }
 
 /** The operation's parameters, path-level ones included, with `$ref`s resolved. */
@@ -177,10 +204,11 @@ function bodyFieldFor(document: OpenApiJson, op: DocumentOperation, header: stri
   return candidates.some((candidate) => candidate?.properties && field in candidate.properties);
 }
 
-function hasBoundedLimit(document: OpenApiJson, op: DocumentOperation): boolean {
-  return parametersOf(document, op).some(
-    (p) => p.in === 'query' && p.name === 'limit' && typeof resolve(document, p.schema)?.maximum === 'number',
-  );
+/** The largest page a list operation answers: its `limit` query parameter's maximum, if it has one. */
+function limitMaximum(document: OpenApiJson, op: DocumentOperation): number | undefined {
+  const limit = parametersOf(document, op).find((p) => p.in === 'query' && p.name === 'limit');
+  const maximum = resolve(document, limit?.schema)?.maximum;
+  return typeof maximum === 'number' ? maximum : undefined;
 }
 
 /** The arrays a response body holds at its top level or one property down (a page's `items`). */

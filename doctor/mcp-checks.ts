@@ -103,35 +103,36 @@ async function listTools(url: URL, token: string, revision: string, timeoutMs: n
 }
 
 function toolRules(ctx: DoctorContext, tools: Tool[]): CheckResult[] {
-  const results: CheckResult[] = [];
-  const byName = new Map(tools.map((tool) => [tool.name, tool]));
-  if (ctx.document) {
-    const problems: string[] = [];
-    const expected = new Set<string>();
-    for (const { operation } of documentOperations(ctx.document)) {
-      if (typeof operation.operationId !== 'string') continue;
-      const name = toolName(operation.operationId);
-      expected.add(name);
-      const tool = byName.get(name);
-      if (!tool) problems.push(`no tool ${name} for operation ${operation.operationId}`);
-      else if (tool.description !== operation.description)
-        problems.push(`tool ${name}'s description differs from ${operation.operationId}'s`);
-    }
-    const extra = tools.map((t) => t.name).filter((name) => !expected.has(name));
-    if (problems.length > 0) results.push(fail('mcp.tools-match', problems.join('; ')));
-    else if (extra.length > 0)
-      results.push(warn('mcp.tools-match', `every operation is a tool; tools without an operation: ${extra.join(', ')}`));
-    else results.push(pass('mcp.tools-match', `the ${expected.size} tools are the OpenAPI operations, with the same descriptions`));
-  } else {
-    results.push(fail('mcp.tools-match', 'cannot compare: /openapi.json was not available'));
-  }
   const badNames = tools.filter((t) => !/^[A-Za-z0-9_-]+$/.test(t.name) || t.name.length > MAX_TOOL_NAME).map((t) => `"${t.name}"`);
-  results.push(
+  return [
+    ctx.document ? toolsMatch(ctx.document, tools) : fail('mcp.tools-match', 'cannot compare: /openapi.json was not available'),
     allOf(
       'mcp.tool-names',
       badNames.map((n) => `tool name ${n} must be 1..${MAX_TOOL_NAME} of A-Z a-z 0-9 _ -`),
       `all ${tools.length} tool names are at most ${MAX_TOOL_NAME} characters of A-Z a-z 0-9 _ -`,
     ),
-  );
-  return results;
+  ];
+}
+
+/**
+ * `mcp.tools-match`: one tool per operation of the document, with the very description the document has (the
+ * one a model reads, its price sentence included); a tool without an operation is a warning.
+ */
+function toolsMatch(document: Record<string, any>, tools: Tool[]): CheckResult {
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  const problems: string[] = [];
+  const expected = new Set<string>();
+  for (const { operation } of documentOperations(document)) {
+    if (typeof operation.operationId !== 'string') continue;
+    const name = toolName(operation.operationId);
+    expected.add(name);
+    const tool = byName.get(name);
+    if (!tool) problems.push(`no tool ${name} for operation ${operation.operationId}`);
+    else if (tool.description !== operation.description)
+      problems.push(`tool ${name}'s description differs from ${operation.operationId}'s`);
+  }
+  const extra = tools.map((t) => t.name).filter((name) => !expected.has(name));
+  if (problems.length > 0) return fail('mcp.tools-match', problems.join('; '));
+  if (extra.length > 0) return warn('mcp.tools-match', `every operation is a tool; tools without an operation: ${extra.join(', ')}`);
+  return pass('mcp.tools-match', `the ${expected.size} tools are the OpenAPI operations, with the same descriptions`);
 }

@@ -21,26 +21,42 @@ export async function oauthChecks(ctx: DoctorContext): Promise<CheckResult[]> {
   const resource = await getJson(ctx, resourceUrl);
   if ('error' in resource) return [fail('oauth.protected-resource', resource.error)];
   const prm = resource.json;
-  const results: CheckResult[] = [];
   const servers: unknown[] = Array.isArray(prm.authorization_servers) ? prm.authorization_servers : [];
   if (typeof prm.resource !== 'string' || servers.length === 0 || typeof servers[0] !== 'string') {
     return [fail('oauth.protected-resource', `${resourceUrl} lacks resource or authorization_servers`)];
   }
-  results.push(pass('oauth.protected-resource', `${resourceUrl} names resource ${prm.resource} and authorization server ${servers[0]}`));
+  const results = [
+    pass('oauth.protected-resource', `${resourceUrl} names resource ${prm.resource} and authorization server ${servers[0]}`),
+  ];
 
   const issuer = servers[0] as string;
   const server = await authorizationServerMetadata(ctx, issuer);
   if ('error' in server) return [...results, fail('oauth.authorization-server', server.error)];
   const as = server.json;
   results.push(pass('oauth.authorization-server', `${server.url} answered with issuer ${as.issuer}`));
+  const disagreements = metadataDisagreements(target.publicUrl, prm, issuer, as);
+  results.push(
+    disagreements.length === 0
+      ? pass('oauth.metadata-agree', `issuer, resource and endpoints all sit on ${target.publicUrl}`)
+      : fail('oauth.metadata-agree', disagreements.join('; ')),
+  );
+  results.push(pkceS256(as));
+  if (typeof as.authorization_endpoint === 'string' && sameOrigin(as.authorization_endpoint, new URL(target.publicUrl).origin)) {
+    results.push(await authorizeRequiresPkce(ctx, as));
+  }
+  return results;
+}
 
+/**
+ * Where the two metadata documents disagree with each other or with the public URL: the resource and the
+ * issuer must be it, and every endpoint must sit on its origin.
+ */
+function metadataDisagreements(publicUrl: string, prm: Record<string, any>, issuer: string, as: Record<string, any>): string[] {
   const disagreements: string[] = [];
-  if (normalizeUrl(prm.resource) !== target.publicUrl)
-    disagreements.push(`resource is ${prm.resource}, not the public URL ${target.publicUrl}`);
+  if (normalizeUrl(prm.resource) !== publicUrl) disagreements.push(`resource is ${prm.resource}, not the public URL ${publicUrl}`);
   if (as.issuer !== issuer) disagreements.push(`issuer is ${as.issuer}, but the protected resource names ${issuer}`);
-  if (normalizeUrl(String(as.issuer)) !== target.publicUrl)
-    disagreements.push(`issuer ${as.issuer} is not the public URL ${target.publicUrl}`);
-  const origin = new URL(target.publicUrl).origin;
+  if (normalizeUrl(String(as.issuer)) !== publicUrl) disagreements.push(`issuer ${as.issuer} is not the public URL ${publicUrl}`);
+  const origin = new URL(publicUrl).origin;
   for (const name of ENDPOINTS) {
     const value = as[name];
     if (value === undefined) continue;
@@ -48,22 +64,14 @@ export async function oauthChecks(ctx: DoctorContext): Promise<CheckResult[]> {
   }
   if (typeof as.authorization_endpoint !== 'string' || typeof as.token_endpoint !== 'string')
     disagreements.push('authorization_endpoint or token_endpoint is missing');
-  results.push(
-    disagreements.length === 0
-      ? pass('oauth.metadata-agree', `issuer, resource and endpoints all sit on ${target.publicUrl}`)
-      : fail('oauth.metadata-agree', disagreements.join('; ')),
-  );
+  return disagreements;
+}
 
+function pkceS256(as: Record<string, any>): CheckResult {
   const methods: unknown = as.code_challenge_methods_supported;
-  results.push(
-    Array.isArray(methods) && methods.includes('S256')
-      ? pass('oauth.pkce-s256', 'code_challenge_methods_supported offers S256')
-      : fail('oauth.pkce-s256', `code_challenge_methods_supported is ${JSON.stringify(methods ?? null)}; must include S256`),
-  );
-  if (typeof as.authorization_endpoint === 'string' && sameOrigin(as.authorization_endpoint, origin)) {
-    results.push(await authorizeRequiresPkce(ctx, as));
-  }
-  return results;
+  return Array.isArray(methods) && methods.includes('S256')
+    ? pass('oauth.pkce-s256', 'code_challenge_methods_supported offers S256')
+    : fail('oauth.pkce-s256', `code_challenge_methods_supported is ${JSON.stringify(methods ?? null)}; must include S256`);
 }
 
 function sameOrigin(url: string, origin: string): boolean {

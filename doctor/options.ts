@@ -47,40 +47,69 @@ function absoluteHttpUrl(value: string): boolean {
 
 /** Parses the command line and the environment. Pure: no request is made and nothing is printed. */
 export function parseDoctorArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): ParsedArgs {
-  let parsed;
+  let parsed: ReturnType<typeof parseCommandLine>;
   try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      options: {
-        'public-url': { type: 'string' },
-        'link-secret': { type: 'string' },
-        'metrics-url': { type: 'string' },
-        json: { type: 'boolean', default: false },
-        'timeout-ms': { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
+    parsed = parseCommandLine(argv);
   } catch (error) {
     return { error: error instanceof Error ? error.message : String(error) };
   }
   const { values, positionals } = parsed;
   if (values.help) return { help: USAGE };
   if (positionals.length !== 1) return { error: 'expected exactly one URL' };
-  const url = positionals[0]!;
-  const publicUrl = values['public-url'] ?? (env[ENV_PUBLIC_URL] || undefined) ?? url;
-  const metricsUrl = values['metrics-url'] ?? (env[ENV_METRICS_URL] || undefined);
-  for (const [name, value] of [
-    ['URL', url],
-    ['public URL', publicUrl],
-    ...(metricsUrl === undefined ? [] : [['metrics URL', metricsUrl] as const]),
-  ] as const) {
-    if (!absoluteHttpUrl(value)) return { error: `the ${name} ${JSON.stringify(value)} is not an absolute http(s) URL` };
-  }
+  const urls = urlsOf(positionals[0]!, values, env);
+  const badUrl = firstBadUrl(urls);
+  if (badUrl) return { error: badUrl };
   const timeoutMs = values['timeout-ms'] === undefined ? 10_000 : Number(values['timeout-ms']);
   if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) return { error: '--timeout-ms must be a positive integer' };
-  const linkSecret = values['link-secret'] ?? (env[ENV_LINK_SECRET] || undefined);
+  const [[, url], [, publicUrl], metrics] = urls;
   return {
-    options: { url, publicUrl, linkSecret, ...(metricsUrl === undefined ? {} : { metricsUrl }), json: values.json === true, timeoutMs },
+    options: {
+      url,
+      publicUrl,
+      linkSecret: fromEither(values['link-secret'], env[ENV_LINK_SECRET]),
+      ...(metrics ? { metricsUrl: metrics[1] } : {}),
+      json: values.json === true,
+      timeoutMs,
+    },
   };
+}
+
+/** The option, else the environment variable when it is set and not empty. */
+function fromEither(option: string | undefined, variable: string | undefined): string | undefined {
+  return option ?? (variable || undefined);
+}
+
+/** The URL, the public URL (default: the URL) and, when given, the metrics URL, each with its name. */
+function urlsOf(
+  url: string,
+  values: ReturnType<typeof parseCommandLine>['values'],
+  env: Readonly<Record<string, string | undefined>>,
+): Array<readonly [string, string]> {
+  const metricsUrl = fromEither(values['metrics-url'], env[ENV_METRICS_URL]);
+  return [
+    ['URL', url],
+    ['public URL', fromEither(values['public-url'], env[ENV_PUBLIC_URL]) ?? url],
+    ...(metricsUrl === undefined ? [] : [['metrics URL', metricsUrl] as const]),
+  ];
+}
+
+function parseCommandLine(argv: readonly string[]) {
+  return parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: {
+      'public-url': { type: 'string' },
+      'link-secret': { type: 'string' },
+      'metrics-url': { type: 'string' },
+      json: { type: 'boolean', default: false },
+      'timeout-ms': { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+}
+
+/** The usage error for the first of the named URLs that is not an absolute http(s) URL, if any. */
+function firstBadUrl(urls: ReadonlyArray<readonly [string, string]>): string | undefined {
+  const bad = urls.find(([, value]) => !absoluteHttpUrl(value));
+  return bad && `the ${bad[0]} ${JSON.stringify(bad[1])} is not an absolute http(s) URL`;
 }

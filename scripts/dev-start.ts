@@ -3,7 +3,7 @@ import { startApi } from '../api/start-api';
 import { jobCardHtml } from '../shared/contract/mcp/job-card/job-card';
 import { loadConfigOrExit, orExitOnConfigError } from '../shared/platform/config/load-config-or-exit';
 import { loadJobSettings } from '../shared/domain/jobs/job-settings';
-import { PAID_JOBS } from '../shared/domain/processors/paid-jobs';
+import { PAID_JOBS } from '../shared/contract/operations/paid-jobs';
 import { onTerminate } from '../shared/platform/lifecycle/shutdown';
 import { devLogFormat } from '../shared/platform/logging/log-format';
 import { createLogger } from '../shared/platform/logging/logger';

@@ -3,6 +3,7 @@ import type { Config } from '../shared/platform/config/config';
 import type { JobPolicies, ProcessorMap } from '../shared/domain/jobs/processor';
 import type { Metrics } from '../shared/platform/metrics/metrics';
 import type { EventQueue } from '../shared/domain/webhooks/event-queue';
+import type { Job } from '../shared/domain/jobs/job';
 import { createJobWorker } from './job-worker';
 import { createWebhookWorker } from './webhook-worker';
 
@@ -17,6 +18,7 @@ export function inProcessWorkers(config: Config, logger: Logger) {
     policies: JobPolicies;
     metrics: Metrics;
     events: EventQueue;
+    jobView?: (job: Job) => Job;
   }): { close(graceMs: number): Promise<void> } => {
     // The registry's own policies, as the API built them: the worker consults nothing else.
     const jobs = createJobWorker({
@@ -27,7 +29,7 @@ export function inProcessWorkers(config: Config, logger: Logger) {
       metrics: parts.metrics,
       events: parts.events,
     });
-    const webhooks = createWebhookWorker({ config, metrics: parts.metrics, logger });
+    const webhooks = createWebhookWorker({ config, metrics: parts.metrics, logger, jobView: parts.jobView });
     return {
       close: async (graceMs) => {
         const deadline = Date.now() + graceMs;

@@ -2,7 +2,7 @@
 import { tracing } from './tracing';
 import { loadConfigOrExit, orExitOnConfigError } from '../shared/platform/config/load-config-or-exit';
 import { loadJobSettings } from '../shared/domain/jobs/job-settings';
-import { PAID_JOBS } from '../shared/domain/processors/paid-jobs';
+import { PAID_JOBS } from '../shared/contract/operations/paid-jobs';
 import { onTerminate } from '../shared/platform/lifecycle/shutdown';
 import { createLogger } from '../shared/platform/logging/logger';
 import { startWorker } from './start-worker';

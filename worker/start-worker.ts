@@ -7,6 +7,7 @@ import { announceSecretOverlap } from '../shared/platform/secrets/secret-overlap
 import { createMetricsServer } from '../shared/platform/metrics/metrics-server';
 import { buildPolicies, buildProcessors, type PaidJob } from '../shared/domain/jobs/processor';
 import { loadJobSettings } from '../shared/domain/jobs/job-settings';
+import { JobViewer } from '../shared/domain/jobs/job-viewer';
 import { createJobWorker } from './job-worker';
 import { createWebhookWorker } from './webhook-worker';
 
@@ -38,7 +39,8 @@ export async function startWorker(
   const processors = buildProcessors(jobs, loadJobSettings(env, jobs));
   const policies = buildPolicies(jobs, { attempts: config.jobAttempts, backoffMs: config.jobBackoffMs });
   // The webhook deliveries, when a receiver is configured: sent from here, never from the API.
-  const webhooks = createWebhookWorker({ config, metrics, logger });
+  const viewer = new JobViewer(jobs);
+  const webhooks = createWebhookWorker({ config, metrics, logger, jobView: (job) => viewer.event(job) });
   const jobWorker = createJobWorker({ config, processors, policies, metrics, logger, events: webhooks?.events, afterJobEvent });
   let stopping = false;
   // Not ready from the moment it is told to stop: it takes no new jobs from then on.

@@ -1,3 +1,4 @@
+import type { Job } from '../shared/domain/jobs/job';
 import { DelayedError, UnrecoverableError, Worker, type Job as BullJob } from 'bullmq';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
@@ -48,7 +49,13 @@ type DeliveryJob = BullJob<BullEventData, string, string>;
  * that dies mid-attempt leaves the delivery to be retaken (at least once: the same `webhook-id` again).
  * Undefined when no receiver is configured.
  */
-export function createWebhookWorker(options: { config: WebhookWorkerConfig; metrics: Metrics; logger: Logger }): WebhookWorker | undefined {
+export function createWebhookWorker(options: {
+  config: WebhookWorkerConfig;
+  metrics: Metrics;
+  logger: Logger;
+  /** How a job event shows its job: the operations' event views (`JobViewer.event`); default as stored. */
+  jobView?: (job: Job) => Job;
+}): WebhookWorker | undefined {
   const { config, metrics, logger } = options;
   const settings = config.webhooks;
   if (!settings || !config.redis) return undefined;
@@ -64,6 +71,7 @@ export function createWebhookWorker(options: { config: WebhookWorkerConfig; metr
       durability: { minReplicas: 0, waitMs: 0 },
     }),
     connections: new RedisConnectionStore(client, keys, guard),
+    jobView: options.jobView,
   };
   const delivery = new EventDelivery(sources, new WebhookSender(settings), metrics, logger);
   const events = new BullmqEventQueue(client, keys, guard, { retryBaseMs: settings.retryBaseMs, logger });

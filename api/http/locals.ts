@@ -29,3 +29,13 @@ export function matchedRoute(res: ServerResponse): string | undefined {
   const route = (res as Partial<Response>).locals?.route as string | undefined;
   return route === 'unmatched' ? undefined : route;
 }
+
+/**
+ * The principal bearer admission set for this request. Every bearer route runs behind admission, so a missing
+ * one is a wiring mistake, answered as a 500 rather than handled as an anonymous caller.
+ */
+export function admittedPrincipal(res: Response): Principal {
+  const { principal, route } = state(res);
+  if (!principal) throw new Error(`${route}: a bearer route ran without an admitted principal`);
+  return principal;
+}

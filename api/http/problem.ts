@@ -1,10 +1,8 @@
+import { DEFAULT_BODY_LIMIT_BYTES } from '../../shared/contract/operations/body-limit';
 import { AppError, type FieldProblem } from '../../shared/platform/errors/app-error';
 import { PayloadTooLargeError } from '../../shared/platform/errors/payload-too-large-error';
 import { UnsupportedMediaTypeError } from '../../shared/platform/errors/unsupported-media-type-error';
 import { ValidationError } from '../../shared/platform/errors/validation-error';
-
-/** The body limit of every JSON request. */
-export const BODY_LIMIT_BYTES = 64 * 1024;
 
 /** An RFC 9457 problem body. */
 export interface Problem {
@@ -27,6 +25,8 @@ interface FrameworkError {
   status?: number;
   statusCode?: number;
   type?: string;
+  /** The body parser's limit, on its 413. */
+  limit?: number;
   errors?: Array<{ path?: string; message?: string }>;
 }
 
@@ -41,7 +41,7 @@ export function toAppError(error: unknown): AppError {
   const framework = (error ?? {}) as FrameworkError;
   const status = framework.status ?? framework.statusCode;
   if (framework.type === 'entity.parse.failed') return new ValidationError('The body is not valid JSON.');
-  if (framework.type === 'entity.too.large' || status === 413) return new PayloadTooLargeError(BODY_LIMIT_BYTES);
+  if (framework.type === 'entity.too.large' || status === 413) return new PayloadTooLargeError(framework.limit ?? DEFAULT_BODY_LIMIT_BYTES);
   if (framework.type === 'charset.unsupported' || framework.type === 'encoding.unsupported' || status === 415) {
     return new UnsupportedMediaTypeError();
   }

@@ -60,39 +60,46 @@ export function directCallMatcher(tools: readonly ToolDefinition[], checks: Read
   // An object result passes through the 2026-07-28 codec's projection unchanged; other shapes go to the SDK.
   const served = new Map(tools.filter((tool) => tool.outputSchema.type === 'object').map((tool) => [tool.name, tool]));
   return ({ headers, body }: DirectCandidate): DirectCall | undefined => {
-    if (!isJsonContentType(headers['content-type']) || !isPlainObject(body) || !keysWithin(body, BODY_KEYS)) return undefined;
-    const { id, method, params } = body;
-    if (method !== 'tools/call' || !isPlainObject(params) || !keysWithin(params, PARAM_KEYS)) return undefined;
-    const version = headers['mcp-protocol-version'];
-    const methodHeader = headers['mcp-method'];
-    const name = headers['mcp-name'];
-    if (version !== DIRECT_REVISION || methodHeader !== method || typeof params.name !== 'string' || name !== params.name) return undefined;
-    const tool = served.get(name);
-    const envelope = params._meta;
-    if (
-      !tool ||
-      !isPlainObject(envelope) ||
-      !keysWithin(envelope, ENVELOPE_KEYS) ||
-      envelope[PROTOCOL_VERSION_META_KEY] !== DIRECT_REVISION
-    )
-      return undefined;
-    if (tool.operation.async && taskRequested(params, envelope, true)) return undefined;
-    const args = params.arguments;
-    if (args !== undefined && !isPlainObject(args)) return undefined;
-    const input = args ?? {};
+    const call = plainToolCall(headers, body);
+    const tool = call && served.get(call.name);
+    if (!call || !tool || !plainEnvelope(call.params._meta)) return undefined;
+    if (tool.operation.async && taskRequested(call.params, call.params._meta as object, true)) return undefined;
+    const input = argumentsOf(call.params);
     // Arguments that do not fit are the SDK's to refuse (its JSON-RPC error); checking them runs nothing.
-    if (!checks.get(tool.name)!(input).valid) return undefined;
+    if (!input || !checks.get(tool.name)!(input).valid) return undefined;
     // Last, the SDK's own ladder: JSON-RPC shape and id, the envelope's values, header and body agreement.
     const route = classifyInboundRequest({
       httpMethod: 'POST',
-      protocolVersionHeader: version,
-      mcpMethodHeader: methodHeader,
-      mcpNameHeader: name,
+      protocolVersionHeader: DIRECT_REVISION,
+      mcpMethodHeader: 'tools/call',
+      mcpNameHeader: call.name,
       body,
     });
     if (route.kind !== 'modern' || route.messageKind !== 'request') return undefined;
-    return { id: id as string | number, tool, input };
+    return { id: call.id as string | number, tool, input };
   };
+}
+
+/** A `tools/call` of the direct revision whose JSON-RPC members and standard headers are exactly as expected. */
+function plainToolCall(headers: IncomingHttpHeaders, body: unknown): { id: unknown; name: string; params: PlainObject } | undefined {
+  if (!isJsonContentType(headers['content-type']) || !isPlainObject(body) || !keysWithin(body, BODY_KEYS)) return undefined;
+  const { id, method, params } = body;
+  if (method !== 'tools/call' || !isPlainObject(params) || !keysWithin(params, PARAM_KEYS)) return undefined;
+  const name = headers['mcp-name'];
+  const agreed = headers['mcp-protocol-version'] === DIRECT_REVISION && headers['mcp-method'] === method && params.name === name;
+  return agreed && typeof name === 'string' ? { id, name, params } : undefined;
+}
+
+/** The per-request envelope of the direct revision and nothing else (progress tokens, trace context: the SDK's). */
+function plainEnvelope(envelope: unknown): boolean {
+  return isPlainObject(envelope) && keysWithin(envelope, ENVELOPE_KEYS) && envelope[PROTOCOL_VERSION_META_KEY] === DIRECT_REVISION;
+}
+
+/** The call's arguments as an object (none: empty), or undefined when they are not an object. */
+function argumentsOf(params: PlainObject): Record<string, unknown> | undefined {
+  const args = params.arguments;
+  if (args === undefined) return {};
+  return isPlainObject(args) ? args : undefined;
 }
 
 /**

@@ -22,6 +22,11 @@ const RESULT_POLL_MS = 250;
 
 const TaskParams = z.object({ taskId: z.string().min(1).max(128) });
 
+/** The error for a cancel of a task already in a final status. */
+function finished(): ProtocolError {
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, 'The task has already finished or been cancelled.');
+}
+
 /** True when this `tools/call` may be answered with a task: the client opted in, per its revision. */
 export function taskRequested(params: Record<string, unknown>, envelope: object | undefined, modern: boolean): boolean {
   if (!modern) return params.task !== undefined;
@@ -35,39 +40,49 @@ export function taskRequested(params: Record<string, unknown>, envelope: object 
 /**
  * A job seen as a task. The job is the durable record (in Redis on every replica), so the task id is the
  * job id and nothing about the task is kept anywhere else. A job that failed is a tool result with
- * `isError` (its failure is not a JSON-RPC error), so on 2026-07-28 the task is `completed`; a canceled job
- * is a `cancelled` task on both revisions.
+ * `isError` (its failure is not a JSON-RPC error), so on 2026-07-28 the task is `completed`. A task is
+ * `cancelled` from the moment its cancel is asked, on both revisions, whatever the job then does: the
+ * specification has a cancelled task stay cancelled even if the work completes (the job itself may still end
+ * succeeded, and `statusMessage` and `get_job` say so).
  */
 function taskOf(job: Job, ttlMs: number, modern: boolean): Record<string, unknown> {
-  const status = !isTerminal(job.status)
-    ? 'working'
-    : job.status === 'canceled'
-      ? 'cancelled'
-      : job.status === 'failed' && !modern
-        ? 'failed'
-        : 'completed';
   const task: Record<string, unknown> = {
     taskId: job.id,
-    status,
+    status: taskStatus(job, modern),
     statusMessage: statusMessageOf(job),
     createdAt: job.created_at,
-    lastUpdatedAt: job.finished_at ?? job.started_at ?? job.created_at,
+    lastUpdatedAt: job.finished_at ?? job.cancel_requested_at ?? job.started_at ?? job.created_at,
   };
   return modern
     ? { ...task, ttlMs, pollIntervalMs: JOB_POLL_SECONDS * 1000 }
     : { ...task, ttl: ttlMs, pollInterval: JOB_POLL_SECONDS * 1000 };
 }
 
+type TaskStatus = 'working' | 'completed' | 'failed' | 'cancelled';
+
+function taskStatus(job: Job, modern: boolean): TaskStatus {
+  if (job.status === 'canceled' || job.cancel_requested_at !== null) return 'cancelled';
+  if (!isTerminal(job.status)) return 'working';
+  return job.status === 'failed' && !modern ? 'failed' : 'completed';
+}
+
+/** True once the task will not change status again (its job may still be stopping). */
+function taskIsFinal(job: Job): boolean {
+  return isTerminal(job.status) || job.cancel_requested_at !== null;
+}
+
 /** The job's status, with its progress while it is not final (e.g. "Job status: running, 40 %: Step 4 of 10."). */
 function statusMessageOf(job: Job): string {
   const { progress } = job;
+  if (job.cancel_requested_at !== null && !isTerminal(job.status)) return `Cancel requested: the job is stopping (${job.status}).`;
+  if (job.cancel_requested_at !== null && job.status !== 'canceled') return `Cancel requested, but the job had already ${job.status}.`;
   if (!progress || isTerminal(job.status)) return `Job status: ${job.status}.`;
   return `Job status: ${job.status}, ${progress.percent} %${progress.message ? `: ${progress.message}` : '.'}`;
 }
 
 /** The final tool result of a finished job: the job itself, flagged as an error when it failed or was canceled. */
 function finalResult(job: Job) {
-  return jsonResult(job, job.status === 'failed' || job.status === 'canceled');
+  return jsonResult(job, job.status === 'failed' || job.status === 'canceled' || job.cancel_requested_at !== null);
 }
 
 /**
@@ -95,17 +110,20 @@ export function registerTaskHandlers(server: Server, deps: McpDependencies, mode
   server.setRequestHandler('tasks/get', { params: TaskParams }, async ({ taskId }, ctx) => {
     const job = await load(callerOf(ctx), taskId);
     const task = taskOf(job, deps.taskTtlMs, modern);
-    return (modern && isTerminal(job.status) && job.status !== 'canceled' ? { ...task, result: finalResult(job) } : task) as never;
+    return (modern && task.status === 'completed' ? { ...task, result: finalResult(job) } : task) as never;
   });
-  // The same cancel as `cancel_job` (a queued job ends at once, a running one is asked to stop and stays
-  // `working` until it does); a finished task cannot be canceled, as the specification says.
+  // The same cancel as `cancel_job` (a queued job ends at once, a running one is asked to stop); the task is
+  // cancelled before the answer, as the specification requires, and a task already in a final status (a
+  // finished job, or one whose cancel was already asked) cannot be cancelled again: invalid params.
   server.setRequestHandler('tasks/cancel', { params: TaskParams }, async ({ taskId }, ctx) => {
+    const caller = callerOf(ctx);
+    if (taskIsFinal(await load(caller, taskId))) throw finished();
     try {
-      const { job } = await deps.services.jobs.cancel(callerOf(ctx).principal.subject, taskId);
+      const { job } = await deps.services.jobs.cancel(caller.principal.subject, taskId);
       return taskOf(job, deps.taskTtlMs, modern) as never;
     } catch (error) {
       if (error instanceof NotFoundError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Unknown task id.');
-      if (error instanceof JobFinishedError) throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'The task has already finished.');
+      if (error instanceof JobFinishedError) throw finished();
       throw error;
     }
   });
@@ -114,11 +132,11 @@ export function registerTaskHandlers(server: Server, deps: McpDependencies, mode
     const caller = callerOf(ctx);
     const deadline = Date.now() + RESULT_WAIT_MS;
     let job = await load(caller, taskId);
-    while (!isTerminal(job.status) && Date.now() < deadline && !ctx.mcpReq.signal.aborted) {
+    while (!taskIsFinal(job) && Date.now() < deadline && !ctx.mcpReq.signal.aborted) {
       await delay(RESULT_POLL_MS);
       job = await load(caller, taskId);
     }
-    if (!isTerminal(job.status)) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'The task is still working; poll tasks/get.');
+    if (!taskIsFinal(job)) throw new ProtocolError(ProtocolErrorCode.InvalidRequest, 'The task is still working; poll tasks/get.');
     return finalResult(job) as never;
   });
 }

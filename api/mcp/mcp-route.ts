@@ -5,9 +5,9 @@ import { MethodNotAllowedError } from '../../shared/platform/errors/method-not-a
 import { UnauthorizedError } from '../../shared/platform/errors/unauthorized-error';
 import { resourceMetadataUrl } from '../../shared/domain/oauth/resource-metadata-url';
 import type { Operation } from '../../shared/contract/operations/operation';
-import { state } from '../http/locals';
+import { admittedPrincipal, state } from '../http/locals';
 import { chain } from '../http/middleware-chain';
-import { BODY_LIMIT_BYTES } from '../http/problem';
+import { mcpBodyLimit } from '../../shared/contract/operations/body-limit';
 import { writeJson } from '../http/write-json';
 import { jsonBody } from '../middleware/json-body';
 import { answerDirectCall, directCallMatcher } from './direct-tool-call';
@@ -22,13 +22,14 @@ import { compileArgumentChecks } from './tool-calls';
 export const MCP_PATH = '/mcp';
 
 /**
- * The admission step acts on the matched operation's scheme; `/mcp` is not a registry operation but is
- * admitted exactly like one with bearer auth.
+ * What the admission step and the body parser see of `/mcp`: not a registry operation, but admitted exactly
+ * like one with bearer auth, and its body limit that of the largest tool's call. A call of a tool that shows
+ * the caller's charges has its usage read by admission too.
  */
-const MCP_ENDPOINT = { operationId: 'mcp', auth: 'bearer' } as Operation;
-
-/** The same, for a call of a tool that shows the caller's charges: the admission step reads them too. */
-const MCP_ENDPOINT_READING_USAGE = { ...MCP_ENDPOINT, readsUsage: true } as Operation;
+function mcpEndpoints(bodyLimitBytes: number): { plain: Operation; readingUsage: Operation } {
+  const plain = { operationId: 'mcp', auth: 'bearer', bodyLimitBytes } as Operation;
+  return { plain, readingUsage: { ...plain, readsUsage: true } as Operation };
+}
 
 /** What the MCP route needs besides the per-request dependencies. */
 export interface McpRouteOptions extends McpDependencies {
@@ -53,8 +54,10 @@ export function mcpRoute(options: McpRouteOptions): Router {
   const metadataUrl = resourceMetadataUrl(config.publicUrl);
   const errorLog = mcpErrorLog(logger);
   const checks = compileArgumentChecks(options.tools);
+  const bodyLimit = mcpBodyLimit(options.tools.map((tool) => tool.operation));
+  const endpoints = mcpEndpoints(bodyLimit);
   const handler = errorLog.around(
-    mcpHttpHandler(mcpServerFactory(options, checks), { maxRequestBodySize: BODY_LIMIT_BYTES, onerror: errorLog.onerror }),
+    mcpHttpHandler(mcpServerFactory(options, checks), { maxRequestBodySize: bodyLimit, onerror: errorLog.onerror }),
   );
   const matchDirect = options.directCalls === false ? () => undefined : directCallMatcher(options.tools, checks);
   const usageTools = new Set(options.tools.filter((tool) => tool.operation.readsUsage).map((tool) => tool.name));
@@ -77,16 +80,17 @@ export function mcpRoute(options: McpRouteOptions): Router {
         const origin = req.get('origin');
         if (origin !== undefined && !allowedOrigins.has(origin))
           return next(new ForbiddenError('This origin may not call the MCP endpoint.'));
-        locals.operation = usageToolNamed(req) ? MCP_ENDPOINT_READING_USAGE : MCP_ENDPOINT;
+        locals.operation = usageToolNamed(req) ? endpoints.readingUsage : endpoints.plain;
         next();
       },
       options.admit,
       jsonBody,
       async (req: Request, res: Response, next: NextFunction) => {
-        const { principal, requestId, usage } = state(res);
+        const { requestId, usage } = state(res);
+        const principal = admittedPrincipal(res);
         // Usage was read only because the `Mcp-Name` header named a tool that shows it (checked above).
         const caller: McpCaller = {
-          principal: principal!,
+          principal,
           requestId,
           ...(usage ? { usage: { tool: req.headers['mcp-name'] as string, snapshot: usage } } : {}),
         };
@@ -99,7 +103,7 @@ export function mcpRoute(options: McpRouteOptions): Router {
             return;
           }
           // The token itself stays out: the per-request server needs only who the caller is.
-          await serveFetchHandler(handler, req, res, { token: '', clientId: principal!.connectionId, scopes: [], extra: { caller } });
+          await serveFetchHandler(handler, req, res, { token: '', clientId: principal.connectionId, scopes: [], extra: { caller } });
         } catch (error) {
           next(error);
         }

@@ -19,15 +19,9 @@ function forwarded(name: string): boolean {
  * write per chunk for what is one small document); an event stream is still passed on as it comes.
  */
 export async function serveFetchHandler(handler: FetchMcpHandler, req: Request, res: Response, authInfo: AuthInfo): Promise<void> {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (!forwarded(name)) continue;
-    if (typeof value === 'string') headers.set(name, value);
-    else if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-  }
   // The origin is fixed: the Host header is the client's to choose, and the SDK needs only the path. No abort
   // signal: every answer here is short (the longest, a 2025 `tasks/result`, waits a bounded time).
-  const request = new globalThis.Request(`http://localhost${req.originalUrl}`, { method: req.method, headers });
+  const request = new globalThis.Request(`http://localhost${req.originalUrl}`, { method: req.method, headers: forwardedHeaders(req) });
   const response = await handler.fetch(request, { authInfo, ...(req.body !== undefined ? { parsedBody: req.body } : {}) });
   res.status(response.status);
   response.headers.forEach((value, name) => {
@@ -41,8 +35,24 @@ export async function serveFetchHandler(handler: FetchMcpHandler, req: Request, 
     res.end(await wholeBody(response.body));
     return;
   }
+  await streamBody(response.body, res);
+}
+
+/** The request's headers the transports read, as a web `Headers`. */
+function forwardedHeaders(req: Request): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (!forwarded(name)) continue;
+    if (typeof value === 'string') headers.set(name, value);
+    else if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+  }
+  return headers;
+}
+
+/** An event stream, passed on chunk by chunk as it comes, until it ends or the client goes. */
+async function streamBody(body: ReadableStream<Uint8Array>, res: Response): Promise<void> {
   res.flushHeaders();
-  for await (const chunk of response.body) {
+  for await (const chunk of body) {
     if (res.destroyed) break;
     res.write(chunk);
   }

@@ -1,9 +1,20 @@
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { bodyLimitOf, DEFAULT_BODY_LIMIT_BYTES } from '../../shared/contract/operations/body-limit';
 import { UnsupportedMediaTypeError } from '../../shared/platform/errors/unsupported-media-type-error';
 import { ValidationError } from '../../shared/platform/errors/validation-error';
-import { BODY_LIMIT_BYTES } from '../http/problem';
+import { state } from '../http/locals';
 
-const parseJson = express.json({ limit: BODY_LIMIT_BYTES, strict: true, type: 'application/json' });
+/** The body parsers, one per limit in use (a registry has a few at most). */
+const parsers = new Map<number, RequestHandler>();
+
+function parserFor(limit: number): RequestHandler {
+  let parser = parsers.get(limit);
+  if (!parser) {
+    parser = express.json({ limit, strict: true, type: 'application/json' });
+    parsers.set(limit, parser);
+  }
+  return parser;
+}
 
 /**
  * Plain JSON: `application/json`, at most with the UTF-8 charset, written only in ways the body parser's
@@ -15,14 +26,19 @@ const PLAIN_JSON = /^application\/json(?: *; *charset=(?:utf-8|"utf-8") *)?$/i;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: exactly the four whitespace bytes JSON (RFC 8259) allows
 const LEADING_WHITESPACE = /^[\x20\x09\x0a\x0d]*/;
 
-/** Parses JSON bodies up to 64 KiB; any other body is a 415 before a byte of it is read. */
+/**
+ * Parses JSON bodies up to the matched operation's limit (64 KiB unless its schema allows a larger body, see
+ * `bodyLimitOf`); any other body is a 415 before a byte of it is read.
+ */
 export function jsonBody(req: Request, res: Response, next: NextFunction): void {
   const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
   if (!hasBody) return next();
   const plain = PLAIN_JSON.test(req.headers['content-type'] ?? '');
   if (!plain && !req.is('application/json')) return next(new UnsupportedMediaTypeError());
-  if (plain && readArrived(req, next)) return;
-  parseJson(req, res, next);
+  const { operation } = state(res);
+  const limit = operation ? bodyLimitOf(operation) : DEFAULT_BODY_LIMIT_BYTES;
+  if (plain && readArrived(req, limit, next)) return;
+  parserFor(limit)(req, res, next);
 }
 
 /**
@@ -32,9 +48,9 @@ export function jsonBody(req: Request, res: Response, next: NextFunction): void 
  * having read nothing, for every other body (chunked, encoded, over the limit, still arriving): the body
  * parser reads those, as it always has.
  */
-function readArrived(req: Request, next: NextFunction): boolean {
+function readArrived(req: Request, limit: number, next: NextFunction): boolean {
   const length = Number(req.headers['content-length']);
-  if (!req.complete || req.readableLength !== length || length > BODY_LIMIT_BYTES) return false;
+  if (!req.complete || req.readableLength !== length || length > limit) return false;
   if (req.headers['transfer-encoding'] !== undefined || req.headers['content-encoding'] !== undefined) return false;
   const chunks: Buffer[] = [];
   for (let chunk = req.read() as Buffer | null; chunk !== null; chunk = req.read() as Buffer | null) chunks.push(chunk);

@@ -9,6 +9,7 @@ import { EventDelivery } from '../domain/webhooks/event-delivery';
 import { WebhookSender } from '../domain/webhooks/webhook-sender';
 import { MemoryEventQueue } from './memory/memory-event-queue';
 import type { Backend } from '../domain/backend';
+import type { Job } from '../domain/jobs/job';
 
 /** The warning printed when no Redis is configured. */
 export const MEMORY_BACKEND_WARNING =
@@ -27,6 +28,8 @@ export function createBackend(
   logger: Logger,
   /** Each operation's attempts, back-off, timeout and refund on failure (none: the defaults). */
   policies: JobPolicies = new Map(),
+  /** How a webhook event shows its job (each operation's event view); default: as stored. */
+  jobView?: (job: Job) => Job,
 ): Backend {
   if (config.redis) {
     const backend = createRedisBackend(config, metrics, logger, policies);
@@ -46,7 +49,7 @@ export function createBackend(
     events: webhooks
       ? (sources) =>
           new MemoryEventQueue({
-            delivery: new EventDelivery(sources, new WebhookSender(webhooks), metrics, logger),
+            delivery: new EventDelivery({ ...sources, jobView }, new WebhookSender(webhooks), metrics, logger),
             retryBaseMs: webhooks.retryBaseMs,
             concurrency: webhooks.concurrency,
             metrics,

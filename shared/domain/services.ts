@@ -9,6 +9,7 @@ import type { OAuthServices } from './oauth/oauth-services';
 import { DailyBudget } from './ledger/daily-budget';
 import { StoredJobIdKey } from './jobs/job-id-key';
 import { JobService } from './jobs/job-service';
+import { JobViewer } from './jobs/job-viewer';
 import type { Metrics } from '../platform/metrics/metrics';
 import type { CimdFetchOptions } from './oauth/cimd-fetcher';
 import { createOAuthServices } from './oauth/oauth-services';
@@ -36,8 +37,17 @@ export interface ServiceContainer {
   keys: KeyRing;
 }
 
-/** Builds the domain once per process from the configuration and a backend. Keys are derived here, once. */
-export function createServices(config: Config, backend: Backend, metrics: Metrics, cimd: CimdFetchOptions = {}): ServiceContainer {
+/**
+ * Builds the domain once per process from the configuration and a backend. Keys are derived here, once.
+ * `viewer` holds the views of the registry's paid jobs, which shape the jobs the services hand out.
+ */
+export function createServices(
+  config: Config,
+  backend: Backend,
+  metrics: Metrics,
+  cimd: CimdFetchOptions = {},
+  viewer: JobViewer = new JobViewer(),
+): ServiceContainer {
   const keys = KeyRing.fromSecrets(config.connectorSecret, config.connectorSecretPrevious);
   const tokens = new TokenService(keys, config.publicUrl, backend.connections, Date.now, () =>
     metrics.previousSecretUses.inc({ secret: 'connector' }),
@@ -64,6 +74,7 @@ export function createServices(config: Config, backend: Backend, metrics: Metric
     },
     budget,
     backend.lifecycle,
+    viewer,
   );
   return {
     tokens,

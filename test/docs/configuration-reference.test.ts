@@ -3,7 +3,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { configVariables as connectorVariables, type ProcessRole } from '../../shared/platform/config/config';
 import { jobSettingVariables } from '../../shared/domain/jobs/job-settings';
-import { PAID_JOBS } from '../../shared/domain/processors/paid-jobs';
+import { PAID_JOBS } from '../../shared/contract/operations/paid-jobs';
 import { ROOT } from '../support/spawn-process';
 import { readMarkdown } from './support/markdown';
 

@@ -1,7 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { expect } from 'chai';
 import { publishedOperations } from '../../shared/contract/operations/registry';
-import { BACKENDS } from '../support/backends';
+import type { Operation } from '../../shared/contract/operations/operation';
+import { BACKENDS, type BackendKind } from '../support/backends';
+import { EXTENDED_REGISTRY } from '../support/extra-operations';
 import { freePort } from '../../testkit/free-port';
 import { BASE_ENV, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { ROOT } from '../support/spawn-process';
@@ -24,6 +26,14 @@ async function withStandIn<T>(breakage: Breakage, fn: (standIn: StandIn) => Prom
   }
 }
 
+/** A connector listening on a free port that is also its PUBLIC_URL, as the doctor reaches it, serving `operations`. */
+async function listening(backend: BackendKind, operations?: readonly Operation[]): Promise<{ connector: ConnectorUnderTest; url: string }> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const connector = await startConnector(backend, { PORT: String(port), PUBLIC_URL: url }, operations ? { operations } : {});
+  return { connector, url };
+}
+
 for (const backend of BACKENDS) {
   describe(`connector-doctor against a listening connector [${backend}]`, function () {
     this.timeout(60_000);
@@ -31,9 +41,7 @@ for (const backend of BACKENDS) {
     let url: string;
     before(async function () {
       this.timeout(60_000);
-      const port = await freePort();
-      url = `http://127.0.0.1:${port}`;
-      connector = await startConnector(backend, { PORT: String(port), PUBLIC_URL: url });
+      ({ connector, url } = await listening(backend));
     });
     after(async () => connector?.close());
 
@@ -76,6 +84,33 @@ for (const backend of BACKENDS) {
       expect(me.body.usage).to.deep.equal({ jobs_charged: 0, credits_spent: 0, credits_refunded: 0 });
       expect(run.stdout + run.stderr).not.to.include(BASE_ENV.LINK_SECRET);
       expect(run.stdout + run.stderr, 'no token is printed').not.to.match(/eyJ[\w-]+\.[\w-]+\.[\w-]+/);
+    });
+  });
+
+  describe(`connector-doctor against a connector serving ${EXTENDED_REGISTRY.name}, an input-priced translation among them [${backend}]`, function () {
+    this.timeout(60_000);
+    let connector: ConnectorUnderTest;
+    let url: string;
+    before(async function () {
+      this.timeout(60_000);
+      ({ connector, url } = await listening(backend, EXTENDED_REGISTRY.operations));
+    });
+    after(async () => connector?.close());
+
+    it('is READY (ok, nothing failed) with the link secret: the tools match the operations, descriptions and price once, on both revisions', async () => {
+      const run = await runDoctorCli([url], SECRET_ENV);
+      expect(failures(run), run.stdout).to.deep.equal([]);
+      expect(run.code).to.equal(0);
+      expect(JSON.parse(run.stdout)).to.include({ ok: true });
+      for (const id of [
+        'mcp.tools-match',
+        'llms.descriptions',
+        'actions.description-length',
+        'mcp.initialize-2025-11-25',
+        'mcp.request-2026-07-28',
+      ])
+        expect(run.rule(id).status, `${id}: ${run.rule(id).message}`).to.equal('PASS');
+      expect(run.rule('mcp.tools-match').message).to.include(`the ${publishedOperations(EXTENDED_REGISTRY.operations).length} tools`);
     });
   });
 

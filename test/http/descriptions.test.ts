@@ -1,7 +1,8 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
 import { toolName } from '../../shared/contract/mcp/tool-definitions';
-import { priceStatement } from '../../shared/domain/jobs/price';
+import { priceRange, priceStatement, priceText } from '../../shared/domain/jobs/price';
+import { modelDescription } from '../../shared/contract/operations/model-description';
 import type { Operation } from '../../shared/contract/operations/operation';
 import { publishedOperations } from '../../shared/contract/operations/registry';
 import { BACKENDS, type BackendKind } from '../support/backends';
@@ -76,7 +77,7 @@ function registryDescriptionTests(operations: readonly Operation[], served: () =
     );
   });
 
-  it('every operation has a valid unique operationId, the registry summary, its description verbatim (at most 300 characters) and the bearer or oauth2 scheme', () => {
+  it('every operation has a valid unique operationId, the registry summary, its composed description (its own text verbatim, at most 300 characters) and the bearer or oauth2 scheme', () => {
     const { document } = served();
     expect(document.components.securitySchemes.bearerAuth).to.include({ type: 'http', scheme: 'bearer' });
     const ids: string[] = [];
@@ -89,7 +90,8 @@ function registryDescriptionTests(operations: readonly Operation[], served: () =
       expect(operation, `${where} is a published operation`).to.not.equal(undefined);
       expect([operation!.method, operation!.path], where).to.deep.equal([method, path]);
       expect(op.summary, where).to.be.a('string').and.equal(operation!.summary).and.not.equal('');
-      expect(op.description, where).to.equal(operation!.description);
+      expect(op.description, where).to.equal(modelDescription(operation!));
+      expect(op.description, where).to.contain(operation!.description);
       expect(op.description.length, where).to.be.within(1, 300);
       expect(op.security, where).to.deep.equal([{ bearerAuth: [] }, { oauth2: [] }]);
       expect(op.responses['401'], `${where} documents 401`).to.not.equal(undefined);
@@ -111,7 +113,7 @@ function registryDescriptionTests(operations: readonly Operation[], served: () =
     for (const name of ['Retry-After', 'RateLimit-Policy', 'RateLimit']) expect(tooMany[name]?.required, name).to.equal(true);
   });
 
-  it('every operation is consequential as the registry says; a paid one also needs confirmation, states its price and documents 402 and 422; a free one carries no price', () => {
+  it('every operation is consequential as the registry says; a paid one also needs confirmation, states its price rule and range in x-cost and once in its description, and documents 402 and 422; a free one carries no price', () => {
     const { document } = served();
     for (const operation of published) {
       const op = document.paths[operation.path][operation.method];
@@ -122,26 +124,18 @@ function registryDescriptionTests(operations: readonly Operation[], served: () =
         continue;
       }
       expect(op['x-requires-confirmation'], operation.operationId).to.equal(true);
+      // x-cost names the rule's kind, its sentence and its range; the description states that sentence once.
       const { price } = operation;
-      if (price.kind === 'fixed') {
-        expect(op['x-cost'], operation.operationId).to.deep.equal({
-          amount: price.credits,
-          unit: 'credit',
-          charged: 'once, when the job is accepted',
-        });
-      } else {
-        expect(op['x-cost'], operation.operationId).to.deep.include({
-          per_unit: { amount: price.credits, unit: price.unit, field: `input.${price.field}` },
-          min: price.credits * price.min,
-          max: price.credits * price.max,
-          unit: 'credit',
-          charged: 'once, when the job is accepted',
-        });
-      }
+      const cost = op['x-cost'];
+      expect(cost, operation.operationId).to.deep.include({ kind: price.kind, text: priceText(price), ...priceRange(price) });
+      expect(Number.isInteger(cost.min) && Number.isInteger(cost.max) && cost.min <= cost.max, operation.operationId).to.equal(true);
+      expect(op.description.toLowerCase().split(cost.text.replace(/\.$/, '').toLowerCase()), operation.operationId).to.have.length(2);
       expect(op.responses['402'], operation.operationId).to.deep.equal({ $ref: '#/components/responses/CreditBudgetExhausted' });
       expect(op.responses['422'], operation.operationId).to.deep.equal({ $ref: '#/components/responses/IdempotencyConflict' });
     }
-    expect(document.components.responses.CreditBudgetExhausted.headers['Retry-After'].required).to.equal(true);
+    // Retry-After is sent for a budget used up today, not for a price above the whole limit.
+    expect(document.components.responses.CreditBudgetExhausted.headers['Retry-After'].required).to.equal(false);
+    expect(document.components.responses.CreditBudgetExhausted.description).to.match(/price-exceeds-daily-limit/);
   });
 
   it('every asynchronous operation is long-running, names a published operation to poll, and its 202 requires Location and Retry-After; no other is long-running', () => {
@@ -171,9 +165,9 @@ function registryDescriptionTests(operations: readonly Operation[], served: () =
     expect(llms).to.contain(`Base URL: ${BASE_ENV.PUBLIC_URL}`);
   });
 
-  it('llms.txt holds every published operation with its method, path, operationId and whole description verbatim, and no unpublished one', () => {
+  it('llms.txt holds every published operation with its method, path, operationId and whole composed description verbatim, and no unpublished one', () => {
     const { llms } = served();
-    for (const operation of published) expect(llmsSection(llms, operation)).to.contain(`\n\n${operation.description}\n`);
+    for (const operation of published) expect(llmsSection(llms, operation)).to.contain(`\n\n${modelDescription(operation)}\n`);
     expect(llms.match(/^### /gm)).to.have.length(published.length);
     for (const operation of operations.filter((candidate) => !candidate.published))
       expect(llms, operation.operationId).to.not.contain(operation.path);
@@ -207,6 +201,7 @@ function registryDescriptionTests(operations: readonly Operation[], served: () =
     expect(llms).to.match(new RegExp(`A 401 .*reconnect at ${BASE_ENV.DASHBOARD_URL.replace(/[./]/g, '\\$&')}`));
     expect(llms).to.match(/A 429 .*Retry-After/);
     expect(llms).to.match(/A 402 .*daily credit budget.*resets/);
+    expect(llms).to.match(/A 402 whose type ends in price-exceeds-daily-limit .* do not retry it/);
   });
 
   it('llms.txt lists every published operation as its MCP tool, and says of each paid tool, and no other, that it requires an idempotency_key', () => {
@@ -239,9 +234,9 @@ function registryDescriptionTests(operations: readonly Operation[], served: () =
     expect(llmsAgain).to.equal(llms);
   });
 
-  it('every operation description in the registry, published or not, is at most 300 characters (the GPT Actions limit)', () => {
+  it('every operation description in the registry, published or not, is at most 300 characters with its price sentence (the GPT Actions limit)', () => {
     expect(operations.length).to.be.greaterThan(0);
-    for (const operation of operations) expect(operation.description.length, operation.operationId).to.be.within(1, 300);
+    for (const operation of operations) expect(modelDescription(operation).length, operation.operationId).to.be.within(1, 300);
   });
 }
 
@@ -257,7 +252,9 @@ function placeholderDescriptionTests(served: () => Served): void {
         'x-long-running': true,
         'x-poll-operationId': 'getJob',
       });
-      expect(op['x-cost']).to.include({ amount: 1, unit: 'credit' });
+      expect(op['x-cost']).to.deep.equal({ kind: 'fixed', credits: 1, text: 'Costs 1 credit.', min: 1, max: 1 });
+      // Its text states the price already, so the description is the text as written.
+      expect(op.description).to.match(/^Starts a paid job that costs 1 credit, charged once/);
       expect(op.responses['202'].headers).to.have.keys(['Location', 'Retry-After', 'Idempotent-Replayed', 'RateLimit-Policy', 'RateLimit']);
       expect(llms).to.match(/Cost: 1 credit, charged once/);
       expect(llms).to.contain('Poll getJob (GET /v1/jobs/{id})');

@@ -26,7 +26,7 @@ const FAILING_JOBS: readonly Operation[] = OPERATIONS.map((operation) =>
     ? {
         ...operation,
         job: {
-          operationId: operation.operationId,
+          ...operation.job!,
           processor: () => async (input) => {
             if (input.prompt === 'safe') throw new JobError('The prompt could not be handled.');
             if (input.prompt === 'final') throw new JobError('Not retryable.', { retryable: false });

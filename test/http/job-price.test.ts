@@ -1,5 +1,8 @@
 import { expect } from 'chai';
+import { REPORT_STATEMENT as STATEMENT, REPORT_X_COST } from '../support/report-price';
+import * as z from 'zod';
 import { paidOperation } from '../../shared/contract/operations/paid-operation';
+import { paidJob } from '../../shared/domain/jobs/processor';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { fixedPrice, type PerUnitPrice, perUnit } from '../../shared/domain/jobs/price';
 import { BACKENDS } from '../support/backends';
@@ -8,21 +11,19 @@ import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../
 import { connectMcp } from '../support/mcp-client';
 
 const LIMIT = 10;
-const STATEMENT = '2 credits per page (input.pages, 1 to 5), so 2 to 10 credits';
+const DESCRIPTION = 'Drafts a report on a topic, 1 to 5 pages, charged once when accepted: ask the person first.';
 
 /** A paid operation priced by its input, as the guide's report: 2 credits per page, 1 to 5 pages. */
-function reportOperation(price: PerUnitPrice) {
+function reportOperation(price: PerUnitPrice<'pages'>) {
   return paidOperation({
-    job: { operationId: 'draftReport', processor: () => async (input) => ({ sections: Number(input.pages) }) },
+    job: paidJob({
+      operationId: 'draftReport',
+      input: z.strictObject({ topic: z.string().min(1).max(200), pages: z.int().min(1).max(5) }),
+      processor: () => async (input) => ({ sections: input.pages }),
+    }),
     path: '/v1/reports',
     summary: 'Draft a report (2 credits per page)',
-    description: 'Drafts a report on a topic, 1 to 5 pages, 2 credits per page, charged once when accepted: ask the person first.',
-    input: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['topic', 'pages'],
-      properties: { topic: { type: 'string', minLength: 1, maxLength: 200 }, pages: { type: 'integer', minimum: 1, maximum: 5 } },
-    },
+    description: DESCRIPTION,
     price,
     noun: 'report',
   });
@@ -31,7 +32,7 @@ function reportOperation(price: PerUnitPrice) {
 for (const backend of BACKENDS) {
   describe(`a price computed from the input, DAILY_CREDIT_LIMIT=${LIMIT} [${backend}]`, () => {
     // Mutable on purpose: a test changes the rule after a job is accepted to show a replay keeps the stored cost.
-    const rule: { -readonly [K in keyof PerUnitPrice]: PerUnitPrice[K] } = perUnit({
+    const rule: { -readonly [K in keyof PerUnitPrice<'pages'>]: PerUnitPrice<'pages'>[K] } = perUnit({
       credits: 2,
       unit: 'page',
       field: 'pages',
@@ -55,31 +56,30 @@ for (const backend of BACKENDS) {
       c.call('POST', '/v1/reports', { token, body: { input: { topic: 'tides', pages } }, headers: { 'idempotency-key': key } });
     const spent = async (token: string) => (await c.call('GET', '/v1/me', { token })).body.usage;
 
-    it('/openapi.json, /llms.txt and tools/list state the rule and its range for the report, and the fixed-price placeholder exactly as before', async () => {
+    it('/openapi.json, /llms.txt and tools/list state the rule and its range for the report once, and the fixed-price placeholder exactly as before', async () => {
       const document = (await (await fetch(`${c.baseUrl}/openapi.json`)).json()) as Record<string, any>;
-      expect(document.paths['/v1/reports'].post['x-cost']).to.deep.equal({
-        per_unit: { amount: 2, unit: 'page', field: 'input.pages' },
-        min: 2,
-        max: 10,
-        unit: 'credit',
-        rule: STATEMENT,
-        charged: 'once, when the job is accepted',
-      });
+      const report = document.paths['/v1/reports'].post;
+      expect(report['x-cost']).to.deep.equal(REPORT_X_COST);
       expect(document.paths['/v1/jobs'].post['x-cost']).to.deep.equal({
-        amount: 1,
-        unit: 'credit',
-        charged: 'once, when the job is accepted',
+        kind: 'fixed',
+        credits: 1,
+        text: 'Costs 1 credit.',
+        min: 1,
+        max: 1,
       });
+      // The report's own text does not state the rule: the composition appends its sentence, once.
+      expect(report.description).to.equal(`${DESCRIPTION} Costs ${STATEMENT}.`);
       const llms = await (await fetch(`${c.baseUrl}/llms.txt`)).text();
+      expect(llms).to.contain(`\n\n${report.description}\n`);
       expect(llms).to.contain(`- Cost: ${STATEMENT}, charged once when the job is accepted.`);
       expect(llms).to.contain('- Cost: 1 credit, charged once when the job is accepted.');
       const client = await connectMcp(`${c.baseUrl}/mcp`, await c.link(newSubject()), '2026-07-28');
       try {
         const { tools } = await client.listTools();
-        const report = tools.find((tool) => tool.name === 'draft_report')!;
-        expect(report.description).to.match(new RegExp(`Price: ${STATEMENT.replace(/[()]/g, '\\$&')}, charged once when accepted\\.$`));
+        expect(tools.find((tool) => tool.name === 'draft_report')!.description).to.equal(report.description);
         const placeholder = OPERATIONS.find((operation) => operation.operationId === 'createJob')!;
         expect(tools.find((tool) => tool.name === 'create_job')!.description).to.equal(placeholder.description);
+        expect(document.paths['/v1/jobs'].post.description).to.equal(placeholder.description);
       } finally {
         await client.close();
       }

@@ -219,7 +219,9 @@ for (const backend of BACKENDS) {
         ? {
             ...operation,
             job: {
-              operationId: operation.operationId,
+              ...operation.job!,
+              // Its own result, not the placeholder's.
+              result: undefined,
               processor: () => async () => {
                 await gate;
                 return { done: true };

@@ -1,6 +1,11 @@
 import http from 'node:http';
 import { expect } from 'chai';
+import * as z from 'zod';
+import { bodyLimitOf } from '../../shared/contract/operations/body-limit';
+import { bearerOperation } from '../../shared/contract/operations/operation';
+import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { BACKENDS } from '../support/backends';
+import { withOperations } from '../support/extra-operations';
 import { newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 
 interface Answer {
@@ -91,6 +96,65 @@ for (const backend of BACKENDS) {
         name: 'marked',
       });
       expect(await post(c.baseUrl, '/v1/things', headers, Buffer.from('1'), false)).to.deep.include({ status: 400 });
+    });
+  });
+}
+
+/** A free operation taking a text of up to 20,000 characters: its body limit is above 64 KiB. */
+const storeText = bearerOperation({
+  operationId: 'storeText',
+  method: 'post',
+  path: '/v1/texts',
+  summary: 'Store a text',
+  description: 'Counts the characters of a text of up to 20,000 characters. Free.',
+  published: true,
+  consequential: false,
+  requestBody: z.strictObject({ text: z.string().min(1).max(20_000) }),
+  responses: { 200: { description: 'Its length.', schema: { type: 'object' } } },
+  errors: [400, 401, 413, 415, 429, 500],
+  handle: async ({ body }) => ({ status: 200, body: { characters: [...body.text].length } }),
+});
+
+for (const backend of BACKENDS) {
+  describe(`the body limit follows the largest body a schema allows [${backend}]`, () => {
+    let c: ConnectorUnderTest;
+    let headers: Record<string, string>;
+    const limit = bodyLimitOf(storeText);
+    before(async () => {
+      c = await startConnector(backend, {}, { operations: withOperations(OPERATIONS, [storeText]) });
+      headers = { authorization: `Bearer ${await c.link(newSubject())}`, 'content-type': 'application/json' };
+    });
+    after(async () => c.close());
+
+    it(`20,000 emoji (80 KB of UTF-8), or the same written as escapes (240 KB), are read; the limit is ${limit} bytes, and a body over it is 413 naming it`, async () => {
+      const emoji = Buffer.from(JSON.stringify({ text: '😀'.repeat(20_000) }));
+      expect(emoji.length).to.be.above(64 * 1024);
+      expect(await post(c.baseUrl, '/v1/texts', headers, emoji, false)).to.deep.include({ status: 200, body: { characters: 20_000 } });
+      const escaped = Buffer.from(`{"text":"${'\\ud83d\\ude00'.repeat(20_000)}"}`);
+      expect(escaped.length).to.be.above(200_000).and.at.most(limit);
+      for (const chunked of [false, true]) {
+        expect(await post(c.baseUrl, '/v1/texts', headers, escaped, chunked)).to.deep.include({
+          status: 200,
+          body: { characters: 20_000 },
+        });
+      }
+      const over = Buffer.concat([Buffer.from('{"text":"'), Buffer.alloc(limit, 'x'), Buffer.from('"}')]);
+      const refused = await post(c.baseUrl, '/v1/texts', headers, over, false);
+      expect(refused.status).to.equal(413);
+      expect(refused.body.detail).to.equal(`The request body is over the limit of ${limit} bytes.`);
+      // 20,001 characters fit the byte limit but not the schema: 400.
+      expect(
+        (await post(c.baseUrl, '/v1/texts', headers, Buffer.from(JSON.stringify({ text: 'x'.repeat(20_001) })), false)).status,
+      ).to.equal(400);
+    });
+
+    it('another operation keeps 64 KiB, and the published document states the larger limit where it applies', async () => {
+      const big = Buffer.from(JSON.stringify({ name: 'n', notes: 'x'.repeat(70_000) }));
+      expect((await post(c.baseUrl, '/v1/things', headers, big, false)).status).to.equal(413);
+      const document = (await (await fetch(`${c.baseUrl}/openapi.json`)).json()) as Record<string, any>;
+      expect(document.paths['/v1/texts'].post.requestBody.description).to.equal(`At most ${limit} bytes of JSON.`);
+      expect(document.paths['/v1/things'].post.requestBody.description).to.equal(undefined);
+      expect(document.components.responses.PayloadTooLarge.description).to.match(/64 KiB, or the larger limit its request body states/);
     });
   });
 }

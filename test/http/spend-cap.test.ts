@@ -1,10 +1,29 @@
 import { expect } from 'chai';
+import * as z from 'zod';
+import { paidOperation } from '../../shared/contract/operations/paid-operation';
+import { paidJob } from '../../shared/domain/jobs/processor';
+import { OPERATIONS } from '../../shared/contract/operations/registry';
+import { perUnit } from '../../shared/domain/jobs/price';
 import { BACKENDS } from '../support/backends';
+import { withOperations } from '../support/extra-operations';
 import { newKey, newSubject, startConnector, type CallResult, type ConnectorUnderTest } from '../support/harness';
 import { scrape, sumOf } from '../support/prometheus-text';
 
 const LIMIT = 3;
 const PROBLEM = /^application\/problem\+json/;
+
+/** A paid operation priced by its input: 1 credit per item, 1 to 10 items, so some orders cost more than the cap. */
+const orderItems = paidOperation({
+  job: paidJob({
+    operationId: 'orderItems',
+    input: z.strictObject({ items: z.int().min(1).max(10) }),
+    processor: () => async (input) => ({ items: input.items }),
+  }),
+  path: '/v1/orders',
+  summary: 'Order items',
+  description: 'Orders 1 to 10 items, charged once when accepted: ask the person first.',
+  price: perUnit({ credits: 1, unit: 'item', field: 'items', min: 1, max: 10 }),
+});
 
 /** The next midnight UTC after `at`, as an ISO string. */
 const nextUtcMidnight = (at: number) => new Date((Math.floor(at / 86_400_000) + 1) * 86_400_000).toISOString();
@@ -13,7 +32,7 @@ for (const backend of BACKENDS) {
   describe(`daily credit budget, DAILY_CREDIT_LIMIT=${LIMIT} [${backend}]`, () => {
     let c: ConnectorUnderTest;
     before(async () => {
-      c = await startConnector(backend, { DAILY_CREDIT_LIMIT: String(LIMIT) });
+      c = await startConnector(backend, { DAILY_CREDIT_LIMIT: String(LIMIT) }, { operations: withOperations(OPERATIONS, [orderItems]) });
     });
     after(async () => c.close());
 
@@ -77,6 +96,32 @@ for (const backend of BACKENDS) {
       const key = newKey();
       expect((await submit(token, 'first try', key)).status).to.equal(402);
       expect((await submit(token, 'another payload', key)).status).to.equal(402);
+    });
+
+    it(`a job priced above the whole limit (${LIMIT + 2} credits) is 402 price-exceeds-daily-limit without Retry-After, on a fresh budget, charging nothing`, async () => {
+      const token = await c.link(newSubject());
+      const refused = await c.call('POST', '/v1/orders', {
+        token,
+        body: { input: { items: LIMIT + 2 } },
+        headers: { 'idempotency-key': newKey() },
+      });
+      expect(refused.status, refused.text).to.equal(402);
+      expect(refused.headers.get('content-type')).to.match(PROBLEM);
+      expect(refused.body.type).to.equal('urn:connector:problem:price-exceeds-daily-limit');
+      expect(refused.body.detail).to.contain(`costs ${LIMIT + 2} credits, more than the daily limit of ${LIMIT} credits`);
+      expect(refused.headers.get('retry-after')).to.equal(null);
+      // At the limit exactly it fits a fresh day's budget.
+      const fits = await c.call('POST', '/v1/orders', {
+        token,
+        body: { input: { items: LIMIT } },
+        headers: { 'idempotency-key': newKey() },
+      });
+      expect(fits.status, fits.text).to.equal(202);
+      expect((await c.call('GET', '/v1/me', { token })).body.usage).to.deep.equal({
+        jobs_charged: 1,
+        credits_spent: LIMIT,
+        credits_refunded: 0,
+      });
     });
 
     it('the budget is per subject: another subject still has its whole budget', async () => {

@@ -7,7 +7,9 @@ import { JOB_CARD, JOB_CARD_FILE } from '../../shared/contract/mcp/job-card/job-
 import { toolName } from '../../shared/contract/mcp/tool-definitions';
 import { networkReferences } from '../../shared/contract/mcp/job-card/network-references';
 import { fixedPrice } from '../../shared/domain/jobs/price';
+import * as z from 'zod';
 import { paidOperation } from '../../shared/contract/operations/paid-operation';
+import { paidJob } from '../../shared/domain/jobs/processor';
 import { EXTRA_OPERATIONS, withOperations } from '../support/extra-operations';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
@@ -24,11 +26,14 @@ const OWN_CARD: AppCard = {
   html: async () => '<!doctype html><html lang="en"><head><title>Shout</title></head><body><p>Shout</p></body></html>',
 };
 const shout = paidOperation({
-  job: { operationId: 'shout', processor: () => async (input) => ({ text: String(input.text).toUpperCase() }) },
+  job: paidJob({
+    operationId: 'shout',
+    input: z.strictObject({ text: z.string().max(100) }),
+    processor: () => async (input) => ({ text: input.text.toUpperCase() }),
+  }),
   path: '/v1/shouts',
   summary: 'Shout a text (1 credit)',
   description: 'Turns a text to capitals. Costs 1 credit, charged once when accepted: ask the person first.',
-  input: { type: 'object', additionalProperties: false, required: ['text'], properties: { text: { type: 'string', maxLength: 100 } } },
   price: fixedPrice(1),
   card: OWN_CARD,
 });

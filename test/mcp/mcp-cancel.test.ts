@@ -43,25 +43,29 @@ describe('cancelling jobs over MCP (cancel_job, tasks/cancel)', function () {
     });
   }
 
-  it('tasks/cancel on 2025-11-25: a queued task is cancelled at once, a running one stays working until it stops, then is cancelled', async () => {
+  it('tasks/cancel on 2025-11-25: a queued task is cancelled at once; a running one is cancelled before the answer and stays cancelled while its job stops, and tasks/result then answers at once', async () => {
     const client = await connectMcp(mcpUrl, await connector.link(newSubject()), '2025-11-25');
     try {
       const running = (await legacyTasks.create(client, 'create_job', { input: { prompt: 'long' }, idempotency_key: newKey() })).task;
       await waitFor(async () => (await connectedJob(client, running.taskId)) === 'running', { what: 'the first job to start' });
       const queued = (await legacyTasks.create(client, 'create_job', { input: { prompt: 'waits' }, idempotency_key: newKey() })).task;
       expect((await legacyTasks.cancel(client, queued.taskId)).status).to.equal('cancelled');
-      expect((await legacyTasks.cancel(client, running.taskId)).status).to.equal('working');
-      await waitFor(async () => (await legacyTasks.get(client, running.taskId)).status === 'cancelled', {
-        what: 'the task to be cancelled',
-      });
+      // The specification: the task moves to cancelled before the answer, and never leaves it.
+      const stopping = await legacyTasks.cancel(client, running.taskId);
+      expect(stopping).to.include({ taskId: running.taskId, status: 'cancelled' });
+      expect(stopping.statusMessage).to.match(/^Cancel requested/);
+      expect((await legacyTasks.get(client, running.taskId)).status).to.equal('cancelled');
+      await waitFor(async () => (await connectedJob(client, running.taskId)) === 'canceled', { what: 'the job to stop' });
+      expect((await legacyTasks.get(client, running.taskId)).status).to.equal('cancelled');
       const result = await legacyTasks.result(client, running.taskId);
+      expect(result.isError).to.equal(true);
       expect(result.structuredContent).to.deep.include({ id: running.taskId, status: 'canceled', refunded_credits: 1 });
     } finally {
       await client.close();
     }
   });
 
-  it('tasks/cancel on 2026-07-28: a queued task is cancelled at once and tasks/get then shows it cancelled', async () => {
+  it('tasks/cancel on 2026-07-28: a queued task is cancelled at once and tasks/get then shows it cancelled; a running one is cancelled at once and stays so', async () => {
     const token = await connector.link(newSubject());
     const client = await connectMcp(mcpUrl, token, '2026-07-28', { tasks: true });
     try {
@@ -73,8 +77,46 @@ describe('cancelling jobs over MCP (cancel_job, tasks/cancel)', function () {
       const canceled = await modernTasks.cancel(client, created.taskId);
       expect(canceled).to.include({ taskId: created.taskId, status: 'cancelled' });
       expect((await modernTasks.get(client, created.taskId)).status).to.equal('cancelled');
-      expect((await modernTasks.cancel(client, running.id)).status).to.equal('working');
-      await waitFor(async () => (await modernTasks.get(client, running.id)).status === 'cancelled', { what: 'the running task to stop' });
+      expect((await modernTasks.cancel(client, running.id)).status).to.equal('cancelled');
+      await waitFor(async () => (await connectedJob(client, running.id)) === 'canceled', { what: 'the running job to stop' });
+      expect((await modernTasks.get(client, running.id)).status).to.equal('cancelled');
+    } finally {
+      await client.close();
+    }
+  });
+
+  for (const revision of REVISIONS) {
+    it(`tasks/cancel on ${revision} of a task already cancelled is an invalid-params error, whether its job is still stopping or canceled`, async () => {
+      const token = await connector.link(newSubject());
+      const client = await connectMcp(mcpUrl, token, revision, { tasks: revision === '2026-07-28' });
+      const tasks = revision === '2026-07-28' ? modernTasks : legacyTasks;
+      const create = async (prompt: string) => {
+        const args = { input: { prompt }, idempotency_key: newKey() };
+        return revision === '2026-07-28'
+          ? (await modernTasks.create(mcpUrl, token, 'create_job', args)).taskId
+          : (await legacyTasks.create(client, 'create_job', args)).task.taskId;
+      };
+      try {
+        const running = await create('long');
+        await waitFor(async () => (await connectedJob(client, running)) === 'running', { what: 'the job to start' });
+        expect((await tasks.cancel(client, running)).status).to.equal('cancelled');
+        await expectInvalidParams(() => tasks.cancel(client, running), /already finished or been cancelled/);
+        await waitFor(async () => (await connectedJob(client, running)) === 'canceled', { what: 'the job to stop' });
+        await expectInvalidParams(() => tasks.cancel(client, running), /already finished or been cancelled/);
+      } finally {
+        await client.close();
+      }
+    });
+  }
+
+  it('a 2025-11-25 task asked with a ttl of 60 s is answered with the ttl the connector keeps it (the idempotency retention), the same in tasks/get and tasks/cancel', async () => {
+    const client = await connectMcp(mcpUrl, await connector.link(newSubject()), '2025-11-25');
+    const kept = connector.config.idempotencyTtlSeconds * 1000;
+    try {
+      const created = (await legacyTasks.create(client, 'create_job', { input: { prompt: 'ttl' }, idempotency_key: newKey() })).task;
+      expect(created.ttl).to.equal(kept).and.not.equal(60_000);
+      expect((await legacyTasks.get(client, created.taskId)).ttl).to.equal(kept);
+      expect((await legacyTasks.cancel(client, created.taskId)).ttl).to.equal(kept);
     } finally {
       await client.close();
     }

@@ -6,7 +6,8 @@ import jwt from 'jsonwebtoken';
 import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
 import { JobError } from '../../shared/platform/errors/job-error';
 import { createLogger } from '../../shared/platform/logging/logger';
-import type { Operation } from '../../shared/contract/operations/operation';
+import type { BearerOperation, BearerRequest, Operation } from '../../shared/contract/operations/operation';
+import type { Services } from '../../shared/domain/services';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { BACKENDS } from '../support/backends';
 import { BASE_ENV, newKey, newSubject, type ConnectorUnderTest, startConnector } from '../support/harness';
@@ -25,9 +26,9 @@ const SCRIPTED: readonly Operation[] = OPERATIONS.map((operation) => {
   if (operation.operationId === 'getMe') {
     return {
       ...operation,
-      handle: async (request, services) => {
-        if (request.principal?.subject === BOOM_SUBJECT) throw new Error('internal failure while reading the ledger');
-        return operation.handle(request, services);
+      handle: async (request: BearerRequest, services: Services) => {
+        if (request.principal.subject === BOOM_SUBJECT) throw new Error('internal failure while reading the ledger');
+        return (operation as BearerOperation).handle(request, services);
       },
     };
   }

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { loadConfig } from '../../shared/platform/config/config';
 import { createLogger } from '../../shared/platform/logging/logger';
 import { startWorker, type RunningWorker } from '../../worker/start-worker';
-import { PAID_JOBS } from '../../shared/domain/processors/paid-jobs';
+import { PAID_JOBS } from '../../shared/contract/operations/paid-jobs';
 import { BASE_ENV, newKey, newSubject, type ConnectorUnderTest, startConnector } from '../support/harness';
 import { LogCapture } from '../support/log-capture';
 import { deltas, samplesOf, scrape, sumOf } from '../support/prometheus-text';

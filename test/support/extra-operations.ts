@@ -1,6 +1,10 @@
 import { JobError } from '../../shared/platform/errors/job-error';
-import { fixedPrice } from '../../shared/domain/jobs/price';
-import type { Operation } from '../../shared/contract/operations/operation';
+import { setTimeout as delay } from 'node:timers/promises';
+import { fixedPrice, perLength } from '../../shared/domain/jobs/price';
+import { intInRange } from '../../shared/platform/config/validators';
+import * as z from 'zod';
+import { bearerOperation, type Operation } from '../../shared/contract/operations/operation';
+import { paidJob } from '../../shared/domain/jobs/processor';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { paidOperation } from '../../shared/contract/operations/paid-operation';
 
@@ -11,21 +15,15 @@ import { paidOperation } from '../../shared/contract/operations/paid-operation';
  */
 
 /** A free operation: echoes a note with its caller. */
-export const echoNote: Operation = {
+export const echoNote = bearerOperation({
   operationId: 'echoNote',
   method: 'post',
   path: '/v1/echo',
   summary: 'Echo a note',
   description: 'Repeats the note it is given, for testing that one registry entry reaches every face. Free.',
-  auth: 'bearer',
   published: true,
   consequential: false,
-  requestBody: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['note'],
-    properties: { note: { type: 'string', minLength: 1, maxLength: 50 } },
-  },
+  requestBody: z.strictObject({ note: z.string().min(1).max(50) }),
   responses: {
     200: {
       description: 'The note, with who sent it.',
@@ -38,41 +36,97 @@ export const echoNote: Operation = {
     },
   },
   errors: [400, 401, 429, 500],
-  handle: async (request) => ({ status: 200, body: { note: request.body.note, subject: request.principal!.subject } }),
-};
+  handle: async (request) => ({ status: 200, body: { note: request.body.note, subject: request.principal.subject } }),
+});
 
 /** The message a word-count job fails with when its text has no word. */
 export const NO_WORDS = 'The text has no words to count.';
 
 /** A paid asynchronous operation with its own processor, declared with the builder: counts words, 3 credits. */
-export const countWords: Operation = paidOperation({
-  job: {
+export const countWords = paidOperation({
+  job: paidJob({
     operationId: 'countWords',
+    input: z.strictObject({ text: z.string().min(1).max(2000).describe('The text to count.') }),
+    result: z.strictObject({ words: z.int().min(1).max(2000) }),
+    example: { text: 'Count these four words.' },
     // Its failures keep their charge: the one operation the tests see with refunds of failures turned off.
     refundOnFailure: false,
     processor: () => async (input) => {
-      const words = String(input.text).match(/\p{L}+/gu) ?? [];
+      const words = input.text.match(/\p{L}+/gu) ?? [];
       if (words.length === 0) throw new JobError(NO_WORDS, { retryable: false });
       return { words: words.length };
     },
-  },
+  }),
   path: '/v1/word-counts',
   summary: 'Count the words of a text (3 credits)',
   description:
     'Counts the words of a text the person gives you. Costs 3 credits, charged once when accepted: ask the ' +
     'person first. Send an idempotency key; a retry with it is never charged again. Answers 202: poll getJob (get_job).',
-  input: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['text'],
-    properties: { text: { type: 'string', minLength: 1, maxLength: 2000, description: 'The text to count.' } },
-  },
   price: fixedPrice(3),
   noun: 'count',
 });
 
-/** The two extra operations: a free one and a paid asynchronous one with a processor. */
-export const EXTRA_OPERATIONS: readonly Operation[] = [echoNote, countWords];
+/** The languages a translation may ask for; Latin is accepted by the schema but not by the work. */
+export const LANGUAGES = ['de', 'en', 'es', 'fr', 'it', 'la'] as const;
+
+/** The message a translation into a language the work cannot do fails with. */
+export const UNSUPPORTED_LANGUAGE = 'Translating into Latin is not supported yet; nothing was translated.';
+
+/** The longest text a translation takes, and how many characters one credit block holds. */
+export const MAX_TRANSLATION = 20_000;
+
+/**
+ * The template trial as a user writes it from docs/building-operations.md: a paid translation priced per
+ * started 1,000 characters (3 credits each, 1 to 20 blocks), with settings of its own (the chunk size its
+ * progress is told in, and a pretend delay per chunk), progress per chunk, a `JobError` for a valid input the
+ * work cannot do (Latin), and a declared example that succeeds. Its "translation" keeps the text as it is.
+ */
+export const translateJob = paidJob({
+  operationId: 'translateDocument',
+  input: z.strictObject({
+    text: z.string().min(1).max(MAX_TRANSLATION).describe('The text to translate, up to 20,000 characters.'),
+    target_language: z.enum(LANGUAGES).describe('The language to translate into (ISO 639-1).'),
+  }),
+  result: z.strictObject({
+    target_language: z.enum(LANGUAGES),
+    translated: z.string().max(MAX_TRANSLATION),
+    chunks: z.int().min(1).max(MAX_TRANSLATION),
+  }),
+  example: { text: 'Good morning, and thank you for the flowers.', target_language: 'fr' },
+  settings: {
+    TRANSLATE_CHUNK_CHARACTERS: intInRange(100, 5000)({ default: 1000, desc: 'characters per chunk the translation tells progress for' }),
+    TRANSLATE_CHUNK_MS: intInRange(0, 60_000)({ default: 0, desc: 'pretend work per chunk, in milliseconds' }),
+  },
+  processor:
+    (own) =>
+    async ({ text, target_language }, { progress, signal }) => {
+      if (target_language === 'la') throw new JobError(UNSUPPORTED_LANGUAGE, { retryable: false });
+      const points = [...text];
+      const chunks = Math.ceil(points.length / own.TRANSLATE_CHUNK_CHARACTERS);
+      for (let chunk = 1; chunk <= chunks; chunk++) {
+        // Stops between chunks when the person cancels (or the time runs out).
+        if (own.TRANSLATE_CHUNK_MS > 0) await delay(own.TRANSLATE_CHUNK_MS, undefined, { signal });
+        signal.throwIfAborted();
+        progress(Math.round((chunk * 100) / chunks), `Chunk ${chunk} of ${chunks} translated.`);
+      }
+      return { target_language, translated: text, chunks };
+    },
+});
+
+/** `POST /v1/translations`: the trial's paid operation. */
+export const translateDocument = paidOperation({
+  job: translateJob,
+  path: '/v1/translations',
+  summary: 'Translate a text (3 credits per 1,000 characters)',
+  description:
+    'Translates a text of up to 20,000 characters into another language, charged once when accepted: tell the ' +
+    'person the price and ask first. Send an idempotency key; a retry is never charged again. Answers 202: poll getJob.',
+  price: perLength({ credits: 3, field: 'text', block: 1000, max: MAX_TRANSLATION / 1000 }),
+  noun: 'translation',
+});
+
+/** The extra operations: a free one and two paid asynchronous ones with processors of their own. */
+export const EXTRA_OPERATIONS: readonly Operation[] = [echoNote, countWords, translateDocument];
 
 /** A registry the registry-wide assertions run over, with the name their tests give it. */
 export interface NamedRegistry {
@@ -95,7 +149,7 @@ export function withOperations(operations: readonly Operation[], added: readonly
 
 /** The real registry plus the extras: what a template user has after adding operations. */
 export const EXTENDED_REGISTRY: NamedRegistry = {
-  name: 'the registry with two extra operations',
+  name: 'the registry with the extra operations',
   operations: withOperations(OPERATIONS, EXTRA_OPERATIONS),
 };
 

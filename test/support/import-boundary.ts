@@ -9,8 +9,12 @@ export interface ForbiddenImport {
   readonly specifier: string;
 }
 
-/** Every module specifier of a source: imports, re-exports, `import x = require()`, `import()` and `require()`. */
-export function moduleSpecifiers(sf: ts.SourceFile): ts.StringLiteralLike[] {
+/**
+ * Every module specifier of a source: imports, re-exports, `import x = require()`, `import()` and `require()`.
+ * With `runtimeOnly`, the imports TypeScript erases are left out (`import type`, `export type`, and imports
+ * whose every name is a `type` one): what the compiled module really loads.
+ */
+export function moduleSpecifiers(sf: ts.SourceFile, { runtimeOnly = false }: { runtimeOnly?: boolean } = {}): ts.StringLiteralLike[] {
   const found: ts.StringLiteralLike[] = [];
   const visit = (node: ts.Node): void => {
     if (
@@ -18,7 +22,7 @@ export function moduleSpecifiers(sf: ts.SourceFile): ts.StringLiteralLike[] {
       node.moduleSpecifier &&
       ts.isStringLiteralLike(node.moduleSpecifier)
     ) {
-      found.push(node.moduleSpecifier);
+      if (!(runtimeOnly && typeOnly(node))) found.push(node.moduleSpecifier);
     } else if (ts.isExternalModuleReference(node) && ts.isStringLiteralLike(node.expression)) {
       found.push(node.expression);
     } else if (ts.isCallExpression(node) && node.arguments.length > 0 && ts.isStringLiteralLike(node.arguments[0])) {
@@ -30,6 +34,22 @@ export function moduleSpecifiers(sf: ts.SourceFile): ts.StringLiteralLike[] {
   };
   visit(sf);
   return found;
+}
+
+/** True for an import or export TypeScript erases: every name it brings in is a type. */
+function typeOnly(node: ts.ImportDeclaration | ts.ExportDeclaration): boolean {
+  if (ts.isExportDeclaration(node)) return node.isTypeOnly;
+  const clause = node.importClause;
+  if (!clause) return false;
+  if (clause.isTypeOnly) return true;
+  const bindings = clause.namedBindings;
+  return (
+    !clause.name &&
+    bindings !== undefined &&
+    ts.isNamedImports(bindings) &&
+    bindings.elements.length > 0 &&
+    bindings.elements.every((element) => element.isTypeOnly)
+  );
 }
 
 /**

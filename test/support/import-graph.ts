@@ -19,14 +19,21 @@ export function resolveRelative(from: string, specifier: string): string | undef
   return [base, `${base}.ts`, path.join(base, 'index.ts')].find((candidate) => existsSync(candidate) && statSync(candidate).isFile());
 }
 
-/** The files each source imports (type-only imports, re-exports, `import()` and `require()` included). */
-export function fileImports(files: readonly string[], read = (f: string) => readFileSync(f, 'utf8')): Map<string, string[]> {
+/**
+ * The files each source imports (type-only imports, re-exports, `import()` and `require()` included; with
+ * `runtimeOnly`, only what the compiled module loads).
+ */
+export function fileImports(
+  files: readonly string[],
+  read = (f: string) => readFileSync(f, 'utf8'),
+  runtimeOnly = false,
+): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of files) {
     const sf = ts.createSourceFile(file, read(file), ts.ScriptTarget.ES2022, true);
     graph.set(
       file,
-      moduleSpecifiers(sf).flatMap((literal) => resolveRelative(file, literal.text) ?? []),
+      moduleSpecifiers(sf, { runtimeOnly }).flatMap((literal) => resolveRelative(file, literal.text) ?? []),
     );
   }
   return graph;
@@ -70,15 +77,18 @@ export function findCycles(graph: ReadonlyMap<string, ReadonlySet<string>>): str
   return cycles;
 }
 
-/** The files `entry` loads, itself included, following relative imports. */
-export function importClosure(entry: string, read = (f: string) => readFileSync(f, 'utf8')): Set<string> {
+/**
+ * The files `entry` loads, itself included, following relative imports (type-only ones too, unless
+ * `runtimeOnly`: then only what the compiled process loads).
+ */
+export function importClosure(entry: string, read = (f: string) => readFileSync(f, 'utf8'), runtimeOnly = false): Set<string> {
   const seen = new Set<string>();
   const pending = [entry];
   while (pending.length > 0) {
     const file = pending.pop()!;
     if (seen.has(file)) continue;
     seen.add(file);
-    pending.push(...(fileImports([file], read).get(file) ?? []));
+    pending.push(...(fileImports([file], read, runtimeOnly).get(file) ?? []));
   }
   return seen;
 }

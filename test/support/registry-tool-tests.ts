@@ -2,6 +2,7 @@ import type { Client, Tool } from '@modelcontextprotocol/client';
 import { expect } from 'chai';
 import { buildToolDefinitions, toolName } from '../../shared/contract/mcp/tool-definitions';
 import { priceOf } from '../../shared/domain/jobs/price';
+import { modelDescription } from '../../shared/contract/operations/model-description';
 import type { Operation } from '../../shared/contract/operations/operation';
 import { publishedOperations } from '../../shared/contract/operations/registry';
 import { BASE_ENV, newKey, newSubject, type ConnectorUnderTest } from './harness';
@@ -64,13 +65,13 @@ export function registryToolTests(operations: readonly Operation[], connectorOf:
       });
       after(async () => client?.close());
 
-      it('tools/list lists exactly the published operations, in registry order, with their registry names, texts, schemas and annotations', () => {
+      it('tools/list lists exactly the published operations, in registry order, with their registry names, texts (the composed description, as /openapi.json has it), schemas and annotations', () => {
         expect(tools.map((tool) => tool.name)).to.deep.equal(definitions.map((definition) => definition.name));
         for (const definition of definitions) {
           const tool = toolOf(definition.name);
           expect(tool.name).to.equal(toolName(definition.operation.operationId));
           expect(tool.title).to.equal(definition.operation.summary);
-          expect(tool.description).to.equal(definition.operation.description);
+          expect(tool.description).to.equal(modelDescription(definition.operation));
           expect(tool.inputSchema).to.deep.equal(definition.inputSchema);
           expect(tool.outputSchema).to.deep.equal(definition.outputSchema);
           expect(tool.annotations).to.deep.include(definition.annotations);
@@ -136,13 +137,15 @@ export function registryToolTests(operations: readonly Operation[], connectorOf:
         expect(noSuchTool.code).to.equal(INVALID_PARAMS);
       });
 
-      it('every paid tool, called twice with arguments from its schema and one fresh key, answers the same job of its operation at its cost, charged once, which its poll tool reads to a final state', async () => {
+      it('every paid tool, called twice with its job’s example input (else arguments from its schema) and one fresh key, answers the same job of its operation at its cost, charged once, which its poll tool reads to a final state (succeeded for the example)', async () => {
         for (const definition of definitions.filter((candidate) => candidate.operation.price !== undefined)) {
-          const { operationId, price, async } = definition.operation;
+          const { operationId, price, async, job: paid } = definition.operation;
           const subject = newSubject();
           const own = await connectMcp(`${connectorOf().baseUrl}/mcp`, await connectorOf().link(subject), revision);
           try {
-            const sample = sampleArguments(definition.inputSchema);
+            // A valid input need not succeed (a processor may refuse what only the work can tell): the example does.
+            const example = paid?.example;
+            const sample = example === undefined ? sampleArguments(definition.inputSchema) : { input: example };
             const args = { ...sample, idempotency_key: newKey() };
             // The charge is the operation's rule applied to the arguments sent.
             const cost = priceOf(price!, sample.input as Record<string, unknown>);
@@ -166,6 +169,7 @@ export function registryToolTests(operations: readonly Operation[], connectorOf:
               { what: `${definition.name}'s job ${job.id} to end`, timeoutMs: 20_000 },
             );
             expect(final, definition.name).to.include({ id: job.id, operation: operationId });
+            if (example !== undefined) expect(final.status, `${definition.name}: ${JSON.stringify(final.error)}`).to.equal('succeeded');
           } finally {
             await own.close();
           }

@@ -1,12 +1,15 @@
 import { expect } from 'chai';
+import * as z from 'zod';
 import { ConfigError } from '../../shared/platform/errors/config-error';
 import { intInRange } from '../../shared/platform/config/validators';
 import { jobSettingVariables, loadJobSettings } from '../../shared/domain/jobs/job-settings';
 import { buildPolicies, type PaidJob } from '../../shared/domain/jobs/processor';
-import { PAID_JOBS } from '../../shared/domain/processors/paid-jobs';
+import { paidJobsOf } from '../../shared/contract/operations/paid-jobs';
+import { REGISTRIES } from '../support/extra-operations';
 
 const tuned: PaidJob = {
   operationId: 'tuned',
+  input: z.strictObject({}),
   timeoutMs: 5000,
   attempts: 1,
   backoffMs: 50,
@@ -14,7 +17,7 @@ const tuned: PaidJob = {
   settings: { TUNED_WIDTH: intInRange(1, 10)({ default: 3 }), TUNED_DEPTH: intInRange(1, 10)({}) },
   processor: () => async () => ({}),
 };
-const plain: PaidJob = { operationId: 'plain', processor: () => async () => ({}) };
+const plain: PaidJob = { operationId: 'plain', input: z.strictObject({}), processor: () => async () => ({}) };
 
 describe("a paid job's own settings and policy", () => {
   it('a job’s variables are read typed, with their defaults, by operation id; a job without settings gets none', () => {
@@ -44,7 +47,21 @@ describe("a paid job's own settings and policy", () => {
     expect(policies.get('plain')).to.deep.equal({ attempts: 4, backoffMs: 900, timeoutMs: undefined, refundOnFailure: true });
   });
 
-  it('the shipped jobs’ variables are exactly what they declare (the placeholder: PLACEHOLDER_JOB_MS, PLACEHOLDER_PROGRESS_STEPS)', () => {
-    expect(Object.keys(jobSettingVariables(PAID_JOBS))).to.deep.equal(['PLACEHOLDER_JOB_MS', 'PLACEHOLDER_PROGRESS_STEPS']);
+  it('a variable declared by two jobs is refused, naming it', () => {
+    expect(() => jobSettingVariables([tuned, { ...plain, settings: { TUNED_DEPTH: intInRange(1, 5)({}) } }])).to.throw(
+      /TUNED_DEPTH is declared by two paid jobs/,
+    );
   });
+
+  for (const registry of REGISTRIES) {
+    it(`the variables of ${registry.name} are found from it: each paid operation's job's own, once, and they read with their defaults`, () => {
+      const jobs = paidJobsOf(registry.operations);
+      const declared = registry.operations.flatMap((operation) => Object.keys(operation.job?.settings ?? {}));
+      expect(Object.keys(jobSettingVariables(jobs))).to.deep.equal(declared);
+      // Every shipped or example setting has a default, so a process starts without any of them set.
+      const values = loadJobSettings({}, jobs);
+      for (const job of jobs)
+        expect([...Object.keys(values.get(job.operationId) ?? {})], job.operationId).to.deep.equal(Object.keys(job.settings ?? {}));
+    });
+  }
 });

@@ -1,8 +1,11 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import ts from 'typescript';
 import { expect } from 'chai';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
-import { PAID_JOBS } from '../../shared/domain/processors/paid-jobs';
-import { findForbiddenImports } from '../support/import-boundary';
+import { PAID_JOBS, paidJobsOf } from '../../shared/contract/operations/paid-jobs';
+import { EXTRA_OPERATIONS, withOperations } from '../support/extra-operations';
+import { findForbiddenImports, moduleSpecifiers } from '../support/import-boundary';
 import { fileImports, findCycles, groupGraph, importClosure, sourcesUnder } from '../support/import-graph';
 import { ROOT } from '../support/spawn-process';
 
@@ -57,23 +60,64 @@ describe('the layers of shared/', () => {
     expect(findCycles(graph)).to.deep.equal([]);
   });
 
-  it('the worker loads processors, never the REST contract (routes, handlers, descriptions) nor api/', () => {
-    const loaded = [...importClosure(path.join(ROOT, 'worker', 'main.ts'))].map((file) => path.relative(ROOT, file));
-    expect(loaded, 'worker closure').to.include(path.join('shared', 'domain', 'processors', 'paid-jobs.ts'));
-    expect(
-      loaded.filter((file) => file.startsWith(path.join('shared', 'contract') + path.sep) || file.startsWith(`api${path.sep}`)),
-    ).to.deep.equal([]);
+  it('the runtime closure leaves out only what TypeScript erases: type imports and type exports, not a mixed import', () => {
+    const source = [
+      "import type { A } from './a';",
+      "import { type B } from './b';",
+      "import { type C, d } from './c';",
+      "export type { E } from './e';",
+      "import f from './f';",
+    ].join('\n');
+    const specifiers = (runtimeOnly: boolean) =>
+      moduleSpecifiers(ts.createSourceFile('/x.ts', source, ts.ScriptTarget.ES2022, true), { runtimeOnly }).map((literal) => literal.text);
+    expect(specifiers(false)).to.deep.equal(['./a', './b', './c', './e', './f']);
+    expect(specifiers(true)).to.deep.equal(['./c', './f']);
+  });
+
+  it('the worker takes its jobs from the registry and loads no route, no MCP or description generator, no api/, express or MCP SDK', () => {
+    // What the compiled worker loads: type-only imports are erased (a handler's type names the services).
+    const closure = [...importClosure(path.join(ROOT, 'worker', 'main.ts'), undefined, true)];
+    const loaded = closure.map((file) => path.relative(ROOT, file));
+    // One registration: the worker's list is derived from the operations registry.
+    expect(loaded, 'worker closure').to.include(path.join('shared', 'contract', 'operations', 'paid-jobs.ts'));
+    expect(loaded, 'worker closure').to.include(path.join('shared', 'contract', 'operations', 'registry.ts'));
+    const forbidden = [
+      `api${path.sep}`,
+      path.join('shared', 'contract', 'description') + path.sep,
+      path.join('shared', 'contract', 'mcp', 'tool-definitions.ts'),
+      path.join('shared', 'contract', 'mcp', 'inline-schema.ts'),
+      path.join('shared', 'contract', 'mcp', 'portable-schema.ts'),
+    ];
+    expect(loaded.filter((file) => forbidden.some((prefix) => file.startsWith(prefix)))).to.deep.equal([]);
+    const packages = new Set(
+      closure.flatMap((file) =>
+        moduleSpecifiers(ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true), { runtimeOnly: true })
+          .map((literal) => literal.text)
+          .filter((specifier) => !specifier.startsWith('.')),
+      ),
+    );
+    expect(packages.has('zod'), 'the job schemas are loaded').to.equal(true);
+    expect([...packages].filter((name) => /^(express|express-openapi-validator|helmet|@modelcontextprotocol\/)/.test(name))).to.deep.equal(
+      [],
+    );
   });
 });
 
 describe('paid jobs and the operations that accept them', () => {
-  it("every paid operation's job is in PAID_JOBS under the operation's id, and every job in PAID_JOBS has its operation", () => {
+  it("the worker's list is every paid operation's job under the operation's id, in registry order, derived from the registry", () => {
     const paid = OPERATIONS.filter((operation) => operation.job !== undefined);
     expect(paid.length, 'paid operations').to.be.greaterThan(0);
-    for (const operation of paid) {
-      expect(PAID_JOBS, operation.operationId).to.include(operation.job);
-      expect(operation.job!.operationId).to.equal(operation.operationId);
+    expect(PAID_JOBS).to.deep.equal(paid.map((operation) => operation.job));
+    for (const [extended] of [[withOperations(OPERATIONS, EXTRA_OPERATIONS)]]) {
+      expect(paidJobsOf(extended).map((job) => job.operationId)).to.deep.equal(
+        extended.filter((operation) => operation.job).map((operation) => operation.operationId),
+      );
     }
-    expect(PAID_JOBS.map((job) => job.operationId)).to.have.members(paid.map((operation) => operation.operationId));
+  });
+
+  it('an operation whose job names another operation, or two operations with one job, are refused', () => {
+    const createJob = OPERATIONS.find((operation) => operation.operationId === 'createJob')!;
+    expect(() => paidJobsOf([{ ...createJob, operationId: 'other' }])).to.throw(/other: its job is declared for createJob/);
+    expect(() => paidJobsOf([createJob, createJob])).to.throw(/two operations run the job createJob/);
   });
 });

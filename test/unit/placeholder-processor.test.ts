@@ -40,7 +40,7 @@ describe('the placeholder processor', () => {
   it('an empty, blank or missing prompt has zero words and the digest of the empty string', async () => {
     const empty = createHash('sha256').update('').digest('hex').slice(0, 16);
     expect(await run({ prompt: '' }, context)).to.deep.equal({ summary: '', characters: 0, words: 0, digest: empty });
-    expect(await run({}, context)).to.deep.equal({ summary: '', characters: 0, words: 0, digest: empty });
+    expect(await run({} as { prompt: string }, context)).to.deep.equal({ summary: '', characters: 0, words: 0, digest: empty });
     expect((await run({ prompt: ' \t\n ' }, context)).words).to.equal(0);
   });
 

@@ -9,6 +9,7 @@ import { buildToolDefinitions } from '../../shared/contract/mcp/tool-definitions
 import type { JsonSchema } from '../../shared/contract/operations/operation';
 import { OPERATIONS, publishedOperations } from '../../shared/contract/operations/registry';
 import { COMPONENT_SCHEMAS } from '../../shared/contract/operations/schemas';
+import { requestBodySchema, schemaComponents } from '../../shared/contract/operations/registry-schemas';
 import { portabilityFindings } from '../support/schema-portability';
 
 /** Every subschema of `schema` (itself included) whose `type` is an array. */
@@ -25,12 +26,12 @@ function typeUnions(schema: unknown, found: JsonSchema[] = []): JsonSchema[] {
 /** Every schema the registry's operations use: request bodies, parameters and responses, components inlined. */
 function registrySchemas(): JsonSchema[] {
   return OPERATIONS.flatMap((operation) => [
-    ...(operation.requestBody ? [operation.requestBody] : []),
+    ...(requestBodySchema(operation) ? [requestBodySchema(operation)!] : []),
     ...(operation.parameters ?? []).map((parameter) => parameter.schema as JsonSchema),
     ...Object.values(operation.responses).map((response) => response.schema),
   ])
     .filter(Boolean)
-    .map((schema) => inlineSchema(schema));
+    .map((schema) => inlineSchema(schema, schemaComponents(OPERATIONS)));
 }
 
 const ajv = () => addFormats(new Ajv2020({ strict: false, allErrors: false }));
@@ -89,7 +90,8 @@ describe('MCP tool schemas are portable (the Inspector --strict rules)', () => {
       ],
     });
     // Nested: inside properties, items and branches too; a schema without type arrays is left as it was.
-    const page = inlineSchema(COMPONENT_SCHEMAS.JobPage);
+    const components = schemaComponents(OPERATIONS);
+    const page = inlineSchema(components.JobPage, components);
     expect(typeUnions(page)).to.have.length.greaterThan(0);
     expect(typeUnions(portableSchema(page))).to.deep.equal([]);
     const usage = inlineSchema(COMPONENT_SCHEMAS.Usage);
@@ -135,6 +137,6 @@ describe('MCP tool schemas are portable (the Inspector --strict rules)', () => {
     expect(typeUnions(document.components.schemas).length).to.be.greaterThan(5);
     const getJob = buildToolDefinitions(publishedOperations()).find((tool) => tool.name === 'get_job')!;
     const published = document.paths['/v1/jobs/{id}'].get.responses['200'].content['application/json'].schema;
-    expect(getJob.outputSchema).to.deep.equal(portableSchema(inlineSchema(published)));
+    expect(getJob.outputSchema).to.deep.equal(portableSchema(inlineSchema(published, document.components.schemas)));
   });
 });

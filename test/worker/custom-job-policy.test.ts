@@ -3,7 +3,8 @@ import { paidOperation } from '../../shared/contract/operations/paid-operation';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { timeoutMessage } from '../../shared/domain/jobs/job-runner';
 import { fixedPrice } from '../../shared/domain/jobs/price';
-import type { PaidJob } from '../../shared/domain/jobs/processor';
+import * as z from 'zod';
+import { paidJob } from '../../shared/domain/jobs/processor';
 import { loadConfig } from '../../shared/platform/config/config';
 import { connectionUrl } from '../../shared/platform/config/redis-settings';
 import { createLogger } from '../../shared/platform/logging/logger';
@@ -22,8 +23,9 @@ const started = new Map<string, number>();
  * attempts with a short back-off, and failed charges kept. Its processor waits for its signal, so only the
  * timeout ends an attempt.
  */
-const stubbornJob: PaidJob = {
+const stubbornJob = paidJob({
   operationId: 'waitForever',
+  input: z.strictObject({ note: z.string().max(20) }),
   timeoutMs: TIMEOUT_MS,
   attempts: 2,
   backoffMs: 50,
@@ -35,14 +37,13 @@ const stubbornJob: PaidJob = {
       await new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
       return {};
     },
-};
+});
 
 const waitForever = paidOperation({
   job: stubbornJob,
   path: '/v1/waits',
   summary: 'Wait until stopped (4 credits)',
   description: 'Waits until its timeout stops it. Costs 4 credits, charged once when accepted. Answers 202: poll getJob (get_job).',
-  input: { type: 'object', additionalProperties: false, required: ['note'], properties: { note: { type: 'string', maxLength: 20 } } },
   price: fixedPrice(4),
   noun: 'wait',
 });

@@ -20,8 +20,12 @@ export const ERROR_RESPONSES: Readonly<Record<number, ErrorResponse>> = {
   402: {
     name: 'CreditBudgetExhausted',
     description:
-      "A new paid job would exceed the person's daily credit budget; the detail says when it resets (also Retry-After). Nothing was charged.",
-    headers: { 'Retry-After': { ...retryAfter, description: 'Seconds until the budget resets.' } },
+      "A new paid job would exceed the person's daily credit budget. Type credit-budget-exhausted: the budget is used up for today; " +
+      'the detail says when it resets (also Retry-After). Type price-exceeds-daily-limit: the job costs more than the whole daily ' +
+      'budget and can never be accepted (no Retry-After). Nothing was charged.',
+    headers: {
+      'Retry-After': { ...retryAfter, required: false, description: 'Seconds until the budget resets (credit-budget-exhausted only).' },
+    },
   },
   404: { name: 'NotFound', description: 'No such resource for this person.' },
   413: { name: 'PayloadTooLarge', description: 'The body is over 64 KiB.' },

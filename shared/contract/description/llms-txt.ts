@@ -1,5 +1,6 @@
 import { priceStatement } from '../../domain/jobs/price';
 import { toolName } from '../mcp/tool-definitions';
+import { modelDescription } from '../operations/model-description';
 import type { Operation } from '../operations/operation';
 import { SERVICE_INFO } from './service-info';
 
@@ -29,7 +30,7 @@ export function buildLlmsTxt(operations: readonly Operation[], { publicUrl, dash
     '',
   ];
   for (const operation of operations) {
-    lines.push(`### ${operation.operationId}: ${operation.method.toUpperCase()} ${operation.path}`, '', operation.description, '');
+    lines.push(`### ${operation.operationId}: ${operation.method.toUpperCase()} ${operation.path}`, '', modelDescription(operation), '');
     lines.push(
       operation.price
         ? `- Cost: ${priceStatement(operation.price)}, charged once when the job is accepted. Needs the person's explicit yes before each call. Needs an idempotency key (Idempotency-Key header or idempotency_key field).`
@@ -53,6 +54,7 @@ export function buildLlmsTxt(operations: readonly Operation[], { publicUrl, dash
     '- A 422 means the idempotency key was already used for a different request: use a new key for the new request.',
     `- A 401 means the connection is missing, expired or revoked: ask the person to reconnect at ${dashboardUrl}.`,
     "- A 402 means the person's daily credit budget is used up: tell them when it resets (the detail says), and do not retry the job before then. A retry of a job that was already accepted still returns that job.",
+    '- A 402 whose type ends in price-exceeds-daily-limit means this job costs more than the whole daily budget: it will never be accepted as asked, so do not retry it; offer a smaller job.',
     '- A 429 or a 503 means wait the number of seconds in Retry-After, then try again.',
     '- Show results as the API returns them; do not invent fields or results.',
     '',

@@ -1,6 +1,8 @@
-import { type PriceRule, priceRange, priceStatement } from '../../domain/jobs/price';
+import { publishedPrice } from '../../domain/jobs/price';
+import { modelDescription } from '../operations/model-description';
 import type { Operation, ResponseSpec } from '../operations/operation';
-import { COMPONENT_SCHEMAS } from '../operations/schemas';
+import { bodyLimitOf, DEFAULT_BODY_LIMIT_BYTES } from '../operations/body-limit';
+import { requestBodySchema, schemaComponents } from '../operations/registry-schemas';
 import { OAUTH_PATHS } from '../../domain/oauth/discovery';
 import { ERROR_RESPONSES } from './error-responses';
 import { rateLimitHeaderSpecs } from './rate-limit-header-specs';
@@ -24,9 +26,11 @@ export function buildOpenApiDocument(operations: readonly Operation[], serverUrl
   // The published copy (an absolute server URL) also offers OAuth 2.1; the validator's copy does not check
   // security, so it has no need of absolute endpoint URLs.
   const oauthBase = /^https?:\/\//.test(serverUrl) ? serverUrl.replace(/\/+$/, '') : undefined;
+  const components = schemaComponents(operations);
+  const limits = new Map(operations.map((operation) => [operation, bodyLimitOf(operation, components)]));
   for (const operation of operations) {
     paths[operation.path] ??= {};
-    paths[operation.path][operation.method] = operationObject(operation, oauthBase !== undefined);
+    paths[operation.path][operation.method] = operationObject(operation, oauthBase !== undefined, limits.get(operation)!);
   }
   const securitySchemes: Record<string, unknown> = {
     bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'The token the person got when connecting.' },
@@ -52,14 +56,14 @@ export function buildOpenApiDocument(operations: readonly Operation[], serverUrl
     servers: [{ url: serverUrl }],
     paths,
     components: {
-      schemas: COMPONENT_SCHEMAS,
-      responses: errorComponents(),
+      schemas: components,
+      responses: errorComponents(Math.max(DEFAULT_BODY_LIMIT_BYTES, ...limits.values())),
       securitySchemes,
     },
   };
 }
 
-function operationObject(operation: Operation, oauth: boolean): Record<string, unknown> {
+function operationObject(operation: Operation, oauth: boolean, bodyLimit: number): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
   for (const [status, spec] of Object.entries(operation.responses)) responses[status] = successResponse(spec);
   const errors = [...new Set([...operation.errors, ...CHAIN_ERRORS])].sort((a, b) => a - b);
@@ -67,42 +71,27 @@ function operationObject(operation: Operation, oauth: boolean): Record<string, u
   const object: Record<string, unknown> = {
     operationId: operation.operationId,
     summary: operation.summary,
-    description: operation.description,
+    description: modelDescription(operation),
     security: operation.auth === 'bearer' ? [{ bearerAuth: [] }, ...(oauth ? [{ oauth2: [] }] : [])] : [{ linkSecret: [] }],
   };
   if (operation.parameters) object.parameters = operation.parameters;
-  if (operation.requestBody) {
-    object.requestBody = { required: true, content: { 'application/json': { schema: operation.requestBody } } };
+  const body = requestBodySchema(operation);
+  if (body) {
+    // A limit above the usual 64 KiB is stated where it applies; the 413 answer refers to it.
+    const limit = bodyLimit > DEFAULT_BODY_LIMIT_BYTES ? { description: `At most ${bodyLimit} bytes of JSON.` } : {};
+    object.requestBody = { ...limit, required: true, content: { 'application/json': { schema: body } } };
   }
   object.responses = responses;
   object['x-openai-isConsequential'] = operation.consequential;
   if (operation.price) {
     object['x-requires-confirmation'] = true;
-    object['x-cost'] = xCost(operation.price);
+    object['x-cost'] = publishedPrice(operation.price);
   }
   if (operation.async) {
     object['x-long-running'] = true;
     object['x-poll-operationId'] = operation.async.pollOperationId;
   }
   return object;
-}
-
-/**
- * The price as published: a fixed price is one amount; a rule over the input names the field, the amount per
- * unit and the range, so the model can tell the person the exact charge before asking for a yes.
- */
-function xCost(price: PriceRule): Record<string, unknown> {
-  const charged = 'once, when the job is accepted';
-  if (price.kind === 'fixed') return { amount: price.credits, unit: 'credit', charged };
-  const { min, max } = priceRange(price);
-  return {
-    per_unit: { amount: price.credits, unit: price.unit, field: `input.${price.field}` },
-    min,
-    max,
-    unit: 'credit',
-    rule: priceStatement(price),
-    charged,
-  };
 }
 
 /** Every operation passes the rate limiter, so every success answer also carries its headers. */
@@ -114,11 +103,13 @@ function successResponse(spec: ResponseSpec): Record<string, unknown> {
   };
 }
 
-function errorComponents(): Record<string, unknown> {
+/** The error responses; the 413's wording names the largest body limit when an operation takes more than 64 KiB. */
+function errorComponents(largestBodyLimit: number): Record<string, unknown> {
   const components: Record<string, unknown> = {};
-  for (const { name, description, headers } of Object.values(ERROR_RESPONSES)) {
+  for (const [status, { name, description, headers }] of Object.entries(ERROR_RESPONSES)) {
+    const larger = status === '413' && largestBodyLimit > DEFAULT_BODY_LIMIT_BYTES;
     components[name] = {
-      description,
+      description: larger ? "The body is over the operation's limit: 64 KiB, or the larger limit its request body states." : description,
       ...(headers ? { headers } : {}),
       content: { [PROBLEM_MEDIA_TYPE]: { schema: { $ref: '#/components/schemas/Problem' } } },
     };

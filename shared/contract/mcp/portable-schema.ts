@@ -51,18 +51,26 @@ export function portableSchema(schema: JsonSchema): JsonSchema {
 
 function portable(value: unknown): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-  const node: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  const node = withPortableSubschemas(value as Record<string, unknown>);
+  return Array.isArray(node.type) ? splitTypes(node, node.type as unknown[]) : node;
+}
+
+/** A copy of the node whose subschemas (in maps, arrays and single values) are each made portable. */
+function withPortableSubschemas(original: Record<string, unknown>): Record<string, unknown> {
+  const node: Record<string, unknown> = { ...original };
   for (const key of SCHEMA_MAPS) {
     const map = node[key];
-    if (map && typeof map === 'object' && !Array.isArray(map)) {
-      node[key] = Object.fromEntries(Object.entries(map).map(([name, sub]) => [name, portable(sub)]));
-    }
+    if (isMap(map)) node[key] = Object.fromEntries(Object.entries(map).map(([name, sub]) => [name, portable(sub)]));
   }
   for (const key of SCHEMA_ARRAYS) if (Array.isArray(node[key])) node[key] = (node[key] as unknown[]).map(portable);
   for (const key of SCHEMA_VALUES) {
     if (key in node) node[key] = Array.isArray(node[key]) ? (node[key] as unknown[]).map(portable) : portable(node[key]);
   }
-  return Array.isArray(node.type) ? splitTypes(node, node.type as unknown[]) : node;
+  return node;
+}
+
+function isMap(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** `{type: [a, b], ...}` as `{anyOf: [{type: a, ...a's keywords}, {type: b, ...}], ...the rest}`. */

@@ -1,6 +1,7 @@
-import { priceStatement } from '../../domain/jobs/price';
 import type { Principal } from '../../domain/connections/principal';
-import type { JsonSchema, Operation, OperationRequest } from '../operations/operation';
+import { modelDescription } from '../operations/model-description';
+import type { BearerOperation, BearerRequest, JsonSchema, Operation } from '../operations/operation';
+import { requestBodySchema, schemaComponents } from '../operations/registry-schemas';
 import { cardToolMeta } from './job-card/app-card';
 import { inlineSchema } from './inline-schema';
 import { portableSchema } from './portable-schema';
@@ -26,9 +27,10 @@ export interface ToolDefinition {
   annotations: ToolAnnotations;
   /** The tool's `_meta`: the MCP Apps card its results are shown in, when its operation has one. */
   meta?: Record<string, unknown>;
-  operation: Operation;
+  /** A tool is called with the person's bearer token, so its operation is a bearer one. */
+  operation: BearerOperation;
   /** Builds the operation's request from validated tool arguments. */
-  toRequest(args: Record<string, unknown>, principal: Principal): OperationRequest;
+  toRequest(args: Record<string, unknown>, principal: Principal): BearerRequest;
 }
 
 /** The body field that carries an idempotency key for callers that cannot send headers (MCP clients). */
@@ -46,89 +48,128 @@ export function toolName(operationId: string): string {
  * The MCP tools of the published operations, one per operation, in registry order. Path and query
  * parameters and the body's fields become top-level arguments; header parameters do not (MCP has no
  * per-call headers), which is why a paid operation's body `idempotency_key` becomes required here.
+ * `components` are the schemas the operations refer to (default: those of `published`), inlined.
  */
-export function buildToolDefinitions(published: readonly Operation[]): ToolDefinition[] {
+export function buildToolDefinitions(
+  published: readonly Operation[],
+  components: Record<string, JsonSchema> = schemaComponents(published),
+): ToolDefinition[] {
   const names = new Set<string>();
   return published.map((operation) => {
-    const tool = toolDefinition(operation);
+    if (operation.auth !== 'bearer') throw new Error(`${operation.operationId}: only a bearer operation can be published as a tool`);
+    const tool = toolDefinition(operation, components);
     if (names.has(tool.name)) throw new Error(`two operations map to the tool name ${tool.name}`);
     names.add(tool.name);
     return tool;
   });
 }
 
-/**
- * The operation's description, plus, for a price that depends on the input, the rule and its range: MCP
- * hosts show the model only the tool, so the tool itself must say what a call will cost. A fixed price is
- * already stated by the description, which stays as written.
- */
-export function toolDescription(operation: Operation): string {
-  const price = operation.price;
-  if (!price || price.kind === 'fixed') return operation.description;
-  return `${operation.description} Price: ${priceStatement(price)}, charged once when accepted.`;
+/** The tool's arguments: their schemas, which are required, and where each goes in the request. */
+interface ToolArguments {
+  properties: Record<string, JsonSchema>;
+  required: string[];
+  targets: Map<string, ArgumentTarget>;
 }
 
-function toolDefinition(operation: Operation): ToolDefinition {
-  const properties: Record<string, JsonSchema> = {};
-  const required: string[] = [];
-  const targets = new Map<string, ArgumentTarget>();
-  const add = (name: string, schema: JsonSchema, target: ArgumentTarget, isRequired: boolean) => {
-    if (targets.has(name)) throw new Error(`${operation.operationId}: argument ${name} is defined twice`);
-    targets.set(name, target);
-    properties[name] = schema;
-    if (isRequired) required.push(name);
-  };
+/** Path and query parameters, then the body's fields, each a top-level argument; a name used twice is a mistake. */
+function toolArguments(operation: BearerOperation, components: Record<string, JsonSchema>): ToolArguments {
+  const found: ToolArguments = { properties: {}, required: [], targets: new Map() };
+  for (const argument of [...parameterArguments(operation, components), ...bodyArguments(operation, components)]) {
+    if (found.targets.has(argument.name)) throw new Error(`${operation.operationId}: argument ${argument.name} is defined twice`);
+    found.targets.set(argument.name, argument.target);
+    found.properties[argument.name] = argument.schema;
+    if (argument.required) found.required.push(argument.name);
+  }
+  return found;
+}
 
-  for (const parameter of operation.parameters ?? []) {
+/** One tool argument: its name, schema, where it goes, and whether it is required. */
+interface ToolArgument {
+  name: string;
+  schema: JsonSchema;
+  target: ArgumentTarget;
+  required: boolean;
+}
+
+/** The path and query parameters (a path one is always required); header parameters have no argument. */
+function parameterArguments(operation: BearerOperation, components: Record<string, JsonSchema>): ToolArgument[] {
+  return (operation.parameters ?? []).flatMap((parameter) => {
     const location = parameter.in;
-    if (location !== 'path' && location !== 'query') continue;
+    if (location !== 'path' && location !== 'query') return [];
     const schema = { ...(parameter.schema as JsonSchema) };
     if (typeof parameter.description === 'string') schema.description ??= parameter.description;
-    add(
-      String(parameter.name),
-      inlineSchema(schema),
-      location === 'path' ? 'params' : 'query',
-      location === 'path' || parameter.required === true,
-    );
-  }
-  const body = operation.requestBody ? inlineSchema(operation.requestBody) : undefined;
-  if (body) {
-    const bodyRequired = new Set((body.required as string[] | undefined) ?? []);
-    const paid = operation.price !== undefined;
-    for (const [name, schema] of Object.entries((body.properties ?? {}) as Record<string, JsonSchema>)) {
-      add(name, schema, 'body', bodyRequired.has(name) || (paid && name === IDEMPOTENCY_FIELD));
-    }
-  }
+    const required = location === 'path' || parameter.required === true;
+    return [
+      {
+        name: String(parameter.name),
+        schema: inlineSchema(schema, components),
+        target: location === 'path' ? 'params' : 'query',
+        required,
+      },
+    ];
+  });
+}
 
+/** The body's fields; a paid operation's `idempotency_key` is required here, as MCP has no headers to carry it. */
+function bodyArguments(operation: BearerOperation, components: Record<string, JsonSchema>): ToolArgument[] {
+  const declared = requestBodySchema(operation);
+  if (!declared) return [];
+  const body = inlineSchema(declared, components);
+  const required = new Set((body.required as string[] | undefined) ?? []);
+  const paid = operation.price !== undefined;
+  return Object.entries((body.properties ?? {}) as Record<string, JsonSchema>).map(([name, schema]) => ({
+    name,
+    schema,
+    target: 'body' as const,
+    required: required.has(name) || (paid && name === IDEMPOTENCY_FIELD),
+  }));
+}
+
+/** Builds the operation's request from arguments that passed the tool's schema: each to where it belongs. */
+function requestBuilder(targets: ReadonlyMap<string, ArgumentTarget>): ToolDefinition['toRequest'] {
+  return (args, principal) => {
+    const parts: { params: Record<string, string>; query: Record<string, unknown>; body: Record<string, unknown> } = {
+      params: {},
+      query: {},
+      body: {},
+    };
+    for (const [name, value] of Object.entries(args)) {
+      const target = targets.get(name);
+      if (target === 'params') parts.params[name] = String(value);
+      else if (target) parts[target][name] = value;
+    }
+    return { principal, ...parts, header: () => undefined };
+  };
+}
+
+function annotationsOf(operation: BearerOperation): ToolAnnotations {
   const readOnly = operation.method === 'get';
+  return {
+    readOnlyHint: readOnly,
+    // A paid operation takes an idempotency key: repeating the call with the same arguments repeats nothing.
+    idempotentHint: readOnly || operation.price !== undefined,
+    destructiveHint: operation.destructive ?? false,
+    openWorldHint: operation.openWorld ?? false,
+  };
+}
+
+function toolDefinition(operation: BearerOperation, components: Record<string, JsonSchema>): ToolDefinition {
+  const { properties, required, targets } = toolArguments(operation, components);
   const success = Object.keys(operation.responses)
     .map(Number)
     .sort((a, b) => a - b)[0];
   return {
     name: toolName(operation.operationId),
     title: operation.summary,
-    description: toolDescription(operation),
+    // The same composed description as /openapi.json and /llms.txt: the price is stated once.
+    description: modelDescription(operation),
     // The registry's schemas, self-contained and in single-type form: what /openapi.json promises, spelled
     // so that every MCP host can read it.
     inputSchema: portableSchema({ type: 'object', properties, ...(required.length > 0 ? { required } : {}), additionalProperties: false }),
-    outputSchema: portableSchema(inlineSchema(operation.responses[success].schema)),
-    annotations: {
-      readOnlyHint: readOnly,
-      // A paid operation takes an idempotency key: repeating the call with the same arguments repeats nothing.
-      idempotentHint: readOnly || operation.price !== undefined,
-      destructiveHint: operation.destructive ?? false,
-      openWorldHint: operation.openWorld ?? false,
-    },
+    outputSchema: portableSchema(inlineSchema(operation.responses[success].schema, components)),
+    annotations: annotationsOf(operation),
     ...(operation.card ? { meta: cardToolMeta(operation.card) } : {}),
     operation,
-    toRequest: (args, principal) => {
-      const request: OperationRequest = { principal, body: {}, query: {}, params: {}, header: () => undefined };
-      for (const [name, value] of Object.entries(args)) {
-        const target = targets.get(name);
-        if (target === 'params') request.params[name] = String(value);
-        else if (target) (request[target] as Record<string, unknown>)[name] = value;
-      }
-      return request;
-    },
+    toRequest: requestBuilder(targets),
   };
 }

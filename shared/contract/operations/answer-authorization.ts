@@ -1,31 +1,21 @@
 import { AUTHORIZATION_REQUEST_PARAMETER } from './get-authorization';
-import type { Operation } from './operation';
+import * as z from 'zod';
+import { linkSecretOperation } from './operation';
 
 /**
  * `POST /v1/link/authorizations/{request}`: the dashboard answers a pending OAuth request, once. Approval
  * makes a connection for the subject (normalised as `/v1/link` does). Not shown to the model.
  */
-export const answerAuthorization: Operation = {
+export const answerAuthorization = linkSecretOperation({
   operationId: 'answerAuthorization',
   method: 'post',
   path: '/v1/link/authorizations/{request}',
   summary: 'Approve or deny a pending authorization request',
   description: "For the operator's dashboard only: approves the request for a subject, or denies it, and says where to send the browser.",
-  auth: 'link-secret',
   published: false,
   consequential: true,
   parameters: [AUTHORIZATION_REQUEST_PARAMETER],
-  requestBody: {
-    oneOf: [
-      {
-        type: 'object',
-        additionalProperties: false,
-        required: ['subject'],
-        properties: { subject: { type: 'string', minLength: 1, maxLength: 1024 } },
-      },
-      { type: 'object', additionalProperties: false, required: ['deny'], properties: { deny: { const: true } } },
-    ],
-  },
+  requestBody: z.xor([z.strictObject({ subject: z.string().min(1).max(1024) }), z.strictObject({ deny: z.literal(true) })]),
   responses: {
     200: {
       description:
@@ -50,4 +40,4 @@ export const answerAuthorization: Operation = {
     const { redirectTo, connectionId } = await services.oauth.consent.answer(request.params.request, request.body);
     return { status: 200, body: { redirect_to: redirectTo, ...(connectionId ? { connection_id: connectionId } : {}) } };
   },
-};
+});

@@ -1,10 +1,10 @@
 import { JOB_POLL_SECONDS } from '../../domain/jobs/job';
 import { JOB_CARD } from '../mcp/job-card/job-card';
-import type { Operation } from './operation';
+import { bearerOperation } from './operation';
 import { JOB_ID_PARAMETER, ref } from './schemas';
 
 /** `DELETE /v1/jobs/{id}`: cancel one of the subject's jobs, refunding it when it never delivered. */
-export const cancelJob: Operation = {
+export const cancelJob = bearerOperation({
   operationId: 'cancelJob',
   method: 'delete',
   path: '/v1/jobs/{id}',
@@ -13,7 +13,6 @@ export const cancelJob: Operation = {
     'Cancels a job the person no longer wants; ask them first. Queued: canceled at once and refunded in full ' +
     '(200). Running: asked to stop (202); poll getJob: it ends canceled and refunded, or succeeded if it ' +
     'finished first. A finished job answers 409.',
-  auth: 'bearer',
   published: true,
   consequential: true,
   parameters: [JOB_ID_PARAMETER],
@@ -31,7 +30,7 @@ export const cancelJob: Operation = {
   errors: [400, 401, 404, 409, 429, 500, 503],
   card: JOB_CARD,
   handle: async (request, services) => {
-    const { job, running } = await services.jobs.cancel(request.principal!.subject, request.params.id);
+    const { job, running } = await services.jobs.cancel(request.principal.subject, request.params.id);
     if (!running) return { status: 200, body: job };
     return {
       status: 202,
@@ -39,4 +38,4 @@ export const cancelJob: Operation = {
       headers: { Location: `/v1/jobs/${encodeURIComponent(job.id)}`, 'Retry-After': String(JOB_POLL_SECONDS) },
     };
   },
-};
+});

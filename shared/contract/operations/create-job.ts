@@ -1,7 +1,6 @@
 import { fixedPrice } from '../../domain/jobs/price';
 import { placeholderJob } from '../../domain/processors/placeholder-processor';
 import { paidOperation } from './paid-operation';
-import { ref } from './schemas';
 
 /** `POST /v1/jobs`: start the placeholder paid job, exactly once per idempotency key. */
 export const createJob = paidOperation({
@@ -12,6 +11,5 @@ export const createJob = paidOperation({
     'Starts a paid job that costs 1 credit, charged once when it is accepted. Ask the person for a clear yes ' +
     'first. Send an Idempotency-Key; a retry with the same key returns the same job and is never charged again. ' +
     'Answers 202 at once: poll getJob (over MCP: get_job) for the result.',
-  input: ref('JobInput'),
   price: fixedPrice(1),
 });

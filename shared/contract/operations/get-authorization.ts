@@ -1,4 +1,4 @@
-import type { Operation } from './operation';
+import { linkSecretOperation } from './operation';
 
 /** The `{request}` path parameter of the dashboard's consent operations. */
 export const AUTHORIZATION_REQUEST_PARAMETER = {
@@ -10,13 +10,12 @@ export const AUTHORIZATION_REQUEST_PARAMETER = {
 } as const;
 
 /** `GET /v1/link/authorizations/{request}`: the dashboard reads a pending OAuth request to show it. Not shown to the model. */
-export const getAuthorization: Operation = {
+export const getAuthorization = linkSecretOperation({
   operationId: 'getAuthorization',
   method: 'get',
   path: '/v1/link/authorizations/{request}',
   summary: 'Read a pending authorization request',
   description: "For the operator's dashboard only: which app asks for access, for the consent screen to show.",
-  auth: 'link-secret',
   published: false,
   consequential: false,
   parameters: [AUTHORIZATION_REQUEST_PARAMETER],
@@ -54,4 +53,4 @@ export const getAuthorization: Operation = {
   },
   errors: [400, 401, 404, 429, 500, 503],
   handle: async (request, services) => ({ status: 200, body: await services.oauth.consent.describe(request.params.request) }),
-};
+});

@@ -1,16 +1,15 @@
 import { ACCOUNT_PROPERTIES, CREDIT_ENTRY_SCHEMA } from './grant-credits';
 import { SUBJECT_QUERY_PARAMETER } from './list-connections';
-import type { Operation } from './operation';
+import { linkSecretOperation } from './operation';
 import { PAGE_PARAMETERS, pageArgs } from './schemas';
 
 /** `GET /v1/link/credits`: the dashboard reads a subject's credit account and its entries. Not shown to the model. */
-export const getCredits: Operation = {
+export const getCredits = linkSecretOperation({
   operationId: 'getCredits',
   method: 'get',
   path: '/v1/link/credits',
   summary: "Read a subject's credit account",
   description: "For the operator's dashboard only: the subject's balance, held credits and the entries that moved them, newest first.",
-  auth: 'link-secret',
   published: false,
   consequential: false,
   parameters: [SUBJECT_QUERY_PARAMETER, ...PAGE_PARAMETERS],
@@ -34,4 +33,4 @@ export const getCredits: Operation = {
     status: 200,
     body: await services.credits.statement(String(request.query.subject), pageArgs(request.query)),
   }),
-};
+});

@@ -1,10 +1,10 @@
 import { isTerminal, JOB_POLL_SECONDS } from '../../domain/jobs/job';
 import { JOB_CARD } from '../mcp/job-card/job-card';
-import type { Operation } from './operation';
+import { bearerOperation } from './operation';
 import { JOB_ID_PARAMETER, ref } from './schemas';
 
 /** `GET /v1/jobs/{id}`: one of the subject's jobs; polled until it is terminal. */
-export const getJob: Operation = {
+export const getJob = bearerOperation({
   operationId: 'getJob',
   method: 'get',
   path: '/v1/jobs/{id}',
@@ -13,7 +13,6 @@ export const getJob: Operation = {
     "Gets one of the person's jobs by id. After createJob, poll it every Retry-After seconds until status is " +
     'succeeded (read result), failed (read error.message) or canceled (refunded). Read-only and free: polling ' +
     'never starts, retries or charges a job.',
-  auth: 'bearer',
   published: true,
   consequential: false,
   parameters: [JOB_ID_PARAMETER],
@@ -29,8 +28,8 @@ export const getJob: Operation = {
   errors: [400, 401, 404, 429, 500, 503],
   card: JOB_CARD,
   handle: async (request, services) => {
-    const job = await services.jobs.get(request.principal!.subject, request.params.id);
+    const job = await services.jobs.get(request.principal.subject, request.params.id);
     const headers: Record<string, string> = isTerminal(job.status) ? {} : { 'Retry-After': String(JOB_POLL_SECONDS) };
     return { status: 200, body: job, headers };
   },
-};
+});

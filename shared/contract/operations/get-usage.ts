@@ -1,18 +1,17 @@
 import { SPEND_HISTORY_DAYS } from '../../domain/ledger/ledger-store';
 import { SUBJECT_QUERY_PARAMETER } from './list-connections';
-import type { Operation } from './operation';
+import { linkSecretOperation } from './operation';
 
 /** How many days `GET /v1/link/usage` shows unless `days` says otherwise. */
 const DEFAULT_DAYS = 30;
 
 /** `GET /v1/link/usage`: the dashboard reads what a subject was charged, per UTC day. Not shown to the model. */
-export const getUsage: Operation = {
+export const getUsage = linkSecretOperation({
   operationId: 'getUsage',
   method: 'get',
   path: '/v1/link/usage',
   summary: "Read a subject's usage",
   description: "For the operator's dashboard only: the subject's charges in total and per UTC day, and the daily credit limit in force.",
-  auth: 'link-secret',
   published: false,
   consequential: false,
   parameters: [
@@ -66,4 +65,4 @@ export const getUsage: Operation = {
     const days = Number(request.query.days ?? DEFAULT_DAYS);
     return { status: 200, body: await services.usage.report(String(request.query.subject), Number.isInteger(days) ? days : DEFAULT_DAYS) };
   },
-};
+});

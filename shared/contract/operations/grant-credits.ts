@@ -1,5 +1,6 @@
+import * as z from 'zod';
 import { GRANT_ID_PATTERN, MAX_GRANT_CREDITS, MAX_GRANT_NOTE } from '../../domain/credits/credit-rules';
-import type { JsonSchema, Operation } from './operation';
+import { type JsonSchema, linkSecretOperation } from './operation';
 import { timestamp } from './schemas';
 
 /** A credit entry as `GET /v1/link/credits` lists it and `POST /v1/link/credits` answers its grant. */
@@ -42,38 +43,36 @@ const GRANT_ANSWER_SCHEMA: JsonSchema = {
 };
 
 /** `POST /v1/link/credits`: the dashboard grants (or takes back) credits, idempotent by `grant_id`. Not shown to the model. */
-export const grantCredits: Operation = {
+export const grantCredits = linkSecretOperation({
   operationId: 'grantCredits',
   method: 'post',
   path: '/v1/link/credits',
   summary: 'Grant credits to a subject',
   description:
     "For the operator's dashboard only, in prepaid billing: adds credits to the subject's balance (negative credits: an adjustment), once per grant_id.",
-  auth: 'link-secret',
   published: false,
   consequential: true,
-  requestBody: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['subject', 'credits', 'grant_id'],
-    properties: {
-      subject: { type: 'string', minLength: 1, maxLength: 1024 },
-      credits: {
-        type: 'integer',
-        minimum: -MAX_GRANT_CREDITS,
-        maximum: MAX_GRANT_CREDITS,
-        description: 'Credits to add; negative to take some back (a refunded purchase). Not 0.',
-      },
-      grant_id: {
-        type: 'string',
-        minLength: 1,
-        maxLength: 255,
-        pattern: GRANT_ID_PATTERN.source,
-        description: 'Your id of this grant, e.g. the checkout session id: the same id again is the same grant.',
-      },
-      note: { type: 'string', maxLength: MAX_GRANT_NOTE, pattern: '^[^\\x00-\\x1F\\x7F]*$', description: 'Shown with the entry.' },
-    },
-  },
+  requestBody: z.strictObject({
+    subject: z.string().min(1).max(1024),
+    credits: z
+      .int()
+      .min(-MAX_GRANT_CREDITS)
+      .max(MAX_GRANT_CREDITS)
+      .describe('Credits to add; negative to take some back (a refunded purchase). Not 0.'),
+    grant_id: z
+      .string()
+      .min(1)
+      .max(255)
+      .regex(GRANT_ID_PATTERN)
+      .describe('Your id of this grant, e.g. the checkout session id: the same id again is the same grant.'),
+    note: z
+      .string()
+      .max(MAX_GRANT_NOTE)
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: it names the control characters to refuse them
+      .regex(/^[^\x00-\x1F\x7F]*$/)
+      .describe('Shown with the entry.')
+      .optional(),
+  }),
   responses: {
     201: {
       description: 'The grant was added: the account after it, and the grant.',
@@ -96,4 +95,4 @@ export const grantCredits: Operation = {
     const { replayed, view } = await services.credits.grant(request.body);
     return replayed ? { status: 200, body: view, headers: { 'Idempotent-Replayed': 'true' } } : { status: 201, body: view };
   },
-};
+});

@@ -1,21 +1,16 @@
-import type { Operation } from './operation';
+import * as z from 'zod';
+import { linkSecretOperation } from './operation';
 
 /** `POST /v1/link`: the dashboard mints a token for a subject. Not shown to the model. */
-export const link: Operation = {
+export const link = linkSecretOperation({
   operationId: 'link',
   method: 'post',
   path: '/v1/link',
   summary: 'Mint a bearer token for a subject',
   description: "For the operator's dashboard only: creates a new connection for the subject and returns its bearer token.",
-  auth: 'link-secret',
   published: false,
   consequential: true,
-  requestBody: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['subject'],
-    properties: { subject: { type: 'string', minLength: 1, maxLength: 1024 } },
-  },
+  requestBody: z.strictObject({ subject: z.string().min(1).max(1024) }),
   responses: {
     201: {
       description: 'The new connection and its token.',
@@ -36,4 +31,4 @@ export const link: Operation = {
   },
   errors: [400, 401, 413, 415, 429, 500, 503],
   handle: async (request, services) => ({ status: 201, body: await services.links.link(request.body.subject) }),
-};
+});

@@ -1,4 +1,4 @@
-import type { JsonSchema, Operation } from './operation';
+import { type JsonSchema, linkSecretOperation } from './operation';
 import { nullableTimestamp, OAUTH_CLIENT_SCHEMA, PAGE_PARAMETERS, pageArgs, pageSchema, timestamp } from './schemas';
 
 /** The `subject` query parameter of the dashboard's reads; normalised as `/v1/link` normalises it. */
@@ -28,13 +28,12 @@ const CONNECTION_VIEW_SCHEMA: JsonSchema = {
 };
 
 /** `GET /v1/link/connections`: the dashboard lists a subject's connections. Not shown to the model. */
-export const listConnections: Operation = {
+export const listConnections = linkSecretOperation({
   operationId: 'listConnections',
   method: 'get',
   path: '/v1/link/connections',
   summary: "List a subject's connections",
   description: "For the operator's dashboard only: the subject's connections (linked tokens and approved apps), newest first.",
-  auth: 'link-secret',
   published: false,
   consequential: false,
   parameters: [
@@ -60,4 +59,4 @@ export const listConnections: Operation = {
     const includeRevoked = request.query.include_revoked === true || request.query.include_revoked === 'true';
     return { status: 200, body: await services.links.list(String(request.query.subject), { includeRevoked, limit, cursor }) };
   },
-};
+});

@@ -1,8 +1,8 @@
-import type { Operation } from './operation';
+import { bearerOperation } from './operation';
 import { PAGE_PARAMETERS, pageArgs, ref } from './schemas';
 
 /** `GET /v1/things`: the subject's things, newest first. */
-export const listThings: Operation = {
+export const listThings = bearerOperation({
   operationId: 'listThings',
   method: 'get',
   path: '/v1/things',
@@ -11,7 +11,6 @@ export const listThings: Operation = {
     "Lists the person's things, newest first, 25 per page unless limit says otherwise (up to 100). " +
     'To see more, call again with cursor set to the next_cursor of the previous answer. ' +
     'Read-only and free; it shows only things this person created.',
-  auth: 'bearer',
   published: true,
   consequential: false,
   parameters: PAGE_PARAMETERS,
@@ -19,6 +18,6 @@ export const listThings: Operation = {
   errors: [400, 401, 429, 500, 503],
   handle: async (request, services) => {
     const { limit, cursor } = pageArgs(request.query);
-    return { status: 200, body: await services.things.list(request.principal!.subject, limit, cursor) };
+    return { status: 200, body: await services.things.list(request.principal.subject, limit, cursor) };
   },
-};
+});

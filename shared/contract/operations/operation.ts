@@ -1,3 +1,4 @@
+import type * as z from 'zod';
 import type { Principal } from '../../domain/connections/principal';
 import type { UsageSnapshot } from '../../domain/ledger/ledger-store';
 import type { PriceRule } from '../../domain/jobs/price';
@@ -11,17 +12,19 @@ export type JsonSchema = Record<string, unknown>;
 /** How an operation authenticates its caller. */
 export type AuthScheme = 'bearer' | 'link-secret';
 
-/** A validated request, independent of Express. */
-export interface OperationRequest {
-  /** Set for bearer operations: who the token acts for. */
-  principal?: Principal;
+/** A validated request, independent of Express: its body already passed the operation's schema. */
+export interface OperationRequest<Body = unknown> {
   /** For an operation with `readsUsage`: the subject's charges, read with the admission (absent otherwise). */
   usage?: UsageSnapshot;
-  // biome-ignore lint/suspicious/noExplicitAny: validated against the operation's request schema before a handler reads it
-  body: any;
-  query: Record<string, unknown>;
-  params: Record<string, string>;
+  body: Body;
+  query: Readonly<Record<string, unknown>>;
+  params: Readonly<Record<string, string>>;
   header(name: string): string | undefined;
+}
+
+/** The request of a bearer operation: who the token acts for is always known by then. */
+export interface BearerRequest<Body = unknown> extends OperationRequest<Body> {
+  principal: Principal;
 }
 
 /** What a handler answers; the HTTP layer writes it. */
@@ -45,19 +48,18 @@ export interface ResponseSpec {
   headers?: Record<string, HeaderSpec>;
 }
 
-/**
- * One operation: the single source for its route, its OpenAPI entry, its llms.txt entry and its MCP tool;
- * a paid asynchronous operation also names the job the worker runs.
- */
-export interface Operation {
+/** What every operation declares, whatever its authentication. */
+interface OperationParts<Body> {
   operationId: string;
   method: 'get' | 'post' | 'delete';
   /** OpenAPI path template, e.g. `/v1/jobs/{id}`. */
   path: string;
   summary: string;
-  /** At most 300 characters: read by the platform's model, copied verbatim into llms.txt. */
+  /**
+   * For the model: what it does, what it will not do. The description a model reads is this text plus the
+   * price sentence of a paid operation (`modelDescription`); the two together fit 300 characters.
+   */
   description: string;
-  auth: AuthScheme;
   /** False for the dashboard's operations: they are routed and validated but not shown to the model. */
   published: boolean;
   /** True when the call changes something the person would want to approve. */
@@ -66,8 +68,15 @@ export interface Operation {
   destructive?: boolean;
   /** True when the call reaches systems beyond the connector's own records (an MCP annotation); default false. */
   openWorld?: boolean;
-  parameters?: ReadonlyArray<Record<string, unknown>>;
-  requestBody?: JsonSchema;
+  parameters?: ReadonlyArray<Readonly<Record<string, unknown>>>;
+  /**
+   * The JSON body, declared once with zod: it gives the JSON Schema that is published and enforced, and the
+   * type of `request.body` in the handler. Plain data only (no default or transform): the handler receives
+   * the body as sent, once it passed the schema.
+   */
+  requestBody?: z.ZodType<Body>;
+  /** The largest body accepted, in bytes; default: the body's worst case as JSON, at least 64 KiB. */
+  bodyLimitBytes?: number;
   responses: Readonly<Record<number, ResponseSpec>>;
   /** Error statuses this operation can answer (problem+json). */
   errors: readonly number[];
@@ -77,13 +86,13 @@ export interface Operation {
    */
   readsUsage?: boolean;
   /**
-   * The price rule of a paid operation (`fixedPrice(1)`, `perUnit({...})`), charged once when a job is
-   * accepted; the published documents state it. Absent for a free operation.
+   * The price rule of a paid operation, charged once when a job is accepted; the published documents state
+   * it. Absent for a free operation.
    */
   price?: PriceRule;
   /** For asynchronous operations: which operation to poll, and how long to wait between polls. */
   async?: { pollOperationId: string; retryAfterSeconds: number };
-  /** For paid asynchronous operations: the job the worker runs for it (also listed in `PAID_JOBS`). */
+  /** For paid asynchronous operations: the job the worker runs for it (the worker's list is derived from these). */
   job?: PaidJob;
   /**
    * The MCP Apps card (a `ui://` resource) that hosts speaking the extension show this operation's tool
@@ -91,5 +100,44 @@ export interface Operation {
    * job card; give an operation a card of its own here. Absent: a plain tool.
    */
   card?: AppCard;
-  handle(request: OperationRequest, services: Services): Promise<OperationResult>;
+}
+
+/** An operation called with a bearer token: its handler always knows the principal. */
+export interface BearerOperation<Body = unknown> extends OperationParts<Body> {
+  auth: 'bearer';
+  handle(request: BearerRequest<Body>, services: Services): Promise<OperationResult>;
+}
+
+/** An operation of the operator's dashboard, called with the link secret: no principal. */
+export interface LinkSecretOperation<Body = unknown> extends OperationParts<Body> {
+  auth: 'link-secret';
+  handle(request: OperationRequest<Body>, services: Services): Promise<OperationResult>;
+}
+
+/**
+ * One operation: the single source for its route, its OpenAPI entry, its llms.txt entry and its MCP tool;
+ * a paid asynchronous operation also names the job the worker runs.
+ */
+export type Operation<Body = unknown> = BearerOperation<Body> | LinkSecretOperation<Body>;
+
+/** What a builder is given: the operation without its scheme, its body type taken from its schema. */
+type Declared<O extends Operation<unknown>, S extends z.ZodType | undefined> = Omit<O, 'auth' | 'requestBody'> & {
+  requestBody?: S;
+};
+
+/** The body type a schema gives; no schema, no body. */
+type BodyOf<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+/** A bearer operation, `request.body` typed by its `requestBody` schema and `request.principal` always set. */
+export function bearerOperation<S extends z.ZodType | undefined = undefined>(
+  declared: Declared<BearerOperation<BodyOf<S>>, S>,
+): BearerOperation<BodyOf<S>> {
+  return { ...declared, auth: 'bearer' } as BearerOperation<BodyOf<S>>;
+}
+
+/** A dashboard operation (link secret), `request.body` typed by its `requestBody` schema. */
+export function linkSecretOperation<S extends z.ZodType | undefined = undefined>(
+  declared: Declared<LinkSecretOperation<BodyOf<S>>, S>,
+): LinkSecretOperation<BodyOf<S>> {
+  return { ...declared, auth: 'link-secret' } as LinkSecretOperation<BodyOf<S>>;
 }

@@ -1,29 +1,41 @@
+import * as z from 'zod';
 import { JOB_POLL_SECONDS } from '../../domain/jobs/job';
 import { type PriceRule, priceOf } from '../../domain/jobs/price';
-import type { PaidJob } from '../../domain/jobs/processor';
+import type { JobResult, JobSettingSpecs, PaidJob } from '../../domain/jobs/processor';
 import { ValidationError } from '../../platform/errors/validation-error';
 import type { AppCard } from '../mcp/job-card/app-card';
 import { JOB_CARD } from '../mcp/job-card/job-card';
-import type { JsonSchema, Operation, OperationRequest } from './operation';
-import { IDEMPOTENCY_KEY_SCHEMA, ref } from './schemas';
+import { MAX_DESCRIPTION_LENGTH, modelDescription } from './model-description';
+import { type BearerOperation, type BearerRequest, bearerOperation } from './operation';
+import { checkPriceAgainstInput } from './price-schema-check';
+import { IDEMPOTENCY_KEY_SCHEMA, IdempotencyKey, ref } from './schemas';
 
 /** What is particular to one paid asynchronous operation; {@link paidOperation} adds the rest. */
-export interface PaidOperationSpec {
-  /** The work the worker runs (also listed in `PAID_JOBS`); its `operationId` names the operation. */
-  job: PaidJob;
+export interface PaidOperationSpec<Input, Result extends JobResult, S extends JobSettingSpecs> {
+  /** The work the worker runs, with its input schema; its `operationId` names the operation. */
+  job: PaidJob<Input, Result, S>;
   /** `POST` path under `/v1`, e.g. `/v1/reports`. */
   path: string;
   summary: string;
-  /** At most 300 characters, for the model: what it does, what it costs, that it needs the person's yes. */
+  /**
+   * For the model: what it does and that it needs the person's yes. The price sentence is appended unless the
+   * text states it; the two together fit 300 characters.
+   */
   description: string;
-  /** The schema of the body's `input` field: what the processor receives. */
-  input: JsonSchema;
-  /** Charged once per accepted job: `fixedPrice(n)` or a rule over `input` such as `perUnit({...})`. */
-  price: PriceRule;
+  /** Charged once per accepted job: `fixedPrice(n)` or a rule over the job's input such as `perUnit({...})`. */
+  price: NoInfer<PriceRule<Input>>;
   /** What one job is, in the person's words (`report`); the generated texts use it. Default `job`. */
   noun?: string;
   /** The MCP Apps card its tool results are shown in; default the job card, which shows any job. */
   card?: AppCard;
+  /** The largest body accepted, in bytes; default: the body's worst case as JSON, at least 64 KiB. */
+  bodyLimitBytes?: number;
+}
+
+/** The body of a paid operation: the job's input and, for clients that cannot send headers, the key. */
+export interface PaidBody<Input> {
+  input: Input;
+  idempotency_key?: string;
 }
 
 /** The statuses every paid operation can answer besides its 202 (402: daily budget, 422: key reused). */
@@ -33,18 +45,24 @@ const PAID_ERRORS = [400, 401, 402, 413, 415, 422, 429, 500, 503] as const;
  * A paid asynchronous operation from its own parts: adds the `Idempotency-Key` header and the
  * `idempotency_key` body field, the 202 with `Location`, `Retry-After` and `Idempotent-Replayed`, the error
  * list, and a handler that takes the key (the header wins; 400 without one), prices the input by the rule,
- * and submits the job exactly once per key.
+ * and submits the job exactly once per key. Refuses at start a description too long with its price
+ * sentence, or a price rule whose field the input schema does not bound as the rule needs.
  */
-export function paidOperation(spec: PaidOperationSpec): Operation {
-  const { job, price } = spec;
+export function paidOperation<Input, Result extends JobResult, S extends JobSettingSpecs>(
+  spec: PaidOperationSpec<Input, Result, S>,
+): BearerOperation<PaidBody<Input>> {
+  const { job } = spec;
+  // The rule is typed by the job's input where it is declared; from here on it prices whatever input passed the schema.
+  const price = spec.price as PriceRule;
   const noun = spec.noun ?? 'job';
-  return {
+  assertDescriptionFits(job.operationId, spec.description, price);
+  checkPriceAgainstInput(job.operationId, price, job.input);
+  return bearerOperation({
     operationId: job.operationId,
     method: 'post',
     path: spec.path,
     summary: spec.summary,
     description: spec.description,
-    auth: 'bearer',
     published: true,
     consequential: true,
     price,
@@ -58,18 +76,13 @@ export function paidOperation(spec: PaidOperationSpec): Operation {
         schema: IDEMPOTENCY_KEY_SCHEMA,
       },
     ],
-    requestBody: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['input'],
-      properties: {
-        input: spec.input,
-        idempotency_key: {
-          ...IDEMPOTENCY_KEY_SCHEMA,
-          description: 'For platforms that cannot send headers: the same as Idempotency-Key (the header wins).',
-        },
-      },
-    },
+    requestBody: z.strictObject({
+      input: job.input,
+      idempotency_key: IdempotencyKey.optional().describe(
+        'For platforms that cannot send headers: the same as Idempotency-Key (the header wins).',
+      ),
+    }) as z.ZodType<PaidBody<Input>>,
+    ...(spec.bodyLimitBytes === undefined ? {} : { bodyLimitBytes: spec.bodyLimitBytes }),
     responses: {
       202: {
         description: `The ${noun} was accepted (or, on a retry with the same key, the job accepted before).`,
@@ -85,15 +98,15 @@ export function paidOperation(spec: PaidOperationSpec): Operation {
       },
     },
     errors: PAID_ERRORS,
-    job,
+    job: job as PaidJob,
     card: spec.card ?? JOB_CARD,
     handle: async (request, services) => {
       const idempotencyKey = idempotencyKeyOf(request);
-      const input: Record<string, unknown> = request.body.input;
+      const { input } = request.body;
       const { job: accepted, replayed } = await services.jobs.submit({
-        subject: request.principal!.subject,
+        subject: request.principal.subject,
         operation: job.operationId,
-        input,
+        input: input as Record<string, unknown>,
         // Priced before the claim, which needs the amount to charge and to hold against the daily budget; a
         // replay is answered with the stored job and its stored cost, never this figure.
         cost: priceOf(price, input),
@@ -103,12 +116,22 @@ export function paidOperation(spec: PaidOperationSpec): Operation {
       if (replayed) headers['Idempotent-Replayed'] = 'true';
       return { status: 202, body: accepted, headers };
     },
-  };
+  });
+}
+
+function assertDescriptionFits(operationId: string, description: string, price: PriceRule): void {
+  const composed = modelDescription({ description, price });
+  if (composed.length > MAX_DESCRIPTION_LENGTH) {
+    throw new Error(
+      `${operationId}: the description with its price sentence is ${composed.length} characters (max ${MAX_DESCRIPTION_LENGTH}); ` +
+        'shorten it, or state the price in the text',
+    );
+  }
 }
 
 /** The request's idempotency key: the header, else the body field; a paid call without either is a 400. */
-function idempotencyKeyOf(request: OperationRequest): string {
-  const key: string | undefined = request.header('idempotency-key') ?? request.body.idempotency_key;
+function idempotencyKeyOf(request: BearerRequest<PaidBody<unknown>>): string {
+  const key = request.header('idempotency-key') ?? request.body.idempotency_key;
   if (key === undefined) {
     throw new ValidationError('A paid operation needs an idempotency key.', [
       { path: '/headers/idempotency-key', message: 'send an Idempotency-Key header or an idempotency_key field' },

@@ -1,31 +1,19 @@
-import type { Operation } from './operation';
+import * as z from 'zod';
+import { linkSecretOperation } from './operation';
 
 /** `POST /v1/link/revoke`: the dashboard revokes one connection or all of a subject's. Not shown to the model. */
-export const revoke: Operation = {
+export const revoke = linkSecretOperation({
   operationId: 'revoke',
   method: 'post',
   path: '/v1/link/revoke',
   summary: 'Revoke connections',
   description: "For the operator's dashboard only: revokes one connection, or every connection of a subject.",
-  auth: 'link-secret',
   published: false,
   consequential: true,
-  requestBody: {
-    oneOf: [
-      {
-        type: 'object',
-        additionalProperties: false,
-        required: ['connection_id'],
-        properties: { connection_id: { type: 'string', minLength: 1, maxLength: 128 } },
-      },
-      {
-        type: 'object',
-        additionalProperties: false,
-        required: ['subject'],
-        properties: { subject: { type: 'string', minLength: 1, maxLength: 1024 } },
-      },
-    ],
-  },
+  requestBody: z.xor([
+    z.strictObject({ connection_id: z.string().min(1).max(128) }),
+    z.strictObject({ subject: z.string().min(1).max(1024) }),
+  ]),
   responses: {
     200: {
       description: 'How many connections were newly revoked.',
@@ -39,4 +27,4 @@ export const revoke: Operation = {
   },
   errors: [400, 401, 413, 415, 429, 500, 503],
   handle: async (request, services) => ({ status: 200, body: { revoked: await services.links.revoke(request.body) } }),
-};
+});

@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import type { JsonSchema } from './operation';
 
 /** Reference to a component schema of the generated document. */
@@ -15,7 +16,6 @@ export const OAUTH_CLIENT_SCHEMA: JsonSchema = {
   properties: { client_id: { type: 'string' }, client_name: { type: 'string' } },
 };
 
-/** Idempotency keys: 1..255 printable ASCII characters. */
 /** The `{id}` path parameter of the operations on one job (getJob, cancelJob). */
 export const JOB_ID_PARAMETER: Readonly<Record<string, unknown>> = {
   name: 'id',
@@ -25,9 +25,20 @@ export const JOB_ID_PARAMETER: Readonly<Record<string, unknown>> = {
   schema: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_-]+$' },
 };
 
+/** Idempotency keys: 1..255 printable ASCII characters. */
 export const IDEMPOTENCY_KEY_SCHEMA: JsonSchema = { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' };
 
-/** Component schemas shared by operations. */
+/** The same, as the body field of a paid operation declares it. */
+export const IdempotencyKey = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[\x20-\x7E]+$/);
+
+/**
+ * Component schemas shared by operations. `Job`'s input and result, `JobSummary` and `JobPage` are completed
+ * from the registry's paid jobs (`schemaComponents`).
+ */
 export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
   Problem: {
     type: 'object',
@@ -106,19 +117,13 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
     additionalProperties: false,
     required: ['id', 'name', 'notes', 'created_at'],
     properties: {
-      id: { type: 'string', pattern: '^thing_' },
+      id: { type: 'string', pattern: '^thing_', maxLength: 64 },
       name: { type: 'string', minLength: 1, maxLength: 200 },
       notes: { type: ['string', 'null'], maxLength: 2000 },
       created_at: timestamp,
     },
   },
   ThingPage: pageSchema(ref('Thing')),
-  JobInput: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['prompt'],
-    properties: { prompt: { type: 'string', minLength: 1, maxLength: 4000, description: 'What the job should work on.' } },
-  },
   Job: {
     type: 'object',
     additionalProperties: false,
@@ -179,7 +184,6 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
       },
     },
   },
-  JobPage: pageSchema(ref('Job')),
 };
 
 /** A page of a list: `items` of the given schema and the cursor of the next page. */
@@ -190,7 +194,7 @@ export function pageSchema(items: JsonSchema): JsonSchema {
     required: ['items', 'next_cursor'],
     properties: {
       items: { type: 'array', items },
-      next_cursor: { type: ['string', 'null'], description: 'Pass as cursor for the next page; null on the last page.' },
+      next_cursor: { type: ['string', 'null'], maxLength: 64, description: 'Pass as cursor for the next page; null on the last page.' },
     },
   };
 }

@@ -2,6 +2,7 @@ import { CreditBudgetError } from '../../platform/errors/credit-budget-error';
 import { IdempotencyConflictError } from '../../platform/errors/idempotency-conflict-error';
 import { JobFinishedError } from '../../platform/errors/job-finished-error';
 import { NotFoundError } from '../../platform/errors/not-found-error';
+import { PriceExceedsDailyLimitError } from '../../platform/errors/price-exceeds-daily-limit-error';
 import { ServiceUnavailableError } from '../../platform/errors/service-unavailable-error';
 import { decodeCursor, encodeCursor } from '../../platform/pagination/cursor';
 import type { Page } from '../../platform/pagination/page';
@@ -13,6 +14,7 @@ import { toPublicJob, type Job, type JobRecord } from './job';
 import { JobLifecycle } from './job-lifecycle';
 import type { JobQueue } from './job-queue';
 import { meteredMoney } from './job-settlement';
+import { JobViewer } from './job-viewer';
 
 /** A paid job to start, as the handler hands it over. */
 export interface JobSubmission {
@@ -50,6 +52,8 @@ export class JobService {
     private readonly lifecycle: JobLifecycle = new JobLifecycle({
       money: meteredMoney((refund) => ledger.refund(refund), retentionSeconds),
     }),
+    /** How each operation's jobs show their input and result: whole when read, summarised when listed. */
+    private readonly viewer: JobViewer = new JobViewer(),
   ) {
     this.idempotency = new Idempotency(ledger, jobIdKey, retentionSeconds, budget);
   }
@@ -59,7 +63,7 @@ export class JobService {
    * the ledger's atomic claim, so a retry can never charge twice. A replay that finds no job enqueues it:
    * that repairs a first attempt that was charged but died before enqueueing. A new job that would exceed the
    * daily credit budget is refused (402) by the same atomic claim; a replay of an accepted job is still
-   * answered, since it was paid for already.
+   * answered, since it was paid for already (even when its price is now above the whole limit).
    */
   async submit(submission: JobSubmission): Promise<{ job: Job; replayed: boolean }> {
     const claim = await this.idempotency.claim(submission, (jobId) => this.queue.shardFor(jobId));
@@ -93,7 +97,17 @@ export class JobService {
     // a 503 here is safe to retry: the same key finds the same job, charged once. Replays wait too, since a
     // first answer may have been this 503.
     await this.queue.confirmDurable(submission.subject, shard);
-    return { job: toPublicJob(stored), replayed: outcome === 'replayed' };
+    return { job: this.viewer.read(toPublicJob(stored)), replayed: outcome === 'replayed' };
+  }
+
+  /**
+   * The 402 of a job the budget refused: a price above the whole daily limit can never fit, so it is told
+   * apart from a budget that is only used up for today (which names its reset and a `Retry-After`).
+   */
+  private overBudget(cost: number): Error {
+    const limit = this.budget.limit ?? 0;
+    if (cost > limit) return new PriceExceedsDailyLimitError(cost, limit);
+    return new CreditBudgetError(limit, this.budget.resetsAt(), this.budget.secondsUntilReset());
   }
 
   /** Throws the refusal of a claim that accepted nothing (a conflict: 422; over the budget: 402); counts the others. */
@@ -104,7 +118,7 @@ export class JobService {
     }
     if (claim.outcome === 'over_budget') {
       this.hooks.onOverBudget?.(submission.operation);
-      throw new CreditBudgetError(this.budget.limit ?? 0, this.budget.resetsAt(), this.budget.secondsUntilReset());
+      throw this.overBudget(submission.cost);
     }
     if (claim.outcome === 'created') this.hooks.onSubmitted?.(submission.operation, submission.cost);
     else this.hooks.onReplayed?.(submission.operation);
@@ -115,7 +129,7 @@ export class JobService {
     const job = await this.queue.get(id);
     if (!job || job.subject !== subject) throw new NotFoundError('No job with this id.');
     await this.repairRefund(job);
-    return toPublicJob(job);
+    return this.viewer.read(toPublicJob(job));
   }
 
   /**
@@ -143,12 +157,12 @@ export class JobService {
     if (!canceled) throw new NotFoundError('No job with this id.');
     const { outcome, job } = canceled;
     if (outcome === 'finished') throw new JobFinishedError();
-    if (outcome === 'requested') return { job: toPublicJob(job), running: true };
+    if (outcome === 'requested') return { job: this.viewer.read(toPublicJob(job)), running: true };
     await this.lifecycle.canceledInQueue(job);
-    return { job: toPublicJob(job), running: false };
+    return { job: this.viewer.read(toPublicJob(job)), running: false };
   }
 
-  /** The subject's jobs, newest first. */
+  /** The subject's jobs, newest first, each as a list shows it (a page of 100 stays bounded). */
   async list(subject: string, limit: number, cursor?: string): Promise<Page<Job>> {
     const before = cursor === undefined ? undefined : decodeCursor(cursor);
     const ids = await this.ledger.listJobIds(subject, { limit: limit + 1, before });
@@ -157,7 +171,7 @@ export class JobService {
     const jobs = await Promise.all(shown.map(({ value }) => this.queue.get(value)));
     const missing = shown.filter((_, i) => jobs[i] === undefined).map(({ value }) => value);
     if (missing.length > 0) await this.ledger.pruneJobs(subject, missing);
-    const items = jobs.filter((job) => job !== undefined && job.subject === subject).map((job) => toPublicJob(job!));
+    const items = jobs.filter((job) => job !== undefined && job.subject === subject).map((job) => this.viewer.list(toPublicJob(job!)));
     return { items, next_cursor: hasMore ? encodeCursor(shown[shown.length - 1].seq) : null };
   }
 

@@ -28,7 +28,17 @@ export function loadJobSettings(env: NodeJS.ProcessEnv, jobs: readonly PaidJob[]
   return values;
 }
 
-/** Every variable the paid jobs declare, with its spec: documented in docs/configuration.md like the others. */
+/**
+ * Every variable the paid jobs declare, with its spec: documented in docs/configuration.md like the others.
+ * A variable declared by two jobs is refused: one of them would silently read the other's value.
+ */
 export function jobSettingVariables(jobs: readonly PaidJob[]): Record<string, unknown> {
-  return Object.assign({}, ...jobs.map((job) => job.settings ?? {}));
+  const variables: Record<string, unknown> = {};
+  for (const job of jobs) {
+    for (const [name, spec] of Object.entries(job.settings ?? {})) {
+      if (name in variables) throw new Error(`the variable ${name} is declared by two paid jobs`);
+      variables[name] = spec;
+    }
+  }
+  return variables;
 }

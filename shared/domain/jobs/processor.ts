@@ -1,4 +1,7 @@
 import type { Spec } from 'envalid';
+import type * as z from 'zod';
+import { JobError } from '../../platform/errors/job-error';
+import type { JobViews } from './job-views';
 
 /**
  * What a processor returns: a small JSON object, stored with the job. Any object type, so a result declared
@@ -21,14 +24,16 @@ export interface ProcessorContext {
   readonly signal: AbortSignal;
 }
 
-/** Does the work of one paid operation. Throw `JobError` for a failure whose message may be shown. */
-export type Processor<Result extends JobResult = Record<string, unknown>> = (
-  input: Record<string, unknown>,
-  context: ProcessorContext,
-) => Promise<Result>;
+/**
+ * Does the work of one paid operation on its typed input. Throw `JobError` for a failure whose message may be
+ * shown. (Declared through a method so that a list of jobs with different inputs is one type.)
+ */
+export type Processor<Input = Record<string, unknown>, Result extends JobResult = JobResult> = {
+  run(input: Input, context: ProcessorContext): Promise<Result>;
+}['run'];
 
 /** Processors by operation id; the worker dispatches on the job's operation. */
-export type ProcessorMap = ReadonlyMap<string, Processor<JobResult>>;
+export type ProcessorMap = ReadonlyMap<string, Processor<Record<string, unknown>, JobResult>>;
 
 /** envalid specs of a paid job's own environment variables, by variable name. */
 export type JobSettingSpecs = Readonly<Record<string, Spec<unknown>>>;
@@ -38,12 +43,28 @@ export type JobSettingValues<S extends JobSettingSpecs> = { readonly [K in keyof
 
 /**
  * The work behind one paid operation, apart from its REST contract: the worker needs only this, never the
- * routes or handlers. The operation that accepts the job names the same object (`Operation.job`). Every
- * setting but the processor is optional; an absent one falls back to the global configuration.
+ * routes or handlers. The operation that accepts the job names the same object (`Operation.job`). Its input
+ * (and result) are declared once with zod: the operation publishes and enforces that schema, and the processor
+ * is typed by it. Every setting but the processor is optional; an absent one falls back to the global
+ * configuration.
  */
-export interface PaidJob<S extends JobSettingSpecs = JobSettingSpecs> {
+export interface PaidJob<
+  Input = Record<string, unknown>,
+  Result extends JobResult = JobResult,
+  S extends JobSettingSpecs = JobSettingSpecs,
+> {
   /** The operationId of the operation whose jobs this processes. */
   readonly operationId: string;
+  /** What a job takes: the `input` of the operation's body, as the processor receives it. */
+  readonly input: z.ZodType<Input>;
+  /** What a succeeded job holds as `result`: published with the job; a result outside it fails the job. */
+  readonly result?: z.ZodType<Result>;
+  /**
+   * An input that succeeds: what the tests (and a person trying the operation) call it with. Not every valid
+   * input need succeed (a processor may fail with `JobError` on what only the work can tell), so the tests
+   * that expect success use this one.
+   */
+  readonly example?: Input;
   /** An attempt running longer than this is stopped (its `signal` fires) and fails; none: no limit. */
   readonly timeoutMs?: number;
   /** Attempts in all, the first included (default: `JOB_ATTEMPTS`). */
@@ -54,8 +75,31 @@ export interface PaidJob<S extends JobSettingSpecs = JobSettingSpecs> {
   readonly refundOnFailure?: boolean;
   /** This job's own environment variables, validated at start; the processor receives their values. */
   readonly settings?: S;
+  /**
+   * How its jobs show their input and result when read (default: whole) and listed (default: a summary of
+   * a few fields, so a page of 100 stays under 100,000 characters); each view publishes its schema.
+   */
+  readonly views?: JobViews<Input, Result>;
   /** Builds the processor once per process, from the values of its own settings. */
-  processor(own: JobSettingValues<S>): Processor<JobResult>;
+  processor(own: JobSettingValues<S>): Processor<Input, Result>;
+}
+
+/** What {@link paidJob} is given: a job whose input and result types come from its schemas. */
+export type PaidJobSpec<I extends z.ZodType, R extends z.ZodType<JobResult>, S extends JobSettingSpecs> = Omit<
+  PaidJob<z.output<I>, z.output<R>, S>,
+  'input' | 'result'
+> & { readonly input: I; readonly result?: R };
+
+/**
+ * Declares a paid job: the processor's input and result are typed by the `input` and `result` schemas (and
+ * its own settings by `settings`), so the job, its price rule and its operation agree at compile time.
+ */
+export function paidJob<
+  I extends z.ZodType,
+  R extends z.ZodType<JobResult> = z.ZodType<JobResult>,
+  S extends JobSettingSpecs = JobSettingSpecs,
+>(spec: PaidJobSpec<I, R, S>): PaidJob<z.output<I>, z.output<R>, S> {
+  return spec as PaidJob<z.output<I>, z.output<R>, S>;
 }
 
 /** How the queue runs the jobs of one operation: the global settings overridden by the job's own. */
@@ -92,8 +136,22 @@ export function policyOf(job: PaidJob | undefined, defaults: JobPolicyDefaults):
 
 /**
  * The processors of the given paid jobs, by operation id. `own` holds each job's validated settings
- * ({@link loadJobSettings}); a job with none gets an empty object.
+ * ({@link loadJobSettings}); a job with none gets an empty object. A job that declares its result has each
+ * result checked against it: one outside it fails the job (not retried) rather than publish what the schema denies.
  */
 export function buildProcessors(jobs: readonly PaidJob[], own: ReadonlyMap<string, Record<string, unknown>> = new Map()): ProcessorMap {
-  return new Map(jobs.map((job) => [job.operationId, job.processor((own.get(job.operationId) ?? {}) as never)]));
+  return new Map(jobs.map((job) => [job.operationId, checkedProcessor(job, job.processor((own.get(job.operationId) ?? {}) as never))]));
+}
+
+/** The message of a job whose processor answered a result its declaration does not allow. */
+export const RESULT_OUTSIDE_SCHEMA = 'The job produced a result outside its declared schema.';
+
+function checkedProcessor(job: PaidJob, processor: Processor): Processor<Record<string, unknown>, JobResult> {
+  const schema = job.result;
+  if (!schema) return processor;
+  return async (input, context) => {
+    const result = await processor(input, context);
+    if (!schema.safeParse(result).success) throw new JobError(RESULT_OUTSIDE_SCHEMA, { retryable: false });
+    return result;
+  };
 }

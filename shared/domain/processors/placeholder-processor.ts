@@ -1,14 +1,32 @@
 import { hash } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
+import * as z from 'zod';
 import { JobError } from '../../platform/errors/job-error';
 import { intInRange } from '../../platform/config/validators';
-import type { PaidJob, Processor } from '../jobs/processor';
+import { paidJob, type Processor } from '../jobs/processor';
 
 /** The prompt prefix that makes the placeholder fail, so an integrator can see a failed job. */
 export const FAIL_PREFIX = '!fail';
 
 /** The safe message of a placeholder job failed on purpose. */
 export const PLACEHOLDER_FAILURE = 'The prompt asked the job to fail.';
+
+/** The placeholder job's input: a prompt (published as the `JobInput` component). */
+export const PLACEHOLDER_INPUT = z
+  .strictObject({ prompt: z.string().min(1).max(4000).describe('What the job should work on.') })
+  .meta({ id: 'JobInput' });
+
+/** What a placeholder job produces. */
+export const PLACEHOLDER_RESULT = z.strictObject({
+  summary: z.string().max(80).describe('The prompt, cut to 80 characters.'),
+  characters: z.int().min(0).max(4000),
+  words: z.int().min(0).max(4000),
+  digest: z
+    .string()
+    .length(16)
+    .regex(/^[0-9a-f]{16}$/)
+    .describe('The start of the SHA-256 of the prompt, in hex.'),
+});
 
 /** Steps the simulated work is cut into by default; progress is reported after each. */
 const DEFAULT_STEPS = 10;
@@ -19,7 +37,10 @@ const DEFAULT_STEPS = 10;
  * attempt produces the same result. A prompt starting with `!fail` fails at once, without a retry. Replace
  * it with real work.
  */
-export function placeholderProcessor(simulatedMs: number, steps = DEFAULT_STEPS): Processor {
+export function placeholderProcessor(
+  simulatedMs: number,
+  steps = DEFAULT_STEPS,
+): Processor<z.output<typeof PLACEHOLDER_INPUT>, z.output<typeof PLACEHOLDER_RESULT>> {
   return async (input, { progress, signal }) => {
     const prompt = String(input.prompt ?? '');
     if (prompt.startsWith(FAIL_PREFIX)) throw new JobError(PLACEHOLDER_FAILURE, { retryable: false });
@@ -49,8 +70,11 @@ const PLACEHOLDER_SETTINGS = {
 };
 
 /** The placeholder paid job, accepted by `POST /v1/jobs` (`createJob`). */
-export const placeholderJob: PaidJob<typeof PLACEHOLDER_SETTINGS> = {
+export const placeholderJob = paidJob({
   operationId: 'createJob',
+  input: PLACEHOLDER_INPUT,
+  result: PLACEHOLDER_RESULT,
+  example: { prompt: 'Summarise my week in three lines.' },
   settings: PLACEHOLDER_SETTINGS,
   processor: (own) => placeholderProcessor(own.PLACEHOLDER_JOB_MS, own.PLACEHOLDER_PROGRESS_STEPS),
-};
+});

@@ -1,5 +1,5 @@
 import { toConnectionView } from '../connections/connection-view';
-import { isTerminal, toPublicJob } from '../jobs/job';
+import { isTerminal, type Job, toPublicJob } from '../jobs/job';
 import type { JobQueue } from '../jobs/job-queue';
 import type { ConnectionStore } from '../connections/connection-store';
 import type { QueuedEvent } from './webhook-event';
@@ -8,6 +8,8 @@ import type { QueuedEvent } from './webhook-event';
 export interface EventSources {
   readonly jobs: Pick<JobQueue, 'get'>;
   readonly connections: Pick<ConnectionStore, 'get'>;
+  /** How a job event shows its job (the operation's event view); default: the job as stored. */
+  readonly jobView?: (job: Job) => Job;
 }
 
 /**
@@ -28,7 +30,8 @@ export const CONNECTION_FACT_WAIT_MS = 5 * 60_000;
  * a process dying between the two can never lose one; the delivery therefore sends only what is true:
  * - a job event once the job has finished with that very outcome (a worker that recorded `job.succeeded`
  *   and died before marking the job completed leaves the job to run again; should it then fail, the
- *   `job.failed` event is the one sent). The data is the job as `GET /v1/jobs/{id}` shows it, plus `subject`.
+ *   `job.failed` event is the one sent). The data is the job as its operation's event view shows it (by
+ *   default as `GET /v1/jobs/{id}` shows it), plus `subject`.
  * - a connection event once the connection exists (created) or is revoked; the data is the connection as
  *   the dashboard's list shows it.
  * - a credits event at once: it is recorded after the step that moved the balance, with the data that step
@@ -47,7 +50,8 @@ async function jobFact(event: QueuedEvent, sources: EventSources): Promise<Fact>
   if (!job) return { kind: 'never' };
   if (!isTerminal(job.status)) return { kind: 'pending' };
   if (`job.${job.status}` !== event.type) return { kind: 'never' };
-  return { kind: 'true', data: { ...toPublicJob(job), subject: job.subject } };
+  const shown = sources.jobView ? sources.jobView(toPublicJob(job)) : toPublicJob(job);
+  return { kind: 'true', data: { ...shown, subject: job.subject } };
 }
 
 async function connectionFact(event: QueuedEvent, connections: EventSources['connections'], now: number): Promise<Fact> {

@@ -25,7 +25,7 @@ export function workedExampleSources(): WorkedExampleFile[] {
 /**
  * Loads the worked example exactly as printed in the guide: each block is written to a temporary folder at
  * the path it names, its relative imports pointed at the repository's folder (or at another block of the
- * example), and every file is loaded (tsx compiles it). Returns the operations the blocks export, in the
+ * example) and its packages at the repository's, and every file is loaded (tsx compiles it). Returns the operations the blocks export, in the
  * guide's order, the printed files, and a cleanup that removes the folder.
  */
 export function loadWorkedExample(): {
@@ -42,7 +42,10 @@ export function loadWorkedExample(): {
   );
   for (const { file, code } of files) {
     const home = path.dirname(path.join(ROOT, file));
-    const rewritten = code.replace(/(from\s+')(\.{1,2}\/[^']+)(')/g, (_all, before: string, specifier: string, after: string) => {
+    const rewritten = code.replace(/(from\s+')([^']+)(')/g, (_all, before: string, specifier: string, after: string) => {
+      // A package resolves from the repository (the folder has no node_modules), so it is the very module it uses.
+      if (!specifier.startsWith('.'))
+        return before + (specifier.startsWith('node:') ? specifier : require.resolve(specifier, { paths: [ROOT] })) + after;
       const target = path.resolve(home, specifier);
       return before + (inExample.get(target) ?? target) + after;
     });
