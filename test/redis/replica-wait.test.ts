@@ -17,7 +17,9 @@ describe('REDIS_MIN_REPLICAS=1: a paid job is acknowledged only once a replica h
     primary = await startRedis();
     replica = await startRedis();
     replicaClient = new Redis(replica.url);
-    api = await startApiProcess(redisEnv(primary.url, 'wait:', { REDIS_MIN_REPLICAS: '1', REDIS_WAIT_MS: '200' }));
+    // Long enough for a loaded machine's replica to acknowledge (WAIT asks it at once, so an idle one answers in
+    // a millisecond): 200 ms answered 503 in two parallel runs of the whole suite.
+    api = await startApiProcess(redisEnv(primary.url, 'wait:', { REDIS_MIN_REPLICAS: '1', REDIS_WAIT_MS: '2000' }));
     token = (await api.link('waiting@example.com')).token;
   });
   after(async () => {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import Redis from 'ioredis';
 import { BASE_ENV } from '../support/harness';
 import { startRedis, type TestRedis } from '../../testkit/redis-node';
-import { writeLegacyLayout, type LegacyData } from './support/legacy-layout';
+import { LEGACY_RESULT, writeLegacyLayout, type LegacyData } from './support/legacy-layout';
 import { pollJob, redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from './support/processes';
 
 const PREFIX = 'upgrade:';
@@ -73,7 +73,7 @@ describe('upgrade in place: data written by the release before topologies still 
     const [finished, queued] = legacy.jobs;
     const done = await api.call('GET', `/v1/jobs/${finished.id}`, { token });
     expect(done.status).to.equal(200);
-    expect(done.body).to.deep.include({ status: 'succeeded', result: { summary: 'done before the upgrade' } });
+    expect(done.body).to.deep.include({ status: 'succeeded', result: LEGACY_RESULT });
     const ran = await pollJob(api, token, queued.id, (job) => job.status === 'succeeded');
     expect(ran.attempts).to.equal(1);
     const list = await api.call('GET', '/v1/jobs', { token });

@@ -5,6 +5,9 @@ import jwt from 'jsonwebtoken';
 import { deriveKeys } from '../../../shared/platform/secrets/derived-keys';
 import { fingerprint } from '../../../shared/domain/jobs/idempotency';
 
+/** What the placeholder job of that release answered (the shape it still answers): a summary, counts, a digest. */
+export const LEGACY_RESULT = { summary: 'done before the upgrade', characters: 22, words: 4, digest: '0123456789abcdef' };
+
 /** What {@link writeLegacyLayout} stored, for the checks that follow an upgrade. */
 export interface LegacyData {
   subject: string;
@@ -74,7 +77,7 @@ export async function writeLegacyLayout(client: Redis, prefix: string, connector
     await queue.add('createJob', { subject, input, cost: 1, created_at: new Date().toISOString() }, options);
     if (finished) {
       const workerConnection = client.duplicate({ maxRetriesPerRequest: null });
-      const worker = new Worker('jobs', async () => ({ summary: 'done before the upgrade' }), {
+      const worker = new Worker('jobs', async () => LEGACY_RESULT, {
         connection: workerConnection,
         prefix: `${prefix}bull`,
       });
