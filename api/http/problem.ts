@@ -12,6 +12,7 @@ export interface Problem {
   detail: string;
   request_id: string;
   errors?: readonly FieldProblem[];
+  [extension: string]: unknown;
 }
 
 /** Something went wrong that the caller must not learn about: a generic 500. */
@@ -55,7 +56,15 @@ export function toAppError(error: unknown): AppError {
 
 /** The problem+json body of an error, for the request with this id. */
 export function problemBody(error: AppError, requestId: string): Problem {
-  const body: Problem = { type: error.type, title: error.title, status: error.status, detail: error.message, request_id: requestId };
+  // Extension members first, so that none can overwrite a standard member.
+  const body: Problem = {
+    ...error.extensions,
+    type: error.type,
+    title: error.title,
+    status: error.status,
+    detail: error.message,
+    request_id: requestId,
+  };
   if (error.errors && error.errors.length > 0) body.errors = error.errors;
   return body;
 }

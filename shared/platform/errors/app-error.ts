@@ -15,13 +15,15 @@ export class AppError extends Error {
   readonly title: string;
   readonly errors?: readonly FieldProblem[];
   readonly headers: Readonly<Record<string, string>>;
+  /** RFC 9457 extension members: facts the caller acts on (a balance, a price, a link), never internals. */
+  readonly extensions: Readonly<Record<string, unknown>>;
 
   constructor(
     status: number,
     slug: string,
     title: string,
     detail: string,
-    options: { errors?: readonly FieldProblem[]; headers?: Record<string, string> } = {},
+    options: { errors?: readonly FieldProblem[]; headers?: Record<string, string>; extensions?: Record<string, unknown> } = {},
   ) {
     super(detail);
     this.name = new.target.name;
@@ -30,5 +32,6 @@ export class AppError extends Error {
     this.title = title;
     this.errors = options.errors;
     this.headers = options.headers ?? {};
+    this.extensions = options.extensions ?? {};
   }
 }
