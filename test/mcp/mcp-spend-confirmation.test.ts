@@ -121,10 +121,16 @@ for (const backend of BACKENDS) {
     describe('SPEND_CONFIRMATION=elicit (the default, from 1 credit)', () => {
       it('a 2026-07-28 host with form elicitation is asked, naming the tool, its input and the exact price; accepted, the job is accepted and charged once', async () => {
         const { token } = await person();
-        const { client, asked } = await connectAsking(`${elicit.a.baseUrl}/mcp`, token, () => ({ action: 'accept', content: { confirm: true } }));
+        const { client, asked } = await connectAsking(`${elicit.a.baseUrl}/mcp`, token, () => ({
+          action: 'accept',
+          content: { confirm: true },
+        }));
         try {
           const key = newKey();
-          const result = (await client.callTool({ name: 'create_job', arguments: { input: { prompt: 'a poem' }, idempotency_key: key } })) as CallToolResult;
+          const result = (await client.callTool({
+            name: 'create_job',
+            arguments: { input: { prompt: 'a poem' }, idempotency_key: key },
+          })) as CallToolResult;
           expect(result.isError ?? false, JSON.stringify(result)).to.equal(false);
           expect(result.structuredContent).to.include({ cost: 1 });
           expect(asked).to.have.length(1);
@@ -140,7 +146,10 @@ for (const backend of BACKENDS) {
           const { token } = await person();
           const { client, asked } = await connectAsking(`${elicit.a.baseUrl}/mcp`, token, () => ({ action }));
           try {
-            const result = (await client.callTool({ name: 'create_job', arguments: { input: { prompt: 'no' }, idempotency_key: newKey() } })) as CallToolResult;
+            const result = (await client.callTool({
+              name: 'create_job',
+              arguments: { input: { prompt: 'no' }, idempotency_key: newKey() },
+            })) as CallToolResult;
             expect(result.isError).to.equal(true);
             expect(textOf(result)).to.contain(NOTHING_CHARGED);
             expect(asked).to.have.length(1);
@@ -175,11 +184,17 @@ for (const backend of BACKENDS) {
         const payload = Buffer.from((first.requestState as string).split('.')[2]!, 'base64url').toString();
         expect(JSON.parse(payload)).to.include({ tool: 'create_job', price: 1, step: 'confirm' });
         expect(payload).to.not.contain(subject);
-        const accepted = await rawCall(elicit.b.baseUrl, token, 'create_job', args, { inputResponses: ACCEPT, requestState: first.requestState });
+        const accepted = await rawCall(elicit.b.baseUrl, token, 'create_job', args, {
+          inputResponses: ACCEPT,
+          requestState: first.requestState,
+        });
         expect(accepted.isError ?? false, JSON.stringify(accepted)).to.equal(false);
         expect(accepted.structuredContent).to.include({ cost: 1 });
         // The same answer and quote again, as a replayed retry would carry them: a quote buys one call.
-        const reused = await rawCall(elicit.a.baseUrl, token, 'create_job', args, { inputResponses: ACCEPT, requestState: first.requestState });
+        const reused = await rawCall(elicit.a.baseUrl, token, 'create_job', args, {
+          inputResponses: ACCEPT,
+          requestState: first.requestState,
+        });
         expect(reused.isError).to.equal(true);
         expect(textOf(reused)).to.contain('used already').and.contain(NOTHING_CHARGED);
         expect(await usageOf(elicit.a, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });
@@ -189,7 +204,10 @@ for (const backend of BACKENDS) {
         const { token } = await person();
         const args = { input: { prompt: 'twice' }, idempotency_key: newKey() };
         const first = await rawCall(elicit.a.baseUrl, token, 'create_job', args);
-        const accepted = await rawCall(elicit.a.baseUrl, token, 'create_job', args, { inputResponses: ACCEPT, requestState: first.requestState });
+        const accepted = await rawCall(elicit.a.baseUrl, token, 'create_job', args, {
+          inputResponses: ACCEPT,
+          requestState: first.requestState,
+        });
         const replay = await rawCall(elicit.b.baseUrl, token, 'create_job', args);
         expect(replay.resultType).to.equal('complete');
         expect(replay.structuredContent.id).to.equal(accepted.structuredContent.id);
@@ -213,8 +231,14 @@ for (const backend of BACKENDS) {
         const args = { input: { prompt: 'tampered' }, idempotency_key: newKey() };
         const first = await rawCall(elicit.a.baseUrl, token, 'create_job', args);
         const [version, keyId, payload, mac] = (first.requestState as string).split('.');
-        const cheaper = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), price: 0 })).toString('base64url');
-        const forged = [`${version}.${keyId}.${cheaper}.${mac}`, `${version}.${keyId}.${payload}.${mac!.slice(0, -2)}AA`, 'not-a-quote'];
+        const cheaper = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), price: 0 })).toString(
+          'base64url',
+        );
+        const forged = [
+          `${version}.${keyId}.${cheaper}.${mac}`,
+          `${version}.${keyId}.${payload}.${mac!.startsWith('A') ? 'B' : 'A'}${mac!.slice(1)}`,
+          'not-a-quote',
+        ];
         for (const requestState of forged) {
           const result = await rawCall(elicit.b.baseUrl, token, 'create_job', args, { inputResponses: ACCEPT, requestState });
           expect(result.isError, requestState).to.equal(true);
@@ -253,7 +277,10 @@ for (const backend of BACKENDS) {
           const { token } = await person();
           const client = await connectMcp(`${elicit.b.baseUrl}/mcp`, token, revision);
           try {
-            const result = (await client.callTool({ name: 'create_job', arguments: { input: { prompt: 'as before' }, idempotency_key: newKey() } })) as CallToolResult;
+            const result = (await client.callTool({
+              name: 'create_job',
+              arguments: { input: { prompt: 'as before' }, idempotency_key: newKey() },
+            })) as CallToolResult;
             expect(result.isError ?? false, JSON.stringify(result)).to.equal(false);
             expect(await usageOf(elicit.a, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });
           } finally {
@@ -275,7 +302,10 @@ for (const backend of BACKENDS) {
           { urlMode: true },
         );
         try {
-          const result = (await client.callTool({ name: 'run_short_job', arguments: { input: { note: 'short' }, idempotency_key: newKey() } })) as CallToolResult;
+          const result = (await client.callTool({
+            name: 'run_short_job',
+            arguments: { input: { note: 'short' }, idempotency_key: newKey() },
+          })) as CallToolResult;
           expect(result.isError ?? false, JSON.stringify(result)).to.equal(false);
           expect(result.structuredContent).to.include({ cost: SHORT_JOB_PRICE });
           expect(asked.map((question) => question.mode ?? 'form')).to.deep.equal(['form', 'url']);
@@ -296,7 +326,10 @@ for (const backend of BACKENDS) {
           { urlMode: true },
         );
         try {
-          const result = (await client.callTool({ name: 'run_short_job', arguments: { input: { note: 'gave up' }, idempotency_key: newKey() } })) as CallToolResult;
+          const result = (await client.callTool({
+            name: 'run_short_job',
+            arguments: { input: { note: 'gave up' }, idempotency_key: newKey() },
+          })) as CallToolResult;
           expect(result.isError).to.equal(true);
           expect(textOf(result)).to.contain(NOTHING_CHARGED);
           expect(asked).to.have.length(2);
@@ -312,7 +345,10 @@ for (const backend of BACKENDS) {
         const legacy = await connectMcp(`${elicit.b.baseUrl}/mcp`, token, '2025-11-25');
         try {
           for (const client of [asking.client, plain, legacy]) {
-            const result = (await client.callTool({ name: 'run_short_job', arguments: { input: { note: 'short' }, idempotency_key: newKey() } })) as CallToolResult;
+            const result = (await client.callTool({
+              name: 'run_short_job',
+              arguments: { input: { note: 'short' }, idempotency_key: newKey() },
+            })) as CallToolResult;
             expect(result.isError).to.equal(true);
             expect(textOf(result)).to.contain(TEST_TOP_UP_URL).and.contain(`costs ${SHORT_JOB_PRICE} credits`).and.contain('balance is 0');
           }
@@ -335,7 +371,10 @@ for (const backend of BACKENDS) {
           const token = await required.a.link(newSubject());
           const client = await connectMcp(`${required.b.baseUrl}/mcp`, token, revision);
           try {
-            const result = (await client.callTool({ name: 'run_short_job', arguments: { input: { note: 'refused' }, idempotency_key: newKey() } })) as CallToolResult;
+            const result = (await client.callTool({
+              name: 'run_short_job',
+              arguments: { input: { note: 'refused' }, idempotency_key: newKey() },
+            })) as CallToolResult;
             expect(result.isError).to.equal(true);
             expect(textOf(result)).to.contain('cannot ask').and.contain(NOTHING_CHARGED);
             expect(await usageOf(required.a, token)).to.deep.equal(NO_CHARGE);
@@ -351,7 +390,10 @@ for (const backend of BACKENDS) {
         const legacy = await connectMcp(`${required.b.baseUrl}/mcp`, token, '2025-11-25');
         try {
           for (const client of [asking.client, legacy]) {
-            const result = (await client.callTool({ name: 'create_job', arguments: { input: { prompt: 'cheap' }, idempotency_key: newKey() } })) as CallToolResult;
+            const result = (await client.callTool({
+              name: 'create_job',
+              arguments: { input: { prompt: 'cheap' }, idempotency_key: newKey() },
+            })) as CallToolResult;
             expect(result.isError ?? false, JSON.stringify(result)).to.equal(false);
           }
           expect(asking.asked).to.deep.equal([]);
@@ -367,7 +409,10 @@ for (const backend of BACKENDS) {
         TOPPED_UP.add(subject);
         const asking = await connectAsking(`${required.b.baseUrl}/mcp`, token, () => ({ action: 'accept', content: { confirm: true } }));
         try {
-          const result = (await asking.client.callTool({ name: 'run_short_job', arguments: { input: { note: 'asked' }, idempotency_key: newKey() } })) as CallToolResult;
+          const result = (await asking.client.callTool({
+            name: 'run_short_job',
+            arguments: { input: { note: 'asked' }, idempotency_key: newKey() },
+          })) as CallToolResult;
           expect(result.isError ?? false, JSON.stringify(result)).to.equal(false);
           expect(asking.asked).to.have.length(1);
           expect(asking.asked[0]!.message).to.contain(`${SHORT_JOB_PRICE} credits`);
@@ -389,7 +434,10 @@ for (const backend of BACKENDS) {
         const token = await off.a.link(newSubject());
         const asking = await connectAsking(`${off.b.baseUrl}/mcp`, token, () => ({ action: 'decline' }));
         try {
-          const result = (await asking.client.callTool({ name: 'create_job', arguments: { input: { prompt: 'unasked' }, idempotency_key: newKey() } })) as CallToolResult;
+          const result = (await asking.client.callTool({
+            name: 'create_job',
+            arguments: { input: { prompt: 'unasked' }, idempotency_key: newKey() },
+          })) as CallToolResult;
           expect(result.isError ?? false, JSON.stringify(result)).to.equal(false);
           expect(asking.asked).to.deep.equal([]);
           expect(await usageOf(off.a, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });
