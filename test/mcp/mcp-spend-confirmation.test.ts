@@ -200,6 +200,20 @@ for (const backend of BACKENDS) {
         expect(await usageOf(elicit.a, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });
       });
 
+      it('two retries with one quote at once, one on each replica: exactly one runs, the other is refused as used; charged once', async () => {
+        const { token } = await person();
+        const args = { input: { prompt: 'racing' }, idempotency_key: newKey() };
+        const first = await rawCall(elicit.a.baseUrl, token, 'create_job', args);
+        const retry = { inputResponses: ACCEPT, requestState: first.requestState };
+        const results = await Promise.all([
+          rawCall(elicit.a.baseUrl, token, 'create_job', args, retry),
+          rawCall(elicit.b.baseUrl, token, 'create_job', args, retry),
+        ]);
+        expect(results.map((result) => result.isError ?? false).sort()).to.deep.equal([false, true]);
+        expect(textOf(results.find((result) => result.isError)!)).to.contain('used already');
+        expect(await usageOf(elicit.a, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });
+      });
+
       it('a replay of an accepted idempotency key is not asked again: it answers the same job at once', async () => {
         const { token } = await person();
         const args = { input: { prompt: 'twice' }, idempotency_key: newKey() };
