@@ -203,8 +203,8 @@ function answerTo(step: QuoteStep, responses: Record<string, unknown> | undefine
   const view = inputResponse(responses, step === 'confirm' ? CONFIRM_KEY : TOP_UP_KEY);
   if (view.kind !== 'elicit') return 'missing';
   if (view.action !== 'accept') return view.action;
-  // A form's yes is the box ticked; a URL elicitation has no content.
-  return step === 'top_up' || view.content?.confirm === true ? 'accept' : 'decline';
+  // Accepting the form is the yes; a box explicitly left unticked takes it back. A URL elicitation has no content.
+  return step === 'confirm' && view.content?.confirm === false ? 'decline' : 'accept';
 }
 
 /** A retry from the top-up page when no confirmation applies: a person who turned it down is told nothing was charged. */

@@ -160,7 +160,19 @@ for (const backend of BACKENDS) {
         });
       }
 
-      it('a form accepted with the box left unticked counts as declined: nothing charged', async () => {
+      it('a form accepted without content is a yes; accepted with the box explicitly unticked it counts as declined: nothing charged', async () => {
+        const { token } = await person();
+        const bare = { input: { prompt: 'bare yes' }, idempotency_key: newKey() };
+        const asked = await rawCall(elicit.a.baseUrl, token, 'create_job', bare);
+        const yes = await rawCall(elicit.b.baseUrl, token, 'create_job', bare, {
+          inputResponses: { confirm_spend: { action: 'accept' } },
+          requestState: asked.requestState,
+        });
+        expect(yes.isError ?? false, JSON.stringify(yes)).to.equal(false);
+        expect(await usageOf(elicit.a, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });
+      });
+
+      it('a form accepted with the box explicitly unticked counts as declined: nothing charged', async () => {
         const { token } = await person();
         const args = { input: { prompt: 'unticked' }, idempotency_key: newKey() };
         const first = await rawCall(elicit.a.baseUrl, token, 'create_job', args);
