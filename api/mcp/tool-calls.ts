@@ -91,8 +91,9 @@ export async function runCheckedTool(
 ): Promise<ToolOutcome> {
   const call: GatedCall = { tool, input, subject: caller.principal.subject, ...asking };
   try {
-    const gate = await deps.spend.gate(call);
-    if ('answer' in gate) return answered(deps, tool, gate);
+    // A free call answering no question is never asked anything: the commonest call awaits no gate.
+    const gate = tool.operation.price === undefined && asking.round.responses === undefined ? undefined : await deps.spend.gate(call);
+    if (gate && 'answer' in gate) return answered(deps, tool, gate);
     const request = tool.toRequest(input, caller.principal);
     if (caller.usage?.tool === tool.name) request.usage = caller.usage.snapshot;
     const result = await tool.operation.handle(request, deps.services);
