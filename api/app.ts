@@ -96,6 +96,7 @@ export function createApp({
       directCalls: mcpDirectCalls,
       tools: buildToolDefinitions(published),
       taskTtlMs: config.idempotencyTtlSeconds * 1000,
+      quoteNonces: backend.quoteNonces,
     }),
   );
   site.use(

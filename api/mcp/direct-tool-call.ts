@@ -6,9 +6,11 @@ import {
   isJsonContentType,
   PROTOCOL_VERSION_META_KEY,
   SERVER_INFO_META_KEY,
+  type CallToolResult,
 } from '@modelcontextprotocol/server';
 import type { ToolDefinition } from '../../shared/contract/mcp/tool-definitions';
 import { taskRequested } from './job-tasks';
+import { askableOf } from './spend-confirmation';
 import type { McpCaller, McpDependencies } from './mcp-context';
 import { SERVER_INFO } from './mcp-server-factory';
 import { jsonResult, runCheckedTool, type ArgumentCheck } from './tool-calls';
@@ -64,6 +66,8 @@ export function directCallMatcher(tools: readonly ToolDefinition[], checks: Read
     const tool = call && served.get(call.name);
     if (!call || !tool || !plainEnvelope(call.params._meta)) return undefined;
     if (tool.operation.async && taskRequested(call.params, call.params._meta as object, true)) return undefined;
+    // A paid call from a client that can be asked may need the person's confirmation: the SDK's to serve.
+    if (tool.operation.price !== undefined && declaresElicitation(call.params._meta)) return undefined;
     const input = argumentsOf(call.params);
     // Arguments that do not fit are the SDK's to refuse (its JSON-RPC error); checking them runs nothing.
     if (!input || !checks.get(tool.name)!(input).valid) return undefined;
@@ -95,6 +99,12 @@ function plainEnvelope(envelope: unknown): boolean {
   return isPlainObject(envelope) && keysWithin(envelope, ENVELOPE_KEYS) && envelope[PROTOCOL_VERSION_META_KEY] === DIRECT_REVISION;
 }
 
+/** True when the envelope's client capabilities declare elicitation, in any mode. */
+function declaresElicitation(envelope: unknown): boolean {
+  const { form, url } = askableOf(true, envelope as object);
+  return form || url;
+}
+
 /** The call's arguments as an object (none: empty), or undefined when they are not an object. */
 function argumentsOf(params: PlainObject): Record<string, unknown> | undefined {
   const args = params.arguments;
@@ -110,6 +120,7 @@ function argumentsOf(params: PlainObject): Record<string, unknown> | undefined {
 export async function answerDirectCall(deps: McpDependencies, call: DirectCall, caller: McpCaller): Promise<unknown> {
   // The direct path serves only envelopes without trace context, so its span is the HTTP request's child.
   const outcome = await inToolCallSpan(call.tool.name, undefined, () => runCheckedTool(deps, caller, call.tool, call.input));
-  const result = 'error' in outcome ? outcome.error : jsonResult(outcome.body);
+  // A client that cannot be asked is never answered `input_required`, so the outcome is a body or an error.
+  const result = 'body' in outcome ? jsonResult(outcome.body) : (outcome as { error: CallToolResult }).error;
   return { result: { ...result, resultType: 'complete', _meta: { [SERVER_INFO_META_KEY]: SERVER_INFO } }, jsonrpc: '2.0', id: call.id };
 }

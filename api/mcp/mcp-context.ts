@@ -5,6 +5,7 @@ import type { ToolDefinition } from '../../shared/contract/mcp/tool-definitions'
 import type { Metrics } from '../../shared/platform/metrics/metrics';
 import type { Services } from '../../shared/domain/services';
 import type { UsageSnapshot } from '../../shared/domain/ledger/ledger-store';
+import type { SpendConfirmation } from './spend-confirmation';
 
 /** What every MCP request is served with: built once per app. */
 export interface McpDependencies {
@@ -14,6 +15,8 @@ export interface McpDependencies {
   logger: Logger;
   /** How long a job (and so its task) is kept: the idempotency retention. */
   taskTtlMs: number;
+  /** The person's confirmation of paid calls, and the top-up when funds are short. */
+  spend: SpendConfirmation;
 }
 
 /** Who one MCP request acts for, handed from the HTTP chain to the per-request server. */

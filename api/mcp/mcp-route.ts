@@ -17,6 +17,10 @@ import { mcpHttpHandler } from './mcp-http-handler';
 import { mcpServerFactory } from './mcp-server-factory';
 import { serveFetchHandler } from './serve-fetch-handler';
 import { compileArgumentChecks } from './tool-calls';
+import { SpendConfirmation } from './spend-confirmation';
+import { SpendQuotes } from '../../shared/domain/spend/spend-quote';
+import type { QuoteNonceStore } from '../../shared/domain/spend/quote-nonce-store';
+import { KeyRing } from '../../shared/platform/secrets/key-ring';
 
 /** The MCP endpoint's path on the API port. */
 export const MCP_PATH = '/mcp';
@@ -31,9 +35,17 @@ function mcpEndpoints(bodyLimitBytes: number): { plain: Operation; readingUsage:
   return { plain, readingUsage: { ...plain, readsUsage: true } as Operation };
 }
 
-/** What the MCP route needs besides the per-request dependencies. */
-export interface McpRouteOptions extends McpDependencies {
+/** The spend confirmation of this configuration: quotes signed with the connector secret's key ring. */
+function spendConfirmation({ config, quoteNonces, services }: McpRouteOptions): SpendConfirmation {
+  const quotes = new SpendQuotes(KeyRing.fromSecrets(config.connectorSecret, config.connectorSecretPrevious));
+  return new SpendConfirmation(config.billing, quotes, quoteNonces, services.jobs);
+}
+
+/** What the MCP route needs besides the per-request dependencies (the spend confirmation it builds itself). */
+export interface McpRouteOptions extends Omit<McpDependencies, 'spend'> {
   config: Config;
+  /** Where used spend quotes are remembered: the backend's, so a quote is used once across replicas. */
+  quoteNonces: QuoteNonceStore;
   /** The admission step (token, failure budget, revocation, rate limit), shared with the REST chain. */
   admit: RequestHandler;
   /**
@@ -48,8 +60,9 @@ export interface McpRouteOptions extends McpDependencies {
  * the same admission step and JSON body parser as REST; request id, access log and HTTP metrics wrap it in
  * the app. GET and DELETE (session streams and teardown) do not exist here: 405.
  */
-export function mcpRoute(options: McpRouteOptions): Router {
-  const { config, logger } = options;
+export function mcpRoute(routeOptions: McpRouteOptions): Router {
+  const { config, logger } = routeOptions;
+  const options: McpRouteOptions & McpDependencies = { ...routeOptions, spend: spendConfirmation(routeOptions) };
   const allowedOrigins = new Set([new URL(config.publicUrl).origin, ...config.mcpAllowedOrigins]);
   const metadataUrl = resourceMetadataUrl(config.publicUrl);
   const errorLog = mcpErrorLog(logger);

@@ -1,9 +1,11 @@
-import { Server, type McpRequestContext, type ServerOptions, type Tool } from '@modelcontextprotocol/server';
+import { Server, type McpRequestContext, type ServerContext, type ServerOptions, type Tool } from '@modelcontextprotocol/server';
 import { SERVICE_INFO } from '../../shared/contract/description/service-info';
 import type { Job } from '../../shared/domain/jobs/job';
 import { cardsOf, registerCardResources, UI_EXTENSION_CAPABILITY } from './app-cards';
 import { callerOf, type McpDependencies } from './mcp-context';
-import { callTool, jsonResult, type ArgumentCheck } from './tool-calls';
+import { callTool, jsonResult, NOT_ASKING, type ArgumentCheck, type Asking } from './tool-calls';
+import { askableOf } from './spend-confirmation';
+import type { QuoteCheck } from '../../shared/domain/spend/spend-quote';
 import { inToolCallSpan } from './tool-call-span';
 import { registerTaskHandlers, TASKS_EXTENSION, taskRequested, toCreateTaskResult, TASK_CAPABILITIES } from './job-tasks';
 
@@ -38,6 +40,9 @@ export function mcpServerFactory(deps: McpDependencies, checks: ReadonlyMap<stri
       ? { tools: {}, resources: {}, extensions: { [TASKS_EXTENSION]: {}, ...UI_EXTENSION_CAPABILITY } }
       : { tools: {}, resources: {}, ...TASK_CAPABILITIES, extensions: UI_EXTENSION_CAPABILITY },
     instructions: SERVICE_INFO.summary,
+    // A quote echoed back is opened here and judged by the tool call, so a bad one is a tool error that says
+    // nothing was charged rather than a bare -32602.
+    ...(modern ? { requestState: { verify: deps.spend.verify } } : {}),
   });
   const modernOptions = options(true);
   const legacyOptions = options(false);
@@ -51,7 +56,9 @@ export function mcpServerFactory(deps: McpDependencies, checks: ReadonlyMap<stri
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const { name, arguments: args, _meta: meta } = request.params as typeof request.params & { _meta?: unknown };
       const known = deps.tools.some((tool) => tool.name === name) ? name : undefined;
-      const outcome = await inToolCallSpan(known, meta, () => callTool(deps, checks, callerOf(ctx), name, args));
+      const asking = askingOf(ctx, modern);
+      const outcome = await inToolCallSpan(known, meta, () => callTool(deps, checks, callerOf(ctx), name, args, asking));
+      if ('inputRequired' in outcome) return outcome.inputRequired as never;
       if ('error' in outcome) return outcome.error;
       if (outcome.tool.operation.async && taskRequested(request.params, ctx.mcpReq.envelope, modern)) {
         return toCreateTaskResult(outcome.body as Job, deps.taskTtlMs, modern) as never;
@@ -80,5 +87,19 @@ export function mcpServerFactory(deps: McpDependencies, checks: ReadonlyMap<stri
       if (idle.length < MAX_IDLE_SERVERS) idle.push(server);
     };
     return server;
+  };
+}
+
+/** What a `tools/call` lets the spend confirmation do: ask a 2026-07-28 client, and read its answers to a round. */
+function askingOf(ctx: ServerContext, modern: boolean): Asking {
+  if (!modern) return NOT_ASKING;
+  const responses = ctx.mcpReq.inputResponses;
+  const quote = ctx.mcpReq.requestState<QuoteCheck>();
+  return {
+    askable: askableOf(true, ctx.mcpReq.envelope),
+    round: {
+      ...(responses && Object.keys(responses).length > 0 ? { responses } : {}),
+      ...(quote ? { quote } : {}),
+    },
   };
 }

@@ -1,8 +1,24 @@
-import { ProtocolError, ProtocolErrorCode, type CallToolResult } from '@modelcontextprotocol/server';
+import {
+  isInputRequiredResult,
+  ProtocolError,
+  ProtocolErrorCode,
+  type CallToolResult,
+  type InputRequiredResult,
+} from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { ToolDefinition } from '../../shared/contract/mcp/tool-definitions';
 import { toAppError } from '../http/problem';
 import type { McpCaller, McpDependencies } from './mcp-context';
+import type { Askable, GatedCall, Gate, Round } from './spend-confirmation';
+
+/** What a request lets the spend confirmation do: ask its client, and read its answers to an earlier round. */
+export interface Asking {
+  askable: Askable;
+  round: Round;
+}
+
+/** A client that cannot be asked, and a request that answers nothing: the direct path's and 2025-11-25's. */
+export const NOT_ASKING: Asking = { askable: { form: false, url: false }, round: {} };
 
 /** A tool's arguments checked against its input schema, compiled once. */
 export type ArgumentCheck = (args: unknown) => { valid: true } | { valid: false; errorMessage: string };
@@ -21,8 +37,11 @@ export function compileArgumentChecks(tools: readonly ToolDefinition[]): Map<str
   return checks;
 }
 
-/** What running a tool came to: the operation's body, or an `isError` result. */
-export type ToolOutcome = { tool: ToolDefinition; body: unknown } | { tool: ToolDefinition; error: CallToolResult };
+/** What running a tool came to: the operation's body, an `isError` result, or a question for the person first. */
+export type ToolOutcome =
+  | { tool: ToolDefinition; body: unknown }
+  | { tool: ToolDefinition; error: CallToolResult }
+  | { tool: ToolDefinition; inputRequired: InputRequiredResult };
 
 /** A successful tool result: the operation's JSON as structured content and as text. */
 export function jsonResult(body: unknown, isError = false): CallToolResult {
@@ -40,6 +59,7 @@ export async function callTool(
   caller: McpCaller,
   name: string,
   args: Record<string, unknown> | undefined,
+  asking: Asking = NOT_ASKING,
 ): Promise<ToolOutcome> {
   const tool = deps.tools.find((candidate) => candidate.name === name);
   if (!tool) {
@@ -52,32 +72,53 @@ export async function callTool(
     deps.metrics.mcpToolCalls.inc({ tool: tool.name, outcome: 'error' });
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid arguments for ${tool.name}: ${checked.errorMessage}`);
   }
-  return runCheckedTool(deps, caller, tool, input);
+  return runCheckedTool(deps, caller, tool, input, asking);
 }
 
 /**
- * Runs a tool whose arguments already passed its input schema: the operation's own handler with the shared
- * services, exactly as the REST route would. Errors of the domain come back as `isError` results carrying
- * the problem's detail; anything unexpected is logged and answered generically.
+ * Runs a tool whose arguments already passed its input schema: first the person's confirmation of a spend
+ * (`spend-confirmation.ts`), then the operation's own handler with the shared services, exactly as the REST
+ * route would. Errors of the domain come back as `isError` results carrying the problem's detail (funds
+ * short: a client that can open a URL is sent to the top-up page instead); anything unexpected is logged and
+ * answered generically.
  */
 export async function runCheckedTool(
   deps: McpDependencies,
   caller: McpCaller,
   tool: ToolDefinition,
   input: Record<string, unknown>,
+  asking: Asking = NOT_ASKING,
 ): Promise<ToolOutcome> {
+  const call: GatedCall = { tool, input, subject: caller.principal.subject, ...asking };
   try {
+    // A free call answering no question is never asked anything: the commonest call awaits no gate.
+    const gate = tool.operation.price === undefined && asking.round.responses === undefined ? undefined : await deps.spend.gate(call);
+    if (gate && 'answer' in gate) return answered(deps, tool, gate);
     const request = tool.toRequest(input, caller.principal);
     if (caller.usage?.tool === tool.name) request.usage = caller.usage.snapshot;
     const result = await tool.operation.handle(request, deps.services);
     deps.metrics.mcpToolCalls.inc({ tool: tool.name, outcome: 'ok' });
     return { tool, body: result.body };
   } catch (error) {
-    deps.metrics.mcpToolCalls.inc({ tool: tool.name, outcome: 'error' });
-    const problem = toAppError(error);
-    if (problem.status >= 500 && (problem !== error || (error as Error).cause !== undefined)) {
-      deps.logger.error({ req_id: caller.requestId, tool: tool.name, err: error, cause: (error as Error).cause }, 'tool call failed');
-    }
-    return { tool, error: { content: [{ type: 'text', text: problem.message }], isError: true } };
+    const topUp = deps.spend.topUp(call, error);
+    if (topUp) return { tool, inputRequired: topUp };
+    return failed(deps, caller, tool, error);
   }
+}
+
+/** A call answered without running: a question for the person (not yet an outcome), or a refusal. */
+function answered(deps: McpDependencies, tool: ToolDefinition, gate: Extract<Gate, { answer: unknown }>): ToolOutcome {
+  if (isInputRequiredResult(gate.answer)) return { tool, inputRequired: gate.answer };
+  deps.metrics.mcpToolCalls.inc({ tool: tool.name, outcome: 'error' });
+  return { tool, error: gate.answer };
+}
+
+/** A call whose handler threw: the problem's detail as an `isError` result, anything unexpected logged. */
+function failed(deps: McpDependencies, caller: McpCaller, tool: ToolDefinition, error: unknown): ToolOutcome {
+  deps.metrics.mcpToolCalls.inc({ tool: tool.name, outcome: 'error' });
+  const problem = toAppError(error);
+  if (problem.status >= 500 && (problem !== error || (error as Error).cause !== undefined)) {
+    deps.logger.error({ req_id: caller.requestId, tool: tool.name, err: error, cause: (error as Error).cause }, 'tool call failed');
+  }
+  return { tool, error: { content: [{ type: 'text', text: problem.message }], isError: true } };
 }

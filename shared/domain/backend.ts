@@ -9,6 +9,7 @@ import type { LedgerStore } from './ledger/ledger-store';
 import type { OAuthStateStore } from './oauth/oauth-state-store';
 import type { RateLimitStore } from './admission/rate-limit-store';
 import type { ThingStore } from './things/thing-store';
+import type { QuoteNonceStore } from './spend/quote-nonce-store';
 
 /** Everything stateful the API needs, from one backend (memory or Redis). */
 export interface Backend {
@@ -30,6 +31,8 @@ export interface Backend {
   /** Keeps the job-id key across secret rotations. */
   readonly jobIdKeys: JobIdKeyStore;
   readonly oauth: OAuthStateStore;
+  /** The nonces of spend quotes already used (an MCP spend confirmation buys one acceptance). */
+  readonly quoteNonces: QuoteNonceStore;
   /** Where webhook events are recorded (a no-op without a receiver). */
   readonly events: EventQueue;
   /** True when the backend answers (for `/readyz`). */

@@ -12,6 +12,7 @@ import { MemoryCreditStore } from './memory-credit-store';
 import { MemoryJobIdKeyStore } from './memory-job-id-key-store';
 import { MemoryJobQueue } from './memory-job-queue';
 import { MemoryLedgerStore } from './memory-ledger-store';
+import { MemoryQuoteNonceStore } from './memory-quote-nonce-store';
 import { MemoryOAuthStateStore } from './memory-oauth-state-store';
 import { MemoryRateLimitStore } from './memory-rate-limit-store';
 import { MemoryThingStore } from './memory-thing-store';
@@ -75,6 +76,7 @@ export function createMemoryBackend(options: MemoryBackendOptions): Backend {
     lifecycle: queue.lifecycle,
     jobIdKeys: new MemoryJobIdKeyStore(),
     oauth: new MemoryOAuthStateStore(),
+    quoteNonces: new MemoryQuoteNonceStore(),
     events,
     ready: async () => true,
     close: async (graceMs) => {

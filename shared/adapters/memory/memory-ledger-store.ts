@@ -66,6 +66,11 @@ export class MemoryLedgerStore implements LedgerStore {
     return { outcome: 'created', shard };
   }
 
+  async isClaimed(_subject: string, jobId: string): Promise<boolean> {
+    // A job id is an HMAC of the subject and its key, so it names one subject's record.
+    return (this.records.get(jobId)?.expiresAt ?? 0) > Date.now();
+  }
+
   async listJobIds(subject: string, query: PageQuery): Promise<Array<SeqItem<string>>> {
     return this.jobs.page(subject, query);
   }

@@ -17,6 +17,7 @@ import { RedisConnectionStore } from './redis-connection-store';
 import { RedisCreditStore } from './redis-credit-store';
 import { RedisJobIdKeyStore } from './redis-job-id-key-store';
 import { RedisLedgerStore } from './redis-ledger-store';
+import { RedisQuoteNonceStore } from './redis-quote-nonce-store';
 import { RedisOAuthStateStore } from './redis-oauth-state-store';
 import { RedisRateLimitStore } from './redis-rate-limit-store';
 import { openRedisSession } from './redis-session';
@@ -89,6 +90,7 @@ export function createRedisBackend(
     lifecycle,
     jobIdKeys: new RedisJobIdKeyStore(client, keys, guard),
     oauth: new RedisOAuthStateStore(client, keys, guard),
+    quoteNonces: new RedisQuoteNonceStore(client, keys, guard),
     events,
     ready: () => redisAnswers(client),
     close: async (graceMs) => {

@@ -163,6 +163,11 @@ export class RedisKeys {
     return this.clustered ? `${this.prefix}idem:{${digest(subject)}}:${jobId}` : `${this.prefix}idem:${jobId}`;
   }
 
+  /** A used spend quote's nonce (random, base64url), kept until its quote expires. */
+  spendQuoteNonce(nonce: string): string {
+    return `${this.prefix}quote:${nonce}`;
+  }
+
   /** One fixed rate-limit window; the limiter's key may name a subject or an address, so it is hashed too. */
   rateWindow(limiterKey: string): string {
     return `${this.prefix}rl:${digest(limiterKey)}`;

@@ -79,6 +79,10 @@ export class RedisLedgerStore implements LedgerStore {
     return { outcome: outcome as ClaimOutcome, shard, ...(accepted ? { accepted } : {}) };
   }
 
+  async isClaimed(subject: string, jobId: string): Promise<boolean> {
+    return (await this.guard.commands(() => this.client.exists(this.keys.idempotency(subject, jobId)))) === 1;
+  }
+
   async listJobIds(subject: string, query: PageQuery): Promise<Array<SeqItem<string>>> {
     const found = await this.guard.commands(() => pageBySeq(this.client, this.keys.subjectJobs(subject), query));
     return found.map(({ seq, member }) => ({ seq, value: member }));

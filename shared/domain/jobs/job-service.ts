@@ -175,6 +175,11 @@ export class JobService {
     return { items, next_cursor: hasMore ? encodeCursor(shown[shown.length - 1].seq) : null };
   }
 
+  /** True when the subject's idempotency key was accepted already (and is still kept): a replay, charged before. */
+  async isAccepted(subject: string, idempotencyKey: string): Promise<boolean> {
+    return this.ledger.isClaimed(subject, await this.idempotency.jobIdFor(subject, idempotencyKey));
+  }
+
   /** The job id a subject's key names ({@link Idempotency.jobIdFor}). */
   jobIdFor(subject: string, idempotencyKey: string): Promise<string> {
     return this.idempotency.jobIdFor(subject, idempotencyKey);

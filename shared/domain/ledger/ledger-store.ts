@@ -132,6 +132,8 @@ export interface RefundRequest {
  */
 export interface LedgerStore {
   claim(request: ClaimRequest): Promise<Claim>;
+  /** True while the idempotency record of the subject's job `jobId` is kept: its key was accepted. Reads only. */
+  isClaimed(subject: string, jobId: string): Promise<boolean>;
   /** Job ids of a subject, newest first. */
   listJobIds(subject: string, query: PageQuery): Promise<Array<SeqItem<string>>>;
   usage(subject: string): Promise<Usage>;

@@ -13,6 +13,8 @@ export interface DerivedKeys {
   readonly jobIdKey: KeyObject;
   /** HMAC key of the dev consent page's anti-forgery field. */
   readonly consentFormKey: KeyObject;
+  /** HMAC key of the spend quotes an MCP confirmation carries (see shared/domain/spend/spend-quote.ts). */
+  readonly spendQuoteKey: KeyObject;
 }
 
 function bytes(secret: string, purpose: string, length: number): Buffer {
@@ -28,5 +30,6 @@ export function deriveKeys(connectorSecret: string): DerivedKeys {
     tokenKey: derive(connectorSecret, 'access-token/v1'),
     jobIdKey: derive(connectorSecret, 'job-id/v1'),
     consentFormKey: derive(connectorSecret, 'dev-consent-csrf/v1'),
+    spendQuoteKey: derive(connectorSecret, 'spend-quote/v1'),
   };
 }
