@@ -4,7 +4,7 @@ import type { Queue } from 'bullmq';
 import { closeRedisClient, type RedisClient } from '../shared/adapters/redis/redis-client';
 import { RedisKeys } from '../shared/adapters/redis/redis-keys';
 import { shardOf } from '../shared/adapters/redis/job-shards';
-import { parseClusterNodes, startRedisCluster } from '../testkit/redis-topologies';
+import { parseClusterNodes, startRedisCluster, type ClusterNodeInfo } from '../testkit/redis-topologies';
 import type { NodeProcess } from '../testkit/node-process';
 import { round } from './bench-processes';
 import { benchClient, NodeMeter, nodeClient, type NodeWork } from './bench-redis';
@@ -64,124 +64,41 @@ export async function runClusterPhase(options: {
     cluster.ports.map(async (port) => ({ port, client: await nodeClient(`redis://127.0.0.1:${port}`, `node-${port}`) })),
   );
   const view = parseClusterNodes(String(await nodeClients[0].client.call('CLUSTER', 'NODES')));
-  const primaryOfSlot = (slot: number) =>
-    view.find((node) => node.role === 'primary' && node.slots.some(([from, to]) => slot >= from && slot <= to))!.port;
   const clusterClient = await benchClient(
     { topology: { mode: 'cluster', nodes: cluster.ports.map((port) => ({ host: '127.0.0.1', port })) }, tls: false },
     'cluster',
   );
   await options.oneNode.client.flushall();
 
-  // Subjects chosen so that their keys' slots fall evenly on the three primaries, as many subjects' would.
-  const primaryCount = view.filter((node) => node.role === 'primary').length;
-  const subjects = balancedSubjects(settings.subjects, primaryCount, (subject) =>
-    primaryOfSlot(calculateSlot(new RedisKeys('', true).subjectUsage(subject))),
-  );
-  const oneNodePort = Number(new URL(options.oneNode.url).port);
-  const topologies: Topology[] = [];
-  const open = async (
-    id: Topology['id'],
-    title: string,
-    shards: number,
-    env: RedisEnv,
-    client: RedisClient,
-    nodes: typeof nodeClients,
-    clustered: boolean,
-  ) => {
-    const keys = new RedisKeys(`bench-${id}:`, clustered);
-    const queues = await Promise.all(
-      Array.from({ length: shards }, (_, shard) => openQueue(client, keys.jobQueueName(shard), keys.bullPrefix)),
-    );
-    // Paused before the worker starts: it must not take the API's cores while the submissions run.
-    await Promise.all(queues.map((queue) => queue.pause()));
-    const api = await startApi(`api-${id}`, { ...env, REDIS_KEY_PREFIX: keys.prefix });
-    const worker = await startWorker({ ...env, REDIS_KEY_PREFIX: keys.prefix }, `worker-${id}`);
-    const authorizations = [];
-    for (const subject of subjects) authorizations.push((await link(api.base, subject)).authorization);
-    const queuePlacement = queues.map((queue, shard) => {
-      const slot = clustered ? calculateSlot(queue.toKey('id')) : null;
-      return { shard, name: queue.name, slot, port: slot === null ? oneNodePort : primaryOfSlot(slot) };
-    });
-    const shardsOn = (port: number) => queuePlacement.filter((queue) => queue.port === port).map((queue) => queue.shard);
-    const placement = new Map<number, { slots?: string; queueShards: number[] }>(
-      clustered
-        ? view
-            .filter((node) => node.role === 'primary')
-            .map((node) => [
-              node.port,
-              { slots: node.slots.map(([from, to]) => `${from}-${to}`).join(','), queueShards: shardsOn(node.port) },
-            ])
-        : [[oneNodePort, { queueShards: shardsOn(oneNodePort) }]],
-    );
-    const primaries = clustered ? primaryCount : 1;
-    topologies.push({
-      id,
-      title,
-      shards,
-      keys,
-      client,
-      meter: new NodeMeter(nodes),
-      primaries,
-      replicas: nodes.length - primaries,
-      queues,
-      api,
-      worker,
-      authorizations,
-      placement,
-      queuePlacement,
-      rounds: [],
-    });
-  };
-  const oneNodeClient = [{ port: oneNodePort, client: options.oneNode.client }];
-  await open('one-node', 'one node', 1, oneNodeEnv(options.oneNode.url), options.oneNode.client, oneNodeClient, false);
+  const layout = clusterLayout(view, Number(new URL(options.oneNode.url).port), settings.subjects);
+  const oneNodeClient = [{ port: layout.oneNodePort, client: options.oneNode.client }];
   const seeds = { REDIS_CLUSTER_NODES: cluster.seeds };
-  await open('cluster-1', 'cluster, 3 primaries, 1 shard', 1, { ...seeds, JOB_QUEUE_SHARDS: '1' }, clusterClient, nodeClients, true);
-  await open('cluster-3', 'cluster, 3 primaries, 3 shards', 3, { ...seeds, JOB_QUEUE_SHARDS: '3' }, clusterClient, nodeClients, true);
+  const topologies = [
+    await openTopology(layout, 'one-node', 'one node', 1, oneNodeEnv(options.oneNode.url), options.oneNode.client, oneNodeClient, false),
+    await openTopology(
+      layout,
+      'cluster-1',
+      'cluster, 3 primaries, 1 shard',
+      1,
+      { ...seeds, JOB_QUEUE_SHARDS: '1' },
+      clusterClient,
+      nodeClients,
+      true,
+    ),
+    await openTopology(
+      layout,
+      'cluster-3',
+      'cluster, 3 primaries, 3 shards',
+      3,
+      { ...seeds, JOB_QUEUE_SHARDS: '3' },
+      clusterClient,
+      nodeClients,
+      true,
+    ),
+  ];
 
-  const load = { durationSeconds: settings.seconds, connections: settings.connections };
-  const baselines = [(await runLoad(options.bare, load)).requestsPerSecond];
-  for (let round = 1; round <= settings.rounds; round++) {
-    for (const topology of topologies) {
-      const scenario: HttpScenario = {
-        id: 'd',
-        title: `POST /v1/jobs, fresh key, ${subjects.length} subjects, ${topology.title}`,
-        backend: 'redis',
-        url: topology.api.base,
-        pid: topology.api.proc.child.pid,
-        options: {
-          requests: [
-            {
-              method: 'POST',
-              path: '/v1/jobs',
-              headers: { 'content-type': 'application/json' },
-              body: '{"input":{"prompt":"bench"}}',
-              setupRequest: subjectsInTurn(`fresh-${Date.now()}`, topology.authorizations),
-            },
-          ],
-        },
-      };
-      if (WARMUP_SECONDS > 0) await runLoad(scenario, { ...load, durationSeconds: WARMUP_SECONDS });
-      const before = await topology.meter.sample();
-      const figure = await runLoad(scenario, load);
-      const work = NodeMeter.between(before, await topology.meter.sample());
-      baselines.push((await runLoad(options.bare, load)).requestsPerSecond);
-      topology.rounds.push({ figure, baseline: (baselines.at(-2)! + baselines.at(-1)!) / 2, work });
-      process.stdout.write(`  (d) round ${round}, ${topology.title}: ${figure.requestsPerSecond} req/s\n`);
-    }
-  }
-
-  const runs: TopologyRun[] = [];
-  for (const topology of topologies) {
-    await Promise.all(topology.queues.map((queue) => queue.obliterate({ force: true })));
-    const target = { client: topology.client, queues: topology.queues, shardOf: (id: string) => shardOf(id, topology.shards) };
-    await drain(target, settings.drainJobs, 'createJob');
-    const figure = await drain(target, settings.drainJobs, 'createJob', { workerPid: topology.worker.child.pid, nodes: topology.meter });
-    process.stdout.write(`  (g) ${topology.title}: ${figure.jobsPerSecond} jobs/s\n`);
-    runs.push(summarise(topology, figure, runs[0]));
-    await Promise.all(topology.queues.map((queue) => queue.close()));
-    await topology.worker.stop();
-    await topology.api.proc.stop();
-  }
+  await submitInTurns(topologies, options.bare, settings, layout.subjects.length);
+  const runs = await drainEach(topologies, settings.drainJobs);
   await Promise.all([clusterClient, ...nodeClients.map((node) => node.client)].map((client) => closeRedisClient(client)));
   await cluster.stop();
   return {
@@ -189,13 +106,152 @@ export async function runClusterPhase(options: {
     settings: {
       seconds: settings.seconds,
       rounds: settings.rounds,
-      subjects: subjects.length,
+      subjects: layout.subjects.length,
       connections: settings.connections,
       drainJobs: settings.drainJobs,
     },
     runs,
     ceiling: clusterCeiling(runs),
   };
+}
+
+type ClusterSettings = typeof CLUSTER_SETTINGS & { connections: number };
+type NodeClients = Array<{ port: number; client: RedisClient }>;
+
+/** Where things live: the cluster's primaries and their slots, the one node's port, and the subjects of the load. */
+interface ClusterLayout {
+  view: ClusterNodeInfo[];
+  primaryCount: number;
+  primaryOfSlot: (slot: number) => number;
+  oneNodePort: number;
+  subjects: string[];
+}
+
+function clusterLayout(view: ClusterNodeInfo[], oneNodePort: number, subjectCount: number): ClusterLayout {
+  const primaryOfSlot = (slot: number) =>
+    view.find((node) => node.role === 'primary' && node.slots.some(([from, to]) => slot >= from && slot <= to))!.port;
+  // Subjects chosen so that their keys' slots fall evenly on the three primaries, as many subjects' would.
+  const primaryCount = view.filter((node) => node.role === 'primary').length;
+  const subjects = balancedSubjects(subjectCount, primaryCount, (subject) =>
+    primaryOfSlot(calculateSlot(new RedisKeys('', true).subjectUsage(subject))),
+  );
+  return { view, primaryCount, primaryOfSlot, oneNodePort, subjects };
+}
+
+/** A topology's queues (paused), its API and worker, and its subjects linked. */
+async function openTopology(
+  layout: ClusterLayout,
+  id: Topology['id'],
+  title: string,
+  shards: number,
+  env: RedisEnv,
+  client: RedisClient,
+  nodes: NodeClients,
+  clustered: boolean,
+): Promise<Topology> {
+  const keys = new RedisKeys(`bench-${id}:`, clustered);
+  const queues = await Promise.all(
+    Array.from({ length: shards }, (_, shard) => openQueue(client, keys.jobQueueName(shard), keys.bullPrefix)),
+  );
+  // Paused before the worker starts: it must not take the API's cores while the submissions run.
+  await Promise.all(queues.map((queue) => queue.pause()));
+  const api = await startApi(`api-${id}`, { ...env, REDIS_KEY_PREFIX: keys.prefix });
+  const worker = await startWorker({ ...env, REDIS_KEY_PREFIX: keys.prefix }, `worker-${id}`);
+  const authorizations = [];
+  for (const subject of layout.subjects) authorizations.push((await link(api.base, subject)).authorization);
+  const queuePlacement = queues.map((queue, shard) => {
+    const slot = clustered ? calculateSlot(queue.toKey('id')) : null;
+    return { shard, name: queue.name, slot, port: slot === null ? layout.oneNodePort : layout.primaryOfSlot(slot) };
+  });
+  const primaries = clustered ? layout.primaryCount : 1;
+  return {
+    id,
+    title,
+    shards,
+    keys,
+    client,
+    meter: new NodeMeter(nodes),
+    primaries,
+    replicas: nodes.length - primaries,
+    queues,
+    api,
+    worker,
+    authorizations,
+    placement: placementOf(layout, queuePlacement, clustered),
+    queuePlacement,
+    rounds: [],
+  };
+}
+
+/** Per node that holds data: its slots (clustered) and the queue shards it serves. */
+function placementOf(layout: ClusterLayout, queuePlacement: TopologyRun['queues'], clustered: boolean): Topology['placement'] {
+  const shardsOn = (port: number) => queuePlacement.filter((queue) => queue.port === port).map((queue) => queue.shard);
+  return new Map<number, { slots?: string; queueShards: number[] }>(
+    clustered
+      ? layout.view
+          .filter((node) => node.role === 'primary')
+          .map((node) => [
+            node.port,
+            { slots: node.slots.map(([from, to]) => `${from}-${to}`).join(','), queueShards: shardsOn(node.port) },
+          ])
+      : [[layout.oneNodePort, { queueShards: shardsOn(layout.oneNodePort) }]],
+  );
+}
+
+/** Fresh paid jobs on each topology in turn, round after round, with (a) measured after each. */
+async function submitInTurns(topologies: Topology[], bare: HttpScenario, settings: ClusterSettings, subjects: number): Promise<void> {
+  const load = { durationSeconds: settings.seconds, connections: settings.connections };
+  const baselines = [(await runLoad(bare, load)).requestsPerSecond];
+  for (let round = 1; round <= settings.rounds; round++) {
+    for (const topology of topologies) {
+      const scenario = freshJobScenario(topology, subjects);
+      if (WARMUP_SECONDS > 0) await runLoad(scenario, { ...load, durationSeconds: WARMUP_SECONDS });
+      const before = await topology.meter.sample();
+      const figure = await runLoad(scenario, load);
+      const work = NodeMeter.between(before, await topology.meter.sample());
+      baselines.push((await runLoad(bare, load)).requestsPerSecond);
+      topology.rounds.push({ figure, baseline: (baselines.at(-2)! + baselines.at(-1)!) / 2, work });
+      process.stdout.write(`  (d) round ${round}, ${topology.title}: ${figure.requestsPerSecond} req/s\n`);
+    }
+  }
+}
+
+function freshJobScenario(topology: Topology, subjects: number): HttpScenario {
+  return {
+    id: 'd',
+    title: `POST /v1/jobs, fresh key, ${subjects} subjects, ${topology.title}`,
+    backend: 'redis',
+    url: topology.api.base,
+    pid: topology.api.proc.child.pid,
+    options: {
+      requests: [
+        {
+          method: 'POST',
+          path: '/v1/jobs',
+          headers: { 'content-type': 'application/json' },
+          body: '{"input":{"prompt":"bench"}}',
+          setupRequest: subjectsInTurn(`fresh-${Date.now()}`, topology.authorizations),
+        },
+      ],
+    },
+  };
+}
+
+/** A drain on each topology (a warm-up drain first), then its processes stop; the figures of each against the one node. */
+async function drainEach(topologies: Topology[], drainJobs: number): Promise<TopologyRun[]> {
+  const runs: TopologyRun[] = [];
+  for (const topology of topologies) {
+    await Promise.all(topology.queues.map((queue) => queue.obliterate({ force: true })));
+    const target = { client: topology.client, queues: topology.queues, shardOf: (id: string) => shardOf(id, topology.shards) };
+    await drain(target, drainJobs, 'createJob');
+    const figure = await drain(target, drainJobs, 'createJob', { workerPid: topology.worker.child.pid, nodes: topology.meter });
+    process.stdout.write(`  (g) ${topology.title}: ${figure.jobsPerSecond} jobs/s\n`);
+    runs.push(summarise(topology, figure, runs[0]));
+    await Promise.all(topology.queues.map((queue) => queue.close()));
+    await topology.worker.stop();
+    await topology.api.proc.stop();
+  }
+  return runs;
 }
 
 /** A topology's figures; `oneNode` (absent for the one node itself) is what its ratios compare with. */

@@ -42,25 +42,59 @@ async function measureTogether(builds: Build[], id: string, seconds: number): Pr
   });
 }
 
+/** The command line's settings. */
+interface Settings {
+  ids: string[];
+  rounds: number;
+  seconds: number;
+  limitMiB: string;
+  idleSeconds: number;
+  idleBetween: number;
+}
+
+function settingsOf(): Settings {
+  return {
+    ids: option('scenarios', 'b,e,f').split(','),
+    rounds: Number(option('rounds', '6')),
+    seconds: Number(option('seconds', '6')),
+    limitMiB: option('memory-limit', ''),
+    idleSeconds: Number(option('idle-seconds', '0')),
+    idleBetween: Number(option('idle-between', '0')),
+  };
+}
+
+const pause = (seconds: number) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+
 async function main(): Promise<void> {
   const trees = namedTrees();
   if (trees.length < 2) throw new Error('name at least two built trees (dist directories) to compare');
-  const ids = option('scenarios', 'b,e,f').split(',');
-  const rounds = Number(option('rounds', '6'));
-  const seconds = Number(option('seconds', '6'));
-  const limitMiB = option('memory-limit', '');
-  const idleSeconds = Number(option('idle-seconds', '0'));
-  const idleBetween = Number(option('idle-between', '0'));
+  const settings = settingsOf();
   const logDir = mkdtempSync(path.join(os.tmpdir(), 'connector-compare-'));
   setLogDir(logDir);
   const redis = await track(startRedis());
-  const builds: Build[] = [];
   const { builds: specs, removeCgroups } = comparedBuilds(trees, 'compare');
   // Traced builds (`dist@trace=0.1`) export to one local sink, as they would to a collector.
   const sink = specs.some((spec) => spec.tracingRatio) ? await startOtlpSink() : undefined;
+  const builds = await startBuilds(specs, redis.url, sink?.url);
+  await measureRounds(builds, settings);
+  printCpu(builds, settings.ids);
+  await printMemory(builds, settings);
+  if (sink) {
+    const { requests, bytes } = sink.counts();
+    process.stdout.write(`\nOTLP sink: ${requests} exports, ${round(bytes / 1e6, 1)} MB\n`);
+  }
+  await stopAll();
+  await sink?.close();
+  removeCgroups();
+  rmSync(logDir, { recursive: true, force: true });
+}
+
+/** One API per build, one after the other, each with its scenarios ready. */
+async function startBuilds(specs: ReturnType<typeof comparedBuilds>['builds'], redisUrl: string, sinkUrl?: string): Promise<Build[]> {
+  const builds: Build[] = [];
   for (const [i, spec] of specs.entries()) {
-    const env = spec.tracingRatio && sink ? tracingEnv(sink.url, spec.tracingRatio) : undefined;
-    const api = await startApi(`api-${i}`, oneNodeEnv(redis.url), { ...spec, env });
+    const env = spec.tracingRatio && sinkUrl ? tracingEnv(sinkUrl, spec.tracingRatio) : undefined;
+    const api = await startApi(`api-${i}`, oneNodeEnv(redisUrl), { ...spec, env });
     const { scenarios, jobRead } = await connectorScenarios(api.base, api.proc.child.pid);
     builds.push({
       label: spec.label,
@@ -69,9 +103,14 @@ async function main(): Promise<void> {
       samples: new Map(),
     });
   }
+  return builds;
+}
+
+/** Every round measures every scenario on every build at once, and prints the round. */
+async function measureRounds(builds: Build[], { ids, rounds, seconds, idleBetween }: Settings): Promise<void> {
   for (let pass = 1; pass <= rounds; pass += 1) {
     for (const id of ids) {
-      if (idleBetween > 0) await new Promise((resolve) => setTimeout(resolve, idleBetween * 1000));
+      if (idleBetween > 0) await pause(idleBetween);
       const figures = await measureTogether(builds, id, seconds);
       builds.forEach((build, i) => {
         build.samples.set(id, [...(build.samples.get(id) ?? []), figures[i]]);
@@ -79,6 +118,9 @@ async function main(): Promise<void> {
       process.stdout.write(`round ${pass} (${id}): ${figures.map((us, i) => `${builds[i].label} ${round(us, 1)} µs`).join(', ')}\n`);
     }
   }
+}
+
+function printCpu(builds: Build[], ids: string[]): void {
   process.stdout.write('\nAPI CPU per request, median of the rounds; each later build against the first, round by round\n');
   for (const id of ids) {
     const first = builds[0].samples.get(id)!;
@@ -91,9 +133,13 @@ async function main(): Promise<void> {
       process.stdout.write(`(${id}) ${build.label}: ${round(median(samples), 1)} µs${against}\n`);
     }
   }
+}
+
+/** Every API's resident memory right after the load, and again after `idleSeconds` without load if asked. */
+async function printMemory(builds: Build[], { limitMiB, idleSeconds }: Settings): Promise<void> {
   const memory = (build: Build) => residentMemory(build.pid)?.rssMb ?? 'n/a';
   const underLoad = builds.map(memory);
-  if (idleSeconds > 0) await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
+  if (idleSeconds > 0) await pause(idleSeconds);
   const idle = builds.map(memory);
   process.stdout.write(
     `\nAPI RSS MB${limitMiB ? ` (each under a ${limitMiB} MiB memory limit)` : ''}: right after the last load${idleSeconds > 0 ? `, then after ${idleSeconds} s idle` : ''}\n`,
@@ -101,14 +147,6 @@ async function main(): Promise<void> {
   builds.forEach((build, i) => {
     process.stdout.write(`${build.label}: ${underLoad[i]}${idleSeconds > 0 ? `, ${idle[i]}` : ''}\n`);
   });
-  if (sink) {
-    const { requests, bytes } = sink.counts();
-    process.stdout.write(`\nOTLP sink: ${requests} exports, ${round(bytes / 1e6, 1)} MB\n`);
-  }
-  await stopAll();
-  await sink?.close();
-  removeCgroups();
-  rmSync(logDir, { recursive: true, force: true });
 }
 
 runComparison('compare', main);

@@ -102,28 +102,45 @@ export function formatTable(results: BenchResults): string {
     '',
     '| scenario | backend | req/s | of (a) | p50 ms | p99 ms | server CPU µs/req | of (a) by CPU | syscalls/req r+w | Redis cmds/req | server RSS MB after |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
+    ...results.http.map(httpRow),
   ];
-  for (const f of results.http) {
-    lines.push(
-      `| (${f.id}) ${f.title} | ${f.backend} | ${f.requestsPerSecond} | ${f.ofBaseline?.toFixed(2) ?? ''} | ${f.latencyMs.p50} | ${f.latencyMs.p99} | ${f.serverCpuUsPerRequest ?? ''} | ${f.ofBaselineByCpu?.toFixed(2) ?? ''} | ${f.serverSyscallsPerRequest ? `${f.serverSyscallsPerRequest.reads}+${f.serverSyscallsPerRequest.writes}` : ''} | ${f.redisCommandsPerRequest ?? ''} | ${f.serverRssMbAfter ?? ''} |`,
-    );
-  }
   if (!results.mcp.available) lines.push(`| (f) MCP tools/call get_me | redis | not available: ${results.mcp.reason} | | | | | | | | |`);
-  const { connector, bare, ofBare, pairs } = results.drain;
   lines.push(
     '',
-    `(g) drain of ${connector.jobs} jobs: connector worker ${connector.jobsPerSecond} jobs/s (${connector.seconds}s), bare BullMQ ${bare.jobsPerSecond} jobs/s (${bare.seconds}s): ${ofBare.toFixed(2)} of bare (the median of ${pairs.length} pairs: ${pairs.map((ratio) => ratio.toFixed(2)).join(', ')})`,
-    `    per job: connector worker ${connector.workerCpuUsPerJob ?? 'n/a'} µs CPU + Redis ${connector.redisCpuUsPerJob ?? 'n/a'} µs, ${connector.redisCommandsPerJob} Redis commands; ` +
-      `bare worker ${bare.workerCpuUsPerJob ?? 'n/a'} µs CPU + Redis ${bare.redisCpuUsPerJob ?? 'n/a'} µs, ${bare.redisCommandsPerJob} Redis commands`,
-    `(h) ${results.latency.ratePerSecond} jobs/s for ${results.latency.seconds}s: submit-to-succeeded p50 ${results.latency.submitToSucceededMs.p50} ms, p99 ${results.latency.submitToSucceededMs.p99} ms (POST alone p99 ${results.latency.submitMs.p99} ms)`,
-    `(i) RSS at the end: API ${results.memory.api?.rssMb ?? 'n/a'} MB (peak ${results.memory.api?.peakRssMb ?? 'n/a'}), worker ${results.memory.worker?.rssMb ?? 'n/a'} MB (peak ${results.memory.worker?.peakRssMb ?? 'n/a'})`,
+    ...drainLines(results.drain),
+    ...latencyAndMemoryLines(results),
     '',
-    '| target | measured | goal | met |',
-    '|---|---|---|---|',
-    ...results.targets.map(
-      (t) => `| ${t.name} | ${t.value ?? 'n/a'} | ${t.comparison} ${t.target} | ${t.met === null ? 'n/a' : t.met ? 'yes' : 'NO'} |`,
-    ),
+    ...targetRows(results.targets),
     ...formatCluster(results.cluster),
   );
   return `${lines.join('\n')}\n`;
+}
+
+function httpRow(f: HttpFigure): string {
+  const syscalls = f.serverSyscallsPerRequest ? `${f.serverSyscallsPerRequest.reads}+${f.serverSyscallsPerRequest.writes}` : '';
+  return `| (${f.id}) ${f.title} | ${f.backend} | ${f.requestsPerSecond} | ${f.ofBaseline?.toFixed(2) ?? ''} | ${f.latencyMs.p50} | ${f.latencyMs.p99} | ${f.serverCpuUsPerRequest ?? ''} | ${f.ofBaselineByCpu?.toFixed(2) ?? ''} | ${syscalls} | ${f.redisCommandsPerRequest ?? ''} | ${f.serverRssMbAfter ?? ''} |`;
+}
+
+function drainLines({ connector, bare, ofBare, pairs }: PairedDrains): string[] {
+  return [
+    `(g) drain of ${connector.jobs} jobs: connector worker ${connector.jobsPerSecond} jobs/s (${connector.seconds}s), bare BullMQ ${bare.jobsPerSecond} jobs/s (${bare.seconds}s): ${ofBare.toFixed(2)} of bare (the median of ${pairs.length} pairs: ${pairs.map((ratio) => ratio.toFixed(2)).join(', ')})`,
+    `    per job: connector worker ${connector.workerCpuUsPerJob ?? 'n/a'} µs CPU + Redis ${connector.redisCpuUsPerJob ?? 'n/a'} µs, ${connector.redisCommandsPerJob} Redis commands; ` +
+      `bare worker ${bare.workerCpuUsPerJob ?? 'n/a'} µs CPU + Redis ${bare.redisCpuUsPerJob ?? 'n/a'} µs, ${bare.redisCommandsPerJob} Redis commands`,
+  ];
+}
+
+function latencyAndMemoryLines({ latency, memory }: BenchResults): string[] {
+  return [
+    `(h) ${latency.ratePerSecond} jobs/s for ${latency.seconds}s: submit-to-succeeded p50 ${latency.submitToSucceededMs.p50} ms, p99 ${latency.submitToSucceededMs.p99} ms (POST alone p99 ${latency.submitMs.p99} ms)`,
+    `(i) RSS at the end: API ${memory.api?.rssMb ?? 'n/a'} MB (peak ${memory.api?.peakRssMb ?? 'n/a'}), worker ${memory.worker?.rssMb ?? 'n/a'} MB (peak ${memory.worker?.peakRssMb ?? 'n/a'})`,
+  ];
+}
+
+function targetRows(targets: Target[]): string[] {
+  const met = (t: Target) => (t.met === null ? 'n/a' : t.met ? 'yes' : 'NO');
+  return [
+    '| target | measured | goal | met |',
+    '|---|---|---|---|',
+    ...targets.map((t) => `| ${t.name} | ${t.value ?? 'n/a'} | ${t.comparison} ${t.target} | ${met(t)} |`),
+  ];
 }

@@ -75,115 +75,141 @@ export async function stopSoak(): Promise<void> {
  */
 export async function runSoak(options: SoakOptions): Promise<SoakMeasurement> {
   setLogDir(options.dir);
-  const stops = active;
   try {
     const redis = await startRedis();
-    stops.push(redis.stop);
-    const env = {
-      CONNECTOR_SECRET: 'soak-connector-secret-0123456789abcdef',
-      PUBLIC_URL: 'http://localhost:8787',
-      DASHBOARD_URL: 'https://dashboard.example.com',
-      LINK_SECRET: 'soak-link-secret-0123456789abcdef',
-      REDIS_URL: redis.url,
-      LOG_LEVEL: 'info',
-      RATE_LIMIT_PER_MINUTE: '1000000',
-      PLACEHOLDER_JOB_MS: String(options.jobMs),
-    };
-    const start = async (
-      name: string,
-      entry: string,
-      extra: Record<string, string>,
-      probe: string,
-      nodeArgs: string[],
-    ): Promise<NodeProcess> => {
-      const proc = await startNode(name, entry, { ...env, ...extra }, () => answers(probe), nodeArgs);
-      stops.push(proc.stop);
-      return proc;
-    };
-    const [port, apiMetrics, workerMetrics] = [await freePort(), await freePort(), await freePort()];
-    const base = `http://127.0.0.1:${port}`;
-    const api = await start(
-      'api',
-      'api/main.js',
-      { PORT: String(port), METRICS_PORT: String(apiMetrics) },
-      `${base}/readyz`,
-      options.apiNodeArgs ?? [],
-    );
-    const worker = await start(
-      'worker',
-      'worker/main.js',
-      { METRICS_PORT: String(workerMetrics) },
-      `http://127.0.0.1:${workerMetrics}/readyz`,
-      options.workerNodeArgs ?? [],
-    );
-    const pids = { api: api.child.pid!, worker: worker.child.pid! };
-
-    const tokens: string[] = [];
-    for (let s = 0; s < 3; s++) {
-      const linked = await fetch(`${base}/v1/link`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-link-secret': env.LINK_SECRET },
-        body: JSON.stringify({ subject: `soak-${s}` }),
-      });
-      if (linked.status !== 201) throw new Error(`POST /v1/link answered ${linked.status}`);
-      tokens.push(((await linked.json()) as { token: string }).token);
-    }
-
-    const read = async (t: number): Promise<SoakSample> => {
-      const [apiMemory, workerMemory] = await Promise.all([
-        scrapeMemory(`http://127.0.0.1:${apiMetrics}/metrics`),
-        scrapeMemory(`http://127.0.0.1:${workerMetrics}/metrics`),
-      ]);
-      return { t, api: apiMemory, worker: workerMemory };
-    };
-    const samples: SoakSample[] = [];
+    active.push(redis.stop);
+    const pair = await startPair(options, redis.url);
+    const tokens = await linkSubjects(pair.base);
     const traffic = mixedTraffic({
-      baseUrl: base,
+      baseUrl: pair.base,
       tokens,
       clients: options.clients,
       ratePerSecond: options.ratePerSecond,
       maxRequests: Math.ceil(options.ratePerSecond * options.seconds * 1.1),
       maxMs: options.seconds * 1000,
     });
-    const startedAt = performance.now();
-    // Samples on a fixed schedule from the traffic's start (a slow scrape delays only itself).
-    for (let t = 0; t <= options.seconds; t += options.sampleSeconds) {
-      const wait = startedAt + t * 1000 - performance.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      const sample = await read(t);
-      samples.push(sample);
-      await options.onSample?.(sample, pids);
-    }
+    const samples = await sampleOnSchedule(options, pair);
     traffic.stop();
     const outcome = await traffic.finished;
-    const jobsSucceeded = await succeededJobs(`http://127.0.0.1:${workerMetrics}/metrics`, outcome.accepted.size);
-
-    const after = samples.filter((sample) => sample.t >= options.warmupSeconds);
-    const perMinute = (pick: (sample: SoakSample) => number) =>
-      leastSquares(after.map((sample) => ({ x: sample.t / 60, y: pick(sample) })));
-    const windows = latencyWindows(outcome, options.seconds, options.windowSeconds);
-    return {
-      samples: samples.map((s) => ({ t: s.t, api: roundSample(s.api), worker: roundSample(s.worker) })),
-      windows,
-      trends: {
-        apiRss: perMinute((s) => s.api.rssMb),
-        apiHeap: perMinute((s) => s.api.heapUsedMb),
-        workerRss: perMinute((s) => s.worker.rssMb),
-        workerHeap: perMinute((s) => s.worker.heapUsedMb),
-        p99: leastSquares(windows.filter((w) => w.fromS >= options.warmupSeconds).map((w) => ({ x: w.fromS / 60, y: w.p99Ms }))),
-      },
-      traffic: {
-        sent: outcome.sent,
-        statuses: outcome.statuses,
-        errors: outcome.errors,
-        wrongAnswers: outcome.wrongAnswers.length,
-        jobsAccepted: outcome.accepted.size,
-        jobsSucceeded,
-      },
-    };
+    const jobsSucceeded = await succeededJobs(`http://127.0.0.1:${pair.workerMetrics}/metrics`, outcome.accepted.size);
+    return measurement(options, samples, outcome, jobsSucceeded);
   } finally {
     await stopSoak();
   }
+}
+
+const LINK_SECRET = 'soak-link-secret-0123456789abcdef';
+
+/** The running API and worker: the API's address, the metrics ports, the process ids. */
+interface SoakPair {
+  base: string;
+  apiMetrics: number;
+  workerMetrics: number;
+  pids: { api: number; worker: number };
+}
+
+/** The built API and worker on one Redis, each ready. */
+async function startPair(options: SoakOptions, redisUrl: string): Promise<SoakPair> {
+  const env = {
+    CONNECTOR_SECRET: 'soak-connector-secret-0123456789abcdef',
+    PUBLIC_URL: 'http://localhost:8787',
+    DASHBOARD_URL: 'https://dashboard.example.com',
+    LINK_SECRET,
+    REDIS_URL: redisUrl,
+    LOG_LEVEL: 'info',
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    PLACEHOLDER_JOB_MS: String(options.jobMs),
+  };
+  const start = async (
+    name: string,
+    entry: string,
+    extra: Record<string, string>,
+    probe: string,
+    nodeArgs: string[],
+  ): Promise<NodeProcess> => {
+    const proc = await startNode(name, entry, { ...env, ...extra }, () => answers(probe), nodeArgs);
+    active.push(proc.stop);
+    return proc;
+  };
+  const [port, apiMetrics, workerMetrics] = [await freePort(), await freePort(), await freePort()];
+  const base = `http://127.0.0.1:${port}`;
+  const api = await start(
+    'api',
+    'api/main.js',
+    { PORT: String(port), METRICS_PORT: String(apiMetrics) },
+    `${base}/readyz`,
+    options.apiNodeArgs ?? [],
+  );
+  const worker = await start(
+    'worker',
+    'worker/main.js',
+    { METRICS_PORT: String(workerMetrics) },
+    `http://127.0.0.1:${workerMetrics}/readyz`,
+    options.workerNodeArgs ?? [],
+  );
+  return { base, apiMetrics, workerMetrics, pids: { api: api.child.pid!, worker: worker.child.pid! } };
+}
+
+/** Three subjects linked; their bearer tokens. */
+async function linkSubjects(base: string): Promise<string[]> {
+  const tokens: string[] = [];
+  for (let s = 0; s < 3; s++) {
+    const linked = await fetch(`${base}/v1/link`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-link-secret': LINK_SECRET },
+      body: JSON.stringify({ subject: `soak-${s}` }),
+    });
+    if (linked.status !== 201) throw new Error(`POST /v1/link answered ${linked.status}`);
+    tokens.push(((await linked.json()) as { token: string }).token);
+  }
+  return tokens;
+}
+
+/** Samples on a fixed schedule from the traffic's start (a slow scrape delays only itself). */
+async function sampleOnSchedule(options: SoakOptions, pair: SoakPair): Promise<SoakSample[]> {
+  const read = async (t: number): Promise<SoakSample> => {
+    const [apiMemory, workerMemory] = await Promise.all([
+      scrapeMemory(`http://127.0.0.1:${pair.apiMetrics}/metrics`),
+      scrapeMemory(`http://127.0.0.1:${pair.workerMetrics}/metrics`),
+    ]);
+    return { t, api: apiMemory, worker: workerMemory };
+  };
+  const samples: SoakSample[] = [];
+  const startedAt = performance.now();
+  for (let t = 0; t <= options.seconds; t += options.sampleSeconds) {
+    const wait = startedAt + t * 1000 - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const sample = await read(t);
+    samples.push(sample);
+    await options.onSample?.(sample, pair.pids);
+  }
+  return samples;
+}
+
+/** The samples rounded, the latency windows, the trends after the warm-up, and the traffic's counts. */
+function measurement(options: SoakOptions, samples: SoakSample[], outcome: TrafficOutcome, jobsSucceeded: number): SoakMeasurement {
+  const after = samples.filter((sample) => sample.t >= options.warmupSeconds);
+  const perMinute = (pick: (sample: SoakSample) => number) => leastSquares(after.map((sample) => ({ x: sample.t / 60, y: pick(sample) })));
+  const windows = latencyWindows(outcome, options.seconds, options.windowSeconds);
+  return {
+    samples: samples.map((s) => ({ t: s.t, api: roundSample(s.api), worker: roundSample(s.worker) })),
+    windows,
+    trends: {
+      apiRss: perMinute((s) => s.api.rssMb),
+      apiHeap: perMinute((s) => s.api.heapUsedMb),
+      workerRss: perMinute((s) => s.worker.rssMb),
+      workerHeap: perMinute((s) => s.worker.heapUsedMb),
+      p99: leastSquares(windows.filter((w) => w.fromS >= options.warmupSeconds).map((w) => ({ x: w.fromS / 60, y: w.p99Ms }))),
+    },
+    traffic: {
+      sent: outcome.sent,
+      statuses: outcome.statuses,
+      errors: outcome.errors,
+      wrongAnswers: outcome.wrongAnswers.length,
+      jobsAccepted: outcome.accepted.size,
+      jobsSucceeded,
+    },
+  };
 }
 
 function roundSample(sample: MemorySample): MemorySample {

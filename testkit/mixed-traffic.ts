@@ -128,8 +128,22 @@ interface Planned {
 export function mixedTraffic(options: TrafficOptions): Traffic {
   const target = new URL(options.baseUrl);
   if (target.hostname !== '127.0.0.1') throw new Error('the traffic only targets 127.0.0.1');
-  const run = randomUUID().slice(0, 8);
-  const outcome: TrafficOutcome = {
+  const run = new TrafficRun(options, target);
+  const finished = Promise.all(Array.from({ length: options.clients }, (_, i) => run.client(i))).then(() => run.outcome);
+  return {
+    outcome: run.outcome,
+    finished,
+    stop: () => {
+      run.stopped = true;
+    },
+  };
+}
+
+type KnownJob = { id: string; key: string };
+
+/** One traffic's state: its outcome so far, the accepted jobs per subject, its pace and bounds. */
+class TrafficRun {
+  readonly outcome: TrafficOutcome = {
     sent: 0,
     statuses: {},
     byKind: {},
@@ -138,115 +152,140 @@ export function mixedTraffic(options: TrafficOptions): Traffic {
     accepted: new Map(),
     latency: { at: [], ms: [] },
   };
-  // Accepted jobs per subject, for reads and retries.
-  const jobsOf = options.tokens.map(() => [] as Array<{ id: string; key: string }>);
-  const start = performance.now();
-  const deadline = start + options.maxMs;
-  const intervalMs = (1000 * options.clients) / options.ratePerSecond;
-  let stopped = false;
-  let keys = 0;
+  stopped = false;
+  private readonly run = randomUUID().slice(0, 8);
+  /** Accepted jobs per subject, for reads and retries. */
+  private readonly jobsOf: KnownJob[][];
+  private readonly start = performance.now();
+  private readonly deadline: number;
+  private readonly intervalMs: number;
+  private keys = 0;
 
-  const plan = (kind: RequestKind, subject: number): Planned => {
-    const token = options.tokens[subject];
-    const auth = { authorization: `Bearer ${token}` };
-    const jobs = jobsOf[subject];
-    const known = jobs.length > 0 ? jobs[Math.floor(Math.random() * jobs.length)] : undefined;
-    if (kind === 'freshJob' || (kind === 'retryJob' && known)) {
-      const key = kind === 'freshJob' ? `traffic-${run}-${++keys}` : known!.key;
-      const body = JSON.stringify({ input: { prompt: `traffic ${key}` } });
-      return {
-        kind,
-        method: 'POST',
-        path: '/v1/jobs',
-        headers: { ...auth, 'content-type': 'application/json', 'idempotency-key': key },
-        body,
-        key,
-        jobId: known?.id,
-      };
-    }
-    if (kind === 'readJob' && known) return { kind, method: 'GET', path: `/v1/jobs/${known.id}`, headers: auth, jobId: known.id };
-    if (kind === 'mcpGetMe' || (kind === 'mcpGetJob' && known)) {
-      const call = kind === 'mcpGetMe' ? mcpCall(token, 'get_me', {}) : mcpCall(token, 'get_job', { id: known!.id });
-      return { kind, method: 'POST', path: '/mcp', ...call, jobId: known?.id };
-    }
-    return { kind: 'me', method: 'GET', path: '/v1/me', headers: auth };
-  };
+  constructor(
+    private readonly options: TrafficOptions,
+    private readonly target: URL,
+  ) {
+    this.jobsOf = options.tokens.map(() => []);
+    this.deadline = this.start + options.maxMs;
+    this.intervalMs = (1000 * options.clients) / options.ratePerSecond;
+  }
 
-  const judge = (planned: Planned, subject: number, status: number, text: string): void => {
-    if (status < 200 || status >= 300) return;
-    const body = parse(text);
-    const wrong = (why: string): void => {
-      outcome.wrongAnswers.push(`${planned.method} ${planned.path}: ${why}`);
-    };
-    if (planned.kind === 'freshJob') {
-      if (status !== 202 || typeof body?.id !== 'string') return wrong(`fresh job answered ${status} without an id`);
-      outcome.accepted.set(body.id, { subject, key: planned.key! });
-      jobsOf[subject].push({ id: body.id, key: planned.key! });
-    } else if ((planned.kind === 'retryJob' || planned.kind === 'readJob') && body?.id !== planned.jobId) {
-      wrong(`answered job ${String(body?.id)} for ${planned.jobId}`);
-    } else if (planned.kind.startsWith('mcp') && (body?.error || body?.result?.isError || !body?.result)) {
-      wrong(`MCP answer ${text.slice(0, 200)}`);
-    }
-  };
-
-  const once = (agent: http.Agent, subject: number, kind: RequestKind): Promise<void> =>
-    new Promise((resolve) => {
-      const planned = plan(kind, subject);
-      const sentAt = performance.now();
-      outcome.sent += 1;
-      const req = http.request(
-        { host: target.hostname, port: target.port, agent, method: planned.method, path: planned.path, headers: planned.headers },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.once('end', () => {
-            const endedAt = performance.now();
-            const status = res.statusCode ?? 0;
-            const text = Buffer.concat(chunks).toString('utf8');
-            count(outcome.statuses, String(status));
-            outcome.byKind[planned.kind] ??= {};
-            count(outcome.byKind[planned.kind], String(status));
-            outcome.latency.at.push(endedAt - start);
-            outcome.latency.ms.push(endedAt - sentAt);
-            judge(planned, subject, status, text);
-            options.onResponse?.({ kind: planned.kind, method: planned.method, path: planned.path, status, headers: res.headers, text });
-            resolve();
-          });
-          res.once('error', (error: NodeJS.ErrnoException) => fail(error));
-        },
-      );
-      const fail = (error: NodeJS.ErrnoException) => {
-        count(outcome.errors, error.code ?? error.message);
-        resolve();
-      };
-      req.once('error', fail);
-      req.end(planned.body);
-    });
-
-  const client = async (index: number): Promise<void> => {
+  /** One keep-alive client, paced to its share of the rate, until the traffic is stopped or a bound is reached. */
+  async client(index: number): Promise<void> {
+    const { options, intervalMs } = this;
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const subject = index % options.tokens.length;
     // Clients start spread over one interval and walk the mix from different places.
-    let due = start + (index * intervalMs) / options.clients;
+    let due = this.start + (index * intervalMs) / options.clients;
     let step = index * 7;
-    while (!stopped && outcome.sent < options.maxRequests) {
+    while (this.mayContinue()) {
       const wait = due - performance.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      if (stopped || performance.now() >= deadline || outcome.sent >= options.maxRequests) break;
-      await once(agent, subject, MIX[step++ % MIX.length]);
+      if (!this.mayContinue() || performance.now() >= this.deadline) break;
+      await this.once(agent, subject, MIX[step++ % MIX.length]);
       due += intervalMs;
     }
     agent.destroy();
-  };
+  }
 
-  const finished = Promise.all(Array.from({ length: options.clients }, (_, i) => client(i))).then(() => outcome);
+  private mayContinue(): boolean {
+    return !this.stopped && this.outcome.sent < this.options.maxRequests;
+  }
+
+  private once(agent: http.Agent, subject: number, kind: RequestKind): Promise<void> {
+    return new Promise((resolve) => {
+      const planned = this.plan(kind, subject);
+      const sentAt = performance.now();
+      this.outcome.sent += 1;
+      const fail = (error: NodeJS.ErrnoException) => {
+        count(this.outcome.errors, error.code ?? error.message);
+        resolve();
+      };
+      const { hostname: host, port } = this.target;
+      const req = http.request({ host, port, agent, method: planned.method, path: planned.path, headers: planned.headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.once('end', () => {
+          this.answered(planned, subject, sentAt, res, Buffer.concat(chunks).toString('utf8'));
+          resolve();
+        });
+        res.once('error', (error: NodeJS.ErrnoException) => fail(error));
+      });
+      req.once('error', fail);
+      req.end(planned.body);
+    });
+  }
+
+  /** Counts an answer, judges it, and hands it to `onResponse`. */
+  private answered(planned: Planned, subject: number, sentAt: number, res: http.IncomingMessage, text: string): void {
+    const { outcome } = this;
+    const endedAt = performance.now();
+    const status = res.statusCode ?? 0;
+    count(outcome.statuses, String(status));
+    outcome.byKind[planned.kind] ??= {};
+    count(outcome.byKind[planned.kind], String(status));
+    outcome.latency.at.push(endedAt - this.start);
+    outcome.latency.ms.push(endedAt - sentAt);
+    this.judge(planned, subject, status, text);
+    this.options.onResponse?.({ kind: planned.kind, method: planned.method, path: planned.path, status, headers: res.headers, text });
+  }
+
+  /** The request `kind` becomes for `subject`: one needing an accepted job falls back to `GET /v1/me` before there is one. */
+  private plan(kind: RequestKind, subject: number): Planned {
+    const token = this.options.tokens[subject];
+    const jobs = this.jobsOf[subject];
+    const known = jobs.length > 0 ? jobs[Math.floor(Math.random() * jobs.length)] : undefined;
+    if (kind === 'freshJob') return jobPost(kind, token, `traffic-${this.run}-${++this.keys}`, known?.id);
+    if (kind === 'retryJob' && known) return jobPost(kind, token, known.key, known.id);
+    if (kind === 'readJob' && known) return { kind, method: 'GET', path: `/v1/jobs/${known.id}`, headers: bearer(token), jobId: known.id };
+    if (kind === 'mcpGetMe') return { kind, method: 'POST', path: '/mcp', ...mcpCall(token, 'get_me', {}), jobId: known?.id };
+    if (kind === 'mcpGetJob' && known)
+      return { kind, method: 'POST', path: '/mcp', ...mcpCall(token, 'get_job', { id: known.id }), jobId: known.id };
+    return { kind: 'me', method: 'GET', path: '/v1/me', headers: bearer(token) };
+  }
+
+  /** A 2xx answer to a fresh job records the job; any other 2xx answer is checked against what was asked. */
+  private judge(planned: Planned, subject: number, status: number, text: string): void {
+    if (status < 200 || status >= 300) return;
+    const body = parse(text);
+    if (planned.kind !== 'freshJob') {
+      const why = wrongRead(planned, body, text);
+      if (why) this.wrong(planned, why);
+    } else if (status !== 202 || typeof body?.id !== 'string') {
+      this.wrong(planned, `fresh job answered ${status} without an id`);
+    } else {
+      this.outcome.accepted.set(body.id, { subject, key: planned.key! });
+      this.jobsOf[subject].push({ id: body.id, key: planned.key! });
+    }
+  }
+
+  private wrong(planned: Planned, why: string): void {
+    this.outcome.wrongAnswers.push(`${planned.method} ${planned.path}: ${why}`);
+  }
+}
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** `POST /v1/jobs` under idempotency key `key` (a retry resends an accepted key with the same body). */
+function jobPost(kind: RequestKind, token: string, key: string, jobId: string | undefined): Planned {
   return {
-    outcome,
-    finished,
-    stop: () => {
-      stopped = true;
-    },
+    kind,
+    method: 'POST',
+    path: '/v1/jobs',
+    headers: { ...bearer(token), 'content-type': 'application/json', 'idempotency-key': key },
+    body: JSON.stringify({ input: { prompt: `traffic ${key}` } }),
+    key,
+    jobId,
   };
+}
+
+/** Why a 2xx answer to a retry, a job read or an MCP call is wrong, if it is. */
+// biome-ignore lint/suspicious/noExplicitAny: the answer is probed field by field, each read guarded by ?.
+function wrongRead(planned: Planned, body: any, text: string): string | undefined {
+  if ((planned.kind === 'retryJob' || planned.kind === 'readJob') && body?.id !== planned.jobId)
+    return `answered job ${String(body?.id)} for ${planned.jobId}`;
+  if (planned.kind.startsWith('mcp') && (body?.error || body?.result?.isError || !body?.result)) return `MCP answer ${text.slice(0, 200)}`;
+  return undefined;
 }
 
 function count(into: Record<string, number>, key: string): void {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { dataNodeLines, infoFields, launchRedis, onFreePorts, redisCommand, type RedisAccess, type RedisProcess } from './redis-process';
-import { makeCertificates, tlsLines } from './test-certificates';
+import { makeCertificates, tlsLines, type TestCertificates } from './test-certificates';
 import { waitFor } from './wait-for';
 
 /** A private Sentinel set on 127.0.0.1: a primary, its replica, and three sentinels watching them. */
@@ -44,60 +44,109 @@ export interface TestRedisSentinelSet {
  * `username`/`password` put an ACL user on the data nodes (the sentinels use it too); `sentinelPassword`
  * makes the sentinels require a password; `tls` makes every process speak only TLS.
  */
-export async function startRedisSentinelSet(
-  options: { username?: string; password?: string; sentinelPassword?: string; tls?: boolean } = {},
-): Promise<TestRedisSentinelSet> {
-  const name = 'connector-primary';
+export async function startRedisSentinelSet(options: SentinelOptions = {}): Promise<TestRedisSentinelSet> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'connector-test-sentinel-'));
-  const certs = options.tls ? makeCertificates(dir) : undefined;
-  const access: RedisAccess = { username: options.username, password: options.password, ca: certs?.ca };
-  const sentinelAccess: RedisAccess = { password: options.sentinelPassword, ca: certs?.ca };
-  const processes: RedisProcess[] = [];
-  /** Starts one process on a free port (another one if someone takes it first) and keeps it for `stop`. */
-  const launch = (make: (port: number) => Parameters<typeof launchRedis>[0]): Promise<RedisProcess> =>
-    onFreePorts(1, ([port]) => launchRedis(make(port))).then((node) => {
-      processes.push(node);
-      return node;
-    });
-  let primaryPort = 0;
-  let replicaPort = 0;
-  let sentinelPorts: number[] = [];
-  const stop = async (): Promise<void> => {
-    await Promise.all(processes.map((node) => node.kill()));
-    rmSync(dir, { recursive: true, force: true });
-  };
-  const tls = certs ? tlsLines(certs) : [];
-
+  const set = new SentinelSet(dir, options);
   try {
-    primaryPort = (
-      await launch((port) => ({
-        port,
-        dir: path.join(dir, `node-${port}`),
-        access,
-        tls: Boolean(certs),
-        lines: [...dataNodeLines(access), ...tls],
-      }))
-    ).port;
-    replicaPort = (
-      await launch((port) => ({
-        port,
-        dir: path.join(dir, `node-${port}`),
-        access,
-        tls: Boolean(certs),
-        lines: [...dataNodeLines(access), ...tls, `replicaof 127.0.0.1 ${primaryPort}`],
-      }))
-    ).port;
+    await set.startDataNodes();
+    await set.startSentinels();
+  } catch (error) {
+    const logs = set.processes.map((node) => `--- ${node.port}\n${node.log().slice(-1500)}`).join('\n');
+    await set.stop();
+    throw new Error(`${(error as Error).message}\n${logs}`);
+  }
+  return set.handle();
+}
+
+type SentinelOptions = { username?: string; password?: string; sentinelPassword?: string; tls?: boolean };
+
+/** The processes of one Sentinel set, their credentials, and the primary killed through `killPrimary`. */
+class SentinelSet {
+  readonly name = 'connector-primary';
+  readonly processes: RedisProcess[] = [];
+  private readonly certs: TestCertificates | undefined;
+  private readonly access: RedisAccess;
+  private readonly sentinelAccess: RedisAccess;
+  private readonly tls: string[];
+  private primaryPort = 0;
+  private replicaPort = 0;
+  private sentinelPorts: number[] = [];
+  private killedPort: number | undefined;
+
+  constructor(
+    private readonly dir: string,
+    private readonly options: SentinelOptions,
+  ) {
+    this.certs = options.tls ? makeCertificates(dir) : undefined;
+    this.access = { username: options.username, password: options.password, ca: this.certs?.ca };
+    this.sentinelAccess = { password: options.sentinelPassword, ca: this.certs?.ca };
+    this.tls = this.certs ? tlsLines(this.certs) : [];
+  }
+
+  /** The primary, then its replica, waiting for the replica's first sync. */
+  async startDataNodes(): Promise<void> {
+    this.primaryPort = (await this.launchDataNode([])).port;
+    this.replicaPort = (await this.launchDataNode([`replicaof 127.0.0.1 ${this.primaryPort}`])).port;
     await waitFor(
       async () => {
-        const info = infoFields(await redisCommand(replicaPort, access, ['INFO', 'replication']));
+        const info = infoFields(await redisCommand(this.replicaPort, this.access, ['INFO', 'replication']));
         return info.master_link_status === 'up' && info.master_sync_in_progress === '0';
       },
       { what: 'the replica to finish its first sync' },
     );
+  }
 
-    const sentinelLines = [
+  /** Three sentinels, waiting until each knows the replica and the two others. */
+  async startSentinels(): Promise<void> {
+    const lines = this.sentinelLines();
+    const sentinels = await Promise.all(
+      [1, 2, 3].map(() =>
+        this.launch((port) => ({
+          port,
+          dir: path.join(this.dir, `sentinel-${port}`),
+          access: this.sentinelAccess,
+          tls: Boolean(this.certs),
+          sentinel: true,
+          lines,
+        })),
+      ),
+    );
+    this.sentinelPorts = sentinels.map((sentinel) => sentinel.port);
+    await waitFor(() => sentinelsReady(this.sentinelPorts, this.sentinelAccess, this.name, 1), {
+      timeoutMs: 20_000,
+      intervalMs: 100,
+      what: 'every sentinel to know the replica and the two other sentinels',
+    });
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.processes.map((node) => node.kill()));
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  handle(): TestRedisSentinelSet {
+    const { name, sentinelPorts, access } = this;
+    return {
+      name,
+      sentinels: sentinelPorts.map((port) => `127.0.0.1:${port}`).join(','),
+      sentinelPorts,
+      dataPorts: [this.primaryPort, this.replicaPort],
+      access,
+      sentinelPassword: this.options.sentinelPassword,
+      caFile: this.certs?.caFile,
+      primaryPort: () => this.primaryPortNow(),
+      killPrimary: () => this.killPrimary(),
+      waitForPromotion: (timeoutMs = 30_000) => this.waitForPromotion(timeoutMs),
+      restartKilled: () => this.restartKilled(),
+      stop: () => this.stop(),
+    };
+  }
+
+  private sentinelLines(): string[] {
+    const { name, access, options } = this;
+    return [
       'sentinel resolve-hostnames no',
-      `sentinel monitor ${name} 127.0.0.1 ${primaryPort} 2`,
+      `sentinel monitor ${name} 127.0.0.1 ${this.primaryPort} 2`,
       `sentinel down-after-milliseconds ${name} 1000`,
       `sentinel failover-timeout ${name} 3000`,
       `sentinel parallel-syncs ${name} 1`,
@@ -105,97 +154,91 @@ export async function startRedisSentinelSet(
       ...(access.password !== undefined ? [`sentinel auth-pass ${name} ${access.password}`] : []),
       // A sentinel also presents this password to the other sentinels.
       ...(options.sentinelPassword !== undefined ? [`requirepass ${options.sentinelPassword}`] : []),
-      ...tls,
+      ...this.tls,
     ];
-    const sentinels = await Promise.all(
-      [1, 2, 3].map(() =>
-        launch((port) => ({
-          port,
-          dir: path.join(dir, `sentinel-${port}`),
-          access: sentinelAccess,
-          tls: Boolean(certs),
-          sentinel: true,
-          lines: sentinelLines,
-        })),
-      ),
-    );
-    sentinelPorts = sentinels.map((sentinel) => sentinel.port);
-    await waitFor(() => sentinelsReady(sentinelPorts, sentinelAccess, name, 1), {
-      timeoutMs: 20_000,
-      intervalMs: 100,
-      what: 'every sentinel to know the replica and the two other sentinels',
-    });
-  } catch (error) {
-    const logs = processes.map((node) => `--- ${node.port}\n${node.log().slice(-1500)}`).join('\n');
-    await stop();
-    throw new Error(`${(error as Error).message}\n${logs}`);
   }
 
-  const sentinelProcesses = processes.filter((node) => sentinelPorts.includes(node.port));
-  const askPrimary = async (port: number): Promise<number> => {
-    const [, reported] = (await redisCommand(port, sentinelAccess, ['SENTINEL', 'GET-MASTER-ADDR-BY-NAME', name])) as [string, string];
-    return Number(reported);
-  };
-  const primaryPortNow = async (): Promise<number> => {
-    const live = sentinelProcesses.find((sentinel) => sentinel.alive());
-    if (!live) throw new Error('no sentinel is alive');
-    return askPrimary(live.port);
-  };
-  let killedPort: number | undefined;
+  private launchDataNode(extra: string[]): Promise<RedisProcess> {
+    return this.launch((port) => ({
+      port,
+      dir: path.join(this.dir, `node-${port}`),
+      access: this.access,
+      tls: Boolean(this.certs),
+      lines: [...dataNodeLines(this.access), ...this.tls, ...extra],
+    }));
+  }
 
-  return {
-    name,
-    sentinels: sentinelPorts.map((port) => `127.0.0.1:${port}`).join(','),
-    sentinelPorts,
-    dataPorts: [primaryPort, replicaPort],
-    access,
-    sentinelPassword: options.sentinelPassword,
-    caFile: certs?.caFile,
-    primaryPort: primaryPortNow,
-    killPrimary: async () => {
-      const port = await primaryPortNow();
-      const node = processes.find((candidate) => candidate.port === port);
-      if (!node) throw new Error(`the sentinels name ${port}, which this set did not start`);
-      killedPort = port;
-      await node.kill();
-      return { port, killedAt: Date.now() };
-    },
-    waitForPromotion: async (timeoutMs = 30_000) => {
-      if (killedPort === undefined) throw new Error('no primary was killed through killPrimary');
-      const dead = killedPort;
-      return waitFor(
-        async () => {
-          const reported = await Promise.all(
-            sentinelProcesses.filter((sentinel) => sentinel.alive()).map((sentinel) => askPrimary(sentinel.port)),
-          );
-          const port = reported[0];
-          if (port === dead || reported.some((other) => other !== port)) return undefined;
-          const info = infoFields(await redisCommand(port, access, ['INFO', 'replication']));
-          return info.role === 'master' ? { port, promotedAt: Date.now() } : undefined;
-        },
-        { timeoutMs, intervalMs: 50, what: `a sentinel-promoted primary in place of ${dead}` },
-      );
-    },
-    restartKilled: async () => {
-      if (killedPort === undefined) throw new Error('no primary was killed through killPrimary');
-      const node = processes.find((candidate) => candidate.port === killedPort)!;
-      const primary = await primaryPortNow();
-      await node.restart([`replicaof 127.0.0.1 ${primary}`]);
-      await waitFor(
-        async () => {
-          const info = infoFields(await redisCommand(node.port, access, ['INFO', 'replication']));
-          return (
-            info.master_link_status === 'up' &&
-            info.master_sync_in_progress === '0' &&
-            (await sentinelsReady(sentinelPorts, sentinelAccess, name, 1))
-          );
-        },
-        { timeoutMs: 30_000, intervalMs: 100, what: `the node on ${node.port} to serve again as a replica` },
-      );
-      killedPort = undefined;
-    },
-    stop,
-  };
+  /** Starts one process on a free port (another one if someone takes it first) and keeps it for `stop`. */
+  private async launch(make: (port: number) => Parameters<typeof launchRedis>[0]): Promise<RedisProcess> {
+    const node = await onFreePorts(1, ([port]) => launchRedis(make(port)));
+    this.processes.push(node);
+    return node;
+  }
+
+  private sentinelProcesses(): RedisProcess[] {
+    return this.processes.filter((node) => this.sentinelPorts.includes(node.port));
+  }
+
+  private async askPrimary(port: number): Promise<number> {
+    const [, reported] = (await redisCommand(port, this.sentinelAccess, ['SENTINEL', 'GET-MASTER-ADDR-BY-NAME', this.name])) as [
+      string,
+      string,
+    ];
+    return Number(reported);
+  }
+
+  private async primaryPortNow(): Promise<number> {
+    const live = this.sentinelProcesses().find((sentinel) => sentinel.alive());
+    if (!live) throw new Error('no sentinel is alive');
+    return this.askPrimary(live.port);
+  }
+
+  private async killPrimary(): Promise<{ port: number; killedAt: number }> {
+    const port = await this.primaryPortNow();
+    const node = this.processes.find((candidate) => candidate.port === port);
+    if (!node) throw new Error(`the sentinels name ${port}, which this set did not start`);
+    this.killedPort = port;
+    await node.kill();
+    return { port, killedAt: Date.now() };
+  }
+
+  private async waitForPromotion(timeoutMs: number): Promise<{ port: number; promotedAt: number }> {
+    if (this.killedPort === undefined) throw new Error('no primary was killed through killPrimary');
+    const dead = this.killedPort;
+    return waitFor(
+      async () => {
+        const reported = await Promise.all(
+          this.sentinelProcesses()
+            .filter((sentinel) => sentinel.alive())
+            .map((sentinel) => this.askPrimary(sentinel.port)),
+        );
+        const port = reported[0];
+        if (port === dead || reported.some((other) => other !== port)) return undefined;
+        const info = infoFields(await redisCommand(port, this.access, ['INFO', 'replication']));
+        return info.role === 'master' ? { port, promotedAt: Date.now() } : undefined;
+      },
+      { timeoutMs, intervalMs: 50, what: `a sentinel-promoted primary in place of ${dead}` },
+    );
+  }
+
+  private async restartKilled(): Promise<void> {
+    if (this.killedPort === undefined) throw new Error('no primary was killed through killPrimary');
+    const node = this.processes.find((candidate) => candidate.port === this.killedPort)!;
+    const primary = await this.primaryPortNow();
+    await node.restart([`replicaof 127.0.0.1 ${primary}`]);
+    await waitFor(
+      async () => {
+        const info = infoFields(await redisCommand(node.port, this.access, ['INFO', 'replication']));
+        return (
+          info.master_link_status === 'up' &&
+          info.master_sync_in_progress === '0' &&
+          (await sentinelsReady(this.sentinelPorts, this.sentinelAccess, this.name, 1))
+        );
+      },
+      { timeoutMs: 30_000, intervalMs: 100, what: `the node on ${node.port} to serve again as a replica` },
+    );
+    this.killedPort = undefined;
+  }
 }
 
 /**

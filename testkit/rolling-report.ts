@@ -57,23 +57,37 @@ export interface RollingReport {
  * there or was handed back and finished by another worker. Empty when everything held.
  */
 export function judgeRollingRestart(report: RollingReport): string[] {
+  return [
+    ...trafficFailures(report.traffic),
+    ...report.replacements.flatMap((r) => replacementFailures(r, Number(report.settings.delayMs))),
+    ...jobFailures(report.jobs),
+  ];
+}
+
+function trafficFailures(traffic: RollingReport['traffic']): string[] {
   const failures: string[] = [];
-  const { traffic, jobs } = report;
   const unexpected = Object.entries(traffic.statuses).filter(([status]) => !status.startsWith('2') && status !== '429');
   if (Object.keys(traffic.errors).length > 0) failures.push(`requests without an answer: ${JSON.stringify(traffic.errors)}`);
   if (unexpected.length > 0) failures.push(`answers outside 2xx and 429: ${JSON.stringify(Object.fromEntries(unexpected))}`);
   if (traffic.wrongAnswers.length > 0) failures.push(`wrong answers: ${traffic.wrongAnswers.slice(0, 5).join('; ')}`);
-  for (const r of report.replacements) {
-    const what = `${r.role} ${r.replica} (rotation ${r.rotation})`;
-    if (r.exitCode !== 0) failures.push(`${what} exited with ${String(r.exitCode)}`);
-    if (r.role === 'api' && (r.exitMs ?? 0) < Number(report.settings.delayMs))
-      failures.push(`${what} exited ${r.exitMs} ms after SIGTERM, inside its delay`);
-    const unaccounted = (r.runningAtSignal ?? []).filter((id) => !r.finishedInDrain?.includes(id) && !r.finishedElsewhere?.includes(id));
-    if (unaccounted.length > 0)
-      failures.push(
-        `${what}: jobs running at SIGTERM neither finished there nor handed back and finished elsewhere: ${unaccounted.join(', ')}`,
-      );
-  }
+  return failures;
+}
+
+function replacementFailures(r: Replacement, delayMs: number): string[] {
+  const failures: string[] = [];
+  const what = `${r.role} ${r.replica} (rotation ${r.rotation})`;
+  if (r.exitCode !== 0) failures.push(`${what} exited with ${String(r.exitCode)}`);
+  if (r.role === 'api' && (r.exitMs ?? 0) < delayMs) failures.push(`${what} exited ${r.exitMs} ms after SIGTERM, inside its delay`);
+  const unaccounted = (r.runningAtSignal ?? []).filter((id) => !r.finishedInDrain?.includes(id) && !r.finishedElsewhere?.includes(id));
+  if (unaccounted.length > 0)
+    failures.push(
+      `${what}: jobs running at SIGTERM neither finished there nor handed back and finished elsewhere: ${unaccounted.join(', ')}`,
+    );
+  return failures;
+}
+
+function jobFailures(jobs: JobAccount): string[] {
+  const failures: string[] = [];
   if (jobs.accepted === 0) failures.push('no job was accepted');
   if (jobs.notSucceeded.length > 0)
     failures.push(`accepted jobs not succeeded: ${jobs.notSucceeded.slice(0, 5).join(', ')} (${jobs.notSucceeded.length})`);

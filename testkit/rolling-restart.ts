@@ -5,10 +5,10 @@ import { freePort } from './free-port';
 import { answers, repoRoot, setLogDir, startNode, type NodeProcess } from './node-process';
 import { startRedis } from './redis-node';
 import { waitFor } from './wait-for';
-import { startHaproxy } from './haproxy';
+import { startHaproxy, type Haproxy } from './haproxy';
 import { mixedTraffic, type SeenResponse, type TrafficOutcome } from './mixed-traffic';
 import { judgeRollingRestart, type JobAccount, type Replacement, type RollingReport } from './rolling-report';
-import { readWorkerLog } from './worker-log';
+import { readWorkerLog, type WorkerJobLog } from './worker-log';
 
 export { judgeRollingRestart, type RollingReport } from './rolling-report';
 
@@ -71,6 +71,29 @@ export async function stopEverything(): Promise<void> {
   for (const stop of active.splice(0).reverse()) await stop();
 }
 
+/** The options with their defaults, and the chart's shutdown settings (the delay overridden if asked). */
+interface Settings {
+  dir: string;
+  rotations: number;
+  replicas: number;
+  clients: number;
+  ratePerSecond: number;
+  subjects: number;
+  jobMs: number;
+  chart: ChartShutdown;
+  say: (line: string) => void;
+  onResponse?: (response: SeenResponse) => void;
+}
+
+type Role = 'api' | 'worker';
+
+/** A replaced process: its record in the report, and its handle until it has exited. */
+interface Retired {
+  role: Role;
+  member: Member;
+  replacement: Replacement;
+}
+
 /**
  * A rolling restart behind HAProxy: one private Redis, `replicas` APIs and workers with the chart's shutdown
  * settings, steady mixed traffic through HAProxy, and every process replaced one at a time as a Deployment
@@ -80,171 +103,137 @@ export async function stopEverything(): Promise<void> {
  * stopping worker are taken in every rotation. Returns every count; {@link judgeRollingRestart} says what failed.
  */
 export async function runRollingRestart(options: RollingOptions): Promise<RollingReport> {
-  const { dir, rotations, replicas = 2, clients = 12, ratePerSecond = 150, subjects = 3, jobMs = 500 } = options;
-  const say = options.progress ?? (() => undefined);
-  setLogDir(dir);
-  const chart = { ...chartShutdown(), ...(options.delayMs === undefined ? {} : { delayMs: options.delayMs }) };
-  const stops = active;
+  const settings = settingsOf(options);
+  setLogDir(settings.dir);
   const startedAt = Date.now();
   const ms = () => Date.now() - startedAt;
-  let names = 0;
 
   const redis = await startRedis();
-  stops.push(redis.stop);
+  active.push(redis.stop);
   try {
+    const fleet = await Fleet.open(settings, redis.url, ms);
+    const tokens = await linkSubjects(fleet.haproxy.url, settings.subjects, settings.onResponse);
+    await options.beforeTraffic?.(fleet.haproxy.url);
+    const outcome = await rotateUnderTraffic(fleet, tokens);
+    settings.say(`traffic: ${outcome.sent} requests; waiting for ${outcome.accepted.size} jobs to succeed`);
+    const jobs = await accountJobs(fleet, tokens, outcome);
+    return {
+      settings: reportedSettings(settings),
+      durationMs: ms(),
+      replacements: fleet.retired.map((entry) => entry.replacement),
+      traffic: summarise(outcome),
+      jobs,
+    };
+  } finally {
+    await stopEverything();
+  }
+}
+
+function settingsOf(options: RollingOptions): Settings {
+  const { dir, rotations, replicas = 2, clients = 12, ratePerSecond = 150, subjects = 3, jobMs = 500 } = options;
+  const chart = { ...chartShutdown(), ...(options.delayMs === undefined ? {} : { delayMs: options.delayMs }) };
+  const say = options.progress ?? (() => undefined);
+  return { dir, rotations, replicas, clients, ratePerSecond, subjects, jobMs, chart, say, onResponse: options.onResponse };
+}
+
+function reportedSettings(settings: Settings): RollingReport['settings'] {
+  const { replicas, rotations, clients, ratePerSecond, subjects, jobMs, chart } = settings;
+  return {
+    replicas,
+    rotations,
+    clients,
+    ratePerSecond,
+    subjects,
+    jobMs,
+    ...chart,
+    handBackGraceMs: 1000,
+    healthCheck: 'GET /readyz every 500 ms, fall 2, rise 2',
+  };
+}
+
+/** The environment every process of the run shares. */
+function baseEnv(settings: Settings, redisUrl: string): Record<string, string> {
+  return {
+    CONNECTOR_SECRET: 'rolling-connector-secret-0123456789abcdef',
+    PUBLIC_URL: 'http://localhost:8787',
+    DASHBOARD_URL: 'https://dashboard.example.com',
+    LINK_SECRET,
+    REDIS_URL: redisUrl,
+    LOG_LEVEL: 'info',
+    // The chart's 120 a minute per token would answer most of this traffic 429 (which passes, but tests little).
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    PLACEHOLDER_JOB_MS: String(settings.jobMs),
+    WORKER_CONCURRENCY: String(settings.chart.workerConcurrency),
+    SHUTDOWN_DELAY_MS: String(settings.chart.delayMs),
+    SHUTDOWN_GRACE_MS: String(settings.chart.graceMs),
+  };
+}
+
+/** Every replica but the first hands its jobs back at SIGTERM (a grace shorter than a job). */
+const workerEnv = (replica: number) => ({ LOG_LEVEL: 'debug', ...(replica > 0 ? { SHUTDOWN_GRACE_MS: '1000' } : {}) });
+
+/** The APIs behind HAProxy and the workers of a run, the current ones and the replaced ones. */
+class Fleet {
+  readonly apis: Member[] = [];
+  readonly workers: Member[] = [];
+  readonly retired: Retired[] = [];
+  private names = 0;
+
+  private constructor(
+    readonly settings: Settings,
+    private readonly ms: () => number,
+    readonly haproxy: Haproxy,
+    private readonly slotPorts: readonly number[],
+    private readonly base: Record<string, string>,
+  ) {}
+
+  /** HAProxy, then every API (each up in HAProxy), then every worker. */
+  static async open(settings: Settings, redisUrl: string, ms: () => number): Promise<Fleet> {
+    const { replicas, chart } = settings;
     // Two slots per API replica: the new process of a replica starts in the slot its predecessor does not use.
     const slotPorts = await Promise.all(Array.from({ length: 2 * replicas }, () => freePort()));
-    const haproxy = await startHaproxy(dir, slotPorts);
-    stops.push(haproxy.stop);
-    const base = {
-      CONNECTOR_SECRET: 'rolling-connector-secret-0123456789abcdef',
-      PUBLIC_URL: 'http://localhost:8787',
-      DASHBOARD_URL: 'https://dashboard.example.com',
-      LINK_SECRET,
-      REDIS_URL: redis.url,
-      LOG_LEVEL: 'info',
-      // The chart's 120 a minute per token would answer most of this traffic 429 (which passes, but tests little).
-      RATE_LIMIT_PER_MINUTE: '1000000',
-      PLACEHOLDER_JOB_MS: String(jobMs),
-      WORKER_CONCURRENCY: String(chart.workerConcurrency),
-      SHUTDOWN_DELAY_MS: String(chart.delayMs),
-      SHUTDOWN_GRACE_MS: String(chart.graceMs),
-    };
-
-    const start = async (role: 'api' | 'worker', replica: number, slot: number, env: Record<string, string>): Promise<Member> => {
-      const name = `${role}-${replica}-${++names}`;
-      const metricsPort = await freePort();
-      const port = role === 'api' ? slotPorts[slot] : 0;
-      const full = {
-        ...base,
-        ...env,
-        METRICS_PORT: String(metricsPort),
-        ...(role === 'api' ? { PORT: String(port), TRUST_PROXY: '1' } : {}),
-      };
-      const probe = role === 'api' ? `http://127.0.0.1:${port}/readyz` : `http://127.0.0.1:${metricsPort}/readyz`;
-      const proc = await startNode(name, `${role}/main.js`, full, () => answers(probe));
-      stops.push(proc.stop);
-      const exited = new Promise<{ code: number | string; at: number }>((resolve) => {
-        if (proc.child.exitCode !== null) resolve({ code: proc.child.exitCode, at: ms() });
-        proc.child.once('exit', (code, signal) => resolve({ code: code ?? signal ?? -1, at: ms() }));
-      });
-      return { proc, port, metricsPort, slot, log: path.join(dir, `${name}.log`), exited };
-    };
-    const upInHaproxy = (slot: number) =>
-      waitFor(async () => (await haproxy.slotStates())[slot] === 'UP', {
-        timeoutMs: 15_000,
-        intervalMs: 50,
-        what: `HAProxy to send traffic to slot ${slot}`,
-      });
-    const workerEnv = (replica: number) => ({ LOG_LEVEL: 'debug', ...(replica > 0 ? { SHUTDOWN_GRACE_MS: '1000' } : {}) });
-
-    const apis: Member[] = [];
-    for (let r = 0; r < replicas; r++) apis.push(await start('api', r, r, {}));
-    for (const api of apis) await upInHaproxy(api.slot);
-    const workers: Member[] = [];
-    for (let r = 0; r < replicas; r++) workers.push(await start('worker', r, 0, workerEnv(r)));
-    const retired: Array<{ role: 'api' | 'worker'; member: Member; replacement: Replacement }> = [];
-    /** Records a process's replacement, then sends it SIGTERM, as the Deployment does once its successor is up. */
-    const retire = (role: 'api' | 'worker', rotation: number, replica: number, old: Member, startAt: number, readyAt: number): void => {
-      const [readyMs, inRotationMs] = [readyAt - startAt, ms() - startAt];
-      retired.push({
-        role,
-        member: old,
-        replacement: { role, replica, rotation, startedMs: startAt, readyMs, inRotationMs, signalledAt: ms() },
-      });
-      old.proc.child.kill('SIGTERM');
-      say(`rotation ${rotation}: ${role === 'api' ? 'API' : 'worker'} ${replica} replaced (ready in ${readyAt - startAt} ms)`);
-    };
-    say(
+    const haproxy = await startHaproxy(settings.dir, slotPorts);
+    active.push(haproxy.stop);
+    const fleet = new Fleet(settings, ms, haproxy, slotPorts, baseEnv(settings, redisUrl));
+    for (let r = 0; r < replicas; r++) fleet.apis.push(await fleet.start('api', r, r, {}));
+    for (const api of fleet.apis) await fleet.upInHaproxy(api.slot);
+    for (let r = 0; r < replicas; r++) fleet.workers.push(await fleet.start('worker', r, 0, workerEnv(r)));
+    settings.say(
       `${replicas} APIs behind HAProxy (${haproxy.url}), ${replicas} workers; SHUTDOWN_DELAY_MS=${chart.delayMs}, SHUTDOWN_GRACE_MS=${chart.graceMs}`,
     );
+    return fleet;
+  }
 
-    const tokens: string[] = [];
-    for (let s = 0; s < subjects; s++) {
-      const linked = await call(
-        haproxy.url,
-        'POST',
-        '/v1/link',
-        { 'x-link-secret': LINK_SECRET, 'content-type': 'application/json' },
-        JSON.stringify({ subject: `rolling-${s}` }),
-        options.onResponse,
-      );
-      if (linked.status !== 201) throw new Error(`POST /v1/link answered ${linked.status}: ${linked.text}`);
-      tokens.push(JSON.parse(linked.text).token);
+  /** Every API, then every worker, replaced once. */
+  async rotate(rotation: number): Promise<void> {
+    for (let r = 0; r < this.settings.replicas; r++) await this.replaceApi(rotation, r);
+    for (let r = 0; r < this.settings.replicas; r++) await this.replaceWorker(rotation, r);
+  }
+
+  /** Waits for every replaced process to exit, and records how and when. */
+  async recordExits(): Promise<void> {
+    for (const { member, replacement } of this.retired) {
+      const exit = await member.exited;
+      replacement.exitCode = exit.code;
+      replacement.exitMs = exit.at - replacement.signalledAt;
     }
-    await options.beforeTraffic?.(haproxy.url);
-    const traffic = mixedTraffic({
-      baseUrl: haproxy.url,
-      tokens,
-      clients,
-      ratePerSecond,
-      maxRequests: 2_000_000,
-      maxMs: 600_000,
-      onResponse: options.onResponse,
-    });
-    try {
-      await waitFor(async () => traffic.outcome.accepted.size >= 10, {
-        timeoutMs: 30_000,
-        intervalMs: 50,
-        what: 'the traffic to have jobs accepted',
-      });
+  }
 
-      for (let rotation = 1; rotation <= rotations; rotation++) {
-        for (let r = 0; r < replicas; r++) {
-          const old = apis[r];
-          const slot = (old.slot + replicas) % (2 * replicas);
-          // The slot's previous process (two generations back) must be gone before its port is reused.
-          await retired.find((entry) => entry.role === 'api' && entry.member.slot === slot)?.member.exited;
-          const startAt = ms();
-          const fresh = await start('api', r, slot, {});
-          const readyAt = ms();
-          await upInHaproxy(slot);
-          retire('api', rotation, r, old, startAt, readyAt);
-          apis[r] = fresh;
-        }
-        for (let r = 0; r < replicas; r++) {
-          const old = workers[r];
-          const startAt = ms();
-          const fresh = await start('worker', r, 0, workerEnv(r));
-          const readyAt = ms();
-          // Caught mid-job: what happens to running jobs is the point. (A deadline, not a hang, if none comes.)
-          await waitFor(async () => hasFreshJob(old.log, jobMs / 2), {
-            timeoutMs: 15_000,
-            intervalMs: 50,
-            what: `worker ${r} to be running a job`,
-          }).catch(() => undefined);
-          retire('worker', rotation, r, old, startAt, readyAt);
-          workers[r] = fresh;
-        }
-      }
-      // The traffic runs on until the last replaced process has left, so that it covers every drain.
-      for (const { member, replacement } of retired) {
-        const exit = await member.exited;
-        replacement.exitCode = exit.code;
-        replacement.exitMs = exit.at - replacement.signalledAt;
-      }
-    } finally {
-      traffic.stop();
-    }
-    const outcome = await traffic.finished;
-    say(`traffic: ${outcome.sent} requests; waiting for ${outcome.accepted.size} jobs to succeed`);
+  /** The current processes stop too, so that every log is complete before it is read. */
+  async stopCurrent(): Promise<void> {
+    const current = [...this.apis, ...this.workers];
+    for (const member of current) member.proc.child.kill('SIGTERM');
+    await Promise.all(current.map((member) => member.exited));
+  }
 
-    const jobs = await finalJobs(haproxy.url, tokens, outcome, options.onResponse);
-    const charged = await Promise.all(
-      tokens.map(async (token) => {
-        const me = await call(haproxy.url, 'GET', '/v1/me', { authorization: `Bearer ${token}` }, undefined, options.onResponse);
-        return Number(JSON.parse(me.text).usage?.jobs_charged);
-      }),
-    );
-    // The current processes stop too, so that every log is complete before it is read.
-    for (const member of [...apis, ...workers]) member.proc.child.kill('SIGTERM');
-    await Promise.all([...apis, ...workers].map((member) => member.exited));
-
-    const logs = [...retired.filter((entry) => entry.role === 'worker').map((entry) => entry.member), ...workers].map((member) => ({
+  /** Every worker's log, the replaced ones first; fills in what each replaced worker did with its running jobs. */
+  readWorkerLogs(): WorkerJobLog[] {
+    const retiredWorkers = this.retired.filter((entry) => entry.role === 'worker');
+    const logs = [...retiredWorkers.map((entry) => entry.member), ...this.workers].map((member) => ({
       member,
       log: readWorkerLog(member.log),
     }));
-    for (const entry of retired.filter((e) => e.role === 'worker')) {
+    for (const entry of retiredWorkers) {
       const log = logs.find((l) => l.member === entry.member)!.log;
       entry.replacement.runningAtSignal = log.runningAtSignal;
       entry.replacement.finishedInDrain = log.finishedAfterSignal;
@@ -253,42 +242,151 @@ export async function runRollingRestart(options: RollingOptions): Promise<Rollin
         logs.some((other) => other.log !== log && other.log.succeeded.includes(id)),
       );
     }
-    const completions = new Map<string, number>();
-    for (const { log } of logs) for (const id of log.succeeded) completions.set(id, (completions.get(id) ?? 0) + 1);
-    const account: JobAccount = {
-      accepted: outcome.accepted.size,
-      succeeded: jobs.succeeded,
-      notSucceeded: jobs.notSucceeded,
-      completedOnce: [...outcome.accepted.keys()].filter((id) => completions.get(id) === 1).length,
-      completedTwiceOrMore: [...completions].filter(([, n]) => n > 1).map(([id]) => id),
-      neverCompleted: [...outcome.accepted.keys()].filter((id) => !completions.has(id)),
-      completedButNotAccepted: [...completions.keys()].filter((id) => !outcome.accepted.has(id)),
-      chargedPerSubject: tokens.map((_, s) => ({
-        subject: `rolling-${s}`,
-        accepted: [...outcome.accepted.values()].filter((job) => job.subject === s).length,
-        jobsCharged: charged[s],
-      })),
-    };
-    return {
-      settings: {
-        replicas,
-        rotations,
-        clients,
-        ratePerSecond,
-        subjects,
-        jobMs,
-        ...chart,
-        handBackGraceMs: 1000,
-        healthCheck: 'GET /readyz every 500 ms, fall 2, rise 2',
-      },
-      durationMs: ms(),
-      replacements: retired.map((entry) => entry.replacement),
-      traffic: summarise(outcome),
-      jobs: account,
-    };
-  } finally {
-    await stopEverything();
+    return logs.map((entry) => entry.log);
   }
+
+  private async replaceApi(rotation: number, r: number): Promise<void> {
+    const { replicas } = this.settings;
+    const old = this.apis[r];
+    const slot = (old.slot + replicas) % (2 * replicas);
+    // The slot's previous process (two generations back) must be gone before its port is reused.
+    await this.retired.find((entry) => entry.role === 'api' && entry.member.slot === slot)?.member.exited;
+    const startAt = this.ms();
+    const fresh = await this.start('api', r, slot, {});
+    const readyAt = this.ms();
+    await this.upInHaproxy(slot);
+    this.retire('api', rotation, r, old, startAt, readyAt);
+    this.apis[r] = fresh;
+  }
+
+  private async replaceWorker(rotation: number, r: number): Promise<void> {
+    const old = this.workers[r];
+    const startAt = this.ms();
+    const fresh = await this.start('worker', r, 0, workerEnv(r));
+    const readyAt = this.ms();
+    // Caught mid-job: what happens to running jobs is the point. (A deadline, not a hang, if none comes.)
+    await waitFor(async () => hasFreshJob(old.log, this.settings.jobMs / 2), {
+      timeoutMs: 15_000,
+      intervalMs: 50,
+      what: `worker ${r} to be running a job`,
+    }).catch(() => undefined);
+    this.retire('worker', rotation, r, old, startAt, readyAt);
+    this.workers[r] = fresh;
+  }
+
+  private async start(role: Role, replica: number, slot: number, env: Record<string, string>): Promise<Member> {
+    const name = `${role}-${replica}-${++this.names}`;
+    const metricsPort = await freePort();
+    const port = role === 'api' ? this.slotPorts[slot] : 0;
+    const full = {
+      ...this.base,
+      ...env,
+      METRICS_PORT: String(metricsPort),
+      ...(role === 'api' ? { PORT: String(port), TRUST_PROXY: '1' } : {}),
+    };
+    const probe = role === 'api' ? `http://127.0.0.1:${port}/readyz` : `http://127.0.0.1:${metricsPort}/readyz`;
+    const proc = await startNode(name, `${role}/main.js`, full, () => answers(probe));
+    active.push(proc.stop);
+    const exited = new Promise<{ code: number | string; at: number }>((resolve) => {
+      if (proc.child.exitCode !== null) resolve({ code: proc.child.exitCode, at: this.ms() });
+      proc.child.once('exit', (code, signal) => resolve({ code: code ?? signal ?? -1, at: this.ms() }));
+    });
+    return { proc, port, metricsPort, slot, log: path.join(this.settings.dir, `${name}.log`), exited };
+  }
+
+  private async upInHaproxy(slot: number): Promise<void> {
+    await waitFor(async () => (await this.haproxy.slotStates())[slot] === 'UP', {
+      timeoutMs: 15_000,
+      intervalMs: 50,
+      what: `HAProxy to send traffic to slot ${slot}`,
+    });
+  }
+
+  /** Records a process's replacement, then sends it SIGTERM, as the Deployment does once its successor is up. */
+  private retire(role: Role, rotation: number, replica: number, old: Member, startAt: number, readyAt: number): void {
+    const [readyMs, inRotationMs] = [readyAt - startAt, this.ms() - startAt];
+    this.retired.push({
+      role,
+      member: old,
+      replacement: { role, replica, rotation, startedMs: startAt, readyMs, inRotationMs, signalledAt: this.ms() },
+    });
+    old.proc.child.kill('SIGTERM');
+    this.settings.say(`rotation ${rotation}: ${role === 'api' ? 'API' : 'worker'} ${replica} replaced (ready in ${readyAt - startAt} ms)`);
+  }
+}
+
+/** Links one subject per token through HAProxy; returns their bearer tokens. */
+async function linkSubjects(base: string, subjects: number, onResponse?: (response: SeenResponse) => void): Promise<string[]> {
+  const tokens: string[] = [];
+  for (let s = 0; s < subjects; s++) {
+    const linked = await call(
+      base,
+      'POST',
+      '/v1/link',
+      { 'x-link-secret': LINK_SECRET, 'content-type': 'application/json' },
+      JSON.stringify({ subject: `rolling-${s}` }),
+      onResponse,
+    );
+    if (linked.status !== 201) throw new Error(`POST /v1/link answered ${linked.status}: ${linked.text}`);
+    tokens.push(JSON.parse(linked.text).token);
+  }
+  return tokens;
+}
+
+/** Steady traffic through HAProxy while every rotation runs; it goes on until the last replaced process has left, so that it covers every drain. */
+async function rotateUnderTraffic(fleet: Fleet, tokens: string[]): Promise<TrafficOutcome> {
+  const { clients, ratePerSecond, rotations, onResponse } = fleet.settings;
+  const traffic = mixedTraffic({
+    baseUrl: fleet.haproxy.url,
+    tokens,
+    clients,
+    ratePerSecond,
+    maxRequests: 2_000_000,
+    maxMs: 600_000,
+    onResponse,
+  });
+  try {
+    await waitFor(async () => traffic.outcome.accepted.size >= 10, {
+      timeoutMs: 30_000,
+      intervalMs: 50,
+      what: 'the traffic to have jobs accepted',
+    });
+    for (let rotation = 1; rotation <= rotations; rotation++) await fleet.rotate(rotation);
+    await fleet.recordExits();
+  } finally {
+    traffic.stop();
+  }
+  return traffic.finished;
+}
+
+/** Every accepted job's fate: its final status through the API, its completions in the workers' logs, the charges per subject. */
+async function accountJobs(fleet: Fleet, tokens: string[], outcome: TrafficOutcome): Promise<JobAccount> {
+  const { onResponse } = fleet.settings;
+  const base = fleet.haproxy.url;
+  const jobs = await finalJobs(base, tokens, outcome, onResponse);
+  const charged = await Promise.all(
+    tokens.map(async (token) => {
+      const me = await call(base, 'GET', '/v1/me', { authorization: `Bearer ${token}` }, undefined, onResponse);
+      return Number(JSON.parse(me.text).usage?.jobs_charged);
+    }),
+  );
+  await fleet.stopCurrent();
+  const completions = new Map<string, number>();
+  for (const log of fleet.readWorkerLogs()) for (const id of log.succeeded) completions.set(id, (completions.get(id) ?? 0) + 1);
+  return {
+    accepted: outcome.accepted.size,
+    succeeded: jobs.succeeded,
+    notSucceeded: jobs.notSucceeded,
+    completedOnce: [...outcome.accepted.keys()].filter((id) => completions.get(id) === 1).length,
+    completedTwiceOrMore: [...completions].filter(([, n]) => n > 1).map(([id]) => id),
+    neverCompleted: [...outcome.accepted.keys()].filter((id) => !completions.has(id)),
+    completedButNotAccepted: [...completions.keys()].filter((id) => !outcome.accepted.has(id)),
+    chargedPerSubject: tokens.map((_, s) => ({
+      subject: `rolling-${s}`,
+      accepted: [...outcome.accepted.values()].filter((job) => job.subject === s).length,
+      jobsCharged: charged[s],
+    })),
+  };
 }
 
 /**

@@ -20,25 +20,34 @@ export interface WorkerJobLog {
   signalled: boolean;
 }
 
+type LogEntry = { msg?: string; job_id?: string; handed_back?: string[] };
+
 /** Reads a worker's JSON log file (other lines, such as a crash's stack, are skipped). */
 export function readWorkerLog(file: string): WorkerJobLog {
   const log: WorkerJobLog = { succeeded: [], runningAtSignal: [], finishedAfterSignal: [], handedBack: [], signalled: false };
   const running = new Set<string>();
   for (const line of readFileSync(file, 'utf8').split('\n')) {
-    if (!line.startsWith('{')) continue;
-    const entry = JSON.parse(line) as { msg?: string; job_id?: string; handed_back?: string[] };
-    if (entry.msg === 'shutting down' && !log.signalled) {
-      log.signalled = true;
-      log.runningAtSignal = [...running];
-    } else if (entry.msg === 'job started' && entry.job_id) {
-      running.add(entry.job_id);
-    } else if (entry.msg === 'job succeeded' && entry.job_id) {
-      running.delete(entry.job_id);
-      log.succeeded.push(entry.job_id);
-      if (log.signalled && log.runningAtSignal.includes(entry.job_id)) log.finishedAfterSignal.push(entry.job_id);
-    } else if (Array.isArray(entry.handed_back)) {
-      log.handedBack.push(...entry.handed_back);
-    }
+    if (line.startsWith('{')) record(log, running, JSON.parse(line) as LogEntry);
   }
   return log;
+}
+
+/** Folds one log line into `log`; `running` holds the jobs started and not yet succeeded. */
+function record(log: WorkerJobLog, running: Set<string>, entry: LogEntry): void {
+  if (entry.msg === 'shutting down' && !log.signalled) {
+    log.signalled = true;
+    log.runningAtSignal = [...running];
+  } else if (entry.msg === 'job started' && entry.job_id) {
+    running.add(entry.job_id);
+  } else if (entry.msg === 'job succeeded' && entry.job_id) {
+    recordSuccess(log, running, entry.job_id);
+  } else if (Array.isArray(entry.handed_back)) {
+    log.handedBack.push(...entry.handed_back);
+  }
+}
+
+function recordSuccess(log: WorkerJobLog, running: Set<string>, jobId: string): void {
+  running.delete(jobId);
+  log.succeeded.push(jobId);
+  if (log.signalled && log.runningAtSignal.includes(jobId)) log.finishedAfterSignal.push(jobId);
 }
