@@ -64,10 +64,7 @@ export function directCallMatcher(tools: readonly ToolDefinition[], checks: Read
   return ({ headers, body }: DirectCandidate): DirectCall | undefined => {
     const call = plainToolCall(headers, body);
     const tool = call && served.get(call.name);
-    if (!call || !tool || !plainEnvelope(call.params._meta)) return undefined;
-    if (tool.operation.async && taskRequested(call.params, call.params._meta as object, true)) return undefined;
-    // A paid call from a client that can be asked may need the person's confirmation: the SDK's to serve.
-    if (tool.operation.price !== undefined && declaresElicitation(call.params._meta)) return undefined;
+    if (!call || !tool || !plainEnvelope(call.params._meta) || !servedDirectly(tool, call.params)) return undefined;
     const input = argumentsOf(call.params);
     // Arguments that do not fit are the SDK's to refuse (its JSON-RPC error); checking them runs nothing.
     if (!input || !checks.get(tool.name)!(input).valid) return undefined;
@@ -82,6 +79,15 @@ export function directCallMatcher(tools: readonly ToolDefinition[], checks: Read
     if (route.kind !== 'modern' || route.messageKind !== 'request') return undefined;
     return { id: call.id as string | number, tool, input };
   };
+}
+
+/**
+ * Whether this tool's call can skip the SDK: not a task (the SDK's to create), and not a paid call from a
+ * client that can be asked, which may need the person's confirmation.
+ */
+function servedDirectly(tool: ToolDefinition, params: PlainObject): boolean {
+  if (tool.operation.async && taskRequested(params, params._meta as object, true)) return false;
+  return !(tool.operation.price !== undefined && declaresElicitation(params._meta));
 }
 
 /** A `tools/call` of the direct revision whose JSON-RPC members and standard headers are exactly as expected. */
