@@ -4,6 +4,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { cpuTimeMs, residentMemory, round, startRedis } from './bench-processes';
 import { setLogDir } from '../testkit/node-process';
+import { thisNode } from './bench-node';
 import { comparedBuilds, median, namedTrees, option, runComparison } from './compare-cli';
 import { oneNodeEnv, startApi, stopAll, track } from './connector-processes';
 import type { HttpScenario } from './http-load';
@@ -52,6 +53,8 @@ async function main(): Promise<void> {
   const idleSeconds = Number(option('idle-seconds', '0'));
   const idleBetween = Number(option('idle-between', '0'));
   const logDir = mkdtempSync(path.join(os.tmpdir(), 'connector-compare-'));
+  // Every build runs on this one Node (`on-node.ts`): the image's unless --machine-node or BENCH_NODE says otherwise.
+  process.stdout.write(`every build on ${thisNode()}\n`);
   setLogDir(logDir);
   const redis = await track(startRedis());
   const builds: Build[] = [];
@@ -79,7 +82,9 @@ async function main(): Promise<void> {
       process.stdout.write(`round ${pass} (${id}): ${figures.map((us, i) => `${builds[i].label} ${round(us, 1)} µs`).join(', ')}\n`);
     }
   }
-  process.stdout.write('\nAPI CPU per request, median of the rounds; each later build against the first, round by round\n');
+  process.stdout.write(
+    `\nAPI CPU per request on ${thisNode()}, median of the rounds; each later build against the first, round by round\n`,
+  );
   for (const id of ids) {
     const first = builds[0].samples.get(id)!;
     for (const build of builds) {

@@ -14,6 +14,9 @@ import { pairedDrains } from './drain-pairs';
 import { openQueue, submitToSucceeded } from './job-load';
 import { formatTable, targets, type BenchResults } from './report';
 import { mergeResults } from './results-file';
+import { thisNode } from './bench-node';
+import { charge, processCharges, runCgroups, type ChargeFigure } from './memory-charge';
+import { MEMORY_LIMITS } from './bench-settings';
 
 // `npm run bench`: a private redis-server, the built API (Redis and memory) and worker, a bare Express
 // process and a bare BullMQ worker as baselines, all separate processes; autocannon runs in this one. Then
@@ -24,27 +27,53 @@ async function main(): Promise<void> {
   const loadStart = os.loadavg().map((n) => round(n, 2));
   const logDir = mkdtempSync(path.join(os.tmpdir(), 'connector-bench-'));
   setLogDir(logDir);
-  process.stdout.write(`${SMOKE ? 'smoke' : 'full'} run; process logs in ${logDir}\n`);
+  process.stdout.write(`${SMOKE ? 'smoke' : 'full'} run on ${thisNode()}; process logs in ${logDir}\n`);
+  // Every process under the chart's memory limit for its kind, as in its container (`--no-memory-limits`: none).
+  const cgroups = MEMORY_LIMITS ? runCgroups(String(process.pid)) : null;
+  if (cgroups)
+    process.stdout.write(
+      `memory cgroups (v${cgroups.version}): API ${cgroups.limitsMiB.api} MiB, worker ${cgroups.limitsMiB.worker} MiB (the chart's limits)\n`,
+    );
 
   const redis = await track(startRedis());
   const client = await benchClient(singleNodeConnection(redis.url), 'one-node');
   const queue = await openQueue(client, JOB_QUEUE_NAME, new RedisKeys('connector:').bullPrefix);
   // The worker must not take the API's cores while the HTTP scenarios run: its cost is (g) and (h).
   await queue.pause();
-  const bareServer = await startBareServer();
-  const api = await startApi('api-redis', oneNodeEnv(redis.url));
-  const worker = await startWorker(oneNodeEnv(redis.url));
+  const bareServer = await startBareServer(cgroups?.bareServer.procsFile);
+  const api = await startApi('api-redis', oneNodeEnv(redis.url), undefined, cgroups?.api.procsFile);
+  const worker = await startWorker(oneNodeEnv(redis.url), 'worker', undefined, cgroups?.worker.procsFile);
 
   process.stdout.write('HTTP scenarios\n');
-  const bare = { id: 'a', title: 'bare Express 5 route', backend: 'none' as const, url: bareServer.url, pid: bareServer.proc.child.pid };
-  const http = await runHttpPhase({ bare, api: { base: api.base, pid: api.proc.child.pid }, redis: client });
+  const bare = {
+    id: 'a',
+    title: 'bare Express 5 route',
+    backend: 'none' as const,
+    url: bareServer.url,
+    pid: bareServer.proc.child.pid,
+    cgroup: cgroups?.bareServer,
+  };
+  const http = await runHttpPhase({
+    bare,
+    api: { base: api.base, pid: api.proc.child.pid, cgroup: cgroups?.api },
+    redis: client,
+    memoryApiCgroup: cgroups?.apiMemory,
+  });
+  const workerCharges: Record<string, ChargeFigure> = {};
+  const bareCharges: Record<string, ChargeFigure> = {};
+  if (cgroups) {
+    // The worker sat idle (its queue paused) through the HTTP scenarios: its charge before any job.
+    workerCharges.idle = charge(cgroups.worker, worker.child.pid);
+    cgroups.worker.resetPeak();
+    cgroups.bareWorker.resetPeak();
+  }
 
   process.stdout.write('worker drain\n');
   // The jobs the HTTP scenarios queued are not part of the drain.
   await queue.obliterate({ force: true });
   const bareQueue = await openQueue(client, 'bare', 'bench-bare');
   await bareQueue.pause();
-  const bareWorker = await startBareWorker(oneNodeEnv(redis.url));
+  const bareWorker = await startBareWorker(oneNodeEnv(redis.url), cgroups?.bareWorker.procsFile);
   const drains = await pairedDrains(
     client,
     {
@@ -53,6 +82,12 @@ async function main(): Promise<void> {
     },
     { jobs: SETTINGS.drainJobs, pairs: SETTINGS.drainPairs, redisPid: redis.pid },
   );
+  if (cgroups) {
+    workerCharges.g = charge(cgroups.worker, worker.child.pid);
+    bareCharges.g = charge(cgroups.bareWorker, bareWorker.child.pid);
+    cgroups.worker.resetPeak();
+    cgroups.api.resetPeak();
+  }
   await bareWorker.stop();
   await bareQueue.close();
 
@@ -67,6 +102,20 @@ async function main(): Promise<void> {
   });
 
   const memory = { api: residentMemory(api.proc.child.pid), worker: residentMemory(worker.child.pid) };
+  const apiCharges: Record<string, ChargeFigure> = Object.fromEntries(Object.entries(http.charges).filter(([id]) => id !== 'b-memory'));
+  if (cgroups) {
+    apiCharges.h = charge(cgroups.api, api.proc.child.pid);
+    workerCharges.h = charge(cgroups.worker, worker.child.pid);
+  }
+  const memoryCharge = cgroups
+    ? {
+        cgroupVersion: cgroups.version,
+        api: processCharges(cgroups.limitsMiB.api, apiCharges),
+        apiMemoryBackend: http.charges['b-memory'] ?? null,
+        worker: processCharges(cgroups.limitsMiB.worker, workerCharges),
+        bareWorker: bareCharges.g ?? null,
+      }
+    : null;
   await queue.close();
   // The one-node figures are complete: their processes make way for the cluster runs' own.
   await worker.stop();
@@ -83,6 +132,7 @@ async function main(): Promise<void> {
       cpuModel: os.cpus()[0]?.model ?? 'unknown',
       platform: `${os.platform()} ${os.release()}`,
       node: process.version,
+      nodeOrigin: process.env.BENCH_NODE_ORIGIN ?? 'direct',
       redis: redisVersion(),
       loadAverage: { start: loadStart, end: os.loadavg().map((n) => round(n, 2)) },
     },
@@ -98,6 +148,7 @@ async function main(): Promise<void> {
     drain: drains,
     latency,
     memory,
+    memoryCharge,
     cluster,
   };
   const results: BenchResults = { ...measured, targets: targets(measured) };
@@ -105,6 +156,7 @@ async function main(): Promise<void> {
   mergeResults(OUT, { ...results });
   process.stdout.write(`\n${formatTable(results)}\nresults written to ${OUT}\n`);
   await stopAll();
+  cgroups?.removeAll();
   rmSync(logDir, { recursive: true, force: true });
 }
 
