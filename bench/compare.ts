@@ -10,6 +10,7 @@ import { oneNodeEnv, startApi, stopAll, track } from './connector-processes';
 import type { HttpScenario } from './http-load';
 import { connectorScenarios } from './scenarios';
 import { startOtlpSink } from './otlp-sink';
+import type { MemoryCgroup } from './memory-cgroup';
 
 // `npm run bench:compare -- <build> <build> [...] [--scenarios b,e,f] [--rounds 6] [--seconds 6]`: the API's
 // CPU per request of two or more built trees (a `dist/` each, e.g. one built from another commit), loaded at
@@ -23,6 +24,8 @@ import { startOtlpSink } from './otlp-sink';
 
 interface Build {
   label: string;
+  /** Under `--memory-limit`: the build's cgroup, whose charge is printed beside its resident memory. */
+  cgroup?: MemoryCgroup;
   scenarios: Map<string, HttpScenario>;
   pid: number;
   samples: Map<string, number[]>;
@@ -67,6 +70,7 @@ async function main(): Promise<void> {
     const { scenarios, jobRead } = await connectorScenarios(api.base, api.proc.child.pid);
     builds.push({
       label: spec.label,
+      cgroup: spec.cgroup,
       scenarios: new Map([...scenarios, jobRead].map((s) => [s.id, s])),
       pid: api.proc.child.pid!,
       samples: new Map(),
@@ -96,12 +100,18 @@ async function main(): Promise<void> {
       process.stdout.write(`(${id}) ${build.label}: ${round(median(samples), 1)} µs${against}\n`);
     }
   }
-  const memory = (build: Build) => residentMemory(build.pid)?.rssMb ?? 'n/a';
+  // RSS, and under --memory-limit the cgroup's charge now and its peak over the whole comparison.
+  const memory = (build: Build) => {
+    const rss = residentMemory(build.pid)?.rssMb ?? 'n/a';
+    if (!build.cgroup) return String(rss);
+    const usage = build.cgroup.usage();
+    return `RSS ${rss}, cgroup ${usage.currentMiB} MiB (peak ${usage.peakMiB}; anon ${usage.anonMiB})`;
+  };
   const underLoad = builds.map(memory);
   if (idleSeconds > 0) await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
   const idle = builds.map(memory);
   process.stdout.write(
-    `\nAPI RSS MB${limitMiB ? ` (each under a ${limitMiB} MiB memory limit)` : ''}: right after the last load${idleSeconds > 0 ? `, then after ${idleSeconds} s idle` : ''}\n`,
+    `\nAPI ${limitMiB ? `memory MB (each under a ${limitMiB} MiB memory limit)` : 'RSS MB'}: right after the last load${idleSeconds > 0 ? `, then after ${idleSeconds} s idle` : ''}\n`,
   );
   builds.forEach((build, i) => {
     process.stdout.write(`${build.label}: ${underLoad[i]}${idleSeconds > 0 ? `, ${idle[i]}` : ''}\n`);
