@@ -49,3 +49,9 @@ export const WATCHDOG_MS = SMOKE ? 240_000 : 900_000;
 
 /** Set to a directory to write V8 CPU profiles of the API and the worker (`node --cpu-prof`). */
 export const PROFILE_DIR = process.env.BENCH_CPU_PROF_DIR;
+
+/**
+ * `--no-memory-limits`: run without the chart's memory limits. By default every process starts in a memory
+ * cgroup with its container's limit (`memory-charge.ts`), and the run reports the cgroups' charges.
+ */
+export const MEMORY_LIMITS = !args.includes('--no-memory-limits');

@@ -32,7 +32,7 @@ export function median(values: number[]): number {
 export function comparedBuilds(
   trees: string[],
   kind: string,
-): { builds: Array<OtherBuild & { label: string; tracingRatio?: string }>; removeCgroups(): void } {
+): { builds: Array<OtherBuild & { label: string; tracingRatio?: string; cgroup?: MemoryCgroup }>; removeCgroups(): void } {
   const limitMiB = option('memory-limit', '');
   const cgroups: MemoryCgroup[] = [];
   const builds = trees.map((tree, i) => {
@@ -41,7 +41,15 @@ export function comparedBuilds(
     const nodeArgs = flags.filter((flag) => !flag.startsWith('trace='));
     const cgroup = limitMiB ? memoryCgroup(`connector-${kind}-${process.pid}-${i}`, Number(limitMiB)) : undefined;
     if (cgroup) cgroups.push(cgroup);
-    return { label: tree, root: fromInvocation(root), nodeArgs, keyPrefix: `compare-${i}:`, cgroupProcs: cgroup?.procsFile, tracingRatio };
+    return {
+      label: tree,
+      root: fromInvocation(root),
+      nodeArgs,
+      keyPrefix: `compare-${i}:`,
+      cgroupProcs: cgroup?.procsFile,
+      cgroup,
+      tracingRatio,
+    };
   });
   return {
     builds,

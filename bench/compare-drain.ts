@@ -5,6 +5,7 @@ import { singleNodeConnection } from '../shared/platform/config/redis-settings';
 import { JOB_QUEUE_NAME, RedisKeys } from '../shared/adapters/redis/redis-keys';
 import { round, startRedis } from './bench-processes';
 import { setLogDir } from '../testkit/node-process';
+import { thisNode } from './bench-node';
 import { benchClient, closeBenchClients } from './bench-redis';
 import { comparedBuilds, median, namedTrees, option, runComparison } from './compare-cli';
 import { oneNodeEnv, startWorker, stopAll, track } from './connector-processes';
@@ -23,6 +24,8 @@ async function main(): Promise<void> {
   const pairs = Number(option('pairs', '8'));
   const jobs = Number(option('jobs', '10000'));
   const logDir = mkdtempSync(path.join(os.tmpdir(), 'connector-compare-drain-'));
+  // Every build runs on this one Node (`on-node.ts`): the image's unless --machine-node or BENCH_NODE says otherwise.
+  process.stdout.write(`every build on ${thisNode()}\n`);
   setLogDir(logDir);
   const redis = await track(startRedis());
   const client = await benchClient(singleNodeConnection(redis.url), 'compare-drain');
@@ -47,7 +50,7 @@ async function main(): Promise<void> {
     first.workerCpuUsPerJob && second.workerCpuUsPerJob ? [second.workerCpuUsPerJob / first.workerCpuUsPerJob] : [],
   );
   process.stdout.write(
-    `\n${sides[1].label} against ${sides[0].label}, median of ${pairs} pairs: jobs/s ×${round(median(speed), 3)} (ratios ${speed.map((r) => round(r, 2)).join(', ')})`,
+    `\n${sides[1].label} against ${sides[0].label} on ${thisNode()}, median of ${pairs} pairs: jobs/s ×${round(median(speed), 3)} (ratios ${speed.map((r) => round(r, 2)).join(', ')})`,
   );
   process.stdout.write(cpu.length > 0 ? `, worker CPU per job ×${round(median(cpu), 3)}\n` : '\n');
   for (const side of sides) await side.queue.close();

@@ -4,11 +4,13 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { cpuTimeMs, residentMemory, round, startRedis } from './bench-processes';
 import { setLogDir } from '../testkit/node-process';
+import { thisNode } from './bench-node';
 import { comparedBuilds, median, namedTrees, option, runComparison } from './compare-cli';
 import { oneNodeEnv, startApi, stopAll, track } from './connector-processes';
 import type { HttpScenario } from './http-load';
 import { connectorScenarios } from './scenarios';
 import { startOtlpSink } from './otlp-sink';
+import type { MemoryCgroup } from './memory-cgroup';
 
 // `npm run bench:compare -- <build> <build> [...] [--scenarios b,e,f] [--rounds 6] [--seconds 6]`: the API's
 // CPU per request of two or more built trees (a `dist/` each, e.g. one built from another commit), loaded at
@@ -22,6 +24,8 @@ import { startOtlpSink } from './otlp-sink';
 
 interface Build {
   label: string;
+  /** Under `--memory-limit`: the build's cgroup, whose charge is printed beside its resident memory. */
+  cgroup?: MemoryCgroup;
   scenarios: Map<string, HttpScenario>;
   pid: number;
   samples: Map<string, number[]>;
@@ -70,6 +74,8 @@ async function main(): Promise<void> {
   if (trees.length < 2) throw new Error('name at least two built trees (dist directories) to compare');
   const settings = settingsOf();
   const logDir = mkdtempSync(path.join(os.tmpdir(), 'connector-compare-'));
+  // Every build runs on this one Node (`on-node.ts`): the image's unless --machine-node or BENCH_NODE says otherwise.
+  process.stdout.write(`every build on ${thisNode()}\n`);
   setLogDir(logDir);
   const redis = await track(startRedis());
   const { builds: specs, removeCgroups } = comparedBuilds(trees, 'compare');
@@ -98,6 +104,7 @@ async function startBuilds(specs: ReturnType<typeof comparedBuilds>['builds'], r
     const { scenarios, jobRead } = await connectorScenarios(api.base, api.proc.child.pid);
     builds.push({
       label: spec.label,
+      cgroup: spec.cgroup,
       scenarios: new Map([...scenarios, jobRead].map((s) => [s.id, s])),
       pid: api.proc.child.pid!,
       samples: new Map(),
@@ -121,7 +128,9 @@ async function measureRounds(builds: Build[], { ids, rounds, seconds, idleBetwee
 }
 
 function printCpu(builds: Build[], ids: string[]): void {
-  process.stdout.write('\nAPI CPU per request, median of the rounds; each later build against the first, round by round\n');
+  process.stdout.write(
+    `\nAPI CPU per request on ${thisNode()}, median of the rounds; each later build against the first, round by round\n`,
+  );
   for (const id of ids) {
     const first = builds[0].samples.get(id)!;
     for (const build of builds) {
@@ -135,14 +144,20 @@ function printCpu(builds: Build[], ids: string[]): void {
   }
 }
 
-/** Every API's resident memory right after the load, and again after `idleSeconds` without load if asked. */
+/** Every API's memory right after the load, and again after `idleSeconds` without load if asked. */
 async function printMemory(builds: Build[], { limitMiB, idleSeconds }: Settings): Promise<void> {
-  const memory = (build: Build) => residentMemory(build.pid)?.rssMb ?? 'n/a';
+  // RSS, and under --memory-limit the cgroup's charge now and its peak over the whole comparison.
+  const memory = (build: Build) => {
+    const rss = residentMemory(build.pid)?.rssMb ?? 'n/a';
+    if (!build.cgroup) return String(rss);
+    const usage = build.cgroup.usage();
+    return `RSS ${rss}, cgroup ${usage.currentMiB} MiB (peak ${usage.peakMiB}; anon ${usage.anonMiB})`;
+  };
   const underLoad = builds.map(memory);
   if (idleSeconds > 0) await pause(idleSeconds);
   const idle = builds.map(memory);
   process.stdout.write(
-    `\nAPI RSS MB${limitMiB ? ` (each under a ${limitMiB} MiB memory limit)` : ''}: right after the last load${idleSeconds > 0 ? `, then after ${idleSeconds} s idle` : ''}\n`,
+    `\nAPI ${limitMiB ? `memory MB (each under a ${limitMiB} MiB memory limit)` : 'RSS MB'}: right after the last load${idleSeconds > 0 ? `, then after ${idleSeconds} s idle` : ''}\n`,
   );
   builds.forEach((build, i) => {
     process.stdout.write(`${build.label}: ${underLoad[i]}${idleSeconds > 0 ? `, ${idle[i]}` : ''}\n`);

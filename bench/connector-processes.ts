@@ -66,6 +66,7 @@ export async function startApi(
   name: string,
   redis: RedisEnv | undefined,
   other?: OtherBuild,
+  cgroupProcs?: string,
 ): Promise<{ proc: NodeProcess; base: string }> {
   const env: Record<string, string> = {
     ...(await connectorEnv(redis)),
@@ -80,38 +81,50 @@ export async function startApi(
       () => answers(`${base}/readyz`),
       [...profileArgs(), ...(other?.nodeArgs ?? [])],
       other?.root,
-      other?.cgroupProcs,
+      other?.cgroupProcs ?? cgroupProcs,
     ),
   );
   return { proc, base };
 }
 
 /** The built worker (`dist/worker/main.js`), or another build's (`compare-drain.ts`), ready once its `/readyz` answers. */
-export async function startWorker(redis: RedisEnv, name = 'worker', other?: OtherBuild): Promise<NodeProcess> {
+export async function startWorker(redis: RedisEnv, name = 'worker', other?: OtherBuild, cgroupProcs?: string): Promise<NodeProcess> {
   const env: Record<string, string> = {
     ...(await connectorEnv(redis)),
     ...(other ? { REDIS_KEY_PREFIX: other.keyPrefix, ...other.env } : {}),
   };
   const ready = () => answers(`http://127.0.0.1:${env.METRICS_PORT}/readyz`);
   return track(
-    startNode(name, 'worker/main.js', env, ready, [...profileArgs(), ...(other?.nodeArgs ?? [])], other?.root, other?.cgroupProcs),
+    startNode(
+      name,
+      'worker/main.js',
+      env,
+      ready,
+      [...profileArgs(), ...(other?.nodeArgs ?? [])],
+      other?.root,
+      other?.cgroupProcs ?? cgroupProcs,
+    ),
   );
 }
 
 /** The baseline for (a): `bench/bare-server.js`. */
-export async function startBareServer(): Promise<{ proc: NodeProcess; url: string }> {
+export async function startBareServer(cgroupProcs?: string): Promise<{ proc: NodeProcess; url: string }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/bare`;
   return {
-    proc: await track(startNode('bare-server', 'bench/bare-server.js', { PORT: String(port) }, () => answers(url), [], BENCH_DIST)),
+    proc: await track(
+      startNode('bare-server', 'bench/bare-server.js', { PORT: String(port) }, () => answers(url), [], BENCH_DIST, cgroupProcs),
+    ),
     url,
   };
 }
 
 /** The baseline for (g): `bench/bare-worker.js` on the queue `bare` under the prefix `bench-bare`. */
-export async function startBareWorker(redis: RedisEnv): Promise<NodeProcess> {
+export async function startBareWorker(redis: RedisEnv, cgroupProcs?: string): Promise<NodeProcess> {
   const env = { ...redis, QUEUE_NAME: 'bare', QUEUE_PREFIX: 'bench-bare', WORKER_CONCURRENCY: String(SETTINGS.workerConcurrency) };
-  return track(startNode('bare-worker', 'bench/bare-worker.js', env, async (output) => output().includes('ready'), [], BENCH_DIST));
+  return track(
+    startNode('bare-worker', 'bench/bare-worker.js', env, async (output) => output().includes('ready'), [], BENCH_DIST, cgroupProcs),
+  );
 }
 
 /** POSTs JSON and returns the JSON answer; anything but 2xx fails the run. */

@@ -2,6 +2,7 @@ import autocannon from 'autocannon';
 import type { RedisClient } from '../shared/adapters/redis/redis-client';
 import { cpuTimeMs, residentMemory, round, syscalls } from './bench-processes';
 import { commandsProcessed } from './bench-redis';
+import type { MemoryCgroup } from './memory-cgroup';
 
 /** One HTTP scenario's figures. */
 export interface HttpFigure {
@@ -41,6 +42,8 @@ export interface HttpScenario {
   url: string;
   /** The process that serves it, for its CPU time. */
   pid?: number;
+  /** The memory cgroup it runs in (the full run: the chart's limit), whose charge the run reports. */
+  cgroup?: MemoryCgroup;
   options?: Partial<autocannon.Options>;
 }
 

@@ -4,6 +4,8 @@ import { SETTINGS, WARMUP_SECONDS } from './bench-settings';
 import { link, startApi } from './connector-processes';
 import { runLoad, type HttpFigure, type HttpScenario, type LoadSettings } from './http-load';
 import type { McpProbe } from './mcp-scenario';
+import { charge, type ChargeFigure } from './memory-charge';
+import type { MemoryCgroup } from './memory-cgroup';
 import { connectorScenarios } from './scenarios';
 
 /** What the HTTP scenarios measured: (a) before and after every scenario, (b) to (f) and (b) on memory. */
@@ -14,12 +16,19 @@ export interface HttpPhase {
   baselineRps: number;
   figures: HttpFigure[];
   mcp: McpProbe;
+  /** Each scenario's cgroup charge (scenario id: after it, and its peak during it), when run under limits. */
+  charges: Record<string, ChargeFigure>;
 }
 
-async function measure(scenario: HttpScenario, settings: LoadSettings): Promise<HttpFigure> {
+async function measure(scenario: HttpScenario, settings: LoadSettings, charges?: Record<string, ChargeFigure>): Promise<HttpFigure> {
+  // The peak covers the warm-up too: a container's limit does not wait for the JIT.
+  scenario.cgroup?.resetPeak();
   if (WARMUP_SECONDS > 0) await runLoad(scenario, { ...settings, durationSeconds: WARMUP_SECONDS });
   const figure = await runLoad(scenario, settings);
-  process.stdout.write(`  (${figure.id}) ${figure.title} [${figure.backend}]: ${figure.requestsPerSecond} req/s\n`);
+  const charged = scenario.cgroup ? charge(scenario.cgroup, scenario.pid) : undefined;
+  if (charges && charged) charges[figure.id] = charged;
+  const memory = charged ? `; cgroup ${charged.currentMiB} MiB after, peak ${charged.peakMiB} of ${scenario.cgroup!.limitMiB}` : '';
+  process.stdout.write(`  (${figure.id}) ${figure.title} [${figure.backend}]: ${figure.requestsPerSecond} req/s${memory}\n`);
   return figure;
 }
 
@@ -34,20 +43,25 @@ const mean = (values: number[]): number => values.reduce((sum, value) => sum + v
  */
 export async function runHttpPhase(options: {
   bare: HttpScenario;
-  api: { base: string; pid?: number };
+  api: { base: string; pid?: number; cgroup?: MemoryCgroup };
   redis: RedisClient;
+  /** The cgroup of the API on the embedded backend, under the same limit. */
+  memoryApiCgroup?: MemoryCgroup;
 }): Promise<HttpPhase> {
   const { bare, api, redis } = options;
   const load: LoadSettings = { durationSeconds: SETTINGS.durationSeconds, connections: SETTINGS.connections, redis };
-  const { scenarios, mcp } = await connectorScenarios(api.base, api.pid);
+  const found = await connectorScenarios(api.base, api.pid);
+  const scenarios = found.scenarios.map((scenario) => ({ ...scenario, cgroup: api.cgroup }));
+  const { mcp } = found;
+  const charges: Record<string, ChargeFigure> = {};
 
   const baselines = [await measure(bare, load)];
   const figures: HttpFigure[] = [];
   for (const scenario of scenarios) {
-    figures.push(await measure(scenario, load));
+    figures.push(await measure(scenario, load, charges));
     baselines.push(await measure(bare, load));
   }
-  const memoryApi = await startApi('api-memory', undefined);
+  const memoryApi = await startApi('api-memory', undefined, undefined, options.memoryApiCgroup?.procsFile);
   const memoryAuth = await link(memoryApi.base);
   figures.push(
     await measure(
@@ -57,9 +71,11 @@ export async function runHttpPhase(options: {
         backend: 'memory',
         url: `${memoryApi.base}/v1/me`,
         pid: memoryApi.proc.child.pid,
+        cgroup: options.memoryApiCgroup,
         options: { headers: memoryAuth },
       },
       load,
+      charges,
     ),
   );
   await memoryApi.proc.stop();
@@ -69,7 +85,7 @@ export async function runHttpPhase(options: {
     compareWith(figure, [baselines[i], baselines[i + 1]]);
   });
   compareWith(baselines[0], baselines);
-  return { baselines, baselineRps: mean(baselines.map((figure) => figure.requestsPerSecond)), figures, mcp };
+  return { baselines, baselineRps: mean(baselines.map((figure) => figure.requestsPerSecond)), figures, mcp, charges };
 }
 
 /** Sets a figure's ratios to the mean of the given measurements of (a), by throughput and by CPU. */

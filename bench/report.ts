@@ -3,6 +3,8 @@ import { formatCluster } from './cluster-report';
 import type { HttpFigure } from './http-load';
 import type { PairedDrains } from './drain-pairs';
 import type { LatencyFigure } from './job-load';
+import type { ChargeFigure, ProcessCharges } from './memory-charge';
+import { describeNode } from './bench-node';
 
 /** Everything one run measured: what `bench/results.json` holds. */
 export interface BenchResults {
@@ -15,6 +17,8 @@ export interface BenchResults {
     cpuModel: string;
     platform: string;
     node: string;
+    /** Which Node that is: `image` (the Dockerfile's NODE_VERSION), `machine`, `path` (BENCH_NODE), `direct`. */
+    nodeOrigin?: string;
     redis: string;
     loadAverage: { start: number[]; end: number[] };
   };
@@ -39,6 +43,8 @@ export interface BenchResults {
   drain: PairedDrains;
   latency: LatencyFigure;
   memory: { api: MemoryFigure | null; worker: MemoryFigure | null };
+  /** The cgroups' charges under the chart's memory limits (null: run without them, `--no-memory-limits`). */
+  memoryCharge?: MemoryCharges | null;
   /** Fresh paid jobs and the worker's drain on a 3-primary Redis Cluster with 1 and 3 shards, against one node. */
   cluster: ClusterResults;
   targets: Target[];
@@ -49,6 +55,24 @@ export interface MemoryFigure {
   rssMb: number;
   peakRssMb: number;
 }
+
+/**
+ * What the API's and the worker's memory cgroups were charged, stretch by stretch: the API after each of
+ * (b) to (f) and (h), the worker idle, after (g)'s drains and after (h); each peak is the stretch's own.
+ */
+export interface MemoryCharges {
+  cgroupVersion: 1 | 2;
+  api: ProcessCharges;
+  apiMemoryBackend: ChargeFigure | null;
+  worker: ProcessCharges;
+  bareWorker: ChargeFigure | null;
+}
+
+/** The share of a container's memory limit its peak may reach: the rest is headroom for what load does next. */
+export const PEAK_SHARE_OF_LIMIT = 2 / 3;
+
+/** The API's charge after load, in MiB, that the issue asks for. */
+export const API_AFTER_LOAD_MIB = 160;
 
 /** One of the issue's targets with the value this run measured. */
 export interface Target {
@@ -83,8 +107,23 @@ export function targets(results: Omit<BenchResults, 'targets'>): Target[] {
     target('(f) MCP tools/call get_me / (b)', mcp && meRedis ? mcp.requestsPerSecond / meRedis.requestsPerSecond : null, '>=', 0.65),
     target('(g) worker drain / bare BullMQ', results.drain.connector.jobsPerSecond / results.drain.bare.jobsPerSecond, '>=', 0.8),
     target('(h) submit-to-succeeded p99 ms', results.latency.submitToSucceededMs.p99, '<=', 50),
-    target('(i) API RSS MB', results.memory.api?.rssMb, '<=', 150),
-    target('(i) worker RSS MB', results.memory.worker?.rssMb, '<=', 120),
+    ...memoryTargets(results),
+  ];
+}
+
+/** (i): the cgroups' peaks against 2/3 of their limits and the API's charge after load; RSS when run without limits. */
+function memoryTargets(results: Omit<BenchResults, 'targets'>): Target[] {
+  const charge = results.memoryCharge;
+  if (!charge)
+    return [
+      target('(i) API RSS MB', results.memory.api?.rssMb, '<=', 150),
+      target('(i) worker RSS MB', results.memory.worker?.rssMb, '<=', 120),
+    ];
+  const share = (limit: number) => Math.round(limit * PEAK_SHARE_OF_LIMIT * 10) / 10;
+  return [
+    target(`(i) API cgroup peak MiB (limit ${charge.api.limitMiB})`, charge.api.peakMiB, '<=', share(charge.api.limitMiB)),
+    target(`(i) worker cgroup peak MiB (limit ${charge.worker.limitMiB})`, charge.worker.peakMiB, '<=', share(charge.worker.limitMiB)),
+    target('(i) API cgroup charge after load MiB', charge.api.afterLoadMiB, '<=', API_AFTER_LOAD_MIB),
   ];
 }
 
@@ -96,7 +135,7 @@ function round2(value: number): number {
 export function formatTable(results: BenchResults): string {
   const lines = [
     `${results.mode} run: ${results.settings.durationSeconds}s per HTTP scenario, ${results.settings.connections} connections, ` +
-      `${results.machine.cores} cores, Node ${results.machine.node}, Redis ${results.machine.redis}, ` +
+      `${results.machine.cores} cores, ${describeNode(results.machine.node, results.machine.nodeOrigin)}, Redis ${results.machine.redis}, ` +
       `load average ${results.machine.loadAverage.start.join(' ')} -> ${results.machine.loadAverage.end.join(' ')}`,
     `(a) before the first scenario and after each: ${results.baseline.runs.join(', ')} req/s; each ratio uses the two either side of its scenario`,
     '',
@@ -109,6 +148,7 @@ export function formatTable(results: BenchResults): string {
     '',
     ...drainLines(results.drain),
     ...latencyAndMemoryLines(results),
+    ...formatCharges(results.memoryCharge),
     '',
     ...targetRows(results.targets),
     ...formatCluster(results.cluster),
@@ -142,5 +182,21 @@ function targetRows(targets: Target[]): string[] {
     '| target | measured | goal | met |',
     '|---|---|---|---|',
     ...targets.map((t) => `| ${t.name} | ${t.value ?? 'n/a'} | ${t.comparison} ${t.target} | ${met(t)} |`),
+  ];
+}
+
+/** (i) under the chart's limits: each stretch's charge after it and its peak, per process. */
+function formatCharges(charge: MemoryCharges | null | undefined): string[] {
+  if (!charge) return ["(i) no memory cgroups: run without the chart's limits"];
+  const stretches = (charges: ProcessCharges) =>
+    Object.entries(charges.stretches)
+      .map(([id, f]) => `${id} ${f.currentMiB} (peak ${f.peakMiB}; anon ${f.anonMiB}, file ${f.fileMiB})`)
+      .join(', ');
+  const executable = charge.api.stretches.h?.executableMiB ?? Object.values(charge.api.stretches).at(-1)?.executableMiB;
+  return [
+    `(i) cgroup v${charge.cgroupVersion} charge MiB after each stretch (peak during it): API, limit ${charge.api.limitMiB}: ${stretches(charge.api)}`,
+    `    worker, limit ${charge.worker.limitMiB}: ${stretches(charge.worker)}`,
+    `    API on memory after (b): ${charge.apiMemoryBackend?.currentMiB ?? 'n/a'} (peak ${charge.apiMemoryBackend?.peakMiB ?? 'n/a'}); bare BullMQ worker after (g): ${charge.bareWorker?.currentMiB ?? 'n/a'} (peak ${charge.bareWorker?.peakMiB ?? 'n/a'})`,
+    `    the Node executable's resident pages, charged to whoever read them first (here the bench, in a fresh container the container): API ${executable ?? 'n/a'} MiB, worker ${Object.values(charge.worker.stretches).at(-1)?.executableMiB ?? 'n/a'} MiB`,
   ];
 }

@@ -14,6 +14,18 @@ import { pairedDrains } from './drain-pairs';
 import { openQueue, submitToSucceeded } from './job-load';
 import { formatTable, targets, type BenchResults } from './report';
 import { mergeResults } from './results-file';
+import { thisNode } from './bench-node';
+import { charge, processCharges, runCgroups, type ChargeFigure } from './memory-charge';
+import { MEMORY_LIMITS } from './bench-settings';
+
+type Cgroups = ReturnType<typeof runCgroups>;
+
+/** What the phases measured, besides the HTTP figures: each process's charge per stretch. */
+interface Charges {
+  api: Record<string, ChargeFigure>;
+  worker: Record<string, ChargeFigure>;
+  bare: Record<string, ChargeFigure>;
+}
 
 // `npm run bench`: a private redis-server, the built API (Redis and memory) and worker, a bare Express
 // process and a bare BullMQ worker as baselines, all separate processes; autocannon runs in this one. Then
@@ -24,69 +36,111 @@ async function main(): Promise<void> {
   const loadStart = os.loadavg().map((n) => round(n, 2));
   const logDir = mkdtempSync(path.join(os.tmpdir(), 'connector-bench-'));
   setLogDir(logDir);
-  process.stdout.write(`${SMOKE ? 'smoke' : 'full'} run; process logs in ${logDir}\n`);
-
-  const redis = await track(startRedis());
-  const client = await benchClient(singleNodeConnection(redis.url), 'one-node');
-  const queue = await openQueue(client, JOB_QUEUE_NAME, new RedisKeys('connector:').bullPrefix);
-  // The worker must not take the API's cores while the HTTP scenarios run: its cost is (g) and (h).
-  await queue.pause();
-  const bareServer = await startBareServer();
-  const api = await startApi('api-redis', oneNodeEnv(redis.url));
-  const worker = await startWorker(oneNodeEnv(redis.url));
-
-  process.stdout.write('HTTP scenarios\n');
-  const bare = { id: 'a', title: 'bare Express 5 route', backend: 'none' as const, url: bareServer.url, pid: bareServer.proc.child.pid };
-  const http = await runHttpPhase({ bare, api: { base: api.base, pid: api.proc.child.pid }, redis: client });
-
-  process.stdout.write('worker drain\n');
-  // The jobs the HTTP scenarios queued are not part of the drain.
-  await queue.obliterate({ force: true });
-  const bareQueue = await openQueue(client, 'bare', 'bench-bare');
-  await bareQueue.pause();
-  const bareWorker = await startBareWorker(oneNodeEnv(redis.url));
-  const drains = await pairedDrains(
-    client,
-    {
-      connector: { queue, jobName: 'createJob', workerPid: worker.child.pid },
-      bare: { queue: bareQueue, jobName: 'noop', workerPid: bareWorker.child.pid },
-    },
-    { jobs: SETTINGS.drainJobs, pairs: SETTINGS.drainPairs, redisPid: redis.pid },
-  );
-  await bareWorker.stop();
-  await bareQueue.close();
-
-  process.stdout.write('submit-to-succeeded latency\n');
-  const token = (await link(api.base)).authorization.slice('Bearer '.length);
-  const latency = await submitToSucceeded({
-    baseUrl: api.base,
-    token,
-    ratePerSecond: SETTINGS.latencyRatePerSecond,
-    seconds: SETTINGS.latencySeconds,
-    queue,
-  });
-
-  const memory = { api: residentMemory(api.proc.child.pid), worker: residentMemory(worker.child.pid) };
-  await queue.close();
-  // The one-node figures are complete: their processes make way for the cluster runs' own.
-  await worker.stop();
-  await api.proc.stop();
-  const cluster = await runClusterPhase({ bare, oneNode: { url: redis.url, client } });
+  process.stdout.write(`${SMOKE ? 'smoke' : 'full'} run on ${thisNode()}; process logs in ${logDir}\n`);
+  const cgroups = openCgroups();
+  const oneNode = await runOneNode(cgroups);
+  const cluster = await runClusterPhase({ bare: oneNode.bare, oneNode: { url: oneNode.redisUrl, client: oneNode.client } });
   await closeBenchClients();
   const measured: Omit<BenchResults, 'targets'> = {
     schema: 1,
     mode: SMOKE ? 'smoke' : 'full',
     startedAt,
     finishedAt: new Date().toISOString(),
-    machine: {
-      cores: os.cpus().length,
-      cpuModel: os.cpus()[0]?.model ?? 'unknown',
-      platform: `${os.platform()} ${os.release()}`,
-      node: process.version,
-      redis: redisVersion(),
-      loadAverage: { start: loadStart, end: os.loadavg().map((n) => round(n, 2)) },
-    },
+    machine: machineOf(loadStart),
     settings: SETTINGS,
+    ...oneNode.figures,
+    cluster,
+  };
+  const results: BenchResults = { ...measured, targets: targets(measured) };
+  // The soak's and the rolling restart's keys stay (results-file.ts).
+  mergeResults(OUT, { ...results });
+  process.stdout.write(`\n${formatTable(results)}\nresults written to ${OUT}\n`);
+  await stopAll();
+  cgroups?.removeAll();
+  rmSync(logDir, { recursive: true, force: true });
+}
+
+/** Every process under the chart's memory limit for its kind, as in its container (`--no-memory-limits`: none). */
+function openCgroups(): Cgroups | null {
+  const cgroups = MEMORY_LIMITS ? runCgroups(String(process.pid)) : null;
+  if (cgroups) {
+    process.stdout.write(
+      `memory cgroups (v${cgroups.version}): API ${cgroups.limitsMiB.api} MiB, worker ${cgroups.limitsMiB.worker} MiB (the chart's limits)\n`,
+    );
+  }
+  return cgroups;
+}
+
+/** The machine and Node that produced the figures. */
+function machineOf(loadStart: number[]): BenchResults['machine'] {
+  return {
+    cores: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
+    platform: `${os.platform()} ${os.release()}`,
+    node: process.version,
+    nodeOrigin: process.env.BENCH_NODE_ORIGIN ?? 'direct',
+    redis: redisVersion(),
+    loadAverage: { start: loadStart, end: os.loadavg().map((n) => round(n, 2)) },
+  };
+}
+
+/** The one-node scenarios: HTTP, the worker drain, then submit-to-succeeded latency; their processes stop after. */
+async function runOneNode(cgroups: Cgroups | null) {
+  const redis = await track(startRedis());
+  const client = await benchClient(singleNodeConnection(redis.url), 'one-node');
+  const queue = await openQueue(client, JOB_QUEUE_NAME, new RedisKeys('connector:').bullPrefix);
+  // The worker must not take the API's cores while the HTTP scenarios run: its cost is (g) and (h).
+  await queue.pause();
+  const bareServer = await startBareServer(cgroups?.bareServer.procsFile);
+  const api = await startApi('api-redis', oneNodeEnv(redis.url), undefined, cgroups?.api.procsFile);
+  const worker = await startWorker(oneNodeEnv(redis.url), 'worker', undefined, cgroups?.worker.procsFile);
+
+  process.stdout.write('HTTP scenarios\n');
+  const bare = {
+    id: 'a',
+    title: 'bare Express 5 route',
+    backend: 'none' as const,
+    url: bareServer.url,
+    pid: bareServer.proc.child.pid,
+    cgroup: cgroups?.bareServer,
+  };
+  const http = await runHttpPhase({
+    bare,
+    api: { base: api.base, pid: api.proc.child.pid, cgroup: cgroups?.api },
+    redis: client,
+    memoryApiCgroup: cgroups?.apiMemory,
+  });
+  const charges: Charges = {
+    api: Object.fromEntries(Object.entries(http.charges).filter(([id]) => id !== 'b-memory')),
+    worker: {},
+    bare: {},
+  };
+  if (cgroups) {
+    // The worker sat idle (its queue paused) through the HTTP scenarios: its charge before any job.
+    charges.worker.idle = charge(cgroups.worker, worker.child.pid);
+    cgroups.worker.resetPeak();
+    cgroups.bareWorker.resetPeak();
+  }
+  const drains = await runDrains({
+    client,
+    queue,
+    redisUrl: redis.url,
+    redisPid: redis.pid,
+    workerPid: worker.child.pid,
+    cgroups,
+    charges,
+  });
+  const latency = await runLatency(api.base, queue);
+  const memory = { api: residentMemory(api.proc.child.pid), worker: residentMemory(worker.child.pid) };
+  if (cgroups) {
+    charges.api.h = charge(cgroups.api, api.proc.child.pid);
+    charges.worker.h = charge(cgroups.worker, worker.child.pid);
+  }
+  await queue.close();
+  // The one-node figures are complete: their processes make way for the cluster runs' own.
+  await worker.stop();
+  await api.proc.stop();
+  const figures = {
     baseline: {
       first: http.baselines[0].requestsPerSecond,
       last: http.baselines.at(-1)!.requestsPerSecond,
@@ -98,14 +152,71 @@ async function main(): Promise<void> {
     drain: drains,
     latency,
     memory,
-    cluster,
+    memoryCharge: memoryChargeOf(cgroups, charges, http.charges['b-memory']),
   };
-  const results: BenchResults = { ...measured, targets: targets(measured) };
-  // The soak's and the rolling restart's keys stay (results-file.ts).
-  mergeResults(OUT, { ...results });
-  process.stdout.write(`\n${formatTable(results)}\nresults written to ${OUT}\n`);
-  await stopAll();
-  rmSync(logDir, { recursive: true, force: true });
+  return { bare, redisUrl: redis.url, client, figures };
+}
+
+interface DrainSetup {
+  client: Awaited<ReturnType<typeof benchClient>>;
+  queue: Awaited<ReturnType<typeof openQueue>>;
+  redisUrl: string;
+  redisPid: number | undefined;
+  workerPid: number | undefined;
+  cgroups: Cgroups | null;
+  charges: Charges;
+}
+
+/** (g): the connector's worker against a bare BullMQ worker, drained in pairs. */
+async function runDrains({ client, queue, redisUrl, redisPid, workerPid, cgroups, charges }: DrainSetup) {
+  process.stdout.write('worker drain\n');
+  // The jobs the HTTP scenarios queued are not part of the drain.
+  await queue.obliterate({ force: true });
+  const bareQueue = await openQueue(client, 'bare', 'bench-bare');
+  await bareQueue.pause();
+  const bareWorker = await startBareWorker(oneNodeEnv(redisUrl), cgroups?.bareWorker.procsFile);
+  const drains = await pairedDrains(
+    client,
+    {
+      connector: { queue, jobName: 'createJob', workerPid: workerPid },
+      bare: { queue: bareQueue, jobName: 'noop', workerPid: bareWorker.child.pid },
+    },
+    { jobs: SETTINGS.drainJobs, pairs: SETTINGS.drainPairs, redisPid },
+  );
+  if (cgroups) {
+    charges.worker.g = charge(cgroups.worker, workerPid);
+    charges.bare.g = charge(cgroups.bareWorker, bareWorker.child.pid);
+    cgroups.worker.resetPeak();
+    cgroups.api.resetPeak();
+  }
+  await bareWorker.stop();
+  await bareQueue.close();
+  return drains;
+}
+
+/** (h): jobs at a steady rate, from the submit to their success. */
+async function runLatency(base: string, queue: Awaited<ReturnType<typeof openQueue>>) {
+  process.stdout.write('submit-to-succeeded latency\n');
+  const token = (await link(base)).authorization.slice('Bearer '.length);
+  return submitToSucceeded({
+    baseUrl: base,
+    token,
+    ratePerSecond: SETTINGS.latencyRatePerSecond,
+    seconds: SETTINGS.latencySeconds,
+    queue,
+  });
+}
+
+/** (i): each process's charge per stretch under the chart's limits, or null without cgroups. */
+function memoryChargeOf(cgroups: Cgroups | null, charges: Charges, apiMemoryBackend: ChargeFigure | undefined) {
+  if (!cgroups) return null;
+  return {
+    cgroupVersion: cgroups.version,
+    api: processCharges(cgroups.limitsMiB.api, charges.api),
+    apiMemoryBackend: apiMemoryBackend ?? null,
+    worker: processCharges(cgroups.limitsMiB.worker, charges.worker),
+    bareWorker: charges.bare.g ?? null,
+  };
 }
 
 function fail(error: unknown): void {

@@ -99,11 +99,16 @@ export async function startNode(
   const command = [process.execPath, ...NODE_FLAGS, ...nodeArgs, path.join(root, entry)];
   // The shell writes its own pid into the cgroup, then becomes Node: the child's pid stays the one measured.
   const [file, ...args] = cgroupProcs ? ['/bin/sh', '-c', 'echo $$ > "$0" && exec "$@"', cgroupProcs, ...command] : command;
+  // In a cgroup the output goes through a pipe to a `cat` outside it, as a container's goes to its runtime:
+  // written to the file directly, the log's page cache would be charged to the cgroup and fill its limit.
+  const sink = cgroupProcs ? spawn('cat', [], { stdio: ['pipe', log.fd, log.fd] }) : undefined;
+  const output = sink?.stdin ?? log.fd;
   const child = spawn(file, args, {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', ...env },
-    stdio: ['ignore', log.fd, log.fd],
+    stdio: ['ignore', output, output],
   });
+  sink?.stdin?.destroy();
   closeSync(log.fd);
   const proc = own(name, child, log.path);
   try {

@@ -92,4 +92,22 @@ describe('bench targets (bench/report.ts)', () => {
     results.http[3] = figure('e', 4100, 10_500);
     expect(named(results, '(e)')).to.include({ value: 0.39, met: false });
   });
+
+  it('under memory cgroups judges each peak against 2/3 of its limit and the API after load against 160 MiB, not RSS', () => {
+    const charges = (limitMiB: number, peakMiB: number, afterLoadMiB: number) => ({ limitMiB, stretches: {}, peakMiB, afterLoadMiB });
+    const results = {
+      ...run({}),
+      memoryCharge: {
+        cgroupVersion: 1 as const,
+        api: charges(320, 213.4, 160),
+        worker: charges(192, 128, 90),
+        apiMemoryBackend: null,
+        bareWorker: null,
+      },
+    };
+    expect(targets(results).some((t) => t.name.includes('RSS'))).to.equal(false);
+    expect(named(results, '(i) API cgroup peak')).to.include({ target: 213.3, met: false });
+    expect(named(results, '(i) worker cgroup peak')).to.include({ target: 128, met: true });
+    expect(named(results, '(i) API cgroup charge after load')).to.include({ value: 160, met: true });
+  });
 });
