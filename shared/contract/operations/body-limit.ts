@@ -86,14 +86,12 @@ const limits = new WeakMap<Operation, number>();
  * The largest body an operation accepts, in bytes: its own `bodyLimitBytes`, else the worst case of its body
  * schema (so any body the schema allows is read, however its characters are written), never below 64 KiB.
  */
-export function bodyLimitOf(
-  operation: Operation,
-  components: Readonly<Record<string, JsonSchema>> = schemaComponents([operation]),
-): number {
+export function bodyLimitOf(operation: Operation, components?: Readonly<Record<string, JsonSchema>>): number {
   let limit = limits.get(operation);
   if (limit === undefined) {
     const schema = requestBodySchema(operation);
-    const worst = schema ? worstCaseJsonBytes(schema, components) : 0;
+    // The components are built only on a miss: a default parameter would build them on every request.
+    const worst = schema ? worstCaseJsonBytes(schema, components ?? schemaComponents([operation])) : 0;
     limit = operation.bodyLimitBytes ?? Math.max(DEFAULT_BODY_LIMIT_BYTES, Number.isFinite(worst) ? Math.ceil(worst) : 0);
     limits.set(operation, limit);
   }
