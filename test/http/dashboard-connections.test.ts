@@ -7,6 +7,7 @@ import { codeFor, codeForm, oauthTarget, registerClient, tokenRequest, type OAut
 import { monitorCommands } from '../redis/support/redis-fixture';
 import { waitFor } from '../../testkit/wait-for';
 import { linkOn, startWebhookStand, type WebhookStand } from '../webhooks/support/webhook-stands';
+import { submitPrompt } from '../support/job-submission';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -263,11 +264,7 @@ for (const kind of BACKENDS) {
       const subject = newSubject();
       const { token } = await linkOn(stand, subject);
       for (let i = 0; i < 3; i++) {
-        const job = await stand.call('POST', '/v1/jobs', {
-          token,
-          body: { input: { prompt: `usage ${i}` } },
-          headers: { 'idempotency-key': newKey() },
-        });
+        const job = await submitPrompt(stand, token, `usage ${i}`);
         expect(job.status, job.text).to.equal(202);
       }
       const res = await dashboard('GET', `/v1/link/usage?subject=${encodeURIComponent(` ${subject}`)}`);

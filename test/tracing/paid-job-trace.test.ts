@@ -9,6 +9,8 @@ import { waitFor } from '../../testkit/wait-for';
 import { redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from '../redis/support/processes';
 import { webhookEnv } from '../webhooks/support/webhook-stands';
 import { KIND, OtlpReceiver, type ReceivedSpan } from './support/otlp-receiver';
+import { submitPrompt } from '../support/job-submission';
+import { inStatus, pollJob } from '../support/job-polling';
 
 const hexId = (bytes: number): string => randomBytes(bytes).toString('hex');
 
@@ -257,11 +259,7 @@ describe('tracing: one trace follows a paid job from the request through the wor
 
   it('server spans name the route template and keep no path, id or query: a job id, a consent request id, text a caller chose', async () => {
     const { token } = await api.link(newSubject());
-    const submitted = await api.call('POST', '/v1/jobs', {
-      token,
-      body: { input: { prompt: 'ids' } },
-      headers: { 'idempotency-key': newKey() },
-    });
+    const submitted = await submitPrompt(api, token, 'ids');
     expect(submitted.status).to.equal(202);
     const jobId: string = submitted.body.id;
     const target = oauthTarget(api, { publicUrl: env.PUBLIC_URL, linkSecret: env.LINK_SECRET });
@@ -350,9 +348,7 @@ describe('tracing off: no OTLP endpoint, nothing exported', function () {
     });
     expect(submitted.status).to.equal(202);
     const jobId: string = submitted.body.id;
-    await waitFor(async () => (await api.call('GET', `/v1/jobs/${jobId}`, { token })).body.status === 'succeeded', {
-      what: 'the job to succeed',
-    });
+    await pollJob(api, token, jobId, inStatus('succeeded'));
     await waitFor(() => worker.logLines().find((line) => line.job_id === jobId && line.msg === 'job succeeded'), {
       what: 'the worker to log the job',
     });
