@@ -3,7 +3,7 @@ import Redis from 'ioredis';
 import { BACKENDS } from '../support/backends';
 import { newKey, newSubject } from '../support/harness';
 import { connectMcp, rawToolCall } from '../support/mcp-client';
-import { codeFor, codeForm, oauthTarget, registerClient, tokenRequest, type OAuthTarget } from '../support/oauth-helpers';
+import { oauthTarget, oauthTokens, registerClient, tokenRequest, type OAuthTarget } from '../support/oauth-helpers';
 import { monitorCommands } from '../redis/support/redis-fixture';
 import { waitFor } from '../../testkit/wait-for';
 import { linkOn, startWebhookStand, type WebhookStand } from '../webhooks/support/webhook-stands';
@@ -19,16 +19,9 @@ function asConnector(stand: WebhookStand): OAuthTarget {
 /** One app connected over OAuth for `subject`: its connection id (from the approval) and its tokens. */
 async function connectApp(stand: WebhookStand, subject: string, clientName: string) {
   const clientId = await registerClient(stand.baseUrl, undefined, clientName);
-  const { code, verifier, connectionId } = await codeFor(asConnector(stand), subject, clientId);
-  const tokens = await tokenRequest(stand.baseUrl, codeForm(clientId, code, verifier));
-  expect(tokens.status, JSON.stringify(tokens.body)).to.equal(200);
+  const { connectionId, accessToken, refreshToken } = await oauthTokens(asConnector(stand), subject, clientId);
   expect(connectionId).to.match(/^conn_/);
-  return {
-    clientId,
-    connectionId: connectionId!,
-    accessToken: tokens.body.access_token as string,
-    refreshToken: tokens.body.refresh_token as string,
-  };
+  return { clientId, connectionId: connectionId!, accessToken, refreshToken };
 }
 
 for (const kind of BACKENDS) {
