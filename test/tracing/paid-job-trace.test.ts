@@ -74,11 +74,7 @@ describe('tracing: one trace follows a paid job from the request through the wor
     secrets.push(subject, token, key, prompt);
     const caller = callerContext();
 
-    const submitted = await api.call('POST', '/v1/jobs', {
-      token,
-      body: { input: { prompt } },
-      headers: { 'idempotency-key': key, traceparent: caller.traceparent, tracestate: 'caller=1' },
-    });
+    const submitted = await submitPrompt(api, token, prompt, { key, headers: { traceparent: caller.traceparent, tracestate: 'caller=1' } });
     expect(submitted.status, submitted.text).to.equal(202);
     const jobId: string = submitted.body.id;
     const event = await hooks.next((p) => p.type === 'job.succeeded' && p.data?.id === jobId, 'the job.succeeded webhook', 30_000);
@@ -146,11 +142,7 @@ describe('tracing: one trace follows a paid job from the request through the wor
   it('JSON log lines written inside a span carry its trace_id and span_id', async () => {
     const { token } = await api.link(newSubject());
     const caller = callerContext();
-    const submitted = await api.call('POST', '/v1/jobs', {
-      token,
-      body: { input: { prompt: 'logged' } },
-      headers: { 'idempotency-key': newKey(), traceparent: caller.traceparent },
-    });
+    const submitted = await submitPrompt(api, token, 'logged', { headers: { traceparent: caller.traceparent } });
     expect(submitted.status).to.equal(202);
     const jobId: string = submitted.body.id;
     const workerLine = await waitFor(() => worker.logLines().find((line) => line.job_id === jobId && line.msg === 'job started'), {
@@ -191,11 +183,7 @@ describe('tracing: one trace follows a paid job from the request through the wor
     expect(event.traceparent).to.match(new RegExp(`^00-${traceId}-[0-9a-f]{16}-00$`));
     // A sampled job submitted afterwards: once its delivery's span has arrived, so has anything recorded before it.
     const later = callerContext();
-    const next = await api.call('POST', '/v1/jobs', {
-      token,
-      body: { input: { prompt: 'sampled' } },
-      headers: { 'idempotency-key': newKey(), traceparent: later.traceparent },
-    });
+    const next = await submitPrompt(api, token, 'sampled', { headers: { traceparent: later.traceparent } });
     expect(next.status).to.equal(202);
     const delivered = await hooks.next((p) => p.type === 'job.succeeded' && p.data?.id === next.body.id, 'the second webhook', 30_000);
     const deliverySpanId = delivered.traceparent!.split('-')[2];
@@ -341,11 +329,7 @@ describe('tracing off: no OTLP endpoint, nothing exported', function () {
   it('a job submitted with a traceparent runs to the end and no request reaches the receiver; no log line has a trace_id', async () => {
     const { token } = await api.link(newSubject());
     const caller = callerContext();
-    const submitted = await api.call('POST', '/v1/jobs', {
-      token,
-      body: { input: { prompt: 'untraced' } },
-      headers: { 'idempotency-key': newKey(), traceparent: caller.traceparent },
-    });
+    const submitted = await submitPrompt(api, token, 'untraced', { headers: { traceparent: caller.traceparent } });
     expect(submitted.status).to.equal(202);
     const jobId: string = submitted.body.id;
     await pollJob(api, token, jobId, inStatus('succeeded'));
