@@ -15,8 +15,8 @@ import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../
 import { callOk, connectMcp, OutputChecker } from '../support/mcp-client';
 import { portabilityFindings } from '../support/schema-portability';
 import { ROOT } from '../support/spawn-process';
-import { waitFor } from '../../testkit/wait-for';
 import { loadWorkedExample, WORKED_EXAMPLE_PAGE } from './support/worked-example';
+import { inStatus, pollJob } from '../support/job-polling';
 
 const TOPIC = 'tides';
 
@@ -83,14 +83,6 @@ describe('the worked example of docs/building-operations.md (a free quote and a 
       });
       after(async () => c?.close());
 
-      const poll = (token: string, id: string) =>
-        waitFor(
-          async () => {
-            const res = await c.call('GET', `/v1/jobs/${id}`, { token });
-            return res.body.status === 'succeeded' || res.body.status === 'failed' ? res.body : undefined;
-          },
-          { what: `job ${id}` },
-        );
       const order = (token: string, input: Record<string, unknown>, key?: string) =>
         c.call('POST', '/v1/reports', { token, body: { input }, headers: key === undefined ? {} : { 'idempotency-key': key } });
 
@@ -132,7 +124,7 @@ describe('the worked example of docs/building-operations.md (a free quote and a 
         const first = await order(token, input, 'report-1');
         expect(first.status, first.text).to.equal(202);
         expect(first.body).to.include({ operation: 'createReport', cost: 6 });
-        const job = await poll(token, first.body.id);
+        const job = await pollJob(c, token, first.body.id, inStatus('succeeded', 'failed'));
         expect(job.status).to.equal('succeeded');
         expect(job.result.topic).to.equal(TOPIC);
         expect(job.progress).to.include({ percent: 100, message: 'Page 3 of 3 written.' });
@@ -158,7 +150,7 @@ describe('the worked example of docs/building-operations.md (a free quote and a 
         expect((await order(token, { topic: TOPIC, pages: 6 }, newKey())).status).to.equal(400);
         const noWords = await order(token, { topic: '12 + 30', pages: 1 }, newKey());
         expect(noWords.status).to.equal(202);
-        const failed = await poll(token, noWords.body.id);
+        const failed = await pollJob(c, token, noWords.body.id, inStatus('succeeded', 'failed'));
         expect(failed).to.include({ status: 'failed', attempts: 1 });
         expect(failed.error).to.deep.equal({ message: 'The topic has no words to write about.' });
       });

@@ -1,9 +1,10 @@
 import { expect } from 'chai';
-import { waitFor } from '../../testkit/wait-for';
 import { BACKENDS } from '../support/backends';
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { scrape, sumOf } from '../support/prometheus-text';
 import { SCRIPTED_FAILURE, scriptedJobs } from '../support/scripted-jobs';
+import { submitPrompt } from '../support/job-submission';
+import { inStatus, pollJob, readJob } from '../support/job-polling';
 
 const PROBLEM = /^application\/problem\+json/;
 
@@ -16,17 +17,13 @@ for (const backend of BACKENDS) {
     });
     after(async () => c.close());
 
-    const submit = (token: string, prompt: string, key = newKey()) =>
-      c.call('POST', '/v1/jobs', { token, body: { input: { prompt } }, headers: { 'idempotency-key': key } });
-    const job = async (token: string, id: string) => (await c.call('GET', `/v1/jobs/${id}`, { token })).body;
-
     it('a running job: 202 with cancel_requested_at, then it ends canceled and refunded; a queued one: 200, canceled at once, never starts, its replay uncharged', async () => {
       const token = await c.link(newSubject());
       const before = await scrape(c.metricsUrl);
-      const running = (await submit(token, 'long work')).body;
-      await waitFor(async () => (await job(token, running.id)).status === 'running', { what: 'the first job to start' });
+      const running = (await submitPrompt(c, token, 'long work')).body;
+      await pollJob(c, token, running.id, inStatus('running'));
       const queuedKey = newKey();
-      const queued = (await submit(token, 'waits its turn', queuedKey)).body;
+      const queued = (await submitPrompt(c, token, 'waits its turn', { key: queuedKey })).body;
       expect(queued.status).to.equal('queued');
 
       const canceledQueued = await c.call('DELETE', `/v1/jobs/${queued.id}`, { token });
@@ -39,18 +36,12 @@ for (const backend of BACKENDS) {
       expect(stopping.body.status).to.equal('running');
       expect(stopping.body.cancel_requested_at).to.be.a('string');
       expect(stopping.headers.get('location')).to.equal(`/v1/jobs/${running.id}`);
-      const ended = await waitFor(
-        async () => {
-          const seen = await job(token, running.id);
-          return seen.status === 'running' ? undefined : seen;
-        },
-        { what: 'the running job to stop' },
-      );
+      const ended = await pollJob(c, token, running.id, (seen) => seen.status !== 'running');
       expect(ended).to.include({ status: 'canceled', refunded_credits: running.cost, result: null });
 
       // The queued job never started, even once the worker was free.
-      expect(await job(token, queued.id)).to.include({ status: 'canceled', started_at: null, attempts: 0 });
-      const replay = await submit(token, 'waits its turn', queuedKey);
+      expect(await readJob(c, token, queued.id)).to.include({ status: 'canceled', started_at: null, attempts: 0 });
+      const replay = await submitPrompt(c, token, 'waits its turn', { key: queuedKey });
       expect(replay.status).to.equal(202);
       expect(replay.body).to.include({ id: queued.id, status: 'canceled', refunded_credits: queued.cost });
 
@@ -73,10 +64,10 @@ for (const backend of BACKENDS) {
     it('the dashboard usage of a subject with a canceled job shows charged and refunded per day, credits net', async () => {
       const subject = newSubject();
       const token = await c.link(subject);
-      const first = (await submit(token, 'one')).body;
-      const second = (await submit(token, 'two')).body;
+      const first = (await submitPrompt(c, token, 'one')).body;
+      const second = (await submitPrompt(c, token, 'two')).body;
       for (const id of [second.id, first.id]) expect([200, 202]).to.include((await c.call('DELETE', `/v1/jobs/${id}`, { token })).status);
-      await waitFor(async () => (await job(token, first.id)).status === 'canceled', { what: 'the first job to end canceled' });
+      await pollJob(c, token, first.id, inStatus('canceled'));
       const usage = await c.call('GET', `/v1/link/usage?subject=${encodeURIComponent(subject)}&days=2`, {
         headers: { 'x-link-secret': c.config.linkSecret },
       });
@@ -88,9 +79,9 @@ for (const backend of BACKENDS) {
 
     it('another subject’s job and an unknown id answer 404 problem+json; the owner’s canceled job stays refunded once', async () => {
       const token = await c.link(newSubject());
-      const accepted = (await submit(token, 'soon canceled')).body;
+      const accepted = (await submitPrompt(c, token, 'soon canceled')).body;
       expect([200, 202]).to.include((await c.call('DELETE', `/v1/jobs/${accepted.id}`, { token })).status);
-      await waitFor(async () => (await job(token, accepted.id)).status === 'canceled', { what: 'the job to end canceled' });
+      await pollJob(c, token, accepted.id, inStatus('canceled'));
       const other = await c.link(newSubject());
       const foreign = await c.call('DELETE', `/v1/jobs/${accepted.id}`, { token: other });
       expect(foreign.status).to.equal(404);
@@ -98,7 +89,7 @@ for (const backend of BACKENDS) {
       const unknown = await c.call('DELETE', '/v1/jobs/job_unknown', { token });
       expect(unknown.status).to.equal(404);
       expect(unknown.headers.get('content-type')).to.match(PROBLEM);
-      expect((await job(token, accepted.id)).refunded_credits).to.equal(accepted.cost);
+      expect((await readJob(c, token, accepted.id)).refunded_credits).to.equal(accepted.cost);
       expect((await c.call('GET', '/v1/me', { token })).body.usage).to.deep.equal({
         jobs_charged: 1,
         credits_spent: 0,
@@ -116,12 +107,8 @@ for (const backend of BACKENDS) {
 
     it('a succeeded job answers 409 problem+json and stays charged', async () => {
       const token = await c.link(newSubject());
-      const accepted = (
-        await c.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'quick' } }, headers: { 'idempotency-key': newKey() } })
-      ).body;
-      await waitFor(async () => (await c.call('GET', `/v1/jobs/${accepted.id}`, { token })).body.status === 'succeeded', {
-        what: 'the job to succeed',
-      });
+      const accepted = (await submitPrompt(c, token, 'quick')).body;
+      await pollJob(c, token, accepted.id, inStatus('succeeded'));
       const refused = await c.call('DELETE', `/v1/jobs/${accepted.id}`, { token });
       expect(refused.status).to.equal(409);
       expect(refused.headers.get('content-type')).to.match(PROBLEM);
@@ -136,16 +123,8 @@ for (const backend of BACKENDS) {
     it('a job that fails is refunded in full: refunded_credits equals its cost, usage is net, and it cannot be canceled', async () => {
       const token = await c.link(newSubject());
       const before = await scrape(c.metricsUrl);
-      const accepted = (
-        await c.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'fail' } }, headers: { 'idempotency-key': newKey() } })
-      ).body;
-      const failed = await waitFor(
-        async () => {
-          const seen = (await c.call('GET', `/v1/jobs/${accepted.id}`, { token })).body;
-          return seen.status === 'failed' ? seen : undefined;
-        },
-        { what: 'the job to fail' },
-      );
+      const accepted = (await submitPrompt(c, token, 'fail')).body;
+      const failed = await pollJob(c, token, accepted.id, inStatus('failed'));
       expect(failed).to.include({ refunded_credits: accepted.cost, cancel_requested_at: null });
       expect(failed.error).to.deep.equal({ message: SCRIPTED_FAILURE });
       expect((await c.call('GET', '/v1/me', { token })).body.usage).to.deep.equal({

@@ -3,10 +3,11 @@ import Redis from 'ioredis';
 import { BACKENDS } from '../support/backends';
 import { newKey, newSubject } from '../support/harness';
 import { connectMcp, rawToolCall } from '../support/mcp-client';
-import { codeFor, codeForm, oauthTarget, registerClient, tokenRequest, type OAuthTarget } from '../support/oauth-helpers';
+import { oauthTarget, oauthTokens, registerClient, tokenRequest, type OAuthTarget } from '../support/oauth-helpers';
 import { monitorCommands } from '../redis/support/redis-fixture';
 import { waitFor } from '../../testkit/wait-for';
 import { linkOn, startWebhookStand, type WebhookStand } from '../webhooks/support/webhook-stands';
+import { submitPrompt } from '../support/job-submission';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -18,16 +19,9 @@ function asConnector(stand: WebhookStand): OAuthTarget {
 /** One app connected over OAuth for `subject`: its connection id (from the approval) and its tokens. */
 async function connectApp(stand: WebhookStand, subject: string, clientName: string) {
   const clientId = await registerClient(stand.baseUrl, undefined, clientName);
-  const { code, verifier, connectionId } = await codeFor(asConnector(stand), subject, clientId);
-  const tokens = await tokenRequest(stand.baseUrl, codeForm(clientId, code, verifier));
-  expect(tokens.status, JSON.stringify(tokens.body)).to.equal(200);
+  const { connectionId, accessToken, refreshToken } = await oauthTokens(asConnector(stand), subject, clientId);
   expect(connectionId).to.match(/^conn_/);
-  return {
-    clientId,
-    connectionId: connectionId!,
-    accessToken: tokens.body.access_token as string,
-    refreshToken: tokens.body.refresh_token as string,
-  };
+  return { clientId, connectionId: connectionId!, accessToken, refreshToken };
 }
 
 for (const kind of BACKENDS) {
@@ -263,11 +257,7 @@ for (const kind of BACKENDS) {
       const subject = newSubject();
       const { token } = await linkOn(stand, subject);
       for (let i = 0; i < 3; i++) {
-        const job = await stand.call('POST', '/v1/jobs', {
-          token,
-          body: { input: { prompt: `usage ${i}` } },
-          headers: { 'idempotency-key': newKey() },
-        });
+        const job = await submitPrompt(stand, token, `usage ${i}`);
         expect(job.status, job.text).to.equal(202);
       }
       const res = await dashboard('GET', `/v1/link/usage?subject=${encodeURIComponent(` ${subject}`)}`);

@@ -3,8 +3,9 @@ import { JobError } from '../../shared/platform/errors/job-error';
 import type { Operation } from '../../shared/contract/operations/operation';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { BACKENDS } from '../support/backends';
-import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { waitFor } from '../../testkit/wait-for';
+import { submitPrompt } from '../support/job-submission';
 
 const PROBLEM = /^application\/problem\+json/;
 
@@ -167,7 +168,7 @@ for (const backend of BACKENDS) {
 
     const runToEnd = async (prompt: string) => {
       const token = await c.link(newSubject());
-      const created = await c.call('POST', '/v1/jobs', { token, body: { input: { prompt } }, headers: { 'idempotency-key': newKey() } });
+      const created = await submitPrompt(c, token, prompt);
       const job = await waitFor(
         async () => {
           const res = await c.call('GET', `/v1/jobs/${created.body.id}`, { token });

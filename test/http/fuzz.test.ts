@@ -9,6 +9,7 @@ import { BASE_ENV, newKey, newSubject, startConnector, type ConnectorUnderTest }
 import type { OpenApiResponseChecker } from '../support/openapi-check';
 import { RawClient, type RawResponse } from '../support/raw-client';
 import { requestArbitrary, type FuzzCredentials, type FuzzRequest } from '../support/request-arbitrary';
+import { submitPrompt } from '../support/job-submission';
 
 /*
  * Property-based fuzzing of every route over HTTP. Requests are derived from the document the registry
@@ -85,7 +86,7 @@ async function makeCredentials(c: ConnectorUnderTest): Promise<FuzzCredentials> 
   const key = deriveKeys(BASE_ENV.CONNECTOR_SECRET).tokenKey;
   const claims = freshClaims(c.config.publicUrl, subject, 'conn_forged');
   const thing = await c.call('POST', '/v1/things', { token, body: { name: 'fuzz' } });
-  const job = await c.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'fuzz' } }, headers: { 'idempotency-key': newKey() } });
+  const job = await submitPrompt(c, token, 'fuzz');
   expect([grant.status, thing.status, job.status]).to.deep.equal([201, 201, 202]);
   return {
     token,

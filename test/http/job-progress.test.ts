@@ -8,6 +8,8 @@ import { BACKENDS } from '../support/backends';
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { connectMcp, modernTasks } from '../support/mcp-client';
 import { waitFor } from '../../testkit/wait-for';
+import { inStatus, pollJob } from '../support/job-polling';
+import { submitPrompt } from '../support/job-submission';
 
 /** The paid operation under test: the registry's first operation with a job, whatever it is called. */
 const PAID = OPERATIONS.find((operation) => operation.job)!;
@@ -70,28 +72,26 @@ for (const backend of BACKENDS) {
     });
     after(async () => c.close());
 
-    const submit = (token: string, prompt: string) =>
-      c.call(PAID.method.toUpperCase(), PAID.path, { token, body: { input: { prompt } }, headers: { 'idempotency-key': newKey() } });
-    const poll = async (token: string, id: string) => (await c.call('GET', `/v1/jobs/${id}`, { token })).body;
-
     it('a new job shows no progress beyond 0; while it runs its progress rises through intermediate steps, and it ends succeeded at 100 %', async () => {
       const token = await c.link(newSubject());
-      const created = await submit(token, 'watch me work');
+      const created = await submitPrompt(c, token, 'watch me work', { operationId: PAID.operationId });
       expect(created.status).to.equal(202);
       // In memory the job may already have started (and reported 0) when the 202 is written.
       expect(created.body.progress?.percent ?? 0).to.equal(0);
       const seen: number[] = [];
-      const done = await waitFor(
-        async () => {
-          const job = await poll(token, created.body.id);
+      const done = await pollJob(
+        c,
+        token,
+        created.body.id,
+        (job) => {
           if (job.status === 'running' && job.progress) {
             expect(job.progress.message).to.be.a('string');
             expect(Date.parse(job.progress.updated_at)).to.be.at.least(Date.parse(job.created_at));
             if (seen.at(-1) !== job.progress.percent) seen.push(job.progress.percent);
           }
-          return job.status === 'succeeded' ? job : undefined;
+          return job.status === 'succeeded';
         },
-        { what: 'the job to succeed', intervalMs: 20 },
+        { timeoutMs: 10_000, intervalMs: 20 },
       );
       expect(seen.length, `distinct percentages seen while running: ${seen}`).to.be.at.least(2);
       expect(seen, 'never going back').to.deep.equal([...seen].sort((a, b) => a - b));
@@ -105,14 +105,8 @@ for (const backend of BACKENDS) {
     it(`a job running past its operation's ${TIMEOUT_MS} ms timeout has its signal fired and fails after its own ${OWN_ATTEMPTS} attempts with the safe timeout message`, async () => {
       const token = await c.link(newSubject());
       const before = signalsFired.count;
-      const created = await submit(token, HANG);
-      const done = await waitFor(
-        async () => {
-          const job = await poll(token, created.body.id);
-          return job.status === 'failed' ? job : undefined;
-        },
-        { what: 'the job to fail', timeoutMs: 20_000 },
-      );
+      const created = await submitPrompt(c, token, HANG, { operationId: PAID.operationId });
+      const done = await pollJob(c, token, created.body.id, inStatus('failed'), 20_000);
       expect(done.error).to.deep.equal({ message: timeoutMessage(TIMEOUT_MS) });
       expect(done.error.message).to.equal('The job took longer than 1.5 s.');
       expect(done.attempts, 'the operation’s attempts, not JOB_ATTEMPTS (4)').to.equal(OWN_ATTEMPTS);
@@ -124,28 +118,16 @@ for (const backend of BACKENDS) {
 
     it('a prompt starting with !fail fails after one attempt with the placeholder’s safe message', async () => {
       const token = await c.link(newSubject());
-      const created = await submit(token, '!fail on purpose');
-      const done = await waitFor(
-        async () => {
-          const job = await poll(token, created.body.id);
-          return job.status === 'failed' ? job : undefined;
-        },
-        { what: 'the job to fail' },
-      );
+      const created = await submitPrompt(c, token, '!fail on purpose', { operationId: PAID.operationId });
+      const done = await pollJob(c, token, created.body.id, inStatus('failed'), 10_000);
       expect(done.error).to.deep.equal({ message: PLACEHOLDER_FAILURE });
       expect(done.attempts).to.equal(1);
     });
 
     it('a job that reports progress and then fails keeps its last progress on the failed job', async () => {
       const token = await c.link(newSubject());
-      const created = await submit(token, REPORT_THEN_FAIL);
-      const done = await waitFor(
-        async () => {
-          const job = await poll(token, created.body.id);
-          return job.status === 'failed' ? job : undefined;
-        },
-        { what: 'the job to fail' },
-      );
+      const created = await submitPrompt(c, token, REPORT_THEN_FAIL, { operationId: PAID.operationId });
+      const done = await pollJob(c, token, created.body.id, inStatus('failed'), 10_000);
       expect(done.error).to.deep.equal({ message: STOPPED_MIDWAY });
       expect(done.progress).to.include({ percent: 40, message: 'four tenths' });
       expect(Date.parse(done.progress.updated_at)).to.be.at.most(Date.parse(done.finished_at));

@@ -4,6 +4,8 @@ import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { BACKENDS } from '../support/backends';
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { waitFor } from '../../testkit/wait-for';
+import { submitPrompt } from '../support/job-submission';
+import { inStatus, pollJob } from '../support/job-polling';
 
 for (const backend of BACKENDS) {
   describe(`paid jobs and idempotency [${backend}]`, () => {
@@ -13,12 +15,9 @@ for (const backend of BACKENDS) {
     });
     after(async () => c.close());
 
-    const submit = (token: string, prompt: string, key?: string, extra: Record<string, string> = {}) =>
-      c.call('POST', '/v1/jobs', { token, body: { input: { prompt } }, headers: key ? { 'idempotency-key': key, ...extra } : extra });
-
     it('POST /v1/jobs with a key answers 202 with the queued job, Location and Retry-After', async () => {
       const token = await c.link(newSubject());
-      const res = await submit(token, 'count my words', newKey());
+      const res = await submitPrompt(c, token, 'count my words');
       expect(res.status).to.equal(202);
       expect(res.body.id).to.match(/^job_[A-Za-z0-9_-]{32}$/);
       expect(res.body).to.include({ operation: 'createJob', cost: 1 });
@@ -31,7 +30,7 @@ for (const backend of BACKENDS) {
 
     it('a job polled through its Location succeeds with a deterministic result and no Retry-After once final', async () => {
       const token = await c.link(newSubject());
-      const created = await submit(token, 'one two three', newKey());
+      const created = await submitPrompt(c, token, 'one two three');
       const done = await waitFor(
         async () => {
           const res = await c.call('GET', created.headers.get('location')!, { token });
@@ -51,8 +50,8 @@ for (const backend of BACKENDS) {
     it('a retry with the same key and payload returns the same job, marked Idempotent-Replayed, charged once', async () => {
       const token = await c.link(newSubject());
       const key = newKey();
-      const first = await submit(token, 'same', key);
-      const second = await submit(token, 'same', key);
+      const first = await submitPrompt(c, token, 'same', { key });
+      const second = await submitPrompt(c, token, 'same', { key });
       expect(second.status).to.equal(202);
       expect(second.body.id).to.equal(first.body.id);
       expect(second.headers.get('idempotent-replayed')).to.equal('true');
@@ -64,11 +63,9 @@ for (const backend of BACKENDS) {
     it('a retry after the job finished still returns that job and does not charge again', async () => {
       const token = await c.link(newSubject());
       const key = newKey();
-      const first = await submit(token, 'finish me', key);
-      await waitFor(async () => (await c.call('GET', `/v1/jobs/${first.body.id}`, { token })).body.status === 'succeeded', {
-        what: 'success',
-      });
-      const retry = await submit(token, 'finish me', key);
+      const first = await submitPrompt(c, token, 'finish me', { key });
+      await pollJob(c, token, first.body.id, inStatus('succeeded'));
+      const retry = await submitPrompt(c, token, 'finish me', { key });
       expect(retry.body).to.include({ id: first.body.id, status: 'succeeded' });
       expect(retry.headers.get('idempotent-replayed')).to.equal('true');
       expect((await c.call('GET', '/v1/me', { token })).body.usage.jobs_charged).to.equal(1);
@@ -77,7 +74,7 @@ for (const backend of BACKENDS) {
     it('50 concurrent requests with one key give one job, one charge and exactly one answer that is not a replay', async () => {
       const token = await c.link(newSubject());
       const key = newKey();
-      const answers = await Promise.all(Array.from({ length: 50 }, () => submit(token, 'concurrent', key)));
+      const answers = await Promise.all(Array.from({ length: 50 }, () => submitPrompt(c, token, 'concurrent', { key })));
       expect(answers.map((a) => a.status)).to.deep.equal(Array(50).fill(202));
       expect(new Set(answers.map((a) => a.body.id)).size).to.equal(1);
       expect(answers.filter((a) => a.headers.get('idempotent-replayed') !== 'true')).to.have.length(1);
@@ -90,8 +87,8 @@ for (const backend of BACKENDS) {
     it('the same key with a different payload answers 422 and neither queues nor charges anything', async () => {
       const token = await c.link(newSubject());
       const key = newKey();
-      await submit(token, 'original', key);
-      const conflict = await submit(token, 'different', key);
+      await submitPrompt(c, token, 'original', { key });
+      const conflict = await submitPrompt(c, token, 'different', { key });
       expect(conflict.status).to.equal(422);
       expect(conflict.body.type).to.equal('urn:connector:problem:idempotency-conflict');
       expect((await c.call('GET', '/v1/me', { token })).body.usage.jobs_charged).to.equal(1);
@@ -128,7 +125,7 @@ for (const backend of BACKENDS) {
     it('when both are sent the header key wins over the body key', async () => {
       const token = await c.link(newSubject());
       const headerKey = newKey();
-      const viaHeader = await submit(token, 'h', headerKey);
+      const viaHeader = await submitPrompt(c, token, 'h', { key: headerKey });
       const both = await c.call('POST', '/v1/jobs', {
         token,
         body: { input: { prompt: 'h' }, idempotency_key: newKey() },
@@ -140,7 +137,7 @@ for (const backend of BACKENDS) {
 
     it('a paid call without any idempotency key answers 400 and charges nothing', async () => {
       const token = await c.link(newSubject());
-      const res = await submit(token, 'no key');
+      const res = await submitPrompt(c, token, 'no key', { key: null });
       expect(res.status).to.equal(400);
       expect(res.body.errors[0].path).to.equal('/headers/idempotency-key');
       expect((await c.call('GET', '/v1/me', { token })).body.usage.jobs_charged).to.equal(0);
@@ -157,8 +154,8 @@ for (const backend of BACKENDS) {
       const alice = await c.link(newSubject());
       const bob = await c.link(newSubject());
       const key = newKey();
-      const a = await submit(alice, 'alice prompt', key);
-      const b = await submit(bob, 'bob prompt', key);
+      const a = await submitPrompt(c, alice, 'alice prompt', { key });
+      const b = await submitPrompt(c, bob, 'bob prompt', { key });
       expect(a.status).to.equal(202);
       expect(b.status).to.equal(202);
       expect(b.body.id).to.not.equal(a.body.id);
@@ -170,7 +167,7 @@ for (const backend of BACKENDS) {
     it("another subject's job is a 404 identical to an unknown id", async () => {
       const owner = await c.link(newSubject());
       const other = await c.link(newSubject());
-      const job = await submit(owner, 'private', newKey());
+      const job = await submitPrompt(c, owner, 'private');
       const foreign = await c.call('GET', `/v1/jobs/${job.body.id}`, { token: other });
       const unknown = await c.call('GET', '/v1/jobs/job_doesnotexist0000000000000000000', { token: other });
       expect(foreign.status).to.equal(404);
@@ -183,9 +180,9 @@ for (const backend of BACKENDS) {
     it('GET /v1/jobs lists only the caller’s jobs, newest first, across pages', async () => {
       const token = await c.link(newSubject());
       const other = await c.link(newSubject());
-      await submit(other, 'not mine', newKey());
+      await submitPrompt(c, other, 'not mine');
       const ids: string[] = [];
-      for (let i = 0; i < 5; i++) ids.push((await submit(token, `job ${i}`, newKey())).body.id);
+      for (let i = 0; i < 5; i++) ids.push((await submitPrompt(c, token, `job ${i}`)).body.id);
       const first = await c.call('GET', '/v1/jobs?limit=2', { token });
       const second = await c.call('GET', `/v1/jobs?limit=2&cursor=${first.body.next_cursor}`, { token });
       const third = await c.call('GET', `/v1/jobs?limit=2&cursor=${second.body.next_cursor}`, { token });
@@ -196,8 +193,8 @@ for (const backend of BACKENDS) {
 
     it('a prompt that is empty or over 4000 characters answers 400 and charges nothing', async () => {
       const token = await c.link(newSubject());
-      const empty = await submit(token, '', newKey());
-      const long = await submit(token, 'x'.repeat(4001), newKey());
+      const empty = await submitPrompt(c, token, '');
+      const long = await submitPrompt(c, token, 'x'.repeat(4001));
       expect(empty.status).to.equal(400);
       expect(long.status).to.equal(400);
       expect((await c.call('GET', '/v1/me', { token })).body.usage.jobs_charged).to.equal(0);
@@ -241,11 +238,7 @@ for (const backend of BACKENDS) {
 
     it('GET /v1/jobs/{id} sends Retry-After while the job is not final, and none once it is', async () => {
       const token = await g.link(newSubject());
-      const created = await g.call('POST', '/v1/jobs', {
-        token,
-        body: { input: { prompt: 'wait' } },
-        headers: { 'idempotency-key': newKey() },
-      });
+      const created = await submitPrompt(g, token, 'wait');
       const pending = await g.call('GET', `/v1/jobs/${created.body.id}`, { token });
       expect(pending.body.status).to.be.oneOf(['queued', 'running']);
       expect(pending.headers.get('retry-after')).to.equal('2');

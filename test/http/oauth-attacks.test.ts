@@ -11,6 +11,7 @@ import {
   REDIRECT_URI,
   registerClient,
   tokenRequest,
+  oauthTokens,
 } from '../support/oauth-helpers';
 
 // Attacks on the authorization server, each reproduced as the attacker would send it; every test here failed
@@ -27,10 +28,8 @@ for (const kind of BACKENDS) {
     const me = (token: string) => connector.call('GET', '/v1/me', { token });
     /** A grant of a fresh client: its tokens, as the rightful client received them. */
     const redeem = async () => {
-      const { clientId, code, verifier } = await codeFor(connector, newSubject());
-      const res = await tokenRequest(connector.baseUrl, codeForm(clientId, code, verifier));
-      expect(res.status, JSON.stringify(res.body)).to.equal(200);
-      return { clientId, tokens: res.body };
+      const { clientId, tokens } = await oauthTokens(connector, newSubject());
+      return { clientId, tokens };
     };
 
     describe('a stolen code or refresh token, presented by the wrong client or without its verifier', () => {

@@ -5,8 +5,7 @@ import {
   answerConsent,
   authorize,
   authorizeParams,
-  codeFor,
-  codeForm,
+  oauthTokens,
   pendingRequestId,
   REDIRECT_URI,
   registerClient,
@@ -35,10 +34,8 @@ async function known(connector: ConnectorUnderTest, clientId: string): Promise<b
 
 /** A client that has completed an authorization: registered, approved, code redeemed; answers its refresh. */
 async function grantedClient(connector: ConnectorUnderTest): Promise<{ clientId: string; refresh(): Promise<number> }> {
-  const { clientId, code, verifier } = await codeFor(connector, newSubject());
-  const tokens = await tokenRequest(connector.baseUrl, codeForm(clientId, code, verifier));
-  expect(tokens.status, JSON.stringify(tokens.body)).to.equal(200);
-  let refreshToken: string = tokens.body.refresh_token;
+  const { clientId, tokens } = await oauthTokens(connector, newSubject());
+  let refreshToken: string = tokens.refresh_token;
   return {
     clientId,
     refresh: async () => {

@@ -13,6 +13,7 @@ import {
   REDIRECT_URI,
   registerClient,
   tokenRequest,
+  oauthTokens,
 } from '../support/oauth-helpers';
 
 for (const kind of BACKENDS) {
@@ -26,10 +27,8 @@ for (const kind of BACKENDS) {
 
     const me = (token: string) => connector.call('GET', '/v1/me', { token });
     const redeem = async (subject = newSubject()) => {
-      const { clientId, code, verifier } = await codeFor(connector, subject);
-      const res = await tokenRequest(connector.baseUrl, codeForm(clientId, code, verifier));
-      expect(res.status, JSON.stringify(res.body)).to.equal(200);
-      return { clientId, subject, tokens: res.body };
+      const { clientId, tokens } = await oauthTokens(connector, subject);
+      return { clientId, subject, tokens };
     };
 
     it('protected-resource metadata at the root and under /mcp names PUBLIC_URL as resource and authorization server', async () => {

@@ -6,6 +6,7 @@ import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../
 import { jwtClaims, jwtHeader, keyIdOf, phaseEnv, previousUses, ROTATION, tokenUnder, verifiesWith } from '../support/rotation';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { scrape, sumOf } from '../support/prometheus-text';
+import { submitPrompt } from '../support/job-submission';
 
 // One connector in a rotation's overlap (both secrets of each kind configured). What the previous secret
 // signed is made here with its derived keys, as a connector configured with it alone would have made it;
@@ -68,11 +69,9 @@ for (const backend of BACKENDS) {
       const linked = await linkWith(ls.new, subject);
       const oldToken = tokenUnder(cs.old, connector.config.publicUrl, subject, jwtClaims(linked.body.token).jti as string);
       const key = newKey();
-      const submit = (token: string) =>
-        connector.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'overlap' } }, headers: { 'idempotency-key': key } });
-      const first = await submit(oldToken);
+      const first = await submitPrompt(connector, oldToken, 'overlap', { key });
       expect(first.status, first.text).to.equal(202);
-      const again = await submit(linked.body.token);
+      const again = await submitPrompt(connector, linked.body.token, 'overlap', { key });
       expect(again.status, again.text).to.equal(202);
       expect(again.headers.get('idempotent-replayed')).to.equal('true');
       expect(again.body.id).to.equal(first.body.id);

@@ -8,6 +8,7 @@ import { BACKENDS } from '../support/backends';
 import { withOperations } from '../support/extra-operations';
 import { newKey, newSubject, startConnector, type CallResult, type ConnectorUnderTest } from '../support/harness';
 import { scrape, sumOf } from '../support/prometheus-text';
+import { submitPrompt } from '../support/job-submission';
 
 const LIMIT = 3;
 const PROBLEM = /^application\/problem\+json/;
@@ -36,13 +37,10 @@ for (const backend of BACKENDS) {
     });
     after(async () => c.close());
 
-    const submit = (token: string, prompt: string, key: string) =>
-      c.call('POST', '/v1/jobs', { token, body: { input: { prompt } }, headers: { 'idempotency-key': key } });
-
     it(`20 concurrent new jobs with distinct keys: exactly ${LIMIT} are accepted and charged, 17 answer 402`, async () => {
       const token = await c.link(newSubject());
       const before = await scrape(c.metricsUrl);
-      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => submit(token, `job ${i}`, newKey())));
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => submitPrompt(c, token, `job ${i}`)));
       const statuses = answers.map((a) => a.status).sort();
       expect(statuses).to.deep.equal([...Array(LIMIT).fill(202), ...Array(20 - LIMIT).fill(402)]);
       const me = await c.call('GET', '/v1/me', { token });
@@ -60,9 +58,9 @@ for (const backend of BACKENDS) {
 
     it('the 402 is problem+json whose detail names the next midnight UTC, with Retry-After counting down to it', async () => {
       const token = await c.link(newSubject());
-      for (let i = 0; i < LIMIT; i++) expect((await submit(token, `paid ${i}`, newKey())).status).to.equal(202);
+      for (let i = 0; i < LIMIT; i++) expect((await submitPrompt(c, token, `paid ${i}`)).status).to.equal(202);
       const sentAt = Date.now();
-      const refused = await submit(token, 'one too many', newKey());
+      const refused = await submitPrompt(c, token, 'one too many');
       expect(refused.status).to.equal(402);
       expect(refused.headers.get('content-type')).to.match(PROBLEM);
       expect(refused.body.type).to.equal('urn:connector:problem:credit-budget-exhausted');
@@ -79,9 +77,11 @@ for (const backend of BACKENDS) {
       const token = await c.link(newSubject());
       const keys = Array.from({ length: LIMIT }, () => newKey());
       const accepted: CallResult[] = [];
-      for (const key of keys) accepted.push(await submit(token, `kept ${key}`, key));
-      expect((await submit(token, 'over', newKey())).status).to.equal(402);
-      const retries = await Promise.all(keys.flatMap((key) => [submit(token, `kept ${key}`, key), submit(token, `kept ${key}`, key)]));
+      for (const key of keys) accepted.push(await submitPrompt(c, token, `kept ${key}`, { key }));
+      expect((await submitPrompt(c, token, 'over')).status).to.equal(402);
+      const retries = await Promise.all(
+        keys.flatMap((key) => [submitPrompt(c, token, `kept ${key}`, { key }), submitPrompt(c, token, `kept ${key}`, { key })]),
+      );
       retries.forEach((retry, i) => {
         expect(retry.status).to.equal(202);
         expect(retry.headers.get('idempotent-replayed')).to.equal('true');
@@ -92,10 +92,10 @@ for (const backend of BACKENDS) {
 
     it('a refused key is not recorded: sending it again with another payload is 402 again, not 422', async () => {
       const token = await c.link(newSubject());
-      for (let i = 0; i < LIMIT; i++) await submit(token, `paid ${i}`, newKey());
+      for (let i = 0; i < LIMIT; i++) await submitPrompt(c, token, `paid ${i}`);
       const key = newKey();
-      expect((await submit(token, 'first try', key)).status).to.equal(402);
-      expect((await submit(token, 'another payload', key)).status).to.equal(402);
+      expect((await submitPrompt(c, token, 'first try', { key })).status).to.equal(402);
+      expect((await submitPrompt(c, token, 'another payload', { key })).status).to.equal(402);
     });
 
     it(`a job priced above the whole limit (${LIMIT + 2} credits) is 402 price-exceeds-daily-limit without Retry-After, on a fresh budget, charging nothing`, async () => {
@@ -126,10 +126,10 @@ for (const backend of BACKENDS) {
 
     it('the budget is per subject: another subject still has its whole budget', async () => {
       const spender = await c.link(newSubject());
-      for (let i = 0; i < LIMIT; i++) await submit(spender, `paid ${i}`, newKey());
-      expect((await submit(spender, 'over', newKey())).status).to.equal(402);
+      for (let i = 0; i < LIMIT; i++) await submitPrompt(c, spender, `paid ${i}`);
+      expect((await submitPrompt(c, spender, 'over')).status).to.equal(402);
       const other = await c.link(newSubject());
-      expect((await submit(other, 'mine', newKey())).status).to.equal(202);
+      expect((await submitPrompt(c, other, 'mine')).status).to.equal(202);
       expect((await c.call('GET', '/v1/me', { token: other })).body.daily_budget).to.include({ spent: 1, remaining: LIMIT - 1 });
     });
   });
@@ -144,11 +144,7 @@ for (const backend of BACKENDS) {
     it('without DAILY_CREDIT_LIMIT, /v1/me shows daily_budget null and jobs are not capped', async () => {
       const token = await c.link(newSubject());
       for (let i = 0; i < 5; i++) {
-        const res = await c.call('POST', '/v1/jobs', {
-          token,
-          body: { input: { prompt: `p${i}` } },
-          headers: { 'idempotency-key': newKey() },
-        });
+        const res = await submitPrompt(c, token, `p${i}`);
         expect(res.status).to.equal(202);
       }
       const me = await c.call('GET', '/v1/me', { token });

@@ -4,6 +4,8 @@ import { waitFor } from '../../testkit/wait-for';
 import { BACKENDS } from '../support/backends';
 import { EXTENDED_REGISTRY, MAX_TRANSLATION, translateJob, UNSUPPORTED_LANGUAGE } from '../support/extra-operations';
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { isFinal, pollJob } from '../support/job-polling';
+import { submitJob } from '../support/job-submission';
 
 /** GPT Actions' limit on an answer, in characters. */
 const MAX_ANSWER = 100_000;
@@ -28,17 +30,8 @@ for (const backend of BACKENDS) {
     });
     after(async () => c?.close());
 
-    const translate = (token: string, input: Record<string, unknown>, key: string = newKey()) =>
-      c.call('POST', '/v1/translations', { token, body: { input }, headers: { 'idempotency-key': key } });
-    const read = async (token: string, id: string) => (await c.call('GET', `/v1/jobs/${id}`, { token })).body;
-    const final = (token: string, id: string) =>
-      waitFor(
-        async () => {
-          const job = await read(token, id);
-          return ['succeeded', 'failed', 'canceled'].includes(job.status) ? job : undefined;
-        },
-        { what: `job ${id} to end`, timeoutMs: 30_000 },
-      );
+    /** The translation operation of the extended registry, as the job helpers take it. */
+    const translation = { operationId: translateJob.operationId, operations: EXTENDED_REGISTRY.operations };
     const usage = async (token: string) => (await c.call('GET', '/v1/me', { token })).body.usage;
 
     it('publishes its rule and range in x-cost, and its description states the price once', async () => {
@@ -71,13 +64,15 @@ for (const backend of BACKENDS) {
       ];
       for (const [text, cost] of cases) {
         const token = await c.link(newSubject());
-        const accepted = await translate(token, { text, target_language: 'de' });
+        const accepted = await submitJob(c, token, { ...translation, input: { text, target_language: 'de' } });
         expect(accepted.status, accepted.text.slice(0, 300)).to.equal(202);
         expect(accepted.body.cost, `${[...text].length} characters`).to.equal(cost);
         expect(await usage(token)).to.deep.equal({ jobs_charged: 1, credits_spent: cost, credits_refunded: 0 });
       }
       const token = await c.link(newSubject());
-      expect((await translate(token, { text: 'x'.repeat(MAX_TRANSLATION + 1), target_language: 'de' })).status).to.equal(400);
+      expect(
+        (await submitJob(c, token, { ...translation, input: { text: 'x'.repeat(MAX_TRANSLATION + 1), target_language: 'de' } })).status,
+      ).to.equal(400);
       expect(await usage(token)).to.deep.equal({ jobs_charged: 0, credits_spent: 0, credits_refunded: 0 });
     });
 
@@ -85,22 +80,22 @@ for (const backend of BACKENDS) {
       const token = await c.link(newSubject());
       const input = { ...translateJob.example!, text: 'y'.repeat(450) };
       const key = newKey();
-      const first = await translate(token, input, key);
-      const job = await final(token, first.body.id);
+      const first = await submitJob(c, token, { ...translation, input: input, key });
+      const job = await pollJob(c, token, first.body.id, isFinal, 30_000);
       expect(job).to.deep.include({ status: 'succeeded', cost: 3, result: { target_language: 'fr', translated: input.text, chunks: 5 } });
       expect(job.progress).to.include({ percent: 100, message: 'Chunk 5 of 5 translated.' });
-      const again = await translate(token, input, key);
+      const again = await submitJob(c, token, { ...translation, input: input, key });
       expect(again.headers.get('idempotent-replayed')).to.equal('true');
       expect(again.body.id).to.equal(first.body.id);
-      expect((await translate(token, { ...input, target_language: 'it' }, key)).status).to.equal(422);
+      expect((await submitJob(c, token, { ...translation, input: { ...input, target_language: 'it' }, key })).status).to.equal(422);
       expect(await usage(token)).to.deep.equal({ jobs_charged: 1, credits_spent: 3, credits_refunded: 0 });
     });
 
     it('a valid input the work cannot do (Latin) fails with its JobError, once, and is refunded', async () => {
       const token = await c.link(newSubject());
-      const accepted = await translate(token, { text: 'Salve.', target_language: 'la' });
+      const accepted = await submitJob(c, token, { ...translation, input: { text: 'Salve.', target_language: 'la' } });
       expect(accepted.status).to.equal(202);
-      expect(await final(token, accepted.body.id)).to.deep.include({
+      expect(await pollJob(c, token, accepted.body.id, isFinal, 30_000)).to.deep.include({
         status: 'failed',
         attempts: 1,
         error: { message: UNSUPPORTED_LANGUAGE },
@@ -111,11 +106,11 @@ for (const backend of BACKENDS) {
 
     it('a running translation canceled midway stops between chunks and is refunded in full', async () => {
       const token = await c.link(newSubject());
-      const accepted = await translate(token, { text: 'z'.repeat(MAX_TRANSLATION), target_language: 'es' });
-      await waitFor(async () => ((await read(token, accepted.body.id)).progress?.percent ?? 0) > 0, { what: 'the first chunk' });
+      const accepted = await submitJob(c, token, { ...translation, input: { text: 'z'.repeat(MAX_TRANSLATION), target_language: 'es' } });
+      await pollJob(c, token, accepted.body.id, (job) => (job.progress?.percent ?? 0) > 0);
       const stopping = await c.call('DELETE', `/v1/jobs/${accepted.body.id}`, { token });
       expect(stopping.status).to.equal(202);
-      const ended = await final(token, accepted.body.id);
+      const ended = await pollJob(c, token, accepted.body.id, isFinal, 30_000);
       expect(ended).to.include({ status: 'canceled', refunded_credits: 60, result: null });
       expect(ended.progress.percent).to.be.below(100);
       expect(await usage(token)).to.deep.equal({ jobs_charged: 1, credits_spent: 0, credits_refunded: 60 });

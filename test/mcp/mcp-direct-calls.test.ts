@@ -9,7 +9,8 @@ import { publishedOperations } from '../../shared/contract/operations/registry';
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { MODERN_ENVELOPE, rawToolCall, type RawMcpCall } from '../support/mcp-client';
 import { sampleArguments } from '../support/tool-arguments';
-import { waitFor } from '../../testkit/wait-for';
+import { submitPrompt } from '../support/job-submission';
+import { inStatus, pollJob } from '../support/job-polling';
 
 const REVISION = '2026-07-28';
 
@@ -73,17 +74,11 @@ describe('MCP direct tool calls answer exactly as the SDK answers (two connector
     );
     token = await direct.link(newSubject());
     await direct.call('POST', '/v1/things', { token, body: { name: 'seen by both' } });
-    const job = await direct.call('POST', '/v1/jobs', {
-      token,
-      body: { input: { prompt: 'differential' } },
-      headers: { 'idempotency-key': newKey() },
-    });
+    const job = await submitPrompt(direct, token, 'differential');
     expect(job.status).to.equal(202);
     jobId = job.body.id as string;
     // A finished job reads the same from both sides whenever it is read.
-    await waitFor(async () => (await direct.call('GET', `/v1/jobs/${jobId}`, { token })).body.status === 'succeeded', {
-      what: 'the job to succeed',
-    });
+    await pollJob(direct, token, jobId, inStatus('succeeded'));
   });
   after(async () => {
     await sdk?.close();

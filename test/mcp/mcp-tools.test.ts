@@ -7,6 +7,7 @@ import { callOk, connectMcp, legacyTasks, modernTasks, OutputChecker, pollJobOve
 import { parseExposition, sumOf } from '../support/prometheus-text';
 import { INVALID_PARAMS, registryToolTests, rpcError } from '../support/registry-tool-tests';
 import { waitFor } from '../../testkit/wait-for';
+import { submitPrompt } from '../support/job-submission';
 
 for (const backend of BACKENDS) {
   describe(`MCP tools of ${SHIPPED_REGISTRY.name} over POST /mcp (${backend} backend)`, function () {
@@ -86,11 +87,7 @@ for (const backend of BACKENDS) {
             const own = await connectMcp(mcpUrl, subjectToken, revision);
             try {
               const key = newKey();
-              const rest = await connector.call('POST', '/v1/jobs', {
-                token: subjectToken,
-                body: { input: { prompt: 'both ways' } },
-                headers: { 'idempotency-key': key },
-              });
+              const rest = await submitPrompt(connector, subjectToken, 'both ways', { key });
               expect(rest.status, rest.text).to.equal(202);
               const viaMcp = await callOk(own, checker, 'create_job', { input: { prompt: 'both ways' }, idempotency_key: key });
               expect(viaMcp.id).to.equal(rest.body.id);

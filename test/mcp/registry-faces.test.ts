@@ -5,7 +5,7 @@ import { countWords, echoNote, EXTENDED_REGISTRY, NO_WORDS } from '../support/ex
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { connectMcp, OutputChecker } from '../support/mcp-client';
 import { chargesOf } from '../support/registry-tool-tests';
-import { waitFor } from '../../testkit/wait-for';
+import { inStatus, pollJob } from '../support/job-polling';
 
 describe('a registry with a free extra operation', function () {
   this.timeout(60_000);
@@ -57,15 +57,6 @@ for (const backend of BACKENDS) {
     });
     after(async () => connector?.close());
 
-    const finished = (token: string, id: string) =>
-      waitFor(
-        async () => {
-          const res = await connector.call('GET', `/v1/jobs/${id}`, { token });
-          return res.body.status === 'succeeded' || res.body.status === 'failed' ? res.body : undefined;
-        },
-        { what: `job ${id} to end` },
-      );
-
     it('POST /v1/word-counts is accepted as a job that its own processor completes; a retry with the key is the same job, and its 3 credits are charged once', async () => {
       const subject = newSubject();
       const token = await connector.link(subject);
@@ -73,7 +64,10 @@ for (const backend of BACKENDS) {
       const first = await connector.call('POST', '/v1/word-counts', request);
       expect(first.status, first.text).to.equal(202);
       expect(first.body).to.include({ operation: countWords.operationId, cost: 3 });
-      expect(await finished(token, first.body.id)).to.deep.include({ status: 'succeeded', result: { words: 3 } });
+      expect(await pollJob(connector, token, first.body.id, inStatus('succeeded', 'failed'))).to.deep.include({
+        status: 'succeeded',
+        result: { words: 3 },
+      });
       const again = await connector.call('POST', '/v1/word-counts', request);
       expect(again.status).to.equal(202);
       expect(again.body.id).to.equal(first.body.id);
@@ -89,7 +83,10 @@ for (const backend of BACKENDS) {
         body: { input: { text: '12 + 30' }, idempotency_key: newKey() },
       });
       expect(accepted.status, accepted.text).to.equal(202);
-      expect(await finished(token, accepted.body.id)).to.deep.include({ status: 'failed', error: { message: NO_WORDS } });
+      expect(await pollJob(connector, token, accepted.body.id, inStatus('succeeded', 'failed'))).to.deep.include({
+        status: 'failed',
+        error: { message: NO_WORDS },
+      });
       expect(await chargesOf(connector, subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 3, credits_refunded: 0 });
     });
   });

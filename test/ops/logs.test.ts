@@ -14,6 +14,8 @@ import { BASE_ENV, newKey, newSubject, type ConnectorUnderTest, startConnector }
 import { LogCapture } from '../support/log-capture';
 import { ROOT } from '../support/spawn-process';
 import { waitFor } from '../../testkit/wait-for';
+import { submitPrompt } from '../support/job-submission';
+import { inStatus, pollJob } from '../support/job-polling';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const BOOM_SUBJECT = 'boom@example.com';
@@ -136,9 +138,7 @@ for (const backend of BACKENDS) {
 
     it('each request gets exactly one access line with method, route template, status, duration and its X-Request-Id', async () => {
       const token = await c.link(newSubject());
-      const job = (
-        await c.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'log me' } }, headers: { 'idempotency-key': newKey() } })
-      ).body.id;
+      const job = (await submitPrompt(c, token, 'log me')).body.id;
       const cases: Array<[string, string, string, number, { token?: string; body?: unknown }]> = [
         ['GET', '/v1/me', '/v1/me', 200, { token }],
         ['GET', `/v1/jobs/${job}`, '/v1/jobs/{id}', 200, { token }],
@@ -210,26 +210,12 @@ for (const backend of BACKENDS) {
         }
         const [alice, bob, boom] = tokens;
         const key = newKey();
-        const job = await session.call('POST', '/v1/jobs', {
-          token: alice,
-          body: { input: { prompt: 'fine' } },
-          headers: { 'idempotency-key': key },
-        });
-        const failing = await session.call('POST', '/v1/jobs', {
-          token: alice,
-          body: { input: { prompt: 'fail' } },
-          headers: { 'idempotency-key': newKey() },
-        });
+        const job = await submitPrompt(session, alice, 'fine', { key });
+        const failing = await submitPrompt(session, alice, 'fail');
         const statuses = [
           job.status,
           failing.status,
-          (
-            await session.call('POST', '/v1/jobs', {
-              token: alice,
-              body: { input: { prompt: 'other' } },
-              headers: { 'idempotency-key': key },
-            })
-          ).status,
+          (await submitPrompt(session, alice, 'other', { key })).status,
           (await session.call('POST', '/v1/things', { token: bob, body: { name: 1, token: needle('body-token-') } })).status,
           (await session.call('POST', '/v1/things', { token: bob, rawBody: '{"name": ', headers: { 'content-type': 'application/json' } }))
             .status,
@@ -268,12 +254,8 @@ for (const backend of BACKENDS) {
           ).status,
         ).to.equal(200);
         expect((await session.call('GET', '/v1/me', { token: boom })).status).to.equal(401);
-        await waitFor(async () => (await session.call('GET', `/v1/jobs/${failing.body.id}`, { token: alice })).body.status === 'failed', {
-          what: 'the failing job',
-        });
-        await waitFor(async () => (await session.call('GET', `/v1/jobs/${job.body.id}`, { token: alice })).body.status === 'succeeded', {
-          what: 'the job',
-        });
+        await pollJob(session, alice, failing.body.id, inStatus('failed'));
+        await pollJob(session, alice, job.body.id, inStatus('succeeded'));
 
         const lines = session.logs.lines;
         for (const line of lines) expect(() => JSON.parse(line), line).to.not.throw();

@@ -25,7 +25,8 @@ import {
 } from '../support/metric-contract';
 import { deltas, samplesOf, scrape, seriesKey, sumOf, type Exposition, type Labels } from '../support/prometheus-text';
 import { scriptedJobs } from '../support/scripted-jobs';
-import { waitFor } from '../../testkit/wait-for';
+import { inStatus, pollJob } from '../support/job-polling';
+import { submitPrompt, type JobClient } from '../support/job-submission';
 
 /** Every sample name of the contract metrics, except the queue gauge (a level, not a count) and histogram sums. */
 const COUNTED = Object.entries(CONTRACT_METRICS).flatMap(([name, { type }]) =>
@@ -99,16 +100,10 @@ for (const backend of BACKENDS) {
     /** Links through the dashboard's endpoint; `secret: null` sends no x-link-secret header. */
     const link = async (subject: string, secret: string | null = BASE_ENV.LINK_SECRET) =>
       call('POST', '/v1/link', '/v1/link', { body: { subject }, headers: secret === null ? {} : { 'x-link-secret': secret } });
-    const submit = (token: string, prompt: string, key: string) =>
-      call('POST', '/v1/jobs', '/v1/jobs', { token, body: { input: { prompt } }, headers: { 'idempotency-key': key } });
-    const finish = (token: string, id: string) =>
-      waitFor(
-        async () => {
-          const res = await call('GET', `/v1/jobs/${id}`, '/v1/jobs/{id}', { token });
-          return res.body.status === 'succeeded' || res.body.status === 'failed' ? res.body : undefined;
-        },
-        { what: `job ${id} to finish` },
-      );
+    /** The checked client as the job helpers take it: each request remembered under its route template. */
+    const counted: JobClient = {
+      call: (method, path, options) => call(method, path, path.replace(/^\/v1\/jobs\/[^/]+$/, '/v1/jobs/{id}'), options),
+    };
 
     /** Asserts that, since `baseline`, exactly the expected counts moved and nothing else. */
     const expectExactDeltas = async (): Promise<Exposition> => {
@@ -173,11 +168,12 @@ for (const backend of BACKENDS) {
       const token = (await link(newSubject())).body.token as string;
       const keys = [newKey(), newKey(), newKey()];
       const created = [];
-      for (const [i, key] of keys.entries()) created.push((await submit(token, `job number ${i}`, key)).body.id as string);
-      expect((await submit(token, 'job number 0', keys[0])).headers.get('idempotent-replayed')).to.equal('true');
-      expect((await submit(token, 'job number 1', keys[1])).headers.get('idempotent-replayed')).to.equal('true');
-      expect((await submit(token, 'not the same payload', keys[2])).status).to.equal(422);
-      for (const id of created) expect((await finish(token, id)).status).to.equal('succeeded');
+      for (const [i, key] of keys.entries())
+        created.push((await submitPrompt(counted, token, `job number ${i}`, { key })).body.id as string);
+      expect((await submitPrompt(counted, token, 'job number 0', { key: keys[0] })).headers.get('idempotent-replayed')).to.equal('true');
+      expect((await submitPrompt(counted, token, 'job number 1', { key: keys[1] })).headers.get('idempotent-replayed')).to.equal('true');
+      expect((await submitPrompt(counted, token, 'not the same payload', { key: keys[2] })).status).to.equal(422);
+      for (const id of created) expect((await pollJob(counted, token, id, inStatus('succeeded', 'failed'))).status).to.equal('succeeded');
 
       expected.add('connector_tokens_issued_total', {});
       expected.add('connector_jobs_submitted_total', { operation: 'createJob' }, 3);
@@ -196,8 +192,8 @@ for (const backend of BACKENDS) {
     it('a job that fails moves completed{outcome="failed"} +1, refunded{reason="failed"} by its cost and its wait and run-time histograms by one', async () => {
       baseline = await scrape(c.metricsUrl);
       const token = (await link(newSubject())).body.token as string;
-      const job = await submit(token, 'fail', newKey());
-      const failed = await finish(token, job.body.id);
+      const job = await submitPrompt(counted, token, 'fail');
+      const failed = await pollJob(counted, token, job.body.id, inStatus('succeeded', 'failed'));
       expect(failed).to.include({ status: 'failed', attempts: 1 });
 
       expected.add('connector_tokens_issued_total', {});
@@ -310,10 +306,10 @@ for (const backend of BACKENDS) {
       const subject = newSubject();
       const token = (await link(subject)).body.token as string;
       const key = newKey();
-      const job = (await submit(token, 'labels', key)).body.id as string;
-      await submit(token, 'labels', key);
-      expect((await submit(token, 'other payload', key)).status).to.equal(422);
-      await finish(token, job);
+      const job = (await submitPrompt(counted, token, 'labels', { key })).body.id as string;
+      await submitPrompt(counted, token, 'labels', { key });
+      expect((await submitPrompt(counted, token, 'other payload', { key })).status).to.equal(422);
+      await pollJob(counted, token, job, inStatus('succeeded', 'failed'));
       const mcp = await connectMcp(`${c.baseUrl}/mcp`, token, '2026-07-28');
       await mcp.callTool({ name: 'get_me', arguments: {} });
       await mcp.close();
@@ -363,13 +359,11 @@ for (const backend of BACKENDS) {
       const start = await depth();
       expect({ queued: start.queued, running: start.running }).to.deep.equal({ queued: 0, running: 0 });
       const token = (await link(newSubject())).body.token as string;
-      const job = (await submit(token, 'hold', newKey())).body.id as string;
-      await waitFor(async () => (await c.call('GET', `/v1/jobs/${job}`, { token })).body.status === 'running', {
-        what: 'the held job to run',
-      });
+      const job = (await submitPrompt(counted, token, 'hold')).body.id as string;
+      await pollJob(c, token, job, inStatus('running'));
       expect(await depth()).to.deep.equal({ ...start, running: 1 });
       held.release();
-      expect((await finish(token, job)).status).to.equal('succeeded');
+      expect((await pollJob(counted, token, job, inStatus('succeeded', 'failed'))).status).to.equal('succeeded');
       expect(await depth()).to.deep.equal({ ...start, succeeded: start.succeeded + 1 });
     });
 

@@ -8,6 +8,8 @@ import { BASE_ENV, newKey, newSubject, type ConnectorUnderTest, startConnector }
 import { LogCapture } from '../support/log-capture';
 import { deltas, samplesOf, scrape, sumOf } from '../support/prometheus-text';
 import { waitFor } from '../../testkit/wait-for';
+import { submitPrompt } from '../support/job-submission';
+import { inStatus, pollJob } from '../support/job-polling';
 
 /** The job-side counters and histogram counts; the worker owns these when the API only enqueues. */
 const JOB_SIDE = ['connector_jobs_completed_total', 'connector_job_wait_seconds_count', 'connector_job_duration_seconds_count'];
@@ -63,24 +65,14 @@ describe('Prometheus metrics and logs of a separate worker [redis]', () => {
     const keys = [newKey(), newKey(), newKey()];
     const ids: string[] = [];
     for (const key of keys) {
-      const res = await api.call('POST', '/v1/jobs', {
-        token,
-        body: { input: { prompt: `worker ${key}` } },
-        headers: { 'idempotency-key': key },
-      });
+      const res = await submitPrompt(api, token, `worker ${key}`, { key });
       expect(res.status).to.equal(202);
       ids.push(res.body.id);
     }
-    const retry = await api.call('POST', '/v1/jobs', {
-      token,
-      body: { input: { prompt: `worker ${keys[0]}` } },
-      headers: { 'idempotency-key': keys[0] },
-    });
+    const retry = await submitPrompt(api, token, `worker ${keys[0]}`, { key: keys[0] });
     expect(retry.headers.get('idempotent-replayed')).to.equal('true');
     for (const id of ids) {
-      await waitFor(async () => (await api.call('GET', `/v1/jobs/${id}`, { token })).body.status === 'succeeded', {
-        what: `job ${id} to succeed`,
-      });
+      await pollJob(api, token, id, inStatus('succeeded'));
     }
     const apiAfter = await scrape(api.metricsUrl);
     const workerAfter = await scrape(workerMetricsUrl);

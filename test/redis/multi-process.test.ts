@@ -2,7 +2,9 @@ import { expect } from 'chai';
 import { startRedis, type TestRedis } from '../../testkit/redis-node';
 import { newKey, newSubject } from '../support/harness';
 import { waitFor } from '../../testkit/wait-for';
-import { pollJob, redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from './support/processes';
+import { redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from './support/processes';
+import { pollJob } from '../support/job-polling';
+import { submitPrompt } from '../support/job-submission';
 
 /** How long a request may take to answer 503 once Redis is gone: the command timeout (2 s default) plus margin. */
 const OUTAGE_BOUND_MS = 3000;
@@ -64,13 +66,7 @@ describe('two built API processes and a built worker sharing one private Redis',
     const { token } = await a.link(newSubject());
     const key = newKey();
     const answers = await Promise.all(
-      Array.from({ length: 200 }, (_, i) =>
-        (i % 2 === 0 ? a : b).call('POST', '/v1/jobs', {
-          token,
-          body: { input: { prompt: 'once only' } },
-          headers: { 'idempotency-key': key },
-        }),
-      ),
+      Array.from({ length: 200 }, (_, i) => submitPrompt(i % 2 === 0 ? a : b, token, 'once only', { key })),
     );
     expect(answers.map((r) => r.status)).to.deep.equal(Array(200).fill(202));
     expect(new Set(answers.map((r) => r.body.id)).size).to.equal(1);
@@ -86,14 +82,8 @@ describe('two built API processes and a built worker sharing one private Redis',
   it('the same key with another payload answers 422 on either process and charges nothing more', async () => {
     const { token } = await a.link(newSubject());
     const key = newKey();
-    expect(
-      (await a.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'first' } }, headers: { 'idempotency-key': key } })).status,
-    ).to.equal(202);
-    const conflict = await b.call('POST', '/v1/jobs', {
-      token,
-      body: { input: { prompt: 'second' } },
-      headers: { 'idempotency-key': key },
-    });
+    expect((await submitPrompt(a, token, 'first', { key })).status).to.equal(202);
+    const conflict = await submitPrompt(b, token, 'second', { key });
     expect(conflict.status).to.equal(422);
     expect(await usage(b, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });
   });
@@ -112,11 +102,7 @@ describe('two built API processes and a built worker sharing one private Redis',
   it('state survives an API restart: token, usage, things and jobs are all still there', async () => {
     const { token } = await a.link(newSubject());
     expect((await a.call('POST', '/v1/things', { token, body: { name: 'kept' } })).status).to.equal(201);
-    const job = await a.call('POST', '/v1/jobs', {
-      token,
-      body: { input: { prompt: 'kept job' } },
-      headers: { 'idempotency-key': newKey() },
-    });
+    const job = await submitPrompt(a, token, 'kept job');
     await pollJob(a, token, job.body.id, (j) => j.status === 'succeeded');
     expect(await a.stop()).to.equal(0);
     a = await startApiProcess(env);
@@ -180,11 +166,7 @@ describe('two built API processes and a built worker sharing one private Redis',
     const readyMs = Date.now() - restartedAt;
     // The restarted server is empty (--save ""), so the earlier tokens are gone: link anew.
     const { token } = await a.link(newSubject());
-    const job = await b.call('POST', '/v1/jobs', {
-      token,
-      body: { input: { prompt: 'after the outage' } },
-      headers: { 'idempotency-key': newKey() },
-    });
+    const job = await submitPrompt(b, token, 'after the outage');
     expect(job.status, job.text).to.equal(202);
     await pollJob(a, token, job.body.id, (j) => j.status === 'succeeded');
     console.log(`      all three processes ready ${readyMs} ms after the restart; a job ran ${Date.now() - restartedAt} ms after it`);
@@ -211,11 +193,7 @@ describe('a job accepted while no worker runs', function () {
 
   it('stays queued while no worker runs, then succeeds once a worker starts', async () => {
     const { token } = await api.link(newSubject());
-    const created = await api.call('POST', '/v1/jobs', {
-      token,
-      body: { input: { prompt: 'waiting' } },
-      headers: { 'idempotency-key': newKey() },
-    });
+    const created = await submitPrompt(api, token, 'waiting');
     expect(created.status).to.equal(202);
     // The API process itself must never pick the job up: it stays queued through repeated polls.
     for (let i = 0; i < 10; i++) {

@@ -1,9 +1,11 @@
 import { expect } from 'chai';
-import { newKey, newSubject } from '../support/harness';
+import { newSubject } from '../support/harness';
 import { startRedis, type TestRedis } from '../../testkit/redis-node';
 import { waitFor } from '../../testkit/wait-for';
 import { resetConnectionsOn } from './support/resetting-port';
-import { pollJob, redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from './support/processes';
+import { redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from './support/processes';
+import { pollJob } from '../support/job-polling';
+import { submitPrompt } from '../support/job-submission';
 
 const PREFIX = 'outage-output:';
 /** Failed reconnects each process's clients make before Redis comes back: an outage, not a blip. */
@@ -42,11 +44,7 @@ describe('what the built API and worker print through a Redis outage (private Re
     await redis.restart();
     await waitFor(async () => (await api.call('GET', '/readyz')).status === 200, { timeoutMs: 15_000, what: 'the API to be ready again' });
     const again = await api.link(newSubject());
-    const after = await api.call('POST', '/v1/jobs', {
-      token: again.token,
-      body: { input: { prompt: 'after' } },
-      headers: { 'idempotency-key': newKey() },
-    });
+    const after = await submitPrompt(api, again.token, 'after');
     expect(after.status, after.text).to.equal(202);
     await pollJob(api, again.token, after.body.id, (job) => job.status === 'succeeded');
     exits.push(await api.stop(), await worker.stop());

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { newKey, newSubject } from '../support/harness';
 import { startRedis, type TestRedis } from '../../testkit/redis-node';
 import { waitFor } from '../../testkit/wait-for';
-import { pollJob, redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from './support/processes';
+import { redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from './support/processes';
+import { pollJob } from '../support/job-polling';
 
 const CLIENTS = 10;
 /** Statuses a client may see while Redis is away; anything else (another 5xx, a reset) is a fault. */

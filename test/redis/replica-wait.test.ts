@@ -3,6 +3,7 @@ import Redis from 'ioredis';
 import { startRedis, type TestRedis } from '../../testkit/redis-node';
 import { waitFor } from '../../testkit/wait-for';
 import { redisEnv, startApiProcess, type ApiUnderTest } from './support/processes';
+import { submitPrompt } from '../support/job-submission';
 
 describe('REDIS_MIN_REPLICAS=1: a paid job is acknowledged only once a replica holds it', () => {
   let primary: TestRedis;
@@ -10,9 +11,6 @@ describe('REDIS_MIN_REPLICAS=1: a paid job is acknowledged only once a replica h
   let replicaClient: Redis;
   let api: ApiUnderTest;
   let token: string;
-  const submit = (key: string) =>
-    api.call('POST', '/v1/jobs', { token, headers: { 'idempotency-key': key }, body: { input: { prompt: 'keep me' } } });
-
   before(async () => {
     primary = await startRedis();
     replica = await startRedis();
@@ -31,7 +29,7 @@ describe('REDIS_MIN_REPLICAS=1: a paid job is acknowledged only once a replica h
 
   it('without a replica the job is answered 503 with Retry-After, and so is its retry', async () => {
     for (let attempt = 0; attempt < 2; attempt++) {
-      const res = await submit('unreplicated');
+      const res = await submitPrompt(api, token, 'keep me', { key: 'unreplicated' });
       expect(res.status, res.text).to.equal(503);
       expect(Number(res.headers.get('retry-after'))).to.be.greaterThan(0);
       expect(res.headers.get('content-type')).to.match(/^application\/problem\+json/);
@@ -41,10 +39,10 @@ describe('REDIS_MIN_REPLICAS=1: a paid job is acknowledged only once a replica h
   it('once a replica has synced, the retry answers 202 with the same job, replayed and charged once', async () => {
     await replicaClient.replicaof('127.0.0.1', primary.port);
     await waitFor(async () => /master_link_status:up/.test(await replicaClient.info('replication')), { what: 'the replica to sync' });
-    const retry = await submit('unreplicated');
+    const retry = await submitPrompt(api, token, 'keep me', { key: 'unreplicated' });
     expect(retry.status, retry.text).to.equal(202);
     expect(retry.headers.get('idempotent-replayed')).to.equal('true');
-    const again = await submit('unreplicated');
+    const again = await submitPrompt(api, token, 'keep me', { key: 'unreplicated' });
     expect(again.body.id).to.equal(retry.body.id);
     const me = await api.call('GET', '/v1/me', { token });
     expect(me.body.usage).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });
@@ -53,7 +51,7 @@ describe('REDIS_MIN_REPLICAS=1: a paid job is acknowledged only once a replica h
   });
 
   it('with the replica in sync a new job is answered 202 at once, not replayed', async () => {
-    const res = await submit('fresh');
+    const res = await submitPrompt(api, token, 'keep me', { key: 'fresh' });
     expect(res.status, res.text).to.equal(202);
     expect(res.headers.get('idempotent-replayed')).to.equal(null);
   });

@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import Redis from 'ioredis';
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { commandCalls } from './support/redis-fixture';
+import { submitPrompt } from '../support/job-submission';
 
 describe('Redis round trips of the hot requests, over HTTP on a private redis-server', () => {
   let c: ConnectorUnderTest;
@@ -33,11 +34,7 @@ describe('Redis round trips of the hot requests, over HTTP on a private redis-se
   }
 
   it('GET /v1/me reads the usage and today’s spend inside the admission script: one script call, nothing after it', async () => {
-    const created = await c.call('POST', '/v1/jobs', {
-      token,
-      body: { input: { prompt: 'charge me' } },
-      headers: { 'idempotency-key': newKey() },
-    });
+    const created = await submitPrompt(c, token, 'charge me');
     expect(created.status, created.text).to.equal(202);
     let me: Awaited<ReturnType<ConnectorUnderTest['call']>> | undefined;
     const commands = await commandsOf(async () => (me = await c.call('GET', '/v1/me', { token })));
@@ -97,11 +94,7 @@ describe('Redis round trips of the hot requests, over HTTP on a private redis-se
       'mcp-method': 'tools/call',
       'mcp-name': 'get_me',
     };
-    const created = await c.call('POST', '/v1/jobs', {
-      token,
-      body: { input: { prompt: 'charge me too' } },
-      headers: { 'idempotency-key': newKey() },
-    });
+    const created = await submitPrompt(c, token, 'charge me too');
     expect(created.status, created.text).to.equal(202);
     const rest = await c.call('GET', '/v1/me', { token });
     let answer: { result?: { structuredContent?: Record<string, any> } } | undefined;
@@ -118,7 +111,7 @@ describe('Redis round trips of the hot requests, over HTTP on a private redis-se
 
   it('a replay is three script calls (admission, claim, the job read) and scans no list', async () => {
     const key = newKey();
-    const send = () => c.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'once' } }, headers: { 'idempotency-key': key } });
+    const send = () => submitPrompt(c, token, 'once', { key });
     const first = await send();
     expect(first.status, first.text).to.equal(202);
     let again: Awaited<ReturnType<ConnectorUnderTest['call']>> | undefined;

@@ -20,6 +20,7 @@ import { checkedClient, type Call } from '../support/checked-client';
 import { LogCapture } from '../support/log-capture';
 import { startRedis, type TestRedis } from '../../testkit/redis-node';
 import { waitFor } from '../../testkit/wait-for';
+import { submitPrompt } from '../support/job-submission';
 
 /** An in-process API on a given Redis and secret, answering through the OpenAPI-checked client. */
 interface Api {
@@ -64,11 +65,7 @@ describe('a CONNECTOR_SECRET rotation on a shared private Redis keeps idempotenc
     const key = newKey();
     before_ = await startOn(redis, prefix, 'secret-A-0123456789-abcdefghijklmnopqrstuv');
     const oldToken = await link(before_, subject);
-    const first = await before_.call('POST', '/v1/jobs', {
-      token: oldToken,
-      body: { input: { prompt: 'paid once' } },
-      headers: { 'idempotency-key': key },
-    });
+    const first = await submitPrompt(before_, oldToken, 'paid once', { key });
     expect(first.status, first.text).to.equal(202);
     await before_.api.close();
     before_ = undefined;
@@ -77,20 +74,12 @@ describe('a CONNECTOR_SECRET rotation on a shared private Redis keeps idempotenc
     after_ = await startOn(redis, prefix, 'secret-B-0123456789-abcdefghijklmnopqrstuv');
     expect((await after_.call('GET', '/v1/me', { token: oldToken })).status).to.equal(401);
     const token = await link(after_, subject);
-    const retry = await after_.call('POST', '/v1/jobs', {
-      token,
-      body: { input: { prompt: 'paid once' } },
-      headers: { 'idempotency-key': key },
-    });
+    const retry = await submitPrompt(after_, token, 'paid once', { key });
     expect(retry.status, retry.text).to.equal(202);
     expect(retry.headers.get('idempotent-replayed')).to.equal('true');
     expect(retry.body.id).to.equal(first.body.id);
 
-    const other = await after_.call('POST', '/v1/jobs', {
-      token,
-      body: { input: { prompt: 'something else' } },
-      headers: { 'idempotency-key': key },
-    });
+    const other = await submitPrompt(after_, token, 'something else', { key });
     expect(other.status, other.text).to.equal(422);
     const me = await after_.call('GET', '/v1/me', { token });
     expect(me.body.usage).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });
@@ -139,8 +128,6 @@ describe('a rotation of every secret through three restarts on one Redis: before
     return connector;
   };
   const oauth = (c: ConnectorUnderTest, linkSecret: string) => oauthTarget(c, { publicUrl: c.config.publicUrl, linkSecret });
-  const submit = (c: ConnectorUnderTest, token: string, key: string) =>
-    c.call('POST', '/v1/jobs', { token, body: { input: { prompt: 'rotated' } }, headers: { 'idempotency-key': key } });
   const linkWith = (c: ConnectorUnderTest, secret: string, subject: string) =>
     c.call('POST', '/v1/link', { body: { subject }, headers: { 'x-link-secret': secret } });
 
@@ -162,7 +149,7 @@ describe('a rotation of every secret through three restarts on one Redis: before
     expect(linked.status, linked.text).to.equal(201);
     expect(jwtHeader(linked.body.token).kid).to.equal(keyIdOf(cs.old));
     const key = newKey();
-    const job = await submit(c, linked.body.token, key);
+    const job = await submitPrompt(c, linked.body.token, 'rotated', { key });
     expect(job.status, job.text).to.equal(202);
     const granted = await codeFor(oauth(c, ls.old), subject);
     const exchanged = await tokenRequest(c.baseUrl, codeForm(granted.clientId, granted.code, granted.verifier));
@@ -199,7 +186,7 @@ describe('a rotation of every secret through three restarts on one Redis: before
       expect(me.status, me.text).to.equal(200);
       expect(me.body.subject).to.equal(minted.subject);
     }
-    const replay = await submit(c, minted.token, minted.key);
+    const replay = await submitPrompt(c, minted.token, 'rotated', { key: minted.key });
     expect(replay.status, replay.text).to.equal(202);
     expect(replay.headers.get('idempotent-replayed')).to.equal('true');
     expect(replay.body.id).to.equal(minted.jobId);
@@ -253,7 +240,7 @@ describe('a rotation of every secret through three restarts on one Redis: before
       client_id: minted.clientId,
     });
     expect(refreshed.status, JSON.stringify(refreshed.body)).to.equal(200);
-    const replay = await submit(c, refreshed.body.access_token, minted.key);
+    const replay = await submitPrompt(c, refreshed.body.access_token, 'rotated', { key: minted.key });
     expect(replay.status, replay.text).to.equal(202);
     expect(replay.headers.get('idempotent-replayed')).to.equal('true');
     expect(replay.body.id).to.equal(minted.jobId);

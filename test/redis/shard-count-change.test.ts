@@ -1,20 +1,11 @@
 import { expect } from 'chai';
 import Redis from 'ioredis';
 import { startRedis, type TestRedis } from '../../testkit/redis-node';
-import { pollJob, redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from './support/processes';
+import { redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from './support/processes';
+import { pollJob } from '../support/job-polling';
+import { acceptedJob, submitPrompt } from '../support/job-submission';
 
 const PREFIX = 'shards:';
-
-/** Submits one paid job; the answer is checked against the published document by the client. */
-async function submit(api: ApiUnderTest, token: string, key: string) {
-  const res = await api.call('POST', '/v1/jobs', {
-    token,
-    headers: { 'idempotency-key': key },
-    body: { input: { prompt: `prompt of ${key}` } },
-  });
-  expect(res.status, res.text).to.equal(202);
-  return res;
-}
 
 describe('changing JOB_QUEUE_SHARDS on a running deployment loses and duplicates nothing', () => {
   let redis: TestRedis;
@@ -39,10 +30,13 @@ describe('changing JOB_QUEUE_SHARDS on a running deployment loses and duplicates
   });
 
   it('jobs accepted under 1 shard and under 3 are each replayed through the other count as the same job, charged once', async () => {
-    for (let i = 0; i < 12; i++) ids.set(`before-${i}`, (await submit(one, token, `before-${i}`)).body.id);
-    for (let i = 0; i < 12; i++) ids.set(`after-${i}`, (await submit(three, token, `after-${i}`)).body.id);
+    for (let i = 0; i < 12; i++)
+      ids.set(`before-${i}`, (await acceptedJob(one, token, { input: { prompt: `prompt of before-${i}` }, key: `before-${i}` })).id);
+    for (let i = 0; i < 12; i++)
+      ids.set(`after-${i}`, (await acceptedJob(three, token, { input: { prompt: `prompt of after-${i}` }, key: `after-${i}` })).id);
     for (const [key, id] of ids) {
-      const replay = await submit(key.startsWith('before') ? three : one, token, key);
+      const replay = await submitPrompt(key.startsWith('before') ? three : one, token, `prompt of ${key}`, { key });
+      expect(replay.status, replay.text).to.equal(202);
       expect(replay.body.id).to.equal(id);
       expect(replay.headers.get('idempotent-replayed')).to.equal('true');
     }

@@ -3,7 +3,8 @@ import Redis from 'ioredis';
 import { BASE_ENV } from '../support/harness';
 import { startRedis, type TestRedis } from '../../testkit/redis-node';
 import { LEGACY_RESULT, writeLegacyLayout, type LegacyData } from './support/legacy-layout';
-import { pollJob, redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from './support/processes';
+import { redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from './support/processes';
+import { pollJob } from '../support/job-polling';
 
 const PREFIX = 'upgrade:';
 

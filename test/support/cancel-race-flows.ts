@@ -5,6 +5,8 @@ import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { waitFor } from '../../testkit/wait-for';
 import { aroundCreateJob } from './scripted-jobs';
 import { newKey, newSubject, type ConnectorOptions, type ConnectorUnderTest } from './harness';
+import { acceptedJob, submitPrompt } from './job-submission';
+import { inStatus, pollJob } from './job-polling';
 
 /** How many jobs each proof races; every one must end canceled and refunded, or ran and charged. */
 export const TRIALS = 200;
@@ -108,21 +110,15 @@ async function expectExactlyOnce(
   expect(days.days[0]).to.include({ charged, refunded, credits: charged - refunded });
 
   const startsBefore = new Map(starts);
-  const replays = await Promise.all(
-    trials.map((trial) =>
-      c.call('POST', '/v1/jobs', { token, body: { input: { prompt: trial.key } }, headers: { 'idempotency-key': trial.key } }),
-    ),
-  );
+  const replays = await Promise.all(trials.map((trial) => submitPrompt(c, token, trial.key, { key: trial.key })));
   trials.forEach((trial, i) => {
     expect(replays[i].headers.get('idempotent-replayed'), trial.id).to.equal('true');
     expect(replays[i].body, trial.id).to.deep.equal(final.get(trial.id));
   });
   // The queue takes jobs in order: once a job submitted after the replays has run, any job a replay had put
   // back would have started too.
-  const marker = await submit(c, token);
-  await waitFor(async () => (await c.call('GET', `/v1/jobs/${marker.id}`, { token })).body.status === 'succeeded', {
-    what: 'the job submitted after the replays to succeed',
-  });
+  const marker = await startTrial(c, token);
+  await pollJob(c, token, marker.id, inStatus('succeeded'));
   starts.delete(marker.id);
   expect(starts, 'jobs started after their replays').to.deep.equal(startsBefore);
   const reread = await Promise.all(trials.map((trial) => c.call('GET', `/v1/jobs/${trial.id}`, { token })));
@@ -137,12 +133,11 @@ async function expectExactlyOnce(
   return { canceled, ran: trials.length - canceled };
 }
 
-/** Submits a job; its prompt is its key, so that its replay can be sent without remembering the body. */
-async function submit(c: ConnectorUnderTest, token: string): Promise<Trial> {
+/** A trial's job, accepted; its prompt is its key, so that its replay can be sent without remembering the body. */
+async function startTrial(c: ConnectorUnderTest, token: string): Promise<Trial> {
   const key = newKey();
-  const res = await c.call('POST', '/v1/jobs', { token, body: { input: { prompt: key } }, headers: { 'idempotency-key': key } });
-  expect(res.status, res.text).to.equal(202);
-  return { id: res.body.id, key, cost: res.body.cost, answers: [] };
+  const job = await acceptedJob(c, token, { input: { prompt: key }, key });
+  return { id: job.id, key, cost: job.cost, answers: [] };
 }
 
 /** Registers the proof of a cancel racing the worker's pick-up, with connectors from `start`, under `label`. */
@@ -161,7 +156,7 @@ export function cancelRaceProof(label: string, start: StartConnector): void {
       const token = await c.link(subject);
       const trials = await Promise.all(
         Array.from({ length: TRIALS }, async () => {
-          const trial = await submit(c, token);
+          const trial = await startTrial(c, token);
           await jitter(cancelDelay());
           const res = await c.call('DELETE', `/v1/jobs/${trial.id}`, { token });
           trial.answers.push(res.status);
@@ -195,7 +190,7 @@ export function twoApiCancelProof(label: string, startPair: StartPair): void {
       const token = await first.link(subject);
       const trials = await Promise.all(
         Array.from({ length: TRIALS }, async (_, i) => {
-          const trial = await submit(i % 2 === 0 ? first : second, token);
+          const trial = await startTrial(i % 2 === 0 ? first : second, token);
           await jitter(cancelDelay());
           const answers = await Promise.all(
             [first, second].map((api) => api.call('DELETE', `/v1/jobs/${trial.id}`, { token }).then((res) => res.status)),

@@ -119,3 +119,21 @@ export async function codeFor(connector: OAuthTarget, subject: string, clientId?
 export function codeForm(clientId: string, code: string, verifier: string, redirectUri = REDIRECT_URI): Record<string, string> {
   return { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier, client_id: clientId };
 }
+
+/**
+ * OAuth set-up to a bearer token, as an app does it: register (unless `clientId` is given) → authorize →
+ * approve for `subject` → redeem the code, which must answer 200. Answers the token endpoint's body with the
+ * client, the connection the approval made, and the two tokens.
+ */
+export async function oauthTokens(connector: OAuthTarget, subject: string, clientId?: string) {
+  const granted = await codeFor(connector, subject, clientId);
+  const res = await tokenRequest(connector.baseUrl, codeForm(granted.clientId, granted.code, granted.verifier));
+  expect(res.status, JSON.stringify(res.body)).to.equal(200);
+  return {
+    clientId: granted.clientId,
+    connectionId: granted.connectionId,
+    tokens: res.body,
+    accessToken: res.body.access_token as string,
+    refreshToken: res.body.refresh_token as string,
+  };
+}

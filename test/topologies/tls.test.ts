@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { newKey, newSubject } from '../support/harness';
+import { newSubject } from '../support/harness';
 import {
   startRedisCluster,
   startRedisSentinelSet,
@@ -8,9 +8,10 @@ import {
   type TestRedisSentinelSet,
   type TestTlsRedis,
 } from '../../testkit/redis-topologies';
-import { pollJob } from '../redis/support/processes';
+import { pollJob } from '../support/job-polling';
 import { commonFlows } from './support/common-flows';
 import { clusterVars, deploymentEnv, sentinelVars, startDeployment, tlsNodeVars, usageOf, type Deployment } from './support/deployment';
+import { submitPrompt } from '../support/job-submission';
 
 describe('built API and worker processes on a TLS-only Redis node with an ACL user (rediss:// and REDIS_TLS_CA_FILE)', function () {
   this.timeout(60_000);
@@ -43,11 +44,7 @@ describe('REDIS_TLS=true with REDIS_TLS_CA_FILE on a Cluster and a Sentinel set 
   /** Links on one API, submits a job on the other, and sees it succeed, charged once. */
   async function jobRoundTrip(dep: Deployment): Promise<void> {
     const { token } = await dep.a.link(newSubject());
-    const created = await dep.b.call('POST', '/v1/jobs', {
-      token,
-      body: { input: { prompt: 'over TLS' } },
-      headers: { 'idempotency-key': newKey() },
-    });
+    const created = await submitPrompt(dep.b, token, 'over TLS');
     expect(created.status, created.text).to.equal(202);
     expect((await pollJob(dep.a, token, created.body.id, (job) => job.status === 'succeeded')).result).to.include({ summary: 'over TLS' });
     expect(await usageOf(dep.b, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });

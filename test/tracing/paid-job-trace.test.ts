@@ -9,6 +9,8 @@ import { waitFor } from '../../testkit/wait-for';
 import { redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from '../redis/support/processes';
 import { webhookEnv } from '../webhooks/support/webhook-stands';
 import { KIND, OtlpReceiver, type ReceivedSpan } from './support/otlp-receiver';
+import { submitPrompt } from '../support/job-submission';
+import { inStatus, pollJob } from '../support/job-polling';
 
 const hexId = (bytes: number): string => randomBytes(bytes).toString('hex');
 
@@ -72,11 +74,7 @@ describe('tracing: one trace follows a paid job from the request through the wor
     secrets.push(subject, token, key, prompt);
     const caller = callerContext();
 
-    const submitted = await api.call('POST', '/v1/jobs', {
-      token,
-      body: { input: { prompt } },
-      headers: { 'idempotency-key': key, traceparent: caller.traceparent, tracestate: 'caller=1' },
-    });
+    const submitted = await submitPrompt(api, token, prompt, { key, headers: { traceparent: caller.traceparent, tracestate: 'caller=1' } });
     expect(submitted.status, submitted.text).to.equal(202);
     const jobId: string = submitted.body.id;
     const event = await hooks.next((p) => p.type === 'job.succeeded' && p.data?.id === jobId, 'the job.succeeded webhook', 30_000);
@@ -144,11 +142,7 @@ describe('tracing: one trace follows a paid job from the request through the wor
   it('JSON log lines written inside a span carry its trace_id and span_id', async () => {
     const { token } = await api.link(newSubject());
     const caller = callerContext();
-    const submitted = await api.call('POST', '/v1/jobs', {
-      token,
-      body: { input: { prompt: 'logged' } },
-      headers: { 'idempotency-key': newKey(), traceparent: caller.traceparent },
-    });
+    const submitted = await submitPrompt(api, token, 'logged', { headers: { traceparent: caller.traceparent } });
     expect(submitted.status).to.equal(202);
     const jobId: string = submitted.body.id;
     const workerLine = await waitFor(() => worker.logLines().find((line) => line.job_id === jobId && line.msg === 'job started'), {
@@ -189,11 +183,7 @@ describe('tracing: one trace follows a paid job from the request through the wor
     expect(event.traceparent).to.match(new RegExp(`^00-${traceId}-[0-9a-f]{16}-00$`));
     // A sampled job submitted afterwards: once its delivery's span has arrived, so has anything recorded before it.
     const later = callerContext();
-    const next = await api.call('POST', '/v1/jobs', {
-      token,
-      body: { input: { prompt: 'sampled' } },
-      headers: { 'idempotency-key': newKey(), traceparent: later.traceparent },
-    });
+    const next = await submitPrompt(api, token, 'sampled', { headers: { traceparent: later.traceparent } });
     expect(next.status).to.equal(202);
     const delivered = await hooks.next((p) => p.type === 'job.succeeded' && p.data?.id === next.body.id, 'the second webhook', 30_000);
     const deliverySpanId = delivered.traceparent!.split('-')[2];
@@ -257,11 +247,7 @@ describe('tracing: one trace follows a paid job from the request through the wor
 
   it('server spans name the route template and keep no path, id or query: a job id, a consent request id, text a caller chose', async () => {
     const { token } = await api.link(newSubject());
-    const submitted = await api.call('POST', '/v1/jobs', {
-      token,
-      body: { input: { prompt: 'ids' } },
-      headers: { 'idempotency-key': newKey() },
-    });
+    const submitted = await submitPrompt(api, token, 'ids');
     expect(submitted.status).to.equal(202);
     const jobId: string = submitted.body.id;
     const target = oauthTarget(api, { publicUrl: env.PUBLIC_URL, linkSecret: env.LINK_SECRET });
@@ -343,16 +329,10 @@ describe('tracing off: no OTLP endpoint, nothing exported', function () {
   it('a job submitted with a traceparent runs to the end and no request reaches the receiver; no log line has a trace_id', async () => {
     const { token } = await api.link(newSubject());
     const caller = callerContext();
-    const submitted = await api.call('POST', '/v1/jobs', {
-      token,
-      body: { input: { prompt: 'untraced' } },
-      headers: { 'idempotency-key': newKey(), traceparent: caller.traceparent },
-    });
+    const submitted = await submitPrompt(api, token, 'untraced', { headers: { traceparent: caller.traceparent } });
     expect(submitted.status).to.equal(202);
     const jobId: string = submitted.body.id;
-    await waitFor(async () => (await api.call('GET', `/v1/jobs/${jobId}`, { token })).body.status === 'succeeded', {
-      what: 'the job to succeed',
-    });
+    await pollJob(api, token, jobId, inStatus('succeeded'));
     await waitFor(() => worker.logLines().find((line) => line.job_id === jobId && line.msg === 'job succeeded'), {
       what: 'the worker to log the job',
     });

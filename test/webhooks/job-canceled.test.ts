@@ -1,10 +1,11 @@
 import { expect } from 'chai';
 import { BACKENDS } from '../support/backends';
-import { newKey, newSubject } from '../support/harness';
+import { newSubject } from '../support/harness';
 import { SCRIPTED_FAILURE, scriptedJobs } from '../support/scripted-jobs';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { waitFor } from '../../testkit/wait-for';
 import { linkOn, startWebhookStand, webhookEnv, type WebhookStand } from './support/webhook-stands';
+import { submitPrompt } from '../support/job-submission';
+import { inStatus, pollJob } from '../support/job-polling';
 
 // One job at a time and a long placeholder: a first job keeps running, so the next one stays queued. The API
 // and the worker share one process (on Redis still through BullMQ and the worker's code).
@@ -24,17 +25,12 @@ for (const kind of BACKENDS) {
       await stand?.close();
     });
 
-    const submit = (token: string, prompt: string) =>
-      stand.call('POST', '/v1/jobs', { token, body: { input: { prompt } }, headers: { 'idempotency-key': newKey() } });
-
     it('a canceled queued job and a canceled running job each send one signed job.canceled (the job as GET shows it, plus subject), a repeated cancel none, and a failed job’s job.failed carries refunded_credits', async () => {
       const subject = newSubject();
       const { token } = await linkOn(stand, subject);
-      const running = (await submit(token, 'long')).body;
-      await waitFor(async () => (await stand.call('GET', `/v1/jobs/${running.id}`, { token })).body.status === 'running', {
-        what: 'the first job to start',
-      });
-      const queued = (await submit(token, 'waits')).body;
+      const running = (await submitPrompt(stand, token, 'long')).body;
+      await pollJob(stand, token, running.id, inStatus('running'));
+      const queued = (await submitPrompt(stand, token, 'waits')).body;
       expect((await stand.call('DELETE', `/v1/jobs/${queued.id}`, { token })).status).to.equal(200);
       expect((await stand.call('DELETE', `/v1/jobs/${running.id}`, { token })).status).to.equal(202);
       for (const job of [queued, running]) {
@@ -47,7 +43,7 @@ for (const kind of BACKENDS) {
       }
       // A second cancel of a canceled job records nothing new.
       expect((await stand.call('DELETE', `/v1/jobs/${queued.id}`, { token })).status).to.equal(200);
-      const later = (await submit(token, 'fail')).body;
+      const later = (await submitPrompt(stand, token, 'fail')).body;
       const failed = await receiver.next((p) => p.type === 'job.failed' && p.data.id === later.id, 'the later job.failed');
       expect(failed.payload.data).to.include({ refunded_credits: later.cost });
       expect(failed.payload.data.error).to.deep.equal({ message: SCRIPTED_FAILURE });

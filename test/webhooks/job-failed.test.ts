@@ -1,9 +1,10 @@
 import { expect } from 'chai';
 import { BACKENDS } from '../support/backends';
-import { newKey, newSubject } from '../support/harness';
+import { newSubject } from '../support/harness';
 import { SCRIPTED_FAILURE, scriptedJobs } from '../support/scripted-jobs';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { linkOn, startWebhookStand, webhookEnv, type WebhookStand } from './support/webhook-stands';
+import { submitPrompt } from '../support/job-submission';
 
 // The built worker runs the real placeholder job, which never fails; a scripted one needs the API and the
 // worker in one process (on Redis still through BullMQ and the same worker code).
@@ -25,11 +26,7 @@ for (const kind of BACKENDS) {
     it('a job that fails sends job.failed with the job as GET /v1/jobs/{id} shows it, plus subject, and no job.succeeded', async () => {
       const subject = newSubject();
       const { token } = await linkOn(stand, subject);
-      const submitted = await stand.call('POST', '/v1/jobs', {
-        token,
-        body: { input: { prompt: 'fail' } },
-        headers: { 'idempotency-key': newKey() },
-      });
+      const submitted = await submitPrompt(stand, token, 'fail');
       expect(submitted.status, submitted.text).to.equal(202);
       const jobId: string = submitted.body.id;
       const event = await receiver.next((p) => p.type === 'job.failed' && p.data.id === jobId, 'job.failed');
@@ -37,11 +34,7 @@ for (const kind of BACKENDS) {
       expect(event.payload.data).to.deep.equal({ ...shown.body, subject });
       expect(event.payload.data).to.deep.include({ status: 'failed', error: { message: SCRIPTED_FAILURE } });
       // A later job's event arrives after it; by then no other event names the failed job.
-      const later = await stand.call('POST', '/v1/jobs', {
-        token,
-        body: { input: { prompt: 'fine' } },
-        headers: { 'idempotency-key': newKey() },
-      });
+      const later = await submitPrompt(stand, token, 'fine');
       await receiver.next((p) => p.type === 'job.succeeded' && p.data.id === later.body.id, 'the later job.succeeded');
       expect(receiver.matching((p) => p.data?.id === jobId).map((r) => r.payload.type)).to.deep.equal(['job.failed']);
     });

@@ -1,22 +1,17 @@
 import { expect } from 'chai';
 import { WebhookVerificationError } from 'standardwebhooks';
 import { BACKENDS } from '../support/backends';
-import { newKey, newSubject, type ConnectorUnderTest } from '../support/harness';
+import { newSubject, type ConnectorUnderTest } from '../support/harness';
 import { codeFor, codeForm, tokenRequest } from '../support/oauth-helpers';
 import { waitFor } from '../../testkit/wait-for';
 import { WebhookReceiver, type Received } from '../support/webhook-receiver';
 import { linkOn, startWebhookStand, webhookEnv, type WebhookStand } from './support/webhook-stands';
+import { acceptedJob } from '../support/job-submission';
+import { inStatus, pollJob } from '../support/job-polling';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 /** A delivery blocked on the receiver times out after 10 s; an answer that waited for one would take that long. */
 const PROMPT_ANSWER_MS = 2000;
-
-/** Submits a job and answers its id. */
-async function submitJob(stand: WebhookStand, token: string, prompt = 'hello events'): Promise<string> {
-  const res = await stand.call('POST', '/v1/jobs', { token, body: { input: { prompt } }, headers: { 'idempotency-key': newKey() } });
-  expect(res.status, res.text).to.equal(202);
-  return res.body.id;
-}
 
 /** The OAuth helpers take a connector; a stand offers the same surface. */
 function asConnector(stand: WebhookStand): ConnectorUnderTest {
@@ -65,7 +60,7 @@ for (const kind of BACKENDS) {
       expect(created.payload.data.created_at).to.match(ISO);
       expect(created.payload.data.expires_at).to.match(ISO);
 
-      const jobId = await submitJob(stand, token);
+      const jobId = (await acceptedJob(stand, token, { input: { prompt: 'hello events' } })).id;
       const succeeded = await receiver.next(about('job.succeeded', 'id', jobId), 'job.succeeded');
       const shown = await stand.call('GET', `/v1/jobs/${jobId}`, { token });
       expect(shown.status, shown.text).to.equal(200);
@@ -167,14 +162,11 @@ for (const kind of BACKENDS) {
         const ids: string[] = [];
         for (let i = 0; i < 10; i++) {
           const started = Date.now();
-          ids.push(await submitJob(stand, token, `prompt ${i}`));
+          ids.push((await acceptedJob(stand, token, { input: { prompt: `prompt ${i}` } })).id);
           expect(Date.now() - started, `submission ${i}`).to.be.below(PROMPT_ANSWER_MS);
         }
         for (const id of ids) {
-          await waitFor(async () => (await stand.call('GET', `/v1/jobs/${id}`, { token })).body.status === 'succeeded', {
-            what: `job ${id}`,
-            timeoutMs: 5000,
-          });
+          await pollJob(stand, token, id, inStatus('succeeded'), 5000);
         }
         // The finished jobs' deliveries are hanging too: the receiver is really not answering.
         await waitFor(() => receiver.hangingCount > 1, { what: 'more hanging deliveries' });

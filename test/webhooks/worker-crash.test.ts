@@ -3,10 +3,11 @@ import { expect } from 'chai';
 import Redis from 'ioredis';
 import { RedisKeys } from '../../shared/adapters/redis/redis-keys';
 import { eventId } from '../../shared/domain/webhooks/webhook-event';
-import { newKey, newSubject } from '../support/harness';
+import { newSubject } from '../support/harness';
 import { waitFor } from '../../testkit/wait-for';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { linkOn, startWebhookStand, webhookEnv, type WebhookStand } from './support/webhook-stands';
+import { submitPrompt } from '../support/job-submission';
 
 describe('webhook events on Redis when the worker process dies', function () {
   this.timeout(90_000);
@@ -35,11 +36,7 @@ describe('webhook events on Redis when the worker process dies', function () {
     const doomed = await stand.restartWorker({ NODE_ENV: 'test', CONNECTOR_TEST_CRASH_AFTER_JOB_EVENT: '1' });
     const subject = newSubject();
     const { token } = await linkOn(stand, subject);
-    const submitted = await stand.call('POST', '/v1/jobs', {
-      token,
-      body: { input: { prompt: 'survive me' } },
-      headers: { 'idempotency-key': newKey() },
-    });
+    const submitted = await submitPrompt(stand, token, 'survive me');
     expect(submitted.status, submitted.text).to.equal(202);
     const jobId: string = submitted.body.id;
 

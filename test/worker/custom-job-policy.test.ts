@@ -8,11 +8,11 @@ import { paidJob } from '../../shared/domain/jobs/processor';
 import { loadConfig } from '../../shared/platform/config/config';
 import { connectionUrl } from '../../shared/platform/config/redis-settings';
 import { createLogger } from '../../shared/platform/logging/logger';
-import { waitFor } from '../../testkit/wait-for';
 import { startWorker, type RunningWorker } from '../../worker/start-worker';
 import { withOperations } from '../support/extra-operations';
 import { BASE_ENV, newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { LogCapture } from '../support/log-capture';
+import { inStatus, pollJob } from '../support/job-polling';
 
 const TIMEOUT_MS = 300;
 /** How many attempts ran, by job id: the processor counts them. */
@@ -78,13 +78,7 @@ describe("a developer's own paid job run by a separate worker [redis]", () => {
       headers: { 'idempotency-key': newKey() },
     });
     expect(accepted.status, accepted.text).to.equal(202);
-    const ended = await waitFor(
-      async () => {
-        const seen = (await api.call('GET', `/v1/jobs/${accepted.body.id}`, { token })).body;
-        return seen.status === 'failed' ? seen : undefined;
-      },
-      { what: 'the job to end failed', timeoutMs: 20_000 },
-    );
+    const ended = await pollJob(api, token, accepted.body.id, inStatus('failed'), 20_000);
     expect(ended).to.include({ attempts: 2, refunded_credits: 0, cost: 4 });
     expect(ended.error).to.deep.equal({ message: timeoutMessage(TIMEOUT_MS) });
     expect(started.get(accepted.body.id)).to.equal(2);

@@ -1,17 +1,12 @@
 import { expect } from 'chai';
 import { startRedis, type TestRedis } from '../../testkit/redis-node';
-import { BASE_ENV, newKey, newSubject } from '../support/harness';
+import { BASE_ENV, newSubject } from '../support/harness';
 import { freePort } from '../../testkit/free-port';
 import { spawnNode } from '../support/spawn-process';
 import { waitFor } from '../../testkit/wait-for';
-import {
-  pollJob,
-  redisEnv,
-  startApiProcess,
-  startWorkerProcess,
-  type ApiUnderTest,
-  type ProcessUnderTest,
-} from '../redis/support/processes';
+import { redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from '../redis/support/processes';
+import { pollJob } from '../support/job-polling';
+import { submitPrompt } from '../support/job-submission';
 
 /**
  * Lock and stalled-check settings that let a dead worker's job be retaken in seconds instead of minutes.
@@ -81,11 +76,7 @@ describe('the built worker process (dist/worker/main.js)', function () {
       await waitFor(() => fetch(`${base}/readyz`).then((r) => r.status === 200), { timeoutMs: 15_000, what: 'worker ready' });
       api = await startApiProcess(redisEnv(redis.url, 'probes:'));
       const { token } = await api.link(newSubject());
-      const job = await api.call('POST', '/v1/jobs', {
-        token,
-        body: { input: { prompt: 'late start' } },
-        headers: { 'idempotency-key': newKey() },
-      });
+      const job = await submitPrompt(api, token, 'late start');
       await pollJob(api, token, job.body.id, (j) => j.status === 'succeeded');
       const metrics = await (await fetch(`${base}/metrics`)).text();
       expect(metrics).to.match(/^connector_redis_up 1$/m);
@@ -113,11 +104,7 @@ describe('the built worker process (dist/worker/main.js)', function () {
 
     it('leaves its job to another worker, which finishes it; the job is charged once', async () => {
       const { token } = await api.link(newSubject());
-      const created = await api.call('POST', '/v1/jobs', {
-        token,
-        body: { input: { prompt: 'survive a crash' } },
-        headers: { 'idempotency-key': newKey() },
-      });
+      const created = await submitPrompt(api, token, 'survive a crash');
       await pollJob(api, token, created.body.id, (job) => job.status === 'running');
       expect(await doomed.kill()).to.equal('SIGKILL');
       const killedAt = Date.now();
@@ -154,11 +141,7 @@ describe('the built worker process (dist/worker/main.js)', function () {
         redisEnv(redis.url, 'sigterm:', { PLACEHOLDER_JOB_MS: '1500', SHUTDOWN_GRACE_MS: '10000', LOG_LEVEL: 'debug', ...FAST_RECOVERY }),
       );
       const { token } = await api.link(newSubject());
-      const created = await api.call('POST', '/v1/jobs', {
-        token,
-        body: { input: { prompt: 'drain me' } },
-        headers: { 'idempotency-key': newKey() },
-      });
+      const created = await submitPrompt(api, token, 'drain me');
       await pollJob(api, token, created.body.id, (job) => job.status === 'running');
       const signalledAt = Date.now();
       const code = await worker.stop();
@@ -178,11 +161,7 @@ describe('the built worker process (dist/worker/main.js)', function () {
         redisEnv(redis.url, 'sigterm:', { PLACEHOLDER_JOB_MS: '60000', SHUTDOWN_GRACE_MS: '1500', ...FAST_RECOVERY }),
       );
       const { token } = await api.link(newSubject());
-      const created = await api.call('POST', '/v1/jobs', {
-        token,
-        body: { input: { prompt: 'too long' } },
-        headers: { 'idempotency-key': newKey() },
-      });
+      const created = await submitPrompt(api, token, 'too long');
       await pollJob(api, token, created.body.id, (job) => job.status === 'running');
       const signalledAt = Date.now();
       const code = await worker.stop();

@@ -1,15 +1,10 @@
 import { expect } from 'chai';
-import { newKey, newSubject } from '../support/harness';
+import { newSubject } from '../support/harness';
 import { startRedis, type TestRedis } from '../../testkit/redis-node';
 import { waitFor } from '../../testkit/wait-for';
-import {
-  pollJob,
-  redisEnv,
-  startApiProcess,
-  startWorkerProcess,
-  type ApiUnderTest,
-  type ProcessUnderTest,
-} from '../redis/support/processes';
+import { redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from '../redis/support/processes';
+import { pollJob } from '../support/job-polling';
+import { submitPrompt } from '../support/job-submission';
 
 const GRACE_MS = 3000;
 
@@ -35,11 +30,7 @@ describe('SIGTERM to a built worker in the middle of a job longer than its grace
 
   it('turns /readyz 503, hands the job back to the queue, exits 0 within the grace, and the next worker finishes it at once, charged once', async () => {
     const { token } = await api.link(newSubject());
-    const created = await api.call('POST', '/v1/jobs', {
-      token,
-      body: { input: { prompt: 'hand me back' } },
-      headers: { 'idempotency-key': newKey() },
-    });
+    const created = await submitPrompt(api, token, 'hand me back');
     expect(created.status, created.text).to.equal(202);
     await pollJob(api, token, created.body.id, (job) => job.status === 'running');
 

@@ -106,20 +106,3 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<P
   await listening(proc, `http://127.0.0.1:${metricsPort}/healthz`, 'the worker to listen');
   return wrap(proc, 0, metricsPort);
 }
-
-/** Polls a job through an API until `accept` says yes; returns the last answer's body. */
-export async function pollJob(
-  api: ApiUnderTest,
-  token: string,
-  id: string,
-  accept: (job: any) => boolean,
-  timeoutMs = 15_000,
-): Promise<any> {
-  return waitFor(
-    async () => {
-      const res = await api.call('GET', `/v1/jobs/${id}`, { token });
-      return res.status === 200 && accept(res.body) ? res.body : undefined;
-    },
-    { timeoutMs, what: `job ${id}` },
-  );
-}

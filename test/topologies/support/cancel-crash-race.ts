@@ -1,12 +1,14 @@
 import { expect } from 'chai';
 import { setTimeout as jitter } from 'node:timers/promises';
 import { eventId } from '../../../shared/domain/webhooks/webhook-event';
-import { newKey, newSubject } from '../../support/harness';
+import { newSubject } from '../../support/harness';
 import type { WebhookReceiver } from '../../support/webhook-receiver';
 import { webhookEnv } from '../../webhooks/support/webhook-stands';
 import { waitFor } from '../../../testkit/wait-for';
-import { pollJob, type ProcessUnderTest } from '../../redis/support/processes';
+import type { ProcessUnderTest } from '../../redis/support/processes';
+import { pollJob } from '../../support/job-polling';
 import { SHORT_LOCK, successesByJob, usageOf, type Deployment } from './deployment';
+import { submitPrompt } from '../../support/job-submission';
 
 /** How many paid jobs the race submits. */
 const JOBS = 60;
@@ -52,11 +54,7 @@ export function cancelCrashRace(deployment: () => Deployment, receiver: () => We
     const { token } = await a.link(subject);
     const jobs = await Promise.all(
       Array.from({ length: JOBS }, async (_, i) => {
-        const res = await (i % 2 === 0 ? a : b).call('POST', '/v1/jobs', {
-          token,
-          body: { input: { prompt: `race ${i}` } },
-          headers: { 'idempotency-key': newKey() },
-        });
+        const res = await submitPrompt(i % 2 === 0 ? a : b, token, `race ${i}`);
         expect(res.status, res.text).to.equal(202);
         return { id: res.body.id as string, cost: res.body.cost as number, answers: [] as number[] };
       }),

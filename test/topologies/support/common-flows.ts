@@ -4,8 +4,10 @@ import { callOk, connectMcp, legacyTasks, OutputChecker, pollJobOverMcp, REVISIO
 import { codeFor, codeForm, oauthTarget, tokenRequest, type OAuthTarget } from '../../support/oauth-helpers';
 import { roundRobinProxy } from '../../support/round-robin-proxy';
 import { waitFor } from '../../../testkit/wait-for';
-import { pollJob, type ApiUnderTest } from '../../redis/support/processes';
+import type { ApiUnderTest } from '../../redis/support/processes';
+import { pollJob } from '../../support/job-polling';
 import { SHORT_LOCK, successesByJob, usageOf, type Deployment } from './deployment';
+import { submitPrompt } from '../../support/job-submission';
 
 /** A spawned API seen as the OAuth helpers' target, with the settings its environment gave it. */
 const targetOf = (api: ApiUnderTest, env: Record<string, string>): OAuthTarget =>
@@ -139,11 +141,7 @@ export function commonFlows(deployment: () => Deployment): void {
     const tokens = await tokenRequest(a.baseUrl, codeForm(app.clientId, app.code, app.verifier));
     expect(tokens.status, JSON.stringify(tokens.body)).to.equal(200);
     expect((await b.call('GET', '/v1/me', { token: linked.token })).status).to.equal(200);
-    const job = await a.call('POST', '/v1/jobs', {
-      token: tokens.body.access_token,
-      body: { input: { prompt: 'dashboard' } },
-      headers: { 'idempotency-key': newKey() },
-    });
+    const job = await submitPrompt(a, tokens.body.access_token, 'dashboard');
     expect(job.status, job.text).to.equal(202);
 
     const listed = await b.call('GET', `/v1/link/connections?subject=${encodeURIComponent(subject)}`, { headers });
@@ -170,13 +168,7 @@ export function commonFlows(deployment: () => Deployment): void {
     const { token } = await a.link(newSubject());
     const key = newKey();
     const answers = await Promise.all(
-      Array.from({ length: 200 }, (_, i) =>
-        (i % 2 === 0 ? a : b).call('POST', '/v1/jobs', {
-          token,
-          body: { input: { prompt: 'once only' } },
-          headers: { 'idempotency-key': key },
-        }),
-      ),
+      Array.from({ length: 200 }, (_, i) => submitPrompt(i % 2 === 0 ? a : b, token, 'once only', { key })),
     );
     const statuses: Record<number, number> = {};
     for (const answer of answers) statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
@@ -195,11 +187,7 @@ export function commonFlows(deployment: () => Deployment): void {
     expect(await dep.worker.stop()).to.equal(0);
     const doomed = await dep.startWorker({ PLACEHOLDER_JOB_MS: '60000', ...SHORT_LOCK });
     const { token } = await a.link(newSubject());
-    const created = await a.call('POST', '/v1/jobs', {
-      token,
-      body: { input: { prompt: 'survive a crash' } },
-      headers: { 'idempotency-key': newKey() },
-    });
+    const created = await submitPrompt(a, token, 'survive a crash');
     expect(created.status, created.text).to.equal(202);
     await pollJob(b, token, created.body.id, (job) => job.status === 'running');
     expect(await doomed.kill()).to.equal('SIGKILL');
@@ -223,11 +211,7 @@ export function commonFlows(deployment: () => Deployment): void {
     const { token } = await a.link(subject);
     const jobs = await Promise.all(
       Array.from({ length: 60 }, async (_, i) => {
-        const res = await (i % 2 === 0 ? a : b).call('POST', '/v1/jobs', {
-          token,
-          body: { input: { prompt: `race ${i}` } },
-          headers: { 'idempotency-key': newKey() },
-        });
+        const res = await submitPrompt(i % 2 === 0 ? a : b, token, `race ${i}`);
         expect(res.status, res.text).to.equal(202);
         return res.body as { id: string; cost: number };
       }),

@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { newKey, newSubject } from '../../support/harness';
-import { pollJob, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from '../../redis/support/processes';
+import { newSubject } from '../../support/harness';
+import { startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from '../../redis/support/processes';
+import { pollJob } from '../../support/job-polling';
+import { submitPrompt } from '../../support/job-submission';
 
 /** A dead worker's job is retaken in seconds; its lock outlives the few requests a test sends right after the kill. */
 const FAST_RECOVERY = { JOB_LOCK_MS: '4000', JOB_STALLED_INTERVAL_MS: '1000' };
@@ -28,11 +30,7 @@ export function cancelCrashFlows(topologyEnv: (prefix: string) => Record<string,
 
   const runningJob = async () => {
     const { token } = await api.link(newSubject());
-    const created = await api.call('POST', '/v1/jobs', {
-      token,
-      body: { input: { prompt: 'doomed' } },
-      headers: { 'idempotency-key': newKey() },
-    });
+    const created = await submitPrompt(api, token, 'doomed');
     expect(created.status, created.text).to.equal(202);
     await pollJob(api, token, created.body.id, (job) => job.status === 'running');
     return { token, job: created.body };
@@ -68,11 +66,7 @@ export function cancelCrashFlows(topologyEnv: (prefix: string) => Record<string,
     workers.push(await startWorkerProcess({ ...env, ...SLOW }));
     // Once the next worker runs a job submitted after the cancel, it has looked for stalled jobs and taken
     // what was queued: the canceled job was neither.
-    const later = await api.call('POST', '/v1/jobs', {
-      token,
-      body: { input: { prompt: 'later' } },
-      headers: { 'idempotency-key': newKey() },
-    });
+    const later = await submitPrompt(api, token, 'later');
     await pollJob(api, token, later.body.id, (seen) => seen.status === 'running', 20_000);
     expect((await api.call('GET', `/v1/jobs/${job.id}`, { token })).body).to.deep.equal(canceled.body);
     expect(workers[1].logLines().some((line) => line.job_id === job.id)).to.equal(false);
