@@ -56,6 +56,7 @@ for (const backend of BACKENDS) {
         text,
         min: 3,
         max: 60,
+        cancel_charge: 'progress',
       });
       expect(operation.description.split(text)).to.have.length(2);
       expect(operation.description.length).to.be.at.most(300);

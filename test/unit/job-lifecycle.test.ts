@@ -101,6 +101,7 @@ describe('the job lifecycle (JobLifecycle) on ports that record each step', () =
       endedAt: 0,
       ranMs: 0,
       progress: null,
+      ran: false,
     };
     const result = subject.end(end, recordingPorts(steps));
     expect(result).to.equal('canceled');
