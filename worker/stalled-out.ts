@@ -23,7 +23,7 @@ export async function endStalledOut(job: BullJobOf, client: RedisClient, lifecyc
         const saved: BullJobProgress = {
           ...progress,
           ...(canceled ? { canceled } : {}),
-          ...(settled.released > 0 ? { refunded: settled.released } : {}),
+          ...(canceled || settled.released > 0 ? { refunded: settled.released } : {}),
         };
         if (canceled) await markCanceled(client, job, saved);
         else await client.hset(key, 'progress', JSON.stringify(saved));

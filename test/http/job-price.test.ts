@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { cancelText } from '../../shared/contract/operations/model-description';
+import { cancelText, modelDescription } from '../../shared/contract/operations/model-description';
 import { REPORT_PUBLISHED_COST, REPORT_STATEMENT as STATEMENT } from '../support/report-price';
 import * as z from 'zod';
 import { paidOperation } from '../../shared/contract/operations/paid-operation';
@@ -80,8 +80,8 @@ for (const backend of BACKENDS) {
         const { tools } = await client.listTools();
         expect(tools.find((tool) => tool.name === 'draft_report')!.description).to.equal(report.description);
         const placeholder = OPERATIONS.find((operation) => operation.operationId === 'createJob')!;
-        expect(tools.find((tool) => tool.name === 'create_job')!.description).to.equal(placeholder.description);
-        expect(document.paths['/v1/jobs'].post.description).to.equal(placeholder.description);
+        expect(tools.find((tool) => tool.name === 'create_job')!.description).to.equal(modelDescription(placeholder));
+        expect(document.paths['/v1/jobs'].post.description).to.equal(modelDescription(placeholder));
       } finally {
         await client.close();
       }
