@@ -70,7 +70,8 @@ export class RedisLedgerStore implements LedgerStore {
       this.keys.creditHold(subject, jobId),
     ];
     const acceptedMs = request.acceptedAt === undefined ? Date.now() : Date.parse(request.acceptedAt);
-    const entryId = newId('cre');
+    // An entry id only where a hold may write an entry: metered claims skip the random bytes.
+    const entryId = request.hold ? newId('cre') : '';
     const args = [
       request.fingerprint,
       request.ttlSeconds,
