@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { startRedisCluster, type TestRedisCluster } from '../../testkit/redis-topologies';
 import { startConnector } from '../support/harness';
 import { moneyFlows } from '../support/money-flows';
+import { prepaidProof } from '../support/money-proofs';
 import { clusterVars } from './support/deployment';
 
 // The holds, captures, releases and cancel charges of test/http/money.test.ts on a 6-node cluster (3
@@ -15,11 +16,20 @@ describe('paid jobs’ money on a 6-node Redis Cluster (ACL user)', function () 
   });
   after(async () => cluster?.stop());
 
-  moneyFlows('cluster', (env, options) =>
-    startConnector(
-      'redis',
-      { ...clusterVars(cluster), REDIS_KEY_PREFIX: `money-${randomBytes(3).toString('hex')}:`, REDIS_COMMAND_TIMEOUT_MS: '1000', ...env },
-      options,
-    ),
-  );
+  const clusterEnv = () => ({
+    ...clusterVars(cluster),
+    REDIS_KEY_PREFIX: `money-${randomBytes(3).toString('hex')}:`,
+    REDIS_COMMAND_TIMEOUT_MS: '1000',
+  });
+  moneyFlows('cluster', (env, options) => startConnector('redis', { ...clusterEnv(), ...env }, options));
+  prepaidProof('cluster', async (env) => {
+    const shared = { ...clusterEnv(), ...env };
+    const first = await startConnector('redis', shared);
+    try {
+      return [first, await startConnector('redis', shared)];
+    } catch (error) {
+      await first.close();
+      throw error;
+    }
+  });
 });
