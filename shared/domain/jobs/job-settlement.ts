@@ -98,8 +98,10 @@ export const NO_MONEY: JobMoney = { settle: () => NOTHING_SETTLED };
  */
 export function meteredMoney(refund: (request: RefundRequest) => Step<boolean>, retentionSeconds: number): JobMoney {
   return {
-    settle(job, { release }) {
-      if (release <= 0) return NOTHING_SETTLED;
+    settle(job, { release, reason }) {
+      // A cancel that keeps the whole price still records its refund (of 0): a later settlement of the same job
+      // by a cancel repeated on another replica, which sees it canceled and gives back all, must find it made.
+      if (release <= 0 && reason !== 'canceled') return NOTHING_SETTLED;
       return andThen(refund(refundOf(job, retentionSeconds, release)), (made) => ({ released: release, made }));
     },
   };
