@@ -1,11 +1,12 @@
 import type { Logger } from 'pino';
 import { jobProgressStore } from '../shared/adapters/redis/job-progress-store';
 import { closeRedisClient, redisAnswers } from '../shared/adapters/redis/redis-client';
+import { RedisCreditStore } from '../shared/adapters/redis/redis-credit-store';
 import { RedisLedgerStore } from '../shared/adapters/redis/redis-ledger-store';
 import { openRedisSession } from '../shared/adapters/redis/redis-session';
 import { JobLifecycle } from '../shared/domain/jobs/job-lifecycle';
 import { createJobObserver } from '../shared/domain/jobs/job-observer';
-import { DEFAULT_TERMS, meteredMoney } from '../shared/domain/jobs/job-settlement';
+import { billingMoney, DEFAULT_TERMS } from '../shared/domain/jobs/job-settlement';
 import type { JobPolicies, ProcessorMap } from '../shared/domain/jobs/processor';
 import { NO_EVENTS, type EventQueue } from '../shared/domain/webhooks/event-queue';
 import { jobEventsOn } from '../shared/domain/webhooks/job-events';
@@ -28,7 +29,8 @@ export type JobWorkerConfig = Pick<
   | 'jobStalledIntervalMs'
   | 'jobQueueShards'
   | 'idempotencyTtlSeconds'
->;
+> &
+  Partial<Pick<Config, 'billing'>>;
 
 /** A running BullMQ consumer. */
 export interface JobWorker {
@@ -68,7 +70,7 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
   if (!config.redis) throw new Error('the job worker needs Redis');
   // This client is closed last, by us; BullMQ closes the duplicates it makes for its blocking fetches.
   const { client, keys, guard } = openRedisSession({ ...config, redis: config.redis }, 'worker', logger, metrics);
-  const lifecycle = workerLifecycle(options, new RedisLedgerStore(client, keys, guard));
+  const lifecycle = workerLifecycle(options, new RedisLedgerStore(client, keys, guard), new RedisCreditStore(client, keys, guard));
   const cancels = createCancelWatch(client);
   const running = new Map<string, RunningJob>();
   const processJob = createJobProcessor({ lifecycle, running, client, cancels, writeProgress: jobProgressStore(client), logger });
@@ -99,12 +101,19 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
   };
 }
 
-/** The lifecycle of the worker's jobs: refunded on its ledger, their events recorded before BullMQ's mark. */
-function workerLifecycle(options: JobWorkerOptions, ledger: RedisLedgerStore): JobLifecycle {
+/**
+ * The lifecycle of the worker's jobs: settled on its ledger (and, in prepaid billing, its credit accounts),
+ * their events recorded before BullMQ's mark.
+ */
+function workerLifecycle(options: JobWorkerOptions, ledger: RedisLedgerStore, credits: RedisCreditStore): JobLifecycle {
   return new JobLifecycle({
     processors: options.processors,
     policies: options.policies,
-    money: meteredMoney((refund) => ledger.refund(refund), options.config.idempotencyTtlSeconds),
+    money: billingMoney(
+      options.config.billing?.mode === 'prepaid',
+      { capture: (request) => credits.capture(request), refund: (request) => ledger.refund(request) },
+      options.config.idempotencyTtlSeconds,
+    ),
     events: jobEventsOn(options.events ?? NO_EVENTS),
     observer: createJobObserver(options.metrics, options.logger),
     terms: (operation) => options.policies.get(operation) ?? DEFAULT_TERMS,

@@ -17,13 +17,13 @@ export async function endStalledOut(job: BullJobOf, client: RedisClient, lifecyc
   const ending = canceled ? ({ kind: 'canceled' } as const) : ({ kind: 'failed', message: GENERIC_JOB_FAILURE } as const);
   const end = { job: chargedJobOf(job), ending, attempt: { id: job.id!, operation: job.name, attempt: job.attemptsStarted } };
   await lifecycle.end(
-    { ...end, endedAt: Date.now(), ranMs: Number.NaN, progress: progress.reported ?? null },
+    { ...end, endedAt: Date.now(), ranMs: Number.NaN, progress: progress.reported ?? null, ran: false },
     {
       writeSettled: async (_end, settled) => {
         const saved: BullJobProgress = {
           ...progress,
           ...(canceled ? { canceled } : {}),
-          ...(settled.released > 0 ? { refunded: settled.released } : {}),
+          ...(canceled || settled.released > 0 ? { refunded: settled.released } : {}),
         };
         if (canceled) await markCanceled(client, job, saved);
         else await client.hset(key, 'progress', JSON.stringify(saved));

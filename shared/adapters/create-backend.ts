@@ -45,6 +45,7 @@ export function createBackend(
     backoffMs: config.jobBackoffMs,
     policies,
     retentionSeconds: config.idempotencyTtlSeconds,
+    prepaid: config.billing?.mode === 'prepaid',
     observer: createJobObserver(metrics, logger),
     events: webhooks
       ? (sources) =>

@@ -75,6 +75,7 @@ export function createServices(
     budget,
     backend.lifecycle,
     viewer,
+    credits,
   );
   return {
     tokens,

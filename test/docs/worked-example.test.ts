@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { REPORT_STATEMENT as STATEMENT, REPORT_X_COST } from '../support/report-price';
+import { REPORT_PUBLISHED_COST, REPORT_STATEMENT as STATEMENT } from '../support/report-price';
 import ts from 'typescript';
 import { gptActionsRules } from '../../doctor/gpt-actions-rules';
 import { buildOpenApiDocument } from '../../shared/contract/description/openapi-document';
 import type { Operation } from '../../shared/contract/operations/operation';
-import { modelDescription } from '../../shared/contract/operations/model-description';
+import { cancelText, modelDescription } from '../../shared/contract/operations/model-description';
 import { requestBodySchema } from '../../shared/contract/operations/registry-schemas';
 import { OPERATIONS, publishedOperations } from '../../shared/contract/operations/registry';
 import { BACKENDS } from '../support/backends';
@@ -88,9 +88,10 @@ describe('the worked example of docs/building-operations.md (a free quote and a 
 
       it('both are published in /openapi.json and /llms.txt with their descriptions verbatim; the report states its price rule, the quote is free', async () => {
         const document = (await (await fetch(`${c.baseUrl}/openapi.json`)).json()) as Record<string, any>;
-        expect(document.paths['/v1/reports'].post.description).to.equal(`${report.description} Costs ${STATEMENT}.`);
-        expect(modelDescription(report)).to.equal(`${report.description} Costs ${STATEMENT}.`);
-        expect(document.paths['/v1/reports'].post['x-cost']).to.deep.equal(REPORT_X_COST);
+        const composed = `${report.description} Costs ${STATEMENT}. ${cancelText('progress')}`;
+        expect(document.paths['/v1/reports'].post.description).to.equal(composed);
+        expect(modelDescription(report)).to.equal(composed);
+        expect(document.paths['/v1/reports'].post['x-cost']).to.deep.equal(REPORT_PUBLISHED_COST);
         expect(document.paths['/v1/quotes/random'].get.description).to.equal(quote.description);
         expect(document.paths['/v1/quotes/random'].get['x-cost']).to.equal(undefined);
         const llms = await (await fetch(`${c.baseUrl}/llms.txt`)).text();

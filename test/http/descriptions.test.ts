@@ -252,7 +252,7 @@ function placeholderDescriptionTests(served: () => Served): void {
         'x-long-running': true,
         'x-poll-operationId': 'getJob',
       });
-      expect(op['x-cost']).to.deep.equal({ kind: 'fixed', credits: 1, text: 'Costs 1 credit.', min: 1, max: 1 });
+      expect(op['x-cost']).to.deep.equal({ kind: 'fixed', credits: 1, text: 'Costs 1 credit.', min: 1, max: 1, cancel_charge: 'progress' });
       // Its text states the price already, so the description is the text as written.
       expect(op.description).to.match(/^Starts a paid job that costs 1 credit, charged once/);
       expect(op.responses['202'].headers).to.have.keys(['Location', 'Retry-After', 'Idempotent-Replayed', 'RateLimit-Policy', 'RateLimit']);

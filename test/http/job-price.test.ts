@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { REPORT_STATEMENT as STATEMENT, REPORT_X_COST } from '../support/report-price';
+import { cancelText, modelDescription } from '../../shared/contract/operations/model-description';
+import { REPORT_PUBLISHED_COST, REPORT_STATEMENT as STATEMENT } from '../support/report-price';
 import * as z from 'zod';
 import { paidOperation } from '../../shared/contract/operations/paid-operation';
 import { paidJob } from '../../shared/domain/jobs/processor';
@@ -59,16 +60,17 @@ for (const backend of BACKENDS) {
     it('/openapi.json, /llms.txt and tools/list state the rule and its range for the report once, and the fixed-price placeholder exactly as before', async () => {
       const document = (await (await fetch(`${c.baseUrl}/openapi.json`)).json()) as Record<string, any>;
       const report = document.paths['/v1/reports'].post;
-      expect(report['x-cost']).to.deep.equal(REPORT_X_COST);
+      expect(report['x-cost']).to.deep.equal(REPORT_PUBLISHED_COST);
       expect(document.paths['/v1/jobs'].post['x-cost']).to.deep.equal({
         kind: 'fixed',
         credits: 1,
         text: 'Costs 1 credit.',
         min: 1,
         max: 1,
+        cancel_charge: 'progress',
       });
-      // The report's own text does not state the rule: the composition appends its sentence, once.
-      expect(report.description).to.equal(`${DESCRIPTION} Costs ${STATEMENT}.`);
+      // The report's own text does not state the rule: the composition appends its sentence, once, then the cancel's.
+      expect(report.description).to.equal(`${DESCRIPTION} Costs ${STATEMENT}. ${cancelText('progress')}`);
       const llms = await (await fetch(`${c.baseUrl}/llms.txt`)).text();
       expect(llms).to.contain(`\n\n${report.description}\n`);
       expect(llms).to.contain(`- Cost: ${STATEMENT}, charged once when the job is accepted.`);
@@ -78,8 +80,8 @@ for (const backend of BACKENDS) {
         const { tools } = await client.listTools();
         expect(tools.find((tool) => tool.name === 'draft_report')!.description).to.equal(report.description);
         const placeholder = OPERATIONS.find((operation) => operation.operationId === 'createJob')!;
-        expect(tools.find((tool) => tool.name === 'create_job')!.description).to.equal(placeholder.description);
-        expect(document.paths['/v1/jobs'].post.description).to.equal(placeholder.description);
+        expect(tools.find((tool) => tool.name === 'create_job')!.description).to.equal(modelDescription(placeholder));
+        expect(document.paths['/v1/jobs'].post.description).to.equal(modelDescription(placeholder));
       } finally {
         await client.close();
       }

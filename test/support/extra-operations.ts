@@ -119,8 +119,8 @@ export const translateDocument = paidOperation({
   path: '/v1/translations',
   summary: 'Translate a text (3 credits per 1,000 characters)',
   description:
-    'Translates a text of up to 20,000 characters into another language, charged once when accepted: tell the ' +
-    'person the price and ask first. Send an idempotency key; a retry is never charged again. Answers 202: poll getJob.',
+    'Translates a text into another language, charged once when accepted: tell the ' +
+    'person the price, ask first. Send an idempotency key; a retry is free. Answers 202: poll getJob.',
   price: perLength({ credits: 3, field: 'text', block: 1000, max: MAX_TRANSLATION / 1000 }),
   noun: 'translation',
 });

@@ -12,3 +12,6 @@ export const REPORT_X_COST = {
   min: 2,
   max: 10,
 } as const;
+
+/** The report's `x-cost` as `/openapi.json` publishes it: the rule and what a cancel after the start keeps (the default). */
+export const REPORT_PUBLISHED_COST = { ...REPORT_X_COST, cancel_charge: 'progress' } as const;

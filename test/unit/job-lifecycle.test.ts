@@ -9,7 +9,9 @@ import {
 } from '../../shared/domain/jobs/job-lifecycle';
 import type { FinalOutcome, JobObserver } from '../../shared/domain/jobs/job-observer';
 import { GENERIC_JOB_FAILURE } from '../../shared/domain/jobs/job-runner';
-import { type JobMoney, type Settled, settlementOf } from '../../shared/domain/jobs/job-settlement';
+import { cancelKeeps, type JobMoney, prepaidMoney, type Settled, settlementOf } from '../../shared/domain/jobs/job-settlement';
+import type { SettleResult } from '../../shared/domain/credits/credit-store';
+import type { RefundRequest } from '../../shared/domain/ledger/ledger-store';
 import type { Processor } from '../../shared/domain/jobs/processor';
 import { UnfinishedEnding } from '../../shared/domain/jobs/unfinished-ending';
 import { JobError } from '../../shared/platform/errors/job-error';
@@ -101,6 +103,7 @@ describe('the job lifecycle (JobLifecycle) on ports that record each step', () =
       endedAt: 0,
       ranMs: 0,
       progress: null,
+      ran: false,
     };
     const result = subject.end(end, recordingPorts(steps));
     expect(result).to.equal('canceled');
@@ -183,5 +186,68 @@ describe('the settlement of an ending (settlementOf)', () => {
       reason: 'failed',
     });
     expect(settlementOf(job, { kind: 'failed', message: 'x' }, { refundOnFailure: false })).to.deep.equal({ capture: 4, release: 0 });
+  });
+});
+
+describe('what a cancel keeps (cancelCharge)', () => {
+  it('a cancel before the start keeps nothing whatever the charge; after it, none keeps 0, full the price, progress the share rounded up', () => {
+    const job = { cost: 10 };
+    for (const cancelCharge of ['none', 'progress', 'full'] as const) {
+      const before = settlementOf(job, { kind: 'canceled' }, { refundOnFailure: true, cancelCharge }, { started: false, percent: 90 });
+      expect(before, cancelCharge).to.deep.equal({ capture: 0, release: 10, reason: 'canceled' });
+    }
+    const running = (cancelCharge: 'none' | 'progress' | 'full', percent: number) =>
+      settlementOf(job, { kind: 'canceled' }, { refundOnFailure: true, cancelCharge }, { started: true, percent });
+    expect(running('none', 90)).to.deep.equal({ capture: 0, release: 10, reason: 'canceled' });
+    expect(running('full', 5)).to.deep.equal({ capture: 10, release: 0, reason: 'canceled' });
+    expect(running('progress', 37)).to.deep.equal({ capture: 4, release: 6, reason: 'canceled' });
+    expect(running('progress', 0)).to.deep.equal({ capture: 0, release: 10, reason: 'canceled' });
+    expect(running('progress', 100)).to.deep.equal({ capture: 10, release: 0, reason: 'canceled' });
+  });
+
+  it('progress rounds any started share up to a whole credit and stays within the price', () => {
+    expect(cancelKeeps(1, 'progress', 1)).to.equal(1);
+    expect(cancelKeeps(3, 'progress', 34)).to.equal(2);
+    expect(cancelKeeps(3, 'progress', 33)).to.equal(1);
+    expect(cancelKeeps(7, 'progress', 250)).to.equal(7);
+    expect(cancelKeeps(7, 'progress', -5)).to.equal(0);
+    expect(cancelKeeps(0, 'full', 50)).to.equal(0);
+  });
+});
+
+describe('prepaid settlement (prepaidMoney)', () => {
+  const job = { id: 'job_1', subject: 's', operation: 'op', cost: 10, created_at: '2026-11-27T10:00:00.000Z' };
+
+  it('ends the hold keeping the capture, then refunds the usage what the hold released; a job without a hold settles as metered', () => {
+    const calls: string[] = [];
+    let hold: SettleResult['outcome'] = 'settled';
+    const money = prepaidMoney(
+      {
+        capture: (request) => {
+          calls.push(`capture ${request.credits}`);
+          const account = { balance: 0, held: 0 };
+          return hold === 'none' ? { outcome: 'none', account } : { outcome: hold, captured: 4, released: 6, account };
+        },
+        refund: (request: RefundRequest) => {
+          calls.push(`refund ${request.credits}`);
+          return true;
+        },
+      },
+      60,
+    );
+    expect(money.settle(job, { capture: 4, release: 6, reason: 'canceled' })).to.deep.equal({
+      released: 6,
+      made: true,
+      hold: { captured: 4 },
+    });
+    hold = 'already';
+    expect(money.settle(job, { capture: 4, release: 6, reason: 'canceled' })).to.deep.equal({
+      released: 6,
+      made: false,
+      hold: { captured: 4 },
+    });
+    hold = 'none';
+    expect(money.settle(job, { capture: 4, release: 6, reason: 'canceled' })).to.deep.equal({ released: 6, made: true });
+    expect(calls).to.deep.equal(['capture 4', 'refund 6', 'capture 4', 'refund 6', 'capture 4', 'refund 6']);
   });
 });

@@ -43,8 +43,20 @@ describe("a paid job's own settings and policy", () => {
 
   it('the policy takes each setting a job declares and the global attempts and back-off for the rest; refunds default to on', () => {
     const policies = buildPolicies([tuned, plain], { attempts: 4, backoffMs: 900 });
-    expect(policies.get('tuned')).to.deep.equal({ attempts: 1, backoffMs: 50, timeoutMs: 5000, refundOnFailure: false });
-    expect(policies.get('plain')).to.deep.equal({ attempts: 4, backoffMs: 900, timeoutMs: undefined, refundOnFailure: true });
+    expect(policies.get('tuned')).to.deep.equal({
+      attempts: 1,
+      backoffMs: 50,
+      timeoutMs: 5000,
+      refundOnFailure: false,
+      cancelCharge: 'progress',
+    });
+    expect(policies.get('plain')).to.deep.equal({
+      attempts: 4,
+      backoffMs: 900,
+      timeoutMs: undefined,
+      refundOnFailure: true,
+      cancelCharge: 'progress',
+    });
   });
 
   it('a variable declared by two jobs is refused, naming it', () => {

@@ -120,7 +120,7 @@ describe('a price rule checked against the input schema when the operation is de
     expect(rules.map((rule) => rule.kind)).to.deep.equal(['per-unit', 'per-length', 'table', 'per-unit', 'per-length', 'per-unit']);
   });
 
-  it('paidOperation refuses a description that, with its price sentence, is over 300 characters', () => {
+  it('paidOperation refuses a description that, with its price and cancel sentences, is over 300 characters', () => {
     const job = paidJob({ operationId: 'longWinded', input: pages, processor: () => async () => ({}) });
     const declare = (description: string) =>
       paidOperation({
@@ -130,8 +130,12 @@ describe('a price rule checked against the input schema when the operation is de
         description,
         price: perUnit({ credits: 2, unit: 'page', field: 'pages', min: 1, max: 5 }),
       });
-    expect(declare('x'.repeat(200)).description).to.have.length(200);
-    expect(() => declare('x'.repeat(240))).to.throw(/longWinded: the description with its price sentence is 308 characters \(max 300\)/);
+    expect(declare('x'.repeat(190)).description).to.have.length(190);
+    // 240 characters, a space and the 67 of the price sentence, a space and the 34 of the cancel sentence.
+    expect(() => declare('x'.repeat(240))).to.throw(
+      /longWinded: the description with its price and cancel sentences is 343 characters \(max 300\)/,
+    );
+    expect(() => declare('x'.repeat(198))).to.throw(/is 301 characters/);
   });
 });
 

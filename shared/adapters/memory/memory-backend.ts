@@ -3,7 +3,7 @@ import type { JobPolicies, ProcessorMap } from '../../domain/jobs/processor';
 import type { Backend } from '../../domain/backend';
 import { SequentialAdmissionStore } from '../../domain/admission/sequential-admission-store';
 import type { JobObserver } from '../../domain/jobs/job-observer';
-import { DEFAULT_TERMS, meteredMoney } from '../../domain/jobs/job-settlement';
+import { billingMoney, DEFAULT_TERMS } from '../../domain/jobs/job-settlement';
 import type { EventSources } from '../../domain/webhooks/event-facts';
 import { NO_EVENTS, type EventQueue } from '../../domain/webhooks/event-queue';
 import { jobEventsOn } from '../../domain/webhooks/job-events';
@@ -26,6 +26,8 @@ export interface MemoryBackendOptions {
   /** Each operation's own attempts, back-off, timeout and refund on failure. */
   policies?: JobPolicies;
   retentionSeconds: number;
+  /** `BILLING_MODE=prepaid`: jobs' holds are captured and released as they end (default: metered). */
+  prepaid?: boolean;
   /** Where the jobs' starts, ends, refunds and faults are logged and measured; none: nowhere. */
   observer?: JobObserver;
   /** Builds the event queue on the backend's own job queue and connections; none: no events. */
@@ -34,8 +36,8 @@ export interface MemoryBackendOptions {
 
 /** The embedded backend: every store in memory and jobs run in this process. For one process only. */
 export function createMemoryBackend(options: MemoryBackendOptions): Backend {
-  const ledger = new MemoryLedgerStore();
   const credits = new MemoryCreditStore();
+  const ledger = new MemoryLedgerStore(credits);
   const connections = new MemoryConnectionStore();
   const rateLimits = new MemoryRateLimitStore();
   // The deliveries read jobs only when they send, by which time the queue below exists.
@@ -49,8 +51,12 @@ export function createMemoryBackend(options: MemoryBackendOptions): Backend {
     policies: options.policies,
     retentionMs: options.retentionSeconds * 1000,
     ending: {
-      // The embedded ledger refunds at once, so a job's refund is part of the step that ends it.
-      money: meteredMoney((refund) => ledger.refundNow(refund), options.retentionSeconds),
+      // The embedded stores settle at once, so a job's capture, release and refund are part of the step that ends it.
+      money: billingMoney(
+        options.prepaid === true,
+        { capture: (request) => credits.captureNow(request), refund: (request) => ledger.refundNow(request) },
+        options.retentionSeconds,
+      ),
       events: jobEventsOn(events, { awaitStored: false }),
       observer: options.observer,
       terms: (operation) => options.policies?.get(operation) ?? DEFAULT_TERMS,

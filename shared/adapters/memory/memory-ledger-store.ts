@@ -10,7 +10,13 @@ import {
   type RefundRequest,
   type Usage,
 } from '../../domain/ledger/ledger-store';
+import type { HoldRequest, HoldResult } from '../../domain/credits/credit-store';
 import { SubjectSequence } from './subject-sequence';
+
+/** The credit accounts a claim holds on, in the same synchronous step (the memory credit store's `holdNow`). */
+export interface SyncCreditHolds {
+  holdNow(request: HoldRequest): HoldResult;
+}
 
 interface IdempotencyRecord {
   fingerprint: string;
@@ -22,9 +28,12 @@ interface IdempotencyRecord {
 
 /**
  * Idempotency records, usage and the job index in memory. `claim` has no await between its check and its
- * writes, so concurrent requests in this one process cannot both win.
+ * writes, so concurrent requests in this one process cannot both win; a claim with a hold holds on `credits`
+ * within that step.
  */
 export class MemoryLedgerStore implements LedgerStore {
+  constructor(private readonly credits?: SyncCreditHolds) {}
+
   private readonly records = new Map<string, IdempotencyRecord>();
   private readonly usageBySubject = new Map<string, Usage>();
   private readonly jobs = new SubjectSequence<string>();
@@ -48,22 +57,46 @@ export class MemoryLedgerStore implements LedgerStore {
     const spent = spentToday.get(request.subject) ?? 0;
     const net = spent - (this.refundedByDay.get(day)?.get(request.subject) ?? 0);
     if (request.dailyLimit !== undefined && net + request.cost > request.dailyLimit) return { outcome: 'over_budget', shard: 0 };
+    const acceptedAt = request.acceptedAt ?? new Date(now).toISOString();
+    const held = this.hold(request, acceptedAt);
+    if (held?.outcome === 'insufficient') return { outcome: 'insufficient', shard: 0, account: held.account };
     spentToday.set(request.subject, spent + request.cost);
     const shard = request.shard ?? 0;
+    this.record(request, { acceptedAt, expiresAt: now + request.ttlSeconds * 1000, shard }, existing !== undefined);
+    if (!held) return { outcome: 'created', shard };
+    const fellLow = held.outcome === 'held' && held.fellLow && held.entry ? { fellLowEntry: held.entry.id } : {};
+    return { outcome: 'created', shard, account: held.account, ...fellLow };
+  }
+
+  /** The accepted claim's writes: its record, the subject's usage and its job index (part of the claim's step). */
+  private record(request: ClaimRequest, at: { acceptedAt: string; expiresAt: number; shard: number }, expiredBefore: boolean): void {
     this.records.set(request.jobId, {
       fingerprint: request.fingerprint,
-      shard,
-      accepted: { cost: request.cost, at: request.acceptedAt ?? new Date(now).toISOString() },
-      expiresAt: now + request.ttlSeconds * 1000,
+      shard: at.shard,
+      accepted: { cost: request.cost, at: at.acceptedAt },
+      expiresAt: at.expiresAt,
     });
     const usage = this.usageBySubject.get(request.subject) ?? { jobs_charged: 0, credits_spent: 0, credits_refunded: 0 };
     usage.jobs_charged += 1;
     usage.credits_spent += request.cost;
     this.usageBySubject.set(request.subject, usage);
     // A key claimed again after its record expired names the same job id: keep one index entry, the newest.
-    if (existing) this.jobs.pruneSubject(request.subject, (id) => id !== request.jobId);
+    if (expiredBefore) this.jobs.pruneSubject(request.subject, (id) => id !== request.jobId);
     this.jobs.add(request.subject, request.jobId);
-    return { outcome: 'created', shard };
+  }
+
+  /** The claim's hold, when it asks for one: part of its synchronous step. */
+  private hold(request: ClaimRequest, at: string): HoldResult | undefined {
+    if (!request.hold) return undefined;
+    if (!this.credits) throw new Error('a claim with a hold needs the credit store');
+    const { lowThreshold } = request.hold;
+    return this.credits.holdNow({
+      subject: request.subject,
+      jobId: request.jobId,
+      credits: request.cost,
+      at,
+      ...(lowThreshold === undefined ? {} : { lowThreshold }),
+    });
   }
 
   async isClaimed(_subject: string, jobId: string): Promise<boolean> {

@@ -172,9 +172,10 @@ export function toJobRecord(job: (StoredBullJob & CancelFields) | undefined, sta
     attempts: Math.max(job.attemptsStarted ?? 0, job.attemptsMade ?? 0),
     progress: progress.reported ?? null,
     cancel_requested_at: job.cancelRequestedOn === undefined ? null : new Date(job.cancelRequestedOn).toISOString(),
-    // Every canceled job is refunded: by the worker before it marks the job, by the API right after its cancel
+    // A job canceled while it ran shows what its worker gave back (written before it marked the job: all but what
+    // its cancelCharge kept); one canceled in the queue is refunded in full by the API right after its cancel
     // script (a crash between the two is repaired by the next read of the job).
-    refunded_credits: job.canceledOn !== undefined ? job.data.cost : (progress.refunded ?? 0),
+    refunded_credits: progress.refunded ?? (job.canceledOn !== undefined ? job.data.cost : 0),
   };
 }
 

@@ -6,7 +6,7 @@ import type { JobPolicies } from '../../domain/jobs/processor';
 import { SequentialAdmissionStore } from '../../domain/admission/sequential-admission-store';
 import { JobLifecycle } from '../../domain/jobs/job-lifecycle';
 import { createJobObserver } from '../../domain/jobs/job-observer';
-import { DEFAULT_TERMS, meteredMoney } from '../../domain/jobs/job-settlement';
+import { billingMoney, DEFAULT_TERMS } from '../../domain/jobs/job-settlement';
 import { jobEventsOn } from '../../domain/webhooks/job-events';
 import { NO_EVENTS } from '../../domain/webhooks/event-queue';
 import { BullmqEventQueue } from './bullmq-event-queue';
@@ -68,7 +68,11 @@ export function createRedisBackend(
     : NO_EVENTS;
   // The API ends a job only when its cancel finds it queued; the worker runs and ends every other.
   const lifecycle = new JobLifecycle({
-    money: meteredMoney((refund) => ledger.refund(refund), config.idempotencyTtlSeconds),
+    money: billingMoney(
+      config.billing?.mode === 'prepaid',
+      { capture: (request) => credits.capture(request), refund: (request) => ledger.refund(request) },
+      config.idempotencyTtlSeconds,
+    ),
     events: jobEventsOn(events),
     observer: createJobObserver(metrics, logger),
     terms: (operation) => policies.get(operation) ?? DEFAULT_TERMS,

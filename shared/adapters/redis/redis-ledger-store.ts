@@ -11,6 +11,7 @@ import {
   type RefundRequest,
   type Usage,
 } from '../../domain/ledger/ledger-store';
+import { newId } from '../../platform/util/ids';
 import { defineLuaScript, type LuaScript } from './lua-script';
 import type { RedisClient } from './redis-client';
 import type { RedisGuard } from './redis-guard';
@@ -26,14 +27,16 @@ const SPEND_KEY_SECONDS = 2 * 86_400;
 const HISTORY_KEPT_DAYS = SPEND_HISTORY_DAYS + 1;
 const HISTORY_KEY_SECONDS = (HISTORY_KEPT_DAYS + 1) * 86_400;
 
-const OUTCOMES: ReadonlySet<string> = new Set<ClaimOutcome>(['created', 'replayed', 'conflict', 'over_budget']);
+const OUTCOMES: ReadonlySet<string> = new Set<ClaimOutcome>(['created', 'replayed', 'conflict', 'over_budget', 'insufficient']);
+
+type ClaimReply = [string, number, number?, number?, number?];
 
 /**
  * Idempotency records, charges and the per-subject job index in Redis. The claim, the refund and the prune are
  * one script each (`lua/redis-ledger-store/`), whose headers say why each is atomic.
  */
 export class RedisLedgerStore implements LedgerStore {
-  private readonly claimScript: LuaScript<[string, number, number?, number?]>;
+  private readonly claimScript: LuaScript<ClaimReply>;
   private readonly pruneScript: LuaScript<number>;
   private readonly refundScript: LuaScript<number>;
 
@@ -47,36 +50,47 @@ export class RedisLedgerStore implements LedgerStore {
     this.pruneScript = defineLuaScript(client, 'redis-ledger-store/prune');
   }
 
+  /**
+   * One script (claim-10.lua): the key, the budget, the charge, the job index and, in prepaid billing, the
+   * hold on the credit account. On a cluster every key is in the subject's slot.
+   */
   async claim(request: ClaimRequest): Promise<Claim> {
     const day = request.day ?? utcDay();
+    const { subject, jobId } = request;
     const keys = [
-      this.keys.idempotency(request.subject, request.jobId),
-      this.keys.subjectUsage(request.subject),
-      this.keys.subjectJobs(request.subject),
-      this.keys.subjectSequence(request.subject),
-      this.keys.subjectDailySpend(request.subject, day),
-      this.keys.subjectSpendHistory(request.subject),
-      this.keys.subjectDailyRefunds(request.subject, day),
+      this.keys.idempotency(subject, jobId),
+      this.keys.subjectUsage(subject),
+      this.keys.subjectJobs(subject),
+      this.keys.subjectSequence(subject),
+      this.keys.subjectDailySpend(subject, day),
+      this.keys.subjectSpendHistory(subject),
+      this.keys.subjectDailyRefunds(subject, day),
+      this.keys.subjectCredits(subject),
+      this.keys.subjectCreditEntries(subject),
+      this.keys.creditHold(subject, jobId),
     ];
-    const oldestKept = utcDayBefore(day, HISTORY_KEPT_DAYS - 1);
+    const acceptedMs = request.acceptedAt === undefined ? Date.now() : Date.parse(request.acceptedAt);
+    // An entry id only where a hold may write an entry: metered claims skip the random bytes.
+    const entryId = request.hold ? newId('cre') : '';
     const args = [
       request.fingerprint,
       request.ttlSeconds,
       request.cost,
-      request.jobId,
+      jobId,
       request.dailyLimit ?? -1,
       SPEND_KEY_SECONDS,
       request.shard ?? 0,
       day,
-      oldestKept,
+      utcDayBefore(day, HISTORY_KEPT_DAYS - 1),
       HISTORY_KEY_SECONDS,
-      request.acceptedAt === undefined ? Date.now() : Date.parse(request.acceptedAt),
+      acceptedMs,
+      request.hold ? 1 : 0,
+      entryId,
+      request.hold?.lowThreshold ?? -1,
+      request.acceptedAt ?? new Date(acceptedMs).toISOString(),
     ];
-    const [outcome, shard, cost = -1, at = -1] = await this.guard.commands(() => this.claimScript(keys, args));
-    // Anything else means the script and this code disagree; refusing beats guessing about money.
-    if (!OUTCOMES.has(outcome) || !Number.isInteger(shard)) throw new Error(`unexpected claim outcome ${String(outcome)}`);
-    const accepted = cost >= 0 && at >= 0 ? { cost, at: new Date(at).toISOString() } : undefined;
-    return { outcome: outcome as ClaimOutcome, shard, ...(accepted ? { accepted } : {}) };
+    const reply = await this.guard.commands(() => this.claimScript(keys, args));
+    return claimOf(reply, request.hold !== undefined, entryId);
   }
 
   async isClaimed(subject: string, jobId: string): Promise<boolean> {
@@ -145,6 +159,19 @@ export class RedisLedgerStore implements LedgerStore {
     const fields = await this.guard.commands(() => this.client.hgetall(this.keys.subjectUsage(subject)));
     return usageOf(fields.jobs_charged, fields.credits_spent, fields.credits_refunded);
   }
+}
+
+/** A claim from the script's answer; anything unexpected means the script and this code disagree: refusing beats guessing about money. */
+function claimOf(reply: ClaimReply, held: boolean, entryId: string): Claim {
+  const [outcome, shard, third = -1, fourth = -1, fell] = reply;
+  if (!OUTCOMES.has(outcome) || !Number.isInteger(shard)) throw new Error(`unexpected claim outcome ${String(outcome)}`);
+  if (outcome === 'replayed') {
+    const accepted = third >= 0 && fourth >= 0 ? { cost: third, at: new Date(fourth).toISOString() } : undefined;
+    return { outcome, shard, ...(accepted ? { accepted } : {}) };
+  }
+  if (!held || (outcome !== 'created' && outcome !== 'insufficient')) return { outcome: outcome as ClaimOutcome, shard };
+  const account = { balance: Number(third), held: Number(fourth) };
+  return { outcome, shard, account, ...(Number(fell) === 1 ? { fellLowEntry: entryId } : {}) };
 }
 
 /**

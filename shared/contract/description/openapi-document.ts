@@ -1,4 +1,5 @@
 import { publishedPrice } from '../../domain/jobs/price';
+import { DEFAULT_CANCEL_CHARGE } from '../../domain/jobs/processor';
 import { modelDescription } from '../operations/model-description';
 import type { Operation, ResponseSpec } from '../operations/operation';
 import { bodyLimitOf, DEFAULT_BODY_LIMIT_BYTES } from '../operations/body-limit';
@@ -85,7 +86,10 @@ function operationObject(operation: Operation, oauth: boolean, bodyLimit: number
   object['x-openai-isConsequential'] = operation.consequential;
   if (operation.price) {
     object['x-requires-confirmation'] = true;
-    object['x-cost'] = publishedPrice(operation.price);
+    object['x-cost'] = {
+      ...publishedPrice(operation.price),
+      ...(operation.job ? { cancel_charge: operation.job.cancelCharge ?? DEFAULT_CANCEL_CHARGE } : {}),
+    };
   }
   if (operation.async) {
     object['x-long-running'] = true;

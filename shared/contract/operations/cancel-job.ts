@@ -3,7 +3,10 @@ import { JOB_CARD } from '../mcp/job-card/job-card';
 import { bearerOperation } from './operation';
 import { JOB_ID_PARAMETER, ref } from './schemas';
 
-/** `DELETE /v1/jobs/{id}`: cancel one of the subject's jobs, refunding it when it never delivered. */
+/**
+ * `DELETE /v1/jobs/{id}`: cancel one of the subject's jobs, refunding it when it never delivered: all of it
+ * when it was queued, all but what its operation's `cancelCharge` keeps when it was running.
+ */
 export const cancelJob = bearerOperation({
   operationId: 'cancelJob',
   method: 'delete',
@@ -11,13 +14,13 @@ export const cancelJob = bearerOperation({
   summary: 'Cancel a job',
   description:
     'Cancels a job the person no longer wants; ask them first. Queued: canceled at once and refunded in full ' +
-    '(200). Running: asked to stop (202); poll getJob: it ends canceled and refunded, or succeeded if it ' +
-    'finished first. A finished job answers 409.',
+    '(200). Running: asked to stop (202); poll getJob: it ends canceled, refunded but for what its operation ' +
+    'keeps of a late cancel, or succeeded if it finished first. A finished job answers 409.',
   published: true,
   consequential: true,
   parameters: [JOB_ID_PARAMETER],
   responses: {
-    200: { description: 'The job is canceled and refunded (now, or by an earlier call).', schema: ref('Job') },
+    200: { description: 'The job is canceled (now, or by an earlier call); refunded_credits is what was given back.', schema: ref('Job') },
     202: {
       description: 'The job is running and was asked to stop; poll it until it is final.',
       schema: ref('Job'),

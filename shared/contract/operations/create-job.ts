@@ -10,6 +10,6 @@ export const createJob = paidOperation({
   description:
     'Starts a paid job that costs 1 credit, charged once when it is accepted. Ask the person for a clear yes ' +
     'first. Send an Idempotency-Key; a retry with the same key returns the same job and is never charged again. ' +
-    'Answers 202 at once: poll getJob (over MCP: get_job) for the result.',
+    'Answers 202 at once: poll getJob (over MCP: get_job).',
   price: fixedPrice(1),
 });

@@ -1,12 +1,29 @@
 import { type PriceRule, priceText } from '../../domain/jobs/price';
+import { type CancelCharge, DEFAULT_CANCEL_CHARGE } from '../../domain/jobs/processor';
 
 /** Longest operation description GPT Actions accepts; the composed description must fit it. */
 export const MAX_DESCRIPTION_LENGTH = 300;
 
-/** What a description is composed from: the operation's own text and its price rule, when it has one. */
+/**
+ * What a description is composed from: the operation's own text, its price rule when it has one, and for a
+ * paid job what a cancel after its start keeps.
+ */
 export interface DescribedOperation {
   readonly description: string;
   readonly price?: PriceRule;
+  readonly job?: { readonly cancelCharge?: CancelCharge };
+}
+
+/** What a cancel once the job started costs, in the person's words (`x-cost.cancel_charge` in words). */
+const CANCEL_TEXT: Readonly<Record<CancelCharge, string>> = {
+  none: 'A cancel is free.',
+  progress: 'A late cancel pays the share done.',
+  full: 'A late cancel pays it all.',
+};
+
+/** The sentence a paid job's description carries about a cancel after its start. */
+export function cancelText(charge: CancelCharge = DEFAULT_CANCEL_CHARGE): string {
+  return CANCEL_TEXT[charge];
 }
 
 /**
@@ -20,10 +37,13 @@ export function statesPrice(text: string, rule: PriceRule): boolean {
 
 /**
  * The description a model reads: the operation's text, followed by its price sentence unless the text
- * states it already, so the price is said exactly once. `/openapi.json`, `/llms.txt`, the MCP tool and the
- * doctor all see this one string.
+ * states it already, so the price is said exactly once, then for a paid job what a late cancel costs (unless
+ * the text says it). `/openapi.json`, `/llms.txt`, the MCP tool and the doctor all see this one string.
  */
-export function modelDescription({ description, price }: DescribedOperation): string {
-  if (!price || statesPrice(description, price)) return description;
-  return `${description} ${priceText(price)}`;
+export function modelDescription({ description, price, job }: DescribedOperation): string {
+  if (!price) return description;
+  const priced = statesPrice(description, price) ? description : `${description} ${priceText(price)}`;
+  if (!job) return priced;
+  const cancel = cancelText(job.cancelCharge);
+  return priced.toLowerCase().includes(cancel.replace(/\.$/, '').toLowerCase()) ? priced : `${priced} ${cancel}`;
 }

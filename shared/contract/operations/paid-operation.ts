@@ -55,7 +55,7 @@ export function paidOperation<Input, Result extends JobResult, S extends JobSett
   // The rule is typed by the job's input where it is declared; from here on it prices whatever input passed the schema.
   const price = spec.price as PriceRule;
   const noun = spec.noun ?? 'job';
-  assertDescriptionFits(job.operationId, spec.description, price);
+  assertDescriptionFits(job.operationId, spec.description, price, job);
   checkPriceAgainstInput(job.operationId, price, job.input);
   return bearerOperation({
     operationId: job.operationId,
@@ -119,11 +119,16 @@ export function paidOperation<Input, Result extends JobResult, S extends JobSett
   });
 }
 
-function assertDescriptionFits(operationId: string, description: string, price: PriceRule): void {
-  const composed = modelDescription({ description, price });
+function assertDescriptionFits(
+  operationId: string,
+  description: string,
+  price: PriceRule,
+  job: PaidJob<unknown, JobResult, JobSettingSpecs>,
+): void {
+  const composed = modelDescription({ description, price, job });
   if (composed.length > MAX_DESCRIPTION_LENGTH) {
     throw new Error(
-      `${operationId}: the description with its price sentence is ${composed.length} characters (max ${MAX_DESCRIPTION_LENGTH}); ` +
+      `${operationId}: the description with its price and cancel sentences is ${composed.length} characters (max ${MAX_DESCRIPTION_LENGTH}); ` +
         'shorten it, or state the price in the text',
     );
   }

@@ -43,6 +43,8 @@ export interface CreditSettings {
   mode: BillingMode;
   /** `CREDITS_LOW_THRESHOLD`; undefined: no `credits.low` events. */
   lowThreshold?: number;
+  /** `TOP_UP_URL` (default `DASHBOARD_URL`): where a person short of credits buys more. */
+  topUpUrl?: string;
 }
 
 /**
@@ -85,6 +87,16 @@ export class CreditService {
   /** True in `prepaid` billing: paid jobs hold their price, `/v1/me` shows the account. */
   get prepaid(): boolean {
     return this.settings.mode === 'prepaid';
+  }
+
+  /** Where a person short of credits buys more. */
+  get topUpUrl(): string {
+    return this.settings.topUpUrl ?? '';
+  }
+
+  /** `CREDITS_LOW_THRESHOLD`, when set. */
+  get lowThreshold(): number | undefined {
+    return this.settings.lowThreshold;
   }
 
   /**

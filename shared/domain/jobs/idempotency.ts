@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { canonicalJson } from '../../platform/util/canonical-json';
 import type { DailyBudget } from '../ledger/daily-budget';
-import type { Claim, LedgerStore } from '../ledger/ledger-store';
+import type { Claim, ClaimHold, LedgerStore } from '../ledger/ledger-store';
 import type { JobIdKeySource } from './job-id-key';
 
 /** A paid job asked for under an idempotency key. */
@@ -33,8 +33,11 @@ export class Idempotency {
     private readonly budget: DailyBudget,
   ) {}
 
-  /** Claims the submission's key; `shardFor` says where a new job goes (the claim records it, so a replay finds the job there). */
-  async claim(submission: KeyedSubmission, shardFor: (jobId: string) => number): Promise<KeyClaim> {
+  /**
+   * Claims the submission's key; `shardFor` says where a new job goes (the claim records it, so a replay finds
+   * the job there). With `hold` (prepaid billing) the same step holds the price on the subject's credits.
+   */
+  async claim(submission: KeyedSubmission, shardFor: (jobId: string) => number, hold?: ClaimHold): Promise<KeyClaim> {
     const jobId = await this.jobIdFor(submission.subject, submission.idempotencyKey);
     const acceptedAt = new Date().toISOString();
     const claim = await this.ledger.claim({
@@ -49,6 +52,7 @@ export class Idempotency {
       dailyLimit: this.budget.limit,
       shard: shardFor(jobId),
       acceptedAt,
+      ...(hold ? { hold } : {}),
     });
     return { ...claim, jobId, acceptedAt };
   }

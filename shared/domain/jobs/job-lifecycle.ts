@@ -12,6 +12,7 @@ import {
   type Settled,
   type Settlement,
   type SettlementTerms,
+  type WorkDone,
 } from './job-settlement';
 import type { JobPolicies, ProcessorMap } from './processor';
 import type { JobProgress } from './progress-reporter';
@@ -38,6 +39,11 @@ export interface JobEnd {
   readonly ranMs: number;
   /** The job's last progress report: what a settlement by progress reads. */
   readonly progress: JobProgress | null;
+  /**
+   * True when an attempt of the job ran and this ends it (a cancel then keeps what the operation's
+   * `cancelCharge` says); false for a job ended in the queue, which gives everything back.
+   */
+  readonly ran: boolean;
 }
 
 /**
@@ -247,6 +253,7 @@ export class JobLifecycle {
    */
   private record(end: JobEnd, settlement: Settlement, settled: Settled, counted: boolean): Step<void> {
     if (settled.made && settlement.reason) this.observer.refunded(end.attempt, settlement.reason, settled.released);
+    if (settled.made && settled.hold) this.observer.holdSettled?.(end.attempt, settled.hold.captured, settled.released, settlement.reason);
     const recorded = this.events.enabled
       ? andThen(this.events.record(end.ending.kind, end.job.id), () => this.options.afterJobEvent?.())
       : undefined;
@@ -256,13 +263,13 @@ export class JobLifecycle {
   }
 
   private settlementOf(end: JobEnd): Settlement {
-    return settlementOf(end.job, end.ending, this.terms(end.job.operation));
+    return settlementOf(end.job, end.ending, this.terms(end.job.operation), workDone(end));
   }
 
   private endOf<R>(taken: TakenJob, ending: Ending, ports: AttemptPorts<R>): JobEnd {
     const endedAt = Date.now();
     const ranMs = endedAt - taken.startedMs;
-    return { job: taken.job, ending, attempt: this.observed(taken), endedAt, ranMs, progress: ports.lastReport() };
+    return { job: taken.job, ending, attempt: this.observed(taken), endedAt, ranMs, progress: ports.lastReport(), ran: true };
   }
 
   /** The attempt as observations name it: by the attempts started, or by `attempt` where the retry rule's count is meant. */
@@ -283,7 +290,16 @@ export function endOfRecord(job: JobRecord, ending: Ending, endedAt: number = Da
     endedAt,
     ranMs: job.started_at === null ? Number.NaN : endedAt - Date.parse(job.started_at),
     progress: job.progress,
+    ran: false,
   };
+}
+
+/**
+ * How far the job had got: an ending from a running attempt at its last reported percent; a job ended in the
+ * queue (never started, or waiting for a retry or a worker) as not started, so its cancel gives all back.
+ */
+function workDone(end: JobEnd): WorkDone {
+  return { started: end.ran, percent: end.progress?.percent ?? 0 };
 }
 
 /** Whether the attempt's signal fired for a cancel: a timeout fires it too, with a `JobError` for its reason (a failed attempt). */

@@ -25,6 +25,11 @@ export interface JobObserver {
   finished(job: ObservedAttempt, outcome: FinalOutcome, ranMs: number, error?: string): void;
   /** The job's credits were given back (exactly once per job). */
   refunded(job: ObservedAttempt, reason: 'canceled' | 'failed', credits: number): void;
+  /**
+   * A job's hold was ended (prepaid billing, exactly once per job): `captured` kept, `released` given back to
+   * the balance, for `reason` (none: a success or a failure that is not refunded).
+   */
+  holdSettled?(job: ObservedAttempt, captured: number, released: number, reason?: 'canceled' | 'failed'): void;
   /** An attempt failed and the job will be tried again; `error` is the safe message. */
   retrying(job: ObservedAttempt, error: string): void;
   /** A processor threw something other than a `JobError`: the cause, which the person never sees. */
@@ -39,6 +44,9 @@ export function createJobObserver(metrics: Metrics, logger: Logger): JobObserver
   return {
     refunded(job, reason, credits) {
       metrics.recordRefund(job.operation, reason, credits);
+    },
+    holdSettled(job, captured, released, reason) {
+      metrics.recordHoldSettled(job.operation, captured, released, reason);
     },
     started(job, waitedMs) {
       if (waitedMs !== undefined) metrics.recordJobWait(job.operation, waitedMs);

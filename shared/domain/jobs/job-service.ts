@@ -1,3 +1,4 @@
+import { InsufficientCreditsError } from '../../platform/errors/insufficient-credits-error';
 import { CreditBudgetError } from '../../platform/errors/credit-budget-error';
 import { IdempotencyConflictError } from '../../platform/errors/idempotency-conflict-error';
 import { JobFinishedError } from '../../platform/errors/job-finished-error';
@@ -6,7 +7,7 @@ import { PriceExceedsDailyLimitError } from '../../platform/errors/price-exceeds
 import { ServiceUnavailableError } from '../../platform/errors/service-unavailable-error';
 import { decodeCursor, encodeCursor } from '../../platform/pagination/cursor';
 import type { Page } from '../../platform/pagination/page';
-import type { LedgerStore } from '../ledger/ledger-store';
+import type { ClaimHold, LedgerStore } from '../ledger/ledger-store';
 import { DailyBudget } from '../ledger/daily-budget';
 import { Idempotency, type KeyClaim } from './idempotency';
 import type { JobIdKeySource } from './job-id-key';
@@ -32,7 +33,26 @@ export interface JobServiceHooks {
   onConflict?(operation: string): void;
   /** A new job was refused because it would exceed the subject's daily credit budget. */
   onOverBudget?(operation: string): void;
+  /** A new job was refused because the subject's balance cannot hold its price (prepaid billing). */
+  onInsufficient?(operation: string): void;
 }
+
+/**
+ * How jobs are paid for: in `prepaid` billing the claim holds each new job's price on the subject's credits;
+ * a balance short of it is a 402 naming where to top up. (`CreditService` is one.)
+ */
+export interface JobBilling {
+  readonly prepaid: boolean;
+  /** `TOP_UP_URL` (default `DASHBOARD_URL`): named by the 402 of a balance short of a price. */
+  readonly topUpUrl: string;
+  /** `CREDITS_LOW_THRESHOLD`, when set. */
+  readonly lowThreshold?: number;
+  /** Records `credits.low` for the hold entry `entryId` that took the balance below the threshold. */
+  recordLow(subject: string, entryId: string, balance: number): Promise<void>;
+}
+
+/** Metered billing: nothing is held. */
+const METERED: JobBilling = { prepaid: false, topUpUrl: '', recordLow: async () => {} };
 
 /** Accepts paid jobs exactly once per (subject, idempotency key) and reads a subject's jobs. */
 export class JobService {
@@ -54,6 +74,7 @@ export class JobService {
     }),
     /** How each operation's jobs show their input and result: whole when read, summarised when listed. */
     private readonly viewer: JobViewer = new JobViewer(),
+    private readonly billing: JobBilling = METERED,
   ) {
     this.idempotency = new Idempotency(ledger, jobIdKey, retentionSeconds, budget);
   }
@@ -66,8 +87,9 @@ export class JobService {
    * answered, since it was paid for already (even when its price is now above the whole limit).
    */
   async submit(submission: JobSubmission): Promise<{ job: Job; replayed: boolean }> {
-    const claim = await this.idempotency.claim(submission, (jobId) => this.queue.shardFor(jobId));
+    const claim = await this.idempotency.claim(submission, (jobId) => this.queue.shardFor(jobId), this.hold());
     this.refuseUnless(claim, submission);
+    if (claim.fellLowEntry && claim.account) await this.billing.recordLow(submission.subject, claim.fellLowEntry, claim.account.balance);
     const { outcome, shard, jobId } = claim;
     // A replay reads its job first: enqueueing a known id changes nothing, and skipping it saves the queue's
     // costliest call on every replay (bench/README.md).
@@ -100,6 +122,13 @@ export class JobService {
     return { job: this.viewer.read(toPublicJob(stored)), replayed: outcome === 'replayed' };
   }
 
+  /** The hold a claim makes: in prepaid billing only. */
+  private hold(): ClaimHold | undefined {
+    if (!this.billing.prepaid) return undefined;
+    const { lowThreshold } = this.billing;
+    return lowThreshold === undefined ? {} : { lowThreshold };
+  }
+
   /**
    * The 402 of a job the budget refused: a price above the whole daily limit can never fit, so it is told
    * apart from a budget that is only used up for today (which names its reset and a `Retry-After`).
@@ -110,7 +139,7 @@ export class JobService {
     return new CreditBudgetError(limit, this.budget.resetsAt(), this.budget.secondsUntilReset());
   }
 
-  /** Throws the refusal of a claim that accepted nothing (a conflict: 422; over the budget: 402); counts the others. */
+  /** Throws the refusal of a claim that accepted nothing (a conflict: 422; over the budget or short of credits: 402); counts the others. */
   private refuseUnless(claim: KeyClaim, submission: JobSubmission): void {
     if (claim.outcome === 'conflict') {
       this.hooks.onConflict?.(submission.operation);
@@ -119,6 +148,10 @@ export class JobService {
     if (claim.outcome === 'over_budget') {
       this.hooks.onOverBudget?.(submission.operation);
       throw this.overBudget(submission.cost);
+    }
+    if (claim.outcome === 'insufficient') {
+      this.hooks.onInsufficient?.(submission.operation);
+      throw new InsufficientCreditsError(claim.account?.balance ?? 0, submission.cost, this.billing.topUpUrl);
     }
     if (claim.outcome === 'created') this.hooks.onSubmitted?.(submission.operation, submission.cost);
     else this.hooks.onReplayed?.(submission.operation);
@@ -136,9 +169,11 @@ export class JobService {
    * A canceled job is shown refunded; on Redis a queued job's cancel and its refund are two steps (their keys
    * live in different slots), so a crash between them is repaired by the next read, with the lifecycle's
    * once-per-job settlement (a no-op when it was made). Only within the retention: the refund record outlives it.
+   * Only for a job that never started: one canceled while it ran was settled by its worker before it showed
+   * canceled, and may have kept its price (its `cancelCharge`), which a refund in full here would undo.
    */
   private async repairRefund(job: JobRecord): Promise<void> {
-    if (job.status !== 'canceled' || job.cost <= 0 || job.finished_at === null) return;
+    if (job.status !== 'canceled' || job.cost <= 0 || job.finished_at === null || job.started_at !== null) return;
     if (Date.parse(job.finished_at) + this.retentionSeconds * 1000 < Date.now()) return;
     await this.lifecycle.repairCanceled(job);
   }

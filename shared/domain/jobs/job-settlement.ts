@@ -1,17 +1,18 @@
 import { andThen, type Step } from '../../platform/util/step';
+import type { CaptureRequest, SettleResult } from '../credits/credit-store';
 import type { RefundRequest } from '../ledger/ledger-store';
 import type { JobRecord } from './job';
 import type { Ending } from './job-lifecycle';
-import type { JobPolicy } from './processor';
+import { type CancelCharge, DEFAULT_CANCEL_CHARGE, type JobPolicy } from './processor';
 
 /** The job whose charge an ending settles: whose it is, what it cost and when it was charged. */
 export type ChargedJob = Pick<JobRecord, 'id' | 'subject' | 'operation' | 'cost' | 'created_at'>;
 
 /**
  * How an ending settles the job's charge: the credits kept (`capture`) and the credits given back
- * (`release`), with the reason of a release. Today's charge is taken whole when the job is accepted, so an
- * ending captures all or releases all; the split leaves room for a partial release (a cancel charged by
- * progress) and for a hold captured on success.
+ * (`release`), with the reason of a release. In metered billing the charge was taken when the job was
+ * accepted and a release refunds it; in prepaid billing the price was held, and the capture and release end
+ * the hold. A cancel after the start may split the two (its operation's `cancelCharge`).
  */
 export interface Settlement {
   capture: number;
@@ -20,20 +21,49 @@ export interface Settlement {
 }
 
 /** What an operation's declaration says about settling its jobs' charges. */
-export type SettlementTerms = Pick<JobPolicy, 'refundOnFailure'>;
+export type SettlementTerms = Pick<JobPolicy, 'refundOnFailure' | 'cancelCharge'>;
 
-/** The terms of an operation without a declaration of its own: failures are refunded. */
-export const DEFAULT_TERMS: SettlementTerms = { refundOnFailure: true };
+/** The terms of an operation without a declaration of its own: failures are refunded, a late cancel pays the work done. */
+export const DEFAULT_TERMS: SettlementTerms = { refundOnFailure: true, cancelCharge: DEFAULT_CANCEL_CHARGE };
+
+/** How far a job had got when it ended: whether it ever started, and its last reported percent (none: 0). */
+export interface WorkDone {
+  started: boolean;
+  percent: number;
+}
+
+/** A job that never started. */
+export const NOT_STARTED: WorkDone = { started: false, percent: 0 };
 
 /**
  * The settlement of an ending: a success keeps the charge; a failure gives it back unless its operation
- * keeps failed charges; a cancel gives it back.
+ * keeps failed charges; a cancel before the start gives it back; a cancel after it keeps what the operation's
+ * `cancelCharge` says ({@link cancelKeeps}) and gives back the rest.
  */
-export function settlementOf(job: Pick<ChargedJob, 'cost'>, ending: Ending, terms: SettlementTerms): Settlement {
+export function settlementOf(
+  job: Pick<ChargedJob, 'cost'>,
+  ending: Ending,
+  terms: SettlementTerms,
+  done: WorkDone = NOT_STARTED,
+): Settlement {
   const cost = Math.max(0, job.cost);
-  if (ending.kind === 'canceled') return { capture: 0, release: cost, reason: 'canceled' };
+  if (ending.kind === 'canceled') {
+    const capture = done.started ? cancelKeeps(cost, terms.cancelCharge ?? DEFAULT_CANCEL_CHARGE, done.percent) : 0;
+    return { capture, release: cost - capture, reason: 'canceled' };
+  }
   if (ending.kind === 'failed' && terms.refundOnFailure) return { capture: 0, release: cost, reason: 'failed' };
   return { capture: cost, release: 0 };
+}
+
+/**
+ * What a cancel after the start keeps of `cost`: nothing, all, or the share of the last reported percent,
+ * rounded up to a whole credit (a percent outside 0..100 is clamped).
+ */
+export function cancelKeeps(cost: number, charge: CancelCharge, percent: number): number {
+  if (charge === 'none') return 0;
+  if (charge === 'full') return cost;
+  const share = Math.min(100, Math.max(0, Number.isFinite(percent) ? percent : 0));
+  return Math.min(cost, Math.ceil((cost * share) / 100));
 }
 
 /**
@@ -43,6 +73,8 @@ export function settlementOf(job: Pick<ChargedJob, 'cost'>, ending: Ending, term
 export interface Settled {
   released: number;
   made: boolean;
+  /** In prepaid billing, when a hold was ended: what it captured (its release is `released`). */
+  hold?: { captured: number };
 }
 
 /** Nothing moved: nothing was owed back, or nothing holds the money. */
@@ -66,11 +98,50 @@ export const NO_MONEY: JobMoney = { settle: () => NOTHING_SETTLED };
  */
 export function meteredMoney(refund: (request: RefundRequest) => Step<boolean>, retentionSeconds: number): JobMoney {
   return {
-    settle(job, { release }) {
-      if (release <= 0) return NOTHING_SETTLED;
+    settle(job, { release, reason }) {
+      // A cancel that keeps the whole price still records its refund (of 0): a later settlement of the same job
+      // by a cancel repeated on another replica, which sees it canceled and gives back all, must find it made.
+      if (release <= 0 && reason !== 'canceled') return NOTHING_SETTLED;
       return andThen(refund(refundOf(job, retentionSeconds, release)), (made) => ({ released: release, made }));
     },
   };
+}
+
+/** The steps prepaid billing settles with: the credit store's capture, and the ledger's refund. */
+export interface PrepaidPorts {
+  /** Ends the job's hold keeping `credits`, once per job (a release is a capture of 0). */
+  capture(request: CaptureRequest): Step<SettleResult>;
+  refund(request: RefundRequest): Step<boolean>;
+}
+
+/**
+ * Prepaid billing: the price was held at accept, so the hold is ended, keeping the capture and giving the
+ * rest back to the balance (one step of the credit store, once per job); the ledger's usage, which counted the
+ * price as charged at accept, is then refunded what went back, so the usage and the daily cap read the same
+ * in both modes. A job with no hold (accepted in metered billing, before a switch) is settled as metered. A
+ * settlement run again finds the hold settled (`made` false) and repeats the once-per-job refund harmlessly,
+ * which repairs one an interruption lost.
+ */
+export function prepaidMoney(ports: PrepaidPorts, retentionSeconds: number): JobMoney {
+  const metered = meteredMoney(ports.refund, retentionSeconds);
+  return {
+    settle(job, settlement) {
+      const ttlSeconds = 2 * retentionSeconds;
+      const ended = ports.capture({ subject: job.subject, jobId: job.id, credits: settlement.capture, ttlSeconds });
+      return andThen(ended, (result) => {
+        if (result.outcome === 'none') return metered.settle(job, settlement);
+        const { captured, released } = result;
+        const settled: Settled = { released, made: result.outcome === 'settled', hold: { captured } };
+        if (released <= 0) return settled;
+        return andThen(ports.refund(refundOf(job, retentionSeconds, released)), () => settled);
+      });
+    },
+  };
+}
+
+/** The money of a billing mode: `prepaid` ends holds, `metered` refunds charges. */
+export function billingMoney(prepaid: boolean, ports: PrepaidPorts, retentionSeconds: number): JobMoney {
+  return prepaid ? prepaidMoney(ports, retentionSeconds) : meteredMoney(ports.refund, retentionSeconds);
 }
 
 /**

@@ -35,6 +35,17 @@ export type Processor<Input = Record<string, unknown>, Result extends JobResult 
 /** Processors by operation id; the worker dispatches on the job's operation. */
 export type ProcessorMap = ReadonlyMap<string, Processor<Record<string, unknown>, JobResult>>;
 
+/**
+ * What a cancel of a job that has started keeps of its price: `none` (all given back), `progress` (the price
+ * times the last reported percent, rounded up; the default, so work done is never free) or `full`. A cancel
+ * before the job starts always gives everything back.
+ */
+export const CANCEL_CHARGES = ['none', 'progress', 'full'] as const;
+export type CancelCharge = (typeof CANCEL_CHARGES)[number];
+
+/** The cancel charge of an operation that declares none. */
+export const DEFAULT_CANCEL_CHARGE: CancelCharge = 'progress';
+
 /** envalid specs of a paid job's own environment variables, by variable name. */
 export type JobSettingSpecs = Readonly<Record<string, Spec<unknown>>>;
 
@@ -73,6 +84,11 @@ export interface PaidJob<
   readonly backoffMs?: number;
   /** Whether a job that ends failed gives its credits back (default: true). */
   readonly refundOnFailure?: boolean;
+  /**
+   * What a cancel after the job started keeps of its price (default `progress`); published as
+   * `x-cost.cancel_charge` and in the operation's description.
+   */
+  readonly cancelCharge?: CancelCharge;
   /** This job's own environment variables, validated at start; the processor receives their values. */
   readonly settings?: S;
   /**
@@ -108,6 +124,8 @@ export interface JobPolicy {
   readonly backoffMs: number;
   readonly timeoutMs: number | undefined;
   readonly refundOnFailure: boolean;
+  /** What a cancel after the start keeps; absent: {@link DEFAULT_CANCEL_CHARGE}. */
+  readonly cancelCharge?: CancelCharge;
 }
 
 /** The global fallbacks of {@link JobPolicy} (`JOB_ATTEMPTS`, `JOB_BACKOFF_MS`). */
@@ -131,6 +149,7 @@ export function policyOf(job: PaidJob | undefined, defaults: JobPolicyDefaults):
     backoffMs: job?.backoffMs ?? defaults.backoffMs,
     timeoutMs: job?.timeoutMs,
     refundOnFailure: job?.refundOnFailure ?? true,
+    cancelCharge: job?.cancelCharge ?? DEFAULT_CANCEL_CHARGE,
   };
 }
 

@@ -33,6 +33,17 @@ export interface ClaimRequest {
    * accepted charge, never a recomputed one. Now when absent.
    */
   acceptedAt?: string;
+  /**
+   * In `prepaid` billing: hold `cost` on the subject's credit account in the same atomic step (never for a
+   * replay, which was held for already); a balance below it refuses the job (`insufficient`), nothing recorded.
+   */
+  hold?: ClaimHold;
+}
+
+/** The hold a claim makes in `prepaid` billing. */
+export interface ClaimHold {
+  /** `CREDITS_LOW_THRESHOLD`: the claim reports a hold that took the balance below it. */
+  lowThreshold?: number;
 }
 
 /** Milliseconds in a UTC day (no leap seconds in JavaScript time). */
@@ -78,8 +89,9 @@ export const SPEND_HISTORY_DAYS = 90;
  * `created`: this call accepted and charged the job. `replayed`: an earlier call did. `conflict`: the key was
  * used for another payload. `over_budget`: a new job that would take the subject over its daily limit;
  * nothing was recorded or charged. A replay is never `over_budget`: the job it names was already paid for.
+ * `insufficient` (a claim with a hold): the balance is below the cost; nothing was recorded, held or charged.
  */
-export type ClaimOutcome = 'created' | 'replayed' | 'conflict' | 'over_budget';
+export type ClaimOutcome = 'created' | 'replayed' | 'conflict' | 'over_budget' | 'insufficient';
 
 /**
  * A claim's outcome and the shard holding the key's job: the one this claim chose when `created`, the one the
@@ -94,6 +106,10 @@ export interface Claim {
    * the only ones then).
    */
   accepted?: { cost: number; at: string };
+  /** For a claim with a hold, on `created` and `insufficient`: the credit account after the step. */
+  account?: CreditAccount;
+  /** On `created` with a hold that took the balance below the threshold: the hold entry's id (for `credits.low`). */
+  fellLowEntry?: string;
 }
 
 /** What a subject has been charged. */

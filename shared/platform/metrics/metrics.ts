@@ -188,6 +188,15 @@ export class Metrics {
   recordRefund(operation: string, reason: 'canceled' | 'failed', credits: number): void {
     if (credits > 0) this.creditsRefunded.inc({ operation, reason }, credits);
   }
+
+  /**
+   * The end of a job's hold (prepaid billing): what it captured, and what it released for `reason` (a
+   * release without one, which a settlement never makes, would count as `failed`).
+   */
+  recordHoldSettled(operation: string, captured: number, released: number, reason?: 'canceled' | 'failed'): void {
+    if (captured > 0) this.creditsCaptured.inc({ operation }, captured);
+    if (released > 0) this.creditsReleased.inc({ operation, reason: reason ?? 'failed' }, released);
+  }
 }
 
 function counter(registry: Registry, name: string, help: string): Counter<'operation'> {
