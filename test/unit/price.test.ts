@@ -170,3 +170,21 @@ describe('the description a model reads', () => {
     expect(modelDescription({ description: 'It costs 3 credits.', price: fixedPrice(1) })).to.equal('It costs 3 credits. Costs 1 credit.');
   });
 });
+
+describe('a price rule typed by its input', () => {
+  it('a rule typed by its input names a field of the right type, or does not compile (checked by tsc, run by npm run typecheck)', () => {
+    type Input = { topic: string; pages: number; quality: 'draft' | 'fine' };
+    const rules: Array<PriceRule<Input>> = [
+      perUnit({ credits: 2, unit: 'page', field: 'pages', min: 1, max: 5 }),
+      perLength({ credits: 1, field: 'topic', block: 10, max: 2 }),
+      priceTable('quality', { draft: 1, fine: 2 }),
+      // @ts-expect-error: topic is a string, not a count
+      perUnit({ credits: 2, unit: 'page', field: 'topic', min: 1, max: 5 }),
+      // @ts-expect-error: pages is a number, not a text
+      perLength({ credits: 1, field: 'pages', block: 10, max: 2 }),
+      // @ts-expect-error: there is no field named size
+      perUnit({ credits: 2, unit: 'page', field: 'size', min: 1, max: 5 }),
+    ];
+    expect(rules.map((rule) => rule.kind)).to.deep.equal(['per-unit', 'per-length', 'table', 'per-unit', 'per-length', 'per-unit']);
+  });
+});
