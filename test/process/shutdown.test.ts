@@ -7,7 +7,8 @@ import { waitFor } from '../../testkit/wait-for';
 describe('graceful shutdown of the built API on the embedded backend', () => {
   let proc: Spawned;
   let base: string;
-  before(async () => {
+  before(async function () {
+    this.timeout(45_000);
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     proc = spawnNode('dist/api/main.js', {
@@ -22,7 +23,8 @@ describe('graceful shutdown of the built API on the embedded backend', () => {
       // The job's success line, which the test looks for, is a debug line.
       LOG_LEVEL: 'debug',
     });
-    await waitFor(() => fetch(`${base}/healthz`).then((r) => r.ok), { what: 'the API to listen' });
+    // A start on a machine busy with the parallel suite has taken over 10 s; mocha's 30 s bounds the hook.
+    await waitFor(() => fetch(`${base}/healthz`).then((r) => r.ok), { timeoutMs: 25_000, what: 'the API to listen' });
   });
   after(() => {
     if (proc.child.exitCode === null) proc.child.kill('SIGKILL');

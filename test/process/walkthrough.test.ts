@@ -39,12 +39,13 @@ describe('npm run dev on a fresh checkout, and the README walk-through', () => {
   let dir: string;
   let port: number;
   let dev: ReturnType<typeof startDev>;
-  before(async () => {
+  before(async function () {
+    this.timeout(60_000);
     dir = mkdtempSync(path.join(os.tmpdir(), 'connector-dev-'));
     copyFileSync(path.join(ROOT, '.env.example'), path.join(dir, '.env.example'));
     port = await freePort();
     dev = startDev(dir, { PORT: String(port), METRICS_PORT: String(await freePort()) });
-    await waitFor(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok), { timeoutMs: 20_000, what: 'npm run dev to listen' });
+    await waitFor(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok), { timeoutMs: 45_000, what: 'npm run dev to listen' });
   });
   after(async () => {
     await dev?.stop();
