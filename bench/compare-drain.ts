@@ -13,7 +13,7 @@ import { drainPairs, type DrainSide } from './drain-pairs';
 import { openQueue } from './job-load';
 
 // `npm run bench:compare-drain -- <build> <build> [--pairs 8] [--jobs 10000] [--memory-limit <MiB>]`: the
-// workers of two built trees (a `dist/` each; Node flags after `@`, as in bench:compare) on one Redis, each
+// workers of two built trees (a `dist/` each; Node flags or `env:NAME=value` after `@`, as in bench:compare) on one Redis, each
 // under its own key prefix, draining the same placeholder jobs in turns: pair after pair, the two taking
 // turns at going first. Prints each pair and the median of the paired ratios of jobs/s and of worker CPU
 // per job. `--memory-limit` starts each worker in a memory cgroup with that limit (Linux, root).

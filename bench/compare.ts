@@ -16,7 +16,7 @@ import type { MemoryCgroup } from './memory-cgroup';
 // CPU per request of two or more built trees (a `dist/` each, e.g. one built from another commit), loaded at
 // the same moment so that whatever else the machine runs weighs on all of them alike. One build may carry
 // Node flags after `@`: `dist@--max-semi-space-size=32`; `dist@trace=0.1` traces one request in ten, exporting to a
-// local OTLP sink. `--memory-limit <MiB>` starts each API in a memory
+// local OTLP sink; `dist@env:BILLING_MODE=prepaid` sets a variable for that build's API. `--memory-limit <MiB>` starts each API in a memory
 // cgroup of its own with that limit, as the chart's container limit would (Linux, root); `--idle-seconds <s>`
 // reads every API's resident memory again after that long without load; `--idle-between <s>` leaves the
 // APIs that long without load before every round (V8's memory reducer acts on idle processes). bench/README.md
@@ -29,6 +29,8 @@ interface Build {
   scenarios: Map<string, HttpScenario>;
   pid: number;
   samples: Map<string, number[]>;
+  /** Answers per status over every measured stretch, printed at the end: what the build served, e.g. 202s, not 402s. */
+  answers: Map<string, number>;
 }
 
 /** One measured stretch: every build under its own autocannon, all at once; CPU µs per request each. */
@@ -41,7 +43,9 @@ async function measureTogether(builds: Build[], id: string, seconds: number): Pr
   return builds.map((build, i) => {
     const result = results[i];
     if (result.non2xx > 0 || result.errors > 0)
-      throw new Error(`${build.label} (${id}): ${result.non2xx} non-2xx, ${result.errors} errors`);
+      throw new Error(`${build.label} (${id}): ${result.non2xx} non-2xx (${statuses(result)}), ${result.errors} errors`);
+    for (const [status, { count }] of Object.entries(result.statusCodeStats ?? {}))
+      build.answers.set(status, (build.answers.get(status) ?? 0) + (count ?? 0));
     return ((cpuTimeMs(build.pid)! - before[i]) * 1000) / result.requests.total;
   });
 }
@@ -84,6 +88,7 @@ async function main(): Promise<void> {
   const builds = await startBuilds(specs, redis.url, sink?.url);
   await measureRounds(builds, settings);
   printCpu(builds, settings.ids);
+  printAnswers(builds);
   await printMemory(builds, settings);
   if (sink) {
     const { requests, bytes } = sink.counts();
@@ -99,8 +104,8 @@ async function main(): Promise<void> {
 async function startBuilds(specs: ReturnType<typeof comparedBuilds>['builds'], redisUrl: string, sinkUrl?: string): Promise<Build[]> {
   const builds: Build[] = [];
   for (const [i, spec] of specs.entries()) {
-    const env = spec.tracingRatio && sinkUrl ? tracingEnv(sinkUrl, spec.tracingRatio) : undefined;
-    const api = await startApi(`api-${i}`, oneNodeEnv(redisUrl), { ...spec, env });
+    const tracing = spec.tracingRatio && sinkUrl ? tracingEnv(sinkUrl, spec.tracingRatio) : {};
+    const api = await startApi(`api-${i}`, oneNodeEnv(redisUrl), { ...spec, env: { ...tracing, ...spec.env } });
     const { scenarios, jobRead } = await connectorScenarios(api.base, api.proc.child.pid);
     builds.push({
       label: spec.label,
@@ -108,6 +113,7 @@ async function startBuilds(specs: ReturnType<typeof comparedBuilds>['builds'], r
       scenarios: new Map([...scenarios, jobRead].map((s) => [s.id, s])),
       pid: api.proc.child.pid!,
       samples: new Map(),
+      answers: new Map(),
     });
   }
   return builds;
@@ -144,6 +150,15 @@ function printCpu(builds: Build[], ids: string[]): void {
   }
 }
 
+/** Each build's answers by status over the measured stretches. */
+function printAnswers(builds: Build[]): void {
+  process.stdout.write('\nAnswers by status, measured stretches\n');
+  for (const build of builds) {
+    const counts = [...build.answers].map(([status, count]) => `${status} ×${count}`);
+    process.stdout.write(`${build.label}: ${counts.join(', ')}\n`);
+  }
+}
+
 /** Every API's memory right after the load, and again after `idleSeconds` without load if asked. */
 async function printMemory(builds: Build[], { limitMiB, idleSeconds }: Settings): Promise<void> {
   // RSS, and under --memory-limit the cgroup's charge now and its peak over the whole comparison.
@@ -175,4 +190,10 @@ function tracingEnv(url: string, ratio: string): Record<string, string> {
 function signedPercent(change: number): string {
   const percent = round(change * 100, 1) || 0;
   return `${percent >= 0 ? '+' : ''}${percent}`;
+}
+
+/** The answers' statuses and their counts, `202 ×5120, 402 ×37`: what a run that failed on non-2xx answers got. */
+function statuses(result: autocannon.Result): string {
+  const counts = Object.entries(result.statusCodeStats ?? {}).map(([status, { count }]) => `${status} ×${count ?? 0}`);
+  return counts.join(', ') || 'statuses not recorded';
 }

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { MAX_GRANT_CREDITS } from '../shared/domain/credits/credit-rules';
 import { freePort } from '../testkit/free-port';
 import { answers, startNode, type NodeProcess } from '../testkit/node-process';
 import { BENCH_DIST, fromInvocation } from './bench-processes';
@@ -5,6 +7,13 @@ import { PROFILE_DIR, SETTINGS } from './bench-settings';
 
 const LINK_SECRET = 'bench-link-secret-0123456789abcdef';
 const running: Array<{ stop(): Promise<void> }> = [];
+/** The bases of the APIs started with `BILLING_MODE=prepaid`: {@link link} gives their subjects credits. */
+const prepaidApis = new Set<string>();
+/**
+ * What {@link link} grants a subject on a prepaid API: the most one grant may move, a billion jobs at the bench
+ * job's price of 1, so that no bench runs out and meets 402s instead of the path it measures.
+ */
+export const BENCH_GRANT_CREDITS = MAX_GRANT_CREDITS;
 
 /** Remembers a started process (or anything else to stop) so that {@link stopAll} stops it, whatever happens to the run. */
 export async function track<T extends { stop(): Promise<void> }>(proc: Promise<T>): Promise<T> {
@@ -73,6 +82,7 @@ export async function startApi(
     ...(other ? { REDIS_KEY_PREFIX: other.keyPrefix, ...other.env } : {}),
   };
   const base = `http://127.0.0.1:${env.PORT}`;
+  if (env.BILLING_MODE === 'prepaid') prepaidApis.add(base);
   const proc = await track(
     startNode(
       name,
@@ -138,8 +148,15 @@ export async function post(url: string, headers: Record<string, string>, body: u
   return (await response.json()) as Record<string, unknown>;
 }
 
-/** Links `subject` through the dashboard's endpoint; returns the headers of an authenticated call. */
+/**
+ * Links `subject` through the dashboard's endpoint; returns the headers of an authenticated call. On an API
+ * started with `BILLING_MODE=prepaid` it first grants the subject {@link BENCH_GRANT_CREDITS} (a metered API
+ * refuses grants with 409), under a grant id of its own each time, so that every link adds to the balance.
+ */
 export async function link(base: string, subject = 'bench'): Promise<Record<string, string>> {
-  const { token } = (await post(`${base}/v1/link`, { 'x-link-secret': LINK_SECRET }, { subject })) as { token: string };
+  const dashboard = { 'x-link-secret': LINK_SECRET };
+  if (prepaidApis.has(base))
+    await post(`${base}/v1/link/credits`, dashboard, { subject, credits: BENCH_GRANT_CREDITS, grant_id: `bench-${randomUUID()}` });
+  const { token } = (await post(`${base}/v1/link`, dashboard, { subject })) as { token: string };
   return { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 }
