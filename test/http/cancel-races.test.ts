@@ -1,18 +1,9 @@
-import { connectionUrl } from '../../shared/platform/config/redis-settings';
 import { BACKENDS } from '../support/backends';
 import { cancelRaceProof, twoApiCancelProof } from '../support/cancel-race-flows';
-import { startConnector } from '../support/harness';
+import { startConnector, startRedisPair } from '../support/harness';
 
-// The same proofs run on the 3-primary Redis Cluster in test/topologies/cluster-cancels.test.ts.
+// The same proofs run on the 3-primary Redis Cluster in test/topologies/cluster-cancels.test.ts; the prepaid
+// variant of the two-API proof in test/redis/prepaid-cancel-races.test.ts.
 for (const backend of BACKENDS) cancelRaceProof(backend, (env, options) => startConnector(backend, env, options));
 
-twoApiCancelProof('redis', async (env, options) => {
-  const first = await startConnector('redis', env, options);
-  const shared = { REDIS_URL: connectionUrl(first.config.redis)!, REDIS_KEY_PREFIX: first.config.redisKeyPrefix };
-  try {
-    return [first, await startConnector('redis', { ...env, ...shared }, options)];
-  } catch (error) {
-    await first.close();
-    throw error;
-  }
-});
+twoApiCancelProof('redis', startRedisPair);

@@ -6,7 +6,9 @@ import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { waitFor } from '../../testkit/wait-for';
 import { aroundCreateJob } from './scripted-jobs';
 import { newKey, newSubject, type ConnectorOptions, type ConnectorUnderTest } from './harness';
-import { acceptedJob, submitPrompt } from './job-submission';
+import { acceptedJob, paidOperationOf, submitPrompt } from './job-submission';
+import { priceOf } from '../../shared/domain/jobs/price';
+import { type BillingMode, expectHoldsSettled, grantCredits } from './prepaid-settlement';
 import { inStatus, pollJob } from './job-polling';
 
 /** How many jobs each proof races; every one must end canceled and refunded, or ran and charged. */
@@ -74,6 +76,7 @@ async function expectExactlyOnce(
   token: string,
   trials: Trial[],
   starts: Map<string, number>,
+  prepaid?: { apis: readonly ConnectorUnderTest[]; granted: number },
 ): Promise<{ canceled: number; ran: number }> {
   // The race is real only if cancels met queued jobs (200) and running ones (202).
   const answers = new Set(trials.flatMap((trial) => trial.answers));
@@ -131,6 +134,13 @@ async function expectExactlyOnce(
     credits_spent: charged - refunded + marker.cost,
     credits_refunded: refunded,
   });
+  if (prepaid) {
+    const settled = [
+      ...trials.map((trial) => ({ ...trial, refunded_credits: final.get(trial.id)!.refunded_credits as number })),
+      { ...marker, refunded_credits: 0 },
+    ];
+    await expectHoldsSettled(prepaid.apis, c.config.linkSecret, subject, prepaid.granted, settled);
+  }
   return { canceled, ran: trials.length - canceled };
 }
 
@@ -171,24 +181,38 @@ export function cancelRaceProof(label: string, start: StartConnector): void {
   });
 }
 
-/** Registers the proof of cancels of the same jobs through two APIs at once, with the pair from `startPair`. */
-export function twoApiCancelProof(label: string, startPair: StartPair): void {
-  describe(`cancels of the same jobs through two APIs at once [${label}]`, function () {
+/**
+ * What a subject is granted in prepaid billing: exactly the price of the trials and of the marker job the
+ * replays' check submits (a trial's prompt is a fresh key, all of one length).
+ */
+const fundingOfTrials = (count: number): number => (count + 1) * priceOf(paidOperationOf().price!, { prompt: newKey() });
+
+/**
+ * Registers the proof of cancels of the same jobs through two APIs at once, with the pair from `startPair`. In
+ * prepaid billing the subject is granted exactly what its jobs cost, and once they are final every hold must be
+ * settled: nothing held, the balance the grants less the captures on both APIs.
+ */
+export function twoApiCancelProof(label: string, startPair: StartPair, mode: BillingMode = 'metered'): void {
+  const prepaid = mode === 'prepaid';
+  describe(`cancels of the same jobs through two APIs at once, BILLING_MODE=${mode} [${label}]`, function () {
     this.timeout(120_000);
     const starts = new Map<string, number>();
     let first: ConnectorUnderTest;
     let second: ConnectorUnderTest;
     before(async () => {
-      [first, second] = await startPair(RACE_ENV, { operations: recordingJobs(starts) });
+      [first, second] = await startPair({ ...RACE_ENV, BILLING_MODE: mode }, { operations: recordingJobs(starts) });
     });
     after(async () => {
       await second?.close();
       await first?.close();
     });
 
-    it(`${TRIALS} jobs each canceled through both APIs at once are refunded at most once, and a 200 and a 409 never meet`, async () => {
+    const holds = prepaid ? ', and no hold is left open' : '';
+    it(`${TRIALS} jobs each canceled through both APIs at once are refunded at most once, and a 200 and a 409 never meet${holds}`, async () => {
       const subject = newSubject();
       const token = await first.link(subject);
+      const granted = fundingOfTrials(TRIALS);
+      if (prepaid) await grantCredits(second, second.config.linkSecret, subject, granted);
       const trials = await Promise.all(
         Array.from({ length: TRIALS }, async (_, i) => {
           const trial = await startTrial(i % 2 === 0 ? first : second, token);
@@ -202,7 +226,7 @@ export function twoApiCancelProof(label: string, startPair: StartPair): void {
           return trial;
         }),
       );
-      await expectExactlyOnce(first, subject, token, trials, starts);
+      await expectExactlyOnce(first, subject, token, trials, starts, prepaid ? { apis: [first, second], granted } : undefined);
     });
   });
 }

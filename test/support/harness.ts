@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import type { Logger } from 'pino';
 import { startApi, type InProcessJobConsumer, type StartApiOptions } from '../../api/start-api';
 import { loadConfig, type Config } from '../../shared/platform/config/config';
+import { connectionUrl } from '../../shared/platform/config/redis-settings';
 import { createLogger } from '../../shared/platform/logging/logger';
 import type { BackendKind } from './backends';
 import { dropIdleConnections } from './idle-connections';
@@ -112,6 +113,24 @@ export async function startConnector(
       await prepared.cleanup();
     },
   };
+}
+
+/**
+ * Starts two connectors (each an API with its worker) sharing the first one's Redis node and key prefix: two
+ * replicas of one deployment. The second one's failure closes the first.
+ */
+export async function startRedisPair(
+  overrides: Record<string, string> = {},
+  options: ConnectorOptions = {},
+): Promise<[ConnectorUnderTest, ConnectorUnderTest]> {
+  const first = await startConnector('redis', overrides, options);
+  const shared = { REDIS_URL: connectionUrl(first.config.redis)!, REDIS_KEY_PREFIX: first.config.redisKeyPrefix };
+  try {
+    return [first, await startConnector('redis', { ...overrides, ...shared }, options)];
+  } catch (error) {
+    await first.close();
+    throw error;
+  }
 }
 
 /** A fresh idempotency key. */

@@ -9,6 +9,7 @@ import { type CancelCharge, CANCEL_CHARGES, paidJob } from '../../shared/domain/
 import { FAIL_PREFIX, placeholderJob } from '../../shared/domain/processors/placeholder-processor';
 import { waitFor } from '../../testkit/wait-for';
 import { withOperations } from './extra-operations';
+import type { JobClient } from './job-submission';
 import { type CallResult, type ConnectorOptions, type ConnectorUnderTest, newKey, newSubject } from './harness';
 import { parseExposition } from './prometheus-text';
 
@@ -73,10 +74,30 @@ interface Account {
   held: number;
 }
 
-interface Entry {
+/** A credit entry as `GET /v1/link/credits` lists it (the members the proofs read). */
+export interface Entry {
   kind: string;
   credits: number;
   job_id?: string;
+}
+
+/** An account with every one of its entries. */
+export type Statement = Account & { entries: Entry[] };
+
+/** A subject's account and every entry (newest first) through any API, paging through `next_cursor`. */
+export async function statementOf(client: JobClient, linkSecret: string, subject: string): Promise<Statement> {
+  const entries: Entry[] = [];
+  let cursor: string | null = null;
+  let account: Account = { balance: 0, held: 0 };
+  do {
+    const query: string = `subject=${encodeURIComponent(subject)}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const res = await client.call('GET', `/v1/link/credits?${query}`, { headers: { 'x-link-secret': linkSecret } });
+    expect(res.status, res.text).to.equal(200);
+    account = { balance: res.body.balance, held: res.body.held };
+    entries.push(...(res.body.entries as Entry[]));
+    cursor = res.body.next_cursor;
+  } while (cursor);
+  return { ...account, entries };
 }
 
 /** The calls the flows make on one connector. */
@@ -91,20 +112,7 @@ export function moneyClient(c: ConnectorUnderTest) {
       expect(res.status, res.text).to.equal(201);
     },
     /** The account and every entry (newest first), paging through. */
-    statement: async (subject: string): Promise<Account & { entries: Entry[] }> => {
-      const entries: Entry[] = [];
-      let cursor: string | null = null;
-      let account: Account = { balance: 0, held: 0 };
-      do {
-        const query: string = `subject=${encodeURIComponent(subject)}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-        const res = await c.call('GET', `/v1/link/credits?${query}`, { headers: link });
-        expect(res.status, res.text).to.equal(200);
-        account = { balance: res.body.balance, held: res.body.held };
-        entries.push(...(res.body.entries as Entry[]));
-        cursor = res.body.next_cursor;
-      } while (cursor);
-      return { ...account, entries };
-    },
+    statement: (subject: string) => statementOf(c, c.config.linkSecret, subject),
     me: async (token: string) => {
       const res = await c.call('GET', '/v1/me', { token });
       expect(res.status, res.text).to.equal(200);

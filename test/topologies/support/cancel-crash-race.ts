@@ -9,7 +9,9 @@ import { waitFor } from '../../../testkit/wait-for';
 import type { ProcessUnderTest } from '../../redis/support/processes';
 import { pollJob } from '../../support/job-polling';
 import { SHORT_LOCK, successesByJob, usageOf, type Deployment } from './deployment';
-import { submitPrompt } from '../../support/job-submission';
+import { paidOperationOf, submitPrompt } from '../../support/job-submission';
+import { priceOf } from '../../../shared/domain/jobs/price';
+import { type BillingMode, expectHoldsSettled, grantCredits } from '../../support/prepaid-settlement';
 
 /** How many paid jobs the race submits. */
 const JOBS = 60;
@@ -44,8 +46,12 @@ function seenBy(worker: ProcessUnderTest): { started: Set<string>; ended: Set<st
  * money must add up in /v1/me and /v1/link/usage (the day's sums too), and each job must send one signed
  * event, of its final outcome (a delivery may be repeated after a crash, under the same webhook-id).
  */
-export function cancelCrashRace(deployment: () => Deployment, receiver: () => WebhookReceiver): void {
-  it(`${JOBS} paid jobs canceled through both APIs while one of two workers is SIGKILLed mid-run: each ends canceled and refunded once or ran once, the money adds up per day, one event each`, async function () {
+export function cancelCrashRace(deployment: () => Deployment, receiver: () => WebhookReceiver, mode: BillingMode = 'metered'): void {
+  const prompts = Array.from({ length: JOBS }, (_, i) => `race ${i}`);
+  // In prepaid billing the subject is granted exactly what the jobs cost, so that every submit is accepted.
+  const granted = prompts.reduce((sum, prompt) => sum + priceOf(paidOperationOf().price!, { prompt }), 0);
+  const holds = mode === 'prepaid' ? ', no hold left open and the entries add up to the balance on both APIs' : '';
+  it(`${JOBS} paid jobs canceled through both APIs while one of two workers is SIGKILLed mid-run: each ends canceled and refunded once or ran once, the money adds up per day, one event each${holds} [${mode}]`, async function () {
     this.timeout(90_000);
     const dep = deployment();
     const { a, b } = dep;
@@ -53,9 +59,10 @@ export function cancelCrashRace(deployment: () => Deployment, receiver: () => We
     const doomed = await dep.startWorker({ ...SHORT_LOCK, PLACEHOLDER_JOB_MS: '3000' });
     const subject = newSubject();
     const { token } = await a.link(subject);
+    if (mode === 'prepaid') await grantCredits(b, dep.env.LINK_SECRET, subject, granted);
     const jobs = await Promise.all(
-      Array.from({ length: JOBS }, async (_, i) => {
-        const res = await submitPrompt(i % 2 === 0 ? a : b, token, `race ${i}`);
+      prompts.map(async (prompt, i) => {
+        const res = await submitPrompt(i % 2 === 0 ? a : b, token, prompt);
         expect(res.status, res.text).to.equal(202);
         return { id: res.body.id as string, cost: res.body.cost as number, answers: [] as number[] };
       }),
@@ -130,6 +137,10 @@ export function cancelCrashRace(deployment: () => Deployment, receiver: () => We
       }
     });
 
+    if (mode === 'prepaid') {
+      const settled = jobs.map((job, i) => ({ id: job.id, cost: job.cost, refunded_credits: ended[i].refunded_credits as number }));
+      await expectHoldsSettled([a, b], dep.env.LINK_SECRET, subject, granted, settled);
+    }
     const net = { jobs_charged: JOBS, credits_spent: charged - refunded, credits_refunded: refunded };
     expect(await usageOf(a, token)).to.deep.equal(net);
     expect(await usageOf(b, token)).to.deep.equal(net);
