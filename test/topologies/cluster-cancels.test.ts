@@ -25,37 +25,48 @@ describe('cancels and refunds exactly once on a 6-node Redis Cluster (ACL user)'
 
   // In-process connectors (the API with its worker), as on memory and one node.
   cancelRaceProof('cluster', (env, options) => startConnector('redis', { ...clusterEnv(freshPrefix('race')), ...env }, options));
-  twoApiCancelProof('cluster', async (env, options) => {
-    const shared = { ...clusterEnv(freshPrefix('two-apis')), ...env };
-    const first = await startConnector('redis', shared, options);
-    try {
-      return [first, await startConnector('redis', shared, options)];
-    } catch (error) {
-      await first.close();
-      throw error;
-    }
-  });
+  // Both billing modes: in prepaid the flow grants exactly what the jobs cost and checks no hold is left open.
+  for (const mode of ['metered', 'prepaid'] as const) {
+    twoApiCancelProof(
+      'cluster',
+      async (env, options) => {
+        const shared = { ...clusterEnv(freshPrefix(`two-apis-${mode}`)), ...env };
+        const first = await startConnector('redis', shared, options);
+        try {
+          return [first, await startConnector('redis', shared, options)];
+        } catch (error) {
+          await first.close();
+          throw error;
+        }
+      },
+      mode,
+    );
+  }
 
   // Built processes (dist/).
   describe('a cancel and a worker that dies', () => {
     cancelCrashFlows((prefix) => deploymentEnv(clusterVars(cluster), prefix));
   });
 
-  describe('two APIs and two workers, one of them SIGKILLed while cancels race the jobs', () => {
-    let receiver: WebhookReceiver;
-    let deployment: Deployment;
-    before(async () => {
-      receiver = await WebhookReceiver.start();
-      deployment = await startDeployment(deploymentEnv(clusterVars(cluster), freshPrefix('cancel-race'), cancelCrashRaceEnv(receiver)));
-    });
-    after(async () => {
-      await deployment?.stop();
-      await receiver?.close();
-    });
+  for (const mode of ['metered', 'prepaid'] as const) {
+    describe(`two APIs and two workers, one of them SIGKILLed while cancels race the jobs, BILLING_MODE=${mode}`, () => {
+      let receiver: WebhookReceiver;
+      let deployment: Deployment;
+      before(async () => {
+        receiver = await WebhookReceiver.start();
+        const env = { ...cancelCrashRaceEnv(receiver), BILLING_MODE: mode };
+        deployment = await startDeployment(deploymentEnv(clusterVars(cluster), freshPrefix(`cancel-race-${mode}`), env));
+      });
+      after(async () => {
+        await deployment?.stop();
+        await receiver?.close();
+      });
 
-    cancelCrashRace(
-      () => deployment,
-      () => receiver,
-    );
-  });
+      cancelCrashRace(
+        () => deployment,
+        () => receiver,
+        mode,
+      );
+    });
+  }
 });
