@@ -1,4 +1,5 @@
 import { freePort } from '../testkit/free-port';
+import { loadRunEnv } from '../testkit/load-run-env';
 import { answers, setLogDir, startNode, type NodeProcess } from '../testkit/node-process';
 import { round, startRedis } from './bench-processes';
 import { percentile } from './job-load';
@@ -110,16 +111,7 @@ interface SoakPair {
 
 /** The built API and worker on one Redis, each ready. */
 async function startPair(options: SoakOptions, redisUrl: string): Promise<SoakPair> {
-  const env = {
-    CONNECTOR_SECRET: 'soak-connector-secret-0123456789abcdef',
-    PUBLIC_URL: 'http://localhost:8787',
-    DASHBOARD_URL: 'https://dashboard.example.com',
-    LINK_SECRET,
-    REDIS_URL: redisUrl,
-    LOG_LEVEL: 'info',
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    PLACEHOLDER_JOB_MS: String(options.jobMs),
-  };
+  const env = loadRunEnv('soak', LINK_SECRET, redisUrl, options.jobMs);
   const start = async (
     name: string,
     entry: string,

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { loadRunEnv } from './load-run-env';
 import path from 'node:path';
 import YAML from 'yaml';
 import { freePort } from './free-port';
@@ -154,15 +155,7 @@ function reportedSettings(settings: Settings): RollingReport['settings'] {
 /** The environment every process of the run shares. */
 function baseEnv(settings: Settings, redisUrl: string): Record<string, string> {
   return {
-    CONNECTOR_SECRET: 'rolling-connector-secret-0123456789abcdef',
-    PUBLIC_URL: 'http://localhost:8787',
-    DASHBOARD_URL: 'https://dashboard.example.com',
-    LINK_SECRET,
-    REDIS_URL: redisUrl,
-    LOG_LEVEL: 'info',
-    // The chart's 120 a minute per token would answer most of this traffic 429 (which passes, but tests little).
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    PLACEHOLDER_JOB_MS: String(settings.jobMs),
+    ...loadRunEnv('rolling', LINK_SECRET, redisUrl, settings.jobMs),
     WORKER_CONCURRENCY: String(settings.chart.workerConcurrency),
     SHUTDOWN_DELAY_MS: String(settings.chart.delayMs),
     SHUTDOWN_GRACE_MS: String(settings.chart.graceMs),

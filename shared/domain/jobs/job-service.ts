@@ -33,8 +33,6 @@ export interface JobServiceHooks {
   onConflict?(operation: string): void;
   /** A new job was refused because it would exceed the subject's daily credit budget. */
   onOverBudget?(operation: string): void;
-  /** A new job was refused because the subject's balance cannot hold its price (prepaid billing). */
-  onInsufficient?(operation: string): void;
 }
 
 /**
@@ -150,7 +148,6 @@ export class JobService {
       throw this.overBudget(submission.cost);
     }
     if (claim.outcome === 'insufficient') {
-      this.hooks.onInsufficient?.(submission.operation);
       throw new InsufficientCreditsError(claim.account?.balance ?? 0, submission.cost, this.billing.topUpUrl);
     }
     if (claim.outcome === 'created') this.hooks.onSubmitted?.(submission.operation, submission.cost);
