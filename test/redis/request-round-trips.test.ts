@@ -122,6 +122,34 @@ describe('Redis round trips of the hot requests, over HTTP on a private redis-se
     expect((commands.lpos ?? 0) + (commands.lrange ?? 0), JSON.stringify(commands)).to.equal(0);
   });
 
+  it('a fresh job sends four script calls (admission, the claim, the job read beside it, the add) and reads nothing back after the add', async () => {
+    // A first job loads every script, so that none of the measured one's calls is a load after a NOSCRIPT.
+    const warmUp = await submitPrompt(c, token, 'warm-up');
+    expect(warmUp.status, warmUp.text).to.equal(202);
+    const sent: string[] = [];
+    const marker = `fresh-job-done-${newKey()}`;
+    let markerSeen: () => void = () => undefined;
+    const seen = new Promise<void>((resolve) => (markerSeen = resolve));
+    const watcher = new Redis(connectionUrl(c.config.redis)!);
+    const monitor = await watcher.monitor();
+    // Commands a script runs arrive from the source `lua`; only those a client sent count here.
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      if (args[0] === 'echo' && args[1] === marker) markerSeen();
+      else if (source !== 'lua') sent.push(String(args[0]).toLowerCase());
+    });
+    try {
+      const created = await submitPrompt(c, token, 'fresh');
+      expect(created.status, created.text).to.equal(202);
+      // MONITOR reports in the server's order: once the marker is seen, every command of the request is.
+      await observer.echo(marker);
+      await seen;
+    } finally {
+      watcher.disconnect();
+    }
+    const counts = Object.fromEntries([...new Set(sent)].map((name) => [name, sent.filter((n) => n === name).length]));
+    expect(counts, JSON.stringify(counts)).to.deep.equal({ evalsha: 4 });
+  });
+
   it('1,000 calls with one token write its last use once (a stored use a minute old), inside the admission script: one script call per request', async () => {
     const linked = await c.call('POST', '/v1/link', { body: { subject: newSubject() }, headers: { 'x-link-secret': c.config.linkSecret } });
     expect(linked.status, linked.text).to.equal(201);

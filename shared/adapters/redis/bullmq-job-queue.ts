@@ -1,7 +1,7 @@
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Logger } from 'pino';
 import type { JobRecord, JobStatus, NewJob } from '../../domain/jobs/job';
-import type { CancelOutcome, JobQueue } from '../../domain/jobs/job-queue';
+import type { CancelOutcome, EnqueueOptions, JobQueue } from '../../domain/jobs/job-queue';
 import {
   CANCEL_REQUESTED_FIELD,
   CANCELED_FIELD,
@@ -98,15 +98,17 @@ export class BullmqJobQueue implements JobQueue {
 
   /**
    * Adds the job to its shard. When a job with this id exists BullMQ keeps the stored one and resolves to an
-   * object holding *our* data, not the stored data, and its script answers both cases alike. So the stored
-   * hash's timestamp and data are read back (one HMGET): only when they are the ones just sent did this call
-   * store the job, and then it is returned as queued, which it was when `add` answered. Otherwise a finished
-   * job is replaced when asked (checking the state only then, the rare case of an expired key whose job is
-   * still kept), and undefined tells the caller to read the stored job.
+   * object holding *our* data, not the stored data, and its script answers both cases alike. A job known to
+   * be `absent` (no job held the id after its claim) is therefore the one stored: the only other `add` of the
+   * id is a replay of the same claim enqueueing the same job. Otherwise the stored hash's timestamp and data
+   * are read back (one HMGET): only when they are the ones just sent did this call store the job, and then it
+   * is returned as queued, which it was when `add` answered. Failing that, a finished job is replaced when
+   * asked (checking the state only then, the rare case of an expired key whose job is still kept), and
+   * undefined tells the caller to read the stored job.
    */
   async enqueue(
     job: NewJob,
-    { replaceFinished = false, shard = this.shardFor(job.id) }: { replaceFinished?: boolean; shard?: number } = {},
+    { replaceFinished = false, shard = this.shardFor(job.id), absent = false }: EnqueueOptions = {},
   ): Promise<JobRecord | undefined> {
     return this.guard.run(async () => {
       // This process's shard count is recorded before its first job goes anywhere, so that readers with
@@ -116,6 +118,7 @@ export class BullmqJobQueue implements JobQueue {
       const data = toBullJobData(job);
       const jobOptions = this.operationOptions.get(job.operation) ?? this.jobOptions;
       const added = await addToQueue(queue, job.operation, data, { ...jobOptions, jobId: job.id });
+      if (absent) return toJobRecord(added, 'waiting');
       const [timestamp, storedData] = await this.client.hmget(queue.toKey(job.id), 'timestamp', 'data');
       if (timestamp === String(added.timestamp) && storedData === JSON.stringify(data)) return toJobRecord(added, 'waiting');
       if (!replaceFinished) return undefined;

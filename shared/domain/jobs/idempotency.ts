@@ -34,11 +34,11 @@ export class Idempotency {
   ) {}
 
   /**
-   * Claims the submission's key; `shardFor` says where a new job goes (the claim records it, so a replay finds
-   * the job there). With `hold` (prepaid billing) the same step holds the price on the subject's credits.
+   * Claims the submission's key, whose job id is `jobId` ({@link Idempotency.jobIdFor}); `shard` is where a new
+   * job goes (the claim records it, so a replay finds the job there). With `hold` (prepaid billing) the same
+   * step holds the price on the subject's credits.
    */
-  async claim(submission: KeyedSubmission, shardFor: (jobId: string) => number, hold?: ClaimHold): Promise<KeyClaim> {
-    const jobId = await this.jobIdFor(submission.subject, submission.idempotencyKey);
+  async claim(submission: KeyedSubmission, jobId: string, shard: number, hold?: ClaimHold): Promise<KeyClaim> {
     const acceptedAt = new Date().toISOString();
     const claim = await this.ledger.claim({
       subject: submission.subject,
@@ -50,7 +50,7 @@ export class Idempotency {
       ttlSeconds: this.retentionSeconds,
       day: this.budget.today(),
       dailyLimit: this.budget.limit,
-      shard: shardFor(jobId),
+      shard,
       acceptedAt,
       ...(hold ? { hold } : {}),
     });

@@ -7,6 +7,13 @@ import type { JobRecord, JobStatus, NewJob } from './job';
  */
 export type CancelOutcome = 'canceled' | 'requested' | 'already_canceled' | 'finished';
 
+/** How {@link JobQueue.enqueue} adds a job. */
+export interface EnqueueOptions {
+  replaceFinished?: boolean;
+  shard?: number;
+  absent?: boolean;
+}
+
 /**
  * The seam between the API and whatever runs jobs: in memory (in-process) or BullMQ (a separate worker).
  * Routes never know which one they talk to.
@@ -19,9 +26,10 @@ export interface JobQueue {
    * claim has just charged for a new job, so the person must get one. Resolves with the stored job when
    * the queue knows it without another read (the caller then need not `get` it), otherwise undefined.
    * `shard` is where the job goes ({@link JobQueue.shardFor} by default; a replay passes the one its claim
-   * recorded).
+   * recorded). `absent` says a read of the id on that shard, issued with the claim that accepted the job, found
+   * nothing: no older job can hold the id, so the queue may answer with the job it adds without reading it back.
    */
-  enqueue(job: NewJob, options?: { replaceFinished?: boolean; shard?: number }): Promise<JobRecord | undefined>;
+  enqueue(job: NewJob, options?: EnqueueOptions): Promise<JobRecord | undefined>;
   /** The stored job, or undefined; looked for on `shard` only when given, else wherever it may be. */
   get(id: string, shard?: number): Promise<JobRecord | undefined>;
   /** The shard a new job with this id goes to (always 0 for a queue without shards). */

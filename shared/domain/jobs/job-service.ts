@@ -85,18 +85,18 @@ export class JobService {
    * answered, since it was paid for already (even when its price is now above the whole limit).
    */
   async submit(submission: JobSubmission): Promise<{ job: Job; replayed: boolean }> {
-    const claim = await this.idempotency.claim(submission, (jobId) => this.queue.shardFor(jobId), this.hold());
+    const { claim, seen } = await this.claimAndLook(submission);
     this.refuseUnless(claim, submission);
     if (claim.fellLowEntry && claim.account) await this.billing.recordLow(submission.subject, claim.fellLowEntry, claim.account.balance);
     const { outcome, shard, jobId } = claim;
-    // A replay reads its job first: enqueueing a known id changes nothing, and skipping it saves the queue's
-    // costliest call on every replay (bench/README.md).
-    // The claim says which shard holds the key's job (it may predate a change of the shard count): reading and
-    // enqueueing there means BullMQ's own duplicate check applies to every retry.
-    let stored = outcome === 'replayed' ? await this.queue.get(jobId, shard) : undefined;
+    // A replay's job is the one read with the claim, when it was read where the claim says the job is (the
+    // claim may predate a change of the shard count): enqueueing a known id changes nothing, and skipping it
+    // saves the queue's costliest call on every replay (bench/README.md).
+    let stored = outcome === 'replayed' ? (seen.shard === shard ? seen.job : await this.queue.get(jobId, shard)) : undefined;
     if (!stored) {
       // A replay enqueueing its job (the first call was charged, then died) makes it with the charge the
       // claim recorded: the price rule may have changed since, and the refund must name that very charge.
+      // Enqueueing on the claim's shard means BullMQ's own duplicate check applies to every retry.
       stored = await this.queue.enqueue(
         {
           id: jobId,
@@ -106,7 +106,7 @@ export class JobService {
           cost: claim.accepted?.cost ?? submission.cost,
           createdAt: claim.accepted?.at ?? claim.acceptedAt,
         },
-        { replaceFinished: outcome === 'created', shard },
+        { replaceFinished: outcome === 'created', shard, absent: seen.shard === shard && !seen.job },
       );
       // The queue answers with the job when it knows it is the stored one; otherwise it is read back.
       stored ??= await this.queue.get(jobId, shard);
@@ -118,6 +118,18 @@ export class JobService {
     // first answer may have been this 503.
     await this.queue.confirmDurable(submission.subject, shard);
     return { job: this.viewer.read(toPublicJob(stored)), replayed: outcome === 'replayed' };
+  }
+
+  /**
+   * The claim of the submission's key, and the job its id names on the shard a new job goes to, read in the
+   * same round trip: a replay's answer, or, when there is none, the knowledge that a new job's `add` stores
+   * it (then it needs no read-back).
+   */
+  private async claimAndLook(submission: JobSubmission): Promise<{ claim: KeyClaim; seen: { shard: number; job?: JobRecord } }> {
+    const jobId = await this.idempotency.jobIdFor(submission.subject, submission.idempotencyKey);
+    const shard = this.queue.shardFor(jobId);
+    const [claim, job] = await Promise.all([this.idempotency.claim(submission, jobId, shard, this.hold()), this.queue.get(jobId, shard)]);
+    return { claim, seen: { shard, job } };
   }
 
   /** The hold a claim makes: in prepaid billing only. */
