@@ -50,7 +50,7 @@ EXPOSE 8787 9464
 # 60 % more CPU (measured on Node 20). These two flags keep the heap shaped as on a large machine; the memory reducer
 # stays on, so an idle pod gives its memory back.
 # Measured and explained in bench/README.md ("Node's heap under a memory limit").
-CMD ["node", "--max-semi-space-size=16", "--heap-growing-percent=200", "dist/api/main.js"]
+CMD ["node", "--max-semi-space-size=16", "--heap-growing-percent=100", "dist/api/main.js"]
 
 # ---- worker: BullMQ consumer; /healthz, /readyz, /metrics on METRICS_PORT (9465) ------------------------
 FROM runtime AS worker
