@@ -7,6 +7,7 @@ import { formatRollingReport } from '../../testkit/rolling-report';
 import { chartShutdown, judgeRollingRestart, runRollingRestart, type RollingReport } from '../../testkit/rolling-restart';
 import type { OpenApiDocument } from '../../shared/contract/description/openapi-document';
 import { OpenApiResponseChecker } from '../support/openapi-check';
+import { measurement } from '../support/measurement';
 
 /** Node's header object as the Fetch API's, which the OpenAPI checker reads. */
 function fetchHeaders(headers: SeenResponse['headers']): Headers {
@@ -56,7 +57,7 @@ describe('a rolling restart of two APIs behind HAProxy and two workers, under st
         }
       },
     });
-    console.log(formatRollingReport(report).replace(/^/gm, '      '));
+    measurement(formatRollingReport(report).replace(/^/gm, '      '));
   });
   after(() => {
     if (dir) rmSync(dir, { recursive: true, force: true });

@@ -5,6 +5,7 @@ import { keepAliveLoad, serverErrors } from '../support/keep-alive-load';
 import { startRedis, type TestRedis } from '../../testkit/redis-node';
 import { waitFor } from '../../testkit/wait-for';
 import { redisEnv, startApiProcess, type ApiUnderTest } from '../redis/support/processes';
+import { measurement } from '../support/measurement';
 
 const GRACE_MS = 10_000;
 const CONNECTIONS = 30;
@@ -45,7 +46,7 @@ for (const { kind, delayMs } of CASES) {
       const code = await api.stop();
       const exitMs = Date.now() - signalledAt;
       const outcome = await load.finished;
-      console.log(`      ${outcome.total} requests, ${outcome.closes} moved off by Connection: close, exit ${exitMs} ms after SIGTERM`);
+      measurement(`      ${outcome.total} requests, ${outcome.closes} moved off by Connection: close, exit ${exitMs} ms after SIGTERM`);
       expect(outcome.errors, 'requests that failed without an answer').to.deep.equal({});
       expect(serverErrors(outcome), '5xx answers').to.equal(0);
       expect(Object.keys(outcome.statuses)).to.deep.equal(['200']);

@@ -5,6 +5,7 @@ import { waitFor } from '../../testkit/wait-for';
 import { redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from './support/processes';
 import { pollJob } from '../support/job-polling';
 import { submitPrompt } from '../support/job-submission';
+import { measurement } from '../support/measurement';
 
 /** How long a request may take to answer 503 once Redis is gone: the command timeout (2 s default) plus margin. */
 const OUTAGE_BOUND_MS = 3000;
@@ -138,7 +139,7 @@ describe('two built API processes and a built worker sharing one private Redis',
       expect(res.text).to.not.match(/ECONNREFUSED|Stream|ioredis|enableOfflineQueue/);
       expect(elapsed, `${method} ${path} took ${elapsed} ms`).to.be.below(OUTAGE_BOUND_MS);
     }
-    console.log(`      first 503s within ${Date.now() - killedAt} ms of the kill (4 requests)`);
+    measurement(`      first 503s within ${Date.now() - killedAt} ms of the kill (4 requests)`);
     for (const api of [a, b]) {
       const ready = await api.call('GET', '/readyz');
       expect(ready.status).to.equal(503);
@@ -169,7 +170,7 @@ describe('two built API processes and a built worker sharing one private Redis',
     const job = await submitPrompt(b, token, 'after the outage');
     expect(job.status, job.text).to.equal(202);
     await pollJob(a, token, job.body.id, (j) => j.status === 'succeeded');
-    console.log(`      all three processes ready ${readyMs} ms after the restart; a job ran ${Date.now() - restartedAt} ms after it`);
+    measurement(`      all three processes ready ${readyMs} ms after the restart; a job ran ${Date.now() - restartedAt} ms after it`);
     expect(worker.proc.child.exitCode).to.equal(null);
     const metrics = await (await fetch(`http://127.0.0.1:${b.metricsPort}/metrics`)).text();
     expect(metrics).to.match(/^connector_redis_up 1$/m);

@@ -4,6 +4,7 @@ import { startRedis, type TestRedis } from '../../testkit/redis-node';
 import { waitFor } from '../../testkit/wait-for';
 import { redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from './support/processes';
 import { pollJob } from '../support/job-polling';
+import { measurement } from '../support/measurement';
 
 const CLIENTS = 10;
 /** Statuses a client may see while Redis is away; anything else (another 5xx, a reset) is a fault. */
@@ -114,7 +115,7 @@ describe('Redis killed and restarted under load (built API and worker, durable p
     const recoveredMs = Date.now() - restartedAt;
     fleet.stop();
     const outcome = await fleet.finished;
-    console.log(
+    measurement(
       `      ${JSON.stringify(outcome.statuses)}; ${outcome.accepted.size} jobs accepted; accepting again ${recoveredMs} ms after the restart`,
     );
 

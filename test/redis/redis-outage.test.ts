@@ -9,6 +9,7 @@ import { newEvent } from '../../shared/domain/webhooks/webhook-event';
 import { startRedis, type TestRedis } from '../../testkit/redis-node';
 import { waitFor } from '../../testkit/wait-for';
 import { metricValue, quietLogger } from './support/redis-fixture';
+import { measurement } from '../support/measurement';
 
 const COMMAND_TIMEOUT_MS = 500;
 /** The bound a caller waits at most: the command timeout plus the guard's margin, plus slack for a busy CI. */
@@ -123,14 +124,14 @@ describe('the Redis backend during Redis outages (in-process)', () => {
         timeoutMs: 2000,
         what: 'connector_redis_up 0',
       });
-      console.log(`      503 latency while Redis is down: max ${Math.max(...elapsed)} ms over ${elapsed.length} operations`);
+      measurement(`      503 latency while Redis is down: max ${Math.max(...elapsed)} ms over ${elapsed.length} operations`);
     });
 
     it('recovers by itself once Redis is back: ready() true and writes succeed, with no new backend', async () => {
       const restarted = Date.now();
       await redis.restart();
       await waitFor(() => backend.ready(), { timeoutMs: 15_000, what: 'the backend to reconnect' });
-      console.log(`      ready again ${Date.now() - restarted} ms after the restart`);
+      measurement(`      ready again ${Date.now() - restarted} ms after the restart`);
       expect(
         (
           await backend.ledger.claim({
@@ -216,7 +217,7 @@ describe('the Redis backend during Redis outages (in-process)', () => {
     it('every operation answers 503 within the command timeout bound instead of hanging, and ready() is false', async () => {
       process.kill(pid, 'SIGSTOP');
       const elapsed = await Promise.all(everyOperation(backend).map(([name, operation]) => expectUnavailableWithinBound(name, operation)));
-      console.log(`      503 latency with Redis frozen: max ${Math.max(...elapsed)} ms (command timeout ${COMMAND_TIMEOUT_MS} ms)`);
+      measurement(`      503 latency with Redis frozen: max ${Math.max(...elapsed)} ms (command timeout ${COMMAND_TIMEOUT_MS} ms)`);
       expect(Math.min(...elapsed)).to.be.at.least(COMMAND_TIMEOUT_MS - 50);
       expect(await backend.ready()).to.equal(false);
     });

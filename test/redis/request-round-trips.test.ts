@@ -144,6 +144,8 @@ describe('Redis round trips of the hot requests, over HTTP on a private redis-se
       await observer.echo(marker);
       await seen;
     } finally {
+      // MONITOR runs on a connection of its own: both are ended, or one would reconnect after the server stops.
+      monitor.disconnect();
       watcher.disconnect();
     }
     const counts = Object.fromEntries([...new Set(sent)].map((name) => [name, sent.filter((n) => n === name).length]));

@@ -11,6 +11,7 @@ import {
   type TestRedisSentinelSet,
   type TestTlsRedis,
 } from '../../testkit/redis-topologies';
+import { measurement } from '../support/measurement';
 
 const USER = 'connector';
 const PASSWORD = 'topology-test-password';
@@ -47,7 +48,7 @@ describe('the 6-node Redis Cluster fixture (ACL user)', function () {
   before(async () => {
     const started = Date.now();
     cluster = await startRedisCluster({ username: USER, password: PASSWORD });
-    console.log(`      cluster ready in ${Date.now() - started} ms`);
+    measurement(`      cluster ready in ${Date.now() - started} ms`);
     client = new Cluster(
       cluster.seeds.split(',').map((seed) => ({ host: '127.0.0.1', port: Number(seed.split(':')[1]) })),
       {
@@ -103,7 +104,7 @@ describe('the 6-node Redis Cluster fixture (ACL user)', function () {
     const replica = (await cluster.nodes()).find((node) => node.primaryId === owner.id)!;
     const killedAt = await cluster.killNode(owner.port);
     const { port, promotedAt } = await cluster.waitForPromotion(owner.port);
-    console.log(`      promoted ${promotedAt - killedAt} ms after the kill`);
+    measurement(`      promoted ${promotedAt - killedAt} ms after the kill`);
     expect(port).to.equal(replica.port);
     expect((await cluster.primaryForKey(key)).port).to.equal(replica.port);
     expect(await client.get(key)).to.equal('before the kill');
@@ -122,7 +123,7 @@ describe('the Sentinel set fixture (ACL user, sentinel password)', function () {
   before(async () => {
     const started = Date.now();
     set = await startRedisSentinelSet({ username: USER, password: PASSWORD, sentinelPassword: 'sentinel-test-password' });
-    console.log(`      sentinel set ready in ${Date.now() - started} ms`);
+    measurement(`      sentinel set ready in ${Date.now() - started} ms`);
   });
   after(async () => set?.stop());
 
@@ -151,7 +152,7 @@ describe('the Sentinel set fixture (ACL user, sentinel password)', function () {
       const { port: killed, killedAt } = await set.killPrimary();
       expect(killed).to.equal(set.dataPorts[0]);
       const { port, promotedAt } = await set.waitForPromotion();
-      console.log(`      promoted ${promotedAt - killedAt} ms after the kill`);
+      measurement(`      promoted ${promotedAt - killedAt} ms after the kill`);
       expect(port).to.equal(set.dataPorts[1]);
       expect(await set.primaryPort()).to.equal(set.dataPorts[1]);
       expect(await client.get('kept')).to.equal('before the kill');
@@ -176,7 +177,7 @@ describe('the TLS node fixture', function () {
   before(async () => {
     const started = Date.now();
     node = await startTlsRedis();
-    console.log(`      TLS node ready in ${Date.now() - started} ms`);
+    measurement(`      TLS node ready in ${Date.now() - started} ms`);
   });
   after(async () => node?.stop());
 

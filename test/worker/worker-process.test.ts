@@ -7,6 +7,7 @@ import { waitFor } from '../../testkit/wait-for';
 import { redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from '../redis/support/processes';
 import { pollJob } from '../support/job-polling';
 import { submitPrompt } from '../support/job-submission';
+import { measurement } from '../support/measurement';
 
 /**
  * Lock and stalled-check settings that let a dead worker's job be retaken in seconds instead of minutes.
@@ -113,7 +114,7 @@ describe('the built worker process (dist/worker/main.js)', function () {
         redisEnv(redis.url, 'sigkill:', { PLACEHOLDER_JOB_MS: '50', LOG_LEVEL: 'debug', ...FAST_RECOVERY }),
       );
       const done = await pollJob(api, token, created.body.id, (job) => job.status === 'succeeded', 20_000);
-      console.log(`      job finished by the second worker ${Date.now() - killedAt} ms after the SIGKILL`);
+      measurement(`      job finished by the second worker ${Date.now() - killedAt} ms after the SIGKILL`);
       expect(done.attempts).to.equal(2);
       expect(done.result).to.include({ summary: 'survive a crash' });
       const me = await api.call('GET', '/v1/me', { token });

@@ -5,6 +5,7 @@ import { waitFor } from '../../testkit/wait-for';
 import { redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from '../redis/support/processes';
 import { pollJob } from '../support/job-polling';
 import { submitPrompt } from '../support/job-submission';
+import { measurement } from '../support/measurement';
 
 const GRACE_MS = 3000;
 
@@ -54,7 +55,7 @@ describe('SIGTERM to a built worker in the middle of a job longer than its grace
     // Well before the 30 s lock of the first worker could have expired.
     const done = await pollJob(api, token, created.body.id, (job) => job.status === 'succeeded', 20_000);
     const tookMs = Date.now() - restartedAt;
-    console.log(`      handed back; the next worker finished it ${tookMs} ms after it started`);
+    measurement(`      handed back; the next worker finished it ${tookMs} ms after it started`);
     expect(tookMs).to.be.below(20_000);
     expect(done.attempts).to.equal(2);
     expect(done.result).to.include({ summary: 'hand me back' });

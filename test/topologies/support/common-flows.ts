@@ -9,6 +9,7 @@ import type { ApiUnderTest } from '../../redis/support/processes';
 import { pollJob } from '../../support/job-polling';
 import { SHORT_LOCK, successesByJob, usageOf, type Deployment } from './deployment';
 import { submitPrompt } from '../../support/job-submission';
+import { measurement } from '../../support/measurement';
 
 /** A spawned API seen as the OAuth helpers' target, with the settings its environment gave it. */
 const targetOf = (api: ApiUnderTest, env: Record<string, string>): OAuthTarget =>
@@ -195,7 +196,7 @@ export function commonFlows(deployment: () => Deployment): void {
     const killedAt = Date.now();
     dep.worker = await dep.startWorker();
     const done = await pollJob(b, token, created.body.id, (job) => job.status === 'succeeded', 20_000);
-    console.log(`      job finished by the second worker ${Date.now() - killedAt} ms after the SIGKILL`);
+    measurement(`      job finished by the second worker ${Date.now() - killedAt} ms after the SIGKILL`);
     expect(done.attempts).to.equal(2);
     expect(done.result).to.include({ summary: 'survive a crash' });
     expect(await usageOf(a, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });

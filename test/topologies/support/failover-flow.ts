@@ -4,6 +4,7 @@ import { waitFor } from '../../../testkit/wait-for';
 import { pollJob } from '../../support/job-polling';
 import { completedTotal, running, successesByJob, usageOf, type Deployment } from './deployment';
 import { ALLOWED_DURING_FAILOVER, firstAnswerSince, steadyLoad } from './steady-load';
+import { measurement } from '../../support/measurement';
 
 /** Within this long of the promotion the service must answer successfully again (the contract's bound). */
 const RESUME_BOUND_MS = 20_000;
@@ -58,7 +59,7 @@ export function failoverFlow(label: string, deployment: () => Deployment, victim
 
     const anyOk = firstAnswerSince(outcome, promotedAt, 'GET', [200]) ?? Infinity;
     const jobOk = firstAnswerSince(outcome, promotedAt, 'POST', [202]) ?? Infinity;
-    console.log(
+    measurement(
       `      ${label} on ${port}: answers ${JSON.stringify(outcome.answers)}; errors ${JSON.stringify(outcome.errors)}; ` +
         `${outcome.accepted.size} jobs accepted (${acceptedBeforeKill} before the kill); promoted ${promotedAt - killedAt} ms after the kill; ` +
         `restored as replica ${restoredAt - promotedAt} ms after; first 200 read ${anyOk - promotedAt} ms and first 202 job ${jobOk - promotedAt} ms after the promotion`,
@@ -108,7 +109,7 @@ export function failoverFlow(label: string, deployment: () => Deployment, victim
     expect(processorSuccesses, "the workers' success counter agrees with their logs").to.equal(
       ids.reduce((sum, id) => sum + (runs.get(id) ?? 0), 0),
     );
-    console.log(
+    measurement(
       `      completions recorded once for all ${ids.length} jobs; processor successes ${processorSuccesses} ` +
         `(connector_jobs_completed_total); ${rerun.length} job(s) run a second time (a first run's completion did not reach Redis)`,
     );
