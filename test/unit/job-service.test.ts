@@ -3,17 +3,33 @@ import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
 import { StoredJobIdKey } from '../../shared/domain/jobs/job-id-key';
 import { MemoryJobIdKeyStore } from '../../shared/adapters/memory/memory-job-id-key-store';
 import type { JobRecord, NewJob } from '../../shared/domain/jobs/job';
+import type { EnqueueOptions } from '../../shared/domain/jobs/job-queue';
 import { fingerprint } from '../../shared/domain/jobs/idempotency';
 import { JobService } from '../../shared/domain/jobs/job-service';
 import { MemoryJobQueue } from '../../shared/adapters/memory/memory-job-queue';
 import { MemoryLedgerStore } from '../../shared/adapters/memory/memory-ledger-store';
 
-/** An in-memory queue that counts its enqueues; its processor never finishes, so jobs stay put. */
+/**
+ * An in-memory queue that counts its enqueues and records the service's calls in order (`get` calls the queue
+ * makes inside its own `enqueue` are not the service's); its processor never finishes, so jobs stay put.
+ */
 class CountingQueue extends MemoryJobQueue {
   enqueued: string[] = [];
-  override async enqueue(job: NewJob, options?: { replaceFinished?: boolean }): Promise<JobRecord | undefined> {
+  calls: string[] = [];
+  private inEnqueue = false;
+  override async enqueue(job: NewJob, options?: EnqueueOptions): Promise<JobRecord | undefined> {
     this.enqueued.push(job.id);
-    return super.enqueue(job, options);
+    this.calls.push(options?.absent ? 'enqueue absent' : 'enqueue');
+    this.inEnqueue = true;
+    try {
+      return await super.enqueue(job, options);
+    } finally {
+      this.inEnqueue = false;
+    }
+  }
+  override async get(id: string): Promise<JobRecord | undefined> {
+    if (!this.inEnqueue) this.calls.push('get');
+    return super.get(id);
   }
 }
 
@@ -41,6 +57,14 @@ describe('job submission (JobService on the memory stores)', () => {
     expect(again.replayed).to.equal(true);
     expect(again.job.id).to.equal(first.job.id);
     expect(queue.enqueued).to.deep.equal([first.job.id]);
+  });
+
+  it('a fresh job is read once, beside its claim, then added as absent and not read back; its replay only reads', async () => {
+    await jobs.submit(submission);
+    expect(queue.calls).to.deep.equal(['get', 'enqueue absent']);
+    queue.calls = [];
+    await jobs.submit(submission);
+    expect(queue.calls).to.deep.equal(['get']);
   });
 
   it('a replay whose job is missing (charged, then died before enqueueing) enqueues it once and charges nothing more', async () => {

@@ -9,8 +9,19 @@ export type CancelOutcome = 'canceled' | 'requested' | 'already_canceled' | 'fin
 
 /** How {@link JobQueue.enqueue} adds a job. */
 export interface EnqueueOptions {
+  /**
+   * Replace a *finished* job holding the id: it is left over from an idempotency key whose record has expired
+   * (finished jobs are removed lazily, a little after the retention), and the new claim has just charged for a
+   * new job, so the person must get one.
+   */
   replaceFinished?: boolean;
+  /** Where the job goes ({@link JobQueue.shardFor} by default; a replay passes the one its claim recorded). */
   shard?: number;
+  /**
+   * A read of the id on that shard, issued with the key's claim, found no job: no older job can hold the id
+   * (the only other `add` of it is a replay of the same claim adding the same job), so the queue may answer
+   * with the job it adds without reading it back.
+   */
   absent?: boolean;
 }
 
@@ -20,14 +31,9 @@ export interface EnqueueOptions {
  */
 export interface JobQueue {
   /**
-   * Adds the job unless a job with its id already exists; never creates a second one. With
-   * `replaceFinished`, a *finished* job holding the id is replaced: it is left over from an idempotency key
-   * whose record has expired (finished jobs are removed lazily, a little after the retention), and the new
-   * claim has just charged for a new job, so the person must get one. Resolves with the stored job when
-   * the queue knows it without another read (the caller then need not `get` it), otherwise undefined.
-   * `shard` is where the job goes ({@link JobQueue.shardFor} by default; a replay passes the one its claim
-   * recorded). `absent` says a read of the id on that shard, issued with the claim that accepted the job, found
-   * nothing: no older job can hold the id, so the queue may answer with the job it adds without reading it back.
+   * Adds the job unless a job with its id already exists; never creates a second one ({@link EnqueueOptions}
+   * says when a finished one is replaced). Resolves with the stored job when the queue knows it without
+   * another read (the caller then need not `get` it), otherwise undefined.
    */
   enqueue(job: NewJob, options?: EnqueueOptions): Promise<JobRecord | undefined>;
   /** The stored job, or undefined; looked for on `shard` only when given, else wherever it may be. */
