@@ -3,12 +3,14 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { OpenApiDocument } from '../../shared/contract/description/openapi-document';
 import { state } from '../http/locals';
 import { chain } from '../http/middleware-chain';
+import { rememberValidatorRoutePatterns } from './validator-route-patterns';
 
 /**
  * Enforces the generated OpenAPI document on every matched request: parameters, headers and bodies,
  * unknown fields and unknown query parameters included. Only requests for registry operations reach it.
  */
 export function requestValidator(document: OpenApiDocument): RequestHandler {
+  rememberValidatorRoutePatterns();
   const validator = OpenApiValidator.middleware({
     // The validator mutates and dereferences its spec; give it a copy of its own.
     apiSpec: structuredClone(document) as never,

@@ -4,6 +4,7 @@ import type { RedisConnection, RedisTopology } from '../../platform/config/redis
 import type { Logger } from 'pino';
 import type { Metrics } from '../../platform/metrics/metrics';
 import { coalesceWrites } from './coalesced-writes';
+import { boundCommands } from './command-deadlines';
 import { checkEvictionPolicy } from './eviction-policy';
 import { RedisGuard } from './redis-guard';
 
@@ -52,7 +53,6 @@ export function createRedisClient(options: RedisClientOptions): RedisClient {
     // request gets an answer in bounded time. Worker role: BullMQ manages its own waiting and retries.
     enableOfflineQueue: !failFast,
     maxRetriesPerRequest: failFast ? 1 : null,
-    commandTimeout: failFast ? options.commandTimeoutMs : undefined,
     // A missing ready check would let commands through while Redis is still loading its dataset.
     enableReadyCheck: true,
     // A primary demoted by a failover answers writes with READONLY: reconnecting finds the new primary
@@ -60,6 +60,8 @@ export function createRedisClient(options: RedisClientOptions): RedisClient {
     reconnectOnError: (error) => (/^READONLY/.test(error.message) ? 2 : false),
   };
   const client = connect(options.connection, settings);
+  // The commands role's deadline: one timer per client, not ioredis's `commandTimeout` (one per command).
+  if (failFast) boundCommands(client, options.commandTimeoutMs);
   const log = options.logger.child({ redis_client: options.connectionName });
   let up = false;
   let policyChecked = false;

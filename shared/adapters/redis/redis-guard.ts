@@ -10,7 +10,7 @@ export const REDIS_RETRY_AFTER_SECONDS = 5;
  * request id while the caller sees only a generic 503.
  *
  * Two kinds of work, two methods. {@link RedisGuard.commands}: commands on the request client, which fails
- * fast while disconnected and times out every command itself (`commandTimeout`), so the guard only maps
+ * fast while disconnected and times out every command itself (`boundCommands`), so the guard only maps
  * errors. {@link RedisGuard.run}: work the client does not bound, such as BullMQ waiting for its first
  * connection, which also gets the guard's own deadline.
  */
