@@ -27,7 +27,7 @@ const systemClock: DeadlineClock = {
  *
  * Why: at one fixed timeout, deadlines fall due in the order the commands were sent, so a queue in that order
  * and one timer armed for its oldest pending command bound them all. Creating, listing and clearing a Node
- * timer per command cost the API 4 to 7 % of its CPU per request (decision 0021). Settled commands leave the
+ * timer per command cost the API about 2 to 8 % of its CPU per request (decision 0021). Settled commands leave the
  * queue from its head as new ones come in (one connection answers in order), so it holds about the commands in
  * flight, not those of the last `timeoutMs`.
  */
