@@ -5,7 +5,8 @@ type PathToRegexp = typeof pathToRegexpModule.pathToRegexp;
 /** Route templates remembered at most: the document's paths under each option set, with room to spare. */
 const MOST_PATTERNS = 1000;
 
-let installed: PathToRegexp | undefined;
+/** The module's own `pathToRegexp`, once replaced. */
+let original: PathToRegexp | undefined;
 
 /**
  * Makes `path-to-regexp`'s `pathToRegexp` remember what it compiled, for express-openapi-validator's route
@@ -20,7 +21,7 @@ let installed: PathToRegexp | undefined;
  * Installing twice is harmless. Returns the original function.
  */
 export function rememberValidatorRoutePatterns(): PathToRegexp {
-  if (installed) return installed;
+  if (original) return original;
   const exports = pathToRegexpModule as unknown as { pathToRegexp: PathToRegexp };
   const compile = exports.pathToRegexp;
   const patterns = new Map<string, ReturnType<PathToRegexp>>();
@@ -34,7 +35,7 @@ export function rememberValidatorRoutePatterns(): PathToRegexp {
     }
     return pattern;
   }) as PathToRegexp;
-  installed = compile;
+  original = compile;
   return compile;
 }
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type Redis from 'ioredis';
+import IORedis, { type Redis } from 'ioredis';
 import { closeRedisClient } from '../../shared/adapters/redis/redis-client';
 import { openRedisSession, type RedisPurpose } from '../../shared/adapters/redis/redis-session';
 import { singleNodeConnection } from '../../shared/platform/config/redis-settings';
@@ -46,4 +46,34 @@ describe("openRedisSession: the one factory of every process's Redis clients", (
       }
     });
   }
+
+  it('an api session bounds its commands with one timer, not one each: 200 commands held by a paused Redis add at most one, and all time out', async () => {
+    const config = { redis: singleNodeConnection(redis.url), redisKeyPrefix: 'held:', redisCommandTimeoutMs: 300 };
+    const session = openRedisSession(config, 'api', quietLogger, new Metrics({ defaultMetrics: false }));
+    const pauser = new IORedis(redis.url);
+    try {
+      await waitFor(() => session.client.status === 'ready', { what: 'the session client to be ready' });
+      expect((session.client as Redis).options.commandTimeout).to.equal(undefined);
+      // Every client's commands wait until the pause ends, well after the command timeout.
+      await pauser.client('PAUSE', 1000, 'ALL');
+      const before = timeouts();
+      const outcomes = Array.from({ length: 200 }, (_, i) =>
+        session.client.get(`held:${i}`).then(
+          () => 'answered',
+          (error: Error) => error.message,
+        ),
+      );
+      expect(timeouts() - before).to.be.at.most(1);
+      expect(new Set(await Promise.all(outcomes))).to.deep.equal(new Set(['Command timed out']));
+    } finally {
+      await pauser.client('UNPAUSE');
+      pauser.disconnect();
+      await closeRedisClient(session.client);
+    }
+  });
 });
+
+/** Node timers alive in this process. */
+function timeouts(): number {
+  return process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+}

@@ -101,7 +101,7 @@ export class CommandDeadlines {
  * Bounds every command sent through `client` (a single node or a cluster) by `timeoutMs`, as ioredis's
  * `commandTimeout` would, through {@link CommandDeadlines}.
  */
-export function boundCommands(client: RedisClient, timeoutMs: number): CommandDeadlines {
+export function boundCommands(client: RedisClient, timeoutMs: number): void {
   const deadlines = new CommandDeadlines(timeoutMs);
   const send = client.sendCommand;
   // A cluster's takes the node as a third argument; a single node's ignores it.
@@ -109,5 +109,4 @@ export function boundCommands(client: RedisClient, timeoutMs: number): CommandDe
     deadlines.track(command);
     return (send as (command: Command, stream?: unknown, node?: unknown) => unknown).call(this, command, stream, node);
   } as RedisClient['sendCommand'];
-  return deadlines;
 }
