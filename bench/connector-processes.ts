@@ -129,6 +129,18 @@ export async function startBareServer(cgroupProcs?: string): Promise<{ proc: Nod
   };
 }
 
+/** The floor routes of `bench:floor` (`bench/floor-server.js`) on Redis: `/read` and `/job` under `base`. */
+export async function startFloorServer(redis: RedisEnv): Promise<{ proc: NodeProcess; base: string }> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  return {
+    proc: await track(
+      startNode('floor-server', 'bench/floor-server.js', { ...redis, PORT: String(port) }, () => answers(`${base}/read`), [], BENCH_DIST),
+    ),
+    base,
+  };
+}
+
 /** The baseline for (g): `bench/bare-worker.js` on the queue `bare` under the prefix `bench-bare`. */
 export async function startBareWorker(redis: RedisEnv, cgroupProcs?: string): Promise<NodeProcess> {
   const env = { ...redis, QUEUE_NAME: 'bare', QUEUE_PREFIX: 'bench-bare', WORKER_CONCURRENCY: String(SETTINGS.workerConcurrency) };

@@ -331,6 +331,25 @@ describe('the build comparison smoke runs (bench/dist/bench/compare.js, compare-
   });
 });
 
+describe('the floor smoke run (bench/dist/bench/floor.js) on Redis', function () {
+  this.timeout(120_000);
+  const dir = temporaryDirectory('bench-floor-test-');
+
+  it('bare, floor and API loaded together per stretch: a CPU figure each per round, and each ratio to bare and to the floor', async () => {
+    const { code, output } = await runBuilt('floor.js', ['--rounds', '1', '--seconds', '1'], dir());
+    expect(code, output).to.equal(0);
+    const stretches = [
+      ['read', 'floor GET /read', '\\(b\\) GET /v1/me'],
+      ['job', 'floor POST /job', '\\(d\\) fresh POST /v1/jobs'],
+      ['replay', 'floor POST /replay', '\\(e\\) replayed POST /v1/jobs'],
+    ];
+    for (const [name, floor, api] of stretches) {
+      expect(output, output).to.match(new RegExp(`^round 1 \\(${name}\\): bare [0-9.]+ µs, ${floor} [0-9.]+ µs, ${api} [0-9.]+ µs$`, 'm'));
+      expect(output, output).to.match(new RegExp(`^${floor}: [0-9.]+ of bare; ${api}: [0-9.]+ of bare, [0-9.]+ of the floor$`, 'm'));
+    }
+  });
+});
+
 describe('the webhook-receiver smoke run (bench/dist/bench/webhook-drag.js --smoke) on Redis', function () {
   this.timeout(180_000);
   const dir = temporaryDirectory('bench-webhooks-test-');

@@ -1,0 +1,128 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { cpuTimeMs, round, startRedis } from './bench-processes';
+import { setLogDir } from '../testkit/node-process';
+import { thisNode } from './bench-node';
+import { median, option, runComparison } from './compare-cli';
+import { oneNodeEnv, startApi, startBareServer, startFloorServer, stopAll, track } from './connector-processes';
+import type { HttpScenario } from './http-load';
+import { connectorScenarios } from './scenarios';
+
+// `npm run bench:floor -- [--rounds 6] [--seconds 6]`: how far the connector's requests are from the least a
+// request of their kind must do. Three servers on one Redis, loaded at the same moment (25 connections each,
+// as in `bench:compare`): the bare Express route of (a), a floor route (`floor-server.ts`) and the built API.
+// Three stretches a round: `GET /read` beside (b) `GET /v1/me`, `POST /job` beside (d) a fresh paid job, and
+// `POST /replay` beside (e) its replay.
+// Each figure is the server's CPU per request; each ratio is bare's over another's, as the full run's "by CPU".
+
+/** What the floor's POST routes are sent: the body of the connector's job scenarios. */
+const JOB_BODY: HttpScenario['options'] = {
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: '{"input":{"prompt":"bench"}}',
+};
+
+/** One server under load in a stretch. */
+interface Loaded {
+  label: string;
+  pid: number;
+  url: string;
+  options: HttpScenario['options'];
+}
+
+/** A stretch of a round: the three servers' requests of one kind. */
+interface Stretch {
+  name: string;
+  floor: Loaded;
+  api: Loaded;
+}
+
+/** Every server of a stretch under its own autocannon, all at once; CPU µs per request each. */
+async function measureTogether(servers: Loaded[], seconds: number): Promise<number[]> {
+  const load = (server: Loaded, duration: number) => autocannon({ url: server.url, ...server.options, connections: 25, duration });
+  await Promise.all(servers.map((server) => load(server, 2)));
+  const before = servers.map((server) => cpuTimeMs(server.pid)!);
+  const results = await Promise.all(servers.map((server) => load(server, seconds)));
+  return servers.map((server, i) => {
+    const result = results[i];
+    if (result.non2xx > 0 || result.errors > 0) throw new Error(`${server.label}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+    return ((cpuTimeMs(server.pid)! - before[i]) * 1000) / result.requests.total;
+  });
+}
+
+/** Each stretch's ratios, one per round: bare over the floor, bare over the API, the floor over the API. */
+type Ratios = Map<string, { floor: number[]; api: number[]; apiOfFloor: number[] }>;
+
+async function main(): Promise<void> {
+  const rounds = Number(option('rounds', '6'));
+  const seconds = Number(option('seconds', '6'));
+  const logDir = mkdtempSync(path.join(os.tmpdir(), 'connector-floor-'));
+  process.stdout.write(`every server on ${thisNode()}\n`);
+  setLogDir(logDir);
+  const { bare, stretches } = await startServers();
+  const ratios = await measureRounds(bare, stretches, rounds, seconds);
+  printSummary(stretches, ratios, rounds);
+  await stopAll();
+  rmSync(logDir, { recursive: true, force: true });
+}
+
+/** A private Redis, then the bare server, the floor server and the API on it; the stretches they are loaded in. */
+async function startServers(): Promise<{ bare: Loaded; stretches: Stretch[] }> {
+  const redis = await track(startRedis());
+  const bareServer = await startBareServer();
+  const floorServer = await startFloorServer(oneNodeEnv(redis.url));
+  const api = await startApi('api', oneNodeEnv(redis.url, 'floor-api:'));
+  const { scenarios } = await connectorScenarios(api.base, api.proc.child.pid);
+  const floor = (label: string, route: string, options: HttpScenario['options']): Loaded => ({
+    label,
+    pid: floorServer.proc.child.pid!,
+    url: `${floorServer.base}${route}`,
+    options,
+  });
+  const onApi = (label: string, id: string): Loaded => {
+    const scenario = scenarios.find((s) => s.id === id)!;
+    return { label, pid: api.proc.child.pid!, url: scenario.url, options: scenario.options };
+  };
+  return {
+    bare: { label: 'bare', pid: bareServer.proc.child.pid!, url: bareServer.url, options: {} },
+    stretches: [
+      { name: 'read', floor: floor('floor GET /read', '/read', {}), api: onApi('(b) GET /v1/me', 'b') },
+      { name: 'job', floor: floor('floor POST /job', '/job', JOB_BODY), api: onApi('(d) fresh POST /v1/jobs', 'd') },
+      { name: 'replay', floor: floor('floor POST /replay', '/replay', JOB_BODY), api: onApi('(e) replayed POST /v1/jobs', 'e') },
+    ],
+  };
+}
+
+/** Every round loads each stretch's three servers at once, and prints the round. */
+async function measureRounds(bare: Loaded, stretches: Stretch[], rounds: number, seconds: number): Promise<Ratios> {
+  const ratios: Ratios = new Map(stretches.map((stretch) => [stretch.name, { floor: [], api: [], apiOfFloor: [] }]));
+  for (let pass = 1; pass <= rounds; pass += 1) {
+    for (const stretch of stretches) {
+      const [bareUs, floorUs, apiUs] = await measureTogether([bare, stretch.floor, stretch.api], seconds);
+      const of = ratios.get(stretch.name)!;
+      of.floor.push(bareUs / floorUs);
+      of.api.push(bareUs / apiUs);
+      of.apiOfFloor.push(floorUs / apiUs);
+      process.stdout.write(
+        `round ${pass} (${stretch.name}): bare ${round(bareUs, 1)} µs, ${stretch.floor.label} ${round(floorUs, 1)} µs, ` +
+          `${stretch.api.label} ${round(apiUs, 1)} µs\n`,
+      );
+    }
+  }
+  return ratios;
+}
+
+function printSummary(stretches: Stretch[], ratios: Ratios, rounds: number): void {
+  process.stdout.write(`\nCPU per request on ${thisNode()}: bare over each, median of ${rounds} rounds\n`);
+  for (const stretch of stretches) {
+    const of = ratios.get(stretch.name)!;
+    process.stdout.write(
+      `${stretch.floor.label}: ${round(median(of.floor))} of bare; ${stretch.api.label}: ${round(median(of.api))} of bare, ` +
+        `${round(median(of.apiOfFloor))} of the floor\n`,
+    );
+  }
+}
+
+runComparison('floor', main);
