@@ -129,7 +129,7 @@ export async function startBareServer(cgroupProcs?: string): Promise<{ proc: Nod
   };
 }
 
-/** The floor routes of `bench:floor` (`bench/floor-server.js`) on Redis: `/read` and `/job` under `base`. */
+/** The floor routes of `bench:floor` (`bench/floor-server.js`) on Redis: `/read`, `/replay` and `/job` under `base`. */
 export async function startFloorServer(redis: RedisEnv): Promise<{ proc: NodeProcess; base: string }> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;

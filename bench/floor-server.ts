@@ -3,13 +3,14 @@ import { Queue } from 'bullmq';
 import { loadRedisSettings } from '../shared/platform/config/redis-settings';
 import { createLogger } from '../shared/platform/logging/logger';
 import { closeRedisClient, createRedisClient } from '../shared/adapters/redis/redis-client';
+import { writeJson } from '../api/http/write-json';
 
 // The floor routes of `bench:floor`: the least a connector request must do, and nothing else. `GET /read`:
 // one Redis round trip and one access line; `POST /replay`: a parsed JSON body, the two round trips of a
-// replayed paid job (admission, the claim that finds the job) and one access line; `POST /job`: the same,
-// then BullMQ's `Queue.add`, as a fresh paid job. Express, the
-// Redis connection (the connector's factory, the API's role) and the logger (the connector's, one synchronous
-// `write` per line) are the API's own, so a route here differs from the API's only in what runs per request.
+// replayed paid job (admission, the claim that finds the job) and one access line; `POST /job`: the same, then
+// BullMQ's `Queue.add`, as a fresh paid job. Express and its settings, the Redis connection (the connector's
+// factory, the API's role), the logger (one synchronous `write` per line) and the answer's writing
+// (`writeJson`) are the API's own, so a route here differs from the API's only in what else runs per request.
 const problems: Array<{ name: string; reason: string }> = [];
 const { connection } = loadRedisSettings(process.env, problems);
 if (!connection || problems.length > 0) {
@@ -34,7 +35,7 @@ function logged(route: string, status: number, started: bigint): void {
 app.get('/read', async (_req, res) => {
   const started = process.hrtime.bigint();
   const value = await client.hget('bench-floor:hash', 'field');
-  res.json({ ok: true, value });
+  writeJson(res, { ok: true, value });
   logged('/read', 200, started);
 });
 
@@ -42,7 +43,7 @@ app.post('/replay', express.json(), async (_req, res) => {
   const started = process.hrtime.bigint();
   await client.hget('bench-floor:hash', 'admission');
   await client.hget('bench-floor:hash', 'claim');
-  res.json({ id: 'floor-replay' });
+  writeJson(res, { id: 'floor-replay' });
   logged('/replay', 200, started);
 });
 
@@ -53,7 +54,8 @@ app.post('/job', express.json(), async (req, res) => {
   await client.hget('bench-floor:hash', 'claim');
   jobs += 1;
   const job = await queue.add('floor', req.body as Record<string, unknown>, { jobId: `floor-${process.pid}-${jobs}` });
-  res.status(202).json({ id: job.id });
+  res.status(202);
+  writeJson(res, { id: job.id });
   logged('/job', 202, started);
 });
 
