@@ -13,18 +13,20 @@ const config = loadConfigOrExit(process.env, 'api');
 orExitOnConfigError('api', () => loadJobSettings(process.env, PAID_JOBS));
 const logger = createLogger(config.logLevel, 'connector-api');
 
-startApi(config, logger).then(
-  (api) =>
-    onTerminate(
-      async () => {
-        await api.close();
-        // Last: the spans of the requests that just finished are sent before the process exits.
-        await tracing?.shutdown().catch(() => undefined);
-      },
-      { graceMs: config.shutdownDelayMs + config.shutdownGraceMs, logger },
-    ),
-  (error: unknown) => {
-    logger.fatal({ err: error }, 'api failed to start');
-    logger.flush(() => process.exit(1));
+// The signal handlers go in before the listeners open: a SIGTERM that comes once /readyz answers, while the
+// metrics listener is still binding, then waits for the start and shuts down cleanly instead of killing the
+// process with Node's default action (exit 143).
+const started = startApi(config, logger);
+onTerminate(
+  async () => {
+    const api = await started;
+    await api.close();
+    // Last: the spans of the requests that just finished are sent before the process exits.
+    await tracing?.shutdown().catch(() => undefined);
   },
+  { graceMs: config.shutdownDelayMs + config.shutdownGraceMs, logger },
 );
+started.catch((error: unknown) => {
+  logger.fatal({ err: error }, 'api failed to start');
+  logger.flush(() => process.exit(1));
+});

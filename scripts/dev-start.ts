@@ -24,17 +24,20 @@ export function startDev(tracing: Tracing | undefined): void {
   // With REDIS_URL set, this one process also consumes the job queue, so `npm run dev` needs no second terminal:
   // the API and the worker are composed here, at the entry, and neither imports the other. Only this entry asks
   // for the dev consent page; startApi serves it only on a loopback PUBLIC_URL and listener without CONSENT_URL.
-  startApi(config, logger, { jobConsumer: inProcessWorkers(config, logger), devConsent: true }).then(
+  // The signal handlers go in before the listeners open, as in api/main.ts.
+  const started = startApi(config, logger, { jobConsumer: inProcessWorkers(config, logger), devConsent: true });
+  onTerminate(
+    async () => {
+      const api = await started;
+      await api.close();
+      await tracing?.shutdown().catch(() => undefined);
+    },
+    { graceMs: config.shutdownDelayMs + config.shutdownGraceMs, logger },
+  );
+  started.then(
     (api) => {
       process.stdout.write(
         `Connector on ${config.publicUrl} (OpenAPI: ${config.publicUrl}/openapi.json, metrics: http://localhost:${api.metricsPort}/metrics)\n`,
-      );
-      onTerminate(
-        async () => {
-          await api.close();
-          await tracing?.shutdown().catch(() => undefined);
-        },
-        { graceMs: config.shutdownDelayMs + config.shutdownGraceMs, logger },
       );
       // From the sources the MCP Apps job card is bundled on first read: done now, in the background, so that a
       // host's first read does not wait for it and a card that no longer builds shows here at once.

@@ -21,18 +21,19 @@ const crashAfterJobEvent =
     ? () => process.kill(process.pid, 'SIGKILL')
     : undefined;
 
-startWorker(config, logger, { jobs: PAID_JOBS, afterJobEvent: crashAfterJobEvent }).then(
-  (worker) =>
-    onTerminate(
-      async () => {
-        await worker.close();
-        // Last: the spans of the jobs and deliveries that just finished are sent before the process exits.
-        await tracing?.shutdown().catch(() => undefined);
-      },
-      { graceMs: config.shutdownGraceMs, logger },
-    ),
-  (error: unknown) => {
-    logger.fatal({ err: error }, 'worker failed to start');
-    logger.flush(() => process.exit(1));
+// The signal handlers go in before the worker starts, as in api/main.ts: a SIGTERM during the start waits for
+// it, then shuts down cleanly.
+const started = startWorker(config, logger, { jobs: PAID_JOBS, afterJobEvent: crashAfterJobEvent });
+onTerminate(
+  async () => {
+    const worker = await started;
+    await worker.close();
+    // Last: the spans of the jobs and deliveries that just finished are sent before the process exits.
+    await tracing?.shutdown().catch(() => undefined);
   },
+  { graceMs: config.shutdownGraceMs, logger },
 );
+started.catch((error: unknown) => {
+  logger.fatal({ err: error }, 'worker failed to start');
+  logger.flush(() => process.exit(1));
+});
