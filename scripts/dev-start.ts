@@ -1,10 +1,9 @@
 import pinoPretty from 'pino-pretty';
-import { startApi } from '../api/start-api';
+import { startApi, stopOnTerminate } from '../api/start-api';
 import { jobCardHtml } from '../shared/contract/mcp/job-card/job-card';
 import { loadConfigOrExit, orExitOnConfigError } from '../shared/platform/config/load-config-or-exit';
 import { loadJobSettings } from '../shared/domain/jobs/job-settings';
 import { PAID_JOBS } from '../shared/contract/operations/paid-jobs';
-import { onTerminate } from '../shared/platform/lifecycle/shutdown';
 import { devLogFormat } from '../shared/platform/logging/log-format';
 import { createLogger } from '../shared/platform/logging/logger';
 import type { Tracing } from '../shared/platform/tracing/start-tracing';
@@ -24,16 +23,8 @@ export function startDev(tracing: Tracing | undefined): void {
   // With REDIS_URL set, this one process also consumes the job queue, so `npm run dev` needs no second terminal:
   // the API and the worker are composed here, at the entry, and neither imports the other. Only this entry asks
   // for the dev consent page; startApi serves it only on a loopback PUBLIC_URL and listener without CONSENT_URL.
-  // The signal handlers go in before the listeners open, as in api/main.ts.
   const started = startApi(config, logger, { jobConsumer: inProcessWorkers(config, logger), devConsent: true });
-  onTerminate(
-    async () => {
-      const api = await started;
-      await api.close();
-      await tracing?.shutdown().catch(() => undefined);
-    },
-    { graceMs: config.shutdownDelayMs + config.shutdownGraceMs, logger },
-  );
+  stopOnTerminate(started, config, logger, tracing);
   started.then(
     (api) => {
       process.stdout.write(
