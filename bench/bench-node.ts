@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { repoRoot } from '../testkit/node-process';
+import { repoRoot } from '../test/testkit/node-process';
 
 /** The Node a bench runs on: its executable, its version, and where it came from (printed beside every figure). */
 export interface BenchNode {

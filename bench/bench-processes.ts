@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { repoRoot } from '../testkit/node-process';
-import { waitFor } from '../testkit/wait-for';
+import { repoRoot } from '../test/testkit/node-process';
+import { waitFor } from '../test/testkit/wait-for';
 
 /** The bench package's folder, whether this runs from its sources or from its build. */
 export const BENCH_ROOT = path.join(repoRoot(), 'bench');
@@ -24,7 +24,7 @@ export async function waitUntil(probe: () => Promise<boolean>, timeoutMs: number
 }
 
 /** A private `redis-server` (testkit's launcher): loopback only, no persistence, `noeviction`. */
-export { startRedis } from '../testkit/redis-node';
+export { startRedis } from '../test/testkit/redis-node';
 
 /** The version of the machine's `redis-server`, for the results. */
 export function redisVersion(): string {

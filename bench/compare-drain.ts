@@ -4,7 +4,7 @@ import path from 'node:path';
 import { singleNodeConnection } from '../shared/platform/config/redis-settings';
 import { JOB_QUEUE_NAME, RedisKeys } from '../shared/adapters/redis/redis-keys';
 import { round, startRedis } from './bench-processes';
-import { setLogDir } from '../testkit/node-process';
+import { setLogDir } from '../test/testkit/node-process';
 import { thisNode } from './bench-node';
 import { benchClient, closeBenchClients } from './bench-redis';
 import { comparedBuilds, median, namedTrees, option, runComparison } from './compare-cli';

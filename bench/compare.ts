@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { cpuTimeMs, residentMemory, round, startRedis } from './bench-processes';
-import { setLogDir } from '../testkit/node-process';
+import { setLogDir } from '../test/testkit/node-process';
 import { thisNode } from './bench-node';
 import { comparedBuilds, median, namedTrees, option, runComparison } from './compare-cli';
 import { oneNodeEnv, startApi, stopAll, track } from './connector-processes';

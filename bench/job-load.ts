@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Queue, type JobsOptions } from 'bullmq';
 import { toBullJobData } from '../shared/adapters/redis/bullmq-job-record';
 import type { RedisClient } from '../shared/adapters/redis/redis-client';
-import { GiveUp } from '../testkit/wait-for';
+import { GiveUp } from '../test/testkit/wait-for';
 import { cpuTimeMs, round, waitUntil } from './bench-processes';
 import { commandsProcessed, NodeMeter, type NodeWork } from './bench-redis';
 

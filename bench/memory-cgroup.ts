@@ -12,7 +12,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { repoRoot } from '../testkit/node-process';
+import { repoRoot } from '../test/testkit/node-process';
 
 /** A memory cgroup's charge at one moment, in MiB: what a container's memory limit is enforced against. */
 export interface CgroupMemory {

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { formatRollingReport, judgeRollingRestart } from '../testkit/rolling-report';
-import { runRollingRestart, stopEverything } from '../testkit/rolling-restart';
+import { formatRollingReport, judgeRollingRestart } from '../test/testkit/rolling-report';
+import { runRollingRestart, stopEverything } from '../test/testkit/rolling-restart';
 import { BENCH_ROOT, fromInvocation } from './bench-processes';
 import { mergeResults } from './results-file';
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { singleNodeConnection } from '../shared/platform/config/redis-settings';
 import { JOB_QUEUE_NAME, RedisKeys } from '../shared/adapters/redis/redis-keys';
 import { redisVersion, residentMemory, round, startRedis } from './bench-processes';
-import { setLogDir } from '../testkit/node-process';
+import { setLogDir } from '../test/testkit/node-process';
 import { benchClient, closeBenchClients } from './bench-redis';
 import { OUT, SETTINGS, SMOKE, WATCHDOG_MS } from './bench-settings';
 import { runClusterPhase } from './cluster-phase';

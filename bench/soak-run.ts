@@ -1,9 +1,9 @@
-import { freePort } from '../testkit/free-port';
-import { loadRunEnv } from '../testkit/load-run-env';
-import { answers, setLogDir, startNode, type NodeProcess } from '../testkit/node-process';
+import { freePort } from '../test/testkit/free-port';
+import { loadRunEnv } from '../test/testkit/load-run-env';
+import { answers, setLogDir, startNode, type NodeProcess } from '../test/testkit/node-process';
 import { round, startRedis } from './bench-processes';
 import { percentile } from './job-load';
-import { mixedTraffic, type TrafficOutcome } from '../testkit/mixed-traffic';
+import { mixedTraffic, type TrafficOutcome } from '../test/testkit/mixed-traffic';
 import { scrapeMemory, type MemorySample } from './process-metrics';
 import { leastSquares, type Trend } from './trend';
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { singleNodeConnection } from '../shared/platform/config/redis-settings';
 import { RedisKeys } from '../shared/adapters/redis/redis-keys';
 import { round, startRedis } from './bench-processes';
-import { setLogDir } from '../testkit/node-process';
+import { setLogDir } from '../test/testkit/node-process';
 import { benchClient, closeBenchClients } from './bench-redis';
 import { OUT, SMOKE } from './bench-settings';
 import { link, oneNodeEnv, startApi, startWorker, stopAll, track } from './connector-processes';

@@ -3,7 +3,7 @@ import Ajv from 'ajv';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { repoRoot } from '../../testkit/node-process';
+import { repoRoot } from '../../test/testkit/node-process';
 import { runBuilt } from './support/run-built';
 
 const ROOT = repoRoot();

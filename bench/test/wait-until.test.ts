@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { GiveUp } from '../../testkit/wait-for';
+import { GiveUp } from '../../test/testkit/wait-for';
 import { waitUntil } from '../bench-processes';
 
 describe('the bench waitUntil (built on waitFor)', () => {

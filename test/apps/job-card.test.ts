@@ -14,7 +14,7 @@ import {
 } from '../../shared/domain/processors/placeholder-processor';
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { connectMcp, REVISIONS, type Revision } from '../support/mcp-client';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 import { CardHost } from './support/card-host';
 import { HOST_VARIABLES, THEMES, hostContext, themeChange } from './support/host-themes';
 import { screenshotTarget } from './support/screenshots';

@@ -4,7 +4,7 @@ import { publishedOperations } from '../../shared/contract/operations/registry';
 import type { Operation } from '../../shared/contract/operations/operation';
 import { BACKENDS, type BackendKind } from '../support/backends';
 import { EXTENDED_REGISTRY } from '../support/extra-operations';
-import { freePort } from '../../testkit/free-port';
+import { freePort } from '../testkit/free-port';
 import { BASE_ENV, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { ROOT } from '../support/spawn-process';
 import { failures, runDoctorCli, type DoctorRun } from './support/doctor-cli';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { freePort } from '../../testkit/free-port';
+import { freePort } from '../testkit/free-port';
 import { startConnector, type ConnectorUnderTest } from '../support/harness';
 import { phaseEnv, ROTATION } from '../support/rotation';
 import { failures, runDoctorCli } from './support/doctor-cli';

@@ -4,11 +4,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { freePort } from '../../testkit/free-port';
+import { freePort } from '../testkit/free-port';
 import { findForbiddenImports } from '../support/import-boundary';
 import { newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { ROOT } from '../support/spawn-process';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 import { newWebhookSecret } from '../support/webhook-receiver';
 
 /** `npm run example:dashboard` as the README runs it: tsx on the entry, in a folder holding a .env. */

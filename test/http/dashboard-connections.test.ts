@@ -5,7 +5,7 @@ import { newKey, newSubject } from '../support/harness';
 import { connectMcp, rawToolCall } from '../support/mcp-client';
 import { oauthTarget, oauthTokens, registerClient, tokenRequest, type OAuthTarget } from '../support/oauth-helpers';
 import { monitorCommands } from '../redis/support/redis-fixture';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 import { linkOn, startWebhookStand, type WebhookStand } from '../webhooks/support/webhook-stands';
 import { submitPrompt } from '../support/job-submission';
 

@@ -4,7 +4,7 @@ import type { Operation } from '../../shared/contract/operations/operation';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { BACKENDS } from '../support/backends';
 import { newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 import { submitPrompt } from '../support/job-submission';
 
 const PROBLEM = /^application\/problem\+json/;

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { expect } from 'chai';
 import { startConnector, type ConnectorUnderTest } from '../support/harness';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 
 /** Sends `raw` on a fresh socket and collects everything the server writes until it closes the socket. */
 function rawExchange(port: number, raw: string): { reply(): string; closed: Promise<void> } {

@@ -7,7 +7,7 @@ import { PLACEHOLDER_FAILURE } from '../../shared/domain/processors/placeholder-
 import { BACKENDS } from '../support/backends';
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { connectMcp, modernTasks } from '../support/mcp-client';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 import { inStatus, pollJob } from '../support/job-polling';
 import { submitPrompt } from '../support/job-submission';
 

@@ -7,7 +7,7 @@ import { BACKENDS } from '../support/backends';
 import { CIMD_HOST, startCimdServer, type CimdServer } from '../support/cimd-server';
 import { startConnector, type ConnectorUnderTest } from '../support/harness';
 import { authorize, authorizeParams, pendingRequestId, REDIRECT_URI } from '../support/oauth-helpers';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 
 const document = (url: string) =>
   JSON.stringify({ client_id: url, client_name: 'Metadata App', redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' });

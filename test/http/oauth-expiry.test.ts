@@ -11,7 +11,7 @@ import {
   registerClient,
   tokenRequest,
 } from '../support/oauth-helpers';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 
 for (const kind of BACKENDS) {
   describe(`OAuth 2.1 expiries [${kind}]`, function () {

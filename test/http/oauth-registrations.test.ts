@@ -11,7 +11,7 @@ import {
   registerClient,
   tokenRequest,
 } from '../support/oauth-helpers';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 
 /** `POST /oauth/register` with any body; the answer's status and JSON. */
 async function register(baseUrl: string, body: unknown): Promise<{ status: number; body: any }> {

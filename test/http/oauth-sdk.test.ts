@@ -11,8 +11,8 @@ import { BASE_ENV, inProcessWorker, newSubject, startConnector, type ConnectorUn
 import { LogCapture } from '../support/log-capture';
 import { authorizeParams, authorize, codeFor, oauthTarget, REDIRECT_URI } from '../support/oauth-helpers';
 import { replicaFetch, TestOAuthProvider } from '../support/oauth-sdk-client';
-import { startRedis, type TestRedis } from '../../testkit/redis-node';
-import { waitFor } from '../../testkit/wait-for';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
+import { waitFor } from '../testkit/wait-for';
 
 type FetchFn = ReturnType<typeof replicaFetch>['fetchFn'];
 const PUBLIC_URL = BASE_ENV.PUBLIC_URL;

@@ -5,10 +5,10 @@ import { buildOpenApiDocument } from '../../shared/contract/description/openapi-
 import { SERVICE_INFO } from '../../shared/contract/description/service-info';
 import { buildToolDefinitions } from '../../shared/contract/mcp/tool-definitions';
 import { publishedOperations } from '../../shared/contract/operations/registry';
-import { freePort } from '../../testkit/free-port';
+import { freePort } from '../testkit/free-port';
 import { newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { connectMcp } from '../support/mcp-client';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 import { launchChromium } from '../support/chromium';
 
 /** What Chromium sends for a page it navigates to. */

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { maximalSize } from '../../doctor/response-size';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 import { BACKENDS } from '../support/backends';
 import { EXTENDED_REGISTRY, MAX_TRANSLATION, translateJob, UNSUPPORTED_LANGUAGE } from '../support/extra-operations';
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';

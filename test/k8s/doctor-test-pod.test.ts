@@ -2,9 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { expect } from 'chai';
 import type { CheckResult } from '../../doctor/check-result';
 import { failures, type DoctorRun } from '../doctor/support/doctor-cli';
-import { freePort } from '../../testkit/free-port';
-import { startRedis, type TestRedis } from '../../testkit/redis-node';
-import { waitFor } from '../../testkit/wait-for';
+import { freePort } from '../testkit/free-port';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
+import { waitFor } from '../testkit/wait-for';
 import { helm, render, repoRoot, type K8sObject, type RenderOptions } from './support/helm';
 import { mainContainer, mustFind, named, ofKind, resolveEnv, validateObject, type Container } from './support/manifests';
 

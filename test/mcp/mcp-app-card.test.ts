@@ -16,7 +16,7 @@ import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../
 import { connectMcp, rawToolCall, REVISIONS, UI_EXTENSION_SETTINGS } from '../support/mcp-client';
 import { INVALID_PARAMS, rpcError } from '../support/registry-tool-tests';
 import { ROOT } from '../support/spawn-process';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 
 /** A developer's paid operation with a card of its own, as docs/building-operations.md shows. */
 const OWN_CARD: AppCard = {

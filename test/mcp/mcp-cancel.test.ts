@@ -3,7 +3,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { callOk, connectMcp, legacyTasks, modernTasks, OutputChecker, REVISIONS } from '../support/mcp-client';
 import { scriptedJobs } from '../support/scripted-jobs';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 
 // One job at a time and a long placeholder: a first job keeps running, so the next one stays queued.
 describe('cancelling jobs over MCP (cancel_job, tasks/cancel)', function () {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { connectMcp, legacyTasks, modernTasks, OutputChecker, pollJobOverMcp } from '../support/mcp-client';
 import { scriptedJobs } from '../support/scripted-jobs';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 
 /** The registry with createJob's processor failing, without retry, for the prompt "fail". */
 const FAILING_JOBS = scriptedJobs();

@@ -5,9 +5,9 @@ import { createLogger } from '../../shared/platform/logging/logger';
 import { BASE_ENV, inProcessWorker, newKey, newSubject } from '../support/harness';
 import { LogCapture } from '../support/log-capture';
 import { callOk, connectMcp, legacyTasks, modernTasks, OutputChecker, pollJobOverMcp, REVISIONS } from '../support/mcp-client';
-import { startRedis, type TestRedis } from '../../testkit/redis-node';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { roundRobinProxy, type Replica } from '../support/round-robin-proxy';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 
 describe('two API replicas on one Redis behind a round-robin proxy, one MCP client', function () {
   this.timeout(90_000);

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { SpendQuotes } from '../../shared/domain/spend/spend-quote';
 import { KeyRing } from '../../shared/platform/secrets/key-ring';
-import { startRedis, type TestRedis } from '../../testkit/redis-node';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { BACKENDS, type BackendKind } from '../support/backends';
 import { withOperations } from '../support/extra-operations';
 import { BASE_ENV, newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';

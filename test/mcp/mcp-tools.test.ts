@@ -6,7 +6,7 @@ import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../
 import { callOk, connectMcp, legacyTasks, modernTasks, OutputChecker, pollJobOverMcp, REVISIONS } from '../support/mcp-client';
 import { parseExposition, sumOf } from '../support/prometheus-text';
 import { INVALID_PARAMS, registryToolTests, rpcError } from '../support/registry-tool-tests';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 import { submitPrompt } from '../support/job-submission';
 
 for (const backend of BACKENDS) {

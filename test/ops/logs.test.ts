@@ -13,7 +13,7 @@ import { BACKENDS } from '../support/backends';
 import { BASE_ENV, newKey, newSubject, type ConnectorUnderTest, startConnector } from '../support/harness';
 import { LogCapture } from '../support/log-capture';
 import { ROOT } from '../support/spawn-process';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 import { submitPrompt } from '../support/job-submission';
 import { inStatus, pollJob } from '../support/job-polling';
 

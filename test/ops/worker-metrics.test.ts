@@ -7,7 +7,7 @@ import { PAID_JOBS } from '../../shared/contract/operations/paid-jobs';
 import { BASE_ENV, newKey, newSubject, type ConnectorUnderTest, startConnector } from '../support/harness';
 import { LogCapture } from '../support/log-capture';
 import { deltas, samplesOf, scrape, sumOf } from '../support/prometheus-text';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 import { submitPrompt } from '../support/job-submission';
 import { inStatus, pollJob } from '../support/job-polling';
 

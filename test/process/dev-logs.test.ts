@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { startDev, stopDev } from '../support/dev-process';
 import { BASE_ENV } from '../support/harness';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 
 describe('npm run dev log lines (scripts/dev.ts)', function () {
   this.timeout(60_000);

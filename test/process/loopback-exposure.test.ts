@@ -1,13 +1,13 @@
 import { expect } from 'chai';
 import { checkedClient } from '../support/checked-client';
 import { startDev, stopDev, type DevProcess } from '../support/dev-process';
-import { freePort } from '../../testkit/free-port';
+import { freePort } from '../testkit/free-port';
 import { BASE_ENV } from '../support/harness';
 import { nonLoopbackAddresses } from '../support/local-addresses';
-import { accepts } from '../../testkit/node-process';
+import { accepts } from '../testkit/node-process';
 import { authorize, authorizeParams, oauthTarget, pendingRequestId, registerClient, type OAuthTarget } from '../support/oauth-helpers';
 import { spawnNode, type Spawned } from '../support/spawn-process';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 
 // BASE_ENV's PUBLIC_URL is http://localhost:8787 and it sets no CONSENT_URL and no HOST: the developer's
 // laptop, where the consent page used to be served to anyone on the same network.

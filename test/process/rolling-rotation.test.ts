@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { newKey } from '../support/harness';
-import { startRedis, type TestRedis } from '../../testkit/redis-node';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { ROTATION, previousUses, verifiesWith } from '../support/rotation';
 import { RotationFleet } from '../support/rotation-fleet';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 
 const { connector: cs, link: ls, webhook: ws } = ROTATION;
 const SUBJECT = 'rolling-rotation@example.com';

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { BACKENDS, type BackendKind } from '../support/backends';
 import { BASE_ENV, newSubject } from '../support/harness';
 import { keepAliveLoad, serverErrors } from '../support/keep-alive-load';
-import { startRedis, type TestRedis } from '../../testkit/redis-node';
-import { waitFor } from '../../testkit/wait-for';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
+import { waitFor } from '../testkit/wait-for';
 import { redisEnv, startApiProcess, type ApiUnderTest } from '../redis/support/processes';
 import { measurement } from '../support/measurement';
 

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { BASE_ENV } from '../support/harness';
-import { freePort } from '../../testkit/free-port';
+import { freePort } from '../testkit/free-port';
 import { spawnNode, type Spawned } from '../support/spawn-process';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 
 describe('graceful shutdown of the built API on the embedded backend', () => {
   let proc: Spawned;

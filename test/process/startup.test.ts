@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { BASE_ENV } from '../support/harness';
-import { freePort } from '../../testkit/free-port';
+import { freePort } from '../testkit/free-port';
 import { spawnNode } from '../support/spawn-process';
-import { accepts } from '../../testkit/node-process';
+import { accepts } from '../testkit/node-process';
 
 const REQUIRED: Record<string, string> = {
   CONNECTOR_SECRET: BASE_ENV.CONNECTOR_SECRET,

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { freePort } from '../../testkit/free-port';
+import { freePort } from '../testkit/free-port';
 import { spawnNode } from '../support/spawn-process';
 
 /**

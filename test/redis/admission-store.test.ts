@@ -14,7 +14,7 @@ import type { LedgerStore } from '../../shared/domain/ledger/ledger-store';
 import type { CreditStore } from '../../shared/domain/credits/credit-store';
 import { grantOf } from '../support/credit-store-contract';
 import type { RateLimitStore } from '../../shared/domain/admission/rate-limit-store';
-import { SequentialAdmissionStore } from '../../shared/domain/admission/sequential-admission-store';
+import { SequentialAdmissionStore } from '../../shared/adapters/sequential-admission-store';
 import { commandCalls, twoClientStores, type StoreClient } from './support/redis-fixture';
 
 interface Stores {

@@ -4,7 +4,7 @@ import { Queue } from 'bullmq';
 import type { NewJob } from '../../shared/domain/jobs/job';
 import { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
 import { JOB_QUEUE_NAME } from '../../shared/adapters/redis/redis-keys';
-import { startRedis, type TestRedis } from '../../testkit/redis-node';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { connectStoreClient, quietLogger, type StoreClient } from './support/redis-fixture';
 
 function newJob(overrides: Partial<NewJob> = {}): NewJob {

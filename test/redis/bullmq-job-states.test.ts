@@ -6,8 +6,8 @@ import type { JobStatus, NewJob } from '../../shared/domain/jobs/job';
 import { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
 import { toBullJobData, toJobStatus, type BullJobData } from '../../shared/adapters/redis/bullmq-job-record';
 import { JOB_QUEUE_NAME } from '../../shared/adapters/redis/redis-keys';
-import { startRedis, type TestRedis } from '../../testkit/redis-node';
-import { waitFor } from '../../testkit/wait-for';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
+import { waitFor } from '../testkit/wait-for';
 import { commandCalls, connectStoreClient, quietLogger, type StoreClient } from './support/redis-fixture';
 
 function newJob(prompt: string): NewJob {

@@ -1,4 +1,4 @@
-import { startRedis, type TestRedis } from '../../testkit/redis-node';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { cancelCrashRace, cancelCrashRaceEnv } from '../topologies/support/cancel-crash-race';
 import { deploymentEnv, startDeployment, type Deployment } from '../topologies/support/deployment';

@@ -11,9 +11,9 @@ import { RedisLedgerStore } from '../../shared/adapters/redis/redis-ledger-store
 import { RedisOAuthStateStore } from '../../shared/adapters/redis/redis-oauth-state-store';
 import { RedisRateLimitStore } from '../../shared/adapters/redis/redis-rate-limit-store';
 import { RedisThingStore } from '../../shared/adapters/redis/redis-thing-store';
-import { SequentialAdmissionStore } from '../../shared/domain/admission/sequential-admission-store';
-import { startRedis, type TestRedis } from '../../testkit/redis-node';
-import { waitFor } from '../../testkit/wait-for';
+import { SequentialAdmissionStore } from '../../shared/adapters/sequential-admission-store';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
+import { waitFor } from '../testkit/wait-for';
 import { connectStoreClient, monitorCommands, quietLogger, type StoreClient } from './support/redis-fixture';
 import { grantOf } from '../support/credit-store-contract';
 

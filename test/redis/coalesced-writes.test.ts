@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import net from 'node:net';
 import { coalesceWrites } from '../../shared/adapters/redis/coalesced-writes';
-import { startRedis, type TestRedis } from '../../testkit/redis-node';
-import { waitFor } from '../../testkit/wait-for';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
+import { waitFor } from '../testkit/wait-for';
 import { connectStoreClient, type StoreClient } from './support/redis-fixture';
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));

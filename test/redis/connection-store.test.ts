@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { RedisConnectionStore } from '../../shared/adapters/redis/redis-connection-store';
 import type { Connection } from '../../shared/domain/connections/connection-store';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 import { monitorCommands, twoClientStores } from './support/redis-fixture';
 
 function connection(subject: string, lifetimeSeconds = 3600): Connection {

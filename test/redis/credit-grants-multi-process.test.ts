@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { accountOfEntries } from '../support/credit-store-contract';
 import { newSubject } from '../support/harness';
-import { startRedis, type TestRedis } from '../../testkit/redis-node';
-import { waitFor } from '../../testkit/wait-for';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
+import { waitFor } from '../testkit/wait-for';
 import type { CreditEntry } from '../../shared/domain/credits/credit-store';
 import { redisEnv, startApiProcess, type ApiUnderTest } from './support/processes';
 

@@ -3,12 +3,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort } from '../../testkit/free-port';
+import { freePort } from '../testkit/free-port';
 import { BASE_ENV, newKey } from '../support/harness';
 import { OpenApiResponseChecker } from '../support/openapi-check';
-import { startRedis, type TestRedis } from '../../testkit/redis-node';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { ROOT } from '../support/spawn-process';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 
 describe('npm run dev (scripts/dev.ts) with REDIS_URL set', function () {
   this.timeout(60_000);

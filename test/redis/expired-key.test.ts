@@ -14,8 +14,8 @@ import { RedisLedgerStore } from '../../shared/adapters/redis/redis-ledger-store
 import type { LedgerStore } from '../../shared/domain/ledger/ledger-store';
 import { createJobWorker } from '../../worker/job-worker';
 import { BACKENDS, type BackendKind } from '../support/backends';
-import { startRedis } from '../../testkit/redis-node';
-import { waitFor } from '../../testkit/wait-for';
+import { startRedis } from '../testkit/redis-node';
+import { waitFor } from '../testkit/wait-for';
 import { connectStoreClient, quietLogger } from './support/redis-fixture';
 
 /** One second of idempotency retention, so a test can outlive a key; finished jobs are kept far longer. */

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { RedisRateLimitStore } from '../../shared/adapters/redis/redis-rate-limit-store';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 import { twoClientStores } from './support/redis-fixture';
 
 describe('RedisRateLimitStore on a private redis-server', () => {

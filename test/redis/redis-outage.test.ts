@@ -6,8 +6,8 @@ import { Metrics } from '../../shared/platform/metrics/metrics';
 import { createRedisBackend } from '../../shared/adapters/redis/redis-backend';
 import type { Backend } from '../../shared/domain/backend';
 import { newEvent } from '../../shared/domain/webhooks/webhook-event';
-import { startRedis, type TestRedis } from '../../testkit/redis-node';
-import { waitFor } from '../../testkit/wait-for';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
+import { waitFor } from '../testkit/wait-for';
 import { metricValue, quietLogger } from './support/redis-fixture';
 import { measurement } from '../support/measurement';
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import Redis from 'ioredis';
-import { startRedis, type TestRedis } from '../../testkit/redis-node';
-import { waitFor } from '../../testkit/wait-for';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
+import { waitFor } from '../testkit/wait-for';
 import { redisEnv, startApiProcess, type ApiUnderTest } from './support/processes';
 import { submitPrompt } from '../support/job-submission';
 

@@ -18,8 +18,8 @@ import { jwtHeader, keyIdOf, phaseEnv, previousUses, ROTATION, tokenUnder, verif
 import { WebhookReceiver, type Received } from '../support/webhook-receiver';
 import { checkedClient, type Call } from '../support/checked-client';
 import { LogCapture } from '../support/log-capture';
-import { startRedis, type TestRedis } from '../../testkit/redis-node';
-import { waitFor } from '../../testkit/wait-for';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
+import { waitFor } from '../testkit/wait-for';
 import { submitPrompt } from '../support/job-submission';
 
 /** An in-process API on a given Redis and secret, answering through the OpenAPI-checked client. */

@@ -7,7 +7,7 @@ import { MemoryJobIdKeyStore } from '../../shared/adapters/memory/memory-job-id-
 import { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
 import { RedisKeys } from '../../shared/adapters/redis/redis-keys';
 import { RedisLedgerStore } from '../../shared/adapters/redis/redis-ledger-store';
-import { startRedis, type TestRedis } from '../../testkit/redis-node';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { connectStoreClient, quietLogger, type StoreClient } from './support/redis-fixture';
 
 /** A queue whose next enqueue fails after doing nothing, as when the job's primary is unreachable. */

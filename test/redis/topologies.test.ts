@@ -10,7 +10,7 @@ import {
   type TestRedisCluster,
   type TestRedisSentinelSet,
   type TestTlsRedis,
-} from '../../testkit/redis-topologies';
+} from '../testkit/redis-topologies';
 import { measurement } from '../support/measurement';
 
 const USER = 'connector';

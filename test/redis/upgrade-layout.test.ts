@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import Redis from 'ioredis';
 import { BASE_ENV } from '../support/harness';
-import { startRedis, type TestRedis } from '../../testkit/redis-node';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { LEGACY_RESULT, writeLegacyLayout, type LegacyData } from './support/legacy-layout';
 import { redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from './support/processes';
 import { pollJob } from '../support/job-polling';

@@ -3,7 +3,7 @@ import { expectCancelRefund } from './cancel-refund';
 import { setTimeout as jitter } from 'node:timers/promises';
 import type { Operation } from '../../shared/contract/operations/operation';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 import { aroundCreateJob } from './scripted-jobs';
 import { newKey, newSubject, type ConnectorOptions, type ConnectorUnderTest } from './harness';
 import { acceptedJob, paidOperationOf, submitPrompt } from './job-submission';

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort } from '../../testkit/free-port';
+import { freePort } from '../testkit/free-port';
 import { BASE_ENV } from './harness';
 import { ROOT } from './spawn-process';
 

@@ -10,8 +10,8 @@ import { dropIdleConnections } from './idle-connections';
 import { LogCapture } from './log-capture';
 import { checkedClient, type CallOptions, type CallResult } from './checked-client';
 import type { OpenApiResponseChecker } from './openapi-check';
-import { waitFor } from '../../testkit/wait-for';
-import { startRedis } from '../../testkit/redis-node';
+import { waitFor } from '../testkit/wait-for';
+import { startRedis } from '../testkit/redis-node';
 import { inProcessWorkers } from '../../worker/in-process-workers';
 
 /** The environment every test connector starts from; tests override single variables. */

@@ -1,7 +1,7 @@
 import type { JobStatus } from '../../shared/domain/jobs/job';
 import { isTerminal } from '../../shared/domain/jobs/job';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 import type { JobClient } from './job-submission';
 
 /** A job as `getJob` answers it (the tests read its status, progress, result and error). */

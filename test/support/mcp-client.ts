@@ -4,7 +4,7 @@ import { Client, StreamableHTTPClientTransport, type CallToolResult, type Tool }
 import { expect } from 'chai';
 import * as z from 'zod/v4';
 import { APP_MIME_TYPE, UI_EXTENSION } from '../../shared/contract/mcp/job-card/app-card';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 
 /** The protocol revisions the connector serves: the 2025 handshake one and the 2026 per-request one. */
 export type Revision = '2025-11-25' | '2026-07-28';

@@ -7,7 +7,7 @@ import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { fixedPrice, priceOf } from '../../shared/domain/jobs/price';
 import { type CancelCharge, CANCEL_CHARGES, paidJob } from '../../shared/domain/jobs/processor';
 import { FAIL_PREFIX, placeholderJob } from '../../shared/domain/processors/placeholder-processor';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 import { withOperations } from './extra-operations';
 import type { JobClient } from './job-submission';
 import { type CallResult, type ConnectorOptions, type ConnectorUnderTest, newKey, newSubject } from './harness';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 import { type ConnectorUnderTest, newKey, newSubject } from './harness';
 import { expectEntriesAddUp, moneyClient, placeholderOperation } from './money-flows';
 

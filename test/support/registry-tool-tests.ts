@@ -9,7 +9,7 @@ import { BASE_ENV, newKey, newSubject, type ConnectorUnderTest } from './harness
 import { callOk, connectMcp, OutputChecker, REVISIONS } from './mcp-client';
 import { portabilityFindings } from './schema-portability';
 import { sampleArguments } from './tool-arguments';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 
 /** JSON-RPC "invalid params": unknown tools and arguments that do not fit the input schema. */
 export const INVALID_PARAMS = -32602;

@@ -1,7 +1,7 @@
-import { freePort } from '../../testkit/free-port';
-import { startHaproxy, type Haproxy } from '../../testkit/haproxy';
-import { answers, setLogDir, startNode, type NodeProcess } from '../../testkit/node-process';
-import { waitFor } from '../../testkit/wait-for';
+import { freePort } from '../testkit/free-port';
+import { startHaproxy, type Haproxy } from '../testkit/haproxy';
+import { answers, setLogDir, startNode, type NodeProcess } from '../testkit/node-process';
+import { waitFor } from '../testkit/wait-for';
 
 /** One API or worker process of the fleet, and when it exited. */
 interface Member {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 
 /** One request as the receiver got it, with the outcome of verifying its signature. */
 export interface Received {

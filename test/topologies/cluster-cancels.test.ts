@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { startRedisCluster, type TestRedisCluster } from '../../testkit/redis-topologies';
+import { startRedisCluster, type TestRedisCluster } from '../testkit/redis-topologies';
 import { cancelRaceProof, twoApiCancelProof } from '../support/cancel-race-flows';
 import { startConnector } from '../support/harness';
 import { WebhookReceiver } from '../support/webhook-receiver';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { startRedisCluster, type TestRedisCluster } from '../../testkit/redis-topologies';
+import { startRedisCluster, type TestRedisCluster } from '../testkit/redis-topologies';
 import { startConnector } from '../support/harness';
 import { moneyFlows } from '../support/money-flows';
 import { prepaidProof } from '../support/money-proofs';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { RedisKeys } from '../../shared/adapters/redis/redis-keys';
-import { redisCommand, startRedisCluster, type TestRedisCluster } from '../../testkit/redis-topologies';
+import { redisCommand, startRedisCluster, type TestRedisCluster } from '../testkit/redis-topologies';
 import { commonFlows } from './support/common-flows';
 import { clusterVars, deploymentEnv, startDeployment, type Deployment } from './support/deployment';
 import { failoverFlow } from './support/failover-flow';

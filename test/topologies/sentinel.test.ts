@@ -1,4 +1,4 @@
-import { startRedisSentinelSet, type TestRedisSentinelSet } from '../../testkit/redis-topologies';
+import { startRedisSentinelSet, type TestRedisSentinelSet } from '../testkit/redis-topologies';
 import { commonFlows } from './support/common-flows';
 import { deploymentEnv, sentinelVars, startDeployment, type Deployment } from './support/deployment';
 import { failoverFlow } from './support/failover-flow';

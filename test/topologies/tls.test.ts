@@ -7,7 +7,7 @@ import {
   type TestRedisCluster,
   type TestRedisSentinelSet,
   type TestTlsRedis,
-} from '../../testkit/redis-topologies';
+} from '../testkit/redis-topologies';
 import { pollJob } from '../support/job-polling';
 import { commonFlows } from './support/common-flows';
 import { clusterVars, deploymentEnv, sentinelVars, startDeployment, tlsNodeVars, usageOf, type Deployment } from './support/deployment';

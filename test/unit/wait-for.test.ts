@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { GiveUp, waitFor } from '../../testkit/wait-for';
+import { GiveUp, waitFor } from '../testkit/wait-for';
 
 describe('waitFor', () => {
   it('a probe that throws GiveUp ends the wait at once with that error, long before the deadline', async () => {

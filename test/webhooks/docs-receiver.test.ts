@@ -3,10 +3,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
-import { freePort } from '../../testkit/free-port';
+import { freePort } from '../testkit/free-port';
 import { newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { ROOT } from '../support/spawn-process';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 import { newWebhookSecret } from '../support/webhook-receiver';
 
 /** The code of the fenced block of `docs/<page>` whose info string is `info`. */

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { BASE_ENV } from '../support/harness';
-import { freePort } from '../../testkit/free-port';
+import { freePort } from '../testkit/free-port';
 import { spawnNode } from '../support/spawn-process';
-import { accepts } from '../../testkit/node-process';
+import { accepts } from '../testkit/node-process';
 import { newWebhookSecret } from '../support/webhook-receiver';
 
 const REQUIRED = {

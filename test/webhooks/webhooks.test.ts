@@ -3,7 +3,7 @@ import { WebhookVerificationError } from 'standardwebhooks';
 import { BACKENDS } from '../support/backends';
 import { newSubject, type ConnectorUnderTest } from '../support/harness';
 import { codeFor, codeForm, tokenRequest } from '../support/oauth-helpers';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 import { WebhookReceiver, type Received } from '../support/webhook-receiver';
 import { linkOn, startWebhookStand, webhookEnv, type WebhookStand } from './support/webhook-stands';
 import { acceptedJob } from '../support/job-submission';

@@ -4,7 +4,7 @@ import Redis from 'ioredis';
 import { RedisKeys } from '../../shared/adapters/redis/redis-keys';
 import { eventId } from '../../shared/domain/webhooks/webhook-event';
 import { newSubject } from '../support/harness';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { linkOn, startWebhookStand, webhookEnv, type WebhookStand } from './support/webhook-stands';
 import { submitPrompt } from '../support/job-submission';

@@ -1,4 +1,4 @@
-import { startRedis, type TestRedis } from '../../testkit/redis-node';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { redisEnv } from '../redis/support/processes';
 import { cancelCrashFlows } from './support/cancel-crash-flows';
 

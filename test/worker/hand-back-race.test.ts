@@ -7,8 +7,8 @@ import { Metrics } from '../../shared/platform/metrics/metrics';
 import { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
 import { createJobWorker, type JobWorker } from '../../worker/job-worker';
 import { connectStoreClient, quietLogger, type StoreClient } from '../redis/support/redis-fixture';
-import { startRedis, type TestRedis } from '../../testkit/redis-node';
-import { waitFor } from '../../testkit/wait-for';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
+import { waitFor } from '../testkit/wait-for';
 
 const CONFIG = {
   redisKeyPrefix: 'race:',

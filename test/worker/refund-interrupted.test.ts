@@ -8,9 +8,9 @@ import { singleNodeConnection } from '../../shared/platform/config/redis-setting
 import { JobError } from '../../shared/platform/errors/job-error';
 import { Metrics } from '../../shared/platform/metrics/metrics';
 import { createJobWorker, type JobWorker } from '../../worker/job-worker';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 import { connectStoreClient, metricValue, quietLogger, type StoreClient } from '../redis/support/redis-fixture';
-import { startRedis, type TestRedis } from '../../testkit/redis-node';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
 
 const REFUSAL = 'This cannot be done.';
 

@@ -6,11 +6,11 @@ import type { NewJob } from '../../shared/domain/jobs/job';
 import type { Processor } from '../../shared/domain/jobs/processor';
 import { singleNodeConnection } from '../../shared/platform/config/redis-settings';
 import { Metrics } from '../../shared/platform/metrics/metrics';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 import { MAX_STALLS } from '../../shared/domain/jobs/job-lifecycle';
 import { createJobWorker, type JobWorker } from '../../worker/job-worker';
 import { connectStoreClient, metricValue, quietLogger, type StoreClient } from '../redis/support/redis-fixture';
-import { startRedis, type TestRedis } from '../../testkit/redis-node';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
 
 const PREFIX = 'stall-refund:';
 

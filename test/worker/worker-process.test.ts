@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { startRedis, type TestRedis } from '../../testkit/redis-node';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { BASE_ENV, newSubject } from '../support/harness';
-import { freePort } from '../../testkit/free-port';
+import { freePort } from '../testkit/free-port';
 import { spawnNode } from '../support/spawn-process';
-import { waitFor } from '../../testkit/wait-for';
+import { waitFor } from '../testkit/wait-for';
 import { redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from '../redis/support/processes';
 import { pollJob } from '../support/job-polling';
 import { submitPrompt } from '../support/job-submission';

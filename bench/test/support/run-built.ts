@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { repoRoot } from '../../../testkit/node-process';
+import { repoRoot } from '../../../test/testkit/node-process';
 import { BENCH_DIST } from '../../bench-processes';
 
 /** Runs a built bench script with only PATH and TMPDIR; resolves with its exit code and everything it printed. */

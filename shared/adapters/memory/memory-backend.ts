@@ -1,7 +1,7 @@
 import type { JobRecord } from '../../domain/jobs/job';
 import type { JobPolicies, ProcessorMap } from '../../domain/jobs/processor';
 import type { Backend } from '../../domain/backend';
-import { SequentialAdmissionStore } from '../../domain/admission/sequential-admission-store';
+import { SequentialAdmissionStore } from '../sequential-admission-store';
 import type { JobObserver } from '../../domain/jobs/job-observer';
 import { billingMoney, DEFAULT_TERMS } from '../../domain/jobs/job-settlement';
 import type { EventSources } from '../../domain/webhooks/event-facts';

@@ -3,7 +3,7 @@ import type { Config } from '../../platform/config/config';
 import type { Metrics } from '../../platform/metrics/metrics';
 import type { Backend } from '../../domain/backend';
 import type { JobPolicies } from '../../domain/jobs/processor';
-import { SequentialAdmissionStore } from '../../domain/admission/sequential-admission-store';
+import { SequentialAdmissionStore } from '../sequential-admission-store';
 import { JobLifecycle } from '../../domain/jobs/job-lifecycle';
 import { createJobObserver } from '../../domain/jobs/job-observer';
 import { billingMoney, DEFAULT_TERMS } from '../../domain/jobs/job-settlement';

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { BASE_ENV } from '../../support/harness';
-import { freePort } from '../../../testkit/free-port';
+import { freePort } from '../../testkit/free-port';
 import { checkedClient, type CallOptions, type CallResult } from '../../support/checked-client';
 import { spawnNode, type Spawned } from '../../support/spawn-process';
-import { waitFor } from '../../../testkit/wait-for';
+import { waitFor } from '../../testkit/wait-for';
 
 /** A response from a spawned process, already checked against the published OpenAPI document. */
 export type Reply = CallResult;

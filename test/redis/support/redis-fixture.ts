@@ -5,8 +5,8 @@ import { Metrics } from '../../../shared/platform/metrics/metrics';
 import type { RedisGuard } from '../../../shared/adapters/redis/redis-guard';
 import type { RedisKeys } from '../../../shared/adapters/redis/redis-keys';
 import { openRedisSession } from '../../../shared/adapters/redis/redis-session';
-import { startRedis, type TestRedis } from '../../../testkit/redis-node';
-import { waitFor } from '../../../testkit/wait-for';
+import { startRedis, type TestRedis } from '../../testkit/redis-node';
+import { waitFor } from '../../testkit/wait-for';
 
 /** A silent logger: store tests assert on behaviour, not on log lines. */
 export const quietLogger = pino({ level: 'silent' });

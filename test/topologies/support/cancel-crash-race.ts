@@ -5,7 +5,7 @@ import { eventId } from '../../../shared/domain/webhooks/webhook-event';
 import { newSubject } from '../../support/harness';
 import type { WebhookReceiver } from '../../support/webhook-receiver';
 import { webhookEnv } from '../../webhooks/support/webhook-stands';
-import { waitFor } from '../../../testkit/wait-for';
+import { waitFor } from '../../testkit/wait-for';
 import type { ProcessUnderTest } from '../../redis/support/processes';
 import { pollJob } from '../../support/job-polling';
 import { SHORT_LOCK, successesByJob, usageOf, type Deployment } from './deployment';

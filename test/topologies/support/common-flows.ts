@@ -4,7 +4,7 @@ import { newKey, newSubject } from '../../support/harness';
 import { callOk, connectMcp, legacyTasks, OutputChecker, pollJobOverMcp, REVISIONS } from '../../support/mcp-client';
 import { codeFor, codeForm, oauthTarget, tokenRequest, type OAuthTarget } from '../../support/oauth-helpers';
 import { roundRobinProxy } from '../../support/round-robin-proxy';
-import { waitFor } from '../../../testkit/wait-for';
+import { waitFor } from '../../testkit/wait-for';
 import type { ApiUnderTest } from '../../redis/support/processes';
 import { pollJob } from '../../support/job-polling';
 import { SHORT_LOCK, successesByJob, usageOf, type Deployment } from './deployment';

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { BASE_ENV } from '../../support/harness';
 import { parseExposition } from '../../support/prometheus-text';
-import type { RedisAccess, TestRedisCluster, TestRedisSentinelSet, TestTlsRedis } from '../../../testkit/redis-topologies';
-import { waitFor } from '../../../testkit/wait-for';
+import type { RedisAccess, TestRedisCluster, TestRedisSentinelSet, TestTlsRedis } from '../../testkit/redis-topologies';
+import { waitFor } from '../../testkit/wait-for';
 import { startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from '../../redis/support/processes';
 
 /**

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { newSubject } from '../../support/harness';
-import { waitFor } from '../../../testkit/wait-for';
+import { waitFor } from '../../testkit/wait-for';
 import { pollJob } from '../../support/job-polling';
 import { completedTotal, running, successesByJob, usageOf, type Deployment } from './deployment';
 import { ALLOWED_DURING_FAILOVER, firstAnswerSince, steadyLoad } from './steady-load';

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import protobuf from 'protobufjs';
-import { waitFor } from '../../../testkit/wait-for';
+import { waitFor } from '../../testkit/wait-for';
 
 /** An attribute value as the receiver normalises it: strings, numbers (64-bit ones as strings), booleans, lists. */
 export type AttributeValue = string | number | boolean | AttributeValue[] | Record<string, unknown> | undefined;

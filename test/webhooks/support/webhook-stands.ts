@@ -4,8 +4,8 @@ import type { BackendKind } from '../../support/backends';
 import type { CallOptions, CallResult } from '../../support/checked-client';
 import { startConnector } from '../../support/harness';
 import { parseExposition } from '../../support/prometheus-text';
-import { startRedis, type TestRedis } from '../../../testkit/redis-node';
-import { waitFor } from '../../../testkit/wait-for';
+import { startRedis, type TestRedis } from '../../testkit/redis-node';
+import { waitFor } from '../../testkit/wait-for';
 import { redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from '../../redis/support/processes';
 import type { WebhookReceiver } from '../../support/webhook-receiver';
 

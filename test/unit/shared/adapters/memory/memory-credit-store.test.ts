@@ -1,0 +1,11 @@
+import { MemoryCreditStore } from '../../../../../shared/adapters/memory/memory-credit-store';
+import { creditStoreContract, type CreditStores } from '../../../../support/credit-store-contract';
+
+describe('MemoryCreditStore', () => {
+  let stores: CreditStores;
+  beforeEach(() => {
+    const store = new MemoryCreditStore();
+    stores = { a: store, b: store };
+  });
+  creditStoreContract('memory', () => stores);
+});

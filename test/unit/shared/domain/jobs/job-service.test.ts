@@ -1,0 +1,114 @@
+import { expect } from 'chai';
+import { deriveKeys } from '../../../../../shared/platform/secrets/derived-keys';
+import { StoredJobIdKey } from '../../../../../shared/domain/jobs/job-id-key';
+import { MemoryJobIdKeyStore } from '../../../../../shared/adapters/memory/memory-job-id-key-store';
+import type { JobRecord, NewJob } from '../../../../../shared/domain/jobs/job';
+import type { EnqueueOptions } from '../../../../../shared/domain/jobs/job-queue';
+import { fingerprint } from '../../../../../shared/domain/jobs/idempotency';
+import { JobService } from '../../../../../shared/domain/jobs/job-service';
+import { MemoryJobQueue } from '../../../../../shared/adapters/memory/memory-job-queue';
+import { MemoryLedgerStore } from '../../../../../shared/adapters/memory/memory-ledger-store';
+
+/**
+ * An in-memory queue that counts its enqueues and records the service's calls in order (`get` calls the queue
+ * makes inside its own `enqueue` are not the service's); its processor never finishes, so jobs stay put.
+ */
+class CountingQueue extends MemoryJobQueue {
+  enqueued: string[] = [];
+  calls: string[] = [];
+  private inEnqueue = false;
+  override async enqueue(job: NewJob, options?: EnqueueOptions): Promise<JobRecord | undefined> {
+    this.enqueued.push(job.id);
+    this.calls.push(options?.absent ? 'enqueue absent' : 'enqueue');
+    this.inEnqueue = true;
+    try {
+      return await super.enqueue(job, options);
+    } finally {
+      this.inEnqueue = false;
+    }
+  }
+  override async get(id: string): Promise<JobRecord | undefined> {
+    if (!this.inEnqueue) this.calls.push('get');
+    return super.get(id);
+  }
+}
+
+describe('job submission (JobService on the memory stores)', () => {
+  const submission = { subject: 'alice', operation: 'createJob', input: { prompt: 'hello' }, cost: 1, idempotencyKey: 'key-1' };
+  let ledger: MemoryLedgerStore;
+  let queue: CountingQueue;
+  let jobs: JobService;
+
+  beforeEach(() => {
+    ledger = new MemoryLedgerStore();
+    queue = new CountingQueue({
+      processors: new Map([['createJob', () => new Promise(() => undefined)]]),
+      concurrency: 1,
+      attempts: 1,
+      backoffMs: 0,
+      retentionMs: 60_000,
+    });
+    jobs = new JobService(ledger, queue, new StoredJobIdKey(new MemoryJobIdKeyStore(), deriveKeys('s'.repeat(32)).jobIdKey), 60);
+  });
+
+  it('a replay whose job is stored answers that job without enqueueing it again', async () => {
+    const first = await jobs.submit(submission);
+    const again = await jobs.submit(submission);
+    expect(again.replayed).to.equal(true);
+    expect(again.job.id).to.equal(first.job.id);
+    expect(queue.enqueued).to.deep.equal([first.job.id]);
+  });
+
+  it('a fresh job is read once, beside its claim, then added as absent and not read back; its replay only reads', async () => {
+    await jobs.submit(submission);
+    expect(queue.calls).to.deep.equal(['get', 'enqueue absent']);
+    queue.calls = [];
+    await jobs.submit(submission);
+    expect(queue.calls).to.deep.equal(['get']);
+  });
+
+  it('a replay whose job is missing (charged, then died before enqueueing) enqueues it once and charges nothing more', async () => {
+    const jobId = await jobs.jobIdFor(submission.subject, submission.idempotencyKey);
+    // The first attempt: the claim charged, and the process died before it enqueued.
+    const claimed = (
+      await ledger.claim({
+        subject: 'alice',
+        key: 'key-1',
+        fingerprint: fingerprint('createJob', submission.input),
+        jobId,
+        operation: 'createJob',
+        cost: 1,
+        ttlSeconds: 60,
+      })
+    ).outcome;
+    expect(claimed).to.equal('created');
+    expect(await queue.get(jobId)).to.equal(undefined);
+
+    const retry = await jobs.submit(submission);
+    expect(retry.replayed).to.equal(true);
+    expect(retry.job.id).to.equal(jobId);
+    expect(queue.enqueued).to.deep.equal([jobId]);
+    expect((await queue.get(jobId))?.input).to.deep.equal({ prompt: 'hello' });
+    expect((await ledger.usage('alice')).jobs_charged).to.equal(1);
+  });
+
+  it('a replay that enqueues its missing job uses the cost and time accepted with the key, not the price the replay computed', async () => {
+    const jobId = await jobs.jobIdFor(submission.subject, submission.idempotencyKey);
+    const acceptedAt = '2026-01-02T03:04:05.678Z';
+    // Accepted at 2 credits; the process died before it enqueued. The price rule then changed to 5.
+    await ledger.claim({
+      subject: 'alice',
+      key: 'key-1',
+      fingerprint: fingerprint('createJob', submission.input),
+      jobId,
+      operation: 'createJob',
+      cost: 2,
+      ttlSeconds: 60,
+      acceptedAt,
+    });
+    const retry = await jobs.submit({ ...submission, cost: 5 });
+    expect(retry.replayed).to.equal(true);
+    expect(retry.job).to.include({ id: jobId, cost: 2, created_at: acceptedAt });
+    expect(await ledger.usage('alice')).to.deep.equal({ jobs_charged: 1, credits_spent: 2, credits_refunded: 0 });
+  });
+});
