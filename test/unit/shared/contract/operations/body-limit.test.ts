@@ -1,6 +1,11 @@
 import { expect } from 'chai';
 import * as z from 'zod';
-import { bodyLimitOf, DEFAULT_BODY_LIMIT_BYTES, mcpBodyLimit, worstCaseJsonBytes } from '../../../../../shared/contract/operations/body-limit';
+import {
+  bodyLimitOf,
+  DEFAULT_BODY_LIMIT_BYTES,
+  mcpBodyLimit,
+  worstCaseJsonBytes,
+} from '../../../../../shared/contract/operations/body-limit';
 import { bearerOperation } from '../../../../../shared/contract/operations/operation';
 import { OPERATIONS } from '../../../../../shared/contract/operations/registry';
 
