@@ -1,5 +1,5 @@
 import { str, type ValidatorSpec } from 'envalid';
-import { ConfigError } from '../errors/config-error';
+import { ConfigError } from './config-error';
 import { loadOAuthSettings, OAUTH_SETTINGS, type OAuthSettings } from './oauth-config';
 import { loadWebhookSettings, WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-settings';
 import { BILLING_SETTINGS, type BillingSettings, loadBillingSettings } from './billing-settings';
@@ -7,7 +7,7 @@ import { loadTracingSettings, TRACING_SETTINGS } from './tracing-settings';
 import { listenHostAddress, resolveListenHost } from './listen-host';
 import { loadRedisSettings, REDIS_SETTINGS, type RedisSettings } from './redis-settings';
 import { type ConfigProblem, readSettings, type SettingValues, setting, variablesOf } from './settings-table';
-import { httpsUrl, intInRange, originList, publicUrl, secretOfAtLeast } from './validators';
+import { httpsUrl, intInRange, originList, publicUrl, secretOfAtLeast, sharedSecretOfAtLeast } from './validators';
 
 /** Which process is loading the configuration; they differ in defaults and in what they require. */
 export type ProcessRole = 'api' | 'worker' | 'dev';
@@ -38,9 +38,9 @@ function coreSettings(role: ProcessRole) {
      * characters, like `CONNECTOR_SECRET`: whoever holds it mints a token for any subject, and the failure
      * budget only slows guessing (a right guess is admitted whatever the budget says).
      */
-    linkSecret: setting('LINK_SECRET', secretOfAtLeast(32)({ desc: 'shared secret checked on /v1/link' })),
+    linkSecret: setting('LINK_SECRET', sharedSecretOfAtLeast(32)({ desc: 'shared secret checked on /v1/link' })),
     /** `LINK_SECRET_PREVIOUS`: during a rotation, accepted on every link-secret operation beside `LINK_SECRET`. */
-    linkSecretPrevious: setting('LINK_SECRET_PREVIOUS', secretOfAtLeast(32)({ default: undefined })),
+    linkSecretPrevious: setting('LINK_SECRET_PREVIOUS', sharedSecretOfAtLeast(32)({ default: undefined })),
     /** `PORT`: the API's port (0: any free port). */
     port: setting('PORT', intInRange(0, 65_535)({ default: 8787 })),
     /** The address the API's and the metrics listeners bind (`HOST`, see {@link resolveListenHost}); undefined: every interface. */

@@ -59,6 +59,17 @@ export const secretOfAtLeast = (min: number) =>
     return input;
   });
 
+/**
+ * A shared secret a person pastes on both sides (the dashboard's): at least `min` characters, and not blank or one
+ * character repeated, which pass a length rule but guess in a few tries.
+ */
+export const sharedSecretOfAtLeast = (min: number) =>
+  makeValidator<string>((input) => {
+    if (typeof input !== 'string' || input.length < min) throw new Error(`must be at least ${min} characters`);
+    if (input.trim() === '' || new Set(input).size === 1) throw new Error(`must not be blank or one character repeated`);
+    return input;
+  });
+
 /** A non-negative integer within bounds. */
 export const intInRange = (min: number, max: number) =>
   makeValidator<number>((input) => {

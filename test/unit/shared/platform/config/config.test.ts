@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { loadConfig } from '../../../../../shared/platform/config/config';
-import { ConfigError } from '../../../../../shared/platform/errors/config-error';
+import { ConfigError } from '../../../../../shared/platform/config/config-error';
 import { BASE_ENV } from '../../../../support/harness';
+import { ROTATION } from '../../../../support/rotation';
 
 const REQUIRED = {
   CONNECTOR_SECRET: BASE_ENV.CONNECTOR_SECRET,
@@ -17,6 +18,19 @@ function problemsOf(env: Record<string, string | undefined>, role: 'api' | 'work
   } catch (error) {
     expect(error).to.be.instanceOf(ConfigError);
     return (error as ConfigError).problems.map((p) => p.name);
+  }
+}
+
+const HOOKS = { WEBHOOK_URL: 'https://dashboard.example.com/hooks', WEBHOOK_SECRET: ROTATION.webhook.new };
+
+/** The problems `loadConfig` reports for `env` (names and reasons), or none. */
+function problems(env: Record<string, string>): ReadonlyArray<{ name: string; reason: string }> {
+  try {
+    loadConfig({ ...REQUIRED, ...env }, 'api');
+    return [];
+  } catch (error) {
+    expect(error).to.be.instanceOf(ConfigError);
+    return (error as ConfigError).problems;
   }
 }
 
@@ -103,7 +117,15 @@ describe('configuration rules', () => {
     for (const name of ['LINK_SECRET', 'LINK_SECRET_PREVIOUS']) {
       expect(problemsOf({ ...REQUIRED, [name]: '' }), `${name} empty`).to.deep.equal([name]);
       expect(problemsOf({ ...REQUIRED, [name]: 'l'.repeat(31) }), `${name} of 31`).to.deep.equal([name]);
-      expect(problemsOf({ ...REQUIRED, [name]: 'l'.repeat(32) }), `${name} of 32`).to.deep.equal([]);
+      expect(problemsOf({ ...REQUIRED, [name]: 'l0'.repeat(16) }), `${name} of 32`).to.deep.equal([]);
+    }
+  });
+
+  it('LINK_SECRET and LINK_SECRET_PREVIOUS of 32 or more blanks, or of one character repeated, are refused by name', () => {
+    for (const name of ['LINK_SECRET', 'LINK_SECRET_PREVIOUS']) {
+      for (const weak of [' '.repeat(32), '\t'.repeat(40), 'l'.repeat(32), '7'.repeat(64)]) {
+        expect(problemsOf({ ...REQUIRED, [name]: weak }), `${name}=${JSON.stringify(weak)}`).to.deep.equal([name]);
+      }
     }
   });
 
@@ -220,5 +242,103 @@ describe('configuration rules', () => {
     expect(loadConfig({ ...REQUIRED, OAUTH_UNUSED_CLIENT_TTL_SECONDS: '2592000' }, 'api').oauth.unusedClientTtlSeconds).to.equal(2_592_000);
     for (const value of ['0', '2592001', '1.5', 'a day'])
       expect(problemsOf({ ...REQUIRED, OAUTH_UNUSED_CLIENT_TTL_SECONDS: value }), value).to.deep.equal(['OAUTH_UNUSED_CLIENT_TTL_SECONDS']);
+  });
+});
+
+describe('shutdown and HTTP limit settings', () => {
+  it('default to no shutdown delay, a 75 s keep-alive, 20 s for headers, 30 s per request and 16 KiB of headers', () => {
+    const config = loadConfig(REQUIRED, 'api');
+    expect(config.shutdownDelayMs).to.equal(0);
+    expect(config.http).to.deep.equal({
+      keepAliveTimeoutMs: 75_000,
+      headersTimeoutMs: 20_000,
+      requestTimeoutMs: 30_000,
+      maxHeaderBytes: 16_384,
+    });
+  });
+
+  it('read SHUTDOWN_DELAY_MS and every HTTP_* variable', () => {
+    const config = loadConfig(
+      {
+        ...REQUIRED,
+        SHUTDOWN_DELAY_MS: '5000',
+        HTTP_KEEP_ALIVE_TIMEOUT_MS: '90000',
+        HTTP_HEADERS_TIMEOUT_MS: '5000',
+        HTTP_REQUEST_TIMEOUT_MS: '6000',
+        HTTP_MAX_HEADER_BYTES: '8192',
+      },
+      'api',
+    );
+    expect(config.shutdownDelayMs).to.equal(5000);
+    expect(config.http).to.deep.equal({ keepAliveTimeoutMs: 90_000, headersTimeoutMs: 5000, requestTimeoutMs: 6000, maxHeaderBytes: 8192 });
+  });
+
+  it('refuse a request timeout shorter than the headers timeout, naming HTTP_REQUEST_TIMEOUT_MS', () => {
+    expect(problemsOf({ ...REQUIRED, HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '4999' })).to.deep.equal([
+      'HTTP_REQUEST_TIMEOUT_MS',
+    ]);
+    expect(problemsOf({ ...REQUIRED, HTTP_HEADERS_TIMEOUT_MS: '5000', HTTP_REQUEST_TIMEOUT_MS: '5000' })).to.deep.equal([]);
+  });
+
+  it('refuse values out of range: a negative delay, a keep-alive under a second, header limits outside 4-64 KiB', () => {
+    expect(problemsOf({ ...REQUIRED, SHUTDOWN_DELAY_MS: '-1' })).to.deep.equal(['SHUTDOWN_DELAY_MS']);
+    expect(problemsOf({ ...REQUIRED, HTTP_KEEP_ALIVE_TIMEOUT_MS: '999' })).to.deep.equal(['HTTP_KEEP_ALIVE_TIMEOUT_MS']);
+    expect(problemsOf({ ...REQUIRED, HTTP_MAX_HEADER_BYTES: '4095' })).to.deep.equal(['HTTP_MAX_HEADER_BYTES']);
+    expect(problemsOf({ ...REQUIRED, HTTP_MAX_HEADER_BYTES: '65537' })).to.deep.equal(['HTTP_MAX_HEADER_BYTES']);
+  });
+});
+
+describe('the previous secrets of a rotation (CONNECTOR_SECRET_PREVIOUS, LINK_SECRET_PREVIOUS, WEBHOOK_SECRET_PREVIOUS)', () => {
+  it('unset: no overlap; set and valid: each is in the configuration beside its current value', () => {
+    const plain = loadConfig(REQUIRED, 'api');
+    expect([plain.connectorSecretPrevious, plain.linkSecretPrevious]).to.deep.equal([undefined, undefined]);
+    const overlap = loadConfig(
+      {
+        ...REQUIRED,
+        ...HOOKS,
+        CONNECTOR_SECRET_PREVIOUS: ROTATION.connector.old,
+        LINK_SECRET_PREVIOUS: ROTATION.link.old,
+        WEBHOOK_SECRET_PREVIOUS: ROTATION.webhook.old,
+      },
+      'api',
+    );
+    expect(overlap.connectorSecretPrevious).to.equal(ROTATION.connector.old);
+    expect(overlap.linkSecretPrevious).to.equal(ROTATION.link.old);
+    expect(overlap.webhooks?.previousSecret).to.equal(ROTATION.webhook.old);
+  });
+
+  it('each is validated like its current value, the problem named without the value', () => {
+    const cases: Array<[Record<string, string>, string, string]> = [
+      [{ CONNECTOR_SECRET_PREVIOUS: 'short-previous' }, 'CONNECTOR_SECRET_PREVIOUS', 'must be at least 32 characters'],
+      [{ LINK_SECRET_PREVIOUS: 'short-previous' }, 'LINK_SECRET_PREVIOUS', 'must be at least 32 characters'],
+      [
+        { ...HOOKS, WEBHOOK_SECRET_PREVIOUS: 'whsec_dG9vLXNob3J0' },
+        'WEBHOOK_SECRET_PREVIOUS',
+        'must be whsec_ followed by the base64 of 24 to 64 random bytes',
+      ],
+    ];
+    for (const [env, name, reason] of cases) {
+      const found = problems(env);
+      expect(found, name).to.deep.equal([{ name, reason }]);
+      for (const value of Object.values(env)) if (value) expect(JSON.stringify(found)).to.not.contain(value);
+    }
+  });
+
+  it('each is refused when equal to its current value, naming the previous variable', () => {
+    expect(problems({ CONNECTOR_SECRET_PREVIOUS: REQUIRED.CONNECTOR_SECRET })).to.deep.equal([
+      { name: 'CONNECTOR_SECRET_PREVIOUS', reason: 'must differ from CONNECTOR_SECRET' },
+    ]);
+    expect(problems({ LINK_SECRET_PREVIOUS: REQUIRED.LINK_SECRET })).to.deep.equal([
+      { name: 'LINK_SECRET_PREVIOUS', reason: 'must differ from LINK_SECRET' },
+    ]);
+    expect(problems({ ...HOOKS, WEBHOOK_SECRET_PREVIOUS: HOOKS.WEBHOOK_SECRET })).to.deep.equal([
+      { name: 'WEBHOOK_SECRET_PREVIOUS', reason: 'must differ from WEBHOOK_SECRET' },
+    ]);
+  });
+
+  it('WEBHOOK_SECRET_PREVIOUS without WEBHOOK_SECRET is refused, naming it', () => {
+    expect(problems({ WEBHOOK_SECRET_PREVIOUS: ROTATION.webhook.old })).to.deep.equal([
+      { name: 'WEBHOOK_SECRET_PREVIOUS', reason: 'is only meaningful beside WEBHOOK_SECRET' },
+    ]);
   });
 });
