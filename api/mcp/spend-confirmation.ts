@@ -11,7 +11,7 @@ import { priceOf } from '../../shared/domain/jobs/price';
 import type { QuoteNonceStore } from '../../shared/domain/spend/quote-nonce-store';
 import type { QuoteCheck, QuoteStep, SpendQuotes, SpendTerms } from '../../shared/domain/spend/spend-quote';
 import type { BillingSettings } from '../../shared/platform/config/billing-settings';
-import { InsufficientCreditsError } from '../../shared/platform/errors/insufficient-credits-error';
+import { InsufficientCreditsError } from '../../shared/platform/errors/problems';
 import { inputSummary } from './input-summary';
 
 /** The key of the form elicitation that asks the person to confirm a spend. */
@@ -57,7 +57,8 @@ const REFUSALS = {
   signature: `The confirmation could not be verified. ${NOTHING_CHARGED} ${ASK_AGAIN}`,
   expired: `The confirmation expired (a quote lasts at most 10 minutes). ${NOTHING_CHARGED} ${ASK_AGAIN}`,
   mismatch: `The confirmation was given for another call (another caller, tool, input or price). ${NOTHING_CHARGED} ${ASK_AGAIN}`,
-  reused: `This confirmation was used already; a confirmation buys one call. ${NOTHING_CHARGED} ${ASK_AGAIN}`,
+  reused: `This confirmation was answered already; a confirmation buys one call. ${NOTHING_CHARGED} ${ASK_AGAIN}`,
+  settled: 'This confirmation was accepted already, so its call stands; call again without it to read that call.',
   unverified: `The retry carried no signed quote. ${NOTHING_CHARGED} ${ASK_AGAIN}`,
 } as const;
 
@@ -82,7 +83,7 @@ export function askableOf(modern: boolean, envelope: object | undefined): Askabl
 }
 
 /**
- * The person's confirmation of a spend over MCP (CONTRACT.md, "Credit accounts"). A paid call priced at
+ * The person's confirmation of a spend over MCP (docs/connecting-assistants.md). A paid call priced at
  * least `SPEND_CONFIRMATION_ABOVE` is answered, for a 2026-07-28 client that declared form elicitation,
  * with `input_required`: a form naming the operation, a summary of its input and the exact price, and a
  * signed quote as `requestState`. The retry runs the handler only when it carries the person's yes and that
@@ -176,15 +177,24 @@ export class SpendConfirmation {
     };
   }
 
-  /** A retry's answer and quote: undefined when it may run (the quote is then used up), else why not. */
+  /**
+   * A retry's answer and quote: undefined when it may run, else why not. The first answer a quote gets is the
+   * only one it ever has: a no burns it, and a yes resent runs the same call again, which its idempotency key
+   * makes a replay of the job the first yes accepted.
+   */
   private async redeem(terms: SpendTerms, round: Round): Promise<Refusal | undefined> {
     const checked = round.quote;
     if (checked === undefined) return 'unverified';
     if (!checked.ok) return checked.reason;
     if (!this.quotes.matches(checked.quote, terms)) return 'mismatch';
     const answer = answerTo(checked.quote.step, round.responses);
-    if (answer !== 'accept') return answer;
-    return (await this.nonces.consume(checked.quote.nonce, this.quotes.remainingMs(checked.quote))) ? undefined : 'reused';
+    const ttlMs = this.quotes.remainingMs(checked.quote);
+    if (answer !== 'accept') {
+      const held = await this.nonces.settle(checked.quote.nonce, 'refused', ttlMs);
+      return held.answer === 'accepted' ? 'settled' : answer;
+    }
+    const held = await this.nonces.settle(checked.quote.nonce, 'accepted', ttlMs);
+    return held.answer === 'accepted' ? undefined : 'reused';
   }
 
   /** The refusal of a client that cannot be asked, under `SPEND_CONFIRMATION=required`. */
@@ -203,8 +213,8 @@ function answerTo(step: QuoteStep, responses: Record<string, unknown> | undefine
   const view = inputResponse(responses, step === 'confirm' ? CONFIRM_KEY : TOP_UP_KEY);
   if (view.kind !== 'elicit') return 'missing';
   if (view.action !== 'accept') return view.action;
-  // Accepting the form is the yes; a box explicitly left unticked takes it back. A URL elicitation has no content.
-  return step === 'confirm' && view.content?.confirm === false ? 'decline' : 'accept';
+  // Only the box ticked is a yes: no content, another value or a string 'true' is not. A URL elicitation has no content.
+  return step === 'top_up' || view.content?.confirm === true ? 'accept' : 'decline';
 }
 
 /** A retry from the top-up page when no confirmation applies: a person who turned it down is told nothing was charged. */

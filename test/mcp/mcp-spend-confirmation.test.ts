@@ -160,17 +160,40 @@ for (const backend of BACKENDS) {
         });
       }
 
-      it('a form accepted without content is a yes; accepted with the box explicitly unticked it counts as declined: nothing charged', async () => {
+      it('a form accepted without content, with {}, or with confirm as the string "true" is a no: nothing charged, and the quote is burnt', async () => {
         const { token } = await person();
-        const bare = { input: { prompt: 'bare yes' }, idempotency_key: newKey() };
-        const asked = await rawCall(elicit.a.baseUrl, token, 'create_job', bare);
-        const yes = await rawCall(elicit.b.baseUrl, token, 'create_job', bare, {
-          inputResponses: { confirm_spend: { action: 'accept' } },
-          requestState: asked.requestState,
-        });
-        expect(yes.isError ?? false, JSON.stringify(yes)).to.equal(false);
-        expect(await usageOf(elicit.a, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });
+        for (const [index, content] of [undefined, {}, { confirm: 'true' }, { confirm: 1 }].entries()) {
+          const args = { input: { prompt: `not a yes ${index}` }, idempotency_key: newKey() };
+          const asked = await rawCall(elicit.a.baseUrl, token, 'create_job', args);
+          const answer = await rawCall(elicit.b.baseUrl, token, 'create_job', args, {
+            inputResponses: { confirm_spend: { action: 'accept', ...(content === undefined ? {} : { content }) } },
+            requestState: asked.requestState,
+          });
+          expect(answer.isError, JSON.stringify(content)).to.equal(true);
+          expect(textOf(answer)).to.contain('declined').and.contain(NOTHING_CHARGED);
+          const yesAfter = await rawCall(elicit.a.baseUrl, token, 'create_job', args, { inputResponses: ACCEPT, requestState: asked.requestState });
+          expect(yesAfter.isError, `${JSON.stringify(content)} then a yes`).to.equal(true);
+          expect(textOf(yesAfter)).to.contain('answered already').and.contain(NOTHING_CHARGED);
+        }
+        expect(await usageOf(elicit.a, token)).to.deep.equal(NO_CHARGE);
       });
+
+      for (const action of ['decline', 'cancel'] as const) {
+        it(`a quote answered ${action} stays refused when the same quote comes back with a yes: nothing charged`, async () => {
+          const { token } = await person();
+          const args = { input: { prompt: `${action} then yes` }, idempotency_key: newKey() };
+          const asked = await rawCall(elicit.a.baseUrl, token, 'create_job', args);
+          const no = await rawCall(elicit.b.baseUrl, token, 'create_job', args, {
+            inputResponses: { confirm_spend: { action } },
+            requestState: asked.requestState,
+          });
+          expect(no.isError).to.equal(true);
+          const yes = await rawCall(elicit.a.baseUrl, token, 'create_job', args, { inputResponses: ACCEPT, requestState: asked.requestState });
+          expect(yes.isError).to.equal(true);
+          expect(textOf(yes)).to.contain('answered already').and.contain(NOTHING_CHARGED);
+          expect(await usageOf(elicit.a, token)).to.deep.equal(NO_CHARGE);
+        });
+      }
 
       it('a form accepted with the box explicitly unticked counts as declined: nothing charged', async () => {
         const { token } = await person();
@@ -185,7 +208,7 @@ for (const backend of BACKENDS) {
         expect(await usageOf(elicit.a, token)).to.deep.equal(NO_CHARGE);
       });
 
-      it('the quote minted by one replica is accepted by the other, once: the same quote again is refused, nothing more charged', async () => {
+      it('the quote minted by one replica is accepted by the other; the same yes resent answers the same job, charged once', async () => {
         const { subject, token } = await person();
         const args = { input: { prompt: 'across replicas' }, idempotency_key: newKey() };
         const first = await rawCall(elicit.a.baseUrl, token, 'create_job', args);
@@ -202,17 +225,17 @@ for (const backend of BACKENDS) {
         });
         expect(accepted.isError ?? false, JSON.stringify(accepted)).to.equal(false);
         expect(accepted.structuredContent).to.include({ cost: 1 });
-        // The same answer and quote again, as a replayed retry would carry them: a quote buys one call.
-        const reused = await rawCall(elicit.a.baseUrl, token, 'create_job', args, {
+        // The same answer and quote again, as a replayed retry would carry them: the job that yes accepted, once.
+        const resent = await rawCall(elicit.a.baseUrl, token, 'create_job', args, {
           inputResponses: ACCEPT,
           requestState: first.requestState,
         });
-        expect(reused.isError).to.equal(true);
-        expect(textOf(reused)).to.contain('used already').and.contain(NOTHING_CHARGED);
+        expect(resent.isError ?? false, JSON.stringify(resent)).to.equal(false);
+        expect(resent.structuredContent.id).to.equal(accepted.structuredContent.id);
         expect(await usageOf(elicit.a, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });
       });
 
-      it('two retries with one quote at once, one on each replica: exactly one runs, the other is refused as used; charged once', async () => {
+      it('two retries with one quote at once, one on each replica: both answer the one job, charged once', async () => {
         const { token } = await person();
         const args = { input: { prompt: 'racing' }, idempotency_key: newKey() };
         const first = await rawCall(elicit.a.baseUrl, token, 'create_job', args);
@@ -221,8 +244,8 @@ for (const backend of BACKENDS) {
           rawCall(elicit.a.baseUrl, token, 'create_job', args, retry),
           rawCall(elicit.b.baseUrl, token, 'create_job', args, retry),
         ]);
-        expect(results.map((result) => result.isError ?? false).sort()).to.deep.equal([false, true]);
-        expect(textOf(results.find((result) => result.isError)!)).to.contain('used already');
+        expect(results.map((result) => result.isError ?? false)).to.deep.equal([false, false]);
+        expect(results[0]!.structuredContent.id).to.equal(results[1]!.structuredContent.id);
         expect(await usageOf(elicit.a, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });
       });
 

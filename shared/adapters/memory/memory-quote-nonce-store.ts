@@ -1,17 +1,18 @@
-import type { QuoteNonceStore } from '../../domain/spend/quote-nonce-store';
+import type { QuoteAnswer, QuoteNonceStore, SettledQuote } from '../../domain/spend/quote-nonce-store';
 
-/** The embedded backend's used nonces: one process serves every request, so a map is the whole truth. */
+/** The embedded backend's quote answers: one process serves every request, so a map is the whole truth. */
 export class MemoryQuoteNonceStore implements QuoteNonceStore {
-  private readonly used = new Map<string, number>();
+  private readonly answers = new Map<string, { answer: QuoteAnswer; expiresAt: number }>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  async consume(nonce: string, ttlMs: number): Promise<boolean> {
+  async settle(nonce: string, answer: QuoteAnswer, ttlMs: number): Promise<SettledQuote> {
     const now = this.now();
     // Expired nonces go as new ones come, so the map holds at most the quotes of the last ten minutes.
-    for (const [seen, expiresAt] of this.used) if (expiresAt <= now) this.used.delete(seen);
-    if (this.used.has(nonce)) return false;
-    this.used.set(nonce, now + ttlMs);
-    return true;
+    for (const [seen, { expiresAt }] of this.answers) if (expiresAt <= now) this.answers.delete(seen);
+    const held = this.answers.get(nonce);
+    if (held) return { answer: held.answer, first: false };
+    this.answers.set(nonce, { answer, expiresAt: now + ttlMs });
+    return { answer, first: true };
   }
 }

@@ -1,9 +1,12 @@
-import type { QuoteNonceStore } from '../../domain/spend/quote-nonce-store';
+import type { QuoteAnswer, QuoteNonceStore, SettledQuote } from '../../domain/spend/quote-nonce-store';
 import type { RedisClient } from './redis-client';
 import type { RedisGuard } from './redis-guard';
 import type { RedisKeys } from './redis-keys';
 
-/** Used nonces in Redis: one `SET NX PX` per quote, atomic on its own, so two replicas cannot both accept one quote. */
+/**
+ * Quote answers in Redis: one `SET NX PX` per quote records the first answer atomically, so two replicas cannot
+ * both give one; a later answer reads the one held (it never changes once set).
+ */
 export class RedisQuoteNonceStore implements QuoteNonceStore {
   constructor(
     private readonly client: RedisClient,
@@ -11,8 +14,12 @@ export class RedisQuoteNonceStore implements QuoteNonceStore {
     private readonly guard: RedisGuard,
   ) {}
 
-  async consume(nonce: string, ttlMs: number): Promise<boolean> {
-    const set = await this.guard.commands(() => this.client.set(this.keys.spendQuoteNonce(nonce), '1', 'PX', Math.ceil(ttlMs), 'NX'));
-    return set === 'OK';
+  async settle(nonce: string, answer: QuoteAnswer, ttlMs: number): Promise<SettledQuote> {
+    const key = this.keys.spendQuoteNonce(nonce);
+    const set = await this.guard.commands(() => this.client.set(key, answer, 'PX', Math.ceil(ttlMs), 'NX'));
+    if (set === 'OK') return { answer, first: true };
+    const held = await this.guard.commands(() => this.client.get(key));
+    // A key written before answers were recorded holds '1': that quote was accepted. Gone meanwhile: expired, refused.
+    return { answer: held === 'accepted' || held === '1' ? 'accepted' : 'refused', first: false };
   }
 }

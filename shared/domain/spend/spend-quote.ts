@@ -90,8 +90,9 @@ export class SpendQuotes {
     if (parts.length !== 4 || parts[0] !== VERSION) return { ok: false, reason: 'malformed' };
     const entry = this.keys.byKeyId(parts[1]!);
     if (!entry) return { ok: false, reason: 'signature' };
-    const expected = createHmac('sha256', entry.keys.spendQuoteKey).update(parts.slice(0, 3).join('.')).digest();
-    const given = Buffer.from(parts[3]!, 'base64url');
+    // Compared as spelled: base64url without padding is the one spelling minted, so no other one verifies.
+    const expected = Buffer.from(createHmac('sha256', entry.keys.spendQuoteKey).update(parts.slice(0, 3).join('.')).digest('base64url'));
+    const given = Buffer.from(parts[3]!);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'signature' };
     const quote = parseQuote(parts[2]!);
     if (!quote) return { ok: false, reason: 'malformed' };

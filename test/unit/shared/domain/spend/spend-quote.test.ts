@@ -62,14 +62,26 @@ describe('spend quotes', () => {
     for (const junk of ['', 'a.b.c', 'x'.repeat(5000), 42, null]) expect(quotes.open(junk).ok).to.equal(false);
   });
 
-  it('the memory nonce store lets a nonce be used once until its quote expires', async () => {
+  it('the memory nonce store keeps the first answer to a quote until the quote expires, whatever answer comes after', async () => {
     let now = 0;
     const nonces = new MemoryQuoteNonceStore(() => now);
-    expect(await nonces.consume('n1', 1000)).to.equal(true);
-    expect(await nonces.consume('n1', 1000)).to.equal(false);
-    expect(await nonces.consume('n2', 1000)).to.equal(true);
+    expect(await nonces.settle('n1', 'refused', 1000)).to.deep.equal({ answer: 'refused', first: true });
+    expect(await nonces.settle('n1', 'accepted', 1000)).to.deep.equal({ answer: 'refused', first: false });
+    expect(await nonces.settle('n2', 'accepted', 1000)).to.deep.equal({ answer: 'accepted', first: true });
+    expect(await nonces.settle('n2', 'refused', 1000)).to.deep.equal({ answer: 'accepted', first: false });
     now = 1000;
-    expect(await nonces.consume('n1', 1000)).to.equal(true);
+    expect(await nonces.settle('n1', 'accepted', 1000)).to.deep.equal({ answer: 'accepted', first: true });
+  });
+
+  it('a quote verifies only in the spelling it was minted in: padded, standard base64 or re-cased MACs are refused', () => {
+    const quotes = new SpendQuotes(KeyRing.fromSecrets('s'.repeat(40)));
+    const { state } = quotes.mint({ subject: 'alice', tool: 'create_job', input: { a: 1 }, price: 2 }, 'confirm');
+    const [version, keyId, payload, mac] = state.split('.');
+    expect(quotes.open(state).ok).to.equal(true);
+    const standard = Buffer.from(mac!, 'base64url').toString('base64');
+    for (const spelling of [`${mac}=`, standard, `${mac}\n`]) {
+      expect(quotes.open(`${version}.${keyId}.${payload}.${spelling}`), JSON.stringify(spelling)).to.deep.equal({ ok: false, reason: 'signature' });
+    }
   });
 });
 
