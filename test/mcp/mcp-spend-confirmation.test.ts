@@ -171,7 +171,10 @@ for (const backend of BACKENDS) {
           });
           expect(answer.isError, JSON.stringify(content)).to.equal(true);
           expect(textOf(answer)).to.contain('declined').and.contain(NOTHING_CHARGED);
-          const yesAfter = await rawCall(elicit.a.baseUrl, token, 'create_job', args, { inputResponses: ACCEPT, requestState: asked.requestState });
+          const yesAfter = await rawCall(elicit.a.baseUrl, token, 'create_job', args, {
+            inputResponses: ACCEPT,
+            requestState: asked.requestState,
+          });
           expect(yesAfter.isError, `${JSON.stringify(content)} then a yes`).to.equal(true);
           expect(textOf(yesAfter)).to.contain('answered already').and.contain(NOTHING_CHARGED);
         }
@@ -188,7 +191,10 @@ for (const backend of BACKENDS) {
             requestState: asked.requestState,
           });
           expect(no.isError).to.equal(true);
-          const yes = await rawCall(elicit.a.baseUrl, token, 'create_job', args, { inputResponses: ACCEPT, requestState: asked.requestState });
+          const yes = await rawCall(elicit.a.baseUrl, token, 'create_job', args, {
+            inputResponses: ACCEPT,
+            requestState: asked.requestState,
+          });
           expect(yes.isError).to.equal(true);
           expect(textOf(yes)).to.contain('answered already').and.contain(NOTHING_CHARGED);
           expect(await usageOf(elicit.a, token)).to.deep.equal(NO_CHARGE);

@@ -80,7 +80,10 @@ describe('spend quotes', () => {
     expect(quotes.open(state).ok).to.equal(true);
     const standard = Buffer.from(mac!, 'base64url').toString('base64');
     for (const spelling of [`${mac}=`, standard, `${mac}\n`]) {
-      expect(quotes.open(`${version}.${keyId}.${payload}.${spelling}`), JSON.stringify(spelling)).to.deep.equal({ ok: false, reason: 'signature' });
+      expect(quotes.open(`${version}.${keyId}.${payload}.${spelling}`), JSON.stringify(spelling)).to.deep.equal({
+        ok: false,
+        reason: 'signature',
+      });
     }
   });
 });
