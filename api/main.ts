@@ -1,10 +1,11 @@
-// First: tracing patches modules as they load (api/tracing.ts).
-import { tracing } from './tracing';
-import { loadConfigOrExit, orExitOnConfigError } from '../shared/platform/config/load-config-or-exit';
-import { loadJobSettings } from '../shared/domain/jobs/job-settings';
+// First, as a bare import no sorting moves: tracing patches modules as they load (api/tracing.ts).
+import './tracing';
 import { PAID_JOBS } from '../shared/contract/operations/paid-jobs';
+import { loadJobSettings } from '../shared/domain/jobs/job-settings';
+import { loadConfigOrExit, orExitOnConfigError } from '../shared/platform/config/load-config-or-exit';
 import { createLogger } from '../shared/platform/logging/logger';
 import { startApi, stopOnTerminate } from './start-api';
+import { tracing } from './tracing';
 
 // The API process: configuration from the real environment only (never .env), then listen.
 const config = loadConfigOrExit(process.env, 'api');

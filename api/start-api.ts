@@ -1,30 +1,30 @@
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
+import { createBackend } from '../shared/adapters/create-backend';
+import type { Operation } from '../shared/contract/operations/operation';
+import { paidJobsOf } from '../shared/contract/operations/paid-jobs';
+import { OPERATIONS } from '../shared/contract/operations/registry';
+import type { Job } from '../shared/domain/jobs/job';
+import { loadJobSettings } from '../shared/domain/jobs/job-settings';
+import { JobViewer } from '../shared/domain/jobs/job-viewer';
+import type { JobPolicies, ProcessorMap } from '../shared/domain/jobs/processor';
+import { buildPolicies, buildProcessors } from '../shared/domain/jobs/processor';
+import type { CimdFetchOptions } from '../shared/domain/oauth/cimd-fetcher';
+import { devConsentAllowed, withDevConsent } from '../shared/domain/oauth/dev-consent';
+import { createServices } from '../shared/domain/services';
+import type { EventQueue } from '../shared/domain/webhooks/event-queue';
 import type { Config } from '../shared/platform/config/config';
 import { listen } from '../shared/platform/lifecycle/listen';
 import { closeServer, onTerminate } from '../shared/platform/lifecycle/shutdown';
-import type { Tracing } from '../shared/platform/tracing/start-tracing';
 import { Metrics } from '../shared/platform/metrics/metrics';
-import { announceSecretOverlap } from '../shared/platform/secrets/secret-overlap';
 import { createMetricsServer } from '../shared/platform/metrics/metrics-server';
-import type { CimdFetchOptions } from '../shared/domain/oauth/cimd-fetcher';
-import { devConsentAllowed, withDevConsent } from '../shared/domain/oauth/dev-consent';
-import type { Operation } from '../shared/contract/operations/operation';
-import type { JobPolicies, ProcessorMap } from '../shared/domain/jobs/processor';
-import { OPERATIONS } from '../shared/contract/operations/registry';
-import { paidJobsOf } from '../shared/contract/operations/paid-jobs';
-import { buildPolicies, buildProcessors } from '../shared/domain/jobs/processor';
-import { loadJobSettings } from '../shared/domain/jobs/job-settings';
-import { JobViewer } from '../shared/domain/jobs/job-viewer';
-import { createServices } from '../shared/domain/services';
-import { createBackend } from '../shared/adapters/create-backend';
-import type { EventQueue } from '../shared/domain/webhooks/event-queue';
-import type { Job } from '../shared/domain/jobs/job';
+import { announceSecretOverlap } from '../shared/platform/secrets/secret-overlap';
+import { tracedRequests } from '../shared/platform/tracing/server-spans';
+import type { Tracing } from '../shared/platform/tracing/start-tracing';
 import { createApp } from './app';
 import { createApiServer } from './http/http-server';
 import { matchedRoute } from './http/locals';
-import { tracedRequests } from '../shared/platform/tracing/server-spans';
 
 /** A listening API with its metrics listener. */
 export interface RunningApi {
@@ -94,12 +94,12 @@ export async function startApi(loaded: Config, logger: Logger, options: StartApi
   const policies = buildPolicies(jobs, { attempts: config.jobAttempts, backoffMs: config.jobBackoffMs });
   // The policies also say whether each operation refunds its failures: one source for the backend and worker.
   const viewer = new JobViewer(jobs);
-  const backend = createBackend(config, processors, metrics, logger, policies, (job) => viewer.event(job));
+  const backend = createBackend({ config, processors, metrics, logger, policies, jobView: (job) => viewer.event(job) });
   const jobWorker =
     jobConsumer && backend.kind === 'redis'
       ? jobConsumer({ processors, policies, metrics, events: backend.events, jobView: (job) => viewer.event(job) })
       : undefined;
-  const { services, tokens } = createServices(config, backend, metrics, cimdFetch, viewer);
+  const { services, tokens } = createServices({ config, backend, metrics, cimd: cimdFetch, viewer });
   const api = createApiServer(config.http);
   const app = createApp({
     config,

@@ -1,7 +1,7 @@
 import { Worker } from 'bullmq';
+import { closeRedisClient, createRedisClient } from '../shared/adapters/redis/redis-client';
 import { loadRedisSettings } from '../shared/platform/config/redis-settings';
 import { createLogger } from '../shared/platform/logging/logger';
-import { closeRedisClient, createRedisClient } from '../shared/adapters/redis/redis-client';
 
 // The worker baseline: a bare BullMQ Worker whose processor does nothing, on the queue the bench names.
 // It has nothing of the connector but its connection: the same Redis variables and the same factory

@@ -1,6 +1,6 @@
-import { singleNodeConnection, type RedisConnection } from '../shared/platform/config/redis-settings';
-import { createLogger } from '../shared/platform/logging/logger';
 import { closeRedisClient, createRedisClient, type RedisClient } from '../shared/adapters/redis/redis-client';
+import { type RedisConnection, singleNodeConnection } from '../shared/platform/config/redis-settings';
+import { createLogger } from '../shared/platform/logging/logger';
 import { waitUntil } from './bench-processes';
 
 // The bench's own Redis connections (its queue handles, its counters, its per-node statistics) are made by

@@ -1,17 +1,17 @@
 import { execFileSync } from 'node:child_process';
-import calculateSlot from 'cluster-key-slot';
 import type { Queue } from 'bullmq';
+import calculateSlot from 'cluster-key-slot';
+import { shardOf } from '../shared/adapters/redis/job-shards';
 import { closeRedisClient, type RedisClient } from '../shared/adapters/redis/redis-client';
 import { RedisKeys } from '../shared/adapters/redis/redis-keys';
-import { shardOf } from '../shared/adapters/redis/job-shards';
-import { parseClusterNodes, startRedisCluster, type ClusterNodeInfo } from '../test/testkit/redis-topologies';
 import type { NodeProcess } from '../test/testkit/node-process';
+import { type ClusterNodeInfo, parseClusterNodes, startRedisCluster } from '../test/testkit/redis-topologies';
 import { round } from './bench-processes';
-import { benchClient, NodeMeter, nodeClient, type NodeWork } from './bench-redis';
+import { benchClient, NodeMeter, type NodeWork, nodeClient } from './bench-redis';
 import { CLUSTER_SETTINGS, SETTINGS, WARMUP_SECONDS } from './bench-settings';
-import { addWork, clusterCeiling, perUnit, roundMeans, shares, type ClusterResults, type TopologyRun } from './cluster-figures';
-import { link, oneNodeEnv, startApi, startWorker, track, type RedisEnv } from './connector-processes';
-import { runLoad, subjectsInTurn, type HttpFigure, type HttpScenario } from './http-load';
+import { addWork, type ClusterResults, clusterCeiling, perUnit, roundMeans, shares, type TopologyRun } from './cluster-figures';
+import { link, oneNodeEnv, type RedisEnv, startApi, startWorker, track } from './connector-processes';
+import { type HttpFigure, type HttpScenario, runLoad, subjectsInTurn } from './http-load';
 import { drain, openQueue } from './job-load';
 
 /** One topology under test: its connector processes, the bench's handles on its queues, and its nodes. */

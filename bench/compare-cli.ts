@@ -1,7 +1,7 @@
 import { fromInvocation } from './bench-processes';
 import type { OtherBuild } from './connector-processes';
 import { stopAll } from './connector-processes';
-import { memoryCgroup, type MemoryCgroup } from './memory-cgroup';
+import { type MemoryCgroup, memoryCgroup } from './memory-cgroup';
 
 // What `bench:compare` and `bench:compare-drain` share: their command line, the builds it names, and how a
 // comparison ends.

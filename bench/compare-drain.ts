@@ -1,15 +1,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { singleNodeConnection } from '../shared/platform/config/redis-settings';
 import { JOB_QUEUE_NAME, RedisKeys } from '../shared/adapters/redis/redis-keys';
-import { round, startRedis } from './bench-processes';
+import { singleNodeConnection } from '../shared/platform/config/redis-settings';
 import { setLogDir } from '../test/testkit/node-process';
 import { thisNode } from './bench-node';
+import { round, startRedis } from './bench-processes';
 import { benchClient, closeBenchClients } from './bench-redis';
 import { comparedBuilds, median, namedTrees, option, runComparison } from './compare-cli';
 import { oneNodeEnv, startWorker, stopAll, track } from './connector-processes';
-import { drainPairs, type DrainSide } from './drain-pairs';
+import { type DrainSide, drainPairs } from './drain-pairs';
 import { openQueue } from './job-load';
 
 // `npm run bench:compare-drain -- <build> <build> [--pairs 8] [--jobs 10000] [--memory-limit <MiB>]`: the

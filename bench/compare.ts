@@ -2,15 +2,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { cpuTimeMs, residentMemory, round, startRedis } from './bench-processes';
 import { setLogDir } from '../test/testkit/node-process';
 import { thisNode } from './bench-node';
+import { cpuTimeMs, residentMemory, round, startRedis } from './bench-processes';
 import { comparedBuilds, median, namedTrees, option, runComparison } from './compare-cli';
 import { oneNodeEnv, startApi, stopAll, track } from './connector-processes';
 import type { HttpScenario } from './http-load';
-import { connectorScenarios } from './scenarios';
-import { startOtlpSink } from './otlp-sink';
 import type { MemoryCgroup } from './memory-cgroup';
+import { startOtlpSink } from './otlp-sink';
+import { connectorScenarios } from './scenarios';
 
 // `npm run bench:compare -- <build> <build> [...] [--scenarios b,e,f] [--rounds 6] [--seconds 6]`: the API's
 // CPU per request of two or more built trees (a `dist/` each, e.g. one built from another commit), loaded at

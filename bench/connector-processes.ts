@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { MAX_GRANT_CREDITS } from '../shared/domain/credits/credit-rules';
 import { freePort } from '../test/testkit/free-port';
-import { answers, startNode, type NodeProcess } from '../test/testkit/node-process';
+import { answers, type NodeProcess, startNode } from '../test/testkit/node-process';
 import { BENCH_DIST, fromInvocation } from './bench-processes';
 import { PROFILE_DIR, SETTINGS } from './bench-settings';
 

@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { RedisClient } from '../shared/adapters/redis/redis-client';
 import { round } from './bench-processes';
-import { drain, type DrainFigure } from './job-load';
+import { type DrainFigure, drain } from './job-load';
 
 /** One side of (g): a worker that is running, its queue, the job name it processes, its process id. */
 export interface DrainSide {

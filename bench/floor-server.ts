@@ -1,9 +1,9 @@
-import express from 'express';
 import { Queue } from 'bullmq';
+import express from 'express';
+import { writeJson } from '../api/http/write-json';
+import { closeRedisClient, createRedisClient } from '../shared/adapters/redis/redis-client';
 import { loadRedisSettings } from '../shared/platform/config/redis-settings';
 import { createLogger } from '../shared/platform/logging/logger';
-import { closeRedisClient, createRedisClient } from '../shared/adapters/redis/redis-client';
-import { writeJson } from '../api/http/write-json';
 
 // The floor routes of `bench:floor`: the least a connector request must do, and nothing else. `GET /read`:
 // one Redis round trip and one access line; `POST /replay`: a parsed JSON body, the two round trips of a

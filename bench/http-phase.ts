@@ -2,10 +2,10 @@ import type { RedisClient } from '../shared/adapters/redis/redis-client';
 import { round } from './bench-processes';
 import { SETTINGS, WARMUP_SECONDS } from './bench-settings';
 import { link, startApi } from './connector-processes';
-import { runLoad, type HttpFigure, type HttpScenario, type LoadSettings } from './http-load';
+import { type HttpFigure, type HttpScenario, type LoadSettings, runLoad } from './http-load';
 import type { McpProbe } from './mcp-scenario';
-import { charge, type ChargeFigure } from './memory-charge';
 import type { MemoryCgroup } from './memory-cgroup';
+import { type ChargeFigure, charge } from './memory-charge';
 import { connectorScenarios } from './scenarios';
 
 /** What the HTTP scenarios measured: (a) before and after every scenario, (b) to (f) and (b) on memory. */

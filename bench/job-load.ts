@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Queue, type JobsOptions } from 'bullmq';
+import { type JobsOptions, Queue } from 'bullmq';
 import { toBullJobData } from '../shared/adapters/redis/bullmq-job-record';
 import type { RedisClient } from '../shared/adapters/redis/redis-client';
 import { GiveUp } from '../test/testkit/wait-for';

@@ -1,4 +1,4 @@
-import { executableResidentMiB, chartMemoryLimits, memoryCgroup, type CgroupMemory, type MemoryCgroup } from './memory-cgroup';
+import { type CgroupMemory, chartMemoryLimits, executableResidentMiB, type MemoryCgroup, memoryCgroup } from './memory-cgroup';
 
 /** One process's cgroup charge after a stretch of load, with the Node executable's resident pages beside it. */
 export interface ChargeFigure extends CgroupMemory {

@@ -1,10 +1,10 @@
+import { describeNode } from './bench-node';
 import type { ClusterResults } from './cluster-figures';
 import { formatCluster } from './cluster-report';
-import type { HttpFigure } from './http-load';
 import type { PairedDrains } from './drain-pairs';
+import type { HttpFigure } from './http-load';
 import type { LatencyFigure } from './job-load';
 import type { ChargeFigure, ProcessCharges } from './memory-charge';
-import { describeNode } from './bench-node';
 
 /** Everything one run measured: what `bench/results.json` holds. */
 export interface BenchResults {

@@ -1,22 +1,21 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { singleNodeConnection } from '../shared/platform/config/redis-settings';
 import { JOB_QUEUE_NAME, RedisKeys } from '../shared/adapters/redis/redis-keys';
-import { redisVersion, residentMemory, round, startRedis } from './bench-processes';
+import { singleNodeConnection } from '../shared/platform/config/redis-settings';
 import { setLogDir } from '../test/testkit/node-process';
+import { thisNode } from './bench-node';
+import { redisVersion, residentMemory, round, startRedis } from './bench-processes';
 import { benchClient, closeBenchClients } from './bench-redis';
-import { OUT, SETTINGS, SMOKE, WATCHDOG_MS } from './bench-settings';
+import { MEMORY_LIMITS, OUT, SETTINGS, SMOKE, WATCHDOG_MS } from './bench-settings';
 import { runClusterPhase } from './cluster-phase';
 import { link, oneNodeEnv, startApi, startBareServer, startBareWorker, startWorker, stopAll, track } from './connector-processes';
-import { runHttpPhase } from './http-phase';
 import { pairedDrains } from './drain-pairs';
+import { runHttpPhase } from './http-phase';
 import { openQueue, submitToSucceeded } from './job-load';
-import { formatTable, targets, type BenchResults } from './report';
+import { type ChargeFigure, charge, processCharges, runCgroups } from './memory-charge';
+import { type BenchResults, formatTable, targets } from './report';
 import { mergeResults } from './results-file';
-import { thisNode } from './bench-node';
-import { charge, processCharges, runCgroups, type ChargeFigure } from './memory-charge';
-import { MEMORY_LIMITS } from './bench-settings';
 
 type Cgroups = ReturnType<typeof runCgroups>;
 

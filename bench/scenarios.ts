@@ -1,6 +1,6 @@
 import { link, post } from './connector-processes';
 import { freshKeys, type HttpScenario } from './http-load';
-import { mcpScenario, type McpProbe } from './mcp-scenario';
+import { type McpProbe, mcpScenario } from './mcp-scenario';
 
 /** The connector's HTTP scenarios (b) to (f) against one API, and what the MCP probe found. */
 export interface ConnectorScenarios {

@@ -1,10 +1,10 @@
 import { freePort } from '../test/testkit/free-port';
 import { loadRunEnv } from '../test/testkit/load-run-env';
-import { answers, setLogDir, startNode, type NodeProcess } from '../test/testkit/node-process';
+import { mixedTraffic, type TrafficOutcome } from '../test/testkit/mixed-traffic';
+import { answers, type NodeProcess, setLogDir, startNode } from '../test/testkit/node-process';
 import { round, startRedis } from './bench-processes';
 import { percentile } from './job-load';
-import { mixedTraffic, type TrafficOutcome } from '../test/testkit/mixed-traffic';
-import { scrapeMemory, type MemorySample } from './process-metrics';
+import { type MemorySample, scrapeMemory } from './process-metrics';
 import { leastSquares, type Trend } from './trend';
 
 export interface SoakOptions {

@@ -4,14 +4,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { singleNodeConnection } from '../shared/platform/config/redis-settings';
 import { RedisKeys } from '../shared/adapters/redis/redis-keys';
-import { round, startRedis } from './bench-processes';
+import { singleNodeConnection } from '../shared/platform/config/redis-settings';
 import { setLogDir } from '../test/testkit/node-process';
+import { round, startRedis } from './bench-processes';
 import { benchClient, closeBenchClients } from './bench-redis';
 import { OUT, SMOKE } from './bench-settings';
 import { link, oneNodeEnv, startApi, startWorker, stopAll, track } from './connector-processes';
-import { openQueue, submitToSucceeded, type LatencyFigure } from './job-load';
+import { type LatencyFigure, openQueue, submitToSucceeded } from './job-load';
 import { mergeResults } from './results-file';
 
 // `npm run bench:webhooks` (`--smoke` for the short version the tests run): does a webhook receiver that never

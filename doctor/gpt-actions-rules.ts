@@ -1,5 +1,5 @@
-import { allOf, fail, pass, warn, type CheckResult } from './check-result';
-import { documentOperations, label, type DocumentOperation, type OpenApiJson } from './context';
+import { allOf, type CheckResult, fail, pass, warn } from './check-result';
+import { type DocumentOperation, documentOperations, label, type OpenApiJson } from './context';
 import { maximalSize } from './response-size';
 
 /*

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { fail, pass, type CheckResult } from './check-result';
+import { type CheckResult, fail, pass } from './check-result';
 import type { DoctorContext } from './context';
 import { describeError } from './target';
 

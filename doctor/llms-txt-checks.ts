@@ -1,5 +1,5 @@
-import { fail, pass, allOf, type CheckResult } from './check-result';
-import { documentOperations, type DoctorContext } from './context';
+import { allOf, type CheckResult, fail, pass } from './check-result';
+import { type DoctorContext, documentOperations } from './context';
 import { describeError } from './target';
 
 /** `/llms.txt`: served as plain text, carrying every operation's description and a link to the document. */

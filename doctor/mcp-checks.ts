@@ -1,7 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { toolName } from '../shared/contract/mcp/tool-definitions';
-import { allOf, fail, pass, warn, type CheckResult } from './check-result';
-import { documentOperations, type DoctorContext } from './context';
+import { allOf, type CheckResult, fail, pass, warn } from './check-result';
+import { type DoctorContext, documentOperations } from './context';
 import { describeError } from './target';
 
 /** The two protocol revisions the contract promises: the 2025 handshake and the 2026 per-request era. */

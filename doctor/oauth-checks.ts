@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { fail, pass, warn, type CheckResult } from './check-result';
+import { type CheckResult, fail, pass, warn } from './check-result';
 import type { DoctorContext } from './context';
 import { protectedResourceUrls } from './mcp-checks';
-import { describeError, normalizeUrl, type Fetched } from './target';
+import { describeError, type Fetched, normalizeUrl } from './target';
 
 /** Where the doctor's throwaway OAuth client says it would receive codes; nothing ever listens there. */
 export const DOCTOR_REDIRECT_URI = 'https://connector-doctor.invalid/callback';

@@ -1,6 +1,6 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { fail, pass, allOf, type CheckResult } from './check-result';
-import { documentOperations, label, type DoctorContext } from './context';
+import { allOf, type CheckResult, fail, pass } from './check-result';
+import { type DoctorContext, documentOperations, label } from './context';
 import { gptActionsRules } from './gpt-actions-rules';
 import { describeError, isLocalHost, normalizeUrl } from './target';
 

@@ -1,4 +1,4 @@
-import { exitCode, summarize, type CheckResult } from './check-result';
+import { type CheckResult, exitCode, summarize } from './check-result';
 
 /** The checklist: `PASS|WARN|FAIL  <rule id>  <message>` per rule, then a one-line verdict. */
 export function formatText(results: readonly CheckResult[], url: string): string {

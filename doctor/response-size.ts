@@ -16,7 +16,7 @@ const DATE_TIME = '2026-12-31T23:59:59.999Z';
 /** Sizes one response schema of `document`; `listItems` is how many items an unbounded list may hold. */
 export function maximalSize(document: OpenApiJson, schema: unknown, listItems: number | undefined): Sized {
   try {
-    return { length: JSON.stringify(maximal(document, schema, listItems, '', 0)).length };
+    return { length: JSON.stringify(maximal({ document, listItems, path: '', depth: 0 }, schema)).length };
   } catch (error) {
     if (error instanceof Unbounded) return { unbounded: error.path || '(the body)' };
     throw error;
@@ -31,21 +31,32 @@ class Unbounded extends Error {
 
 type Schema = Record<string, any>;
 
-function maximal(document: OpenApiJson, value: unknown, listItems: number | undefined, path: string, depth: number): unknown {
-  const schema = resolve(document, value);
-  if (!schema || depth > 32) throw new Unbounded(path);
+/** Where the walk stands: the document, the bound of an unbounded list, the path so far and how deep it is. */
+interface At {
+  document: OpenApiJson;
+  listItems: number | undefined;
+  path: string;
+  depth: number;
+}
+
+/** One level down, at `path`, with `listItems` as the bound of an unbounded list there. */
+const below = (at: At, path: string, listItems: number | undefined): At => ({ ...at, listItems, path, depth: at.depth + 1 });
+
+function maximal(at: At, value: unknown): unknown {
+  const schema = resolve(at.document, value);
+  if (!schema || at.depth > 32) throw new Unbounded(at.path);
   if ('const' in schema) return schema.const;
   if (Array.isArray(schema.enum)) return longest(schema.enum.map((item: unknown) => item));
   const branches = schema.anyOf ?? schema.oneOf;
-  if (Array.isArray(branches)) return longest(branches.map((branch: unknown) => maximal(document, branch, listItems, path, depth + 1)));
+  if (Array.isArray(branches)) return longest(branches.map((branch: unknown) => maximal(below(at, at.path, at.listItems), branch)));
   const types: unknown[] = Array.isArray(schema.type) ? schema.type : [schema.type];
-  return longest(types.map((type) => typed(document, String(type), schema, listItems, path, depth)));
+  return longest(types.map((type) => typed(at, String(type), schema)));
 }
 
-function typed(document: OpenApiJson, type: string, schema: Schema, listItems: number | undefined, path: string, depth: number): unknown {
+function typed(at: At, type: string, schema: Schema): unknown {
   switch (type) {
     case 'string':
-      return maximalString(schema, path);
+      return maximalString(schema, at.path);
     case 'integer':
       return typeof schema.maximum === 'number' && typeof schema.minimum === 'number'
         ? longest([schema.maximum, schema.minimum])
@@ -57,11 +68,11 @@ function typed(document: OpenApiJson, type: string, schema: Schema, listItems: n
     case 'null':
       return null;
     case 'array':
-      return maximalArray(document, schema, listItems, path, depth);
+      return maximalArray(at, schema);
     case 'object':
-      return maximalObject(document, schema, listItems, path, depth);
+      return maximalObject(at, schema);
     default:
-      throw new Unbounded(path);
+      throw new Unbounded(at.path);
   }
 }
 
@@ -72,31 +83,25 @@ function maximalString(schema: Schema, path: string): string {
   throw new Unbounded(path);
 }
 
-function maximalArray(document: OpenApiJson, schema: Schema, listItems: number | undefined, path: string, depth: number): unknown[] {
-  const count = typeof schema.maxItems === 'number' ? schema.maxItems : listItems;
-  if (count === undefined) throw new Unbounded(path);
+function maximalArray(at: At, schema: Schema): unknown[] {
+  const count = typeof schema.maxItems === 'number' ? schema.maxItems : at.listItems;
+  if (count === undefined) throw new Unbounded(at.path);
   // Nested lists are bounded by their own maxItems only: the request's limit sizes the page.
-  const item = maximal(document, schema.items, undefined, `${path}[]`, depth + 1);
+  const item = maximal(below(at, `${at.path}[]`, undefined), schema.items);
   return Array.from({ length: count }, () => item);
 }
 
-function maximalObject(
-  document: OpenApiJson,
-  schema: Schema,
-  listItems: number | undefined,
-  path: string,
-  depth: number,
-): Record<string, unknown> {
+function maximalObject(at: At, schema: Schema): Record<string, unknown> {
   const properties = Object.entries<unknown>(schema.properties ?? {});
   const object: Record<string, unknown> = {};
-  for (const [name, property] of properties) object[name] = maximal(document, property, listItems, `${path}.${name}`, depth + 1);
+  for (const [name, property] of properties) object[name] = maximal(below(at, `${at.path}.${name}`, at.listItems), property);
   const extra = schema.additionalProperties;
   // An object that declares its fields and says nothing of others is sized by those it declares.
   if (extra === false || (extra === undefined && properties.length > 0)) return object;
   const count = schema.maxProperties;
-  const nameLength = resolve(document, schema.propertyNames)?.maxLength;
-  if (typeof count !== 'number' || typeof nameLength !== 'number' || typeof extra !== 'object') throw new Unbounded(`${path}.*`);
-  const value = maximal(document, extra, undefined, `${path}.*`, depth + 1);
+  const nameLength = resolve(at.document, schema.propertyNames)?.maxLength;
+  if (typeof count !== 'number' || typeof nameLength !== 'number' || typeof extra !== 'object') throw new Unbounded(`${at.path}.*`);
+  const value = maximal(below(at, `${at.path}.*`, undefined), extra);
   for (let index = 0; index < count; index++) object[`${index}`.padStart(nameLength, 'x')] = value;
   return object;
 }

@@ -1,4 +1,4 @@
-import { fail, pass, warn, type CheckResult } from './check-result';
+import { type CheckResult, fail, pass, warn } from './check-result';
 import type { DoctorContext } from './context';
 import { describeError } from './target';
 

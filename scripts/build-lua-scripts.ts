@@ -1,6 +1,6 @@
 import { cpSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import { listLuaScripts, LUA_DIR } from '../shared/adapters/redis/lua-script';
+import { LUA_DIR, listLuaScripts } from '../shared/adapters/redis/lua-script';
 import { checkLuaScripts } from './lua-script-check';
 
 /**

@@ -6,9 +6,9 @@ import { declaredConstants, expandLua, type LuaHeader } from '../shared/adapters
 
 /**
  * The build's and the tests' check of the Lua scripts (Redis runs Lua 5.1): each parses, as written and as
- * sent, its header names exactly the KEYS and ARGV its body reads, it reads no global Redis does not give a
- * script, and every include is included somewhere. Uses luaparse, a development dependency: the running
- * service only reads the scripts (lua-script.ts), it never parses them.
+ * sent, its header is a list of exactly the KEYS and ARGV its body reads, it reads no global Redis does not
+ * give a script, and every include is included somewhere. Uses luaparse, a development dependency: the
+ * running service only reads the scripts (lua-script.ts), it never parses them.
  */
 
 /** What a script's body reads of KEYS and ARGV. */
@@ -91,6 +91,28 @@ export function headerMismatches(header: LuaHeader, use: KeysAndArgsUse): string
   return problems;
 }
 
+/**
+ * A header is a list: `--[[`, what the script does in at most two lines, `Input:`, a line per entry, `Output:`,
+ * the answers in four lines or so, `]]`. Why a script is so belongs in its store's module or a decision record.
+ */
+export const HEADER_DESCRIPTION_LINES = 2;
+/** The lines a header may have beyond one per `KEYS[i]` and `ARGV[i]` entry (an include's has no entries). */
+export const HEADER_SPARE_LINES = 9;
+
+/** Where a header is longer than a list, one sentence each. */
+export function headerLengthProblems(text: string, header?: LuaHeader): string[] {
+  const lines = text.split('\n');
+  const length = lines.findIndex((line) => line.startsWith(']]')) + 1;
+  const input = lines.findIndex((line) => /^\s*(Input|Output):$/.test(line));
+  const entries = header ? header.keys.length + header.args.length + (header.moreArgs === undefined ? 0 : 1) : 0;
+  const problems: string[] = [];
+  if (input - 1 > HEADER_DESCRIPTION_LINES)
+    problems.push(`the header says what the script does in ${input - 1} lines, at most ${HEADER_DESCRIPTION_LINES}`);
+  if (length > entries + HEADER_SPARE_LINES)
+    problems.push(`the header has ${length} lines, at most ${entries + HEADER_SPARE_LINES} (${HEADER_SPARE_LINES} and one per entry)`);
+  return problems;
+}
+
 /** Globals a chunk reads that Redis does not give a script. */
 export function unknownGlobals(chunk: ReturnType<typeof parseLua>): string[] {
   return [...new Set((chunk.globals ?? []).map((global) => global.name))].filter((name) => !REDIS_GLOBALS.has(name));
@@ -106,7 +128,11 @@ export function checkLuaScript(dir: string, name: string): string[] {
     // Constants' values come from their store at load; any value parses alike, so 0 stands in for each.
     const standIns = Object.fromEntries(declaredConstants(script.text).map((constant) => [constant, 0]));
     const chunk = parseLua(expandLua(script.file, script.text, (included) => readLuaInclude(dir, included), standIns));
-    const problems = [...headerMismatches(script.header, keysAndArgsUse(chunk)), ...unknownGlobals(chunk).map(unknownGlobal)];
+    const problems = [
+      ...headerMismatches(script.header, keysAndArgsUse(chunk)),
+      ...headerLengthProblems(script.text, script.header),
+      ...unknownGlobals(chunk).map(unknownGlobal),
+    ];
     return problems.map((problem) => `${file}: ${problem}`);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
@@ -116,12 +142,17 @@ export function checkLuaScript(dir: string, name: string): string[] {
 
 const unknownGlobal = (name: string) => `reads the global ${name}, which Redis does not give a script (a missing local or constant?)`;
 
-/** Every problem of an include: it parses, and reads neither KEYS nor ARGV (its script passes what it needs). */
+/**
+ * Every problem of an include: it parses, reads neither KEYS nor ARGV (its script passes what it needs), and
+ * its header is as short as a script's.
+ */
 export function checkLuaInclude(dir: string, name: string): string[] {
   const file = `${LUA_INCLUDES}/${name}.lua`;
   try {
-    const use = keysAndArgsUse(parseLua(readLuaInclude(dir, name)));
-    return use.keys.size + use.args.size > 0 || use.anyKey || use.anyArg ? [`${file}: an include reads KEYS or ARGV`] : [];
+    const text = readLuaInclude(dir, name);
+    const use = keysAndArgsUse(parseLua(text));
+    const reads = use.keys.size + use.args.size > 0 || use.anyKey || use.anyArg ? ['an include reads KEYS or ARGV'] : [];
+    return [...reads, ...headerLengthProblems(text)].map((problem) => `${file}: ${problem}`);
   } catch (error) {
     return [`${file}: ${error instanceof Error ? error.message : String(error)}`];
   }

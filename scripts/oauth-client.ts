@@ -1,15 +1,15 @@
 import { parseArgs } from 'node:util';
-import { loadRedisSettings } from '../shared/platform/config/redis-settings';
-import { newConfidentialClient, storeConfidentialClient } from '../shared/domain/oauth/confidential-client';
-import { createRedisClient, closeRedisClient } from '../shared/adapters/redis/redis-client';
+import { closeRedisClient, createRedisClient } from '../shared/adapters/redis/redis-client';
 import { RedisGuard } from '../shared/adapters/redis/redis-guard';
 import { RedisKeys } from '../shared/adapters/redis/redis-keys';
 import { RedisOAuthStateStore } from '../shared/adapters/redis/redis-oauth-state-store';
+import { newConfidentialClient, storeConfidentialClient } from '../shared/domain/oauth/confidential-client';
+import { loadRedisSettings } from '../shared/platform/config/redis-settings';
 import { createLogger } from '../shared/platform/logging/logger';
 import { Metrics } from '../shared/platform/metrics/metrics';
 
 // `npm run oauth:client -- --name "My GPT" --redirect-uri https://chat.openai.com/aip/g-…/oauth/callback`
-// (in an image: `node dist/scripts/oauth-client.js …`). Prints a confidential client's id and secret once.
+// from a checkout (the image does not ship it). Prints a confidential client's id and secret once.
 // With Redis configured (REDIS_URL, or the Sentinel or Cluster variables, as the API reads them) the client is
 // stored in Redis, hashed; without it, the entry to put in OAUTH_CLIENTS is printed instead.
 

@@ -1,13 +1,12 @@
-import { DelayedError, UnrecoverableError, WaitingError, type Job as BullJob } from 'bullmq';
+import { DelayedError, UnrecoverableError, WaitingError } from 'bullmq';
 import type { Logger } from 'pino';
 import {
+  type BullJobProgress,
   CANCEL_REQUESTED_FIELD,
   CANCELED_FIELD,
   CANCELED_SET,
   FAILED_FIELD,
   readProgress,
-  type BullJobData,
-  type BullJobProgress,
 } from '../shared/adapters/redis/bullmq-job-record';
 import type { JobProgressStore } from '../shared/adapters/redis/job-progress-store';
 import type { RedisClient } from '../shared/adapters/redis/redis-client';
@@ -18,10 +17,7 @@ import type { JobProgress } from '../shared/domain/jobs/progress-reporter';
 import { UnfinishedEnding } from '../shared/domain/jobs/unfinished-ending';
 import { inAttemptSpan } from './attempt-span';
 import type { CancelWatch } from './cancel-watch';
-import type { RunningJob } from './hand-back';
-
-/** A job of the paid-jobs queues as the worker receives it: its name is the operation id. */
-export type BullJobOf = BullJob<BullJobData, Record<string, unknown>, string>;
+import type { BullJobOf, RunningJob } from './running-job';
 
 /** How long a job whose ending could not be completed (Redis failing) waits before it is taken again to finish it. */
 const UNFINISHED_ENDING_RETRY_MS = 1000;
@@ -54,8 +50,7 @@ export function createJobProcessor(deps: JobProcessorDeps): (job: BullJobOf, tok
     // A cancel asked through any API while this worker holds the job fires the attempt's controller.
     const stopWatching = deps.cancels.abortOnCancel(jobKeyOf(job), attempt.taken.controller);
     try {
-      await attempt.saveStart();
-      return await deps.lifecycle.attempt(attempt.taken, attempt);
+      return await deps.lifecycle.attempt(await attempt.take(), attempt);
     } catch (error) {
       if (!(error instanceof UnfinishedEnding)) throw error;
       return await putOff(job, token, error, deps.logger);
@@ -113,6 +108,7 @@ export class BullmqAttempt implements AttemptPorts<Record<string, unknown>> {
       waitedMs: attemptsStarted === 1 ? startedMs - Date.parse(job.data.created_at) : undefined,
       stalls: job.stalledCounter,
       lastError: progress.error,
+      lastReport: progress.reported ?? null,
       controller: new AbortController(),
     };
   }
@@ -124,6 +120,12 @@ export class BullmqAttempt implements AttemptPorts<Record<string, unknown>> {
    */
   async saveStart(): Promise<void> {
     if (!this.savedStart && this.taken.attemptsStarted > 1) await this.store({ started_at: this.startedAt() });
+  }
+
+  /** The job as the lifecycle takes it: its start saved where needed and, taken again, the decision found. */
+  async take(): Promise<TakenJob> {
+    await this.saveStart();
+    return this.taken.attemptsStarted > 1 ? { ...this.taken, earlier: await this.readDecision() } : this.taken;
   }
 
   /** A failure's decision is `cxf`; a cancel's is its request, `cxr`. One read. */
@@ -147,10 +149,6 @@ export class BullmqAttempt implements AttemptPorts<Record<string, unknown>> {
     this.deps
       .writeProgress(jobKeyOf(this.job), this.stored)
       .catch((error: unknown) => this.deps.logger.debug({ err: error, job_id: this.job.id }, 'progress not saved'));
-  }
-
-  lastReport(): JobProgress | null {
-    return this.stored.reported ?? null;
   }
 
   /**

@@ -1,5 +1,5 @@
-import type { RedisClient } from '../shared/adapters/redis/redis-client';
 import { CANCEL_REQUESTED_FIELD } from '../shared/adapters/redis/bullmq-job-record';
+import type { RedisClient } from '../shared/adapters/redis/redis-client';
 
 /** How often the worker looks for cancel requests on the jobs it runs: the longest a signal may lag. */
 export const CANCEL_POLL_MS = 250;

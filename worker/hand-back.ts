@@ -1,13 +1,9 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import type { BullJobOf } from './bullmq-attempt';
+import { withinGrace } from '../shared/platform/lifecycle/within-grace';
+import type { RunningJob } from './running-job';
 
-/** A job this worker holds the lock of; `handedBack` is set when a shutdown hands it back (true once it went back). */
-export interface RunningJob {
-  job: BullJobOf;
-  token: string;
-  handedBack?: Promise<boolean>;
-}
+/** How long one job's move back to waiting may take before its lock is left to expire instead. */
+const HAND_BACK_WAIT_MS = 1000;
 
 /**
  * Moves each job back to waiting under its lock token; resolves with the ids that went back. Each job's
@@ -17,12 +13,10 @@ export async function handBack(jobs: RunningJob[], logger: Logger): Promise<stri
   const results = await Promise.all(
     jobs.map(
       (entry) =>
-        (entry.handedBack = Promise.race([entry.job.moveToWait(entry.token).then(() => true), delay(1000).then(() => false)]).catch(
-          (error: unknown) => {
-            logger.warn({ err: error, job_id: entry.job.id }, 'could not hand the job back; its lock will expire instead');
-            return false;
-          },
-        )),
+        (entry.handedBack = withinGrace(entry.job.moveToWait(entry.token), HAND_BACK_WAIT_MS).catch((error: unknown) => {
+          logger.warn({ err: error, job_id: entry.job.id }, 'could not hand the job back; its lock will expire instead');
+          return false;
+        })),
     ),
   );
   return jobs.filter((_, i) => results[i]).map(({ job }) => job.id!);

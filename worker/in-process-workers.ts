@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import type { Config } from '../shared/platform/config/config';
-import type { JobPolicies, ProcessorMap } from '../shared/domain/jobs/processor';
-import type { Metrics } from '../shared/platform/metrics/metrics';
-import type { EventQueue } from '../shared/domain/webhooks/event-queue';
 import type { Job } from '../shared/domain/jobs/job';
+import type { JobPolicies, ProcessorMap } from '../shared/domain/jobs/processor';
+import type { EventQueue } from '../shared/domain/webhooks/event-queue';
+import type { Config } from '../shared/platform/config/config';
+import type { Metrics } from '../shared/platform/metrics/metrics';
 import { createJobWorker } from './job-worker';
 import { createWebhookWorker } from './webhook-worker';
 

@@ -1,20 +1,21 @@
 import type { Logger } from 'pino';
+import { composeLifecycle, settleOn } from '../shared/adapters/compose-jobs';
 import { jobProgressStore } from '../shared/adapters/redis/job-progress-store';
 import { closeRedisClient, redisAnswers } from '../shared/adapters/redis/redis-client';
 import { RedisCreditStore } from '../shared/adapters/redis/redis-credit-store';
 import { RedisLedgerStore } from '../shared/adapters/redis/redis-ledger-store';
 import { openRedisSession } from '../shared/adapters/redis/redis-session';
-import { JobLifecycle } from '../shared/domain/jobs/job-lifecycle';
+import type { JobLifecycle } from '../shared/domain/jobs/job-lifecycle';
 import { createJobObserver } from '../shared/domain/jobs/job-observer';
-import { billingMoney, DEFAULT_TERMS } from '../shared/domain/jobs/job-settlement';
 import type { JobPolicies, ProcessorMap } from '../shared/domain/jobs/processor';
-import { NO_EVENTS, type EventQueue } from '../shared/domain/webhooks/event-queue';
+import { type EventQueue, NO_EVENTS } from '../shared/domain/webhooks/event-queue';
 import { jobEventsOn } from '../shared/domain/webhooks/job-events';
 import type { Config } from '../shared/platform/config/config';
 import type { Metrics } from '../shared/platform/metrics/metrics';
 import { createJobProcessor } from './bullmq-attempt';
 import { createCancelWatch } from './cancel-watch';
-import { handBack, type RunningJob } from './hand-back';
+import { handBack } from './hand-back';
+import type { RunningJob } from './running-job';
 import { ShardConsumers } from './shard-consumers';
 import { endStalledOut } from './stalled-out';
 
@@ -106,17 +107,13 @@ export function createJobWorker(options: JobWorkerOptions): JobWorker {
  * their events recorded before BullMQ's mark.
  */
 function workerLifecycle(options: JobWorkerOptions, ledger: RedisLedgerStore, credits: RedisCreditStore): JobLifecycle {
-  return new JobLifecycle({
-    processors: options.processors,
-    policies: options.policies,
-    money: billingMoney(
-      options.config.billing?.mode === 'prepaid',
-      { capture: (request) => credits.capture(request), refund: (request) => ledger.refund(request) },
-      options.config.idempotencyTtlSeconds,
-    ),
+  return composeLifecycle({
+    config: options.config,
+    settle: settleOn({ credits, ledger }),
     events: jobEventsOn(options.events ?? NO_EVENTS),
     observer: createJobObserver(options.metrics, options.logger),
-    terms: (operation) => options.policies.get(operation) ?? DEFAULT_TERMS,
+    policies: options.policies,
+    processors: options.processors,
     afterJobEvent: options.afterJobEvent,
   });
 }

@@ -1,11 +1,12 @@
-// First: tracing patches modules as they load (worker/tracing.ts).
-import { tracing } from './tracing';
-import { loadConfigOrExit, orExitOnConfigError } from '../shared/platform/config/load-config-or-exit';
-import { loadJobSettings } from '../shared/domain/jobs/job-settings';
+// First, as a bare import no sorting moves: tracing patches modules as they load (worker/tracing.ts).
+import './tracing';
 import { PAID_JOBS } from '../shared/contract/operations/paid-jobs';
+import { loadJobSettings } from '../shared/domain/jobs/job-settings';
+import { loadConfigOrExit, orExitOnConfigError } from '../shared/platform/config/load-config-or-exit';
 import { onTerminate } from '../shared/platform/lifecycle/shutdown';
 import { createLogger } from '../shared/platform/logging/logger';
 import { startWorker } from './start-worker';
+import { tracing } from './tracing';
 
 // The worker process: the same validated configuration as the API, plus REDIS_URL, which the 'worker'
 // role requires (a worker without a shared queue would have nothing to consume).

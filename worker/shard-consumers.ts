@@ -1,13 +1,12 @@
-import { setTimeout as delay } from 'node:timers/promises';
-import { Worker } from 'bullmq';
+import type { Worker } from 'bullmq';
 import type { Logger } from 'pino';
 import type { BullJobData } from '../shared/adapters/redis/bullmq-job-record';
 import { JobShardHistory } from '../shared/adapters/redis/job-shards';
 import type { RedisClient } from '../shared/adapters/redis/redis-client';
 import type { RedisKeys } from '../shared/adapters/redis/redis-keys';
 import type { Config } from '../shared/platform/config/config';
-import { queueTelemetry } from '../shared/platform/tracing/queue-telemetry';
-import type { BullJobOf } from './bullmq-attempt';
+import { createBullmqWorker, disconnectWorkers, drainWorkers } from './bullmq-worker';
+import type { BullJobOf } from './running-job';
 
 /**
  * What BullMQ is told about stalls: never to fail a job for stalling by itself. It would fail the job first
@@ -19,9 +18,6 @@ const BULLMQ_MAX_STALLS = 1_000_000;
 
 /** How often a worker looks for shard counts recorded by processes started after it. */
 const SHARD_REFRESH_MS = 30_000;
-
-/** Connection failures, which the client's own listener already counts and logs (once per outage). */
-const CONNECTION_ERROR = /ECONNREFUSED|ECONNRESET|Connection is closed|ETIMEDOUT|Stream isn't writeable/;
 
 type PaidJobsWorker = Worker<BullJobData, Record<string, unknown>, string>;
 
@@ -64,46 +60,35 @@ export class ShardConsumers {
   async drain(graceMs: number): Promise<boolean> {
     this.closed = true;
     clearInterval(this.refresher);
-    let timer: NodeJS.Timeout | undefined;
-    const drained = Promise.all([...this.workers.values()].map((worker) => worker.close())).then(
-      () => true,
-      () => true,
-    );
-    const expired = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), graceMs)));
-    const finished = await Promise.race([drained, expired]).catch(() => false);
-    clearTimeout(timer);
-    return finished;
+    return drainWorkers([...this.workers.values()], graceMs);
   }
 
   /** Cuts the consumers' connections (after a drain ran out of time), waiting half a second at most. */
   async disconnect(): Promise<void> {
-    await Promise.race([Promise.all([...this.workers.values()].map((worker) => worker.disconnect().catch(() => undefined))), delay(500)]);
+    await disconnectWorkers([...this.workers.values()]);
   }
 
   private consume(shard: number): void {
     if (this.workers.has(shard) || this.closed) return;
-    const { client, keys, config, processJob } = this.options;
-    // BullMQ requires a connection whose commands wait for Redis (maxRetriesPerRequest: null); it duplicates
-    // it for its blocking fetch and closes the duplicates itself.
-    const worker: PaidJobsWorker = new Worker(keys.jobQueueName(shard), processJob, {
-      connection: client,
-      prefix: keys.bullPrefix,
-      telemetry: queueTelemetry(),
+    const { client, keys, config, processJob, logger } = this.options;
+    const worker: PaidJobsWorker = createBullmqWorker({
+      queueName: keys.jobQueueName(shard),
+      processor: processJob,
+      client,
+      keys,
+      config,
       concurrency: config.workerConcurrency,
-      lockDuration: config.jobLockMs,
-      stalledInterval: config.jobStalledIntervalMs,
       // Stalls are counted by BullMQ and judged by the job lifecycle (MAX_STALLS), never failed by BullMQ itself.
       maxStalledCount: BULLMQ_MAX_STALLS,
+      logger,
+      errorLog: { message: 'job worker error', context: { shard } },
     });
-    this.listen(worker, shard);
+    this.listen(worker);
     this.workers.set(shard, worker);
   }
 
-  private listen(worker: PaidJobsWorker, shard: number): void {
+  private listen(worker: PaidJobsWorker): void {
     const { logger, onFailedByBullmq } = this.options;
-    worker.on('error', (error: Error) => {
-      if (!CONNECTION_ERROR.test(error.message)) logger.warn({ err: error, shard }, 'job worker error');
-    });
     worker.on('failed', (job) => {
       if (job?.deferredFailure) onFailedByBullmq(job);
     });

@@ -1,8 +1,9 @@
-import { CANCEL_REQUESTED_FIELD, readProgress, type BullJobProgress } from '../shared/adapters/redis/bullmq-job-record';
+import { type BullJobProgress, CANCEL_REQUESTED_FIELD, readProgress } from '../shared/adapters/redis/bullmq-job-record';
 import type { RedisClient } from '../shared/adapters/redis/redis-client';
 import type { JobLifecycle } from '../shared/domain/jobs/job-lifecycle';
 import { GENERIC_JOB_FAILURE } from '../shared/domain/jobs/job-runner';
-import { chargedJobOf, jobKeyOf, markCanceled, type BullJobOf } from './bullmq-attempt';
+import { chargedJobOf, jobKeyOf, markCanceled } from './bullmq-attempt';
+import type { BullJobOf } from './running-job';
 
 /**
  * Ends a job BullMQ has already failed by itself, for stalling too often: only a job a release before 0.7.0 let

@@ -1,13 +1,13 @@
 import type { Logger } from 'pino';
+import { loadJobSettings } from '../shared/domain/jobs/job-settings';
+import { JobViewer } from '../shared/domain/jobs/job-viewer';
+import { buildPolicies, buildProcessors, type PaidJob } from '../shared/domain/jobs/processor';
 import type { Config } from '../shared/platform/config/config';
 import { listen } from '../shared/platform/lifecycle/listen';
 import { closeServer } from '../shared/platform/lifecycle/shutdown';
 import { Metrics } from '../shared/platform/metrics/metrics';
-import { announceSecretOverlap } from '../shared/platform/secrets/secret-overlap';
 import { createMetricsServer } from '../shared/platform/metrics/metrics-server';
-import { buildPolicies, buildProcessors, type PaidJob } from '../shared/domain/jobs/processor';
-import { loadJobSettings } from '../shared/domain/jobs/job-settings';
-import { JobViewer } from '../shared/domain/jobs/job-viewer';
+import { announceSecretOverlap } from '../shared/platform/secrets/secret-overlap';
 import { createJobWorker } from './job-worker';
 import { createWebhookWorker } from './webhook-worker';
 

@@ -1,19 +1,18 @@
-import type { Job } from '../shared/domain/jobs/job';
-import { DelayedError, UnrecoverableError, Worker, type Job as BullJob } from 'bullmq';
-import { setTimeout as delay } from 'node:timers/promises';
+import { type Job as BullJob, DelayedError, UnrecoverableError } from 'bullmq';
 import type { Logger } from 'pino';
-import { queueTelemetry } from '../shared/platform/tracing/queue-telemetry';
-import type { Config } from '../shared/platform/config/config';
-import type { Metrics } from '../shared/platform/metrics/metrics';
-import { BullmqEventQueue, type BullEventData } from '../shared/adapters/redis/bullmq-event-queue';
-import { BullmqJobQueue } from '../shared/adapters/redis/bullmq-job-queue';
+import { composeBullmqJobQueue } from '../shared/adapters/compose-jobs';
+import { type BullEventData, BullmqEventQueue } from '../shared/adapters/redis/bullmq-event-queue';
 import { closeRedisClient, redisAnswers } from '../shared/adapters/redis/redis-client';
-import { openRedisSession } from '../shared/adapters/redis/redis-session';
 import { RedisConnectionStore } from '../shared/adapters/redis/redis-connection-store';
+import { openRedisSession } from '../shared/adapters/redis/redis-session';
+import type { Job } from '../shared/domain/jobs/job';
 import { EventDelivery } from '../shared/domain/webhooks/event-delivery';
 import type { EventQueue } from '../shared/domain/webhooks/event-queue';
 import { retryDelay } from '../shared/domain/webhooks/retry-schedule';
 import { WebhookSender } from '../shared/domain/webhooks/webhook-sender';
+import type { Config } from '../shared/platform/config/config';
+import type { Metrics } from '../shared/platform/metrics/metrics';
+import { createBullmqWorker, disconnectWorkers, drainWorkers } from './bullmq-worker';
 
 /** The settings the delivery worker reads from the configuration. */
 export type WebhookWorkerConfig = Pick<
@@ -59,17 +58,11 @@ export function createWebhookWorker(options: {
   const { config, metrics, logger } = options;
   const settings = config.webhooks;
   if (!settings || !config.redis) return undefined;
-  const { client, keys, guard } = openRedisSession({ ...config, redis: config.redis }, 'webhooks', logger, metrics);
+  const session = openRedisSession({ ...config, redis: config.redis }, 'webhooks', logger, metrics);
+  const { client, keys, guard } = session;
   const sources = {
     // Only read here: the job queue's enqueue options are never used.
-    jobs: new BullmqJobQueue(client, keys, guard, {
-      attempts: config.jobAttempts,
-      backoffMs: config.jobBackoffMs,
-      retentionSeconds: config.idempotencyTtlSeconds,
-      logger,
-      shards: config.jobQueueShards,
-      durability: { minReplicas: 0, waitMs: 0 },
-    }),
+    jobs: composeBullmqJobQueue(session, { config, logger }),
     connections: new RedisConnectionStore(client, keys, guard),
     jobView: options.jobView,
   };
@@ -97,21 +90,18 @@ export function createWebhookWorker(options: {
     }
   };
 
-  const worker = new Worker<BullEventData, string, string>(keys.webhookQueueName, deliver, {
-    connection: client,
-    prefix: keys.bullPrefix,
-    telemetry: queueTelemetry(),
+  const worker = createBullmqWorker<BullEventData, string>({
+    queueName: keys.webhookQueueName,
+    processor: deliver,
+    client,
+    keys,
+    config,
     concurrency: settings.concurrency,
-    lockDuration: config.jobLockMs,
-    stalledInterval: config.jobStalledIntervalMs,
     // A delivery retaken after a crash is sent again (at least once); it must not fail for it.
     maxStalledCount: 10,
-    settings: { backoffStrategy: (attemptsMade: number) => retryDelay(settings.retryBaseMs, attemptsMade) },
-  });
-  worker.on('error', (error: Error) => {
-    if (!/ECONNREFUSED|ECONNRESET|Connection is closed|ETIMEDOUT|Stream isn't writeable/.test(error.message)) {
-      logger.warn({ err: error }, 'webhook worker error');
-    }
+    backoffStrategy: (attemptsMade) => retryDelay(settings.retryBaseMs, attemptsMade),
+    logger,
+    errorLog: { message: 'webhook worker error' },
   });
 
   let closing: Promise<void> | undefined;
@@ -120,18 +110,8 @@ export function createWebhookWorker(options: {
     ready: async () => worker.isRunning() && redisAnswers(client),
     close: (graceMs) => {
       closing ??= (async () => {
-        let timer: NodeJS.Timeout | undefined;
-        const expired = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), graceMs)));
-        const finished = await Promise.race([
-          worker.close().then(
-            () => true,
-            () => true,
-          ),
-          expired,
-        ]);
-        clearTimeout(timer);
         // Out of time: the unfinished deliveries' locks expire and another worker retakes them.
-        if (!finished) await Promise.race([worker.disconnect().catch(() => undefined), delay(500)]);
+        if (!(await drainWorkers([worker], graceMs))) await disconnectWorkers([worker]);
         await events.close(500);
         delivery.close();
         await closeRedisClient(client, 500);

@@ -1,12 +1,12 @@
 import type { NextFunction, Request, Response } from 'express';
-import type { TokenService } from '../../shared/domain/connections/token-service';
-import type { Metrics } from '../../shared/platform/metrics/metrics';
 import type { AuthScheme } from '../../shared/contract/operations/operation';
 import type { Backend } from '../../shared/domain/backend';
+import type { TokenService } from '../../shared/domain/connections/token-service';
+import type { Metrics } from '../../shared/platform/metrics/metrics';
 import { state } from '../http/locals';
 import { bearerCheck } from './bearer-check';
 import { type ClientKey, clientKeyOf } from './client-key';
-import { failureBudget, type FailureBudget } from './failure-budget';
+import { type FailureBudget, failureBudget } from './failure-budget';
 import { linkSecretCheck } from './link-secret-check';
 import type { SchemeCheck } from './scheme-check';
 

@@ -1,11 +1,10 @@
 import type { Request, Response } from 'express';
-import type { Principal } from '../../shared/domain/connections/principal';
-import type { TokenService } from '../../shared/domain/connections/token-service';
-import { RateLimitedError } from '../../shared/platform/errors/rate-limited-error';
-import { UnauthorizedError } from '../../shared/platform/errors/unauthorized-error';
 import type { Operation } from '../../shared/contract/operations/operation';
 import type { AdmissionStore } from '../../shared/domain/admission/admission-store';
+import type { Principal } from '../../shared/domain/connections/principal';
+import type { TokenService } from '../../shared/domain/connections/token-service';
 import { utcDay } from '../../shared/domain/ledger/ledger-store';
+import { RateLimitedError, UnauthorizedError } from '../../shared/platform/errors/problems';
 import { state } from '../http/locals';
 import { announceRateLimit, type RatePolicy } from '../http/rate-limit-headers';
 import type { FailureBudget } from './failure-budget';

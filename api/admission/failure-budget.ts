@@ -1,9 +1,8 @@
 import type { Request, Response } from 'express';
-import type { AppError } from '../../shared/platform/errors/app-error';
-import { RateLimitedError } from '../../shared/platform/errors/rate-limited-error';
-import type { AuthFailureReason, UnauthorizedError } from '../../shared/platform/errors/unauthorized-error';
-import type { Metrics } from '../../shared/platform/metrics/metrics';
 import type { RateLimitStore } from '../../shared/domain/admission/rate-limit-store';
+import type { AppError } from '../../shared/platform/errors/app-error';
+import { type AuthFailureReason, RateLimitedError, type UnauthorizedError } from '../../shared/platform/errors/problems';
+import type { Metrics } from '../../shared/platform/metrics/metrics';
 import { announceRateLimit, type RatePolicy } from '../http/rate-limit-headers';
 import type { ClientKey } from './client-key';
 

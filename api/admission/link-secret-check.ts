@@ -1,8 +1,7 @@
 import type { Request, Response } from 'express';
-import { secretsMatcher } from '../../shared/platform/secrets/secret-equals';
-import { RateLimitedError } from '../../shared/platform/errors/rate-limited-error';
-import { UnauthorizedError } from '../../shared/platform/errors/unauthorized-error';
 import type { RateLimitStore } from '../../shared/domain/admission/rate-limit-store';
+import { RateLimitedError, UnauthorizedError } from '../../shared/platform/errors/problems';
+import { secretsMatcher } from '../../shared/platform/secrets/secret-equals';
 import { announceRateLimit, type RatePolicy } from '../http/rate-limit-headers';
 import type { ClientKey } from './client-key';
 import type { FailureBudget } from './failure-budget';

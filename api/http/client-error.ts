@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AppError } from '../../shared/platform/errors/app-error';
-import { ExpectationFailedError } from '../../shared/platform/errors/expectation-failed-error';
-import { HeaderFieldsTooLargeError } from '../../shared/platform/errors/header-fields-too-large-error';
-import { RequestTimeoutError } from '../../shared/platform/errors/request-timeout-error';
-import { ValidationError } from '../../shared/platform/errors/validation-error';
+import {
+  ExpectationFailedError,
+  HeaderFieldsTooLargeError,
+  RequestTimeoutError,
+  ValidationError,
+} from '../../shared/platform/errors/problems';
 import { problemBody } from './problem';
 
 /** Maps an error of Node's HTTP parser (or its timers) to the problem the client is told. */

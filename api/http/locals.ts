@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Response } from 'express';
-import type { Principal } from '../../shared/domain/connections/principal';
 import type { Operation } from '../../shared/contract/operations/operation';
+import type { Principal } from '../../shared/domain/connections/principal';
 import type { UsageSnapshot } from '../../shared/domain/ledger/ledger-store';
 
 /** Per-request state the middlewares hand on, kept in `res.locals` rather than on a widened Request. */

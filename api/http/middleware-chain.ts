@@ -4,11 +4,8 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
  * Runs a fixed list of middlewares one after another as a single middleware, with Express 5's rules: a
  * handler that throws, or returns a promise that rejects, passes its error on; the first error skips the
  * rest of the list and goes to the error middlewares after the chain.
- *
- * Why not one `app.use` layer each: the router matches a path, processes parameters and allocates its
- * bookkeeping for every layer of every request, which was about 14 KB of a replay's allocations and a tenth
- * of a cheap request's CPU, while these lists never branch on the path. `next('route')` and `next('router')`
- * are not supported: no handler here uses them.
+ * Why not one `app.use` layer each: docs/decisions/registry-and-one-middleware-chain.md. `next('route')` and
+ * `next('router')` are not supported: no handler here uses them.
  */
 export function chain(...handlers: RequestHandler[]): RequestHandler {
   return (req: Request, res: Response, done: NextFunction): void => {

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
-import { AppError } from '../../shared/platform/errors/app-error';
 import { OAuthProtocolError } from '../../shared/domain/oauth/oauth-protocol-error';
+import { AppError } from '../../shared/platform/errors/app-error';
 
 /**
  * Writes an error of the OAuth endpoints as RFC 6749 JSON. Errors of the service (429, a Redis 503) keep

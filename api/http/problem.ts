@@ -1,8 +1,6 @@
 import { DEFAULT_BODY_LIMIT_BYTES } from '../../shared/contract/operations/body-limit';
 import { AppError, type FieldProblem } from '../../shared/platform/errors/app-error';
-import { PayloadTooLargeError } from '../../shared/platform/errors/payload-too-large-error';
-import { UnsupportedMediaTypeError } from '../../shared/platform/errors/unsupported-media-type-error';
-import { ValidationError } from '../../shared/platform/errors/validation-error';
+import { InternalError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../../shared/platform/errors/problems';
 
 /** An RFC 9457 problem body. */
 export interface Problem {
@@ -13,13 +11,6 @@ export interface Problem {
   request_id: string;
   errors?: readonly FieldProblem[];
   [extension: string]: unknown;
-}
-
-/** Something went wrong that the caller must not learn about: a generic 500. */
-export class InternalError extends AppError {
-  constructor() {
-    super(500, 'internal', 'Internal error', 'Something went wrong on our side. Retry later; quote the request id if it persists.');
-  }
 }
 
 interface FrameworkError {

@@ -1,5 +1,5 @@
 import { ResourceNotFoundError, type Server } from '@modelcontextprotocol/server';
-import { APP_MIME_TYPE, type AppCard, cardResourceMeta, UI_EXTENSION } from '../../shared/contract/mcp/job-card/app-card';
+import { APP_MIME_TYPE, type AppCard, cardResourceMeta, UI_EXTENSION } from '../../shared/contract/cards/app-card';
 import type { ToolDefinition } from '../../shared/contract/mcp/tool-definitions';
 
 /**

@@ -1,20 +1,20 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import {
-  classifyInboundRequest,
+  type CallToolResult,
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
+  classifyInboundRequest,
   isJsonContentType,
   PROTOCOL_VERSION_META_KEY,
   SERVER_INFO_META_KEY,
-  type CallToolResult,
 } from '@modelcontextprotocol/server';
 import type { ToolDefinition } from '../../shared/contract/mcp/tool-definitions';
 import { taskRequested } from './job-tasks';
-import { askableOf } from './spend-confirmation';
 import type { McpCaller, McpDependencies } from './mcp-context';
 import { SERVER_INFO } from './mcp-server-factory';
-import { jsonResult, runCheckedTool, type ArgumentCheck } from './tool-calls';
+import { askableOf } from './spend-confirmation';
 import { inToolCallSpan } from './tool-call-span';
+import { type ArgumentCheck, jsonResult, runCheckedTool } from './tool-calls';
 
 /** The revision served directly: the stateless one, where each request carries all of its context. */
 export const DIRECT_REVISION = '2026-07-28';
@@ -51,7 +51,7 @@ function keysWithin(value: PlainObject, allowed: ReadonlySet<string>): boolean {
 /**
  * Recognises the commonest MCP request, a 2026-07-28 `tools/call` that the SDK would serve without a
  * question, so that it can skip the SDK's web-standard request and response objects and its repeated
- * schema parses (about half of an MCP call's CPU, bench/README.md). A request qualifies only when every
+ * schema parses (why: docs/decisions/mcp-direct-tool-calls.md). A request qualifies only when every
  * check holds: plain JSON; exactly the JSON-RPC members; the three standard headers present and equal to the
  * body; an envelope of only version, client info and capabilities; a tool whose result is an object and
  * that is not asked for a task; arguments that pass the tool's input schema; and the SDK's own classifier
@@ -125,7 +125,9 @@ function argumentsOf(params: PlainObject): Record<string, unknown> | undefined {
  */
 export async function answerDirectCall(deps: McpDependencies, call: DirectCall, caller: McpCaller): Promise<unknown> {
   // The direct path serves only envelopes without trace context, so its span is the HTTP request's child.
-  const outcome = await inToolCallSpan(call.tool.name, undefined, () => runCheckedTool(deps, caller, call.tool, call.input));
+  const outcome = await inToolCallSpan(call.tool.name, undefined, () =>
+    runCheckedTool(deps, caller, { tool: call.tool, input: call.input }),
+  );
   // A client that cannot be asked is never answered `input_required`, so the outcome is a body or an error.
   const result = 'body' in outcome ? jsonResult(outcome.body) : (outcome as { error: CallToolResult }).error;
   return { result: { ...result, resultType: 'complete', _meta: { [SERVER_INFO_META_KEY]: SERVER_INFO } }, jsonrpc: '2.0', id: call.id };

@@ -1,9 +1,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode, type Server } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
-import { JobFinishedError } from '../../shared/platform/errors/job-finished-error';
-import { NotFoundError } from '../../shared/platform/errors/not-found-error';
 import { isTerminal, JOB_POLL_SECONDS, type Job } from '../../shared/domain/jobs/job';
+import { JobFinishedError, NotFoundError } from '../../shared/platform/errors/problems';
 import { callerOf, type McpCaller, type McpDependencies } from './mcp-context';
 import { jsonResult } from './tool-calls';
 

@@ -1,10 +1,10 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
-import type { Principal } from '../../shared/domain/connections/principal';
 import type { ToolDefinition } from '../../shared/contract/mcp/tool-definitions';
-import type { Metrics } from '../../shared/platform/metrics/metrics';
-import type { Services } from '../../shared/domain/services';
+import type { Principal } from '../../shared/domain/connections/principal';
 import type { UsageSnapshot } from '../../shared/domain/ledger/ledger-store';
+import type { Services } from '../../shared/domain/services';
+import type { Metrics } from '../../shared/platform/metrics/metrics';
 import type { SpendConfirmation } from './spend-confirmation';
 
 /** What every MCP request is served with: built once per app. */

@@ -1,10 +1,10 @@
 import {
   createMcpHandler,
   isLegacyRequest,
-  PROTOCOL_VERSION_META_KEY,
-  WebStandardStreamableHTTPServerTransport,
   type McpHandlerRequestOptions,
   type McpServerFactory,
+  PROTOCOL_VERSION_META_KEY,
+  WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 
 /** A fetch-shaped MCP handler, as the SDK's Node adapter takes it. */

@@ -1,13 +1,14 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
-import type { Config } from '../../shared/platform/config/config';
-import { ForbiddenError } from '../../shared/platform/errors/forbidden-error';
-import { MethodNotAllowedError } from '../../shared/platform/errors/method-not-allowed-error';
-import { UnauthorizedError } from '../../shared/platform/errors/unauthorized-error';
-import { resourceMetadataUrl } from '../../shared/domain/oauth/resource-metadata-url';
+import { mcpBodyLimit } from '../../shared/contract/operations/body-limit';
 import type { Operation } from '../../shared/contract/operations/operation';
+import { resourceMetadataUrl } from '../../shared/domain/oauth/resource-metadata-url';
+import type { QuoteNonceStore } from '../../shared/domain/spend/quote-nonce-store';
+import { SpendQuotes } from '../../shared/domain/spend/spend-quote';
+import type { Config } from '../../shared/platform/config/config';
+import { ForbiddenError, MethodNotAllowedError, UnauthorizedError } from '../../shared/platform/errors/problems';
+import { KeyRing } from '../../shared/platform/secrets/key-ring';
 import { admittedPrincipal, state } from '../http/locals';
 import { chain } from '../http/middleware-chain';
-import { mcpBodyLimit } from '../../shared/contract/operations/body-limit';
 import { writeJson } from '../http/write-json';
 import { jsonBody } from '../middleware/json-body';
 import { answerDirectCall, directCallMatcher } from './direct-tool-call';
@@ -16,11 +17,8 @@ import { mcpErrorLog } from './mcp-error-log';
 import { mcpHttpHandler } from './mcp-http-handler';
 import { mcpServerFactory } from './mcp-server-factory';
 import { serveFetchHandler } from './serve-fetch-handler';
-import { compileArgumentChecks } from './tool-calls';
 import { SpendConfirmation } from './spend-confirmation';
-import { SpendQuotes } from '../../shared/domain/spend/spend-quote';
-import type { QuoteNonceStore } from '../../shared/domain/spend/quote-nonce-store';
-import { KeyRing } from '../../shared/platform/secrets/key-ring';
+import { compileArgumentChecks } from './tool-calls';
 
 /** The MCP endpoint's path on the API port. */
 export const MCP_PATH = '/mcp';

@@ -1,13 +1,13 @@
-import { Server, type McpRequestContext, type ServerContext, type ServerOptions, type Tool } from '@modelcontextprotocol/server';
+import { type McpRequestContext, Server, type ServerContext, type ServerOptions, type Tool } from '@modelcontextprotocol/server';
 import { SERVICE_INFO } from '../../shared/contract/description/service-info';
 import type { Job } from '../../shared/domain/jobs/job';
-import { cardsOf, registerCardResources, UI_EXTENSION_CAPABILITY } from './app-cards';
-import { callerOf, type McpDependencies } from './mcp-context';
-import { callTool, jsonResult, NOT_ASKING, type ArgumentCheck, type Asking } from './tool-calls';
-import { askableOf } from './spend-confirmation';
 import type { QuoteCheck } from '../../shared/domain/spend/spend-quote';
+import { cardsOf, registerCardResources, UI_EXTENSION_CAPABILITY } from './app-cards';
+import { registerTaskHandlers, TASK_CAPABILITIES, TASKS_EXTENSION, taskRequested, toCreateTaskResult } from './job-tasks';
+import { callerOf, type McpDependencies } from './mcp-context';
+import { askableOf } from './spend-confirmation';
 import { inToolCallSpan } from './tool-call-span';
-import { registerTaskHandlers, TASKS_EXTENSION, taskRequested, toCreateTaskResult, TASK_CAPABILITIES } from './job-tasks';
+import { type ArgumentCheck, type Asking, callTool, jsonResult, NOT_ASKING } from './tool-calls';
 
 /** The server's identity, as every result names it. */
 export const SERVER_INFO = { name: SERVICE_INFO.name, version: SERVICE_INFO.version };
@@ -57,7 +57,7 @@ export function mcpServerFactory(deps: McpDependencies, checks: ReadonlyMap<stri
       const { name, arguments: args, _meta: meta } = request.params as typeof request.params & { _meta?: unknown };
       const known = deps.tools.some((tool) => tool.name === name) ? name : undefined;
       const asking = askingOf(ctx, modern);
-      const outcome = await inToolCallSpan(known, meta, () => callTool(deps, checks, callerOf(ctx), name, args, asking));
+      const outcome = await inToolCallSpan(known, meta, () => callTool(deps, checks, callerOf(ctx), { name, args, asking }));
       if ('inputRequired' in outcome) return outcome.inputRequired as never;
       if ('error' in outcome) return outcome.error;
       if (outcome.tool.operation.async && taskRequested(request.params, ctx.mcpReq.envelope, modern)) {
@@ -73,9 +73,8 @@ export function mcpServerFactory(deps: McpDependencies, checks: ReadonlyMap<stri
   // 2026-07-28 instances are reused once their exchange has closed. The SDK refuses an instance still
   // serving, sets the revision and the request's client capabilities on it for every request, and resets
   // its in-flight state on close; what a request may leave behind (the client info it sent) is read by
-  // nothing here. A new instance per call cost about 14 µs of CPU (in-process measurement), mostly the
-  // collector's. The 2025 era keeps a new instance per request: an `initialize` handshake leaves its client's
-  // revision and capabilities on the instance.
+  // nothing here; a new instance per call costs CPU, mostly the collector's. The 2025 era keeps a new instance
+  // per request: an `initialize` handshake leaves its client's revision and capabilities on the instance.
   const idle: Server[] = [];
   return (ctx: McpRequestContext): Server => {
     // Fail before anything is served when the route forgot to authenticate.

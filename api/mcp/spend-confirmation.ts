@@ -1,9 +1,9 @@
 import {
+  type CallToolResult,
   CLIENT_CAPABILITIES_META_KEY,
+  type InputRequiredResult,
   inputRequired,
   inputResponse,
-  type CallToolResult,
-  type InputRequiredResult,
 } from '@modelcontextprotocol/server';
 import type { ToolDefinition } from '../../shared/contract/mcp/tool-definitions';
 import type { JobService } from '../../shared/domain/jobs/job-service';

@@ -1,15 +1,15 @@
 import {
+  type CallToolResult,
+  type InputRequiredResult,
   isInputRequiredResult,
   ProtocolError,
   ProtocolErrorCode,
-  type CallToolResult,
-  type InputRequiredResult,
 } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { ToolDefinition } from '../../shared/contract/mcp/tool-definitions';
 import { toAppError } from '../http/problem';
 import type { McpCaller, McpDependencies } from './mcp-context';
-import type { Askable, GatedCall, Gate, Round } from './spend-confirmation';
+import type { Askable, Gate, GatedCall, Round } from './spend-confirmation';
 
 /** What a request lets the spend confirmation do: ask its client, and read its answers to an earlier round. */
 export interface Asking {
@@ -52,14 +52,26 @@ export function jsonResult(body: unknown, isError = false): CallToolResult {
   };
 }
 
+/** One call of a tool as the client sent it: the tool's name, its arguments, and what the request lets it ask. */
+export interface ToolCall {
+  name: string;
+  args: Record<string, unknown> | undefined;
+  asking?: Asking;
+}
+
+/** A call whose arguments passed the tool's input schema. */
+export interface CheckedToolCall {
+  tool: ToolDefinition;
+  input: Record<string, unknown>;
+  asking?: Asking;
+}
+
 /** Runs one tool by name: checks its arguments (a JSON-RPC error when they do not fit), then runs it. */
 export async function callTool(
   deps: McpDependencies,
   checks: ReadonlyMap<string, ArgumentCheck>,
   caller: McpCaller,
-  name: string,
-  args: Record<string, unknown> | undefined,
-  asking: Asking = NOT_ASKING,
+  { name, args, asking = NOT_ASKING }: ToolCall,
 ): Promise<ToolOutcome> {
   const tool = deps.tools.find((candidate) => candidate.name === name);
   if (!tool) {
@@ -72,7 +84,7 @@ export async function callTool(
     deps.metrics.mcpToolCalls.inc({ tool: tool.name, outcome: 'error' });
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid arguments for ${tool.name}: ${checked.errorMessage}`);
   }
-  return runCheckedTool(deps, caller, tool, input, asking);
+  return runCheckedTool(deps, caller, { tool, input, asking });
 }
 
 /**
@@ -85,9 +97,7 @@ export async function callTool(
 export async function runCheckedTool(
   deps: McpDependencies,
   caller: McpCaller,
-  tool: ToolDefinition,
-  input: Record<string, unknown>,
-  asking: Asking = NOT_ASKING,
+  { tool, input, asking = NOT_ASKING }: CheckedToolCall,
 ): Promise<ToolOutcome> {
   const call: GatedCall = { tool, input, subject: caller.principal.subject, ...asking };
   try {

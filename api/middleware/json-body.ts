@@ -1,7 +1,6 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { bodyLimitOf, DEFAULT_BODY_LIMIT_BYTES } from '../../shared/contract/operations/body-limit';
-import { UnsupportedMediaTypeError } from '../../shared/platform/errors/unsupported-media-type-error';
-import { ValidationError } from '../../shared/platform/errors/validation-error';
+import { UnsupportedMediaTypeError, ValidationError } from '../../shared/platform/errors/problems';
 import { state } from '../http/locals';
 
 /** The body parsers, one per limit in use (a registry has a few at most). */

@@ -1,7 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
-import { MethodNotAllowedError } from '../../shared/platform/errors/method-not-allowed-error';
-import { NotFoundError } from '../../shared/platform/errors/not-found-error';
 import type { Operation } from '../../shared/contract/operations/operation';
+import { MethodNotAllowedError, NotFoundError } from '../../shared/platform/errors/problems';
 import { state } from '../http/locals';
 
 interface CompiledPath {

@@ -1,5 +1,5 @@
-import * as OpenApiValidator from 'express-openapi-validator';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
 import type { OpenApiDocument } from '../../shared/contract/description/openapi-document';
 import { state } from '../http/locals';
 import { chain } from '../http/middleware-chain';

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { ValidationError } from '../../shared/platform/errors/validation-error';
+import { ValidationError } from '../../shared/platform/errors/problems';
 
 /**
  * HTTP/1.1 makes `Host` mandatory (RFC 9112 §3.2). Node's own check answers a bare status line, so the

@@ -10,9 +10,8 @@ let original: PathToRegexp | undefined;
 
 /**
  * Makes `path-to-regexp`'s `pathToRegexp` remember what it compiled, for express-openapi-validator's route
- * lookup (5.x), the one caller that compiles on every request: for each request it validates it compiles the
- * template of every documented path ahead of the matching one (three for `POST /v1/jobs`), about 10 µs of
- * CPU and the garbage that goes with it (decision 0022). The lookup reads the function from the module's
+ * lookup (5.x), which compiles on every request the template of every documented path ahead of the matching
+ * one (why: docs/decisions/validator-route-patterns.md). The lookup reads the function from the module's
  * exports at each call, so replacing it there is enough.
  *
  * The result depends only on the template and the options, and its `regexp` has no `g` or `y` flag (no

@@ -1,5 +1,6 @@
 import type { Request } from 'express';
-import type { ClientRegistry, OAuthClient } from '../../shared/domain/oauth/client-registry';
+import type { ClientRegistry } from '../../shared/domain/oauth/client-registry';
+import type { OAuthClient } from '../../shared/domain/oauth/known-client';
 import { OAuthProtocolError } from '../../shared/domain/oauth/oauth-protocol-error';
 
 const BASIC_CHALLENGE = { 'WWW-Authenticate': 'Basic realm="connector"' };

@@ -1,11 +1,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import express, { Router } from 'express';
-import { AppError } from '../../shared/platform/errors/app-error';
-import { OAUTH_PATHS } from '../../shared/domain/oauth/discovery';
 import type { ConsentService } from '../../shared/domain/oauth/consent-service';
+import { OAUTH_PATHS } from '../../shared/domain/oauth/discovery';
+import { BadRequestError, ForbiddenError } from '../../shared/platform/errors/problems';
+import type { KeyRing } from '../../shared/platform/secrets/key-ring';
 import { escapeHtml } from '../http/escape-html';
 import { state } from '../http/locals';
-import type { KeyRing } from '../../shared/platform/secrets/key-ring';
 
 const FORM = express.urlencoded({ extended: false, limit: '4kb', parameterLimit: 10 });
 const REQUEST_ID = /^authreq_[A-Za-z0-9_-]{1,56}$/;
@@ -49,9 +49,9 @@ export function devConsentRoutes(consent: ConsentService, publicUrl: string, key
       res.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'");
       const { client_name: name, redirect_scheme: scheme, redirect_host: host } = view.client;
       // The scheme too: `com.example.app://evil.test` goes to an app, not to the site evil.test.
-      res
-        .type('html')
-        .send(page(name, host ? `${scheme}://${host}` : `${scheme}:`, `${publicUrl}${OAUTH_PATHS.devConsent}`, request, csrfFor(request)));
+      const redirectTarget = host ? `${scheme}://${host}` : `${scheme}:`;
+      const action = `${publicUrl}${OAUTH_PATHS.devConsent}`;
+      res.type('html').send(page({ clientName: name, redirectTarget, action, request, csrf: csrfFor(request) }));
     } catch (error) {
       next(error);
     }
@@ -59,12 +59,11 @@ export function devConsentRoutes(consent: ConsentService, publicUrl: string, key
   router.post(OAUTH_PATHS.devConsent, FORM, async (req, res, next) => {
     try {
       const sentOrigin = req.get('origin');
-      if (sentOrigin !== undefined && sentOrigin !== origin)
-        throw new AppError(403, 'forbidden', 'Forbidden', 'Cross-site consent is refused.');
+      if (sentOrigin !== undefined && sentOrigin !== origin) throw new ForbiddenError('Cross-site consent is refused.');
       const body = req.body as Record<string, unknown>;
       const request = requestId(body.request);
       if (!csrfValid(request, body.csrf)) {
-        throw new AppError(403, 'forbidden', 'Forbidden', 'The consent form is not valid.');
+        throw new ForbiddenError('The consent form is not valid.');
       }
       const answer =
         body.decision === 'approve' ? { subject: typeof body.subject === 'string' ? body.subject : '' } : { deny: true as const };
@@ -78,12 +77,20 @@ export function devConsentRoutes(consent: ConsentService, publicUrl: string, key
 }
 
 function requestId(value: unknown): string {
-  if (typeof value !== 'string' || !REQUEST_ID.test(value))
-    throw new AppError(400, 'bad-request', 'Bad request', 'The request parameter is missing or malformed.');
+  if (typeof value !== 'string' || !REQUEST_ID.test(value)) throw new BadRequestError('The request parameter is missing or malformed.');
   return value;
 }
 
-function page(clientName: string, redirectTarget: string, action: string, request: string, csrf: string): string {
+/** What the consent page shows and posts back. */
+interface ConsentPage {
+  clientName: string;
+  redirectTarget: string;
+  action: string;
+  request: string;
+  csrf: string;
+}
+
+function page({ clientName, redirectTarget, action, request, csrf }: ConsentPage): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Connect ${escapeHtml(clientName)}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem}input,button{font-size:1rem;padding:.4rem}</style></head>
 <body><h1>Connect ${escapeHtml(clientName)}</h1>

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { ServiceUnavailableError } from '../../shared/platform/errors/service-unavailable-error';
+import { ServiceUnavailableError } from '../../shared/platform/errors/problems';
 import { state } from '../http/locals';
 
 /** `/healthz` (the process runs) and `/readyz` (its backend answers), for probes. */

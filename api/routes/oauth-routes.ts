@@ -1,15 +1,15 @@
-import express, { Router, type ErrorRequestHandler, type NextFunction, type Request, type Response } from 'express';
-import { RateLimitedError } from '../../shared/platform/errors/rate-limited-error';
-import { OAUTH_PATHS } from '../../shared/domain/oauth/discovery';
-import type { OAuthServices } from '../../shared/domain/oauth/oauth-services';
-import { OAuthProtocolError } from '../../shared/domain/oauth/oauth-protocol-error';
+import express, { type ErrorRequestHandler, type NextFunction, type Request, type Response, Router } from 'express';
 import type { RateLimitStore } from '../../shared/domain/admission/rate-limit-store';
+import { OAUTH_PATHS } from '../../shared/domain/oauth/discovery';
+import { OAuthProtocolError } from '../../shared/domain/oauth/oauth-protocol-error';
+import type { OAuthServices } from '../../shared/domain/oauth/oauth-services';
+import { RateLimitedError } from '../../shared/platform/errors/problems';
+import type { ClientKey } from '../admission/client-key';
+import { state } from '../http/locals';
 import { oauthErrorHandler } from '../http/oauth-answer';
 import { oauthEndpoint } from '../http/oauth-endpoint';
-import { state } from '../http/locals';
 import { clientCredentials } from './client-credentials';
 import { oauthMetadataRoutes } from './oauth-metadata-routes';
-import type { ClientKey } from '../admission/client-key';
 
 const FORM = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 20, type: () => true });
 const JSON_BODY = express.json({ limit: '16kb', strict: true, type: () => true });

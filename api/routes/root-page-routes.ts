@@ -1,5 +1,5 @@
-import { Router, type Request } from 'express';
-import { MethodNotAllowedError } from '../../shared/platform/errors/method-not-allowed-error';
+import { type Request, Router } from 'express';
+import { MethodNotAllowedError } from '../../shared/platform/errors/problems';
 import { state } from '../http/locals';
 import { renderRootPage } from './root-page';
 

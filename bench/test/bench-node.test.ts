@@ -1,7 +1,7 @@
-import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { expect } from 'chai';
 import { describeNode, imageNodeExecutable, imageNodeVersion, requestedNode } from '../bench-node';
 import { quantityMiB } from '../memory-cgroup';
 

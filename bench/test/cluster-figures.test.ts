@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { NodeMeter, parseNodeInfo, type NodeWork } from '../bench-redis';
+import { NodeMeter, type NodeWork, parseNodeInfo } from '../bench-redis';
 import { addWork, clusterCeiling, shares, type TopologyRun } from '../cluster-figures';
 
 const INFO = [

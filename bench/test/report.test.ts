@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { HttpFigure } from '../http-load';
-import { targets, type BenchResults } from '../report';
+import { type BenchResults, targets } from '../report';
 
 function figure(id: string, requestsPerSecond: number, baselineRequestsPerSecond: number): HttpFigure {
   return {

@@ -1,8 +1,8 @@
-import { expect } from 'chai';
-import Ajv from 'ajv';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Ajv from 'ajv';
+import { expect } from 'chai';
 import { repoRoot } from '../../test/testkit/node-process';
 import { runBuilt } from './support/run-built';
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { latencyWindows, type SoakMeasurement, type SoakSample } from '../soak-run';
-import { judgeSoak, soakBounds } from '../soak-report';
 import { soakSvg } from '../soak-plot';
+import { judgeSoak, soakBounds } from '../soak-report';
+import { latencyWindows, type SoakMeasurement, type SoakSample } from '../soak-run';
 import { leastSquares } from '../trend';
 
 const flat = { slope: 0, intercept: 100, slopeStdErr: 0.1, points: 10 };

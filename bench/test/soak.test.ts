@@ -1,7 +1,7 @@
-import { expect } from 'chai';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { expect } from 'chai';
 import { soakBounds } from '../soak-report';
 import { runBuilt } from './support/run-built';
 

@@ -1,9 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { randomBytes } from 'node:crypto';
-import { ConnectorError, connectorClient, type Connection, type CreditStatement } from './connector-client';
+import { type Connection, ConnectorError, type CreditStatement, connectorClient } from './connector-client';
 import { html, page, type SafeHtml } from './html';
-import { sessions, type Session } from './sessions';
+import { type Session, sessions } from './sessions';
 import { WebhookInbox } from './webhook-inbox';
 
 export interface DashboardOptions {

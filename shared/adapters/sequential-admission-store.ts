@@ -1,8 +1,17 @@
 import type { AdmissionStore, BearerAdmission, BearerAdmissionRequest } from '../domain/admission/admission-store';
-import { lastUseIsStale, type ConnectionStore } from '../domain/connections/connection-store';
-import type { LedgerStore, UsageSnapshot } from '../domain/ledger/ledger-store';
-import type { CreditStore } from '../domain/credits/credit-store';
 import type { RateLimitStore } from '../domain/admission/rate-limit-store';
+import { type ConnectionStore, lastUseIsStale } from '../domain/connections/connection-store';
+import type { CreditStore } from '../domain/credits/credit-store';
+import type { LedgerStore, UsageSnapshot } from '../domain/ledger/ledger-store';
+
+/** The stores a {@link SequentialAdmissionStore} reads, and its clock (milliseconds; `Date.now` unless given). */
+export interface SequentialAdmissionStores {
+  connections: ConnectionStore;
+  rateLimits: RateLimitStore;
+  ledger: LedgerStore;
+  now?: () => number;
+  credits?: Pick<CreditStore, 'account'>;
+}
 
 /**
  * Admission from the separate stores: the reference behaviour the Redis script must match, the in-memory
@@ -14,13 +23,19 @@ import type { RateLimitStore } from '../domain/admission/rate-limit-store';
  * account too, read beside it.
  */
 export class SequentialAdmissionStore implements AdmissionStore {
-  constructor(
-    private readonly connections: ConnectionStore,
-    private readonly rateLimits: RateLimitStore,
-    private readonly ledger: LedgerStore,
-    private readonly now: () => number = Date.now,
-    private readonly credits?: Pick<CreditStore, 'account'>,
-  ) {}
+  private readonly connections: ConnectionStore;
+  private readonly rateLimits: RateLimitStore;
+  private readonly ledger: LedgerStore;
+  private readonly now: () => number;
+  private readonly credits?: Pick<CreditStore, 'account'>;
+
+  constructor(stores: SequentialAdmissionStores) {
+    this.connections = stores.connections;
+    this.rateLimits = stores.rateLimits;
+    this.ledger = stores.ledger;
+    this.now = stores.now ?? Date.now;
+    this.credits = stores.credits;
+  }
 
   async admitBearer(request: BearerAdmissionRequest): Promise<BearerAdmission> {
     const connection = await this.connections.get(request.connectionId);

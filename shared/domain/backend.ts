@@ -1,15 +1,15 @@
-import type { JobLifecycle } from './jobs/job-lifecycle';
-import type { JobQueue } from './jobs/job-queue';
-import type { EventQueue } from './webhooks/event-queue';
 import type { AdmissionStore } from './admission/admission-store';
+import type { RateLimitStore } from './admission/rate-limit-store';
 import type { ConnectionStore } from './connections/connection-store';
 import type { CreditStore } from './credits/credit-store';
 import type { JobIdKeyStore } from './jobs/job-id-key-store';
+import type { JobQueue } from './jobs/job-queue';
+import type { JobService, JobServiceParts } from './jobs/job-service';
 import type { LedgerStore } from './ledger/ledger-store';
 import type { OAuthStateStore } from './oauth/oauth-state-store';
-import type { RateLimitStore } from './admission/rate-limit-store';
-import type { ThingStore } from './things/thing-store';
 import type { QuoteNonceStore } from './spend/quote-nonce-store';
+import type { ThingStore } from './things/thing-store';
+import type { EventQueue } from './webhooks/event-queue';
 
 /** Everything stateful the API needs, from one backend (memory or Redis). */
 export interface Backend {
@@ -24,10 +24,10 @@ export interface Backend {
   readonly admissions: AdmissionStore;
   readonly queue: JobQueue;
   /**
-   * The job lifecycle on this backend's ledger and event queue: the API ends a job with it when its cancel
-   * finds it queued (and repairs that job's refund); the embedded queue runs and ends every job with it.
+   * The job service on this backend's ledger, queue and job lifecycle (which settles a job a cancel finds
+   * queued); `parts` are what the domain adds. Built by shared/adapters/compose-jobs.ts.
    */
-  readonly lifecycle: JobLifecycle;
+  jobService(parts: JobServiceParts): JobService;
   /** Keeps the job-id key across secret rotations. */
   readonly jobIdKeys: JobIdKeyStore;
   readonly oauth: OAuthStateStore;

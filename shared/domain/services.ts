@@ -1,19 +1,19 @@
 import type { Config } from '../platform/config/config';
+import type { Metrics } from '../platform/metrics/metrics';
 import { KeyRing } from '../platform/secrets/key-ring';
+import type { Backend } from './backend';
+import { IdentityService } from './connections/identity-service';
 import { LinkService } from './connections/link-service';
 import { TokenService } from './connections/token-service';
-import { IdentityService } from './connections/identity-service';
-import { UsageService } from './ledger/usage-service';
 import { CreditService } from './credits/credit-service';
-import type { OAuthServices } from './oauth/oauth-services';
-import { DailyBudget } from './ledger/daily-budget';
 import { StoredJobIdKey } from './jobs/job-id-key';
-import { JobService } from './jobs/job-service';
+import type { JobService } from './jobs/job-service';
 import { JobViewer } from './jobs/job-viewer';
-import type { Metrics } from '../platform/metrics/metrics';
+import { DailyBudget } from './ledger/daily-budget';
+import { UsageService } from './ledger/usage-service';
 import type { CimdFetchOptions } from './oauth/cimd-fetcher';
+import type { OAuthServices } from './oauth/oauth-services';
 import { createOAuthServices } from './oauth/oauth-services';
-import type { Backend } from './backend';
 import { ThingService } from './things/thing-service';
 import { withConnectionEvents } from './webhooks/connection-events';
 import { creditEventsOn } from './webhooks/credit-events';
@@ -37,33 +37,36 @@ export interface ServiceContainer {
   keys: KeyRing;
 }
 
-/**
- * Builds the domain once per process from the configuration and a backend. Keys are derived here, once.
- * `viewer` holds the views of the registry's paid jobs, which shape the jobs the services hand out.
- */
-export function createServices(
-  config: Config,
-  backend: Backend,
-  metrics: Metrics,
-  cimd: CimdFetchOptions = {},
-  viewer: JobViewer = new JobViewer(),
-): ServiceContainer {
+/** What the domain is built from. */
+export interface ServicesDeps {
+  config: Config;
+  backend: Backend;
+  metrics: Metrics;
+  /** Tests only: lets the Client ID Metadata Document fetcher reach a local https server. */
+  cimd?: CimdFetchOptions;
+  /** The views of the registry's paid jobs, which shape the jobs the services hand out (default: as stored). */
+  viewer?: JobViewer;
+}
+
+/** Builds the domain once per process from the configuration and a backend. Keys are derived here, once. */
+export function createServices(deps: ServicesDeps): ServiceContainer {
+  const { config, backend, metrics, cimd = {}, viewer = new JobViewer() } = deps;
   const keys = KeyRing.fromSecrets(config.connectorSecret, config.connectorSecretPrevious);
-  const tokens = new TokenService(keys, config.publicUrl, backend.connections, Date.now, () =>
-    metrics.previousSecretUses.inc({ secret: 'connector' }),
-  );
+  const tokens = new TokenService({
+    keys,
+    issuer: config.publicUrl,
+    connections: backend.connections,
+    onPreviousKey: () => metrics.previousSecretUses.inc({ secret: 'connector' }),
+  });
   // Every path that creates or revokes a connection records its event; token checks read the plain store.
   const connections = withConnectionEvents(backend.connections, backend.events);
   const budget = new DailyBudget(config.dailyCreditLimit);
   const credits = new CreditService(backend.credits, creditEventsOn(backend.events), config.billing, {
     onGranted: (granted) => metrics.creditsGranted.inc(granted),
   });
-  const jobs = new JobService(
-    backend.ledger,
-    backend.queue,
-    new StoredJobIdKey(backend.jobIdKeys, keys.current.jobIdKey),
-    config.idempotencyTtlSeconds,
-    {
+  const jobs = backend.jobService({
+    jobIdKey: new StoredJobIdKey(backend.jobIdKeys, keys.current.jobIdKey),
+    hooks: {
       onSubmitted: (operation, cost) => {
         metrics.jobsSubmitted.inc({ operation });
         metrics.creditsCharged.inc({ operation }, cost);
@@ -73,33 +76,38 @@ export function createServices(
       onOverBudget: (operation) => metrics.jobsOverBudget.inc({ operation }),
     },
     budget,
-    backend.lifecycle,
     viewer,
-    credits,
-  );
+    billing: credits,
+  });
   return {
     tokens,
     keys,
     services: {
-      links: new LinkService(connections, tokens, config.tokenTtlSeconds, config.dashboardUrl, {
-        onIssued: () => metrics.tokensIssued.inc(),
-        onRevoked: (count) => metrics.connectionsRevoked.inc(count),
+      links: new LinkService({
+        connections,
+        tokens,
+        tokenTtlSeconds: config.tokenTtlSeconds,
+        revokeUrl: config.dashboardUrl,
+        hooks: {
+          onIssued: () => metrics.tokensIssued.inc(),
+          onRevoked: (count) => metrics.connectionsRevoked.inc(count),
+        },
       }),
       identity: new IdentityService(backend.ledger, config.dashboardUrl, budget, credits),
       usage: new UsageService(backend.ledger, budget),
       credits,
       things: new ThingService(backend.things),
       jobs,
-      oauth: createOAuthServices(
+      oauth: createOAuthServices({
         config,
-        { oauth: backend.oauth, connections },
+        stores: { oauth: backend.oauth, connections },
         tokens,
-        {
+        hooks: {
           onIssued: () => metrics.tokensIssued.inc(),
           onRevoked: (count) => metrics.connectionsRevoked.inc(count),
         },
         cimd,
-      ),
+      }),
     },
   };
 }

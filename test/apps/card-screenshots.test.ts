@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
+import { isExternal, linkTargets, readMarkdown } from '../support/markdown';
 import { ROOT } from '../support/spawn-process';
-import { isExternal, linkTargets, readMarkdown } from '../docs/support/markdown';
 import { SCREENSHOT_SCALE } from './support/card-host';
 import { COLUMN_WIDTH } from './support/host-server';
-import { SCREENSHOT_LINKS, screenshotFile } from './support/screenshots';
 import { THEMES } from './support/host-themes';
+import { SCREENSHOT_LINKS, screenshotFile } from './support/screenshots';
 
 const GUIDE = path.join(ROOT, 'docs', 'connecting-assistants.md');
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

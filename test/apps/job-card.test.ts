@@ -12,13 +12,13 @@ import {
   placeholderJob,
   placeholderProcessor,
 } from '../../shared/domain/processors/placeholder-processor';
-import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { expectCancelRefund } from '../support/cancel-refund';
+import { type ConnectorUnderTest, newKey, newSubject, startConnector } from '../support/harness';
 import { connectMcp, REVISIONS, type Revision } from '../support/mcp-client';
 import { waitFor } from '../testkit/wait-for';
 import { CardHost } from './support/card-host';
-import { HOST_VARIABLES, THEMES, hostContext, themeChange } from './support/host-themes';
+import { HOST_VARIABLES, hostContext, THEMES, themeChange } from './support/host-themes';
 import { screenshotTarget } from './support/screenshots';
-import { expectCancelRefund } from '../support/cancel-refund';
 
 /** The card's mime type, as the MCP Apps extension names an app's HTML document. */
 const APP_MIME_TYPE = 'text/html;profile=mcp-app';

@@ -8,7 +8,9 @@ const CHANGELOG = readFileSync(path.join(ROOT, 'CHANGELOG.md'), 'utf8');
 /** `## [0.7.0] - 2026-11-26`: the released versions, newest first. */
 const RELEASES = [...CHANGELOG.matchAll(/^## \[(\d+\.\d+\.\d+)\]/gm)].map((match) => match[1]);
 /** `| 0.7.0 | 2026-11-26 | `1ad1809` | ... |`: the version table's commit per version. */
-const TABLE = new Map([...CHANGELOG.matchAll(/^\| (\d+\.\d+\.\d+) \| [^|]+ \| `([0-9a-f]{7,40})` \|/gm)].map((match) => [match[1], match[2]]));
+const TABLE = new Map(
+  [...CHANGELOG.matchAll(/^\| (\d+\.\d+\.\d+) \| [^|]+ \| `([0-9a-f]{7,40})` \|/gm)].map((match) => [match[1], match[2]]),
+);
 
 const git = (...args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
 const commitOf = (name: string) => {

@@ -1,11 +1,11 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { configVariables as connectorVariables, type ProcessRole } from '../../shared/platform/config/config';
-import { jobSettingVariables } from '../../shared/domain/jobs/job-settings';
 import { PAID_JOBS } from '../../shared/contract/operations/paid-jobs';
+import { jobSettingVariables } from '../../shared/domain/jobs/job-settings';
+import { configVariables as connectorVariables, type ProcessRole } from '../../shared/platform/config/config';
+import { readMarkdown } from '../support/markdown';
 import { ROOT } from '../support/spawn-process';
-import { readMarkdown } from './support/markdown';
 
 const PAGE = path.join(ROOT, 'docs', 'configuration.md');
 /** Every variable a process reads: the connector's own and the paid jobs' own settings. */
@@ -35,7 +35,8 @@ function toolVariables(): Set<string> {
   for (const dir of ['scripts', 'doctor']) {
     for (const file of readdirSync(path.join(ROOT, dir)).filter((f) => f.endsWith('.ts'))) {
       const source = readFileSync(path.join(ROOT, dir, file), 'utf8');
-      for (const match of source.matchAll(/process\.env\.([A-Z][A-Z0-9_]*)/g)) names.add(match[1]);
+      // A quoted one is no read (the card bundler defines `'process.env.NODE_ENV'` for the page it builds).
+      for (const match of source.matchAll(/(?<!['"])process\.env\.([A-Z][A-Z0-9_]*)/g)) names.add(match[1]);
       for (const match of source.matchAll(/'(CONNECTOR_DOCTOR_[A-Z0-9_]+)'/g)) names.add(match[1]);
     }
   }

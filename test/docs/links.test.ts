@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
+import { headingAnchors, isExternal, linkTargets, parseMarkdown, readMarkdown, resolveTarget } from '../support/markdown';
 import { ROOT } from '../support/spawn-process';
-import { headingAnchors, isExternal, linkTargets, parseMarkdown, readMarkdown, resolveTarget } from './support/markdown';
 
 /** The README's budget: what it is, how to run it, the walk-through and a map; the rest is in docs/. */
 const README_MAX_BYTES = 16_000;

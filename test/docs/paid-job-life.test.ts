@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
+import { readMarkdown } from '../support/markdown';
 import { ROOT } from '../support/spawn-process';
-import { readMarkdown } from './support/markdown';
 
 /** The table rows of docs/architecture.md's "Life of a paid job". */
 function lifeTableRows(): string[] {

@@ -4,10 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import YAML from 'yaml';
-import { helm, render } from '../k8s/support/helm';
-import { ofKind } from '../k8s/support/manifests';
+import { helm, render } from '../support/helm';
+import { ofKind } from '../support/manifests';
+import { parseMarkdown } from '../support/markdown';
 import { ROOT } from '../support/spawn-process';
-import { parseMarkdown } from './support/markdown';
 
 const FAKE_CLUSTER = path.join(__dirname, 'support', 'fake-cluster.js');
 const SECRET = 'connector-credentials';

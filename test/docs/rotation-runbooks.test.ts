@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import YAML from 'yaml';
-import { OAUTH_PATHS } from '../../shared/domain/oauth/discovery';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
-import { chartDir, helm, render, type K8sObject } from '../k8s/support/helm';
-import { mainContainer, mustFind, ofKind } from '../k8s/support/manifests';
+import { OAUTH_PATHS } from '../../shared/domain/oauth/discovery';
+import { chartDir, helm, type K8sObject, render } from '../support/helm';
+import { mainContainer, mustFind, ofKind } from '../support/manifests';
+import { parseMarkdown } from '../support/markdown';
 import { ROOT } from '../support/spawn-process';
-import { parseMarkdown } from './support/markdown';
 
 /** The release, namespace and Secret the runbooks use (docs/deploying.md's production example). */
 const RELEASE = 'connector';

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
+import { readMarkdown } from '../support/markdown';
 import { ROOT } from '../support/spawn-process';
-import { readMarkdown } from './support/markdown';
 
 /** The alert names of the chart's PrometheusRule template. */
 function chartAlerts(): string[] {

@@ -5,9 +5,9 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { withOperations } from '../support/extra-operations';
-import { startConnector, type ConnectorUnderTest } from '../support/harness';
+import { type ConnectorUnderTest, startConnector } from '../support/harness';
+import { type FencedBlock, readMarkdown } from '../support/markdown';
 import { ROOT } from '../support/spawn-process';
-import { readMarkdown, type FencedBlock } from './support/markdown';
 import { loadWorkedExample } from './support/worked-example';
 
 /** The info string that marks a shell block as runnable (see docs/getting-started.md, "Writing the docs"). */

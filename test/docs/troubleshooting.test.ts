@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { expect } from 'chai';
+import { readMarkdown } from '../support/markdown';
 import { ROOT } from '../support/spawn-process';
-import { readMarkdown } from './support/markdown';
 import { producedBy, sourceMessagePatterns } from './support/source-messages';
 
 /** The folders whose code prints or answers the messages: the processes, the library and the doctor. */

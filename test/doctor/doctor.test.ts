@@ -1,14 +1,14 @@
 import { spawnSync } from 'node:child_process';
 import { expect } from 'chai';
-import { publishedOperations } from '../../shared/contract/operations/registry';
 import type { Operation } from '../../shared/contract/operations/operation';
+import { publishedOperations } from '../../shared/contract/operations/registry';
 import { BACKENDS, type BackendKind } from '../support/backends';
+import { type DoctorRun, failures, runDoctorCli } from '../support/doctor-cli';
 import { EXTENDED_REGISTRY } from '../support/extra-operations';
-import { freePort } from '../testkit/free-port';
-import { BASE_ENV, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { BASE_ENV, type ConnectorUnderTest, startConnector } from '../support/harness';
 import { ROOT } from '../support/spawn-process';
-import { failures, runDoctorCli, type DoctorRun } from './support/doctor-cli';
-import { startStandIn, type Breakage, type StandIn } from './support/stand-in';
+import { freePort } from '../testkit/free-port';
+import { type Breakage, type StandIn, startStandIn } from './support/stand-in';
 
 const SECRET_ENV = { CONNECTOR_DOCTOR_LINK_SECRET: BASE_ENV.LINK_SECRET };
 

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { freePort } from '../testkit/free-port';
-import { startConnector, type ConnectorUnderTest } from '../support/harness';
+import { failures, runDoctorCli } from '../support/doctor-cli';
+import { type ConnectorUnderTest, startConnector } from '../support/harness';
 import { phaseEnv, ROTATION } from '../support/rotation';
-import { failures, runDoctorCli } from './support/doctor-cli';
+import { freePort } from '../testkit/free-port';
 
 /** A memory connector listening where its PUBLIC_URL says, with `env` on top. */
 async function connectorAt(env: Record<string, string>): Promise<{ connector: ConnectorUnderTest; url: string }> {

@@ -1,21 +1,21 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { execFileSync } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { freePort } from '../testkit/free-port';
+import { type ConnectorUnderTest, newSubject, startConnector } from '../support/harness';
 import { findForbiddenImports } from '../support/import-boundary';
-import { newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
 import { ROOT } from '../support/spawn-process';
-import { waitFor } from '../testkit/wait-for';
 import { newWebhookSecret } from '../support/webhook-receiver';
+import { childEnv } from '../testkit/child-env';
+import { freePort } from '../testkit/free-port';
+import { waitFor } from '../testkit/wait-for';
 
 /** `npm run example:dashboard` as the README runs it: tsx on the entry, in a folder holding a .env. */
 function runEntry(cwd: string, env: Record<string, string>) {
   const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'examples', 'dashboard', 'main.ts')], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

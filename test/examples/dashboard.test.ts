@@ -6,11 +6,11 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { startDashboard } from '../../examples/dashboard/dashboard';
 import { launchChromium } from '../support/chromium';
-import { freePort } from '../testkit/free-port';
-import { newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { type ConnectorUnderTest, newSubject, startConnector } from '../support/harness';
 import { authorizeParams, codeForm, registerClient, tokenRequest } from '../support/oauth-helpers';
-import { waitFor } from '../testkit/wait-for';
 import { newWebhookSecret } from '../support/webhook-receiver';
+import { freePort } from '../testkit/free-port';
+import { waitFor } from '../testkit/wait-for';
 import { startRedirectTarget } from './support/redirect-target';
 import { WebhookRelay } from './support/webhook-relay';
 

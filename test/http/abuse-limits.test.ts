@@ -1,18 +1,16 @@
-import { randomBytes } from 'node:crypto';
-import { postToolsListFrom } from '../support/mcp-client';
 import { expect } from 'chai';
 import jwt from 'jsonwebtoken';
 import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
 import { BACKENDS } from '../support/backends';
-import { BASE_ENV, newSubject, startConnector, type CallOptions, type ConnectorUnderTest } from '../support/harness';
+import { newClientAddress } from '../support/client-addresses';
+import { BASE_ENV, type CallOptions, type ConnectorUnderTest, newSubject, startConnector } from '../support/harness';
+import { linkedToken, postLink } from '../support/link-requests';
+import { postToolsListFrom } from '../support/mcp-client';
 import { scrape, sumOf } from '../support/prometheus-text';
 
 const PER_MINUTE = 3;
 const FAILURE_BUDGET = 20;
 const PROBLEM = /^application\/problem\+json/;
-
-/** A fresh documentation-range address (RFC 5737), so tests sharing a connector never share a budget. */
-const newAddress = () => `203.0.${randomBytes(1)[0]}.${1 + (randomBytes(1)[0] % 254)}`;
 
 /** Parses one member of a RateLimit / RateLimit-Policy list: `"name";k=v;k=v`. */
 function member(header: string | null, name: string): Record<string, number> | undefined {
@@ -40,17 +38,11 @@ for (const backend of BACKENDS) {
       ...options,
       headers: { ...options.headers, 'x-forwarded-for': address },
     });
-    const link = (address: string, secret: string = BASE_ENV.LINK_SECRET, subject = newSubject()) =>
-      c.call('POST', '/v1/link', from(address, { body: { subject }, headers: { 'x-link-secret': secret } }));
-    const tokenFor = async (address: string) => {
-      const res = await link(address);
-      expect(res.status, res.text).to.equal(201);
-      return res.body.token as string;
-    };
+    const tokenFor = (address: string) => linkedToken(c.call, { subject: newSubject(), secret: BASE_ENV.LINK_SECRET, address });
 
     it('an allowed call carries RateLimit-Policy and RateLimit for its policy, and no legacy RateLimit-* fields', async () => {
-      const address = newAddress();
-      const linked = await link(address);
+      const address = newClientAddress();
+      const linked = await postLink(c.call, { subject: newSubject(), secret: BASE_ENV.LINK_SECRET, address });
       expect(member(linked.headers.get('ratelimit-policy'), 'address')).to.deep.equal({ q: PER_MINUTE * 10, w: 60 });
       expect(member(linked.headers.get('ratelimit'), 'address')).to.include({ r: PER_MINUTE * 10 - 1 });
       const me = await c.call('GET', '/v1/me', from(address, { token: linked.body.token }));
@@ -63,7 +55,7 @@ for (const backend of BACKENDS) {
     });
 
     it('the call past the per-subject quota answers 429 problem+json with Retry-After equal to RateLimit t and r=0', async () => {
-      const token = await tokenFor(newAddress());
+      const token = await tokenFor(newClientAddress());
       const statuses: number[] = [];
       let last;
       for (let i = 0; i <= PER_MINUTE; i++) {
@@ -78,20 +70,20 @@ for (const backend of BACKENDS) {
     });
 
     it(`${FAILURE_BUDGET} wrong link secrets from one address answer 401, the next wrong one 429; the right secret from that address still links`, async () => {
-      const guesser = newAddress();
+      const guesser = newClientAddress();
       const before = await scrape(c.metricsUrl);
       for (let i = 0; i < FAILURE_BUDGET; i++) {
-        const res = await link(guesser, `wrong-${i}`);
+        const res = await postLink(c.call, { subject: newSubject(), secret: `wrong-${i}`, address: guesser });
         expect(res.status, `guess ${i + 1}`).to.equal(401);
         expect(member(res.headers.get('ratelimit'), 'auth-failures')).to.include({ r: FAILURE_BUDGET - i - 1 });
       }
-      const refused = await link(guesser, 'wrong-again');
+      const refused = await postLink(c.call, { subject: newSubject(), secret: 'wrong-again', address: guesser });
       expect(refused.status).to.equal(429);
       expect(refused.headers.get('content-type')).to.match(PROBLEM);
       expect(Number(refused.headers.get('retry-after'))).to.be.within(1, 60);
       expect(member(refused.headers.get('ratelimit-policy'), 'auth-failures')).to.deep.equal({ q: FAILURE_BUDGET, w: 60 });
       expect(member(refused.headers.get('ratelimit'), 'auth-failures')).to.include({ r: 0 });
-      const right = await link(guesser);
+      const right = await postLink(c.call, { subject: newSubject(), secret: BASE_ENV.LINK_SECRET, address: guesser });
       expect(right.status, 'the right secret from the guessing address').to.equal(201);
       expect(member(right.headers.get('ratelimit'), 'auth-failures'), 'an admitted request spends nothing').to.equal(undefined);
       const after = await scrape(c.metricsUrl);
@@ -102,8 +94,8 @@ for (const backend of BACKENDS) {
     });
 
     it(`${FAILURE_BUDGET + 5} junk bearer tokens from one address answer ${FAILURE_BUDGET} × 401 then 429; another person's valid token from that address answers 200`, async () => {
-      const shared = newAddress();
-      const token = await tokenFor(newAddress());
+      const shared = newClientAddress();
+      const token = await tokenFor(newClientAddress());
       const forged = jwt.sign({ sub: 'someone' }, 'not-the-key', {
         algorithm: 'HS256',
         issuer: BASE_ENV.PUBLIC_URL,
@@ -120,8 +112,8 @@ for (const backend of BACKENDS) {
     });
 
     it(`${FAILURE_BUDGET + 5} junk tokens on POST /mcp spend the address's budget (401 then 429); a valid token from that address answers 200 on /mcp and on /v1/me`, async () => {
-      const shared = newAddress();
-      const token = await tokenFor(newAddress());
+      const shared = newClientAddress();
+      const token = await tokenFor(newClientAddress());
       const mcp = (bearer: string, address: string) => postToolsListFrom(c.baseUrl, bearer, address);
       const statuses: number[] = [];
       for (let i = 0; i < FAILURE_BUDGET + 5; i++) statuses.push((await mcp(`forged.${i}.token`, shared)).status);
@@ -134,14 +126,14 @@ for (const backend of BACKENDS) {
     });
 
     it('missing, expired and revoked tokens answer 401 without spending the budget', async () => {
-      const address = newAddress();
+      const address = newClientAddress();
       const subject = newSubject();
-      const linked = await link(address, BASE_ENV.LINK_SECRET, subject);
-      const revoked = (await link(newAddress(), BASE_ENV.LINK_SECRET, subject)).body.token as string;
+      const linked = await postLink(c.call, { subject, secret: BASE_ENV.LINK_SECRET, address });
+      const revoked = (await postLink(c.call, { subject, secret: BASE_ENV.LINK_SECRET, address: newClientAddress() })).body.token as string;
       await c.call(
         'POST',
         '/v1/link/revoke',
-        from(newAddress(), {
+        from(newClientAddress(), {
           body: { connection_id: jwt.decode(revoked, { json: true })!.jti },
           headers: { 'x-link-secret': BASE_ENV.LINK_SECRET },
         }),
@@ -176,7 +168,7 @@ for (const backend of BACKENDS) {
       const send = (secret: string) =>
         c.call('POST', '/v1/link', {
           body: { subject: newSubject() },
-          headers: { 'x-link-secret': secret, 'x-forwarded-for': newAddress() },
+          headers: { 'x-link-secret': secret, 'x-forwarded-for': newClientAddress() },
         });
       for (let i = 0; i < 5; i++) expect((await send('wrong')).status).to.equal(401);
       expect((await send('wrong')).status).to.equal(429);

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { BACKENDS } from '../support/backends';
-import { BASE_ENV, newSubject, startConnector, type CallOptions, type ConnectorUnderTest } from '../support/harness';
+import { BASE_ENV, type ConnectorUnderTest, newSubject, startConnector } from '../support/harness';
+import { postLink } from '../support/link-requests';
 import { addLoopbackAddresses, removeLoopbackAddresses, requestFrom } from '../support/local-addresses';
 
 const BUDGET = 5;
@@ -48,31 +49,37 @@ for (const backend of BACKENDS) {
     });
     after(async () => c?.close());
 
-    /** The request as an ingress hands it on: the client's address in X-Forwarded-For. */
-    const from = (address: string, options: CallOptions = {}): CallOptions => ({
-      ...options,
-      headers: { ...options.headers, 'x-forwarded-for': address },
-    });
-    const link = async (address: string, secret: string) =>
-      (await c.call('POST', '/v1/link', from(address, { body: { subject: newSubject() }, headers: { 'x-link-secret': secret } }))).status;
-
     it(`${BUDGET} wrong link secrets from ${BUDGET} addresses of one /64 answer 401, the next from another of its addresses 429; the right secret still links; the next /64 has its own budget`, async () => {
       const network = newNetwork();
       const [next, right, ...guessers] = addressesOf(network, BUDGET + 2);
       const statuses: number[] = [];
-      for (const [i, address] of guessers.entries()) statuses.push(await link(address!, `wrong-${i}`));
+      for (const [i, address] of guessers.entries())
+        statuses.push((await postLink(c.call, { subject: newSubject(), secret: `wrong-${i}`, address })).status);
       expect(statuses).to.deep.equal(Array(BUDGET).fill(401));
-      expect(await link(next!, 'wrong-again'), 'an address the /64 has not used yet').to.equal(429);
-      expect(await link(right!, BASE_ENV.LINK_SECRET), 'the right secret from the /64').to.equal(201);
-      expect(await link(`${nextNetwork(network)}::1`, 'wrong-elsewhere'), 'the next /64').to.equal(401);
+      expect(
+        (await postLink(c.call, { subject: newSubject(), secret: 'wrong-again', address: next })).status,
+        'an address the /64 has not used yet',
+      ).to.equal(429);
+      expect(
+        (await postLink(c.call, { subject: newSubject(), secret: BASE_ENV.LINK_SECRET, address: right })).status,
+        'the right secret from the /64',
+      ).to.equal(201);
+      expect(
+        (await postLink(c.call, { subject: newSubject(), secret: 'wrong-elsewhere', address: `${nextNetwork(network)}::1` })).status,
+        'the next /64',
+      ).to.equal(401);
     });
 
     it(`the dashboard's address rate limit (${LINK_QUOTA} a minute) is one for all the addresses of a /64, and another for the next /64`, async () => {
       const network = newNetwork();
       const statuses: number[] = [];
-      for (const address of addressesOf(network, LINK_QUOTA + 1)) statuses.push(await link(address, BASE_ENV.LINK_SECRET));
+      for (const address of addressesOf(network, LINK_QUOTA + 1))
+        statuses.push((await postLink(c.call, { subject: newSubject(), secret: BASE_ENV.LINK_SECRET, address })).status);
       expect(statuses).to.deep.equal([...Array(LINK_QUOTA).fill(201), 429]);
-      expect(await link(`${newNetwork()}::1`, BASE_ENV.LINK_SECRET), 'another /64').to.equal(201);
+      expect(
+        (await postLink(c.call, { subject: newSubject(), secret: BASE_ENV.LINK_SECRET, address: `${newNetwork()}::1` })).status,
+        'another /64',
+      ).to.equal(201);
     });
 
     it(`the OAuth registration limit (${PER_MINUTE} a minute) is one for all the addresses of a /64`, async () => {
@@ -97,12 +104,23 @@ for (const backend of BACKENDS) {
     it('an IPv4 client is counted by its address, written plain or IPv4-mapped: one budget for both spellings, none shared with the next address', async () => {
       const [address, other] = ipv4Pair();
       const statuses: number[] = [];
-      for (let i = 0; i < BUDGET; i++) statuses.push(await link(i % 2 ? `::ffff:${address}` : address, `wrong-${i}`));
+      for (let i = 0; i < BUDGET; i++)
+        statuses.push(
+          (await postLink(c.call, { subject: newSubject(), secret: `wrong-${i}`, address: i % 2 ? `::ffff:${address}` : address })).status,
+        );
       expect(statuses).to.deep.equal(Array(BUDGET).fill(401));
-      expect(await link(address, 'wrong-plain')).to.equal(429);
-      expect(await link(`::FFFF:${address}`, 'wrong-mapped')).to.equal(429);
-      expect(await link(other, 'wrong-next-door'), 'the next IPv4 address').to.equal(401);
-      expect(await link(`::ffff:${other}`, 'wrong-next-door-mapped'), 'the next one, IPv4-mapped').to.equal(401);
+      expect((await postLink(c.call, { subject: newSubject(), secret: 'wrong-plain', address })).status).to.equal(429);
+      expect((await postLink(c.call, { subject: newSubject(), secret: 'wrong-mapped', address: `::FFFF:${address}` })).status).to.equal(
+        429,
+      );
+      expect(
+        (await postLink(c.call, { subject: newSubject(), secret: 'wrong-next-door', address: other })).status,
+        'the next IPv4 address',
+      ).to.equal(401);
+      expect(
+        (await postLink(c.call, { subject: newSubject(), secret: 'wrong-next-door-mapped', address: `::ffff:${other}` })).status,
+        'the next one, IPv4-mapped',
+      ).to.equal(401);
     });
   });
 }

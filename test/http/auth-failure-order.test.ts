@@ -1,19 +1,20 @@
 import http from 'node:http';
-import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import jwt from 'jsonwebtoken';
 import { createApp } from '../../api/app';
-import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
+import { createBackend } from '../../shared/adapters/create-backend';
+import type { Backend } from '../../shared/domain/backend';
+import { createServices } from '../../shared/domain/services';
 import { loadConfig } from '../../shared/platform/config/config';
 import { listen } from '../../shared/platform/lifecycle/listen';
 import { closeServer } from '../../shared/platform/lifecycle/shutdown';
 import { createLogger } from '../../shared/platform/logging/logger';
 import { Metrics } from '../../shared/platform/metrics/metrics';
-import { createServices } from '../../shared/domain/services';
-import type { Backend } from '../../shared/domain/backend';
-import { createBackend } from '../../shared/adapters/create-backend';
-import { checkedClient, type Call } from '../support/checked-client';
+import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
+import { type Call, checkedClient } from '../support/checked-client';
+import { newClientAddress } from '../support/client-addresses';
 import { BASE_ENV, newSubject } from '../support/harness';
+import { postLink } from '../support/link-requests';
 import { LogCapture } from '../support/log-capture';
 
 const BUDGET = 3;
@@ -28,9 +29,6 @@ interface StoreCalls {
   addressHits: number;
 }
 
-/** A fresh documentation-range address (RFC 5737) per case, so no case spends another's budget. */
-const newAddress = () => `192.0.2.${1 + (randomBytes(1)[0] % 254)}`;
-
 describe('the admission step runs its checks in the documented order and counts failures only', () => {
   let server: http.Server;
   let backend: Backend;
@@ -44,7 +42,7 @@ describe('the admission step runs its checks in the documented order and counts 
     );
     const metrics = new Metrics({ defaultMetrics: false });
     const logger = createLogger('silent', 'order-test', new LogCapture());
-    backend = createBackend(config, new Map(), metrics, logger);
+    backend = createBackend({ config, processors: new Map(), metrics, logger });
     // A token's connection is the only store read authentication makes; the windows are the only writes.
     const get = backend.connections.get.bind(backend.connections);
     backend.connections.get = async (id) => {
@@ -57,7 +55,7 @@ describe('the admission step runs its checks in the documented order and counts 
       if (key.startsWith('ip:')) calls.addressHits++;
       return hit(key, windowSeconds);
     };
-    const { services, tokens } = createServices(config, backend, metrics);
+    const { services, tokens } = createServices({ config, backend, metrics });
     server = http.createServer(createApp({ config, backend, services, tokens, metrics, logger }));
     const port = await listen(server, 0);
     ({ call } = await checkedClient(`http://127.0.0.1:${port}`));
@@ -78,12 +76,10 @@ describe('the admission step runs its checks in the documented order and counts 
     };
   }
 
-  const link = (address: string, secret: string) =>
-    call('POST', '/v1/link', { body: { subject: newSubject() }, headers: { 'x-link-secret': secret, 'x-forwarded-for': address } });
   const me = (address: string, token?: string) => call('GET', '/v1/me', { token, headers: { 'x-forwarded-for': address } });
 
   it('a forged token is one failure-window hit and no connection look-up: 401 within the budget, 429 past it', async () => {
-    const address = newAddress();
+    const address = newClientAddress();
     const forged = jwt.sign({ sub: 'x', jti: 'conn_x' }, 'not-the-key', { algorithm: 'HS256' });
     const statuses: number[] = [];
     const spent = await callsOf(async () => {
@@ -94,8 +90,9 @@ describe('the admission step runs its checks in the documented order and counts 
   });
 
   it('once the address has spent its budget, a valid token from it is looked up and answers 200 without touching the budget', async () => {
-    const address = newAddress();
-    const token = (await link(newAddress(), BASE_ENV.LINK_SECRET)).body.token as string;
+    const address = newClientAddress();
+    const token = (await postLink(call, { subject: newSubject(), secret: BASE_ENV.LINK_SECRET, address: newClientAddress() })).body
+      .token as string;
     for (let i = 0; i < BUDGET; i++) expect((await me(address, `junk.${i}.token`)).status).to.equal(401);
     let status = 0;
     expect(await callsOf(async () => (status = (await me(address, token)).status))).to.deep.equal({
@@ -107,7 +104,7 @@ describe('the admission step runs its checks in the documented order and counts 
   });
 
   it('missing and expired tokens answer 401 without any store call, even from an address past its budget', async () => {
-    const address = newAddress();
+    const address = newClientAddress();
     for (let i = 0; i <= BUDGET; i++) await me(address, `junk.${i}.token`);
     const expired = jwt.sign({ iat: 1_700_000_000, exp: 1_700_003_600 }, deriveKeys(BASE_ENV.CONNECTOR_SECRET).tokenKey, {
       algorithm: 'HS256',
@@ -125,11 +122,11 @@ describe('the admission step runs its checks in the documented order and counts 
   });
 
   it('a revoked token is looked up and answers 401 without spending the budget', async () => {
-    const address = newAddress();
-    const linked = await link(newAddress(), BASE_ENV.LINK_SECRET);
+    const address = newClientAddress();
+    const linked = await postLink(call, { subject: newSubject(), secret: BASE_ENV.LINK_SECRET, address: newClientAddress() });
     const revoked = await call('POST', '/v1/link/revoke', {
       body: { connection_id: linked.body.connection_id },
-      headers: { 'x-link-secret': BASE_ENV.LINK_SECRET, 'x-forwarded-for': newAddress() },
+      headers: { 'x-link-secret': BASE_ENV.LINK_SECRET, 'x-forwarded-for': newClientAddress() },
     });
     expect(revoked.status).to.equal(200);
     const statuses: number[] = [];
@@ -141,12 +138,14 @@ describe('the admission step runs its checks in the documented order and counts 
   });
 
   it('the dashboard address limit decides before the secret: a wrong secret within it spends the budget, one past it answers 429 without spending it', async () => {
-    const address = newAddress();
-    const within = await callsOf(async () => expect((await link(address, 'wrong')).status).to.equal(401));
+    const address = newClientAddress();
+    const within = await callsOf(async () =>
+      expect((await postLink(call, { subject: newSubject(), secret: 'wrong', address })).status).to.equal(401),
+    );
     expect(within).to.deep.equal({ lookups: 0, failureHits: 1, addressHits: 1 });
-    for (let i = 1; i < LINK_QUOTA; i++) await link(address, BASE_ENV.LINK_SECRET);
+    for (let i = 1; i < LINK_QUOTA; i++) await postLink(call, { subject: newSubject(), secret: BASE_ENV.LINK_SECRET, address });
     let limited;
-    const past = await callsOf(async () => (limited = await link(address, 'wrong')));
+    const past = await callsOf(async () => (limited = await postLink(call, { subject: newSubject(), secret: 'wrong', address })));
     expect(limited!.status).to.equal(429);
     expect(limited!.headers.get('ratelimit-policy')).to.equal(`"address";q=${LINK_QUOTA};w=60`);
     expect(past).to.deep.equal({ lookups: 0, failureHits: 0, addressHits: 1 });

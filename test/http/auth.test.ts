@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import jwt from 'jsonwebtoken';
 import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
 import { BACKENDS } from '../support/backends';
-import { BASE_ENV, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { BASE_ENV, type ConnectorUnderTest, newSubject, startConnector } from '../support/harness';
+import { postLink } from '../support/link-requests';
 
 for (const backend of BACKENDS) {
   describe(`link, revoke and bearer tokens [${backend}]`, () => {
@@ -12,12 +13,10 @@ for (const backend of BACKENDS) {
     });
     after(async () => c.close());
 
-    const link = (body: unknown, secret: string | null = BASE_ENV.LINK_SECRET) =>
-      c.call('POST', '/v1/link', { body, headers: secret === null ? {} : { 'x-link-secret': secret } });
     const key = deriveKeys(BASE_ENV.CONNECTOR_SECRET).tokenKey;
 
     it('POST /v1/link with the secret answers 201 with a Bearer token, a connection id and the revoke URL', async () => {
-      const res = await link({ subject: 'alice@example.com' });
+      const res = await postLink(c.call, { subject: 'alice@example.com', secret: BASE_ENV.LINK_SECRET });
       expect(res.status).to.equal(201);
       expect(res.body).to.include({ token_type: 'Bearer', subject: 'alice@example.com', revoke_url: BASE_ENV.DASHBOARD_URL });
       expect(res.body.connection_id).to.match(/^conn_/);
@@ -33,15 +32,15 @@ for (const backend of BACKENDS) {
     });
 
     it('the token is not signed with the raw CONNECTOR_SECRET but with a derived key', async () => {
-      const { token } = (await link({ subject: newSubject() })).body;
+      const { token } = (await postLink(c.call, { subject: newSubject(), secret: BASE_ENV.LINK_SECRET })).body;
       expect(() => jwt.verify(token, BASE_ENV.CONNECTOR_SECRET, { algorithms: ['HS256'] })).to.throw(/invalid signature/);
       expect(() => jwt.verify(token, key, { algorithms: ['HS256'] })).to.not.throw();
     });
 
     it('each link makes a new connection, and GET /v1/me shows who the token acts for', async () => {
       const subject = newSubject();
-      const a = (await link({ subject })).body;
-      const b = (await link({ subject })).body;
+      const a = (await postLink(c.call, { subject, secret: BASE_ENV.LINK_SECRET })).body;
+      const b = (await postLink(c.call, { subject, secret: BASE_ENV.LINK_SECRET })).body;
       expect(a.connection_id).to.not.equal(b.connection_id);
       const me = await c.call('GET', '/v1/me', { token: b.token });
       expect(me.status).to.equal(200);
@@ -55,8 +54,8 @@ for (const backend of BACKENDS) {
     });
 
     it('a missing and a wrong x-link-secret both answer the same 401 and mint nothing', async () => {
-      const missing = await link({ subject: 'x' }, null);
-      const wrong = await link({ subject: 'x' }, `${BASE_ENV.LINK_SECRET}x`);
+      const missing = await postLink(c.call, { subject: 'x', secret: null });
+      const wrong = await postLink(c.call, { subject: 'x', secret: `${BASE_ENV.LINK_SECRET}x` });
       expect(missing.status).to.equal(401);
       expect(wrong.status).to.equal(401);
       expect({ ...missing.body, request_id: 0 }).to.deep.equal({ ...wrong.body, request_id: 0 });
@@ -64,23 +63,23 @@ for (const backend of BACKENDS) {
     });
 
     it('a subject is trimmed; an empty, over-long or control-character subject answers 400', async () => {
-      expect((await link({ subject: '  bob  ' })).body.subject).to.equal('bob');
+      expect((await postLink(c.call, { subject: '  bob  ', secret: BASE_ENV.LINK_SECRET })).body.subject).to.equal('bob');
       for (const subject of ['   ', 'x'.repeat(257), 'a\u0000b', 'tab\there', 'c1\u0085']) {
-        expect((await link({ subject })).status, JSON.stringify(subject)).to.equal(400);
+        expect((await postLink(c.call, { subject, secret: BASE_ENV.LINK_SECRET })).status, JSON.stringify(subject)).to.equal(400);
       }
-      expect((await link({ subject: 'x'.repeat(256) })).status).to.equal(201);
+      expect((await postLink(c.call, { subject: 'x'.repeat(256), secret: BASE_ENV.LINK_SECRET })).status).to.equal(201);
     });
 
     it('a link body with unknown fields or without subject answers 400', async () => {
-      expect((await link({ subject: 'a', admin: true })).status).to.equal(400);
-      expect((await link({})).status).to.equal(400);
-      expect((await link({ subject: 42 })).status).to.equal(400);
+      expect((await postLink(c.call, { body: { subject: 'a', admin: true }, secret: BASE_ENV.LINK_SECRET })).status).to.equal(400);
+      expect((await postLink(c.call, { body: {}, secret: BASE_ENV.LINK_SECRET })).status).to.equal(400);
+      expect((await postLink(c.call, { body: { subject: 42 }, secret: BASE_ENV.LINK_SECRET })).status).to.equal(400);
     });
 
     it('revoking a connection makes its token answer 401 on the next request, other connections unaffected', async () => {
       const subject = newSubject();
-      const a = (await link({ subject })).body;
-      const b = (await link({ subject })).body;
+      const a = (await postLink(c.call, { subject, secret: BASE_ENV.LINK_SECRET })).body;
+      const b = (await postLink(c.call, { subject, secret: BASE_ENV.LINK_SECRET })).body;
       const res = await c.call('POST', '/v1/link/revoke', {
         body: { connection_id: a.connection_id },
         headers: { 'x-link-secret': BASE_ENV.LINK_SECRET },
@@ -100,8 +99,11 @@ for (const backend of BACKENDS) {
 
     it('revoking by subject revokes all of that subject’s connections and no one else’s', async () => {
       const subject = newSubject();
-      const tokens = [(await link({ subject })).body.token, (await link({ subject })).body.token];
-      const bystander = (await link({ subject: newSubject() })).body.token;
+      const tokens = [
+        (await postLink(c.call, { subject, secret: BASE_ENV.LINK_SECRET })).body.token,
+        (await postLink(c.call, { subject, secret: BASE_ENV.LINK_SECRET })).body.token,
+      ];
+      const bystander = (await postLink(c.call, { subject: newSubject(), secret: BASE_ENV.LINK_SECRET })).body.token;
       const res = await c.call('POST', '/v1/link/revoke', { body: { subject }, headers: { 'x-link-secret': BASE_ENV.LINK_SECRET } });
       expect(res.body).to.deep.equal({ revoked: 2 });
       for (const token of tokens) expect((await c.call('GET', '/v1/me', { token })).status).to.equal(401);

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { BACKENDS } from '../support/backends';
-import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { type ConnectorUnderTest, newKey, newSubject, startConnector } from '../support/harness';
+import { inStatus, pollJob, readJob } from '../support/job-polling';
+import { submitPrompt } from '../support/job-submission';
 import { scrape, sumOf } from '../support/prometheus-text';
 import { SCRIPTED_FAILURE, scriptedJobs } from '../support/scripted-jobs';
-import { submitPrompt } from '../support/job-submission';
-import { inStatus, pollJob, readJob } from '../support/job-polling';
 
 const PROBLEM = /^application\/problem\+json/;
 

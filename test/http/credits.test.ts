@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { BACKENDS } from '../support/backends';
-import { newSubject, startConnector, type CallResult, type ConnectorUnderTest } from '../support/harness';
+import { type CallResult, type ConnectorUnderTest, newSubject, startConnector } from '../support/harness';
 import { connectMcp } from '../support/mcp-client';
 import { parseExposition } from '../support/prometheus-text';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { webhookEnv } from '../webhooks/support/webhook-stands';
+import { webhookEnv } from '../support/webhook-stands';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const PREPAID = { BILLING_MODE: 'prepaid', CREDITS_LOW_THRESHOLD: '10' };

@@ -2,12 +2,12 @@ import { expect } from 'chai';
 import Redis from 'ioredis';
 import { BACKENDS } from '../support/backends';
 import { newKey, newSubject } from '../support/harness';
-import { connectMcp, rawToolCall } from '../support/mcp-client';
-import { oauthTarget, oauthTokens, registerClient, tokenRequest, type OAuthTarget } from '../support/oauth-helpers';
-import { monitorCommands } from '../redis/support/redis-fixture';
-import { waitFor } from '../testkit/wait-for';
-import { linkOn, startWebhookStand, type WebhookStand } from '../webhooks/support/webhook-stands';
 import { submitPrompt } from '../support/job-submission';
+import { connectMcp, rawToolCall } from '../support/mcp-client';
+import { type OAuthTarget, oauthTarget, oauthTokens, registerClient, tokenRequest } from '../support/oauth-helpers';
+import { monitorCommands } from '../support/redis-fixture';
+import { linkOn, startWebhookStand, type WebhookStand } from '../support/webhook-stands';
+import { waitFor } from '../testkit/wait-for';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 

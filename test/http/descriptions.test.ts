@@ -1,13 +1,13 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
 import { toolName } from '../../shared/contract/mcp/tool-definitions';
-import { priceRange, priceStatement, priceText } from '../../shared/domain/jobs/price';
 import { modelDescription } from '../../shared/contract/operations/model-description';
 import type { Operation } from '../../shared/contract/operations/operation';
 import { publishedOperations } from '../../shared/contract/operations/registry';
+import { priceRange, priceStatement, priceText } from '../../shared/domain/jobs/price';
 import { BACKENDS, type BackendKind } from '../support/backends';
 import { REGISTRIES, SHIPPED_REGISTRY } from '../support/extra-operations';
-import { BASE_ENV, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { BASE_ENV, type ConnectorUnderTest, startConnector } from '../support/harness';
 
 /** A connector serving one registry, with the two documents it published. */
 interface Served {

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { JobError } from '../../shared/platform/errors/job-error';
 import type { Operation } from '../../shared/contract/operations/operation';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
+import { JobError } from '../../shared/domain/jobs/job-error';
 import { BACKENDS } from '../support/backends';
-import { newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
-import { waitFor } from '../testkit/wait-for';
+import { type ConnectorUnderTest, newSubject, startConnector } from '../support/harness';
 import { submitPrompt } from '../support/job-submission';
+import { waitFor } from '../testkit/wait-for';
 
 const PROBLEM = /^application\/problem\+json/;
 

@@ -1,18 +1,15 @@
-import { randomBytes } from 'node:crypto';
-import { postToolsListFrom } from '../support/mcp-client';
 import { expect } from 'chai';
 import { newConfidentialClient } from '../../shared/domain/oauth/confidential-client';
 import { BACKENDS } from '../support/backends';
-import { BASE_ENV, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { newClientAddress } from '../support/client-addresses';
+import { BASE_ENV, type ConnectorUnderTest, newSubject, startConnector } from '../support/harness';
+import { postToolsListFrom } from '../support/mcp-client';
 import { answerConsent, authorize, authorizeParams, codeForm, pendingRequestId, tokenRequest } from '../support/oauth-helpers';
 import { scrape, sumOf } from '../support/prometheus-text';
 
 const BUDGET = 20;
 const CONCURRENT = 300;
 const CALLBACK = 'https://platform.example/oauth/callback';
-
-/** A fresh documentation-range address (RFC 5737), so the cases never share a budget. */
-const newAddress = () => `198.51.100.${1 + (randomBytes(1)[0] % 254)}`;
 
 /** How many answers had each status, e.g. `{ 401: 20, 429: 280 }`. */
 function tally(statuses: readonly number[]): Record<number, number> {
@@ -50,7 +47,7 @@ for (const backend of BACKENDS) {
     const failures = async (reason: string) => sumOf(await scrape(c.metricsUrl), 'connector_auth_failures_total', { reason });
 
     it(`${CONCURRENT} concurrent wrong link secrets: exactly ${BUDGET} answer 401 and the rest 429; the right secret from there then links`, async () => {
-      const address = newAddress();
+      const address = newClientAddress();
       const refusedBefore = await failures('too_many_failures');
       const answers = await Promise.all(
         Array.from({ length: CONCURRENT }, (_, i) =>
@@ -70,7 +67,7 @@ for (const backend of BACKENDS) {
     });
 
     it(`${CONCURRENT} concurrent junk bearer tokens, half on GET /v1/me and half on POST /mcp: exactly ${BUDGET} answer 401 and the rest 429; a valid token from there answers 200 on both`, async () => {
-      const address = newAddress();
+      const address = newClientAddress();
       const token = await c.link(newSubject());
       const mcp = (bearer: string) => postToolsListFrom(c.baseUrl, bearer, address);
       const statuses = await Promise.all(
@@ -107,7 +104,7 @@ for (const backend of BACKENDS) {
     }
 
     it(`wrong client secrets and invalid grants from one address spend one budget: ${BUDGET} refused as usual, then 429; a valid exchange and refresh from there answer 200`, async () => {
-      const address = newAddress();
+      const address = newClientAddress();
       const from = { 'x-forwarded-for': address };
       const valid = await code();
       const answers = [];

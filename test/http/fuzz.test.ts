@@ -1,15 +1,15 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
 import { buildOpenApiDocument } from '../../shared/contract/description/openapi-document';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
+import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
 import { BACKENDS, type BackendKind } from '../support/backends';
 import { freshClaims, hmacToken, nowSeconds, unsignedToken } from '../support/forged-tokens';
-import { BASE_ENV, newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { BASE_ENV, type ConnectorUnderTest, newKey, newSubject, startConnector } from '../support/harness';
+import { submitPrompt } from '../support/job-submission';
 import type { OpenApiResponseChecker } from '../support/openapi-check';
 import { RawClient, type RawResponse } from '../support/raw-client';
-import { requestArbitrary, type FuzzCredentials, type FuzzRequest } from '../support/request-arbitrary';
-import { submitPrompt } from '../support/job-submission';
+import { type FuzzCredentials, type FuzzRequest, requestArbitrary } from '../support/request-arbitrary';
 
 /*
  * Property-based fuzzing of every route over HTTP. Requests are derived from the document the registry

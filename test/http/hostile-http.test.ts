@@ -1,10 +1,10 @@
 import net from 'node:net';
 import { expect } from 'chai';
-import { OPERATIONS } from '../../shared/contract/operations/registry';
-import { buildOpenApiDocument } from '../../shared/contract/description/openapi-document';
 import { CHAIN_ERRORS } from '../../shared/contract/description/chain-errors';
+import { buildOpenApiDocument } from '../../shared/contract/description/openapi-document';
+import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { BACKENDS } from '../support/backends';
-import { newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { type ConnectorUnderTest, newSubject, startConnector } from '../support/harness';
 import { RawClient, type RawResponse } from '../support/raw-client';
 
 const PROBLEM = /^application\/problem\+json(;|$)/;

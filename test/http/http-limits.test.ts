@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { expect } from 'chai';
-import { startConnector, type ConnectorUnderTest } from '../support/harness';
+import { type ConnectorUnderTest, startConnector } from '../support/harness';
 import { waitFor } from '../testkit/wait-for';
 
 /** Sends `raw` on a fresh socket and collects everything the server writes until it closes the socket. */

@@ -1,15 +1,15 @@
 import { expect } from 'chai';
-import { cancelText, modelDescription } from '../../shared/contract/operations/model-description';
-import { REPORT_PUBLISHED_COST, REPORT_STATEMENT as STATEMENT } from '../support/report-price';
 import * as z from 'zod';
+import { cancelText, modelDescription } from '../../shared/contract/operations/model-description';
 import { paidOperation } from '../../shared/contract/operations/paid-operation';
-import { paidJob } from '../../shared/domain/jobs/processor';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { fixedPrice, type PerUnitPrice, perUnit } from '../../shared/domain/jobs/price';
+import { paidJob } from '../../shared/domain/jobs/processor';
 import { BACKENDS } from '../support/backends';
 import { withOperations } from '../support/extra-operations';
-import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { type ConnectorUnderTest, newKey, newSubject, startConnector } from '../support/harness';
 import { connectMcp } from '../support/mcp-client';
+import { REPORT_PUBLISHED_COST, REPORT_STATEMENT as STATEMENT } from '../support/report-price';
 
 const LIMIT = 10;
 const DESCRIPTION = 'Drafts a report on a topic, 1 to 5 pages, charged once when accepted: ask the person first.';

@@ -1,15 +1,15 @@
 import { expect } from 'chai';
 import type { Operation } from '../../shared/contract/operations/operation';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
+import { JobError } from '../../shared/domain/jobs/job-error';
 import { timeoutMessage } from '../../shared/domain/jobs/job-runner';
-import { JobError } from '../../shared/platform/errors/job-error';
 import { PLACEHOLDER_FAILURE } from '../../shared/domain/processors/placeholder-processor';
 import { BACKENDS } from '../support/backends';
-import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
-import { connectMcp, modernTasks } from '../support/mcp-client';
-import { waitFor } from '../testkit/wait-for';
+import { type ConnectorUnderTest, newKey, newSubject, startConnector } from '../support/harness';
 import { inStatus, pollJob } from '../support/job-polling';
 import { submitPrompt } from '../support/job-submission';
+import { connectMcp, modernTasks } from '../support/mcp-client';
+import { waitFor } from '../testkit/wait-for';
 
 /** The paid operation under test: the registry's first operation with a job, whatever it is called. */
 const PAID = OPERATIONS.find((operation) => operation.job)!;

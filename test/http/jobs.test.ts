@@ -2,10 +2,10 @@ import { expect } from 'chai';
 import type { Operation } from '../../shared/contract/operations/operation';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { BACKENDS } from '../support/backends';
-import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
-import { waitFor } from '../testkit/wait-for';
-import { submitPrompt } from '../support/job-submission';
+import { type ConnectorUnderTest, newKey, newSubject, startConnector } from '../support/harness';
 import { inStatus, pollJob } from '../support/job-polling';
+import { submitPrompt } from '../support/job-submission';
+import { waitFor } from '../testkit/wait-for';
 
 for (const backend of BACKENDS) {
   describe(`paid jobs and idempotency [${backend}]`, () => {

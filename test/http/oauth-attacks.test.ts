@@ -1,17 +1,17 @@
 import { expect } from 'chai';
 import { BACKENDS } from '../support/backends';
-import { newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { type ConnectorUnderTest, newSubject, startConnector } from '../support/harness';
 import {
   answerConsent,
   authorize,
   authorizeParams,
   codeFor,
   codeForm,
+  oauthTokens,
   pendingRequestId,
   REDIRECT_URI,
   registerClient,
   tokenRequest,
-  oauthTokens,
 } from '../support/oauth-helpers';
 
 // Attacks on the authorization server, each reproduced as the attacker would send it; every test here failed

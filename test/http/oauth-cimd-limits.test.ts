@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import Redis from 'ioredis';
-import { connectionUrl } from '../../shared/platform/config/redis-settings';
-import type { CimdFetchOptions } from '../../shared/domain/oauth/cimd-fetcher';
 import { RedisKeys } from '../../shared/adapters/redis/redis-keys';
+import type { CimdFetchOptions } from '../../shared/domain/oauth/cimd-fetcher';
+import { connectionUrl } from '../../shared/platform/config/redis-settings';
 import { BACKENDS } from '../support/backends';
-import { CIMD_HOST, startCimdServer, type CimdServer } from '../support/cimd-server';
-import { startConnector, type ConnectorUnderTest } from '../support/harness';
+import { CIMD_HOST, type CimdServer, startCimdServer } from '../support/cimd-server';
+import { type ConnectorUnderTest, startConnector } from '../support/harness';
 import { authorize, authorizeParams, pendingRequestId, REDIRECT_URI } from '../support/oauth-helpers';
 import { waitFor } from '../testkit/wait-for';
 

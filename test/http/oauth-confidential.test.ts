@@ -1,10 +1,11 @@
-import { connectionUrl } from '../../shared/platform/config/redis-settings';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { newConfidentialClient } from '../../shared/domain/oauth/confidential-client';
-import { newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { connectionUrl } from '../../shared/platform/config/redis-settings';
+import { type ConnectorUnderTest, newSubject, startConnector } from '../support/harness';
 import { answerConsent, authorize, authorizeParams, codeForm, pendingRequestId, tokenRequest } from '../support/oauth-helpers';
+import { childEnv } from '../testkit/child-env';
 
 const GPT_CALLBACK = 'https://chat.openai.com/aip/g-test/oauth/callback';
 const run = promisify(execFile);
@@ -120,7 +121,7 @@ describe('OAuth 2.1 pre-registered confidential clients (GPT Actions) [redis, np
       ['--import', 'tsx', 'scripts/oauth-client.ts', '--name', 'Redis GPT', '--redirect-uri', GPT_CALLBACK],
       {
         env: {
-          PATH: process.env.PATH,
+          ...childEnv(),
           REDIS_URL: connectionUrl(connector.config.redis),
           REDIS_KEY_PREFIX: connector.config.redisKeyPrefix,
         },

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { BACKENDS } from '../support/backends';
-import { BASE_ENV, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { BASE_ENV, type ConnectorUnderTest, startConnector } from '../support/harness';
 import { authorize, authorizeParams, pendingRequestId, registerClient } from '../support/oauth-helpers';
 
 for (const kind of BACKENDS) {

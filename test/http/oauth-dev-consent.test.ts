@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { BASE_ENV, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { BASE_ENV, type ConnectorUnderTest, newSubject, startConnector } from '../support/harness';
 import {
   authorize,
   authorizeParams,

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { BACKENDS } from '../support/backends';
-import { BASE_ENV, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { BASE_ENV, type ConnectorUnderTest, newSubject, startConnector } from '../support/harness';
 import {
   answerConsent,
   authorize,

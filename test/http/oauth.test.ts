@@ -2,18 +2,18 @@ import { expect } from 'chai';
 import jwt from 'jsonwebtoken';
 import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
 import { BACKENDS } from '../support/backends';
-import { BASE_ENV, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { BASE_ENV, type ConnectorUnderTest, newSubject, startConnector } from '../support/harness';
 import {
   answerConsent,
   authorize,
   authorizeParams,
   codeFor,
   codeForm,
+  oauthTokens,
   pendingRequestId,
   REDIRECT_URI,
   registerClient,
   tokenRequest,
-  oauthTokens,
 } from '../support/oauth-helpers';
 
 for (const kind of BACKENDS) {

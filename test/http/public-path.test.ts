@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { publicPathOf } from '../../api/middleware/public-path';
 import { BACKENDS } from '../support/backends';
-import { checkedClient, type Call } from '../support/checked-client';
-import { newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { type Call, checkedClient } from '../support/checked-client';
+import { type ConnectorUnderTest, newSubject, startConnector } from '../support/harness';
 
 const PUBLIC_URL = 'http://localhost:8787/connector';
 

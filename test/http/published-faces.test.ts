@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { startConnector, type ConnectorUnderTest } from '../support/harness';
+import { type ConnectorUnderTest, startConnector } from '../support/harness';
 import { capturePublishedFaces } from '../support/published-faces';
 import { ROOT } from '../support/spawn-process';
 

@@ -5,11 +5,11 @@ import { buildOpenApiDocument } from '../../shared/contract/description/openapi-
 import { SERVICE_INFO } from '../../shared/contract/description/service-info';
 import { buildToolDefinitions } from '../../shared/contract/mcp/tool-definitions';
 import { publishedOperations } from '../../shared/contract/operations/registry';
-import { freePort } from '../testkit/free-port';
-import { newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
-import { connectMcp } from '../support/mcp-client';
-import { waitFor } from '../testkit/wait-for';
 import { launchChromium } from '../support/chromium';
+import { type ConnectorUnderTest, newSubject, startConnector } from '../support/harness';
+import { connectMcp } from '../support/mcp-client';
+import { freePort } from '../testkit/free-port';
+import { waitFor } from '../testkit/wait-for';
 
 /** What Chromium sends for a page it navigates to. */
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8';

@@ -2,11 +2,11 @@ import { expect } from 'chai';
 import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
 import { BACKENDS } from '../support/backends';
 import { freshClaims, hmacToken } from '../support/forged-tokens';
-import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { type ConnectorUnderTest, newKey, newSubject, startConnector } from '../support/harness';
+import { submitPrompt } from '../support/job-submission';
+import { scrape, sumOf } from '../support/prometheus-text';
 import { jwtClaims, jwtHeader, keyIdOf, phaseEnv, previousUses, ROTATION, tokenUnder, verifiesWith } from '../support/rotation';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { scrape, sumOf } from '../support/prometheus-text';
-import { submitPrompt } from '../support/job-submission';
 
 // One connector in a rotation's overlap (both secrets of each kind configured). What the previous secret
 // signed is made here with its derived keys, as a connector configured with it alone would have made it;

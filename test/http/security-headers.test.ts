@@ -3,8 +3,8 @@ import { directCallMatcher } from '../../api/mcp/direct-tool-call';
 import { compileArgumentChecks } from '../../api/mcp/tool-calls';
 import { buildToolDefinitions } from '../../shared/contract/mcp/tool-definitions';
 import { publishedOperations } from '../../shared/contract/operations/registry';
-import { newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
-import { rawToolCall, type RawMcpCall } from '../support/mcp-client';
+import { type ConnectorUnderTest, newSubject, startConnector } from '../support/harness';
+import { type RawMcpCall, rawToolCall } from '../support/mcp-client';
 
 /** The security headers every answer carries: helmet's, configured for a JSON API (lower-case names). */
 const EXPECTED = {

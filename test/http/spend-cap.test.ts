@@ -1,14 +1,14 @@
 import { expect } from 'chai';
 import * as z from 'zod';
 import { paidOperation } from '../../shared/contract/operations/paid-operation';
-import { paidJob } from '../../shared/domain/jobs/processor';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { perUnit } from '../../shared/domain/jobs/price';
+import { paidJob } from '../../shared/domain/jobs/processor';
 import { BACKENDS } from '../support/backends';
 import { withOperations } from '../support/extra-operations';
-import { newKey, newSubject, startConnector, type CallResult, type ConnectorUnderTest } from '../support/harness';
-import { scrape, sumOf } from '../support/prometheus-text';
+import { type CallResult, type ConnectorUnderTest, newKey, newSubject, startConnector } from '../support/harness';
 import { submitPrompt } from '../support/job-submission';
+import { scrape, sumOf } from '../support/prometheus-text';
 
 const LIMIT = 3;
 const PROBLEM = /^application\/problem\+json/;

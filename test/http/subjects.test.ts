@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { BACKENDS } from '../support/backends';
-import { BASE_ENV, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { BASE_ENV, type ConnectorUnderTest, startConnector } from '../support/harness';
 
 const secret = { 'x-link-secret': BASE_ENV.LINK_SECRET };
 

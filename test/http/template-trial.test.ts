@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { maximalSize } from '../../doctor/response-size';
-import { waitFor } from '../testkit/wait-for';
 import { BACKENDS } from '../support/backends';
 import { EXTENDED_REGISTRY, MAX_TRANSLATION, translateJob, UNSUPPORTED_LANGUAGE } from '../support/extra-operations';
-import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { type ConnectorUnderTest, newKey, newSubject, startConnector } from '../support/harness';
 import { isFinal, pollJob } from '../support/job-polling';
 import { submitJob } from '../support/job-submission';
+import { waitFor } from '../testkit/wait-for';
 
 /** GPT Actions' limit on an answer, in characters. */
 const MAX_ANSWER = 100_000;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { BACKENDS } from '../support/backends';
-import { newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { type ConnectorUnderTest, newSubject, startConnector } from '../support/harness';
 
 for (const backend of BACKENDS) {
   describe(`things [${backend}]`, () => {

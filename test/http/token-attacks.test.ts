@@ -7,11 +7,11 @@ import {
   nowSeconds,
   rs256Token,
   rsaKeys,
+  type TokenClaims,
   tamperedToken,
   unsignedToken,
-  type TokenClaims,
 } from '../support/forged-tokens';
-import { BASE_ENV, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { BASE_ENV, type ConnectorUnderTest, newSubject, startConnector } from '../support/harness';
 import { RawClient } from '../support/raw-client';
 
 const HS256 = { alg: 'HS256', typ: 'JWT' };

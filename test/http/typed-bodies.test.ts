@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { bearerOperation } from '../../shared/contract/operations/operation';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { withOperations } from '../support/extra-operations';
-import { newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { type ConnectorUnderTest, newSubject, startConnector } from '../support/harness';
 import { callOk, connectMcp, OutputChecker } from '../support/mcp-client';
 import { portabilityFindings } from '../support/schema-portability';
 

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { loadRedisSettings } from '../../shared/platform/config/redis-settings';
-import { helm, render, templateRaw, type K8sObject, type RenderOptions } from './support/helm';
-import { mainContainer, mustFind, ofKind, resolveEnv, type Container } from './support/manifests';
+import { helm, type K8sObject, type RenderOptions, render, templateRaw } from '../support/helm';
+import { type Container, mainContainer, mustFind, ofKind, resolveEnv } from '../support/manifests';
 
 /*
  * The chart's Redis topologies (one node, Sentinel, Cluster), TLS and credentials, as the api and worker

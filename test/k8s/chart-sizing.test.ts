@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import YAML from 'yaml';
-import { chartDir, repoRoot } from './support/helm';
+import { chartDir, repoRoot } from '../support/helm';
 
 // The chart's memory requests and limits are derived from the committed measurements (docs/deploying.md,
 // "Sizing"): a request covers the most a process held in the soak's steady traffic, a limit is such that the

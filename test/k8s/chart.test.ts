@@ -3,8 +3,8 @@ import path from 'node:path';
 import { expect } from 'chai';
 import YAML from 'yaml';
 import { HARD_DEADLINE_SLACK_MS } from '../../shared/platform/lifecycle/shutdown';
-import { chartDir, helm, lint, render, templateRaw, type K8sObject, type RenderOptions } from './support/helm';
-import { byComponent, containerPort, mainContainer, mustFind, ofKind, validateObject, type Container } from './support/manifests';
+import { chartDir, helm, type K8sObject, lint, type RenderOptions, render, templateRaw } from '../support/helm';
+import { byComponent, type Container, containerPort, mainContainer, mustFind, ofKind, validateObject } from '../support/manifests';
 
 const ciFiles = readdirSync(path.join(chartDir, 'ci'))
   .filter((f) => f.endsWith('-values.yaml'))

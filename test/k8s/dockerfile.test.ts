@@ -2,10 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import YAML from 'yaml';
-import { chartDir, repoRoot } from './support/helm';
-import { dockerfileStages, effective, globalArgs, lineage, type Stage } from './support/dockerfile';
+import { chartDir, repoRoot } from '../support/helm';
 import { importClosure } from '../support/import-graph';
 import { admits } from '../support/node-range';
+import { dockerfileStages, effective, globalArgs, lineage, type Stage } from './support/dockerfile';
 
 const dockerfile = readFileSync(path.join(repoRoot, 'Dockerfile'), 'utf8');
 const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8'));
@@ -49,8 +49,8 @@ describe('Dockerfile', function () {
   it('compiles with npm run build in the build stage, and that script runs tsc into dist/', function () {
     expect(runs(stage(stages, 'build'))).to.include('npm run build');
     expect(pkg.scripts.build).to.match(/\btsc -p tsconfig\.build\.json\b/);
-    // The image has no bundler: the build writes the MCP Apps job card into dist/ for the server to read.
-    expect(pkg.scripts.build).to.match(/\btsx scripts\/build-job-card\.ts\b/);
+    // The image has no bundler: the build writes the MCP Apps cards into dist/ for the server to read.
+    expect(pkg.scripts.build).to.match(/\btsx scripts\/build-cards\.ts\b/);
     // Nor does tsc copy the Lua scripts the Redis stores read at start: the build checks them and copies them.
     expect(pkg.scripts.build).to.match(/\btsx scripts\/build-lua-scripts\.ts\b/);
     const tsconfig = JSON.parse(readFileSync(path.join(repoRoot, 'tsconfig.json'), 'utf8'));
@@ -135,15 +135,17 @@ describe('.dockerignore', function () {
 
   it('keeps what npm ci and npm run build need in the build context: the manifests and every folder the build compiles', function () {
     const build = JSON.parse(readFileSync(path.join(repoRoot, 'tsconfig.build.json'), 'utf8')) as { files: string[] };
-    // The folders of every source the entry points import, and scripts/ (the build runs build-job-card.ts).
+    // The folders of every source the entry points import, scripts/ (the build runs build-cards.ts) and the
+    // cards' pages it bundles.
     const folders = new Set([
       'scripts',
+      'cards',
       ...build.files
         .flatMap((entry) => [...importClosure(path.join(repoRoot, entry))])
         .map((file) => path.relative(repoRoot, file).split(path.sep)[0]!),
     ]);
     expect([...folders]).to.include.members(['api', 'worker', 'shared', 'doctor']);
-    // tsconfig.card.json: the build bundles the MCP Apps job card's page with it.
+    // tsconfig.card.json: the build bundles the MCP Apps cards' pages with it.
     for (const needed of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'tsconfig.card.json', ...folders]) {
       expect(ignored, needed).not.to.include(needed);
     }

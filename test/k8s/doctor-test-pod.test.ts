@@ -1,12 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { expect } from 'chai';
 import type { CheckResult } from '../../doctor/check-result';
-import { failures, type DoctorRun } from '../doctor/support/doctor-cli';
+import { type DoctorRun, failures } from '../support/doctor-cli';
+import { helm, type K8sObject, type RenderOptions, render, repoRoot } from '../support/helm';
+import { type Container, mainContainer, mustFind, named, ofKind, resolveEnv, validateObject } from '../support/manifests';
+import { childEnv } from '../testkit/child-env';
 import { freePort } from '../testkit/free-port';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { waitFor } from '../testkit/wait-for';
-import { helm, render, repoRoot, type K8sObject, type RenderOptions } from './support/helm';
-import { mainContainer, mustFind, named, ofKind, resolveEnv, validateObject, type Container } from './support/manifests';
 
 const ALL_FEATURES = 'charts/connector/ci/all-features-values.yaml';
 const EMBEDDED = 'charts/connector/ci/embedded-api-only-values.yaml';
@@ -33,7 +34,7 @@ function start(command: string[], env: Record<string, string>): { child: ChildPr
   expect(command[0]).to.equal('node');
   const child = spawn(process.execPath, command.slice(1), {
     cwd: repoRoot,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+    env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.push(child);

@@ -2,14 +2,15 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import ts from 'typescript';
-import { JOB_CARD_FILE } from '../../shared/contract/mcp/job-card/job-card';
+import { pageCardsOf } from '../../scripts/build-cards';
+import { builtCardFile } from '../../shared/contract/cards/page-card';
+import { repoRoot } from '../support/helm';
 import { moduleSpecifiers } from '../support/import-boundary';
 import { dockerfileStages, lineage } from './support/dockerfile';
-import { repoRoot } from './support/helm';
 
 // The image ships the product only: dist/ (what the runtime stage copies) holds the code the API, the
-// worker and the operators' two CLIs load, and the files they read, nothing else: no bench, test kit or
-// build script. npm test builds before it runs this.
+// worker and the operators' CLI (connector-doctor) load, and the files they read, nothing else: no bench,
+// test kit, build script or oauth-client. npm test builds before it runs this.
 
 const dist = path.join(repoRoot, 'dist');
 const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8'));
@@ -18,6 +19,14 @@ const stages = dockerfileStages(readFileSync(path.join(repoRoot, 'Dockerfile'), 
 
 /** What tsc emits for a module that only declares types: the module marker and no statement. */
 const EMPTY_MODULE = '"use strict";\nObject.defineProperty(exports, "__esModule", { value: true });\n';
+
+/** The line tsc appends when it writes source maps (`npm run coverage` builds with them, for c8). */
+const SOURCE_MAP_COMMENT = /\/\/# sourceMappingURL=\S+$/;
+
+/** The compiled file a source map belongs to; the file itself when it is not a map. */
+function mappedFile(file: string): string {
+  return file.endsWith('.js.map') ? file.slice(0, -'.map'.length) : file;
+}
 
 /** Every file under `dir`, relative to it. */
 function filesUnder(dir: string): string[] {
@@ -63,7 +72,7 @@ describe('the image ships the product only', function () {
     expect(existsSync(compiled('api/main.ts')), 'dist/ is built (npm run build)').to.equal(true);
   });
 
-  it('the build compiles exactly the entry points the image runs: the API, the worker and the two operator CLIs', () => {
+  it('the build compiles exactly the entry points the image runs: the API, the worker and the operator CLI', () => {
     expect(build.include ?? [], 'no folder compiled whole').to.deep.equal([]);
     const commands = ['api', 'worker'].map(
       (target) =>
@@ -72,26 +81,29 @@ describe('the image ships the product only', function () {
           .map((cmd) => (JSON.parse(cmd.args) as string[]).at(-1)!)[0],
     );
     const bins = Object.values(pkg.bin as Record<string, string>);
-    // connector-doctor (the bin) and scripts/oauth-client.ts, which docs/oauth-and-dashboard.md runs in a built image.
-    expect([...commands, ...bins, 'dist/scripts/oauth-client.js'].sort()).to.deep.equal(
-      build.files.map((entry) => path.relative(repoRoot, compiled(entry))).sort(),
-    );
+    // connector-doctor is the bin; scripts/oauth-client.ts runs from a checkout, so nothing of scripts/ is built.
+    expect([...commands, ...bins].sort()).to.deep.equal(build.files.map((entry) => path.relative(repoRoot, compiled(entry))).sort());
   });
 
-  it('dist/ holds what the entry points load, the job card they serve and Lua scripts beside their stores, nothing else', () => {
+  it('dist/ holds what the entry points load, the cards they serve and Lua scripts beside their stores, nothing else', () => {
     const loaded = runtimeClosure(build.files.map(compiled));
+    const cards = pageCardsOf().map(builtCardFile);
     const stray = filesUnder(dist).filter((file) => {
-      const full = path.join(dist, file);
+      // A source map goes with the file it maps.
+      const full = path.join(dist, mappedFile(file));
       if (loaded.has(full)) return false;
       // A types-only module, compiled because an entry's code imports its types: no code at run time.
-      if (file.endsWith('.js') && readFileSync(full, 'utf8') === EMPTY_MODULE) return false;
-      // Read by the API at run time: the card the build bundles next to its module, Lua scripts copied from the sources.
-      if (file === path.join('shared', 'contract', 'mcp', 'job-card', JOB_CARD_FILE)) return false;
+      if (full.endsWith('.js') && readFileSync(full, 'utf8').replace(SOURCE_MAP_COMMENT, '') === EMPTY_MODULE) return false;
+      // Read by the API at run time: the cards the build bundles, Lua scripts copied from the sources.
+      if (cards.includes(file)) return false;
       if (file.endsWith('.lua') && existsSync(path.join(repoRoot, file))) return false;
       return true;
     });
     expect(stray).to.deep.equal([]);
-    expect(filesUnder(dist)).to.include(path.join('shared', 'contract', 'mcp', 'job-card', JOB_CARD_FILE));
+    expect(cards, 'the job card among the built cards').to.include(path.join('app-cards', 'connector', 'job-card.html'));
+    expect(filesUnder(dist)).to.include.members(cards);
+    // The bundler is a build tool: nothing of it is compiled into dist/.
+    expect(filesUnder(dist).filter((file) => /bundle/.test(file))).to.deep.equal([]);
   });
 
   it('the image copies dist/ and the manifests npm ci needs into its runtime stages, nothing else of the build', () => {

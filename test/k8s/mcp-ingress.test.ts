@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { helm, render, type K8sObject } from './support/helm';
-import { mustFind, ofKind } from './support/manifests';
+import { helm, type K8sObject, render } from '../support/helm';
+import { mustFind, ofKind } from '../support/manifests';
 
 const TLS_VALUES = 'charts/connector/ci/ingress-tls-values.yaml';
 

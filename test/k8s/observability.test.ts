@@ -2,21 +2,21 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import { chartDir, helm, type K8sObject, render, repoRoot, templateRaw } from '../support/helm';
+import { byComponent, ofKind, validateObject } from '../support/manifests';
 import {
   AUTH_FAILURE_REASONS,
   CONTRACT_METRICS,
+  exportedFamilies,
+  exportedSampleNames,
   JOB_OUTCOMES,
   QUEUE_STATES,
   REFUND_REASONS,
   RELEASE_REASONS,
   WEBHOOK_EVENT_TYPES,
   WEBHOOK_OUTCOMES,
-  exportedFamilies,
-  exportedSampleNames,
 } from '../support/metric-contract';
-import { labelValuesMetric, selectors, type Selector } from '../support/promql';
-import { chartDir, helm, render, repoRoot, templateRaw, type K8sObject } from './support/helm';
-import { byComponent, ofKind, validateObject } from './support/manifests';
+import { labelValuesMetric, type Selector, selectors } from '../support/promql';
 
 const ALL_FEATURES = 'charts/connector/ci/all-features-values.yaml';
 const DASHBOARD_FILE = path.join(chartDir, 'dashboards', 'connector.json');

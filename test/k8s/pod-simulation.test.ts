@@ -1,15 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { expect } from 'chai';
+import { helm, type K8sObject, render, repoRoot } from '../support/helm';
+import { type Container, containerPort, mainContainer, mustFind, resolveEnv } from '../support/manifests';
+import { childEnv } from '../testkit/child-env';
 import { freePort } from '../testkit/free-port';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { waitFor } from '../testkit/wait-for';
 import { dockerfileStages, effective, lineage } from './support/dockerfile';
-import { helm, render, repoRoot, type K8sObject } from './support/helm';
-import { containerPort, mainContainer, mustFind, resolveEnv, type Container } from './support/manifests';
 
 /*
  * A pod without a cluster: the container's environment is resolved from the rendered ConfigMap and Secret
@@ -64,7 +65,7 @@ async function startPod(
   const container = mainContainer(deployment) as SimulatedPod['container'];
   const target = container.name; // the Dockerfile target of the same name
   const resolved = resolveEnv(container, objects, options.externalSecrets);
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', ...imageEnv(target), ...resolved };
+  const env: Record<string, string> = childEnv({ ...imageEnv(target), ...resolved });
 
   const mapped = new Map<number, number>();
   for (const port of container.ports ?? []) mapped.set(port.containerPort, await freePort());

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { helm, lint, render, templateRaw, type K8sObject } from './support/helm';
-import { mainContainer, mustFind, ofKind, resolveEnv } from './support/manifests';
+import { helm, type K8sObject, lint, render, templateRaw } from '../support/helm';
+import { mainContainer, mustFind, ofKind, resolveEnv } from '../support/manifests';
 
 const ROTATION_VALUES = 'charts/connector/ci/rotation-values.yaml';
 const CONNECTOR = 'ci-placeholder-connector-secret-0123456789abcdef';

@@ -1,11 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { expect } from 'chai';
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { expect } from 'chai';
 import YAML from 'yaml';
-import { helm, lint, render, repoRoot } from './support/helm';
-import { mustFind } from './support/manifests';
+import { helm, lint, render, repoRoot } from '../support/helm';
+import { mustFind } from '../support/manifests';
 import { dockerfileStages } from './support/dockerfile';
 
 /** Skaffold's published schema, vendored with its licence note (test/k8s/schemas/README.md). */

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { helm, lint, render, templateRaw, type K8sObject } from './support/helm';
-import { type Container, mainContainer, mustFind, ofKind, resolveEnv, validateObject } from './support/manifests';
+import { helm, type K8sObject, lint, render, templateRaw } from '../support/helm';
+import { type Container, mainContainer, mustFind, ofKind, resolveEnv, validateObject } from '../support/manifests';
 
 const TRACING_VALUES = 'charts/connector/ci/tracing-values.yaml';
 const HEADERS = 'authorization=Bearer otlp-placeholder-token';

@@ -2,18 +2,19 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CallToolResult, Client, Tool } from '@modelcontextprotocol/client';
 import { expect } from 'chai';
-import { APP_MIME_TYPE, type AppCard, LEGACY_RESOURCE_URI_KEY, UI_EXTENSION } from '../../shared/contract/mcp/job-card/app-card';
-import { JOB_CARD, JOB_CARD_FILE } from '../../shared/contract/mcp/job-card/job-card';
-import { toolName } from '../../shared/contract/mcp/tool-definitions';
-import { networkReferences } from '../../shared/contract/mcp/job-card/network-references';
-import { fixedPrice } from '../../shared/domain/jobs/price';
 import * as z from 'zod';
+import { networkReferences } from '../../scripts/network-references';
+import { APP_MIME_TYPE, type AppCard, LEGACY_RESOURCE_URI_KEY, UI_EXTENSION } from '../../shared/contract/cards/app-card';
+import { JOB_CARD } from '../../shared/contract/cards/job-card';
+import { builtCardFile } from '../../shared/contract/cards/page-card';
+import { toolName } from '../../shared/contract/mcp/tool-definitions';
 import { paidOperation } from '../../shared/contract/operations/paid-operation';
+import { OPERATIONS } from '../../shared/contract/operations/registry';
+import { fixedPrice } from '../../shared/domain/jobs/price';
 import { paidJob } from '../../shared/domain/jobs/processor';
 import { EXTRA_OPERATIONS, withOperations } from '../support/extra-operations';
-import { OPERATIONS } from '../../shared/contract/operations/registry';
-import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
-import { connectMcp, rawToolCall, REVISIONS, UI_EXTENSION_SETTINGS } from '../support/mcp-client';
+import { type ConnectorUnderTest, newKey, newSubject, startConnector } from '../support/harness';
+import { connectMcp, REVISIONS, rawToolCall, UI_EXTENSION_SETTINGS } from '../support/mcp-client';
 import { INVALID_PARAMS, rpcError } from '../support/registry-tool-tests';
 import { ROOT } from '../support/spawn-process';
 import { waitFor } from '../testkit/wait-for';
@@ -188,7 +189,7 @@ describe('MCP Apps: the job card over POST /mcp', function () {
   }
 
   it('the card npm run build wrote into dist/ (what the image serves) is the card served from the sources', async () => {
-    const built = await readFile(path.join(ROOT, 'dist', 'shared', 'contract', 'mcp', 'job-card', JOB_CARD_FILE), 'utf8');
+    const built = await readFile(path.join(ROOT, 'dist', builtCardFile(JOB_CARD)), 'utf8');
     expect(built).to.equal(await JOB_CARD.html());
   });
 

@@ -1,6 +1,6 @@
-import { expect } from 'chai';
 import type { Client } from '@modelcontextprotocol/client';
-import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { expect } from 'chai';
+import { type ConnectorUnderTest, newKey, newSubject, startConnector } from '../support/harness';
 import { callOk, connectMcp, legacyTasks, modernTasks, OutputChecker, REVISIONS } from '../support/mcp-client';
 import { scriptedJobs } from '../support/scripted-jobs';
 import { waitFor } from '../testkit/wait-for';

@@ -1,4 +1,3 @@
-import { connectionUrl } from '../../shared/platform/config/redis-settings';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { expect } from 'chai';
 import fc from 'fast-check';
@@ -6,11 +5,12 @@ import { directCallMatcher } from '../../api/mcp/direct-tool-call';
 import { compileArgumentChecks } from '../../api/mcp/tool-calls';
 import { buildToolDefinitions } from '../../shared/contract/mcp/tool-definitions';
 import { publishedOperations } from '../../shared/contract/operations/registry';
-import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
-import { MODERN_ENVELOPE, rawToolCall, type RawMcpCall } from '../support/mcp-client';
-import { sampleArguments } from '../support/tool-arguments';
-import { submitPrompt } from '../support/job-submission';
+import { connectionUrl } from '../../shared/platform/config/redis-settings';
+import { type ConnectorUnderTest, newKey, newSubject, startConnector } from '../support/harness';
 import { inStatus, pollJob } from '../support/job-polling';
+import { submitPrompt } from '../support/job-submission';
+import { MODERN_ENVELOPE, type RawMcpCall, rawToolCall } from '../support/mcp-client';
+import { sampleArguments } from '../support/tool-arguments';
 
 const REVISION = '2026-07-28';
 

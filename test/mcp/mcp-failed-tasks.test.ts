@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { type ConnectorUnderTest, newKey, newSubject, startConnector } from '../support/harness';
 import { connectMcp, legacyTasks, modernTasks, OutputChecker, pollJobOverMcp } from '../support/mcp-client';
 import { scriptedJobs } from '../support/scripted-jobs';
 import { waitFor } from '../testkit/wait-for';

@@ -1,12 +1,14 @@
 import { expect } from 'chai';
-import { startApi, type RunningApi } from '../../api/start-api';
+import { type RunningApi, startApi } from '../../api/start-api';
 import { loadConfig } from '../../shared/platform/config/config';
 import { createLogger } from '../../shared/platform/logging/logger';
+import { type Call, checkedClient } from '../support/checked-client';
 import { BASE_ENV, inProcessWorker, newKey, newSubject } from '../support/harness';
+import { linkedToken } from '../support/link-requests';
 import { LogCapture } from '../support/log-capture';
 import { callOk, connectMcp, legacyTasks, modernTasks, OutputChecker, pollJobOverMcp, REVISIONS } from '../support/mcp-client';
+import { type Replica, roundRobinProxy } from '../support/round-robin-proxy';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
-import { roundRobinProxy, type Replica } from '../support/round-robin-proxy';
 import { waitFor } from '../testkit/wait-for';
 
 describe('two API replicas on one Redis behind a round-robin proxy, one MCP client', function () {
@@ -16,6 +18,7 @@ describe('two API replicas on one Redis behind a round-robin proxy, one MCP clie
   let b: RunningApi;
   let proxy: Awaited<ReturnType<typeof roundRobinProxy>>;
   let baseA: string;
+  let callA: Call;
 
   before(async () => {
     redis = await startRedis();
@@ -31,6 +34,7 @@ describe('two API replicas on one Redis behind a round-robin proxy, one MCP clie
     const baseB = `http://127.0.0.1:${b.port}`;
     for (const base of [baseA, baseB]) await waitFor(async () => (await fetch(`${base}/readyz`)).status === 200, { what: `${base} ready` });
     proxy = await roundRobinProxy({ A: baseA, B: baseB });
+    ({ call: callA } = await checkedClient(baseA));
   });
   after(async () => {
     await proxy?.close();
@@ -38,19 +42,9 @@ describe('two API replicas on one Redis behind a round-robin proxy, one MCP clie
     await redis?.stop();
   });
 
-  async function link(): Promise<string> {
-    const res = await fetch(`${baseA}/v1/link`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-link-secret': BASE_ENV.LINK_SECRET },
-      body: JSON.stringify({ subject: newSubject() }),
-    });
-    expect(res.status).to.equal(201);
-    return ((await res.json()) as { token: string }).token;
-  }
-
   for (const revision of REVISIONS) {
     it(`a ${revision} client completes the walk-through with its requests alternating between the replicas`, async () => {
-      const token = await link();
+      const token = await linkedToken(callA, { subject: newSubject(), secret: BASE_ENV.LINK_SECRET });
       const start = proxy.served.length;
       const client = await connectMcp(`${proxy.url}/mcp`, token, revision);
       try {
@@ -76,7 +70,7 @@ describe('two API replicas on one Redis behind a round-robin proxy, one MCP clie
   }
 
   it('a 2025-11-25 task created on one replica is finished by the other’s worker and read back on the other', async () => {
-    const token = await link();
+    const token = await linkedToken(callA, { subject: newSubject(), secret: BASE_ENV.LINK_SECRET });
     const client = await connectMcp(`${proxy.url}/mcp`, token, '2025-11-25');
     // The creating call lands on A, which runs no jobs; the result is read on B.
     proxy.steer.set('tools/call', 'A').set('tasks/result', 'B');
@@ -103,7 +97,7 @@ describe('two API replicas on one Redis behind a round-robin proxy, one MCP clie
   });
 
   it('a 2026-07-28 task created through the proxy is read with tasks/get on both replicas', async () => {
-    const token = await link();
+    const token = await linkedToken(callA, { subject: newSubject(), secret: BASE_ENV.LINK_SECRET });
     const client = await connectMcp(`${proxy.url}/mcp`, token, '2026-07-28', { tasks: true });
     try {
       const created = await modernTasks.create(`${proxy.url}/mcp`, token, 'create_job', {

@@ -1,14 +1,14 @@
-import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
+import { type CallToolResult, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { expect } from 'chai';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { SpendQuotes } from '../../shared/domain/spend/spend-quote';
 import { KeyRing } from '../../shared/platform/secrets/key-ring';
-import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { BACKENDS, type BackendKind } from '../support/backends';
 import { withOperations } from '../support/extra-operations';
-import { BASE_ENV, newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { BASE_ENV, type ConnectorUnderTest, newKey, newSubject, startConnector } from '../support/harness';
 import { connectMcp, rawToolCall } from '../support/mcp-client';
 import { runShortJob, SHORT_JOB_PRICE, TEST_TOP_UP_URL, TOPPED_UP } from '../support/spend-operations';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
 
 const OPERATIONS_UNDER_TEST = withOperations(OPERATIONS, [runShortJob]);
 const CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';

@@ -2,12 +2,12 @@ import type { Client, Tool } from '@modelcontextprotocol/client';
 import { expect } from 'chai';
 import { BACKENDS } from '../support/backends';
 import { EXTENDED_REGISTRY, SHIPPED_REGISTRY } from '../support/extra-operations';
-import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { type ConnectorUnderTest, newKey, newSubject, startConnector } from '../support/harness';
+import { submitPrompt } from '../support/job-submission';
 import { callOk, connectMcp, legacyTasks, modernTasks, OutputChecker, pollJobOverMcp, REVISIONS } from '../support/mcp-client';
 import { parseExposition, sumOf } from '../support/prometheus-text';
 import { INVALID_PARAMS, registryToolTests, rpcError } from '../support/registry-tool-tests';
 import { waitFor } from '../testkit/wait-for';
-import { submitPrompt } from '../support/job-submission';
 
 for (const backend of BACKENDS) {
   describe(`MCP tools of ${SHIPPED_REGISTRY.name} over POST /mcp (${backend} backend)`, function () {

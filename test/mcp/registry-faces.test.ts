@@ -1,11 +1,11 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { expect } from 'chai';
 import { BACKENDS } from '../support/backends';
-import { countWords, echoNote, EXTENDED_REGISTRY, NO_WORDS } from '../support/extra-operations';
-import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { countWords, EXTENDED_REGISTRY, echoNote, NO_WORDS } from '../support/extra-operations';
+import { type ConnectorUnderTest, newKey, newSubject, startConnector } from '../support/harness';
+import { inStatus, pollJob } from '../support/job-polling';
 import { connectMcp, OutputChecker } from '../support/mcp-client';
 import { chargesOf } from '../support/registry-tool-tests';
-import { inStatus, pollJob } from '../support/job-polling';
 
 describe('a registry with a free extra operation', function () {
   this.timeout(60_000);

@@ -1,18 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import jwt from 'jsonwebtoken';
-import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
 import { Metrics } from '../../shared/platform/metrics/metrics';
+import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
 import { BACKENDS } from '../support/backends';
 import {
   BASE_ENV,
-  newKey,
-  newSubject,
   type CallOptions,
   type CallResult,
   type ConnectorUnderTest,
+  newKey,
+  newSubject,
   startConnector,
 } from '../support/harness';
+import { inStatus, pollJob } from '../support/job-polling';
+import { type JobClient, submitPrompt } from '../support/job-submission';
+import { postLink } from '../support/link-requests';
 import { connectMcp } from '../support/mcp-client';
 import {
   CONTRACT_METRICS,
@@ -20,13 +23,11 @@ import {
   JOB_OUTCOMES,
   QUEUE_STATES,
   REFUND_REASONS,
-  UNAUTHORIZED_REASONS,
   sampleNames,
+  UNAUTHORIZED_REASONS,
 } from '../support/metric-contract';
-import { deltas, samplesOf, scrape, seriesKey, sumOf, type Exposition, type Labels } from '../support/prometheus-text';
+import { deltas, type Exposition, type Labels, samplesOf, scrape, seriesKey, sumOf } from '../support/prometheus-text';
 import { scriptedJobs } from '../support/scripted-jobs';
-import { inStatus, pollJob } from '../support/job-polling';
-import { submitPrompt, type JobClient } from '../support/job-submission';
 
 /** Every sample name of the contract metrics, except the queue gauge (a level, not a count) and histogram sums. */
 const COUNTED = Object.entries(CONTRACT_METRICS).flatMap(([name, { type }]) =>
@@ -97,9 +98,6 @@ for (const backend of BACKENDS) {
       expected.request(method, route, res.status);
       return res;
     };
-    /** Links through the dashboard's endpoint; `secret: null` sends no x-link-secret header. */
-    const link = async (subject: string, secret: string | null = BASE_ENV.LINK_SECRET) =>
-      call('POST', '/v1/link', '/v1/link', { body: { subject }, headers: secret === null ? {} : { 'x-link-secret': secret } });
     /** The checked client as the job helpers take it: each request remembered under its route template. */
     const counted: JobClient = {
       call: (method, path, options) => call(method, path, path.replace(/^\/v1\/jobs\/[^/]+$/, '/v1/jobs/{id}'), options),
@@ -165,7 +163,7 @@ for (const backend of BACKENDS) {
 
     it('3 new jobs, 2 retries and 1 conflicting key: submitted +3, replayed +2, charged +3, conflicts +1, and only those move', async () => {
       baseline = await scrape(c.metricsUrl);
-      const token = (await link(newSubject())).body.token as string;
+      const token = (await postLink(counted.call, { subject: newSubject(), secret: BASE_ENV.LINK_SECRET })).body.token as string;
       const keys = [newKey(), newKey(), newKey()];
       const created = [];
       for (const [i, key] of keys.entries())
@@ -191,7 +189,7 @@ for (const backend of BACKENDS) {
 
     it('a job that fails moves completed{outcome="failed"} +1, refunded{reason="failed"} by its cost and its wait and run-time histograms by one', async () => {
       baseline = await scrape(c.metricsUrl);
-      const token = (await link(newSubject())).body.token as string;
+      const token = (await postLink(counted.call, { subject: newSubject(), secret: BASE_ENV.LINK_SECRET })).body.token as string;
       const job = await submitPrompt(counted, token, 'fail');
       const failed = await pollJob(counted, token, job.body.id, inStatus('succeeded', 'failed'));
       expect(failed).to.include({ status: 'failed', attempts: 1 });
@@ -209,9 +207,9 @@ for (const backend of BACKENDS) {
     it('3 links, revoking 2 connections and refused credentials move tokens, revocations and auth failures by reason exactly', async () => {
       baseline = await scrape(c.metricsUrl);
       const revokedSubject = newSubject();
-      const first = (await link(revokedSubject)).body;
-      await link(revokedSubject);
-      const kept = (await link(newSubject())).body.token as string;
+      const first = (await postLink(counted.call, { subject: revokedSubject, secret: BASE_ENV.LINK_SECRET })).body;
+      await postLink(counted.call, { subject: revokedSubject, secret: BASE_ENV.LINK_SECRET });
+      const kept = (await postLink(counted.call, { subject: newSubject(), secret: BASE_ENV.LINK_SECRET })).body.token as string;
       const revoke = (body: unknown, secret: string = BASE_ENV.LINK_SECRET) =>
         call('POST', '/v1/link/revoke', '/v1/link/revoke', { body, headers: { 'x-link-secret': secret } });
       expect((await revoke({ subject: revokedSubject })).body).to.deep.equal({ revoked: 2 });
@@ -233,8 +231,8 @@ for (const backend of BACKENDS) {
         (await me({ token: 'not-a-jwt' })).status, // invalid: does not verify
         (await me({ token: expired })).status, // expired
         (await me({ token: first.token })).status, // revoked
-        (await link(newSubject(), 'wrong-link-secret')).status, // bad_link_secret
-        (await link(newSubject(), null)).status, // bad_link_secret: no header
+        (await postLink(counted.call, { subject: newSubject(), secret: 'wrong-link-secret' })).status, // bad_link_secret
+        (await postLink(counted.call, { subject: newSubject(), secret: null })).status, // bad_link_secret: no header
         (await revoke({ subject: 'x' }, 'also-wrong')).status, // bad_link_secret
       ];
       expect(statuses).to.deep.equal(Array(8).fill(401));
@@ -253,7 +251,7 @@ for (const backend of BACKENDS) {
     });
 
     it('1,000 requests to distinct job ids add no route label: all count under /v1/jobs/{id}', async () => {
-      const token = (await link(newSubject())).body.token as string;
+      const token = (await postLink(counted.call, { subject: newSubject(), secret: BASE_ENV.LINK_SECRET })).body.token as string;
       await call('GET', '/v1/jobs/job_warmup', '/v1/jobs/{id}', { token });
       baseline = await scrape(c.metricsUrl);
       expected = new Expected();
@@ -279,7 +277,7 @@ for (const backend of BACKENDS) {
     });
 
     it('requests to unknown paths count under route="unmatched", and an unknown method under method="OTHER"', async () => {
-      const token = (await link(newSubject())).body.token as string;
+      const token = (await postLink(counted.call, { subject: newSubject(), secret: BASE_ENV.LINK_SECRET })).body.token as string;
       baseline = await scrape(c.metricsUrl);
       expected = new Expected();
       for (let i = 0; i < 100; i++) {
@@ -304,7 +302,7 @@ for (const backend of BACKENDS) {
     it('after a session every sample of a contract metric carries exactly its contract labels, with known values', async () => {
       // A short session that moves every counter the API owns: link, revoke, a refused token, a job, its replay, a conflict.
       const subject = newSubject();
-      const token = (await link(subject)).body.token as string;
+      const token = (await postLink(counted.call, { subject, secret: BASE_ENV.LINK_SECRET })).body.token as string;
       const key = newKey();
       const job = (await submitPrompt(counted, token, 'labels', { key })).body.id as string;
       await submitPrompt(counted, token, 'labels', { key });
@@ -358,7 +356,7 @@ for (const backend of BACKENDS) {
       };
       const start = await depth();
       expect({ queued: start.queued, running: start.running }).to.deep.equal({ queued: 0, running: 0 });
-      const token = (await link(newSubject())).body.token as string;
+      const token = (await postLink(counted.call, { subject: newSubject(), secret: BASE_ENV.LINK_SECRET })).body.token as string;
       const job = (await submitPrompt(counted, token, 'hold')).body.id as string;
       await pollJob(c, token, job, inStatus('running'));
       expect(await depth()).to.deep.equal({ ...start, running: 1 });

@@ -1,15 +1,15 @@
-import { connectionUrl } from '../../shared/platform/config/redis-settings';
 import { expect } from 'chai';
-import { loadConfig } from '../../shared/platform/config/config';
-import { createLogger } from '../../shared/platform/logging/logger';
-import { startWorker, type RunningWorker } from '../../worker/start-worker';
 import { PAID_JOBS } from '../../shared/contract/operations/paid-jobs';
-import { BASE_ENV, newKey, newSubject, type ConnectorUnderTest, startConnector } from '../support/harness';
+import { loadConfig } from '../../shared/platform/config/config';
+import { connectionUrl } from '../../shared/platform/config/redis-settings';
+import { createLogger } from '../../shared/platform/logging/logger';
+import { type RunningWorker, startWorker } from '../../worker/start-worker';
+import { BASE_ENV, type ConnectorUnderTest, newKey, newSubject, startConnector } from '../support/harness';
+import { inStatus, pollJob } from '../support/job-polling';
+import { submitPrompt } from '../support/job-submission';
 import { LogCapture } from '../support/log-capture';
 import { deltas, samplesOf, scrape, sumOf } from '../support/prometheus-text';
 import { waitFor } from '../testkit/wait-for';
-import { submitPrompt } from '../support/job-submission';
-import { inStatus, pollJob } from '../support/job-polling';
 
 /** The job-side counters and histogram counts; the worker owns these when the API only enqueues. */
 const JOB_SIDE = ['connector_jobs_completed_total', 'connector_job_wait_seconds_count', 'connector_job_duration_seconds_count'];

@@ -1,12 +1,12 @@
 import { expect } from 'chai';
 import { checkedClient } from '../support/checked-client';
-import { startDev, stopDev, type DevProcess } from '../support/dev-process';
-import { freePort } from '../testkit/free-port';
+import { type DevProcess, startDev, stopDev } from '../support/dev-process';
 import { BASE_ENV } from '../support/harness';
 import { nonLoopbackAddresses } from '../support/local-addresses';
+import { authorize, authorizeParams, type OAuthTarget, oauthTarget, pendingRequestId, registerClient } from '../support/oauth-helpers';
+import { type Spawned, spawnNode } from '../support/spawn-process';
+import { freePort } from '../testkit/free-port';
 import { accepts } from '../testkit/node-process';
-import { authorize, authorizeParams, oauthTarget, pendingRequestId, registerClient, type OAuthTarget } from '../support/oauth-helpers';
-import { spawnNode, type Spawned } from '../support/spawn-process';
 import { waitFor } from '../testkit/wait-for';
 
 // BASE_ENV's PUBLIC_URL is http://localhost:8787 and it sets no CONSENT_URL and no HOST: the developer's
@@ -22,7 +22,7 @@ async function startBuiltApi(
   const { PORT: _port, METRICS_PORT: _metrics, ...env } = BASE_ENV;
   const proc = spawnNode('dist/api/main.js', { ...env, PORT: String(port), METRICS_PORT: String(metricsPort), ...extra });
   const baseUrl = `http://127.0.0.1:${port}`;
-  // As test/redis/support/processes.ts waits: a loaded machine (many processes start at once) can take long.
+  // As test/support/processes.ts waits: a loaded machine (many processes start at once) can take long.
   await waitFor(() => fetch(`${baseUrl}/healthz`).then((r) => r.ok), { what: 'the built API to listen', timeoutMs: 30_000 });
   const target = oauthTarget(
     { baseUrl, call: (await checkedClient(baseUrl)).call },

@@ -102,6 +102,17 @@ describe('the test pre-flight (test/support/preflight.ts), run before npm test b
     expect(steps[2]).to.match(/^mocha (--[a-z-]+ (\d+ )?)*'test\/\*\*\/\*\.test\.ts'$/);
   });
 
+  it("npm run coverage runs npm test's steps, with source maps added to the build and mocha under c8", () => {
+    const { scripts } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+    const [preflight, build, mocha] = (scripts.test as string).split(' && ');
+    expect((scripts.coverage as string).split(' && ')).to.deep.equal([
+      preflight,
+      build,
+      'tsc -p tsconfig.build.json --sourceMap',
+      `c8 ${mocha}`,
+    ]);
+  });
+
   it('.ci/run installs, for each missing program, the same Debian package the pre-flight names', () => {
     const ci = readFileSync(path.join(ROOT, '.ci', 'run'), 'utf8');
     const installs = [...ci.matchAll(/^command -v (\S+) .*missing\+=\((\S+)\)$/gm)].map((m) => ({ program: m[1], debianPackage: m[2] }));

@@ -1,13 +1,13 @@
-import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { expect } from 'chai';
+import type { OpenApiDocument } from '../../shared/contract/description/openapi-document';
+import { measurement } from '../support/measurement';
+import { OpenApiResponseChecker } from '../support/openapi-check';
 import type { SeenResponse } from '../testkit/mixed-traffic';
 import { formatRollingReport } from '../testkit/rolling-report';
-import { chartShutdown, judgeRollingRestart, runRollingRestart, type RollingReport } from '../testkit/rolling-restart';
-import type { OpenApiDocument } from '../../shared/contract/description/openapi-document';
-import { OpenApiResponseChecker } from '../support/openapi-check';
-import { measurement } from '../support/measurement';
+import { chartShutdown, judgeRollingRestart, type RollingReport, runRollingRestart } from '../testkit/rolling-restart';
 
 /** Node's header object as the Fetch API's, which the OpenAPI checker reads. */
 function fetchHeaders(headers: SeenResponse['headers']): Headers {

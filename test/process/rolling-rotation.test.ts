@@ -1,12 +1,12 @@
-import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { expect } from 'chai';
 import { newKey } from '../support/harness';
-import { startRedis, type TestRedis } from '../testkit/redis-node';
-import { ROTATION, previousUses, verifiesWith } from '../support/rotation';
+import { previousUses, ROTATION, verifiesWith } from '../support/rotation';
 import { RotationFleet } from '../support/rotation-fleet';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { waitFor } from '../testkit/wait-for';
 
 const { connector: cs, link: ls, webhook: ws } = ROTATION;

@@ -2,10 +2,10 @@ import { expect } from 'chai';
 import { BACKENDS, type BackendKind } from '../support/backends';
 import { BASE_ENV, newSubject } from '../support/harness';
 import { keepAliveLoad, serverErrors } from '../support/keep-alive-load';
+import { measurement } from '../support/measurement';
+import { type ApiUnderTest, redisEnv, startApiProcess } from '../support/processes';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { waitFor } from '../testkit/wait-for';
-import { redisEnv, startApiProcess, type ApiUnderTest } from '../redis/support/processes';
-import { measurement } from '../support/measurement';
 
 const GRACE_MS = 10_000;
 const CONNECTIONS = 30;

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { BASE_ENV } from '../support/harness';
+import { type Spawned, spawnNode } from '../support/spawn-process';
 import { freePort } from '../testkit/free-port';
-import { spawnNode, type Spawned } from '../support/spawn-process';
 import { waitFor } from '../testkit/wait-for';
 
 describe('graceful shutdown of the built API on the embedded backend', () => {

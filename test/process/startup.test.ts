@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { BASE_ENV } from '../support/harness';
-import { freePort } from '../testkit/free-port';
 import { spawnNode } from '../support/spawn-process';
+import { freePort } from '../testkit/free-port';
 import { accepts } from '../testkit/node-process';
 
 const REQUIRED: Record<string, string> = {

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { freePort } from '../testkit/free-port';
 import { spawnNode } from '../support/spawn-process';
+import { freePort } from '../testkit/free-port';
 
 /**
  * A spec file with one test that connects an ioredis client to `port` (where nothing listens) and waits for

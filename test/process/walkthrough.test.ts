@@ -1,10 +1,11 @@
-import { expect } from 'chai';
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../testkit/free-port';
+import { expect } from 'chai';
 import { ROOT } from '../support/spawn-process';
+import { childEnv } from '../testkit/child-env';
+import { freePort } from '../testkit/free-port';
 import { waitFor } from '../testkit/wait-for';
 
 /** The README's walk-through, exactly as a person copies it. */
@@ -18,7 +19,7 @@ function walkthrough(): string {
 function startDev(cwd: string, env: Record<string, string>) {
   const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'scripts', 'dev.ts')], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), ...env },
+    env: childEnv({ HOME: os.tmpdir(), ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -56,9 +57,9 @@ describe('npm run dev on a fresh checkout, and the README walk-through', () => {
     const env = readFileSync(path.join(dir, '.env'), 'utf8');
     expect(dev.output()).to.contain('Created .env');
     const secret = /^CONNECTOR_SECRET=(.*)$/m.exec(env)![1];
-    const link = /^LINK_SECRET=(.*)$/m.exec(env)![1];
+    const linkSecret = /^LINK_SECRET=(.*)$/m.exec(env)![1];
     expect(secret).to.have.length.of.at.least(32).and.not.equal('replaced-on-first-run');
-    expect(link).to.have.length.of.at.least(32).and.not.equal('replaced-on-first-run');
+    expect(linkSecret).to.have.length.of.at.least(32).and.not.equal('replaced-on-first-run');
     expect(statSync(path.join(dir, '.env')).mode & 0o077).to.equal(0);
   });
 

@@ -8,14 +8,14 @@ import { RedisConnectionStore } from '../../shared/adapters/redis/redis-connecti
 import { RedisCreditStore } from '../../shared/adapters/redis/redis-credit-store';
 import { RedisLedgerStore } from '../../shared/adapters/redis/redis-ledger-store';
 import { RedisRateLimitStore } from '../../shared/adapters/redis/redis-rate-limit-store';
-import type { AdmissionStore, BearerAdmissionRequest } from '../../shared/domain/admission/admission-store';
-import type { Connection, ConnectionStore } from '../../shared/domain/connections/connection-store';
-import type { LedgerStore } from '../../shared/domain/ledger/ledger-store';
-import type { CreditStore } from '../../shared/domain/credits/credit-store';
-import { grantOf } from '../support/credit-store-contract';
-import type { RateLimitStore } from '../../shared/domain/admission/rate-limit-store';
 import { SequentialAdmissionStore } from '../../shared/adapters/sequential-admission-store';
-import { commandCalls, twoClientStores, type StoreClient } from './support/redis-fixture';
+import type { AdmissionStore, BearerAdmissionRequest } from '../../shared/domain/admission/admission-store';
+import type { RateLimitStore } from '../../shared/domain/admission/rate-limit-store';
+import type { Connection, ConnectionStore } from '../../shared/domain/connections/connection-store';
+import type { CreditStore } from '../../shared/domain/credits/credit-store';
+import type { LedgerStore } from '../../shared/domain/ledger/ledger-store';
+import { grantOf } from '../support/credit-store-contract';
+import { commandCalls, type StoreClient, twoClientStores } from '../support/redis-fixture';
 
 interface Stores {
   admissions: AdmissionStore;
@@ -144,7 +144,7 @@ describe('bearer admission gives the same outcomes on both backends', () => {
       rateLimits,
       ledger,
       credits,
-      admissions: new SequentialAdmissionStore(connections, rateLimits, ledger, Date.now, credits),
+      admissions: new SequentialAdmissionStore({ connections, rateLimits, ledger, credits }),
     };
   });
   behavesLikeTheSeparateStores('the memory stores one after another', () => memory);
@@ -235,7 +235,7 @@ describe("bearer admission records a connection's use at most once a minute, on 
     const connections = new RedisConnectionStore(client.client, client.keys, client.guard);
     const rateLimits = new RedisRateLimitStore(client.client, client.keys, client.guard);
     const ledger = new RedisLedgerStore(client.client, client.keys, client.guard);
-    return { connections, admissions: new SequentialAdmissionStore(connections, rateLimits, ledger, now) };
+    return { connections, admissions: new SequentialAdmissionStore({ connections, rateLimits, ledger, now }) };
   };
   const cluster = twoClientStores('use2:', sequential);
   recordsUsesOncePerMinute(
@@ -250,7 +250,12 @@ describe("bearer admission records a connection's use at most once a minute, on 
     const connections = new MemoryConnectionStore();
     memory = {
       connections,
-      admissions: new SequentialAdmissionStore(connections, new MemoryRateLimitStore(), new MemoryLedgerStore(), now),
+      admissions: new SequentialAdmissionStore({
+        connections,
+        rateLimits: new MemoryRateLimitStore(),
+        ledger: new MemoryLedgerStore(),
+        now,
+      }),
     };
   });
   recordsUsesOncePerMinute('the memory stores', clock, () => memory);

@@ -1,23 +1,10 @@
-import { expect } from 'chai';
-import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
-import type { NewJob } from '../../shared/domain/jobs/job';
+import { expect } from 'chai';
 import { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
 import { JOB_QUEUE_NAME } from '../../shared/adapters/redis/redis-keys';
+import { newJob } from '../support/new-job';
+import { connectStoreClient, quietLogger, type StoreClient } from '../support/redis-fixture';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
-import { connectStoreClient, quietLogger, type StoreClient } from './support/redis-fixture';
-
-function newJob(overrides: Partial<NewJob> = {}): NewJob {
-  return {
-    id: `job_${randomBytes(24).toString('base64url').slice(0, 32)}`,
-    subject: 'alice@example.com',
-    operation: 'createJob',
-    input: { prompt: 'hello' },
-    cost: 1,
-    createdAt: new Date().toISOString(),
-    ...overrides,
-  };
-}
 
 describe('BullmqJobQueue (the API side of the queue) on a private redis-server', () => {
   let redis: TestRedis;

@@ -1,25 +1,14 @@
-import { expect } from 'chai';
-import { randomBytes } from 'node:crypto';
 import { Queue, UnrecoverableError, Worker } from 'bullmq';
+import { expect } from 'chai';
 import Redis from 'ioredis';
-import type { JobStatus, NewJob } from '../../shared/domain/jobs/job';
 import { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
-import { toBullJobData, toJobStatus, type BullJobData } from '../../shared/adapters/redis/bullmq-job-record';
+import { type BullJobData, toBullJobData, toJobStatus } from '../../shared/adapters/redis/bullmq-job-record';
 import { JOB_QUEUE_NAME } from '../../shared/adapters/redis/redis-keys';
+import type { JobStatus, NewJob } from '../../shared/domain/jobs/job';
+import { newJob } from '../support/new-job';
+import { commandCalls, connectStoreClient, quietLogger, type StoreClient } from '../support/redis-fixture';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { waitFor } from '../testkit/wait-for';
-import { commandCalls, connectStoreClient, quietLogger, type StoreClient } from './support/redis-fixture';
-
-function newJob(prompt: string): NewJob {
-  return {
-    id: `job_${randomBytes(24).toString('base64url').slice(0, 32)}`,
-    subject: 's',
-    operation: 'createJob',
-    input: { prompt },
-    cost: 1,
-    createdAt: new Date().toISOString(),
-  };
-}
 
 describe('job reads on Redis against BullMQ’s own job states, on a private redis-server', function () {
   this.timeout(20_000);
@@ -32,11 +21,11 @@ describe('job reads on Redis against BullMQ’s own job states, on a private red
   let release: () => void = () => undefined;
   const held = new Promise<void>((resolve) => (release = resolve));
   const jobs = {
-    completed: newJob('done'),
-    failed: newJob('fail'),
-    active: newJob('hold'),
-    waiting: newJob('wait'),
-    delayed: newJob('later'),
+    completed: newJob({ subject: 's', input: { prompt: 'done' } }),
+    failed: newJob({ subject: 's', input: { prompt: 'fail' } }),
+    active: newJob({ subject: 's', input: { prompt: 'hold' } }),
+    waiting: newJob({ subject: 's', input: { prompt: 'wait' } }),
+    delayed: newJob({ subject: 's', input: { prompt: 'later' } }),
   };
 
   before(async () => {
@@ -104,7 +93,12 @@ describe('job reads on Redis against BullMQ’s own job states, on a private red
   });
 
   it('a read is one script call and scans no list, however long the backlog', async () => {
-    await bull.addBulk(Array.from({ length: 2000 }, (_, i) => ({ name: 'createJob', data: toBullJobData(newJob(`backlog ${i}`)) })));
+    await bull.addBulk(
+      Array.from({ length: 2000 }, (_, i) => ({
+        name: 'createJob',
+        data: toBullJobData(newJob({ subject: 's', input: { prompt: `backlog ${i}` } })),
+      })),
+    );
     const before = await commandCalls(store.client);
     for (const job of Object.values(jobs)) await queue.get(job.id);
     const after = await commandCalls(store.client);

@@ -1,7 +1,7 @@
-import { startRedis, type TestRedis } from '../testkit/redis-node';
+import { cancelCrashRace, cancelCrashRaceEnv } from '../support/cancel-crash-race';
+import { type Deployment, deploymentEnv, startDeployment } from '../support/deployment';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { cancelCrashRace, cancelCrashRaceEnv } from '../topologies/support/cancel-crash-race';
-import { deploymentEnv, startDeployment, type Deployment } from '../topologies/support/deployment';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
 
 // The same race runs on the 3-primary Redis Cluster in test/topologies/cluster-cancels.test.ts. In prepaid
 // billing (issue 36 item 7) each job's price is held at submit, and the race also proves every hold settled.

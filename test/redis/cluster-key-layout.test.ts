@@ -1,7 +1,7 @@
-import { expect } from 'chai';
-import { Worker } from 'bullmq';
-import generateSlot from 'cluster-key-slot';
 import { randomBytes } from 'node:crypto';
+import { Worker } from 'bullmq';
+import { expect } from 'chai';
+import generateSlot from 'cluster-key-slot';
 import { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
 import { RedisConnectionStore } from '../../shared/adapters/redis/redis-connection-store';
 import { RedisCreditStore } from '../../shared/adapters/redis/redis-credit-store';
@@ -12,10 +12,10 @@ import { RedisOAuthStateStore } from '../../shared/adapters/redis/redis-oauth-st
 import { RedisRateLimitStore } from '../../shared/adapters/redis/redis-rate-limit-store';
 import { RedisThingStore } from '../../shared/adapters/redis/redis-thing-store';
 import { SequentialAdmissionStore } from '../../shared/adapters/sequential-admission-store';
+import { grantOf } from '../support/credit-store-contract';
+import { connectStoreClient, monitorCommands, quietLogger, type StoreClient } from '../support/redis-fixture';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { waitFor } from '../testkit/wait-for';
-import { connectStoreClient, monitorCommands, quietLogger, type StoreClient } from './support/redis-fixture';
-import { grantOf } from '../support/credit-store-contract';
 
 /** Commands whose every argument after the name is a key. */
 const ALL_KEYS = new Set(['del', 'unlink', 'exists', 'mget', 'touch', 'watch', 'sinter', 'sunion', 'sdiff']);
@@ -92,7 +92,7 @@ describe('key layout on a cluster: every script, transaction and multi-key comma
     const things = new RedisThingStore(client, keys, guard);
     const oauth = new RedisOAuthStateStore(client, keys, guard);
     const credits = new RedisCreditStore(client, keys, guard);
-    const admissions = new SequentialAdmissionStore(connections, rateLimits, ledger, Date.now, credits);
+    const admissions = new SequentialAdmissionStore({ connections, rateLimits, ledger, credits });
     const queue = new BullmqJobQueue(client, keys, guard, {
       attempts: 2,
       backoffMs: 10,

@@ -1,9 +1,9 @@
-import { expect } from 'chai';
 import net from 'node:net';
+import { expect } from 'chai';
 import { coalesceWrites } from '../../shared/adapters/redis/coalesced-writes';
+import { connectStoreClient, type StoreClient } from '../support/redis-fixture';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { waitFor } from '../testkit/wait-for';
-import { connectStoreClient, type StoreClient } from './support/redis-fixture';
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 

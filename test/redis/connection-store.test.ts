@@ -1,9 +1,9 @@
-import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
 import { RedisConnectionStore } from '../../shared/adapters/redis/redis-connection-store';
 import type { Connection } from '../../shared/domain/connections/connection-store';
+import { monitorCommands, twoClientStores } from '../support/redis-fixture';
 import { waitFor } from '../testkit/wait-for';
-import { monitorCommands, twoClientStores } from './support/redis-fixture';
 
 function connection(subject: string, lifetimeSeconds = 3600): Connection {
   const now = Math.floor(Date.now() / 1000);

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
+import type { CreditEntry } from '../../shared/domain/credits/credit-store';
 import { accountOfEntries } from '../support/credit-store-contract';
 import { newSubject } from '../support/harness';
+import { type ApiUnderTest, redisEnv, startApiProcess } from '../support/processes';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { waitFor } from '../testkit/wait-for';
-import type { CreditEntry } from '../../shared/domain/credits/credit-store';
-import { redisEnv, startApiProcess, type ApiUnderTest } from './support/processes';
 
 describe('prepaid grants through two built API processes sharing one private Redis', function () {
   this.timeout(60_000);

@@ -1,6 +1,6 @@
 import { RedisCreditStore } from '../../shared/adapters/redis/redis-credit-store';
 import { creditStoreContract } from '../support/credit-store-contract';
-import { twoClientStores } from './support/redis-fixture';
+import { twoClientStores } from '../support/redis-fixture';
 
 describe('RedisCreditStore (Lua) on a private redis-server, two clients as two replicas', () => {
   const t = twoClientStores('credits:', (client) => new RedisCreditStore(client.client, client.keys, client.guard));

@@ -1,13 +1,14 @@
-import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort } from '../testkit/free-port';
+import { expect } from 'chai';
 import { BASE_ENV, newKey } from '../support/harness';
 import { OpenApiResponseChecker } from '../support/openapi-check';
-import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { ROOT } from '../support/spawn-process';
+import { childEnv } from '../testkit/child-env';
+import { freePort } from '../testkit/free-port';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { waitFor } from '../testkit/wait-for';
 
 describe('npm run dev (scripts/dev.ts) with REDIS_URL set', function () {
@@ -28,7 +29,7 @@ describe('npm run dev (scripts/dev.ts) with REDIS_URL set', function () {
     child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'scripts', 'dev.ts')], {
       cwd: workdir,
       env: {
-        PATH: process.env.PATH ?? '',
+        ...childEnv(),
         ...BASE_ENV,
         PORT: String(port),
         METRICS_PORT: String(await freePort()),

@@ -1,22 +1,24 @@
-import { singleNodeConnection } from '../../shared/platform/config/redis-settings';
 import { expect } from 'chai';
-import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
-import { StoredJobIdKey } from '../../shared/domain/jobs/job-id-key';
 import { MemoryJobIdKeyStore } from '../../shared/adapters/memory/memory-job-id-key-store';
-import type { JobQueue } from '../../shared/domain/jobs/job-queue';
-import { JobService } from '../../shared/domain/jobs/job-service';
-import type { ProcessorMap } from '../../shared/domain/jobs/processor';
 import { MemoryJobQueue } from '../../shared/adapters/memory/memory-job-queue';
 import { MemoryLedgerStore } from '../../shared/adapters/memory/memory-ledger-store';
-import { Metrics } from '../../shared/platform/metrics/metrics';
 import { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
 import { RedisLedgerStore } from '../../shared/adapters/redis/redis-ledger-store';
+import { StoredJobIdKey } from '../../shared/domain/jobs/job-id-key';
+import { JobLifecycle } from '../../shared/domain/jobs/job-lifecycle';
+import type { JobQueue } from '../../shared/domain/jobs/job-queue';
+import { JobService } from '../../shared/domain/jobs/job-service';
+import { meteredMoney } from '../../shared/domain/jobs/job-settlement';
+import type { ProcessorMap } from '../../shared/domain/jobs/processor';
 import type { LedgerStore } from '../../shared/domain/ledger/ledger-store';
+import { singleNodeConnection } from '../../shared/platform/config/redis-settings';
+import { Metrics } from '../../shared/platform/metrics/metrics';
+import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
 import { createJobWorker } from '../../worker/job-worker';
 import { BACKENDS, type BackendKind } from '../support/backends';
+import { connectStoreClient, quietLogger } from '../support/redis-fixture';
 import { startRedis } from '../testkit/redis-node';
 import { waitFor } from '../testkit/wait-for';
-import { connectStoreClient, quietLogger } from './support/redis-fixture';
 
 /** One second of idempotency retention, so a test can outlive a key; finished jobs are kept far longer. */
 const RETENTION_SECONDS = 1;
@@ -34,7 +36,13 @@ async function rig(kind: BackendKind): Promise<Rig> {
     ['createJob', async (input: Record<string, unknown>) => ({ echo: input.prompt, run: ++runs })],
   ]);
   if (kind === 'memory') {
-    const queue = new MemoryJobQueue({ processors, concurrency: 2, attempts: 1, backoffMs: 0, retentionMs: 3_600_000 });
+    const queue = new MemoryJobQueue({
+      lifecycle: new JobLifecycle({ processors }),
+      concurrency: 2,
+      attempts: 1,
+      backoffMs: 0,
+      retentionMs: 3_600_000,
+    });
     return { ledger: new MemoryLedgerStore(), queue, runs: () => runs, close: () => queue.close(1000) };
   }
   const redis = await startRedis();
@@ -82,12 +90,13 @@ for (const backend of BACKENDS) {
     let jobs: JobService;
     before(async () => {
       r = await rig(backend);
-      jobs = new JobService(
-        r.ledger,
-        r.queue,
-        new StoredJobIdKey(new MemoryJobIdKeyStore(), deriveKeys('expired-key-test-secret-0123456789abcdef').jobIdKey),
-        RETENTION_SECONDS,
-      );
+      jobs = new JobService({
+        ledger: r.ledger,
+        queue: r.queue,
+        lifecycle: new JobLifecycle({ money: meteredMoney((refund) => r.ledger.refund(refund), RETENTION_SECONDS) }),
+        jobIdKey: new StoredJobIdKey(new MemoryJobIdKeyStore(), deriveKeys('expired-key-test-secret-0123456789abcdef').jobIdKey),
+        retentionSeconds: RETENTION_SECONDS,
+      });
     });
     after(async () => r.close());
 

@@ -1,8 +1,8 @@
-import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
 import { RedisJobIdKeyStore } from '../../shared/adapters/redis/redis-job-id-key-store';
 import { RedisKeys } from '../../shared/adapters/redis/redis-keys';
-import { twoClientStores, type StoreClient } from './support/redis-fixture';
+import { type StoreClient, twoClientStores } from '../support/redis-fixture';
 
 /** A store on its own fresh prefix, so each test starts with no key stored. */
 function storeOn(client: StoreClient, prefix: string): RedisJobIdKeyStore {

@@ -1,8 +1,8 @@
-import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
 import { RedisLedgerStore } from '../../shared/adapters/redis/redis-ledger-store';
 import type { ClaimRequest } from '../../shared/domain/ledger/ledger-store';
-import { twoClientStores } from './support/redis-fixture';
+import { twoClientStores } from '../support/redis-fixture';
 
 function request(overrides: Partial<ClaimRequest> = {}): ClaimRequest {
   return {

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
-import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { newKey, newSubject } from '../support/harness';
-import { waitFor } from '../testkit/wait-for';
-import { redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from './support/processes';
 import { pollJob } from '../support/job-polling';
 import { submitPrompt } from '../support/job-submission';
 import { measurement } from '../support/measurement';
+import { type ApiUnderTest, type ProcessUnderTest, redisEnv, startApiProcess, startWorkerProcess } from '../support/processes';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
+import { waitFor } from '../testkit/wait-for';
 
 /** How long a request may take to answer 503 once Redis is gone: the command timeout (2 s default) plus margin. */
 const OUTAGE_BOUND_MS = 3000;

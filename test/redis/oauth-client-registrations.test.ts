@@ -3,7 +3,7 @@ import { MemoryOAuthStateStore } from '../../shared/adapters/memory/memory-oauth
 import { RedisKeys } from '../../shared/adapters/redis/redis-keys';
 import { RedisOAuthStateStore } from '../../shared/adapters/redis/redis-oauth-state-store';
 import type { ClientRegistrationLimits, OAuthStateStore } from '../../shared/domain/oauth/oauth-state-store';
-import { twoClientStores } from './support/redis-fixture';
+import { twoClientStores } from '../support/redis-fixture';
 
 const HOUR = 3_600_000;
 const limits = (cap: number): ClientRegistrationLimits => ({ ttlSeconds: 3600, cap, keepAfterGrantSeconds: 86_400 });

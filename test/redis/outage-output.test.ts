@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { newSubject } from '../support/harness';
+import { pollJob } from '../support/job-polling';
+import { submitPrompt } from '../support/job-submission';
+import { type ApiUnderTest, type ProcessUnderTest, redisEnv, startApiProcess, startWorkerProcess } from '../support/processes';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { waitFor } from '../testkit/wait-for';
 import { resetConnectionsOn } from './support/resetting-port';
-import { redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from './support/processes';
-import { pollJob } from '../support/job-polling';
-import { submitPrompt } from '../support/job-submission';
 
 const PREFIX = 'outage-output:';
 /** Failed reconnects each process's clients make before Redis comes back: an outage, not a blip. */

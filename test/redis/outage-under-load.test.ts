@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { newKey, newSubject } from '../support/harness';
-import { startRedis, type TestRedis } from '../testkit/redis-node';
-import { waitFor } from '../testkit/wait-for';
-import { redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from './support/processes';
 import { pollJob } from '../support/job-polling';
 import { measurement } from '../support/measurement';
+import { type ApiUnderTest, type ProcessUnderTest, redisEnv, startApiProcess, startWorkerProcess } from '../support/processes';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
+import { waitFor } from '../testkit/wait-for';
 
 const CLIENTS = 10;
 /** Statuses a client may see while Redis is away; anything else (another 5xx, a reset) is a fault. */

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { RedisRateLimitStore } from '../../shared/adapters/redis/redis-rate-limit-store';
+import { twoClientStores } from '../support/redis-fixture';
 import { waitFor } from '../testkit/wait-for';
-import { twoClientStores } from './support/redis-fixture';
 
 describe('RedisRateLimitStore on a private redis-server', () => {
   const t = twoClientStores('rl:', (client) => new RedisRateLimitStore(client.client, client.keys, client.guard));

@@ -1,15 +1,15 @@
-import { singleNodeConnection } from '../../shared/platform/config/redis-settings';
 import { expect } from 'chai';
 import Redis from 'ioredis';
-import { ServiceUnavailableError } from '../../shared/platform/errors/service-unavailable-error';
-import { Metrics } from '../../shared/platform/metrics/metrics';
-import { createRedisBackend } from '../../shared/adapters/redis/redis-backend';
+import { createRedisBackend } from '../../shared/adapters/redis-backend';
 import type { Backend } from '../../shared/domain/backend';
 import { newEvent } from '../../shared/domain/webhooks/webhook-event';
+import { singleNodeConnection } from '../../shared/platform/config/redis-settings';
+import { ServiceUnavailableError } from '../../shared/platform/errors/problems';
+import { Metrics } from '../../shared/platform/metrics/metrics';
+import { measurement } from '../support/measurement';
+import { metricValue, quietLogger } from '../support/redis-fixture';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { waitFor } from '../testkit/wait-for';
-import { metricValue, quietLogger } from './support/redis-fixture';
-import { measurement } from '../support/measurement';
 
 const COMMAND_TIMEOUT_MS = 500;
 /** The bound a caller waits at most: the command timeout plus the guard's margin, plus slack for a busy CI. */
@@ -97,7 +97,7 @@ describe('the Redis backend during Redis outages (in-process)', () => {
 
     before(async () => {
       redis = await startRedis();
-      backend = createRedisBackend(config(redis.url), metrics, quietLogger);
+      backend = createRedisBackend({ config: config(redis.url), metrics, logger: quietLogger });
       await waitFor(() => backend.ready(), { what: 'the backend to be ready' });
     });
     after(async () => {
@@ -165,7 +165,7 @@ describe('the Redis backend during Redis outages (in-process)', () => {
     before(async () => {
       redis = await startRedis();
       await redis.kill();
-      backend = createRedisBackend(config(redis.url), new Metrics({ defaultMetrics: false }), quietLogger);
+      backend = createRedisBackend({ config: config(redis.url), metrics: new Metrics({ defaultMetrics: false }), logger: quietLogger });
     });
     after(async () => {
       await backend?.close(1000);
@@ -199,7 +199,7 @@ describe('the Redis backend during Redis outages (in-process)', () => {
 
     before(async () => {
       redis = await startRedis();
-      backend = createRedisBackend(config(redis.url), new Metrics({ defaultMetrics: false }), quietLogger);
+      backend = createRedisBackend({ config: config(redis.url), metrics: new Metrics({ defaultMetrics: false }), logger: quietLogger });
       await waitFor(() => backend.ready(), { what: 'the backend to be ready' });
       // Touch the queue once so that it is open, as it is in a running API.
       await backend.queue.counts();

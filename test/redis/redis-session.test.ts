@@ -4,9 +4,9 @@ import { closeRedisClient } from '../../shared/adapters/redis/redis-client';
 import { openRedisSession, type RedisPurpose } from '../../shared/adapters/redis/redis-session';
 import { singleNodeConnection } from '../../shared/platform/config/redis-settings';
 import { Metrics } from '../../shared/platform/metrics/metrics';
+import { quietLogger } from '../support/redis-fixture';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { waitFor } from '../testkit/wait-for';
-import { quietLogger } from './support/redis-fixture';
 
 describe("openRedisSession: the one factory of every process's Redis clients", () => {
   let redis: TestRedis;

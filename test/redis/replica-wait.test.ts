@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import Redis from 'ioredis';
+import { submitPrompt } from '../support/job-submission';
+import { type ApiUnderTest, redisEnv, startApiProcess } from '../support/processes';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { waitFor } from '../testkit/wait-for';
-import { redisEnv, startApiProcess, type ApiUnderTest } from './support/processes';
-import { submitPrompt } from '../support/job-submission';
 
 describe('REDIS_MIN_REPLICAS=1: a paid job is acknowledged only once a replica holds it', () => {
   let primary: TestRedis;

@@ -1,9 +1,9 @@
-import { connectionUrl } from '../../shared/platform/config/redis-settings';
 import { expect } from 'chai';
 import Redis from 'ioredis';
-import { newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
-import { commandCalls } from './support/redis-fixture';
+import { connectionUrl } from '../../shared/platform/config/redis-settings';
+import { type ConnectorUnderTest, newKey, newSubject, startConnector } from '../support/harness';
 import { submitPrompt } from '../support/job-submission';
+import { commandCalls } from '../support/redis-fixture';
 
 describe('Redis round trips of the hot requests, over HTTP on a private redis-server', () => {
   let c: ConnectorUnderTest;

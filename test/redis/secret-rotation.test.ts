@@ -1,9 +1,13 @@
-import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { startApi, type RunningApi } from '../../api/start-api';
-import { loadConfig, type Config } from '../../shared/platform/config/config';
+import { expect } from 'chai';
+import { type RunningApi, startApi } from '../../api/start-api';
+import { type Config, loadConfig } from '../../shared/platform/config/config';
 import { createLogger } from '../../shared/platform/logging/logger';
-import { BASE_ENV, newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { type Call, checkedClient } from '../support/checked-client';
+import { BASE_ENV, type ConnectorUnderTest, newKey, newSubject, startConnector } from '../support/harness';
+import { submitPrompt } from '../support/job-submission';
+import { linkedToken } from '../support/link-requests';
+import { LogCapture } from '../support/log-capture';
 import {
   answerConsent,
   authorize,
@@ -15,12 +19,9 @@ import {
   tokenRequest,
 } from '../support/oauth-helpers';
 import { jwtHeader, keyIdOf, phaseEnv, previousUses, ROTATION, tokenUnder, verifiesWith } from '../support/rotation';
-import { WebhookReceiver, type Received } from '../support/webhook-receiver';
-import { checkedClient, type Call } from '../support/checked-client';
-import { LogCapture } from '../support/log-capture';
+import { type Received, WebhookReceiver } from '../support/webhook-receiver';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { waitFor } from '../testkit/wait-for';
-import { submitPrompt } from '../support/job-submission';
 
 /** An in-process API on a given Redis and secret, answering through the OpenAPI-checked client. */
 interface Api {
@@ -36,12 +37,6 @@ async function startOn(redis: TestRedis, prefix: string, secret: string): Promis
   const baseUrl = `http://127.0.0.1:${api.port}`;
   await waitFor(async () => (await fetch(`${baseUrl}/readyz`)).status === 200, { what: 'the API to be ready' });
   return { config, api, call: (await checkedClient(baseUrl)).call };
-}
-
-async function link(api: Api, subject: string): Promise<string> {
-  const res = await api.call('POST', '/v1/link', { body: { subject }, headers: { 'x-link-secret': api.config.linkSecret } });
-  expect(res.status, res.text).to.equal(201);
-  return res.body.token as string;
 }
 
 describe('a CONNECTOR_SECRET rotation on a shared private Redis keeps idempotency', function () {
@@ -64,7 +59,7 @@ describe('a CONNECTOR_SECRET rotation on a shared private Redis keeps idempotenc
     const subject = newSubject();
     const key = newKey();
     before_ = await startOn(redis, prefix, 'secret-A-0123456789-abcdefghijklmnopqrstuv');
-    const oldToken = await link(before_, subject);
+    const oldToken = await linkedToken(before_.call, { subject, secret: before_.config.linkSecret });
     const first = await submitPrompt(before_, oldToken, 'paid once', { key });
     expect(first.status, first.text).to.equal(202);
     await before_.api.close();
@@ -73,7 +68,7 @@ describe('a CONNECTOR_SECRET rotation on a shared private Redis keeps idempotenc
     // The operator rotates the secret: every old token dies, and the person links again.
     after_ = await startOn(redis, prefix, 'secret-B-0123456789-abcdefghijklmnopqrstuv');
     expect((await after_.call('GET', '/v1/me', { token: oldToken })).status).to.equal(401);
-    const token = await link(after_, subject);
+    const token = await linkedToken(after_.call, { subject, secret: after_.config.linkSecret });
     const retry = await submitPrompt(after_, token, 'paid once', { key });
     expect(retry.status, retry.text).to.equal(202);
     expect(retry.headers.get('idempotent-replayed')).to.equal('true');

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import Redis from 'ioredis';
-import { startRedis, type TestRedis } from '../testkit/redis-node';
-import { redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from './support/processes';
 import { pollJob } from '../support/job-polling';
 import { acceptedJob, submitPrompt } from '../support/job-submission';
+import { type ApiUnderTest, type ProcessUnderTest, redisEnv, startApiProcess, startWorkerProcess } from '../support/processes';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
 
 const PREFIX = 'shards:';
 

@@ -1,16 +1,18 @@
-import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
-import { UsageService } from '../../shared/domain/ledger/usage-service';
-import { DailyBudget } from '../../shared/domain/ledger/daily-budget';
-import { StoredJobIdKey } from '../../shared/domain/jobs/job-id-key';
-import { JobService } from '../../shared/domain/jobs/job-service';
+import { expect } from 'chai';
 import { MemoryJobIdKeyStore } from '../../shared/adapters/memory/memory-job-id-key-store';
 import { MemoryJobQueue } from '../../shared/adapters/memory/memory-job-queue';
 import { MemoryLedgerStore } from '../../shared/adapters/memory/memory-ledger-store';
 import { RedisLedgerStore } from '../../shared/adapters/redis/redis-ledger-store';
-import { utcDaysBack, type ClaimRequest, type LedgerStore } from '../../shared/domain/ledger/ledger-store';
-import { twoClientStores } from './support/redis-fixture';
+import { StoredJobIdKey } from '../../shared/domain/jobs/job-id-key';
+import { JobLifecycle } from '../../shared/domain/jobs/job-lifecycle';
+import { JobService } from '../../shared/domain/jobs/job-service';
+import { meteredMoney } from '../../shared/domain/jobs/job-settlement';
+import { DailyBudget } from '../../shared/domain/ledger/daily-budget';
+import { type ClaimRequest, type LedgerStore, utcDaysBack } from '../../shared/domain/ledger/ledger-store';
+import { UsageService } from '../../shared/domain/ledger/usage-service';
+import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
+import { twoClientStores } from '../support/redis-fixture';
 
 function claim(subject: string, day: string, cost: number, extra: Partial<ClaimRequest> = {}): ClaimRequest {
   const id = randomBytes(12).toString('base64url');
@@ -23,20 +25,20 @@ const newSubject = () => `history-${randomBytes(4).toString('hex')}@example.com`
 function onClock(ledger: LedgerStore, clock: { ms: number }, limit?: number) {
   const budget = new DailyBudget(limit, () => clock.ms);
   const queue = new MemoryJobQueue({
-    processors: new Map([['createJob', async () => ({})]]),
+    lifecycle: new JobLifecycle({ processors: new Map([['createJob', async () => ({})]]) }),
     concurrency: 1,
     attempts: 1,
     backoffMs: 0,
     retentionMs: 60_000,
   });
-  const jobs = new JobService(
+  const jobs = new JobService({
     ledger,
     queue,
-    new StoredJobIdKey(new MemoryJobIdKeyStore(), deriveKeys('s'.repeat(32)).jobIdKey),
-    3600,
-    {},
+    lifecycle: new JobLifecycle({ money: meteredMoney((refund) => ledger.refund(refund), 3600) }),
+    jobIdKey: new StoredJobIdKey(new MemoryJobIdKeyStore(), deriveKeys('s'.repeat(32)).jobIdKey),
+    retentionSeconds: 3600,
     budget,
-  );
+  });
   return { jobs, usage: new UsageService(ledger, budget), close: () => queue.close(1000) };
 }
 

@@ -1,14 +1,16 @@
 import { expect } from 'chai';
-import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
-import type { JobRecord, NewJob } from '../../shared/domain/jobs/job';
-import { StoredJobIdKey } from '../../shared/domain/jobs/job-id-key';
-import { JobService } from '../../shared/domain/jobs/job-service';
 import { MemoryJobIdKeyStore } from '../../shared/adapters/memory/memory-job-id-key-store';
 import { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
 import { RedisKeys } from '../../shared/adapters/redis/redis-keys';
 import { RedisLedgerStore } from '../../shared/adapters/redis/redis-ledger-store';
+import type { JobRecord, NewJob } from '../../shared/domain/jobs/job';
+import { StoredJobIdKey } from '../../shared/domain/jobs/job-id-key';
+import { JobLifecycle } from '../../shared/domain/jobs/job-lifecycle';
+import { JobService } from '../../shared/domain/jobs/job-service';
+import { meteredMoney } from '../../shared/domain/jobs/job-settlement';
+import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
+import { connectStoreClient, quietLogger, type StoreClient } from '../support/redis-fixture';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
-import { connectStoreClient, quietLogger, type StoreClient } from './support/redis-fixture';
 
 /** A queue whose next enqueue fails after doing nothing, as when the job's primary is unreachable. */
 class FailingOnceQueue extends BullmqJobQueue {
@@ -38,7 +40,11 @@ describe('claim and enqueue in two calls (cluster layout): a failure between the
       shards,
       durability: { minReplicas: 0, waitMs: 100 },
     });
-  const service = (queue: BullmqJobQueue) => new JobService(new RedisLedgerStore(store.client, keys, store.guard), queue, jobIdKey, 600);
+  const service = (queue: BullmqJobQueue) => {
+    const ledger = new RedisLedgerStore(store.client, keys, store.guard);
+    const lifecycle = new JobLifecycle({ money: meteredMoney((refund) => ledger.refund(refund), 600) });
+    return new JobService({ ledger, queue, lifecycle, jobIdKey, retentionSeconds: 600 });
+  };
   const submission = (key: string) => ({
     subject: `split-${key}@example.com`,
     operation: 'createJob',

@@ -1,8 +1,8 @@
-import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
 import { RedisThingStore } from '../../shared/adapters/redis/redis-thing-store';
 import type { Thing } from '../../shared/domain/things/thing';
-import { twoClientStores } from './support/redis-fixture';
+import { twoClientStores } from '../support/redis-fixture';
 
 function thing(name: string): Thing {
   return { id: `thing_${randomBytes(16).toString('base64url')}`, name, notes: null, created_at: new Date().toISOString() };

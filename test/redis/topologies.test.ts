@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import Redis, { Cluster, type RedisOptions } from 'ioredis';
+import { measurement } from '../support/measurement';
 import {
   infoFields,
   redisCommand,
@@ -11,7 +12,6 @@ import {
   type TestRedisSentinelSet,
   type TestTlsRedis,
 } from '../testkit/redis-topologies';
-import { measurement } from '../support/measurement';
 
 const USER = 'connector';
 const PASSWORD = 'topology-test-password';

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import Redis from 'ioredis';
 import { BASE_ENV } from '../support/harness';
-import { startRedis, type TestRedis } from '../testkit/redis-node';
-import { LEGACY_RESULT, writeLegacyLayout, type LegacyData } from './support/legacy-layout';
-import { redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from './support/processes';
 import { pollJob } from '../support/job-polling';
+import { type ApiUnderTest, type ProcessUnderTest, redisEnv, startApiProcess, startWorkerProcess } from '../support/processes';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
+import { LEGACY_RESULT, type LegacyData, writeLegacyLayout } from './support/legacy-layout';
 
 const PREFIX = 'upgrade:';
 

@@ -1,15 +1,15 @@
-import { expect } from 'chai';
-import { expectCancelRefund } from './cancel-refund';
 import { setTimeout as jitter } from 'node:timers/promises';
+import { expect } from 'chai';
 import type { Operation } from '../../shared/contract/operations/operation';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
-import { waitFor } from '../testkit/wait-for';
-import { aroundCreateJob } from './scripted-jobs';
-import { newKey, newSubject, type ConnectorOptions, type ConnectorUnderTest } from './harness';
-import { acceptedJob, paidOperationOf, submitPrompt } from './job-submission';
 import { priceOf } from '../../shared/domain/jobs/price';
-import { type BillingMode, expectHoldsSettled, grantCredits } from './prepaid-settlement';
+import { waitFor } from '../testkit/wait-for';
+import { expectCancelRefund } from './cancel-refund';
+import { type ConnectorOptions, type ConnectorUnderTest, newKey, newSubject } from './harness';
 import { inStatus, pollJob } from './job-polling';
+import { acceptedJob, paidOperationOf, submitPrompt } from './job-submission';
+import { type BillingMode, expectHoldsSettled, grantCredits } from './prepaid-settlement';
+import { aroundCreateJob } from './scripted-jobs';
 
 /** How many jobs each proof races; every one must end canceled and refunded, or ran and charged. */
 export const TRIALS = 200;

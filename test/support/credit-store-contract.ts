@@ -13,7 +13,7 @@ export interface CreditStores {
 const TTL = 600;
 
 const newSubject = () => `credits-${randomBytes(5).toString('hex')}@example.com`;
-const newJob = () => `job_${randomBytes(12).toString('base64url')}`;
+const newJobId = () => `job_${randomBytes(12).toString('base64url')}`;
 const newGrantId = () => `cs_test_${randomBytes(8).toString('hex')}`;
 
 /** A grant request with its fingerprint computed as the service computes it. */
@@ -73,7 +73,7 @@ export function creditStoreContract(label: string, stores: () => CreditStores): 
       return subject;
     }
 
-    function holdOf(subject: string, credits: number, jobId = newJob(), extra: Partial<HoldRequest> = {}): HoldRequest {
+    function holdOf(subject: string, credits: number, jobId = newJobId(), extra: Partial<HoldRequest> = {}): HoldRequest {
       return { subject, jobId, credits, at: new Date().toISOString(), ...extra };
     }
 
@@ -133,7 +133,7 @@ export function creditStoreContract(label: string, stores: () => CreditStores): 
       });
       expect(await a.hold(holdOf(subject, 4))).to.deep.equal({ outcome: 'insufficient', account: { balance: 3, held: 7 } });
       expect((await allEntries(a, subject)).map((e) => e.kind)).to.deep.equal(['hold', 'grant']);
-      expect(await a.hold(holdOf(subject, 3, newJob(), { lowThreshold: 2 }))).to.deep.include({
+      expect(await a.hold(holdOf(subject, 3, newJobId(), { lowThreshold: 2 }))).to.deep.include({
         outcome: 'held',
         account: { balance: 0, held: 10 },
         fellLow: true,
@@ -199,7 +199,7 @@ export function creditStoreContract(label: string, stores: () => CreditStores): 
         outcome: 'already',
         captured: 0,
       });
-      expect(await b.release({ subject, jobId: newJob(), ttlSeconds: TTL })).to.deep.equal({
+      expect(await b.release({ subject, jobId: newJobId(), ttlSeconds: TTL })).to.deep.equal({
         outcome: 'none',
         account: { balance: 4, held: 0 },
       });
@@ -254,7 +254,7 @@ export function creditStoreContract(label: string, stores: () => CreditStores): 
       const stores2 = stores();
       const [price, funds, attempts] = [3, 3 * 17, 60];
       const subject = await funded(funds);
-      const holds = Array.from({ length: attempts }, () => holdOf(subject, price, newJob(), { lowThreshold: 10 }));
+      const holds = Array.from({ length: attempts }, () => holdOf(subject, price, newJobId(), { lowThreshold: 10 }));
       const results = await Promise.all(holds.map((hold, i) => (i % 2 ? stores2.a : stores2.b).hold(hold)));
       expect(results.filter((r) => r.outcome === 'held')).to.have.length(17);
       expect(results.filter((r) => r.outcome === 'insufficient')).to.have.length(attempts - 17);

@@ -1,7 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { childEnv } from '../testkit/child-env';
 import { freePort } from '../testkit/free-port';
 import { BASE_ENV } from './harness';
 import { ROOT } from './spawn-process';
@@ -27,7 +28,7 @@ export async function startDev(extraEnv: Record<string, string>): Promise<DevPro
   const metricsPort = await freePort();
   const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'scripts', 'dev.ts')], {
     cwd: workdir,
-    env: { PATH: process.env.PATH ?? '', ...BASE_ENV, PORT: String(port), METRICS_PORT: String(metricsPort), ...extraEnv },
+    env: childEnv({ ...BASE_ENV, PORT: String(port), METRICS_PORT: String(metricsPort), ...extraEnv }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

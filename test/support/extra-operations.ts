@@ -1,12 +1,12 @@
-import { JobError } from '../../shared/platform/errors/job-error';
 import { setTimeout as delay } from 'node:timers/promises';
-import { fixedPrice, perLength } from '../../shared/domain/jobs/price';
-import { intInRange } from '../../shared/platform/config/validators';
 import * as z from 'zod';
 import { bearerOperation, type Operation } from '../../shared/contract/operations/operation';
-import { paidJob } from '../../shared/domain/jobs/processor';
-import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { paidOperation } from '../../shared/contract/operations/paid-operation';
+import { OPERATIONS } from '../../shared/contract/operations/registry';
+import { JobError } from '../../shared/domain/jobs/job-error';
+import { fixedPrice, perLength } from '../../shared/domain/jobs/price';
+import { paidJob } from '../../shared/domain/jobs/processor';
+import { intInRange } from '../../shared/platform/config/validators';
 
 /*
  * Operations a template user might add, as docs/building-operations.md tells them to. They exist only in the

@@ -1,18 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import { expect } from 'chai';
 import type { Logger } from 'pino';
-import { startApi, type InProcessJobConsumer, type StartApiOptions } from '../../api/start-api';
-import { loadConfig, type Config } from '../../shared/platform/config/config';
+import { type InProcessJobConsumer, type StartApiOptions, startApi } from '../../api/start-api';
+import { bundleCardPage } from '../../scripts/bundle-card';
+import { loadCardPagesWith } from '../../shared/contract/cards/page-card';
+import { type Config, loadConfig } from '../../shared/platform/config/config';
 import { connectionUrl } from '../../shared/platform/config/redis-settings';
 import { createLogger } from '../../shared/platform/logging/logger';
-import type { BackendKind } from './backends';
-import { dropIdleConnections } from './idle-connections';
-import { LogCapture } from './log-capture';
-import { checkedClient, type CallOptions, type CallResult } from './checked-client';
-import type { OpenApiResponseChecker } from './openapi-check';
-import { waitFor } from '../testkit/wait-for';
-import { startRedis } from '../testkit/redis-node';
 import { inProcessWorkers } from '../../worker/in-process-workers';
+import { startRedis } from '../testkit/redis-node';
+import { waitFor } from '../testkit/wait-for';
+import type { BackendKind } from './backends';
+import { type CallOptions, type CallResult, checkedClient } from './checked-client';
+import { dropIdleConnections } from './idle-connections';
+import { linkedToken } from './link-requests';
+import { LogCapture } from './log-capture';
+import type { OpenApiResponseChecker } from './openapi-check';
 
 /** The environment every test connector starts from; tests override single variables. */
 export const BASE_ENV = {
@@ -80,6 +82,8 @@ export async function startConnector(
   const config = loadConfig(prepared.env, 'dev');
   const logs = new LogCapture();
   const logger = createLogger(config.logLevel, 'connector-test', logs);
+  // From the sources, as `npm run dev` does: the MCP Apps cards are bundled from their pages, never read from dist/.
+  loadCardPagesWith(bundleCardPage);
   // On Redis the API only enqueues; the same process also consumes the queue, as `npm run dev` does.
   const jobConsumer = runWorker ? inProcessWorker(config, logger) : undefined;
   const api = await startApi(config, logger, { ...options, env: prepared.env, jobConsumer });
@@ -102,11 +106,7 @@ export async function startConnector(
     logs,
     checker,
     call,
-    link: async (subject) => {
-      const res = await call('POST', '/v1/link', { body: { subject }, headers: { 'x-link-secret': config.linkSecret } });
-      expect(res.status, res.text).to.equal(201);
-      return res.body.token as string;
-    },
+    link: (subject) => linkedToken(call, { subject, secret: config.linkSecret }),
     close: async () => {
       dropIdleConnections();
       await api.close();

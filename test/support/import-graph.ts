@@ -20,8 +20,8 @@ export function resolveRelative(from: string, specifier: string): string | undef
 }
 
 /**
- * The files each source imports (type-only imports, re-exports, `import()` and `require()` included; with
- * `runtimeOnly`, only what the compiled module loads).
+ * The files each source imports (type-only imports, re-exports, `import()`, `require()` and `import('…')`
+ * types included; with `runtimeOnly`, only what the compiled module loads).
  */
 export function fileImports(
   files: readonly string[],
@@ -31,12 +31,29 @@ export function fileImports(
   const graph = new Map<string, string[]>();
   for (const file of files) {
     const sf = ts.createSourceFile(file, read(file), ts.ScriptTarget.ES2022, true);
-    graph.set(
-      file,
-      moduleSpecifiers(sf, { runtimeOnly }).flatMap((literal) => resolveRelative(file, literal.text) ?? []),
-    );
+    const specifiers = moduleSpecifiers(sf, { runtimeOnly }).map((literal) => literal.text);
+    if (!runtimeOnly) specifiers.push(...importTypeSpecifiers(sf));
+    graph.set(file, [...new Set(specifiers.flatMap((specifier) => resolveRelative(file, specifier) ?? []))]);
   }
   return graph;
+}
+
+/** The specifiers of `import('…')` types (as in `typeof import('./x')`): edges only the type checker follows. */
+function importTypeSpecifiers(sf: ts.SourceFile): string[] {
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+      found.push(node.argument.literal.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(sf);
+  return found;
+}
+
+/** The file graph of `files` as {@link findCycles} takes it: each file and the files it imports, type-only edges included. */
+export function fileGraph(files: readonly string[], read = (f: string) => readFileSync(f, 'utf8')): Map<string, Set<string>> {
+  return new Map([...fileImports(files, read)].map(([file, targets]) => [file, new Set(targets)]));
 }
 
 /** Collapses a file graph into a graph of groups (`group` names a file's group); edges inside a group are dropped. */
@@ -58,7 +75,11 @@ export function groupGraph(
   return graph;
 }
 
-/** Every cycle a depth-first walk meets, each as the list of its nodes with the first repeated at the end. */
+/**
+ * Every cycle a depth-first walk meets, each as the list of its nodes with the first repeated at the end. A
+ * graph has a cycle exactly when such a walk meets an edge back to a node still open, so an empty answer means
+ * none; each group of nodes caught in cycles is named at least once.
+ */
 export function findCycles(graph: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
   const state = new Map<string, 'open' | 'done'>();
   const stack: string[] = [];

@@ -1,6 +1,6 @@
+import { OPERATIONS } from '../../shared/contract/operations/registry';
 import type { JobStatus } from '../../shared/domain/jobs/job';
 import { isTerminal } from '../../shared/domain/jobs/job';
-import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { waitFor } from '../testkit/wait-for';
 import type { JobClient } from './job-submission';
 

@@ -1,9 +1,9 @@
+import { type CallToolResult, Client, StreamableHTTPClientTransport, type Tool } from '@modelcontextprotocol/client';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { Client, StreamableHTTPClientTransport, type CallToolResult, type Tool } from '@modelcontextprotocol/client';
 import { expect } from 'chai';
 import * as z from 'zod/v4';
-import { APP_MIME_TYPE, UI_EXTENSION } from '../../shared/contract/mcp/job-card/app-card';
+import { APP_MIME_TYPE, UI_EXTENSION } from '../../shared/contract/cards/app-card';
 import { waitFor } from '../testkit/wait-for';
 
 /** The protocol revisions the connector serves: the 2025 handshake one and the 2026 per-request one. */

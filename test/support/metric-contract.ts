@@ -1,12 +1,12 @@
 import { Metrics } from '../../shared/platform/metrics/metrics';
 
-/** A metric as ../shared/CONTRACT.md fixes it ("Operations side", "MCP" and the webhook counter of "The dashboard's view"), plus the Redis error counter of issue 5, the over-budget counter of issue 8, the cancel and refund counters of issue 26, the rotation metrics of issue 29 and the credit counters of issue 36. */
+/** A metric as operators scrape it: its type and labels, as the table of docs/operating.md ("Metrics") lists them. */
 export interface ContractMetric {
   type: 'counter' | 'gauge' | 'histogram';
   labels: readonly string[];
 }
 
-/** The contract table, written out independently of shared/metrics so a renamed metric fails the tests. */
+/** The contract table, written out independently of shared/platform/metrics so a renamed metric fails the tests. */
 export const CONTRACT_METRICS: Readonly<Record<string, ContractMetric>> = {
   connector_http_requests_total: { type: 'counter', labels: ['method', 'route', 'status'] },
   connector_http_request_duration_seconds: { type: 'histogram', labels: ['method', 'route'] },

@@ -5,12 +5,12 @@ import type { Operation } from '../../shared/contract/operations/operation';
 import { paidOperation } from '../../shared/contract/operations/paid-operation';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { fixedPrice, priceOf } from '../../shared/domain/jobs/price';
-import { type CancelCharge, CANCEL_CHARGES, paidJob } from '../../shared/domain/jobs/processor';
+import { CANCEL_CHARGES, type CancelCharge, paidJob } from '../../shared/domain/jobs/processor';
 import { FAIL_PREFIX, placeholderJob } from '../../shared/domain/processors/placeholder-processor';
 import { waitFor } from '../testkit/wait-for';
 import { withOperations } from './extra-operations';
-import type { JobClient } from './job-submission';
 import { type CallResult, type ConnectorOptions, type ConnectorUnderTest, newKey, newSubject } from './harness';
+import type { JobClient } from './job-submission';
 import { parseExposition } from './prometheus-text';
 
 /** The percent the cancel-charge operations report before they wait for their cancel. */
@@ -102,12 +102,12 @@ export async function statementOf(client: JobClient, linkSecret: string, subject
 
 /** The calls the flows make on one connector. */
 export function moneyClient(c: ConnectorUnderTest) {
-  const link = { 'x-link-secret': c.config.linkSecret };
+  const linkHeaders = { 'x-link-secret': c.config.linkSecret };
   return {
     grant: async (subject: string, credits: number) => {
       const res = await c.call('POST', '/v1/link/credits', {
         body: { subject, credits, grant_id: `g_${randomBytes(8).toString('hex')}` },
-        headers: link,
+        headers: linkHeaders,
       });
       expect(res.status, res.text).to.equal(201);
     },

@@ -1,6 +1,6 @@
 // `npm test` runs this before the build: it names every program the suite needs that this machine lacks, with
 // the Debian package that installs it, and exits non-zero, instead of letting the run fail ten minutes in.
-import { findChromium, CHROMIUM_PATH_VARIABLE } from './chromium';
+import { CHROMIUM_PATH_VARIABLE, findChromium } from './chromium';
 import { findProgram } from './find-program';
 
 /** A program the tests start, the Debian package that installs it, and which tests need it. */

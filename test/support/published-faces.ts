@@ -1,5 +1,5 @@
-import { connectMcp, REVISIONS } from './mcp-client';
 import type { ConnectorUnderTest } from './harness';
+import { connectMcp, REVISIONS } from './mcp-client';
 
 /** One captured answer: its status, the headers a client acts on, and its body as sent (or as parsed JSON). */
 interface CapturedAnswer {

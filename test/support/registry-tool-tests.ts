@@ -1,15 +1,15 @@
 import type { Client, Tool } from '@modelcontextprotocol/client';
 import { expect } from 'chai';
 import { buildToolDefinitions, toolName } from '../../shared/contract/mcp/tool-definitions';
-import { priceOf } from '../../shared/domain/jobs/price';
 import { modelDescription } from '../../shared/contract/operations/model-description';
 import type { Operation } from '../../shared/contract/operations/operation';
 import { publishedOperations } from '../../shared/contract/operations/registry';
-import { BASE_ENV, newKey, newSubject, type ConnectorUnderTest } from './harness';
+import { priceOf } from '../../shared/domain/jobs/price';
+import { waitFor } from '../testkit/wait-for';
+import { BASE_ENV, type ConnectorUnderTest, newKey, newSubject } from './harness';
 import { callOk, connectMcp, OutputChecker, REVISIONS } from './mcp-client';
 import { portabilityFindings } from './schema-portability';
 import { sampleArguments } from './tool-arguments';
-import { waitFor } from '../testkit/wait-for';
 
 /** JSON-RPC "invalid params": unknown tools and arguments that do not fit the input schema. */
 export const INVALID_PARAMS = -32602;

@@ -1,6 +1,6 @@
 import { freePort } from '../testkit/free-port';
-import { startHaproxy, type Haproxy } from '../testkit/haproxy';
-import { answers, setLogDir, startNode, type NodeProcess } from '../testkit/node-process';
+import { type Haproxy, startHaproxy } from '../testkit/haproxy';
+import { answers, type NodeProcess, setLogDir, startNode } from '../testkit/node-process';
 import { waitFor } from '../testkit/wait-for';
 
 /** One API or worker process of the fleet, and when it exited. */

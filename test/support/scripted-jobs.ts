@@ -1,6 +1,6 @@
-import { JobError } from '../../shared/platform/errors/job-error';
 import type { Operation } from '../../shared/contract/operations/operation';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
+import { JobError } from '../../shared/domain/jobs/job-error';
 
 /** The safe message a scripted job fails with. */
 export const SCRIPTED_FAILURE = 'This job fails on purpose.';

@@ -1,5 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
+import { childEnv } from '../testkit/child-env';
 
 /** The repository root, for spawning built entry points. */
 export const ROOT = path.resolve(__dirname, '..', '..');
@@ -26,7 +27,7 @@ process.once('exit', () => {
 export function spawnNode(entry: string, env: Record<string, string>, args: readonly string[] = []): Spawned {
   const child = spawn(process.execPath, [path.join(ROOT, entry), ...args], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);

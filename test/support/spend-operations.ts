@@ -1,10 +1,10 @@
 import * as z from 'zod';
+import type { Operation } from '../../shared/contract/operations/operation';
+import { paidOperation } from '../../shared/contract/operations/paid-operation';
 import { fixedPrice } from '../../shared/domain/jobs/price';
 import { paidJob } from '../../shared/domain/jobs/processor';
-import { paidOperation } from '../../shared/contract/operations/paid-operation';
-import type { Operation } from '../../shared/contract/operations/operation';
 import type { Services } from '../../shared/domain/services';
-import { InsufficientCreditsError } from '../../shared/platform/errors/insufficient-credits-error';
+import { InsufficientCreditsError } from '../../shared/platform/errors/problems';
 
 /** Where the test operation below sends a person short of credits. */
 export const TEST_TOP_UP_URL = 'https://dashboard.example.com/top-up';

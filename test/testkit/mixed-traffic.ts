@@ -1,5 +1,5 @@
-import http from 'node:http';
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 
 /** The requests of the mix: reads, a fresh paid job, a retry of an accepted key, and MCP tool calls. */
 export type RequestKind = 'me' | 'readJob' | 'freshJob' | 'retryJob' | 'mcpGetMe' | 'mcpGetJob';

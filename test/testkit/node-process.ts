@@ -1,7 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { childEnv } from './child-env';
 import { GiveUp, waitFor } from './wait-for';
 
 /**
@@ -105,7 +106,7 @@ export async function startNode(
   const output = sink?.stdin ?? log.fd;
   const child = spawn(file, args, {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', ...env },
+    env: childEnv({ NODE_ENV: 'production', ...env }),
     stdio: ['ignore', output, output],
   });
   sink?.stdin?.destroy();

@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { dataNodeLines, infoFields, launchRedis, onFreePorts, redisCommand, type RedisAccess, type RedisProcess } from './redis-process';
-import { makeCertificates, tlsLines, type TestCertificates } from './test-certificates';
+import { dataNodeLines, infoFields, launchRedis, onFreePorts, type RedisAccess, type RedisProcess, redisCommand } from './redis-process';
+import { makeCertificates, type TestCertificates, tlsLines } from './test-certificates';
 import { waitFor } from './wait-for';
 
 const run = promisify(execFile);

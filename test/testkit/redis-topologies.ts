@@ -3,7 +3,7 @@
  * private directory, with no persistence and noeviction, and stopped with everything it started: a 6-node
  * Cluster, a Sentinel set, and a TLS-only node with an ACL user.
  */
-export { startRedisCluster, parseClusterNodes, type ClusterNodeInfo, type TestRedisCluster } from './redis-cluster';
+export { type ClusterNodeInfo, parseClusterNodes, startRedisCluster, type TestRedisCluster } from './redis-cluster';
+export { infoFields, type RedisAccess, redisCommand } from './redis-process';
 export { startRedisSentinelSet, type TestRedisSentinelSet } from './redis-sentinel';
 export { startTlsRedis, type TestTlsRedis } from './redis-tls';
-export { redisCommand, infoFields, type RedisAccess } from './redis-process';

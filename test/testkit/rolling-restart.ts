@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
-import { loadRunEnv } from './load-run-env';
 import path from 'node:path';
 import YAML from 'yaml';
 import { freePort } from './free-port';
-import { answers, repoRoot, setLogDir, startNode, type NodeProcess } from './node-process';
-import { startRedis } from './redis-node';
-import { waitFor } from './wait-for';
-import { startHaproxy, type Haproxy } from './haproxy';
+import { type Haproxy, startHaproxy } from './haproxy';
+import { loadRunEnv } from './load-run-env';
 import { mixedTraffic, type SeenResponse, type TrafficOutcome } from './mixed-traffic';
-import { judgeRollingRestart, type JobAccount, type Replacement, type RollingReport } from './rolling-report';
+import { answers, type NodeProcess, repoRoot, setLogDir, startNode } from './node-process';
+import { startRedis } from './redis-node';
+import { type JobAccount, judgeRollingRestart, type Replacement, type RollingReport } from './rolling-report';
+import { waitFor } from './wait-for';
 import { readWorkerLog, type WorkerJobLog } from './worker-log';
 
 export { judgeRollingRestart, type RollingReport } from './rolling-report';

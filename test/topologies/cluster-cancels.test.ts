@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { startRedisCluster, type TestRedisCluster } from '../testkit/redis-topologies';
+import { cancelCrashFlows } from '../support/cancel-crash-flows';
+import { cancelCrashRace, cancelCrashRaceEnv } from '../support/cancel-crash-race';
 import { cancelRaceProof, twoApiCancelProof } from '../support/cancel-race-flows';
+import { clusterVars, type Deployment, deploymentEnv, startDeployment } from '../support/deployment';
 import { startConnector } from '../support/harness';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { cancelCrashFlows } from '../worker/support/cancel-crash-flows';
-import { cancelCrashRace, cancelCrashRaceEnv } from './support/cancel-crash-race';
-import { clusterVars, deploymentEnv, startDeployment, type Deployment } from './support/deployment';
+import { startRedisCluster, type TestRedisCluster } from '../testkit/redis-topologies';
 
 /** A key prefix of its own for each proof, so that no two share a queue. */
 const freshPrefix = (name: string) => `${name}-${randomBytes(3).toString('hex')}:`;

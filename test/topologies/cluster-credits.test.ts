@@ -4,11 +4,11 @@ import { openRedisSession, type RedisSession } from '../../shared/adapters/redis
 import { loadRedisSettings } from '../../shared/platform/config/redis-settings';
 import type { ConfigProblem } from '../../shared/platform/config/settings-table';
 import { Metrics } from '../../shared/platform/metrics/metrics';
+import { type CreditStores, creditStoreContract } from '../support/credit-store-contract';
+import { clusterVars } from '../support/deployment';
+import { quietLogger } from '../support/redis-fixture';
 import { startRedisCluster, type TestRedisCluster } from '../testkit/redis-topologies';
 import { waitFor } from '../testkit/wait-for';
-import { creditStoreContract, type CreditStores } from '../support/credit-store-contract';
-import { quietLogger } from '../redis/support/redis-fixture';
-import { clusterVars } from './support/deployment';
 
 const PREFIX = 'credits-cluster:';
 

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { startRedisCluster, type TestRedisCluster } from '../testkit/redis-topologies';
+import { clusterVars } from '../support/deployment';
 import { startConnector } from '../support/harness';
 import { moneyFlows } from '../support/money-flows';
 import { prepaidProof } from '../support/money-proofs';
-import { clusterVars } from './support/deployment';
+import { startRedisCluster, type TestRedisCluster } from '../testkit/redis-topologies';
 
 // The holds, captures, releases and cancel charges of test/http/money.test.ts on a 6-node cluster (3
 // primaries): the claim holds in the subject's slot, and the worker's settlement ends the hold there.

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { RedisKeys } from '../../shared/adapters/redis/redis-keys';
+import { clusterVars, type Deployment, deploymentEnv, startDeployment } from '../support/deployment';
 import { redisCommand, startRedisCluster, type TestRedisCluster } from '../testkit/redis-topologies';
 import { commonFlows } from './support/common-flows';
-import { clusterVars, deploymentEnv, startDeployment, type Deployment } from './support/deployment';
 import { failoverFlow } from './support/failover-flow';
 import { queueEventsKey, recordedCompletions } from './support/queue-events';
 

@@ -1,6 +1,6 @@
+import { type Deployment, deploymentEnv, sentinelVars, startDeployment } from '../support/deployment';
 import { startRedisSentinelSet, type TestRedisSentinelSet } from '../testkit/redis-topologies';
 import { commonFlows } from './support/common-flows';
-import { deploymentEnv, sentinelVars, startDeployment, type Deployment } from './support/deployment';
 import { failoverFlow } from './support/failover-flow';
 import { queueEventsKey, recordedCompletions } from './support/queue-events';
 

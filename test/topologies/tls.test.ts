@@ -1,5 +1,8 @@
 import { expect } from 'chai';
+import { clusterVars, type Deployment, deploymentEnv, sentinelVars, startDeployment, tlsNodeVars, usageOf } from '../support/deployment';
 import { newSubject } from '../support/harness';
+import { pollJob } from '../support/job-polling';
+import { submitPrompt } from '../support/job-submission';
 import {
   startRedisCluster,
   startRedisSentinelSet,
@@ -8,10 +11,7 @@ import {
   type TestRedisSentinelSet,
   type TestTlsRedis,
 } from '../testkit/redis-topologies';
-import { pollJob } from '../support/job-polling';
 import { commonFlows } from './support/common-flows';
-import { clusterVars, deploymentEnv, sentinelVars, startDeployment, tlsNodeVars, usageOf, type Deployment } from './support/deployment';
-import { submitPrompt } from '../support/job-submission';
 
 describe('built API and worker processes on a TLS-only Redis node with an ACL user (rediss:// and REDIS_TLS_CA_FILE)', function () {
   this.timeout(60_000);

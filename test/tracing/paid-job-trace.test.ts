@@ -1,16 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { newKey, newSubject } from '../support/harness';
+import { inStatus, pollJob } from '../support/job-polling';
+import { submitPrompt } from '../support/job-submission';
 import { rawToolCall } from '../support/mcp-client';
 import { authorize, authorizeParams, oauthTarget, pendingRequestId, registerClient } from '../support/oauth-helpers';
-import { startRedis, type TestRedis } from '../testkit/redis-node';
+import { type ApiUnderTest, type ProcessUnderTest, redisEnv, startApiProcess, startWorkerProcess } from '../support/processes';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { webhookEnv } from '../support/webhook-stands';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { waitFor } from '../testkit/wait-for';
-import { redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from '../redis/support/processes';
-import { webhookEnv } from '../webhooks/support/webhook-stands';
 import { KIND, OtlpReceiver, type ReceivedSpan } from './support/otlp-receiver';
-import { submitPrompt } from '../support/job-submission';
-import { inStatus, pollJob } from '../support/job-polling';
 
 const hexId = (bytes: number): string => randomBytes(bytes).toString('hex');
 

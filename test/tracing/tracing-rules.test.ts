@@ -1,4 +1,4 @@
-import { ROOT_CONTEXT, SpanKind, trace, TraceFlags } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, TraceFlags, trace } from '@opentelemetry/api';
 import { SamplingDecision } from '@opentelemetry/sdk-trace-node';
 import { expect } from 'chai';
 import { loadTracingSettings } from '../../shared/platform/config/tracing-settings';

@@ -1,13 +1,13 @@
 import { expect } from 'chai';
-import { exitCode, summarize, type CheckResult } from '../../doctor/check-result';
+import { type CheckResult, exitCode, summarize } from '../../doctor/check-result';
+import { type DocumentOperation, documentOperations, label } from '../../doctor/context';
 import { bodyFieldName, gptActionsRules } from '../../doctor/gpt-actions-rules';
-import { documentOperations, label, type DocumentOperation } from '../../doctor/context';
 import { MAX_TOOL_NAME, protectedResourceUrls } from '../../doctor/mcp-checks';
-import { toolName } from '../../shared/contract/mcp/tool-definitions';
 import { ENV_LINK_SECRET, ENV_METRICS_URL, ENV_PUBLIC_URL, parseDoctorArgs } from '../../doctor/options';
 import { formatJson, formatText } from '../../doctor/report';
 import { Target } from '../../doctor/target';
 import { buildOpenApiDocument } from '../../shared/contract/description/openapi-document';
+import { toolName } from '../../shared/contract/mcp/tool-definitions';
 import type { Operation } from '../../shared/contract/operations/operation';
 import { publishedOperations } from '../../shared/contract/operations/registry';
 import { REGISTRIES } from '../support/extra-operations';

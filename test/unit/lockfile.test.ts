@@ -1,6 +1,6 @@
-import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { expect } from 'chai';
 import { ROOT } from '../support/spawn-process';
 
 const { missingOptional } = require(path.join(ROOT, 'scripts', 'fix-lockfile.js'));

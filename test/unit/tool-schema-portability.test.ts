@@ -8,8 +8,8 @@ import { portableSchema } from '../../shared/contract/mcp/portable-schema';
 import { buildToolDefinitions } from '../../shared/contract/mcp/tool-definitions';
 import type { JsonSchema } from '../../shared/contract/operations/operation';
 import { OPERATIONS, publishedOperations } from '../../shared/contract/operations/registry';
-import { COMPONENT_SCHEMAS } from '../../shared/contract/operations/schemas';
 import { requestBodySchema, schemaComponents } from '../../shared/contract/operations/registry-schemas';
+import { COMPONENT_SCHEMAS } from '../../shared/contract/operations/schemas';
 import { portabilityFindings } from '../support/schema-portability';
 
 /** Every subschema of `schema` (itself included) whose `type` is an array. */

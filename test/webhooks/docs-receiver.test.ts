@@ -1,13 +1,13 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { Webhook } from 'standardwebhooks';
-import { freePort } from '../testkit/free-port';
-import { newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
+import { type ConnectorUnderTest, newSubject, startConnector } from '../support/harness';
 import { ROOT } from '../support/spawn-process';
-import { waitFor } from '../testkit/wait-for';
 import { newWebhookSecret } from '../support/webhook-receiver';
+import { freePort } from '../testkit/free-port';
+import { waitFor } from '../testkit/wait-for';
 
 /** The code of the fenced block of `docs/<page>` whose info string is `info`. */
 function block(info: string, page = 'webhooks.md'): string {

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { BACKENDS } from '../support/backends';
 import { newSubject } from '../support/harness';
+import { inStatus, pollJob } from '../support/job-polling';
+import { submitPrompt } from '../support/job-submission';
 import { SCRIPTED_FAILURE, scriptedJobs } from '../support/scripted-jobs';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { linkOn, startWebhookStand, webhookEnv, type WebhookStand } from './support/webhook-stands';
-import { submitPrompt } from '../support/job-submission';
-import { inStatus, pollJob } from '../support/job-polling';
+import { linkOn, startWebhookStand, type WebhookStand, webhookEnv } from '../support/webhook-stands';
 
 // One job at a time and a long placeholder: a first job keeps running, so the next one stays queued. The API
 // and the worker share one process (on Redis still through BullMQ and the worker's code).

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { BACKENDS } from '../support/backends';
 import { newSubject } from '../support/harness';
+import { submitPrompt } from '../support/job-submission';
 import { SCRIPTED_FAILURE, scriptedJobs } from '../support/scripted-jobs';
 import { WebhookReceiver } from '../support/webhook-receiver';
-import { linkOn, startWebhookStand, webhookEnv, type WebhookStand } from './support/webhook-stands';
-import { submitPrompt } from '../support/job-submission';
+import { linkOn, startWebhookStand, type WebhookStand, webhookEnv } from '../support/webhook-stands';
 
 // The built worker runs the real placeholder job, which never fails; a scripted one needs the API and the
 // worker in one process (on Redis still through BullMQ and the same worker code).

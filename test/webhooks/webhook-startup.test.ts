@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import { BASE_ENV } from '../support/harness';
-import { freePort } from '../testkit/free-port';
 import { spawnNode } from '../support/spawn-process';
-import { accepts } from '../testkit/node-process';
 import { newWebhookSecret } from '../support/webhook-receiver';
+import { freePort } from '../testkit/free-port';
+import { accepts } from '../testkit/node-process';
 
 const REQUIRED = {
   CONNECTOR_SECRET: BASE_ENV.CONNECTOR_SECRET,

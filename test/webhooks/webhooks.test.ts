@@ -1,13 +1,13 @@
 import { expect } from 'chai';
 import { WebhookVerificationError } from 'standardwebhooks';
 import { BACKENDS } from '../support/backends';
-import { newSubject, type ConnectorUnderTest } from '../support/harness';
-import { codeFor, codeForm, tokenRequest } from '../support/oauth-helpers';
-import { waitFor } from '../testkit/wait-for';
-import { WebhookReceiver, type Received } from '../support/webhook-receiver';
-import { linkOn, startWebhookStand, webhookEnv, type WebhookStand } from './support/webhook-stands';
-import { acceptedJob } from '../support/job-submission';
+import { type ConnectorUnderTest, newSubject } from '../support/harness';
 import { inStatus, pollJob } from '../support/job-polling';
+import { acceptedJob } from '../support/job-submission';
+import { codeFor, codeForm, tokenRequest } from '../support/oauth-helpers';
+import { type Received, WebhookReceiver } from '../support/webhook-receiver';
+import { linkOn, startWebhookStand, type WebhookStand, webhookEnv } from '../support/webhook-stands';
+import { waitFor } from '../testkit/wait-for';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 /** A delivery blocked on the receiver times out after 10 s; an answer that waited for one would take that long. */

@@ -4,10 +4,10 @@ import Redis from 'ioredis';
 import { RedisKeys } from '../../shared/adapters/redis/redis-keys';
 import { eventId } from '../../shared/domain/webhooks/webhook-event';
 import { newSubject } from '../support/harness';
-import { waitFor } from '../testkit/wait-for';
-import { WebhookReceiver } from '../support/webhook-receiver';
-import { linkOn, startWebhookStand, webhookEnv, type WebhookStand } from './support/webhook-stands';
 import { submitPrompt } from '../support/job-submission';
+import { WebhookReceiver } from '../support/webhook-receiver';
+import { linkOn, startWebhookStand, type WebhookStand, webhookEnv } from '../support/webhook-stands';
+import { waitFor } from '../testkit/wait-for';
 
 describe('webhook events on Redis when the worker process dies', function () {
   this.timeout(90_000);

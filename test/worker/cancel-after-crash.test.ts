@@ -1,6 +1,6 @@
+import { cancelCrashFlows } from '../support/cancel-crash-flows';
+import { redisEnv } from '../support/processes';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
-import { redisEnv } from '../redis/support/processes';
-import { cancelCrashFlows } from './support/cancel-crash-flows';
 
 // The same proofs run on the 3-primary Redis Cluster in test/topologies/cluster-cancels.test.ts.
 describe('a cancel and a worker that dies (built processes on one Redis node)', function () {

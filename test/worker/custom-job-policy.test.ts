@@ -1,18 +1,18 @@
 import { expect } from 'chai';
+import * as z from 'zod';
 import { paidOperation } from '../../shared/contract/operations/paid-operation';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { timeoutMessage } from '../../shared/domain/jobs/job-runner';
 import { fixedPrice } from '../../shared/domain/jobs/price';
-import * as z from 'zod';
 import { paidJob } from '../../shared/domain/jobs/processor';
 import { loadConfig } from '../../shared/platform/config/config';
 import { connectionUrl } from '../../shared/platform/config/redis-settings';
 import { createLogger } from '../../shared/platform/logging/logger';
-import { startWorker, type RunningWorker } from '../../worker/start-worker';
+import { type RunningWorker, startWorker } from '../../worker/start-worker';
 import { withOperations } from '../support/extra-operations';
-import { BASE_ENV, newKey, newSubject, startConnector, type ConnectorUnderTest } from '../support/harness';
-import { LogCapture } from '../support/log-capture';
+import { BASE_ENV, type ConnectorUnderTest, newKey, newSubject, startConnector } from '../support/harness';
 import { inStatus, pollJob } from '../support/job-polling';
+import { LogCapture } from '../support/log-capture';
 
 const TIMEOUT_MS = 300;
 /** How many attempts ran, by job id: the processor counts them. */

@@ -1,12 +1,12 @@
-import { singleNodeConnection } from '../../shared/platform/config/redis-settings';
-import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
 import type { NewJob } from '../../shared/domain/jobs/job';
 import type { Processor } from '../../shared/domain/jobs/processor';
+import { singleNodeConnection } from '../../shared/platform/config/redis-settings';
 import { Metrics } from '../../shared/platform/metrics/metrics';
-import { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
 import { createJobWorker, type JobWorker } from '../../worker/job-worker';
-import { connectStoreClient, quietLogger, type StoreClient } from '../redis/support/redis-fixture';
+import { connectStoreClient, quietLogger, type StoreClient } from '../support/redis-fixture';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { waitFor } from '../testkit/wait-for';
 

@@ -1,27 +1,16 @@
-import { singleNodeConnection } from '../../shared/platform/config/redis-settings';
 import { expect } from 'chai';
-import { randomBytes } from 'node:crypto';
-import { JobError } from '../../shared/platform/errors/job-error';
+import { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
 import type { JobRecord, NewJob } from '../../shared/domain/jobs/job';
+import { JobError } from '../../shared/domain/jobs/job-error';
 import { GENERIC_JOB_FAILURE } from '../../shared/domain/jobs/job-runner';
 import type { Processor } from '../../shared/domain/jobs/processor';
+import { singleNodeConnection } from '../../shared/platform/config/redis-settings';
 import { Metrics } from '../../shared/platform/metrics/metrics';
-import { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
 import { createJobWorker, type JobWorker } from '../../worker/job-worker';
-import { connectStoreClient, metricValue, quietLogger, type StoreClient } from '../redis/support/redis-fixture';
+import { newJob } from '../support/new-job';
+import { connectStoreClient, metricValue, quietLogger, type StoreClient } from '../support/redis-fixture';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { waitFor } from '../testkit/wait-for';
-
-function newJob(operation: string, input: Record<string, unknown> = { prompt: 'x' }): NewJob {
-  return {
-    id: `job_${randomBytes(24).toString('base64url').slice(0, 32)}`,
-    subject: 's',
-    operation,
-    input,
-    cost: 1,
-    createdAt: new Date().toISOString(),
-  };
-}
 
 describe('the BullMQ job worker, in-process, on a private redis-server', () => {
   let redis: TestRedis;
@@ -125,7 +114,7 @@ describe('the BullMQ job worker, in-process, on a private redis-server', () => {
   });
 
   it('a job dispatched by its name succeeds with the processor’s result, times and one attempt', async () => {
-    const job = newJob('echo', { prompt: 'hi' });
+    const job = newJob({ operation: 'echo', input: { prompt: 'hi' } });
     const done = await runToEnd(job);
     expect(done.status).to.equal('succeeded');
     expect(done.result).to.deep.equal({ echoed: 'hi' });
@@ -136,7 +125,7 @@ describe('the BullMQ job worker, in-process, on a private redis-server', () => {
   });
 
   it('a processor that fails twice with an unknown error is retried with exponential backoff and succeeds on attempt 3', async () => {
-    const job = newJob('flaky');
+    const job = newJob({ operation: 'flaky' });
     const done = await runToEnd(job);
     expect(done.status).to.equal('succeeded');
     expect(done.result).to.deep.equal({ attempt: 3 });
@@ -149,7 +138,7 @@ describe('the BullMQ job worker, in-process, on a private redis-server', () => {
   });
 
   it('a job that succeeds on attempt 3 reports the start of attempt 1 as started_at, not a later attempt’s', async () => {
-    const job = newJob('flaky-start');
+    const job = newJob({ operation: 'flaky-start' });
     const done = await runToEnd(job);
     expect(done.attempts).to.equal(3);
     const [first] = attemptTimes.get(job.id)!;
@@ -160,7 +149,7 @@ describe('the BullMQ job worker, in-process, on a private redis-server', () => {
   });
 
   it('an unknown error on every attempt fails the job after all attempts with the generic message only', async () => {
-    const job = newJob('broken');
+    const job = newJob({ operation: 'broken' });
     const done = await runToEnd(job);
     expect(done.status).to.equal('failed');
     expect(done.error).to.deep.equal({ message: GENERIC_JOB_FAILURE });
@@ -169,7 +158,7 @@ describe('the BullMQ job worker, in-process, on a private redis-server', () => {
   });
 
   it('a non-retryable JobError fails the job at once with its own message', async () => {
-    const job = newJob('refused');
+    const job = newJob({ operation: 'refused' });
     const done = await runToEnd(job);
     expect(done.status).to.equal('failed');
     expect(done.error).to.deep.equal({ message: 'The prompt asks for something we cannot do.' });
@@ -178,7 +167,7 @@ describe('the BullMQ job worker, in-process, on a private redis-server', () => {
   });
 
   it('a retryable JobError on every attempt fails with the last attempt’s message', async () => {
-    const job = newJob('busy');
+    const job = newJob({ operation: 'busy' });
     const done = await runToEnd(job);
     expect(done.status).to.equal('failed');
     expect(done.error).to.deep.equal({ message: 'Still busy (attempt 3).' });
@@ -186,13 +175,13 @@ describe('the BullMQ job worker, in-process, on a private redis-server', () => {
   });
 
   it('a job whose operation has no processor fails with the generic message', async () => {
-    const done = await runToEnd(newJob('unknownOperation'));
+    const done = await runToEnd(newJob({ operation: 'unknownOperation' }));
     expect(done.status).to.equal('failed');
     expect(done.error).to.deep.equal({ message: GENERIC_JOB_FAILURE });
   });
 
   it('a job whose created_at is not a date succeeds on its first attempt and is counted; only its wait time is left out', async () => {
-    const job = { ...newJob('echo-undated', { prompt: 'undated' }), createdAt: 'not a date' };
+    const job = newJob({ operation: 'echo-undated', input: { prompt: 'undated' }, createdAt: 'not a date' });
     const done = await runToEnd(job);
     expect(done.status).to.equal('succeeded');
     expect(done.attempts).to.equal(1);

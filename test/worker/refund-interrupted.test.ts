@@ -1,16 +1,16 @@
-import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
 import { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
 import { RedisLedgerStore } from '../../shared/adapters/redis/redis-ledger-store';
 import type { JobRecord, NewJob } from '../../shared/domain/jobs/job';
+import { JobError } from '../../shared/domain/jobs/job-error';
 import type { Processor } from '../../shared/domain/jobs/processor';
 import { singleNodeConnection } from '../../shared/platform/config/redis-settings';
-import { JobError } from '../../shared/platform/errors/job-error';
 import { Metrics } from '../../shared/platform/metrics/metrics';
 import { createJobWorker, type JobWorker } from '../../worker/job-worker';
-import { waitFor } from '../testkit/wait-for';
-import { connectStoreClient, metricValue, quietLogger, type StoreClient } from '../redis/support/redis-fixture';
+import { connectStoreClient, metricValue, quietLogger, type StoreClient } from '../support/redis-fixture';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
+import { waitFor } from '../testkit/wait-for';
 
 const REFUSAL = 'This cannot be done.';
 

@@ -1,16 +1,16 @@
-import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
+import { expect } from 'chai';
 import { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
 import { RedisLedgerStore } from '../../shared/adapters/redis/redis-ledger-store';
 import type { NewJob } from '../../shared/domain/jobs/job';
+import { MAX_STALLS } from '../../shared/domain/jobs/job-lifecycle';
 import type { Processor } from '../../shared/domain/jobs/processor';
 import { singleNodeConnection } from '../../shared/platform/config/redis-settings';
 import { Metrics } from '../../shared/platform/metrics/metrics';
-import { waitFor } from '../testkit/wait-for';
-import { MAX_STALLS } from '../../shared/domain/jobs/job-lifecycle';
 import { createJobWorker, type JobWorker } from '../../worker/job-worker';
-import { connectStoreClient, metricValue, quietLogger, type StoreClient } from '../redis/support/redis-fixture';
+import { connectStoreClient, metricValue, quietLogger, type StoreClient } from '../support/redis-fixture';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
+import { waitFor } from '../testkit/wait-for';
 
 const PREFIX = 'stall-refund:';
 

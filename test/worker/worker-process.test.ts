@@ -1,13 +1,13 @@
 import { expect } from 'chai';
-import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { BASE_ENV, newSubject } from '../support/harness';
-import { freePort } from '../testkit/free-port';
-import { spawnNode } from '../support/spawn-process';
-import { waitFor } from '../testkit/wait-for';
-import { redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from '../redis/support/processes';
 import { pollJob } from '../support/job-polling';
 import { submitPrompt } from '../support/job-submission';
 import { measurement } from '../support/measurement';
+import { type ApiUnderTest, type ProcessUnderTest, redisEnv, startApiProcess, startWorkerProcess } from '../support/processes';
+import { spawnNode } from '../support/spawn-process';
+import { freePort } from '../testkit/free-port';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
+import { waitFor } from '../testkit/wait-for';
 
 /**
  * Lock and stalled-check settings that let a dead worker's job be retaken in seconds instead of minutes.

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { newSubject } from '../support/harness';
-import { startRedis, type TestRedis } from '../testkit/redis-node';
-import { waitFor } from '../testkit/wait-for';
-import { redisEnv, startApiProcess, startWorkerProcess, type ApiUnderTest, type ProcessUnderTest } from '../redis/support/processes';
 import { pollJob } from '../support/job-polling';
 import { submitPrompt } from '../support/job-submission';
 import { measurement } from '../support/measurement';
+import { type ApiUnderTest, type ProcessUnderTest, redisEnv, startApiProcess, startWorkerProcess } from '../support/processes';
+import { startRedis, type TestRedis } from '../testkit/redis-node';
+import { waitFor } from '../testkit/wait-for';
 
 const GRACE_MS = 3000;
 

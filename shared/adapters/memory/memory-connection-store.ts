@@ -1,4 +1,4 @@
-import { lastUseIsStale, type Connection, type ConnectionStore } from '../../domain/connections/connection-store';
+import { type Connection, type ConnectionStore, lastUseIsStale } from '../../domain/connections/connection-store';
 
 /** Connections in a Map; expired ones are dropped lazily. */
 export class MemoryConnectionStore implements ConnectionStore {

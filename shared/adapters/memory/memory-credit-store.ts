@@ -1,6 +1,4 @@
-import type { PageQuery, SeqItem } from '../../platform/pagination/page';
-import { newId } from '../../platform/util/ids';
-import { assertCredits, fellBelow, grantKind, holdDecision, type HoldRecord, settlementSplit } from '../../domain/credits/credit-rules';
+import { assertCredits, fellBelow, grantKind, type HoldRecord, holdDecision, settlementSplit } from '../../domain/credits/credit-rules';
 import type {
   CaptureRequest,
   CreditAccount,
@@ -13,7 +11,12 @@ import type {
   ReleaseRequest,
   SettleResult,
 } from '../../domain/credits/credit-store';
+import type { PageQuery, SeqItem } from '../../platform/pagination/page';
+import { newId } from '../../platform/util/ids';
 import { SubjectSequence } from './subject-sequence';
+
+/** A hold, capture or release of a job's price, before it has an id. */
+type JobMovement = Required<Pick<CreditEntry, 'credits' | 'at' | 'job_id'>> & { kind: 'hold' | 'capture' | 'release' };
 
 interface Account extends CreditAccount {
   /** The subject's grants by id, each with the fingerprint of its body. */
@@ -102,7 +105,8 @@ export class MemoryCreditStore implements CreditStore {
     account.balance -= request.credits;
     account.held += request.credits;
     account.holds.set(request.jobId, { state: 'held', credits: request.credits, kept: 0, at: request.at });
-    const entry = request.credits > 0 ? this.record(request.subject, 'hold', request.credits, request.jobId, request.at) : undefined;
+    const hold = { kind: 'hold', credits: request.credits, at: request.at, job_id: request.jobId } as const;
+    const entry = request.credits > 0 ? this.record(request.subject, hold) : undefined;
     const fellLow = fellBelow(before, account.balance, request.lowThreshold);
     return { outcome: 'held', ...(entry ? { entry } : {}), account: this.accountNow(request.subject), fellLow };
   }
@@ -138,8 +142,8 @@ export class MemoryCreditStore implements CreditStore {
     account.held -= hold.credits;
     account.balance += released;
     account.holds.set(request.jobId, { ...hold, state: 'settled', kept: captured, expiresAt: this.now() + request.ttlSeconds * 1000 });
-    if (captured > 0) this.record(request.subject, 'capture', captured, request.jobId, at);
-    if (released > 0) this.record(request.subject, 'release', released, request.jobId, at);
+    if (captured > 0) this.record(request.subject, { kind: 'capture', credits: captured, at, job_id: request.jobId });
+    if (released > 0) this.record(request.subject, { kind: 'release', credits: released, at, job_id: request.jobId });
     return { outcome: 'settled', captured, released, account: this.accountNow(request.subject) };
   }
 
@@ -148,8 +152,9 @@ export class MemoryCreditStore implements CreditStore {
     return hold && (hold.expiresAt === undefined || hold.expiresAt > this.now()) ? hold : undefined;
   }
 
-  private record(subject: string, kind: 'hold' | 'capture' | 'release', credits: number, jobId: string, at: string): CreditEntry {
-    const entry: CreditEntry = { id: newId('cre'), kind, credits, at, job_id: jobId };
+  /** Lists a movement of a job's price (its fields in the order the entry is listed). */
+  private record(subject: string, movement: JobMovement): CreditEntry {
+    const entry: CreditEntry = { id: newId('cre'), ...movement };
     this.entryLists.add(subject, entry);
     return { ...entry };
   }

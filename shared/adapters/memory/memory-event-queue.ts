@@ -1,10 +1,11 @@
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
-import type { Metrics } from '../../platform/metrics/metrics';
-import type { EventDelivery, DeliveryStep } from '../../domain/webhooks/event-delivery';
+import type { DeliveryStep, EventDelivery } from '../../domain/webhooks/event-delivery';
 import type { EventQueue } from '../../domain/webhooks/event-queue';
 import { retryAttempts, retryDelay } from '../../domain/webhooks/retry-schedule';
 import type { QueuedEvent } from '../../domain/webhooks/webhook-event';
+import { withinGrace } from '../../platform/lifecycle/within-grace';
+import type { Metrics } from '../../platform/metrics/metrics';
 
 /** Events held at once; past this a new event is dropped (and counted abandoned) rather than filling memory. */
 const MAX_HELD = 10_000;
@@ -75,13 +76,7 @@ export class MemoryEventQueue implements EventQueue {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     if (this.sending > 0) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, graceMs);
-        this.idle.add(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
+      await withinGrace(new Promise<void>((resolve) => this.idle.add(resolve)), graceMs);
     }
     this.options.delivery.close();
   }

@@ -1,20 +1,18 @@
 import type { JobRecord, JobStatus, NewJob } from '../../domain/jobs/job';
 import { isTerminal, queuedRecord } from '../../domain/jobs/job';
-import {
-  endOfRecord,
-  JobLifecycle,
-  type AttemptPorts,
-  type EndingStore,
-  type JobLifecycleOptions,
-  type TakenJob,
-} from '../../domain/jobs/job-lifecycle';
+import { type AttemptPorts, type EndingStore, endOfRecord, type JobLifecycle, type TakenJob } from '../../domain/jobs/job-lifecycle';
 import type { CancelOutcome, JobQueue } from '../../domain/jobs/job-queue';
 import { backoffDelay } from '../../domain/jobs/job-runner';
-import { policyOf, type JobPolicies, type JobPolicy, type ProcessorMap } from '../../domain/jobs/processor';
+import { type JobPolicies, type JobPolicy, policyOf } from '../../domain/jobs/processor';
+import { withinGrace } from '../../platform/lifecycle/within-grace';
 
 /** How the in-process queue runs jobs. */
 export interface MemoryQueueOptions {
-  processors: ProcessorMap;
+  /**
+   * What runs, settles, records and observes each job (its processors among them). The embedded stores
+   * settle at once, so a job's whole ending is one step (compose-jobs.ts builds it so).
+   */
+  lifecycle: JobLifecycle;
   concurrency: number;
   /** The global attempts and back-off, for an operation without a policy of its own. */
   attempts: number;
@@ -23,11 +21,6 @@ export interface MemoryQueueOptions {
   policies?: JobPolicies;
   /** Finished jobs are kept this long (the idempotency retention). */
   retentionMs: number;
-  /**
-   * How jobs end: settled on the ledger in the step that ends them (its refund answers at once), recorded and
-   * observed. None: nothing is settled, recorded or observed.
-   */
-  ending?: Omit<JobLifecycleOptions, 'processors' | 'policies'>;
 }
 
 /** Runs jobs in this process: the embedded default. State is lost on exit. */
@@ -44,7 +37,7 @@ export class MemoryJobQueue implements JobQueue {
   private closing = false;
 
   constructor(private readonly options: MemoryQueueOptions) {
-    this.lifecycle = new JobLifecycle({ ...options.ending, processors: options.processors, policies: options.policies });
+    this.lifecycle = options.lifecycle;
   }
 
   async enqueue(job: NewJob, { replaceFinished = false }: { replaceFinished?: boolean } = {}): Promise<JobRecord | undefined> {
@@ -100,13 +93,7 @@ export class MemoryJobQueue implements JobQueue {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
     if (this.running === 0) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, graceMs);
-      this.idle.add(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+    await withinGrace(new Promise<void>((resolve) => this.idle.add(resolve)), graceMs);
   }
 
   /** A queued job (or one waiting for a retry: the pump skips a job no longer queued) ends canceled at once; a running one is signaled. */
@@ -158,7 +145,6 @@ export class MemoryJobQueue implements JobQueue {
       saveProgress: async (report) => {
         job.progress = report;
       },
-      lastReport: () => job.progress,
       retry: () => this.retryLater(job, policy.backoffMs),
     };
   }
@@ -205,6 +191,7 @@ function taken(job: JobRecord, policy: JobPolicy, controller: AbortController): 
     startedMs,
     waitedMs: job.attempts === 1 ? startedMs - Date.parse(job.created_at) : undefined,
     stalls: 0,
+    lastReport: job.progress,
     controller,
   };
 }

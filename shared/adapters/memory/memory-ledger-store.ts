@@ -1,16 +1,16 @@
-import type { PageQuery, SeqItem } from '../../platform/pagination/page';
+import type { HoldRequest, HoldResult } from '../../domain/credits/credit-store';
 import {
-  SPEND_HISTORY_DAYS,
-  utcDay,
-  utcDayBefore,
   type Claim,
   type ClaimRequest,
   type DaySpend,
   type LedgerStore,
   type RefundRequest,
+  SPEND_HISTORY_DAYS,
   type Usage,
+  utcDay,
+  utcDayBefore,
 } from '../../domain/ledger/ledger-store';
-import type { HoldRequest, HoldResult } from '../../domain/credits/credit-store';
+import type { PageQuery, SeqItem } from '../../platform/pagination/page';
 import { SubjectSequence } from './subject-sequence';
 
 /** The credit accounts a claim holds on, in the same synchronous step (the memory credit store's `holdNow`). */

@@ -1,8 +1,8 @@
 import {
-  MAX_EVICTIONS_PER_REGISTRATION,
   type ClientRegistrationLimits,
   type ClientRegistrationOutcome,
   type ConsumedRecord,
+  MAX_EVICTIONS_PER_REGISTRATION,
   type OAuthStateKind,
   type OAuthStateStore,
 } from '../../domain/oauth/oauth-state-store';

@@ -1,6 +1,6 @@
-import type { PageQuery, SeqItem } from '../../platform/pagination/page';
-import type { ThingStore } from '../../domain/things/thing-store';
 import type { Thing } from '../../domain/things/thing';
+import type { ThingStore } from '../../domain/things/thing-store';
+import type { PageQuery, SeqItem } from '../../platform/pagination/page';
 import { SubjectSequence } from './subject-sequence';
 
 /** Things per subject in memory. */

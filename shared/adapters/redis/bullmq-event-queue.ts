@@ -1,12 +1,14 @@
-import { Queue, type JobsOptions } from 'bullmq';
+import { type JobsOptions, Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import type { EventQueue } from '../../domain/webhooks/event-queue';
 import { retryAttempts } from '../../domain/webhooks/retry-schedule';
 import type { QueuedEvent } from '../../domain/webhooks/webhook-event';
-import type { RedisGuard } from './redis-guard';
-import type { RedisClient } from './redis-client';
-import type { RedisKeys } from './redis-keys';
+import { withinGrace } from '../../platform/lifecycle/within-grace';
 import { addToQueue, queueTelemetry } from '../../platform/tracing/queue-telemetry';
+import { isConnectionError } from './connection-error';
+import type { RedisClient } from './redis-client';
+import type { RedisGuard } from './redis-guard';
+import type { RedisKeys } from './redis-keys';
 
 /** What a delivery job carries: the event, and once an attempt has failed, the body every retry sends again. */
 export interface BullEventData extends QueuedEvent {
@@ -57,9 +59,10 @@ export class BullmqEventQueue implements EventQueue {
     this.closed = true;
     const queue = this.queue ?? (await this.opening?.catch(() => undefined));
     if (!queue) return;
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([queue.close().catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
-    clearTimeout(timer);
+    await withinGrace(
+      queue.close().catch(() => undefined),
+      graceMs,
+    );
   }
 
   /** The Queue, opened on first use on a connected client, as the job queue opens its own (see there why). */
@@ -74,9 +77,7 @@ export class BullmqEventQueue implements EventQueue {
         telemetry: queueTelemetry(),
       });
       queue.on('error', (error: Error) => {
-        if (!/ECONNREFUSED|ECONNRESET|ETIMEDOUT|Connection is closed|Stream isn't writeable|max retries per request/i.test(error.message)) {
-          this.options.logger.warn({ err: error }, 'event queue error');
-        }
+        if (!isConnectionError(error)) this.options.logger.warn({ err: error }, 'event queue error');
       });
       try {
         await queue.waitUntilReady();

@@ -1,8 +1,12 @@
-import { Queue, type JobsOptions } from 'bullmq';
+import { type JobsOptions, Queue } from 'bullmq';
 import type { Logger } from 'pino';
 import type { JobRecord, JobStatus, NewJob } from '../../domain/jobs/job';
 import type { CancelOutcome, EnqueueOptions, JobQueue } from '../../domain/jobs/job-queue';
+import type { JobPolicies } from '../../domain/jobs/processor';
+import { withinGrace } from '../../platform/lifecycle/within-grace';
+import { addToQueue, queueTelemetry } from '../../platform/tracing/queue-telemetry';
 import {
+  type BullJobData,
   CANCEL_REQUESTED_FIELD,
   CANCELED_FIELD,
   CANCELED_SET,
@@ -10,16 +14,14 @@ import {
   STORED_JOB_FIELDS,
   toBullJobData,
   toJobRecord,
-  type BullJobData,
 } from './bullmq-job-record';
-import type { JobPolicies } from '../../domain/jobs/processor';
+import { isConnectionError } from './connection-error';
 import { JobShardHistory, shardOf } from './job-shards';
 import { defineLuaScript, type LuaScript } from './lua-script';
-import { waitForReplicas, type ReplicaWaitOptions } from './replica-wait';
 import type { RedisClient } from './redis-client';
 import type { RedisGuard } from './redis-guard';
 import type { RedisKeys } from './redis-keys';
-import { addToQueue, queueTelemetry } from '../../platform/tracing/queue-telemetry';
+import { type ReplicaWaitOptions, waitForReplicas } from './replica-wait';
 
 /** How jobs are retried and how long finished ones are kept. */
 export interface BullmqJobQueueOptions {
@@ -206,12 +208,7 @@ export class BullmqJobQueue implements JobQueue {
     this.closed = true;
     const queues = [...this.queues.values(), ...(await Promise.all([...this.opening.values()].map((p) => p.catch(() => undefined))))];
     const open = [...new Set(queues.filter((queue): queue is BullQueue => queue !== undefined))];
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.all(open.map((queue) => queue.close().catch(() => undefined))),
-      new Promise((resolve) => (timer = setTimeout(resolve, graceMs))),
-    ]);
-    clearTimeout(timer);
+    await withinGrace(Promise.all(open.map((queue) => queue.close().catch(() => undefined))), graceMs);
   }
 
   private async readOn(id: string, shard: number): Promise<JobRecord | undefined> {
@@ -259,7 +256,7 @@ export class BullmqJobQueue implements JobQueue {
         // Without a listener an 'error' event would crash the process; the client's own listener already
         // counts and logs connection errors, so only other errors are logged here.
         queue.on('error', (error: Error) => {
-          if (!CONNECTION_ERROR.test(error.message)) this.options.logger.warn({ err: error }, 'job queue error');
+          if (!isConnectionError(error)) this.options.logger.warn({ err: error }, 'job queue error');
         });
         try {
           await queue.waitUntilReady();
@@ -277,6 +274,3 @@ export class BullmqJobQueue implements JobQueue {
     return opening;
   }
 }
-
-/** Messages of connection failures, which the client's listener already reports. */
-const CONNECTION_ERROR = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|Connection is closed|Stream isn't writeable|max retries per request/i;

@@ -1,5 +1,4 @@
 import type { Command } from 'ioredis';
-import type { RedisClient } from './redis-client';
 
 /** What a command needs for its deadline: ioredis's `Command` has both. */
 export type DeadlineCommand = Pick<Command, 'isSettled' | 'reject'>;
@@ -24,12 +23,7 @@ const systemClock: DeadlineClock = {
 /**
  * Rejects every command that has no reply `timeoutMs` after it was sent, with one timer for all of a client's
  * commands instead of ioredis's `commandTimeout`, which arms and clears a timer per command.
- *
- * Why: at one fixed timeout, deadlines fall due in the order the commands were sent, so a queue in that order
- * and one timer armed for its oldest pending command bound them all. Creating, listing and clearing a Node
- * timer per command cost the API about 2 to 8 % of its CPU per request (decision 0021). Settled commands leave the
- * queue from its head as new ones come in (one connection answers in order), so it holds about the commands in
- * flight, not those of the last `timeoutMs`.
+ * Why: docs/decisions/command-deadlines-one-timer.md.
  */
 export class CommandDeadlines {
   private readonly commands: Array<DeadlineCommand | undefined> = [];
@@ -97,16 +91,21 @@ export class CommandDeadlines {
   }
 }
 
+/** What {@link boundCommands} wraps: an ioredis client, single node or cluster (a cluster's also takes the node). */
+export interface CommandSender {
+  sendCommand(command: Command, stream?: unknown, node?: unknown): unknown;
+}
+
 /**
  * Bounds every command sent through `client` (a single node or a cluster) by `timeoutMs`, as ioredis's
  * `commandTimeout` would, through {@link CommandDeadlines}.
  */
-export function boundCommands(client: RedisClient, timeoutMs: number): void {
+export function boundCommands(client: CommandSender, timeoutMs: number): void {
   const deadlines = new CommandDeadlines(timeoutMs);
   const send = client.sendCommand;
   // A cluster's takes the node as a third argument; a single node's ignores it.
-  client.sendCommand = function sendWithDeadline(this: RedisClient, command: Command, stream?: unknown, node?: unknown): unknown {
+  client.sendCommand = function sendWithDeadline(this: CommandSender, command: Command, stream?: unknown, node?: unknown): unknown {
     deadlines.track(command);
-    return (send as (command: Command, stream?: unknown, node?: unknown) => unknown).call(this, command, stream, node);
-  } as RedisClient['sendCommand'];
+    return send.call(this, command, stream, node);
+  };
 }

@@ -1,6 +1,6 @@
 /**
  * The layout of a Lua script file (BullMQ's): one script per file, named `<name>-<number of keys>.lua`, opening
- * with a block comment that says what the script does, then under `Input:` one line per `KEYS[i]` and
+ * with a block comment that says in a line what the script does, then under `Input:` one line per `KEYS[i]` and
  * `ARGV[i]` in order (`ARGV[i...]` for any number more), then under `Output:` what it answers. Two directives
  * take a line of their own: `--- @include "<name>"` puts a file of the `includes` folder in its place (a local
  * function several scripts share), and `--- @constant NAME` becomes `local NAME = <value>`, the value given by

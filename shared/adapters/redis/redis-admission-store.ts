@@ -1,10 +1,10 @@
-import type { RedisClient } from './redis-client';
 import type { AdmissionStore, BearerAdmission, BearerAdmissionRequest } from '../../domain/admission/admission-store';
-import { defineLuaScript, type LuaScript } from './lua-script';
 import { LAST_USE_RESOLUTION_SECONDS } from '../../domain/connections/connection-store';
-import { usageOf } from './redis-ledger-store';
+import { defineLuaScript, type LuaScript } from './lua-script';
+import type { RedisClient } from './redis-client';
 import type { RedisGuard } from './redis-guard';
 import type { RedisKeys } from './redis-keys';
+import { usageOf } from './redis-ledger-store';
 
 type AdmitReply = [
   string,
@@ -23,8 +23,9 @@ type AdmitReply = [
 
 /**
  * Bearer admission on Redis: one script instead of a connection read, a rate-limit hit and the record of the
- * connection's use (and, for `GET /v1/me`, the reads of the subject's usage and credit account). `now`
- * (milliseconds) dates that use; tests move it.
+ * connection's use (and, for `GET /v1/me`, the reads of the subject's usage and credit account), with the
+ * outcomes of the separate stores. Its keys span slots: a cluster admits with the single-slot scripts instead.
+ * `now` (milliseconds) dates that use; tests move it.
  */
 export class RedisAdmissionStore implements AdmissionStore {
   private readonly admitScript: LuaScript<AdmitReply>;

@@ -1,7 +1,8 @@
-import Redis, { Cluster, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { ConnectionOptions } from 'node:tls';
-import type { RedisConnection, RedisTopology } from '../../platform/config/redis-settings';
+import Redis, { Cluster, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
+import type { RedisConnection, RedisTopology } from '../../platform/config/redis-settings';
+import { withinGrace } from '../../platform/lifecycle/within-grace';
 import type { Metrics } from '../../platform/metrics/metrics';
 import { coalesceWrites } from './coalesced-writes';
 import { boundCommands } from './command-deadlines';
@@ -170,14 +171,10 @@ function connectCluster(topology: Topology<'cluster'>, settings: RedisOptions, {
 export async function closeRedisClient(client: RedisClient, timeoutMs = 1000): Promise<void> {
   if (client.status === 'end') return;
   if (client.status === 'ready') {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
+    await withinGrace(
       client.quit().catch(() => undefined),
-      new Promise((resolve) => {
-        timer = setTimeout(resolve, timeoutMs);
-      }),
-    ]);
-    clearTimeout(timer);
+      timeoutMs,
+    );
   }
   client.disconnect();
 }

@@ -1,6 +1,6 @@
-import type { RedisClient } from './redis-client';
-import { LAST_USE_RESOLUTION_SECONDS, type Connection, type ConnectionStore } from '../../domain/connections/connection-store';
+import { type Connection, type ConnectionStore, LAST_USE_RESOLUTION_SECONDS } from '../../domain/connections/connection-store';
 import { defineLuaScript, type LuaScript } from './lua-script';
+import type { RedisClient } from './redis-client';
 import type { RedisGuard } from './redis-guard';
 import type { RedisKeys } from './redis-keys';
 
@@ -25,6 +25,10 @@ export class RedisConnectionStore implements ConnectionStore {
     this.touchScript = defineLuaScript(client, 'redis-connection-store/touch');
   }
 
+  /**
+   * The hash, then the index entry (two slots on a cluster): a failure between leaves a connection whose token
+   * was never handed out, and an index entry without its hash is an expired connection, safe to drop.
+   */
   async create(connection: Connection): Promise<void> {
     const now = Math.floor(Date.now() / 1000);
     await this.guard.commands(async () => {

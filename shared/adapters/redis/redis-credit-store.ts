@@ -1,5 +1,3 @@
-import type { PageQuery, SeqItem } from '../../platform/pagination/page';
-import { newId } from '../../platform/util/ids';
 import { assertCredits } from '../../domain/credits/credit-rules';
 import type {
   CaptureRequest,
@@ -13,6 +11,8 @@ import type {
   ReleaseRequest,
   SettleResult,
 } from '../../domain/credits/credit-store';
+import type { PageQuery, SeqItem } from '../../platform/pagination/page';
+import { newId } from '../../platform/util/ids';
 import { defineLuaScript, type LuaScript } from './lua-script';
 import type { RedisClient } from './redis-client';
 import type { RedisGuard } from './redis-guard';
@@ -57,7 +57,9 @@ export function holdResultOf(reply: readonly unknown[], request: HoldRequest, en
  * Credit accounts in Redis: per subject a hash (`balance`, `held`), the entries (a sorted set by the subject's
  * sequence number, as its things and jobs), the grants (a hash by grant id) and one hold record per job, all
  * in the subject's slot; each step that moves credits is one script (`lua/redis-credit-store/`, on the
- * `credit-*` includes that the ledger's claim can share).
+ * `credit-*` includes that the ledger's claim can share). A hold record of this acceptance, or an open one,
+ * means the job holds already; a settled one of an earlier acceptance (its key reused) is replaced. A price of
+ * 0 is held whatever the balance, with a record and no entry, so its job still settles once.
  */
 export class RedisCreditStore implements CreditStore {
   private readonly claimGrantIdScript: LuaScript<string>;
@@ -76,7 +78,10 @@ export class RedisCreditStore implements CreditStore {
     this.settleScript = defineLuaScript(client, 'redis-credit-store/settle');
   }
 
-  /** Two steps: the grant id's claim across subjects (its own slot), then the subject's grant, idempotent by that id. */
+  /**
+   * Two steps: the grant id's claim across subjects (its own slot; never expires, so a checkout is credited
+   * once), then the subject's grant, idempotent by that id: a death between them is repaired by a retry.
+   */
   async grant(request: GrantRequest): Promise<GrantResult> {
     const claimed = await this.guard.commands(() => this.claimGrantIdScript([this.keys.grantId(request.grantId)], [request.fingerprint]));
     if (claimed === 'conflict') return { outcome: 'conflict' };

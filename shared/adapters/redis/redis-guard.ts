@@ -1,5 +1,6 @@
 import { AppError } from '../../platform/errors/app-error';
-import { ServiceUnavailableError } from '../../platform/errors/service-unavailable-error';
+import { ServiceUnavailableError } from '../../platform/errors/problems';
+import { withinGrace } from '../../platform/lifecycle/within-grace';
 
 /** Seconds a caller is told to wait (`Retry-After`) when Redis is unavailable. */
 export const REDIS_RETRY_AFTER_SECONDS = 5;
@@ -22,8 +23,7 @@ export class RedisGuard {
 
   /**
    * Work made only of commands on the request client (each bounded by its command timeout). No timer and
-   * no race of its own: on a replay, three guarded calls each arming and clearing one cost about 4 % of the
-   * API's CPU (bench/README.md).
+   * no race of its own, which cost a replay measurable CPU (bench/README.md).
    */
   async commands<T>(work: () => Promise<T>): Promise<T> {
     try {
@@ -35,17 +35,13 @@ export class RedisGuard {
 
   /** Work the client does not bound, raced against the guard's deadline. */
   async run<T>(work: () => Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`redis work took longer than ${this.deadlineMs} ms`)), this.deadlineMs);
-    });
     const attempt = work();
     try {
-      return await Promise.race([attempt, deadline]);
+      if (await withinGrace(attempt, this.deadlineMs)) return await attempt;
+      throw new Error(`redis work took longer than ${this.deadlineMs} ms`);
     } catch (error) {
       throw this.failure(error);
     } finally {
-      clearTimeout(timer);
       // A timed-out attempt may still settle later; its rejection must not become an unhandled one.
       attempt.catch(() => undefined);
     }

@@ -11,11 +11,8 @@ export const WEBHOOK_QUEUE_NAME = 'webhooks';
  * Every Redis key the connector uses, built from one configurable prefix so that several connectors (or
  * test runs) can share a server. Subjects are hashed into key names: a subject may be an e-mail address,
  * and key names show up in monitoring tools, slow logs and `SCAN` output where personal data has no place.
- *
- * On a Redis Cluster (`clustered`), a script may only touch keys of one hash slot, so keys that a script
- * reads together carry the same hash tag (`{…}`): a subject's keys its subject's digest, each job-queue
- * shard its own name. On one node or Sentinel, names are exactly those of releases before 0.4.0 (which had
- * no cluster support), so an existing deployment upgrades with no migration.
+ * On a Redis Cluster (`clustered`) keys a script reads together share a hash tag: a subject's digest, or a
+ * job-queue shard's name (docs/decisions/cluster-hash-tags.md).
  */
 export class RedisKeys {
   constructor(

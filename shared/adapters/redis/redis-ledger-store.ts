@@ -1,16 +1,16 @@
-import type { PageQuery, SeqItem } from '../../platform/pagination/page';
 import {
-  SPEND_HISTORY_DAYS,
-  utcDay,
-  utcDayBefore,
   type Claim,
   type ClaimOutcome,
   type ClaimRequest,
   type DaySpend,
   type LedgerStore,
   type RefundRequest,
+  SPEND_HISTORY_DAYS,
   type Usage,
+  utcDay,
+  utcDayBefore,
 } from '../../domain/ledger/ledger-store';
+import type { PageQuery, SeqItem } from '../../platform/pagination/page';
 import { newId } from '../../platform/util/ids';
 import { defineLuaScript, type LuaScript } from './lua-script';
 import type { RedisClient } from './redis-client';
@@ -33,7 +33,7 @@ type ClaimReply = [string, number, number?, number?, number?];
 
 /**
  * Idempotency records, charges and the per-subject job index in Redis. The claim, the refund and the prune are
- * one script each (`lua/redis-ledger-store/`), whose headers say why each is atomic.
+ * one script each (`lua/redis-ledger-store/`), so concurrent callers on any replica see each whole or not at all.
  */
 export class RedisLedgerStore implements LedgerStore {
   private readonly claimScript: LuaScript<ClaimReply>;
@@ -51,8 +51,11 @@ export class RedisLedgerStore implements LedgerStore {
   }
 
   /**
-   * One script (claim-10.lua): the key, the budget, the charge, the job index and, in prepaid billing, the
-   * hold on the credit account. On a cluster every key is in the subject's slot.
+   * One script (claim-10.lua): the key, the budget (net spend: the day's charges minus its refunds), the
+   * charge, the job index and, in prepaid billing, the hold (docs/decisions/hold-in-claim.md). A known key is
+   * answered first. The record is `<fingerprint>:<shard>:<cost>:<accepted at, ms>`; records before 0.7.0 are
+   * the fingerprint alone or (from 0.4.0) `<fingerprint>:<shard>`, read as shard 0 or that shard, with no cost.
+   * On a cluster every key is in the subject's slot.
    */
   async claim(request: ClaimRequest): Promise<Claim> {
     const day = request.day ?? utcDay();
@@ -102,6 +105,7 @@ export class RedisLedgerStore implements LedgerStore {
     return found.map(({ seq, member }) => ({ seq, value: member }));
   }
 
+  /** Check and removal in one script (prune-2.lua): a claim of the same key in between keeps its entry. */
   async pruneJobs(subject: string, jobIds: readonly string[]): Promise<void> {
     const index = this.keys.subjectJobs(subject);
     await this.guard.commands(() => Promise.all(jobIds.map((id) => this.pruneScript([index, this.keys.idempotency(subject, id)], [id]))));

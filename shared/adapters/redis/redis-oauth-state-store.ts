@@ -1,13 +1,13 @@
-import type { RedisClient } from './redis-client';
 import {
-  MAX_EVICTIONS_PER_REGISTRATION,
   type ClientRegistrationLimits,
   type ClientRegistrationOutcome,
   type ConsumedRecord,
+  MAX_EVICTIONS_PER_REGISTRATION,
   type OAuthStateKind,
   type OAuthStateStore,
 } from '../../domain/oauth/oauth-state-store';
 import { defineLuaScript, type LuaScript } from './lua-script';
+import type { RedisClient } from './redis-client';
 import type { RedisGuard } from './redis-guard';
 import type { RedisKeys } from './redis-keys';
 
@@ -66,6 +66,10 @@ export class RedisOAuthStateStore implements OAuthStateStore {
     return found ? { value: found[0], reused: found[1] === '1' } : undefined;
   }
 
+  /**
+   * Registrations made before 0.6.0 are in the index only: whether they hold a grant is unknown, so they are
+   * never evicted and expire as they always would have.
+   */
   async registerClient(
     key: string,
     value: string,

@@ -1,6 +1,6 @@
-import type { RedisClient } from './redis-client';
 import type { RateLimitStore, RateWindow } from '../../domain/admission/rate-limit-store';
 import { defineLuaScript, type LuaScript } from './lua-script';
+import type { RedisClient } from './redis-client';
 import type { RedisGuard } from './redis-guard';
 import type { RedisKeys } from './redis-keys';
 

@@ -1,8 +1,8 @@
-import type { RedisClient } from './redis-client';
-import type { PageQuery, SeqItem } from '../../platform/pagination/page';
-import type { ThingStore } from '../../domain/things/thing-store';
 import type { Thing } from '../../domain/things/thing';
+import type { ThingStore } from '../../domain/things/thing-store';
+import type { PageQuery, SeqItem } from '../../platform/pagination/page';
 import { defineLuaScript, type LuaScript } from './lua-script';
+import type { RedisClient } from './redis-client';
 import type { RedisGuard } from './redis-guard';
 import type { RedisKeys } from './redis-keys';
 import { pageBySeq } from './sequence-page';

@@ -1,6 +1,6 @@
 import calculateSlot from 'cluster-key-slot';
 import { Cluster } from 'ioredis';
-import { ServiceUnavailableError } from '../../platform/errors/service-unavailable-error';
+import { ServiceUnavailableError } from '../../platform/errors/problems';
 import type { RedisClient } from './redis-client';
 import { REDIS_RETRY_AFTER_SECONDS, unavailable } from './redis-guard';
 

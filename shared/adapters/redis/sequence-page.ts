@@ -1,5 +1,5 @@
-import type { RedisClient } from './redis-client';
 import type { PageQuery } from '../../platform/pagination/page';
+import type { RedisClient } from './redis-client';
 
 /**
  * Reads one page of a sequence-scored sorted set, newest first, strictly below `before`. Shared by things

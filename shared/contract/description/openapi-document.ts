@@ -1,14 +1,14 @@
 import { publishedPrice } from '../../domain/jobs/price';
 import { DEFAULT_CANCEL_CHARGE } from '../../domain/jobs/processor';
+import { OAUTH_PATHS } from '../../domain/oauth/discovery';
+import { bodyLimitOf, DEFAULT_BODY_LIMIT_BYTES } from '../operations/body-limit';
 import { modelDescription } from '../operations/model-description';
 import type { Operation, ResponseSpec } from '../operations/operation';
-import { bodyLimitOf, DEFAULT_BODY_LIMIT_BYTES } from '../operations/body-limit';
 import { requestBodySchema, schemaComponents } from '../operations/registry-schemas';
-import { OAUTH_PATHS } from '../../domain/oauth/discovery';
+import { CHAIN_ERRORS } from './chain-errors';
 import { ERROR_RESPONSES } from './error-responses';
 import { rateLimitHeaderSpecs } from './rate-limit-header-specs';
 import { SERVICE_INFO } from './service-info';
-import { CHAIN_ERRORS } from './chain-errors';
 
 /** An OpenAPI 3.1 document, as plain JSON. */
 // biome-ignore lint/suspicious/noExplicitAny: open-ended JSON, built here and checked against the OpenAPI 3.1 schema by the tests

@@ -1,8 +1,8 @@
 import type { Principal } from '../../domain/connections/principal';
+import { cardToolMeta } from '../cards/app-card';
 import { modelDescription } from '../operations/model-description';
 import type { BearerOperation, BearerRequest, JsonSchema, Operation } from '../operations/operation';
 import { requestBodySchema, schemaComponents } from '../operations/registry-schemas';
-import { cardToolMeta } from './job-card/app-card';
 import { inlineSchema } from './inline-schema';
 import { portableSchema } from './portable-schema';
 

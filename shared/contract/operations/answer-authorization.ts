@@ -1,5 +1,5 @@
-import { AUTHORIZATION_REQUEST_PARAMETER } from './get-authorization';
 import * as z from 'zod';
+import { AUTHORIZATION_REQUEST_PARAMETER } from './get-authorization';
 import { linkSecretOperation } from './operation';
 
 /**

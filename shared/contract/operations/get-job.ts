@@ -1,5 +1,5 @@
 import { isTerminal, JOB_POLL_SECONDS } from '../../domain/jobs/job';
-import { JOB_CARD } from '../mcp/job-card/job-card';
+import { JOB_CARD } from '../cards/job-card';
 import { bearerOperation } from './operation';
 import { JOB_ID_PARAMETER, ref } from './schemas';
 

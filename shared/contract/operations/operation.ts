@@ -1,10 +1,10 @@
 import type * as z from 'zod';
 import type { Principal } from '../../domain/connections/principal';
-import type { UsageSnapshot } from '../../domain/ledger/ledger-store';
 import type { PriceRule } from '../../domain/jobs/price';
 import type { PaidJob } from '../../domain/jobs/processor';
+import type { UsageSnapshot } from '../../domain/ledger/ledger-store';
 import type { Services } from '../../domain/services';
-import type { AppCard } from '../mcp/job-card/app-card';
+import type { AppCard } from '../cards/app-card';
 
 /** A JSON Schema (2020-12, as OpenAPI 3.1 uses it). */
 export type JsonSchema = Record<string, unknown>;

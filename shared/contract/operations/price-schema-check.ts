@@ -30,7 +30,7 @@ function priceProblem(rule: PriceRule, input: z.ZodType): string | undefined {
           : `input.${rule.field} must be an integer with minimum ${rule.min} and maximum ${rule.max}`,
       );
     case 'per-length':
-      return fieldProblem(input, rule.field, (field) => lengthProblem(rule.field, field, rule.measure, rule.block, rule.min, rule.max));
+      return fieldProblem(input, rule.field, (field) => lengthProblem(rule, field));
     case 'table':
       return fieldProblem(input, rule.field, (field) => {
         const values = Array.isArray(field.enum) ? [...field.enum].sort() : [];
@@ -47,14 +47,8 @@ function priceProblem(rule: PriceRule, input: z.ZodType): string | undefined {
 }
 
 /** The bounds a per-length rule needs: the blocks of the shortest and the longest allowed text are its ends. */
-function lengthProblem(
-  name: string,
-  field: JsonSchema,
-  measure: 'characters' | 'words',
-  block: number,
-  min: number,
-  max: number,
-): string | undefined {
+function lengthProblem(rule: Extract<PriceRule, { kind: 'per-length' }>, field: JsonSchema): string | undefined {
+  const { field: name, measure, block, min, max } = rule;
   const maxLength = field.maxLength;
   if (field.type !== 'string' || typeof maxLength !== 'number') return `input.${name} must be a string with a maxLength`;
   // The most words a text of n characters can hold is one per two characters ("a b c").

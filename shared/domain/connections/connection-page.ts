@@ -1,7 +1,7 @@
 import { decodeTimeCursor, encodeTimeCursor } from '../../platform/pagination/cursor';
 import type { Page } from '../../platform/pagination/page';
 import type { Connection } from './connection-store';
-import { toConnectionView, type ConnectionView } from './connection-view';
+import { type ConnectionView, toConnectionView } from './connection-view';
 
 /** What the dashboard asks of a subject's connections. */
 export interface ConnectionQuery {

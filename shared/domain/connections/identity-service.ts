@@ -1,7 +1,7 @@
-import type { Principal } from './principal';
-import { DailyBudget, type BudgetStatus } from '../ledger/daily-budget';
-import type { LedgerStore, Usage, UsageSnapshot } from '../ledger/ledger-store';
 import type { CreditAccount } from '../credits/credit-store';
+import { type BudgetStatus, DailyBudget } from '../ledger/daily-budget';
+import type { LedgerStore, Usage, UsageSnapshot } from '../ledger/ledger-store';
+import type { Principal } from './principal';
 
 /** What `GET /v1/me` shows. */
 export interface Identity {

@@ -1,6 +1,6 @@
 import jwt from 'jsonwebtoken';
 import { LRUCache } from 'lru-cache';
-import { UnauthorizedError } from '../../platform/errors/unauthorized-error';
+import { UnauthorizedError } from '../../platform/errors/problems';
 import type { KeyRing, RingEntry } from '../../platform/secrets/key-ring';
 import type { ConnectionStore } from './connection-store';
 import type { Principal } from './principal';
@@ -10,10 +10,9 @@ const ALGORITHM = 'HS256' as const;
 const MAX_TOKEN_LENGTH = 4096;
 /**
  * Verified claims are remembered per token string: a platform sends the same token on every call, and the
- * HMAC check with its parsing was the largest single cost of a bearer request's CPU (about 16 µs of 180 on
- * `GET /v1/me`). Only an exact string that verified before can hit; expiry is checked again on every hit,
- * and revocation is never cached (admission reads the connection each time). Bounded, so a flood of
- * distinct tokens costs memory up to this many entries (a few MB) and no more.
+ * HMAC check with its parsing was a bearer request's largest cost (bench/README.md). Only an exact string
+ * that verified before can hit; expiry is checked again on every hit, and revocation is never cached
+ * (admission reads the connection each time). Bounded: a flood of distinct tokens costs a few MB at most.
  */
 const VERIFIED_TOKENS_CACHED = 5000;
 
@@ -23,6 +22,18 @@ interface Verified {
   byPrevious: boolean;
 }
 
+/** What a {@link TokenService} works with. */
+export interface TokenServiceDependencies {
+  keys: KeyRing;
+  /** The tokens' `iss` and `aud`: PUBLIC_URL. */
+  issuer: string;
+  connections: ConnectionStore;
+  /** The clock (milliseconds) for expiry, of fresh and remembered tokens alike; tests move it. */
+  now?: () => number;
+  /** Told of each token accepted only thanks to the previous secret (cached ones included). */
+  onPreviousKey?: () => void;
+}
+
 /**
  * Issues and verifies access tokens: JWT HS256, iss = aud = PUBLIC_URL, jti = connection id, and a `kid`
  * header naming the secret whose key signed it, so a rotation's overlap can accept the previous one.
@@ -30,25 +41,19 @@ interface Verified {
 export class TokenService {
   private readonly verified = new LRUCache<string, Verified>({ max: VERIFIED_TOKENS_CACHED });
 
-  /**
-   * `now` (milliseconds) is the clock for expiry, of fresh and remembered tokens alike; tests move it.
-   * `onPreviousKey` is told of each token accepted only thanks to the previous secret (cached ones included).
-   */
-  constructor(
-    private readonly keys: KeyRing,
-    private readonly issuer: string,
-    private readonly connections: ConnectionStore,
-    private readonly now: () => number = Date.now,
-    private readonly onPreviousKey: () => void = () => {},
-  ) {}
+  private readonly deps: Required<TokenServiceDependencies>;
+
+  constructor(deps: TokenServiceDependencies) {
+    this.deps = { ...deps, now: deps.now ?? Date.now, onPreviousKey: deps.onPreviousKey ?? (() => {}) };
+  }
 
   /** Signs a token for an already stored connection, always with the current secret's key. */
   sign(subject: string, connectionId: string, issuedAt: number, expiresAt: number): string {
-    return jwt.sign({ iat: issuedAt, exp: expiresAt }, this.keys.current.tokenKey, {
+    return jwt.sign({ iat: issuedAt, exp: expiresAt }, this.deps.keys.current.tokenKey, {
       algorithm: ALGORITHM,
-      keyid: this.keys.current.keyId,
-      issuer: this.issuer,
-      audience: this.issuer,
+      keyid: this.deps.keys.current.keyId,
+      issuer: this.deps.issuer,
+      audience: this.deps.issuer,
       subject,
       jwtid: connectionId,
     });
@@ -60,7 +65,7 @@ export class TokenService {
    */
   async verify(token: string): Promise<Principal> {
     const claims = this.claims(token);
-    const connection = await this.connections.get(claims.connectionId);
+    const connection = await this.deps.connections.get(claims.connectionId);
     if (!connection || connection.revoked || connection.subject !== claims.subject) throw new UnauthorizedError('revoked', 'bearer');
     return { ...claims, ...(connection.client ? { client: connection.client } : {}) };
   }
@@ -72,7 +77,7 @@ export class TokenService {
    */
   claims(token: string): Principal {
     if (token.length > MAX_TOKEN_LENGTH) throw new UnauthorizedError('invalid', 'bearer');
-    const nowSeconds = Math.floor(this.now() / 1000);
+    const nowSeconds = Math.floor(this.deps.now() / 1000);
     const known = this.verified.get(token);
     if (known) {
       // The same rule as jsonwebtoken's: expired once the clock reaches `exp`.
@@ -80,12 +85,12 @@ export class TokenService {
         this.verified.delete(token);
         throw new UnauthorizedError('expired', 'bearer');
       }
-      if (known.byPrevious) this.onPreviousKey();
+      if (known.byPrevious) this.deps.onPreviousKey();
       return known.principal;
     }
     const fresh = this.verifySignature(token, nowSeconds);
     this.verified.set(token, fresh);
-    if (fresh.byPrevious) this.onPreviousKey();
+    if (fresh.byPrevious) this.deps.onPreviousKey();
     return fresh.principal;
   }
 
@@ -97,15 +102,15 @@ export class TokenService {
    */
   private verifySignature(token: string, nowSeconds: number): Verified {
     const keyId = headerKeyId(token);
-    const candidates: readonly (RingEntry | undefined)[] = keyId === undefined ? this.keys.entries : [this.keys.byKeyId(keyId)];
+    const candidates: readonly (RingEntry | undefined)[] = keyId === undefined ? this.deps.keys.entries : [this.deps.keys.byKeyId(keyId)];
     for (const entry of candidates) {
       if (!entry) break;
       let claims: jwt.JwtPayload;
       try {
         claims = jwt.verify(token, entry.keys.tokenKey, {
           algorithms: [ALGORITHM],
-          issuer: this.issuer,
-          audience: this.issuer,
+          issuer: this.deps.issuer,
+          audience: this.deps.issuer,
           clockTimestamp: nowSeconds,
         }) as jwt.JwtPayload;
       } catch (error) {

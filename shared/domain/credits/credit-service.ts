@@ -1,7 +1,5 @@
 import type { BillingMode } from '../../platform/config/billing-settings';
-import { BillingModeError } from '../../platform/errors/billing-mode-error';
-import { GrantConflictError } from '../../platform/errors/grant-conflict-error';
-import { ValidationError } from '../../platform/errors/validation-error';
+import { BillingModeError, GrantConflictError, ValidationError } from '../../platform/errors/problems';
 import { decodeCursor, encodeCursor } from '../../platform/pagination/cursor';
 import { normalizeSubject } from '../subjects/normalize-subject';
 import { grantFingerprint } from './credit-rules';

@@ -1,25 +1,38 @@
-import { JobError } from '../../platform/errors/job-error';
-import { andThen, wrapFailure, type Step } from '../../platform/util/step';
+/*
+ * A paid job's way, and the module of each step (all built by shared/adapters/compose-jobs.ts):
+ * 1. request: a handler hands the submission to `JobService.submit` (job-service.ts).
+ * 2. claim: `Idempotency.claim` (idempotency.ts) charges or holds the price once per key, in the ledger's
+ *    atomic claim (redis-ledger-store.ts, memory-ledger-store.ts).
+ * 3. queue: `JobQueue.enqueue` (job-queue.ts): shared/adapters/redis/bullmq-job-queue.ts or
+ *    shared/adapters/memory/memory-job-queue.ts, which also schedules its attempts.
+ * 4. attempt: worker/bullmq-attempt.ts (or the memory queue) hands the taken job to `JobLifecycle.attempt`
+ *    here, which runs the processor through job-runner.ts and decides the ending.
+ * 5. settlement: `JobLifecycle.end` writes the decision, settles the charge (job-settlement.ts), and only then
+ *    marks the job; a cancel of a queued job is settled by `settleCanceled`.
+ * 6. events: `job.<outcome>` is recorded through `JobEvents` (shared/domain/webhooks/job-events.ts) before the
+ *    mark, and sent by worker/webhook-worker.ts.
+ */
+
+import { andThen, type Step, wrapFailure } from '../../platform/util/step';
 import type { JobRecord } from './job';
-import { SILENT_OBSERVER, type FinalOutcome, type JobObserver, type ObservedAttempt } from './job-observer';
-import { GENERIC_JOB_FAILURE, runAttempt, type AttemptOutcome } from './job-runner';
+import { JobError } from './job-error';
+import { type FinalOutcome, type JobObserver, type ObservedAttempt, SILENT_OBSERVER } from './job-observer';
+import { type AttemptOutcome, GENERIC_JOB_FAILURE, runAttempt } from './job-runner';
 import {
-  DEFAULT_TERMS,
-  NO_MONEY,
-  settlementOf,
   type ChargedJob,
+  DEFAULT_TERMS,
+  type Ending,
   type JobMoney,
+  NO_MONEY,
   type Settled,
   type Settlement,
   type SettlementTerms,
+  settlementOf,
   type WorkDone,
 } from './job-settlement';
 import type { JobPolicies, ProcessorMap } from './processor';
 import type { JobProgress } from './progress-reporter';
 import { UnfinishedEnding } from './unfinished-ending';
-
-/** How a job ends: decided before any money moves. */
-export type Ending = { kind: 'succeeded'; result: Record<string, unknown> } | { kind: 'failed'; message: string } | { kind: 'canceled' };
 
 /** What was decided about a job before it was taken again: nothing, or how it must end without running. */
 export type EarlierDecision = 'failed' | 'canceled' | undefined;
@@ -77,6 +90,10 @@ export interface TakenJob {
   readonly stalls: number;
   /** The safe message an earlier attempt's failure kept, if any. */
   readonly lastError?: string;
+  /** The decision an earlier taking recorded (read on a job taken again only; none: nothing survives). */
+  readonly earlier?: EarlierDecision;
+  /** The job's last progress report when it was taken (an ending before any new report settles by it). */
+  readonly lastReport: JobProgress | null;
   /**
    * The attempt's controller: its signal is the processor's. The backend fires it on a cancel asked while the
    * attempt runs (it watches for one from the job's taking to its end); the lifecycle fires it on the
@@ -87,14 +104,10 @@ export interface TakenJob {
 
 /** What a backend supplies to run one attempt of a job it has taken, besides how it keeps the ending. */
 export interface AttemptPorts<R> extends EndingStore<R> {
-  /** The decision an earlier taking of this job recorded (read on a job taken again only); none: nothing survives. */
-  readDecision?(): Step<EarlierDecision>;
   /** Whether a cancel of the job has been asked (after an attempt that did not succeed). */
   cancelAsked(): Step<boolean>;
   /** Stores a progress report (already coalesced and ordered). */
   saveProgress(report: JobProgress): Promise<void>;
-  /** The job's last progress report. */
-  lastReport(): JobProgress | null;
   /** Runs the attempt in the backend's frame (the worker: the attempt's span); `onReport` is told of each report. */
   frame?(attempt: (onReport: (report: JobProgress) => void) => Promise<AttemptOutcome>): Promise<AttemptOutcome>;
   /** Puts the job back to run again after a failed attempt, keeping its safe message. */
@@ -155,9 +168,8 @@ export class JobLifecycle {
    * between the job's taking and the watch on its controller.
    */
   async attempt<R>(taken: TakenJob, ports: AttemptPorts<R>): Promise<R> {
-    return andThen(this.decidedBeforeRun(taken, ports), (ending) =>
-      ending ? this.end(this.endOf(taken, ending, ports), ports) : this.run(taken, ports),
-    );
+    const ending = this.decidedBeforeRun(taken);
+    return ending ? this.end(this.endOf(taken, ending), ports) : this.run(taken, ports);
   }
 
   /**
@@ -174,62 +186,56 @@ export class JobLifecycle {
   /**
    * Settles and records a job a queue's cancel has ended at once (it was queued): the queue's cancel is the
    * decision and the mark in one atomic step. A cancel repeated later comes here again and repairs a refund
-   * or an event an interrupted call missed; the end is counted by the call that settled it.
+   * or an event an interrupted call missed; the end is counted by the call that settled it. With `repair`
+   * (a read found the job canceled and its settlement possibly lost to a crash), only a call that settled
+   * it records it.
    */
-  async canceledInQueue(job: JobRecord): Promise<void> {
+  async settleCanceled(job: JobRecord, { repair = false }: { repair?: boolean } = {}): Promise<void> {
     const end = endOfRecord(job, { kind: 'canceled' });
     const settlement = this.settlementOf(end);
     const settled = await this.money.settle(end.job, settlement);
-    await this.record(end, settlement, settled, settled.made);
-  }
-
-  /** Settles a canceled job found unsettled (its cancel's settlement was lost to a crash); recorded only if this call settled it. */
-  async repairCanceled(job: JobRecord): Promise<void> {
-    const end = endOfRecord(job, { kind: 'canceled' });
-    const settlement = this.settlementOf(end);
-    const settled = await this.money.settle(end.job, settlement);
-    if (settled.made) await this.record(end, settlement, settled, true);
+    if (settled.made || !repair) await this.record(end, settlement, settled, settled.made);
   }
 
   /** The ending of a job taken again after its end was decided, or after it stalled too often; none otherwise. */
-  private decidedBeforeRun<R>(taken: TakenJob, ports: AttemptPorts<R>): Step<Ending | undefined> {
-    const earlier = taken.attemptsStarted > 1 ? ports.readDecision?.() : undefined;
-    return andThen(earlier, (decision) => {
-      if (decision === 'failed') return { kind: 'failed', message: taken.lastError ?? GENERIC_JOB_FAILURE };
-      if (decision === 'canceled') return { kind: 'canceled' };
-      if (taken.stalls <= MAX_STALLS) return undefined;
-      this.observer.stalledTooOften(this.observed(taken), taken.stalls);
-      return { kind: 'failed', message: GENERIC_JOB_FAILURE };
-    });
+  private decidedBeforeRun(taken: TakenJob): Ending | undefined {
+    const decision = taken.attemptsStarted > 1 ? taken.earlier : undefined;
+    if (decision === 'failed') return { kind: 'failed', message: taken.lastError ?? GENERIC_JOB_FAILURE };
+    if (decision === 'canceled') return { kind: 'canceled' };
+    if (taken.stalls <= MAX_STALLS) return undefined;
+    this.observer.stalledTooOften(this.observed(taken), taken.stalls);
+    return { kind: 'failed', message: GENERIC_JOB_FAILURE };
   }
 
+  /** Runs the processor; the attempt's last report is followed here, so that its ending settles by it. */
   private async run<R>(taken: TakenJob, ports: AttemptPorts<R>): Promise<R> {
     this.observer.started(this.observed(taken), taken.waitedMs);
-    const { controller } = taken;
+    let lastReport = taken.lastReport;
     const attempt = (onReport: (report: JobProgress) => void) =>
       runAttempt(this.processors, taken.job, {
         attempt: taken.attempt,
         policy: { attempts: taken.maxAttempts, timeoutMs: this.options.policies?.get(taken.job.operation)?.timeoutMs },
-        controller,
+        controller: taken.controller,
         saveProgress: (report) => {
+          lastReport = report;
           onReport(report);
           return ports.saveProgress(report);
         },
         onUnexpected: (error) => this.observer.threw(this.observed(taken, taken.attempt), error),
       });
     const outcome = await (ports.frame ? ports.frame(attempt) : attempt(() => {}));
-    return this.conclude(taken, outcome, controller, ports);
+    return this.conclude({ ...taken, lastReport }, outcome, ports);
   }
 
   /**
    * Decides the attempt's outcome, then ends or retries the job: one synchronous step where the ports answer
    * at once. A cancel asked while it ran wins over anything but a success: the work was not delivered.
    */
-  private conclude<R>(taken: TakenJob, outcome: AttemptOutcome, controller: AbortController, ports: AttemptPorts<R>): Step<R> {
-    if (outcome.kind === 'succeeded') return this.end(this.endOf(taken, { kind: 'succeeded', result: outcome.result }, ports), ports);
-    return andThen(abortedByCancel(controller) || ports.cancelAsked(), (canceled) => {
-      if (canceled) return this.end(this.endOf(taken, { kind: 'canceled' }, ports), ports);
-      if (outcome.kind === 'failed') return this.end(this.endOf(taken, outcome, ports), ports);
+  private conclude<R>(taken: TakenJob, outcome: AttemptOutcome, ports: AttemptPorts<R>): Step<R> {
+    if (outcome.kind === 'succeeded') return this.end(this.endOf(taken, { kind: 'succeeded', result: outcome.result }), ports);
+    return andThen(abortedByCancel(taken.controller) || ports.cancelAsked(), (canceled) => {
+      if (canceled) return this.end(this.endOf(taken, { kind: 'canceled' }), ports);
+      if (outcome.kind === 'failed') return this.end(this.endOf(taken, outcome), ports);
       this.observer.retrying(this.observed(taken, taken.attempt), outcome.message);
       return ports.retry(outcome.message);
     });
@@ -266,10 +272,10 @@ export class JobLifecycle {
     return settlementOf(end.job, end.ending, this.terms(end.job.operation), workDone(end));
   }
 
-  private endOf<R>(taken: TakenJob, ending: Ending, ports: AttemptPorts<R>): JobEnd {
+  private endOf(taken: TakenJob, ending: Ending): JobEnd {
     const endedAt = Date.now();
     const ranMs = endedAt - taken.startedMs;
-    return { job: taken.job, ending, attempt: this.observed(taken), endedAt, ranMs, progress: ports.lastReport(), ran: true };
+    return { job: taken.job, ending, attempt: this.observed(taken), endedAt, ranMs, progress: taken.lastReport, ran: true };
   }
 
   /** The attempt as observations name it: by the attempts started, or by `attempt` where the retry rule's count is meant. */

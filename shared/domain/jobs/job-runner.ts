@@ -1,4 +1,5 @@
-import { JobError } from '../../platform/errors/job-error';
+import { withinGrace } from '../../platform/lifecycle/within-grace';
+import { JobError } from './job-error';
 import type { JobPolicy, ProcessorMap } from './processor';
 import { createProgressReporter, type JobProgress, type ProgressReporter } from './progress-reporter';
 
@@ -41,9 +42,10 @@ export async function runAttempt(
   const processor = processors.get(job.operation);
   if (!processor) return { kind: 'failed', message: GENERIC_JOB_FAILURE };
   const reports = lazyReporter(saveProgress, onUnexpected);
-  const deadline = startDeadline(policy.timeoutMs, controller);
   try {
-    const result = await deadline.race(
+    const result = await withinTimeout(
+      policy.timeoutMs,
+      controller,
       processor(job.input, { jobId: job.id, attempt, signal: controller.signal, progress: reports.report }),
     );
     // A processor may type its result as an interface; at run time it is the plain JSON object stored.
@@ -51,7 +53,6 @@ export async function runAttempt(
   } catch (thrown) {
     return failureOf(thrown, controller, attempt < policy.attempts, onUnexpected);
   } finally {
-    deadline.clear();
     await reports.close();
   }
 }
@@ -76,18 +77,12 @@ function lazyReporter(save: (progress: JobProgress) => Promise<void>, onError: (
   };
 }
 
-/** The operation's timeout over an attempt: when it passes, the signal fires and the race fails with its safe `JobError`. */
-function startDeadline(timeoutMs: number | undefined, controller: AbortController) {
-  if (timeoutMs === undefined) return { race: <T>(run: Promise<T>) => run, clear: () => {} };
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const error = new JobError(timeoutMessage(timeoutMs));
-      controller.abort(error);
-      reject(error);
-    }, timeoutMs);
-  });
-  return { race: <T>(run: Promise<T>) => Promise.race([run, expired]), clear: () => clearTimeout(timer) };
+/** The operation's timeout over an attempt: when it passes, the signal fires and the attempt fails with its safe `JobError`. */
+async function withinTimeout<T>(timeoutMs: number | undefined, controller: AbortController, run: Promise<T>): Promise<T> {
+  if (timeoutMs === undefined || (await withinGrace(run, timeoutMs))) return run;
+  const error = new JobError(timeoutMessage(timeoutMs));
+  controller.abort(error);
+  throw error;
 }
 
 /** A failed attempt's outcome: a safe message, retried while attempts are left unless its `JobError` says not to. */

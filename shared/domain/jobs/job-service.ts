@@ -1,20 +1,21 @@
-import { InsufficientCreditsError } from '../../platform/errors/insufficient-credits-error';
-import { CreditBudgetError } from '../../platform/errors/credit-budget-error';
-import { IdempotencyConflictError } from '../../platform/errors/idempotency-conflict-error';
-import { JobFinishedError } from '../../platform/errors/job-finished-error';
-import { NotFoundError } from '../../platform/errors/not-found-error';
-import { PriceExceedsDailyLimitError } from '../../platform/errors/price-exceeds-daily-limit-error';
-import { ServiceUnavailableError } from '../../platform/errors/service-unavailable-error';
+import {
+  CreditBudgetError,
+  IdempotencyConflictError,
+  InsufficientCreditsError,
+  JobFinishedError,
+  NotFoundError,
+  PriceExceedsDailyLimitError,
+  ServiceUnavailableError,
+} from '../../platform/errors/problems';
 import { decodeCursor, encodeCursor } from '../../platform/pagination/cursor';
 import type { Page } from '../../platform/pagination/page';
-import type { ClaimHold, LedgerStore } from '../ledger/ledger-store';
 import { DailyBudget } from '../ledger/daily-budget';
+import type { ClaimHold, LedgerStore } from '../ledger/ledger-store';
 import { Idempotency, type KeyClaim } from './idempotency';
+import { type Job, type JobRecord, toPublicJob } from './job';
 import type { JobIdKeySource } from './job-id-key';
-import { toPublicJob, type Job, type JobRecord } from './job';
-import { JobLifecycle } from './job-lifecycle';
+import type { JobLifecycle } from './job-lifecycle';
 import type { JobQueue } from './job-queue';
-import { meteredMoney } from './job-settlement';
 import { JobViewer } from './job-viewer';
 
 /** A paid job to start, as the handler hands it over. */
@@ -52,29 +53,47 @@ export interface JobBilling {
 /** Metered billing: nothing is held. */
 const METERED: JobBilling = { prepaid: false, topUpUrl: '', recordLow: async () => {} };
 
+/** What a {@link JobService} is built from (shared/adapters/compose-jobs.ts builds it). */
+export interface JobServiceDeps {
+  ledger: LedgerStore;
+  queue: JobQueue;
+  /** Settles and records a job a queue's cancel has ended, and repairs its refund. */
+  lifecycle: JobLifecycle;
+  jobIdKey: JobIdKeySource;
+  /** The idempotency retention: how long an accepted key, its job and its refund record are kept. */
+  retentionSeconds: number;
+  hooks?: JobServiceHooks;
+  budget?: DailyBudget;
+  /** How each operation's jobs show their input and result: whole when read, summarised when listed. */
+  viewer?: JobViewer;
+  billing?: JobBilling;
+}
+
+/** What the domain adds to a backend's ledger, queue and lifecycle to make its {@link JobService}. */
+export type JobServiceParts = Omit<JobServiceDeps, 'ledger' | 'queue' | 'lifecycle' | 'retentionSeconds'>;
+
 /** Accepts paid jobs exactly once per (subject, idempotency key) and reads a subject's jobs. */
 export class JobService {
   private readonly idempotency: Idempotency;
+  private readonly ledger: LedgerStore;
+  private readonly queue: JobQueue;
+  private readonly lifecycle: JobLifecycle;
+  private readonly retentionSeconds: number;
+  private readonly hooks: JobServiceHooks;
+  private readonly budget: DailyBudget;
+  private readonly viewer: JobViewer;
+  private readonly billing: JobBilling;
 
-  /**
-   * `lifecycle` settles and records a job a queue's cancel has ended (by default: refunds through `ledger`,
-   * with no events and no observations).
-   */
-  constructor(
-    private readonly ledger: LedgerStore,
-    private readonly queue: JobQueue,
-    jobIdKey: JobIdKeySource,
-    private readonly retentionSeconds: number,
-    private readonly hooks: JobServiceHooks = {},
-    private readonly budget: DailyBudget = new DailyBudget(undefined),
-    private readonly lifecycle: JobLifecycle = new JobLifecycle({
-      money: meteredMoney((refund) => ledger.refund(refund), retentionSeconds),
-    }),
-    /** How each operation's jobs show their input and result: whole when read, summarised when listed. */
-    private readonly viewer: JobViewer = new JobViewer(),
-    private readonly billing: JobBilling = METERED,
-  ) {
-    this.idempotency = new Idempotency(ledger, jobIdKey, retentionSeconds, budget);
+  constructor(deps: JobServiceDeps) {
+    this.ledger = deps.ledger;
+    this.queue = deps.queue;
+    this.lifecycle = deps.lifecycle;
+    this.retentionSeconds = deps.retentionSeconds;
+    this.hooks = deps.hooks ?? {};
+    this.budget = deps.budget ?? new DailyBudget(undefined);
+    this.viewer = deps.viewer ?? new JobViewer();
+    this.billing = deps.billing ?? METERED;
+    this.idempotency = new Idempotency(deps.ledger, deps.jobIdKey, deps.retentionSeconds, this.budget);
   }
 
   /**
@@ -184,7 +203,7 @@ export class JobService {
   private async repairRefund(job: JobRecord): Promise<void> {
     if (job.status !== 'canceled' || job.cost <= 0 || job.finished_at === null || job.started_at !== null) return;
     if (Date.parse(job.finished_at) + this.retentionSeconds * 1000 < Date.now()) return;
-    await this.lifecycle.repairCanceled(job);
+    await this.lifecycle.settleCanceled(job, { repair: true });
   }
 
   /**
@@ -202,7 +221,7 @@ export class JobService {
     const { outcome, job } = canceled;
     if (outcome === 'finished') throw new JobFinishedError();
     if (outcome === 'requested') return { job: this.viewer.read(toPublicJob(job)), running: true };
-    await this.lifecycle.canceledInQueue(job);
+    await this.lifecycle.settleCanceled(job);
     return { job: this.viewer.read(toPublicJob(job)), running: false };
   }
 

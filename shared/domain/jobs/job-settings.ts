@@ -1,5 +1,5 @@
 import { cleanEnv } from 'envalid';
-import { ConfigError } from '../../platform/errors/config-error';
+import { ConfigError } from '../../platform/config/config-error';
 import type { PaidJob } from './processor';
 
 /**

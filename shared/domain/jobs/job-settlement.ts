@@ -2,8 +2,10 @@ import { andThen, type Step } from '../../platform/util/step';
 import type { CaptureRequest, SettleResult } from '../credits/credit-store';
 import type { RefundRequest } from '../ledger/ledger-store';
 import type { JobRecord } from './job';
-import type { Ending } from './job-lifecycle';
 import { type CancelCharge, DEFAULT_CANCEL_CHARGE, type JobPolicy } from './processor';
+
+/** How a job ends: decided before any money moves. */
+export type Ending = { kind: 'succeeded'; result: Record<string, unknown> } | { kind: 'failed'; message: string } | { kind: 'canceled' };
 
 /** The job whose charge an ending settles: whose it is, what it cost and when it was charged. */
 export type ChargedJob = Pick<JobRecord, 'id' | 'subject' | 'operation' | 'cost' | 'created_at'>;

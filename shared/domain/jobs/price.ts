@@ -1,4 +1,4 @@
-import { ValidationError } from '../../platform/errors/validation-error';
+import { ValidationError } from '../../platform/errors/problems';
 
 /*
  * The price rules a paid operation declares. Each kind is handled in one place, `KINDS` below, whose type

@@ -1,6 +1,6 @@
 import type { Spec } from 'envalid';
 import type * as z from 'zod';
-import { JobError } from '../../platform/errors/job-error';
+import { JobError } from './job-error';
 import type { JobViews } from './job-views';
 
 /**

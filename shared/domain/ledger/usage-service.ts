@@ -1,6 +1,6 @@
-import type { DailyBudget } from './daily-budget';
-import { utcDaysBack, type LedgerStore } from './ledger-store';
 import { normalizeSubject } from '../subjects/normalize-subject';
+import type { DailyBudget } from './daily-budget';
+import { type LedgerStore, utcDaysBack } from './ledger-store';
 
 /** What the dashboard's usage page shows of a subject. */
 export interface UsageReport {

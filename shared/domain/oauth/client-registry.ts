@@ -1,25 +1,12 @@
-import type { OAuthStateStore } from './oauth-state-store';
+import type { PreRegisteredClient } from '../../platform/config/oauth-config';
 import { newId } from '../../platform/util/ids';
 import type { CimdFetchOptions } from './cimd-fetcher';
 import { parseClientMetadata, showableClientName } from './client-metadata';
+import type { OAuthClient } from './known-client';
 import { MetadataDocumentClients } from './metadata-document-clients';
-import type { PreRegisteredClient } from '../../platform/config/oauth-config';
 import { OAuthProtocolError } from './oauth-protocol-error';
+import type { OAuthStateStore } from './oauth-state-store';
 import { digestsEqual, hashSecret } from './opaque-secret';
-
-/** A client the connector knows, however it came to know it. */
-export interface OAuthClient {
-  clientId: string;
-  clientName: string;
-  redirectUris: readonly string[];
-  /** Set for confidential (pre-registered) clients only. */
-  secretSha256?: string;
-  /**
-   * For a dynamically registered client, when a person first approved it (seconds since the epoch); unset
-   * until then.
-   */
-  approvedAt?: number;
-}
 
 /** A client as the store keeps it: a pre-registered one has a secret, a registered one may carry its approval. */
 type StoredClient = Omit<PreRegisteredClient, 'secret_sha256'> & { secret_sha256?: string; approved_at?: number };

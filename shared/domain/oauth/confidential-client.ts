@@ -1,7 +1,7 @@
-import { newId } from '../../platform/util/ids';
-import type { OAuthStateStore } from './oauth-state-store';
-import { isAllowedRedirectUri } from './client-metadata';
 import type { PreRegisteredClient } from '../../platform/config/oauth-config';
+import { newId } from '../../platform/util/ids';
+import { isAllowedRedirectUri } from './client-metadata';
+import type { OAuthStateStore } from './oauth-state-store';
 import { hashSecret, newOpaqueSecret } from './opaque-secret';
 
 /** A new confidential client: the record to keep (secret hashed) and the secret, to be shown once. */

@@ -1,13 +1,14 @@
-import { normalizeSubject } from '../subjects/normalize-subject';
-import { NotFoundError } from '../../platform/errors/not-found-error';
-import type { ConnectionStore } from '../connections/connection-store';
-import type { OAuthStateStore } from './oauth-state-store';
+import { NotFoundError } from '../../platform/errors/problems';
 import { newId } from '../../platform/util/ids';
+import type { ConnectionStore } from '../connections/connection-store';
+import { normalizeSubject } from '../subjects/normalize-subject';
 import { showableClientName } from './client-metadata';
-import type { ClientRegistry, OAuthClient } from './client-registry';
-import { OAuthProtocolError, type OAuthErrorCode } from './oauth-protocol-error';
+import type { ClientRegistry } from './client-registry';
+import type { OAuthClient } from './known-client';
+import { type OAuthErrorCode, OAuthProtocolError } from './oauth-protocol-error';
+import type { OAuthStateStore } from './oauth-state-store';
 import { hashSecret, newOpaqueSecret } from './opaque-secret';
-import { redirectWith, type CodeGrant, type PendingRequest } from './pending-request';
+import { type CodeGrant, type PendingRequest, redirectWith } from './pending-request';
 import { isS256Challenge } from './pkce';
 
 /** Settings of the consent hand-off. */

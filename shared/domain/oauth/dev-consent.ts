@@ -1,7 +1,7 @@
 import type { Config } from '../../platform/config/config';
 import { isLoopbackListener } from '../../platform/config/listen-host';
-import { LOOPBACK_HOSTS } from '../../platform/config/validators';
 import { DEV_CONSENT_PATH } from '../../platform/config/oauth-config';
+import { LOOPBACK_HOSTS } from '../../platform/config/validators';
 
 /** What decides whether the dev consent page may be served. */
 export type DevConsentInputs = Pick<Config, 'publicUrl' | 'host'> & { oauth: Pick<Config['oauth'], 'consentUrlSet'> };

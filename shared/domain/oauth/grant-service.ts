@@ -1,12 +1,12 @@
-import type { TokenService } from '../connections/token-service';
 import type { ConnectionStore } from '../connections/connection-store';
-import type { OAuthStateStore } from './oauth-state-store';
-import type { OAuthClient } from './client-registry';
+import type { TokenService } from '../connections/token-service';
+import { sameResource } from './consent-service';
+import type { OAuthClient } from './known-client';
 import { OAuthProtocolError } from './oauth-protocol-error';
+import type { OAuthStateStore } from './oauth-state-store';
 import { hashSecret, newOpaqueSecret } from './opaque-secret';
 import type { CodeGrant, RefreshGrant } from './pending-request';
 import { s256ChallengeOf } from './pkce';
-import { sameResource } from './consent-service';
 
 /** The token endpoint's success answer (RFC 6749 §5.1). */
 export interface TokenAnswer {
@@ -22,6 +22,15 @@ export interface GrantHooks {
   onRevoked?(count: number): void;
 }
 
+/** What a {@link GrantService} works with. */
+export interface GrantServiceDependencies {
+  store: OAuthStateStore;
+  connections: ConnectionStore;
+  tokens: TokenService;
+  settings: { issuer: string; accessTokenTtlSeconds: number };
+  hooks?: GrantHooks;
+}
+
 /**
  * The token and revocation endpoints' logic. Access tokens are the connector's own JWTs for the grant's
  * connection; refresh tokens are opaque, stored hashed, rotated on every use, and a replayed one (or a
@@ -29,13 +38,7 @@ export interface GrantHooks {
  * that does not match what the code or token was issued to changes nothing.
  */
 export class GrantService {
-  constructor(
-    private readonly store: OAuthStateStore,
-    private readonly connections: ConnectionStore,
-    private readonly tokens: TokenService,
-    private readonly settings: { issuer: string; accessTokenTtlSeconds: number },
-    private readonly hooks: GrantHooks = {},
-  ) {}
+  constructor(private readonly deps: GrantServiceDependencies) {}
 
   /**
    * `grant_type=authorization_code`, for an already authenticated client. The code is used up only by a
@@ -53,7 +56,7 @@ export class GrantService {
     // Plain comparisons suffice here: the challenge and the redirect URI travelled through the browser, so they
     // are not secrets; the secret, the verifier, is only ever hashed.
     const binding = { clientId: client.clientId, redirectUri: form.redirect_uri, codeChallenge: challenge } satisfies Partial<CodeGrant>;
-    const consumed = await this.store.consumeMatching('code', hashSecret(form.code), binding);
+    const consumed = await this.deps.store.consumeMatching('code', hashSecret(form.code), binding);
     if (!consumed) throw invalidGrant('the code is unknown or expired');
     if (consumed === 'mismatch')
       throw invalidGrant('the code was issued to another client, or redirect_uri or code_verifier does not match');
@@ -73,7 +76,7 @@ export class GrantService {
     if (typeof form.refresh_token !== 'string' || form.refresh_token.length > 256) throw invalidGrant('refresh_token is missing');
     this.checkResource(form);
     const binding = { clientId: client.clientId } satisfies Partial<RefreshGrant>;
-    const consumed = await this.store.consumeMatching('refresh', hashSecret(form.refresh_token), binding);
+    const consumed = await this.deps.store.consumeMatching('refresh', hashSecret(form.refresh_token), binding);
     if (!consumed) throw invalidGrant('the refresh token is unknown or expired');
     if (consumed === 'mismatch') throw invalidGrant('the refresh token was issued to another client');
     const grant = JSON.parse(consumed.value) as RefreshGrant;
@@ -89,41 +92,41 @@ export class GrantService {
    * tokens of other clients, are ignored (the answer is the same 200 either way).
    */
   async revokeToken(client: OAuthClient, token: string): Promise<void> {
-    const refresh = await this.store.get('refresh', hashSecret(token));
+    const refresh = await this.deps.store.get('refresh', hashSecret(token));
     if (refresh) {
       const grant = JSON.parse(refresh) as RefreshGrant;
       if (grant.clientId === client.clientId) await this.revoke(grant.connectionId);
       return;
     }
-    const principal = await this.tokens.verify(token).catch(() => undefined);
+    const principal = await this.deps.tokens.verify(token).catch(() => undefined);
     if (principal?.client?.id === client.clientId) await this.revoke(principal.connectionId);
   }
 
   /** RFC 8707: a `resource`, when given, must be this connector. */
   private checkResource(form: Record<string, unknown>): void {
-    if (form.resource !== undefined && !sameResource(form.resource, this.settings.issuer)) {
+    if (form.resource !== undefined && !sameResource(form.resource, this.deps.settings.issuer)) {
       throw new OAuthProtocolError('invalid_target', 'resource must be this connector');
     }
   }
 
   private async issue(grant: RefreshGrant): Promise<TokenAnswer> {
-    const connection = await this.connections.get(grant.connectionId);
+    const connection = await this.deps.connections.get(grant.connectionId);
     const now = Math.floor(Date.now() / 1000);
     if (!connection || connection.revoked || connection.expiresAt <= now || connection.subject !== grant.subject) {
       throw invalidGrant('the grant has been revoked or has expired');
     }
-    const expiresAt = Math.min(now + this.settings.accessTokenTtlSeconds, connection.expiresAt);
-    const accessToken = this.tokens.sign(grant.subject, grant.connectionId, now, expiresAt);
+    const expiresAt = Math.min(now + this.deps.settings.accessTokenTtlSeconds, connection.expiresAt);
+    const accessToken = this.deps.tokens.sign(grant.subject, grant.connectionId, now, expiresAt);
     const refreshToken = newOpaqueSecret();
     const record: RefreshGrant = { connectionId: grant.connectionId, subject: grant.subject, clientId: grant.clientId };
-    await this.store.put('refresh', hashSecret(refreshToken), JSON.stringify(record), connection.expiresAt - now);
-    this.hooks.onIssued?.();
+    await this.deps.store.put('refresh', hashSecret(refreshToken), JSON.stringify(record), connection.expiresAt - now);
+    this.deps.hooks?.onIssued?.();
     return { access_token: accessToken, token_type: 'Bearer', expires_in: expiresAt - now, refresh_token: refreshToken };
   }
 
   private async revoke(connectionId: string): Promise<void> {
-    const count = await this.connections.revoke(connectionId);
-    if (count > 0) this.hooks.onRevoked?.(count);
+    const count = await this.deps.connections.revoke(connectionId);
+    if (count > 0) this.deps.hooks?.onRevoked?.(count);
   }
 }
 

@@ -1,8 +1,8 @@
-import type { OAuthStateStore } from './oauth-state-store';
-import { CimdFetchError, fetchClientMetadata, type CimdFetchOptions } from './cimd-fetcher';
-import type { OAuthClient } from './client-registry';
+import { CimdFetchError, type CimdFetchOptions, fetchClientMetadata } from './cimd-fetcher';
 import { parseClientMetadata, showableClientName } from './client-metadata';
+import type { OAuthClient } from './known-client';
 import { OAuthProtocolError } from './oauth-protocol-error';
+import type { OAuthStateStore } from './oauth-state-store';
 
 /** How long a fetched metadata document is trusted before it is fetched again. */
 const CACHE_SECONDS = 300;

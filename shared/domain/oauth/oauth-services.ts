@@ -1,11 +1,11 @@
-import type { TokenService } from '../connections/token-service';
 import type { Config } from '../../platform/config/config';
 import type { ConnectionStore } from '../connections/connection-store';
-import type { OAuthStateStore } from './oauth-state-store';
+import type { TokenService } from '../connections/token-service';
 import type { CimdFetchOptions } from './cimd-fetcher';
 import { ClientRegistry } from './client-registry';
 import { ConsentService } from './consent-service';
-import { GrantService, type GrantHooks } from './grant-service';
+import { type GrantHooks, GrantService } from './grant-service';
+import type { OAuthStateStore } from './oauth-state-store';
 
 /** The authorization server's parts. */
 export interface OAuthServices {
@@ -14,14 +14,17 @@ export interface OAuthServices {
   grants: GrantService;
 }
 
-/** Builds the authorization server on the backend's stores; `cimd` is for tests only. */
-export function createOAuthServices(
-  config: Pick<Config, 'publicUrl' | 'tokenTtlSeconds' | 'oauth'>,
-  stores: { oauth: OAuthStateStore; connections: ConnectionStore },
-  tokens: TokenService,
-  hooks: GrantHooks = {},
-  cimd: CimdFetchOptions = {},
-): OAuthServices {
+/** What the authorization server is built from; `cimd` is for tests only. */
+export interface OAuthDependencies {
+  config: Pick<Config, 'publicUrl' | 'tokenTtlSeconds' | 'oauth'>;
+  stores: { oauth: OAuthStateStore; connections: ConnectionStore };
+  tokens: TokenService;
+  hooks?: GrantHooks;
+  cimd?: CimdFetchOptions;
+}
+
+/** Builds the authorization server on the backend's stores. */
+export function createOAuthServices({ config, stores, tokens, hooks = {}, cimd = {} }: OAuthDependencies): OAuthServices {
   const clients = new ClientRegistry(stores.oauth, config.oauth, cimd);
   const consent = new ConsentService(stores.oauth, stores.connections, clients, {
     issuer: config.publicUrl,
@@ -30,15 +33,12 @@ export function createOAuthServices(
     codeTtlSeconds: config.oauth.codeTtlSeconds,
     grantTtlSeconds: config.tokenTtlSeconds,
   });
-  const grants = new GrantService(
-    stores.oauth,
-    stores.connections,
+  const grants = new GrantService({
+    store: stores.oauth,
+    connections: stores.connections,
     tokens,
-    {
-      issuer: config.publicUrl,
-      accessTokenTtlSeconds: config.oauth.accessTokenTtlSeconds,
-    },
+    settings: { issuer: config.publicUrl, accessTokenTtlSeconds: config.oauth.accessTokenTtlSeconds },
     hooks,
-  );
+  });
   return { clients, consent, grants };
 }

@@ -1,9 +1,9 @@
 import { hash } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import * as z from 'zod';
-import { JobError } from '../../platform/errors/job-error';
 import { intInRange } from '../../platform/config/validators';
-import { paidJob, type Processor } from '../jobs/processor';
+import { JobError } from '../jobs/job-error';
+import { type Processor, paidJob } from '../jobs/processor';
 
 /** The prompt prefix that makes the placeholder fail, so an integrator can see a failed job. */
 export const FAIL_PREFIX = '!fail';

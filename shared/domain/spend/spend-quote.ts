@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { canonicalJson } from '../../platform/util/canonical-json';
 import type { KeyRing } from '../../platform/secrets/key-ring';
+import { canonicalJson } from '../../platform/util/canonical-json';
 
 /** The longest a quote may live: the person answers within this or is asked again. */
 export const MAX_QUOTE_TTL_MS = 10 * 60 * 1000;

@@ -1,4 +1,4 @@
-import { ValidationError } from '../../platform/errors/validation-error';
+import { ValidationError } from '../../platform/errors/problems';
 
 /** Longest subject accepted, in UTF-16 code units after trimming and NFC normalisation. */
 export const MAX_SUBJECT_LENGTH = 256;

@@ -1,8 +1,8 @@
 import { decodeCursor, encodeCursor } from '../../platform/pagination/cursor';
 import type { Page } from '../../platform/pagination/page';
-import type { ThingStore } from './thing-store';
 import { newId } from '../../platform/util/ids';
 import type { Thing } from './thing';
+import type { ThingStore } from './thing-store';
 
 /** Creates and lists a subject's things. */
 export class ThingService {

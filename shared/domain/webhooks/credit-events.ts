@@ -1,5 +1,5 @@
-import type { CreditEntry } from '../credits/credit-store';
 import type { CreditEvents } from '../credits/credit-service';
+import type { CreditEntry } from '../credits/credit-store';
 import type { EventQueue } from './event-queue';
 import { eventId, type QueuedEvent } from './webhook-event';
 
@@ -18,12 +18,20 @@ export function creditsGrantedEvent(subject: string, entry: CreditEntry, balance
   };
 }
 
+/** A step that took a subject's balance below the low threshold: its entry (a hold or an adjustment) and the balance it left. */
+export interface LowCrossing {
+  subject: string;
+  entryId: string;
+  balance: number;
+  threshold: number;
+}
+
 /**
  * `credits.low`, for the step (its entry: a hold or an adjustment) that took the balance from at least
  * `threshold` to below it: data `{subject, balance, threshold}`. One step crosses at a time, so concurrent
  * spends record one event per crossing.
  */
-export function creditsLowEvent(subject: string, entryId: string, balance: number, threshold: number, now = new Date()): QueuedEvent {
+export function creditsLowEvent({ subject, entryId, balance, threshold }: LowCrossing, now = new Date()): QueuedEvent {
   return {
     id: eventId('credits.low', entryId),
     type: 'credits.low',
@@ -37,6 +45,6 @@ export function creditsLowEvent(subject: string, entryId: string, balance: numbe
 export function creditEventsOn(queue: EventQueue): CreditEvents {
   return {
     granted: (subject, entry, balance, at) => queue.enqueue(creditsGrantedEvent(subject, entry, balance, at)),
-    fellLow: (subject, entryId, balance, threshold) => queue.enqueue(creditsLowEvent(subject, entryId, balance, threshold)),
+    fellLow: (subject, entryId, balance, threshold) => queue.enqueue(creditsLowEvent({ subject, entryId, balance, threshold })),
   };
 }

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Metrics } from '../../platform/metrics/metrics';
-import { establish, recheckDelay, type EventSources } from './event-facts';
+import { type EventSources, establish, recheckDelay } from './event-facts';
 import type { QueuedEvent } from './webhook-event';
 import type { WebhookSender } from './webhook-sender';
 

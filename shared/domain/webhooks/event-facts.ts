@@ -1,7 +1,7 @@
+import type { ConnectionStore } from '../connections/connection-store';
 import { toConnectionView } from '../connections/connection-view';
 import { isTerminal, type Job, toPublicJob } from '../jobs/job';
 import type { JobQueue } from '../jobs/job-queue';
-import type { ConnectionStore } from '../connections/connection-store';
 import type { QueuedEvent } from './webhook-event';
 
 /** Where an event's job or connection is read from when it is sent. */

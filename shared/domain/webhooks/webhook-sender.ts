@@ -2,8 +2,8 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { checkedLookup, isNonPublicHost } from '../../platform/net/address-policy';
 import type { WebhookSettings } from '../../platform/config/webhook-settings';
+import { checkedLookup, isNonPublicHost } from '../../platform/net/address-policy';
 
 /** An attempt without a complete answer after this long has failed (the contract's 10 s). */
 export const DELIVERY_TIMEOUT_MS = 10_000;

@@ -1,13 +1,13 @@
 import { str, type ValidatorSpec } from 'envalid';
-import { ConfigError } from './config-error';
-import { loadOAuthSettings, OAUTH_SETTINGS, type OAuthSettings } from './oauth-config';
-import { loadWebhookSettings, WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-settings';
 import { BILLING_SETTINGS, type BillingSettings, loadBillingSettings } from './billing-settings';
-import { loadTracingSettings, TRACING_SETTINGS } from './tracing-settings';
+import { ConfigError } from './config-error';
 import { listenHostAddress, resolveListenHost } from './listen-host';
+import { loadOAuthSettings, OAUTH_SETTINGS, type OAuthSettings } from './oauth-config';
 import { loadRedisSettings, REDIS_SETTINGS, type RedisSettings } from './redis-settings';
 import { type ConfigProblem, readSettings, type SettingValues, setting, variablesOf } from './settings-table';
+import { loadTracingSettings, TRACING_SETTINGS } from './tracing-settings';
 import { httpsUrl, intInRange, originList, publicUrl, secretOfAtLeast, sharedSecretOfAtLeast } from './validators';
+import { loadWebhookSettings, WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-settings';
 
 /** Which process is loading the configuration; they differ in defaults and in what they require. */
 export type ProcessRole = 'api' | 'worker' | 'dev';

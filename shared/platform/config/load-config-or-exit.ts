@@ -1,5 +1,5 @@
-import { ConfigError } from '../errors/config-error';
-import { loadConfig, type Config, type ProcessRole } from './config';
+import { type Config, loadConfig, type ProcessRole } from './config';
+import { ConfigError } from './config-error';
 
 /**
  * Loads the configuration or, when it is invalid, prints every offending variable by name (never its value)

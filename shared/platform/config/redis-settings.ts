@@ -87,7 +87,7 @@ export interface RedisSettings extends Pick<RedisValues, 'jobQueueShards' | 'red
 const redisReason = (name: string): string => `is invalid${name === 'REDIS_TLS' ? ' (true or false)' : ''}`;
 
 /**
- * Reads the Redis variables (CONTRACT.md, "Redis topologies"), appending every problem by variable name to
+ * Reads the Redis variables (docs/redis.md, "The variables"), appending every problem by variable name to
  * `problems` so that the caller reports them all together. Only one of the three mode variables may be set.
  * The settings are meaningful only when no problem was added.
  */

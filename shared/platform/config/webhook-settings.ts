@@ -1,7 +1,7 @@
 import { bool, makeValidator } from 'envalid';
+import { isNonPublicHost } from '../net/address-policy';
 import { type ConfigProblem, readSettings, type SettingValues, setting } from './settings-table';
 import { intInRange, secureOrLoopbackUrl } from './validators';
-import { isNonPublicHost } from '../net/address-policy';
 
 /** The Standard Webhooks secret: a prefix and the base64 of 24 to 64 random bytes. */
 const SECRET = /^whsec_((?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?)$/;

@@ -47,16 +47,9 @@ export const REDACT_PATHS = [
 ];
 
 /**
- * A JSON-lines logger on stdout (or on `destination`, which tests use to capture a session).
- *
- * Lines are written synchronously, one `write` per line. The asynchronous mode hands every write to libuv's
- * thread pool and wakes the event loop when it is done, which on two cores cost more than the system call
- * it saves (bench/README.md: -2.3 % API CPU per `GET /v1/me`, lower in 6 of 6 paired rounds). It also keeps
- * every line that was logged before a crash, and a stdout that cannot keep up slows the process down instead
- * of growing its memory.
- *
- * When the process traces (shared/platform/tracing), each line written inside a span carries its `trace_id`
- * and `span_id`; otherwise no per-line hook runs at all.
+ * A JSON-lines logger on stdout (or on `destination`, which tests use to capture a session), one synchronous
+ * `write` per line (why: docs/decisions/synchronous-log-lines.md). When the process traces, each line written
+ * inside a span carries its `trace_id` and `span_id`; otherwise no per-line hook runs at all.
  */
 export function createLogger(level: string, name: string, destination?: NodeJS.WritableStream): Logger {
   return pino(

@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors/validation-error';
+import { ValidationError } from '../errors/problems';
 
 /**
  * Cursors are opaque to callers; inside they carry the sequence number of the last item shown. They hold

@@ -1,4 +1,4 @@
-import { deriveKeys, type DerivedKeys } from './derived-keys';
+import { type DerivedKeys, deriveKeys } from './derived-keys';
 
 /** One secret's keys, and whether they come from the previous secret (accepted, never used to sign). */
 export interface RingEntry {

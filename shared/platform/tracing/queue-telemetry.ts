@@ -32,10 +32,9 @@ type WithoutTelemetry<Data, Job> = { addJob(name: string, data: Data, opts?: Job
 
 /**
  * Adds a job as `Queue.add` does, except inside a trace that was sampled out: there BullMQ would still start a
- * producer span (which the sampler drops), enter its context and serialise it, about a fifth of the tracing
- * cost of a sampled-out job submission. Instead the job is added without telemetry but carrying the active
- * trace context in the same place and form (`opts.telemetry.metadata`, the propagator's fields as JSON), so
- * the worker's consumer span continues the same trace and is sampled out in turn, as it would have been.
+ * producer span (which the sampler drops), enter its context and serialise it. Instead the job is added
+ * without telemetry, carrying the active trace context where BullMQ puts it (`opts.telemetry.metadata`, the
+ * propagator's fields as JSON), so the worker's consumer span continues the trace, sampled out in turn.
  * Outside any trace, in a recorded one, or with tracing off, this is `queue.add`.
  */
 export function addToQueue<Data, Job>(queue: JobAdding<Data, Job>, name: string, data: Data, opts: JobsOptions): Promise<Job> {

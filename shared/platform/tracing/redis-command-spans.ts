@@ -1,20 +1,13 @@
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { Redis, type Command } from 'ioredis';
+import { type Command, Redis } from 'ioredis';
 
 let patched = false;
 
 /**
  * A client span for each Redis command sent inside a trace, named after the command. Its statement is the
  * command's name only: keys hold subjects and idempotency keys, and values hold job inputs.
- *
- * By hand, with the OpenTelemetry API, because `@opentelemetry/instrumentation-ioredis` (0.71, which claims
- * ioredis below 7) does not patch ioredis 6: it wraps `module.prototype.sendCommand`, and ioredis 6's main
- * module is a namespace of named exports (`Redis`, `Cluster`, …) without a prototype, so the instrumentation's
- * hook throws and leaves every command untraced. Wrapping `Redis.prototype.sendCommand` covers every
- * connection: ours, BullMQ's duplicates, and a cluster's or sentinel's node connections.
- *
- * Commands outside any recorded span (BullMQ's polling, a request that was sampled out) record nothing and
- * cost one check.
+ * Wrapping `Redis.prototype.sendCommand` covers every connection: ours, BullMQ's duplicates, and a cluster's
+ * or sentinel's node connections. Why by hand: docs/decisions/redis-command-spans-by-hand.md.
  */
 export function traceRedisCommands(): void {
   if (patched) return;

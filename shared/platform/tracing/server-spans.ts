@@ -18,14 +18,7 @@ export type RouteOf = (res: ServerResponse) => string | undefined;
  * records the method, the scheme and the status, and nothing of the request's target: no path (a path holds
  * ids, such as a job's or a consent request's, and whatever text a caller puts there), no query (OAuth's
  * `state` and `code` travel there), no headers, never the client's address. When tracing is off,
- * `listener` itself is returned.
- *
- * By hand, with the OpenTelemetry API, rather than with `@opentelemetry/instrumentation-http`'s incoming side:
- * that one cost the API 76 to 99 % more CPU per request even at a sampling ratio of 0 (bench/README.md,
- * "Tracing"), and 50 % on a bare server with every request ignored, since it wraps every request's and
- * response's emitters whatever the sampler decides. Here a sampled-out request costs one extraction, a
- * non-recording span and entering its context, which its children need to be sampled out too. The
- * instrumentation still does the outgoing side (webhook deliveries), with `traceparent` sent on.
+ * `listener` itself is returned. Why by hand: docs/decisions/server-spans-by-hand.md.
  */
 export function tracedRequests(listener: RequestListener, routeOf: RouteOf): RequestListener {
   if (!isTracingStarted()) return listener;

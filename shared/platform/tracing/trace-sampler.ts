@@ -1,4 +1,3 @@
-import type { Attributes, Context, Link, SpanKind } from '@opentelemetry/api';
 import { trace } from '@opentelemetry/api';
 import {
   AlwaysOffSampler,
@@ -22,9 +21,10 @@ const QUEUE_HOUSEKEEPING = /^(getNextJob|moveStalledJobsToWait|startStalledCheck
 class WithoutQueueHousekeeping implements Sampler {
   constructor(private readonly inner: Sampler) {}
 
-  shouldSample(context: Context, traceId: string, name: string, kind: SpanKind, attributes: Attributes, links: Link[]): SamplingResult {
+  shouldSample(...args: Parameters<Sampler['shouldSample']>): SamplingResult {
+    const [context, , name] = args;
     if (QUEUE_HOUSEKEEPING.test(name) && !trace.getSpanContext(context)) return { decision: SamplingDecision.NOT_RECORD };
-    return this.inner.shouldSample(context, traceId, name, kind, attributes, links);
+    return this.inner.shouldSample(...args);
   }
 
   toString(): string {

@@ -5,9 +5,10 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import type { TracingSettings } from '../config/tracing-settings';
+import { withinGrace } from '../lifecycle/within-grace';
 import { RedactingExporter } from './redacting-exporter';
-import { samplerFor } from './trace-sampler';
 import { traceRedisCommands } from './redis-command-spans';
+import { samplerFor } from './trace-sampler';
 
 /** How long shutdown waits for the last spans to be sent. */
 const SHUTDOWN_FLUSH_MS = 1000;
@@ -51,9 +52,7 @@ export function startSdk(settings: TracingSettings, defaultServiceName: string):
   return {
     // Bounded: a collector that does not answer must not hold the process past its shutdown deadline.
     shutdown: async () => {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([provider.shutdown(), new Promise((resolve) => (timer = setTimeout(resolve, SHUTDOWN_FLUSH_MS)))]);
-      clearTimeout(timer);
+      await withinGrace(provider.shutdown(), SHUTDOWN_FLUSH_MS);
     },
   };
 }

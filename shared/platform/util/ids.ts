@@ -5,9 +5,8 @@ const ID_BYTES = 16;
 /** Ids drawn from one fill of the pool. */
 const IDS_PER_FILL = 256;
 
-// One `randomBytes(16)` call costs about 3 µs on Node 26 (40 times a slice of a filled buffer): a prepaid job
-// draws an id on the API's submit path, where that was 7 % of its CPU. Filling a pool from the same CSPRNG and
-// handing each byte out once keeps the ids exactly as unguessable, as `crypto.randomUUID` does with its cache.
+// A pool filled from the CSPRNG, each byte handed out once, as `crypto.randomUUID`'s cache: as unguessable as
+// `randomBytes(16)` per id, which cost a prepaid job's submit path (bench/README.md).
 const pool = Buffer.alloc(ID_BYTES * IDS_PER_FILL);
 let next = pool.length;
 

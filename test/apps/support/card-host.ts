@@ -1,9 +1,9 @@
-import type { Client, CallToolResult } from '@modelcontextprotocol/client';
+import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import type { McpUiHostContext } from '@modelcontextprotocol/ext-apps';
 import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
 import { launchChromium } from '../../support/chromium';
-import type { CardHost as PageCardHost, MountRequest, Mounted } from './host-protocol';
-import { COLUMN_WIDTH, startHostServer, type HostServer } from './host-server';
+import type { Mounted, MountRequest, CardHost as PageCardHost } from './host-protocol';
+import { COLUMN_WIDTH, type HostServer, startHostServer } from './host-server';
 
 /** The page's globals, as functions that playwright runs in the page see them (they cannot close over Node's). */
 type PageGlobals = { cardHost: PageCardHost };

@@ -1,5 +1,5 @@
-import type { McpUiHostContext, McpUiStyles, McpUiTheme } from '@modelcontextprotocol/ext-apps';
 import type { Tool } from '@modelcontextprotocol/client';
+import type { McpUiHostContext, McpUiStyles, McpUiTheme } from '@modelcontextprotocol/ext-apps';
 import { COLUMN_WIDTH } from './host-server';
 
 /** The themes the card is shown in. */

@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Operation } from '../../../shared/contract/operations/operation';
+import { readMarkdown } from '../../support/markdown';
 import { ROOT } from '../../support/spawn-process';
-import { readMarkdown } from './markdown';
 
 /** The guide that holds the worked example, and the marker of each of its files. */
 export const WORKED_EXAMPLE_PAGE = path.join(ROOT, 'docs', 'building-operations.md');

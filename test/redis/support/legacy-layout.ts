@@ -1,9 +1,9 @@
-import { Queue, Worker } from 'bullmq';
 import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { Queue, Worker } from 'bullmq';
 import type Redis from 'ioredis';
 import jwt from 'jsonwebtoken';
-import { deriveKeys } from '../../../shared/platform/secrets/derived-keys';
 import { fingerprint } from '../../../shared/domain/jobs/idempotency';
+import { deriveKeys } from '../../../shared/platform/secrets/derived-keys';
 
 /** What the placeholder job of that release answered (the shape it still answers): a summary, counts, a digest. */
 export const LEGACY_RESULT = { summary: 'done before the upgrade', characters: 22, words: 4, digest: '0123456789abcdef' };

@@ -1,15 +1,15 @@
 import { expect } from 'chai';
 import { expectCancelRefund } from '../../support/cancel-refund';
+import { type Deployment, SHORT_LOCK, successesByJob, usageOf } from '../../support/deployment';
 import { newKey, newSubject } from '../../support/harness';
+import { pollJob } from '../../support/job-polling';
+import { submitPrompt } from '../../support/job-submission';
 import { callOk, connectMcp, legacyTasks, OutputChecker, pollJobOverMcp, REVISIONS } from '../../support/mcp-client';
-import { codeFor, codeForm, oauthTarget, tokenRequest, type OAuthTarget } from '../../support/oauth-helpers';
+import { measurement } from '../../support/measurement';
+import { codeFor, codeForm, type OAuthTarget, oauthTarget, tokenRequest } from '../../support/oauth-helpers';
+import type { ApiUnderTest } from '../../support/processes';
 import { roundRobinProxy } from '../../support/round-robin-proxy';
 import { waitFor } from '../../testkit/wait-for';
-import type { ApiUnderTest } from '../../redis/support/processes';
-import { pollJob } from '../../support/job-polling';
-import { SHORT_LOCK, successesByJob, usageOf, type Deployment } from './deployment';
-import { submitPrompt } from '../../support/job-submission';
-import { measurement } from '../../support/measurement';
 
 /** A spawned API seen as the OAuth helpers' target, with the settings its environment gave it. */
 const targetOf = (api: ApiUnderTest, env: Record<string, string>): OAuthTarget =>

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
+import { completedTotal, type Deployment, running, successesByJob, usageOf } from '../../support/deployment';
 import { newSubject } from '../../support/harness';
-import { waitFor } from '../../testkit/wait-for';
 import { pollJob } from '../../support/job-polling';
-import { completedTotal, running, successesByJob, usageOf, type Deployment } from './deployment';
-import { ALLOWED_DURING_FAILOVER, firstAnswerSince, steadyLoad } from './steady-load';
 import { measurement } from '../../support/measurement';
+import { waitFor } from '../../testkit/wait-for';
+import { ALLOWED_DURING_FAILOVER, firstAnswerSince, steadyLoad } from './steady-load';
 
 /** Within this long of the promotion the service must answer successfully again (the contract's bound). */
 const RESUME_BOUND_MS = 20_000;

@@ -1,5 +1,5 @@
 import { RedisKeys } from '../../../shared/adapters/redis/redis-keys';
-import { redisCommand, type RedisAccess } from '../../testkit/redis-topologies';
+import { type RedisAccess, redisCommand } from '../../testkit/redis-topologies';
 
 /**
  * Counts, per job id, the `completed` events in a BullMQ queue's event stream (`<prefix>:<queue>:events`) on

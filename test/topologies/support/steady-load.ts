@@ -1,5 +1,5 @@
 import { newKey } from '../../support/harness';
-import type { ApiUnderTest, Reply } from '../../redis/support/processes';
+import type { ApiUnderTest, Reply } from '../../support/processes';
 
 /** Statuses a client may see while a primary is replaced; anything else (another 4xx or 5xx, no answer) is a fault. */
 export const ALLOWED_DURING_FAILOVER: ReadonlySet<number> = new Set([200, 201, 202, 429, 503]);

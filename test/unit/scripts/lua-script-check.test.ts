@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { listLuaScripts, LUA_DIR, readLuaScriptFile } from '../../../shared/adapters/redis/lua-script';
 import { checkLuaScript, checkLuaScripts, keysAndArgsUse, parseLua } from '../../../scripts/lua-script-check';
-import { luaHeader, luaScriptsFolder, type LuaScriptsFolder } from '../../support/lua-scripts-folder';
+import { LUA_DIR, listLuaScripts, readLuaScriptFile } from '../../../shared/adapters/redis/lua-script';
+import { type LuaScriptsFolder, luaHeader, luaScriptsFolder } from '../../support/lua-scripts-folder';
 
 describe('the Lua scripts of the repository, as the build checks them', () => {
   const names = listLuaScripts();
@@ -11,7 +11,7 @@ describe('the Lua scripts of the repository, as the build checks them', () => {
   });
 
   for (const name of names) {
-    it(`${name}: parses as Lua 5.1, and its header names exactly the KEYS and ARGV its body reads`, () => {
+    it(`${name}: parses as Lua 5.1, and its header is a list of exactly the KEYS and ARGV its body reads`, () => {
       expect(checkLuaScript(LUA_DIR, name)).to.deep.equal([]);
       const { header, text, numberOfKeys } = readLuaScriptFile(LUA_DIR, name);
       const use = keysAndArgsUse(parseLua(text));
@@ -87,6 +87,29 @@ describe('checkLuaScripts (what fails the build)', () => {
     ]);
     write('store/typo-1.lua', [...luaHeader('KEYS[1] k'), '--- @constant FIELD', 'return {KEYS[1], FIELD}']);
     expect(check()).to.deep.equal([]);
+  });
+
+  it('reports a header that explains: more than two lines of description, or more lines than its entries need', () => {
+    const essay = ['--[[', '  One.', '  Two.', '  Three.', '  Input:', '    KEYS[1] k', '  Output:', '    1', ']]'];
+    write('store/essay-1.lua', [...essay, 'return KEYS[1]']);
+    const answers = Array.from({ length: 5 }, (_, i) => `    answer ${i}`);
+    write('store/answers-1.lua', ['--[[', '  Test.', '  Input:', '    KEYS[1] k', '  Output:', ...answers, ']]', 'return KEYS[1]']);
+    write('includes/long.lua', [
+      '--[[',
+      '  f(): one.',
+      '  Two.',
+      '  Three.',
+      '  Output:',
+      '    1',
+      ']]',
+      'local function f() return 1 end',
+    ]);
+    write('store/uses-1.lua', [...luaHeader('KEYS[1] k'), '--- @include "long"', 'return {f(), KEYS[1]}']);
+    expect(check()).to.deep.equal([
+      'store/answers-1.lua: the header has 11 lines, at most 10 (9 and one per entry)',
+      'store/essay-1.lua: the header says what the script does in 3 lines, at most 2',
+      'includes/long.lua: the header says what the script does in 3 lines, at most 2',
+    ]);
   });
 
   it('reports an include that reads KEYS or ARGV, and an include no script includes', () => {

@@ -3,7 +3,7 @@
 // iframe with an opaque origin and talks to this page only through postMessage; its tool calls are handed to
 // the Node side (`hostCallTool`, exposed by playwright), which holds the MCP client connected to the connector.
 import { AppBridge, buildAllowAttribute, type McpUiHostContext, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-bridge';
-import type { CardHost, MountRequest, Mounted, NodeSide } from '../host-protocol';
+import type { CardHost, Mounted, MountRequest, NodeSide } from '../host-protocol';
 
 declare global {
   interface Window extends NodeSide {

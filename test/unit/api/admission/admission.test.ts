@@ -1,14 +1,13 @@
-import type { Request, Response } from 'express';
 import { expect } from 'chai';
+import type { Request, Response } from 'express';
 import { admission } from '../../../../api/admission/admission';
 import { clientKeyOf } from '../../../../api/admission/client-key';
 import { failureBudget } from '../../../../api/admission/failure-budget';
-import type { TokenService } from '../../../../shared/domain/connections/token-service';
-import type { RateLimitedError } from '../../../../shared/platform/errors/rate-limited-error';
-import { UnauthorizedError } from '../../../../shared/platform/errors/unauthorized-error';
 import { MemoryRateLimitStore } from '../../../../shared/adapters/memory/memory-rate-limit-store';
-import { Metrics } from '../../../../shared/platform/metrics/metrics';
 import type { AdmissionStore } from '../../../../shared/domain/admission/admission-store';
+import type { TokenService } from '../../../../shared/domain/connections/token-service';
+import { type RateLimitedError, UnauthorizedError } from '../../../../shared/platform/errors/problems';
+import { Metrics } from '../../../../shared/platform/metrics/metrics';
 
 /** Just enough of a request and a response for the budget: the client address, and headers to read back. */
 function exchange(ip: string): { req: Request; res: Response; header: (name: string) => string | undefined } {

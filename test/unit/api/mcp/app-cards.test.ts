@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { cardsOf } from '../../../../api/mcp/app-cards';
-import { type AppCard, cardResourceMeta, cardToolMeta } from '../../../../shared/contract/mcp/job-card/app-card';
-import { JOB_CARD } from '../../../../shared/contract/mcp/job-card/job-card';
+import type { AppCard } from '../../../../shared/contract/cards/app-card';
+import { JOB_CARD } from '../../../../shared/contract/cards/job-card';
 import { buildToolDefinitions } from '../../../../shared/contract/mcp/tool-definitions';
 import { publishedOperations } from '../../../../shared/contract/operations/registry';
 
@@ -22,23 +22,5 @@ describe('MCP Apps cards of the tools', () => {
       { ...second, operation: { ...second.operation, card: card('ui://connector/same.html') } },
     ];
     expect(() => cardsOf(clash)).to.throw('two different cards share the URI ui://connector/same.html');
-  });
-
-  it('a tool names its card in _meta.ui.resourceUri and the flat key older hosts read', () => {
-    expect(cardToolMeta(JOB_CARD)).to.deep.equal({ ui: { resourceUri: JOB_CARD.uri }, 'ui/resourceUri': JOB_CARD.uri });
-  });
-
-  it('a card asks for no origin and no permission unless it says so, and for a border by default', () => {
-    expect(cardResourceMeta(card('ui://connector/a.html'))).to.deep.equal({
-      ui: { csp: { connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] }, permissions: {}, prefersBorder: true },
-    });
-    const open = {
-      ...card('ui://connector/b.html'),
-      csp: { connectDomains: ['https://api.example.com'] },
-      permissions: { clipboardWrite: {} },
-      prefersBorder: false,
-    };
-    expect(cardResourceMeta(open).ui).to.deep.include({ permissions: { clipboardWrite: {} }, prefersBorder: false });
-    expect((cardResourceMeta(open).ui as { csp: Record<string, string[]> }).csp.connectDomains).to.deep.equal(['https://api.example.com']);
   });
 });

@@ -1,6 +1,6 @@
 import type { McpHandlerRequestOptions } from '@modelcontextprotocol/server';
 import { expect } from 'chai';
-import { mcpErrorLog, type McpErrorLog } from '../../../../api/mcp/mcp-error-log';
+import { type McpErrorLog, mcpErrorLog } from '../../../../api/mcp/mcp-error-log';
 import type { FetchMcpHandler } from '../../../../api/mcp/mcp-http-handler';
 import { createLogger } from '../../../../shared/platform/logging/logger';
 import { LogCapture } from '../../../support/log-capture';

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { expect } from 'chai';
+
 import pathToRegexpModule = require('path-to-regexp');
+
 import { rememberValidatorRoutePatterns } from '../../../../api/middleware/validator-route-patterns';
 
 describe('rememberValidatorRoutePatterns', () => {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { escapeHtml } from '../../../../api/http/escape-html';
-import { renderRootPage, ROOT_PAGE_GUIDES } from '../../../../api/routes/root-page';
+import { ROOT_PAGE_GUIDES, renderRootPage } from '../../../../api/routes/root-page';
 import { publicUrl } from '../../../../shared/platform/config/validators';
 import { ROOT } from '../../../support/spawn-process';
 

@@ -1,16 +1,5 @@
 --[[
-  A cancel, atomic against a worker taking the job: BullMQ moves a job from its waiting list (or delayed or
-  prioritized set) to active in one script too, so either this removes it first, and no worker ever sees it,
-  or a worker has it and this only marks the request (the worker polls the mark and fires its signal). A
-  removed job goes to the failed set (BullMQ's retention then removes it like any finished job), marked
-  canceled; a worker that ends a job canceled sets the same mark, so a job in the failed set without it really
-  failed. A job in the active list without a lock is nobody's (its worker died) and reads as queued
-  (read-job-4.lua), so it is canceled like one: taken out of the active list here, the stalled check, which
-  moves back only a job it removes from that list itself, never hands it back, and a late worker without the
-  lock cannot finish it. The job also joins the queue's set of canceled jobs, which the queue gauge counts.
-  The job hash's field names are set when the script is loaded (the constants below, from
-  bullmq-job-record.ts).
-
+  Cancels a job: removed unless a worker has it, else marked (docs/decisions/job-scripts-on-bullmq-keys.md).
   Input:
     KEYS[1] the job hash
     KEYS[2] the queue's wait list

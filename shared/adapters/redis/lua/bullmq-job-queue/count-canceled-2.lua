@@ -1,9 +1,5 @@
 --[[
-  The queue's canceled jobs, for the gauge: BullMQ keeps them in its failed set, so they are counted from our
-  own set (members are added by cancel-job-10.lua and the worker's canceled endings). A member older than the
-  retention may have been removed by BullMQ's lazy clean-up of finished jobs: it is dropped here once it is no
-  longer in the failed set, so the count is that of canceled jobs still kept, in O(old members) per read.
-
+  Counts the queue's canceled jobs still kept, dropping members BullMQ has removed from its failed set.
   Input:
     KEYS[1] the queue's canceled set
     KEYS[2] the queue's failed set

@@ -1,13 +1,5 @@
 --[[
-  A job and the part of its state our statuses need, in one atomic read. BullMQ's own state script searches
-  the active and waiting lists (O(n) in the backlog: under a backlog of 35,000 jobs it made replays
-  Redis-bound); here every check is O(1) or O(log n): finished jobs by their sorted sets, a running job by the
-  lock its worker holds. A job in the active list without a lock (its worker died; the stalled check hands it
-  back soon) reads as waiting: nobody is running it. Only the fields a record is made of are read, not
-  BullMQ's options, stack traces and bookkeeping; a job whose hash has none of the fields every job is stored
-  with (name, data, timestamp) is unknown. The field list is set once when the script is loaded (the
-  constants below, from bullmq-job-record.ts) rather than sent with every read.
-
+  Reads a job's record fields and state in O(log n) (docs/decisions/job-scripts-on-bullmq-keys.md).
   Input:
     KEYS[1] the job hash
     KEYS[2] the queue's completed set

@@ -1,10 +1,6 @@
 --[[
-  appendCreditEntry(entries, sequence, id, kind, credits, at, jobId, grantId, note): numbers one entry of a
-  subject's credits with the subject's sequence counter and adds it, as JSON, to the subject's entries (a
-  sorted set scored by that number), so that entries page like the subject's things and jobs. `jobId`,
-  `grantId` and `note` are left out of the JSON when empty. Included by every script that moves credits, before
-  the credit-hold and credit-settle includes, which call it.
-
+  appendCreditEntry(entries, sequence, id, kind, credits, at, jobId, grantId, note): adds one entry, as JSON, to a
+  subject's entries, numbered by its sequence counter; empty jobId, grantId and note are left out.
   Output:
     the entry's JSON
 ]]

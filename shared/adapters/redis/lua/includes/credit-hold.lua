@@ -1,20 +1,6 @@
 --[[
   holdCredits(account, entries, sequence, hold, jobId, credits, entryId, at, threshold): moves a job's price
-  from the subject's `balance` to `held` (the account hash) and records the hold, once per acceptance of the
-  job. A script that calls it must include credit-entry first. It writes nothing unless it holds, so a script
-  may call it among its checks, before its own writes: the ledger's claim does, so that a paid job's hold is
-  in the same atomic step as its idempotency claim.
-
-  The job's hold record (`hold`) is `<state>|<credits>|<kept>|<acceptance>`: state `held` while open (no
-  expiry: money is kept aside until the job ends), `settled` once captured or released (then kept for a while
-  by credit-settle). A record of this acceptance, open or settled, or an open record of an earlier one, means
-  the job holds already; a settled record of an earlier acceptance (the key was reused after its idempotency
-  record expired) is replaced. A price of 0 is held whatever the balance, with the record and no entry, so
-  its job still settles once.
-
-  `threshold` is CREDITS_LOW_THRESHOLD, -1 for none: the hold reports whether it took the balance from at
-  least the threshold to below it.
-
+  from `balance` to `held` once per acceptance, writing nothing otherwise; needs credit-entry.
   Output:
     outcome ('held', 'exists' or 'insufficient'), the balance and held credits after it, and 1 when a hold
     made the balance fall below the threshold (0 otherwise)

@@ -1,11 +1,6 @@
 --[[
   settleCredits(account, entries, sequence, hold, jobId, keep, captureId, releaseId, at, lifetime): ends a job's
-  open hold (see credit-hold for its record) once, whatever the number of callers: `keep` credits of it are
-  captured (clamped to the hold), the rest goes back to the balance, in the same step; the record becomes
-  `settled` with what was kept and expires after `lifetime` seconds. A settled hold answers what it settled and
-  moves nothing; no record, nothing. Entries: a capture when something was kept, a release when something went
-  back. A script that calls it must include credit-entry first.
-
+  open hold once, capturing `keep` credits of it and releasing the rest; needs credit-entry.
   Output:
     outcome ('settled', 'already' or 'none'), the credits captured and released (0 and 0 for 'none')
 ]]

@@ -1,8 +1,6 @@
 --[[
-  keepDayTotal(history, day, total, oldestDay, lifetime): writes a day's new total into a subject's history (a
-  hash, a field per day: the spend history of the claim, the refund history of the refund). A day's first write
-  also drops the days older than the oldest one kept and extends the history's life: once a day per subject.
-
+  keepDayTotal(history, day, total, oldestDay, lifetime): writes a day's new total into a subject's history hash;
+  a day's first write also drops the days before oldestDay and extends the history's life.
   Output:
     nothing
 ]]

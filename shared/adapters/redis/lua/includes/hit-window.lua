@@ -1,9 +1,6 @@
 --[[
-  hitWindow(key, windowSeconds): counts a hit on the fixed window at `key` and starts its clock. Every script
-  that hits a window includes it, so they all keep the same rules. It runs inside one script: were INCR and
-  EXPIRE separate, a failure in between would leave a counter without expiry that blocks its key forever; the
-  TTL < 0 branch also repairs such a key if one ever exists (EXPIRE NX, written portably for Redis before 7).
-
+  hitWindow(key, windowSeconds): counts a hit on the fixed window at `key` and starts its clock, in one step, so
+  no counter is left without expiry (a TTL below 0 is repaired).
   Output:
     the window's count after this hit, and its TTL in seconds
 ]]

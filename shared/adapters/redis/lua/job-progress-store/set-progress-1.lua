@@ -1,8 +1,5 @@
 --[[
-  Sets a BullMQ job hash's progress field only while the job exists, so a late write never recreates a removed
-  job as a hash of one field. Unlike BullMQ's own progress update it adds no entry to the queue's event stream,
-  which nothing here reads: a report is one round trip and one field, nothing more.
-
+  Sets a job hash's progress field only while the job exists, with no entry in the queue's event stream.
   Input:
     KEYS[1] the job hash
     ARGV[1] the progress field's JSON

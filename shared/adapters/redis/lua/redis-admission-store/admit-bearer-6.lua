@@ -1,12 +1,5 @@
 --[[
-  Admits one bearer request: the revocation check and the subject's rate-limit hit, in that order and with the
-  same outcomes as the separate stores (the connection hash of RedisConnectionStore, RedisRateLimitStore's hit),
-  in one round trip. A missing `revoked` field counts as revoked. With ARGV[3] = '1' an admitted request also
-  reads the subject's usage and one day's spend (the ledger's keys) and its credit account, so that `GET /v1/me`
-  needs no second round trip. A live connection's last use is recorded here too (RedisConnectionStore's touch), at most once per
-  resolution (ARGV[5]): a write only when the stored one is that old. The keys span hash slots, so this runs
-  on one node only; a cluster admits with the single-slot scripts instead.
-
+  Admits a bearer request in one round trip: revocation, use record, rate-limit hit (and the reads of /v1/me).
   Input:
     KEYS[1] the connection hash
     KEYS[2] the subject's rate-limit window

@@ -1,8 +1,5 @@
 --[[
-  Writes a connection's hash, expiring with its token. A connection's hash and its subject's index are in
-  different hash slots on a cluster, so they are written by two single-key scripts, this one first (see
-  index-1.lua).
-
+  Writes a connection's hash, expiring with its token (index-1.lua follows).
   Input:
     KEYS[1] the connection hash
     ARGV[1] subject

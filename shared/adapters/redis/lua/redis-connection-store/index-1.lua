@@ -1,10 +1,5 @@
 --[[
-  Adds a connection to its subject's index, after its hash is written (create-hash-1.lua). A failure in between
-  leaves a connection the index does not name, but its token was never handed out (the call that makes it
-  answers only after both writes). And an index entry always has a hash written before it, so an entry without
-  one is an expired connection, safe to drop. Both expire with the token: the index lives as long as its
-  longest-lived member.
-
+  Adds a connection to its subject's index, which lives as long as its longest-lived member.
   Input:
     KEYS[1] the subject's connection index (set of connection ids)
     ARGV[1] connection id

@@ -1,6 +1,5 @@
 --[[
-  Revokes a connection by check-and-set, so two replicas revoking the same connection count it once.
-
+  Revokes a connection by check-and-set, so two replicas revoking it count it once.
   Input:
     KEYS[1] the connection hash
   Output:

@@ -1,7 +1,5 @@
 --[[
-  Records a use of a connection (see includes/record-use.lua). Only an existing connection is touched: a hash
-  written after its expiry would have no TTL.
-
+  Records a use of an existing connection (includes/record-use.lua).
   Input:
     KEYS[1] the connection hash
     ARGV[1] now (seconds)

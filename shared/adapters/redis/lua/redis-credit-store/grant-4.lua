@@ -1,13 +1,5 @@
 --[[
-  A grant or an adjustment of a subject's credits, once per grant id: a known id with the same body
-  (fingerprint) answers the grant it made, with another body a conflict; a new one moves the balance (an
-  adjustment whatever the balance: it may go negative), records the grant and its entry, all in one step, so
-  concurrent grants add up exactly and concurrent repeats of one add it once. The grant id was first claimed
-  for this body across every subject (claim-grant-id-1.lua), a step of its own since that key is not in the
-  subject's slot on a cluster; this script is what moves money.
-
-  An adjustment reports whether it took the balance from at least CREDITS_LOW_THRESHOLD to below it.
-
+  Grants or adjusts a subject's credits once per grant id, recording the grant and its entry.
   Input:
     KEYS[1] the subject's credit account (hash: balance, held)
     KEYS[2] the subject's credit entries (sorted set by sequence number)

@@ -1,7 +1,5 @@
 --[[
-  A paid job's hold on its own (the ledger's claim makes the same call inside its step): the job's price moves
-  from the balance to held once per acceptance of the job, or not at all when the balance is below it.
-
+  Holds a paid job's price on its own (the ledger's claim holds inside its step): includes/credit-hold.lua.
   Input:
     KEYS[1] the subject's credit account (hash: balance, held)
     KEYS[2] the subject's credit entries (sorted set by sequence number)

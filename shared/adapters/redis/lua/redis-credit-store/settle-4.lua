@@ -1,8 +1,5 @@
 --[[
-  Ends a job's hold, once whatever the number of callers: a capture of part or all of it, the rest released
-  in the same step (a release is a capture of nothing). A replayed ending finds the hold settled and moves
-  nothing.
-
+  Ends a job's hold once: a capture of part or all of it, the rest released (includes/credit-settle.lua).
   Input:
     KEYS[1] the subject's credit account (hash: balance, held)
     KEYS[2] the subject's credit entries (sorted set by sequence number)

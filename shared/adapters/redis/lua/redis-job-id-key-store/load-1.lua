@@ -1,8 +1,5 @@
 --[[
-  Stores the job-id key if absent and reads it back, in one atomic step: two replicas starting together cannot
-  each keep their own key, and the key never expires (job ids must stay stable for as long as any record keyed
-  by them).
-
+  Stores the job-id key if absent, with no expiry, and reads it back: replicas starting together keep one key.
   Input:
     KEYS[1] the job-id key
     ARGV[1] the key this process would use if none is stored yet

@@ -1,7 +1,5 @@
 --[[
-  Drops a job from the subject's index only while its idempotency record is absent, in one step: a new claim
-  of the same key (same job id) between a separate check and removal would otherwise lose its entry.
-
+  Drops a job from the subject's index only while its idempotency record is absent.
   Input:
     KEYS[1] the subject's job index
     KEYS[2] the job's idempotency record

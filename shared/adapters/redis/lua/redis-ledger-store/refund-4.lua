@@ -1,8 +1,5 @@
 --[[
-  A job's refund, exactly once: the record (holding the charge it refunds) is written only if it does not
-  already hold this charge, and with it, in the same script, the usage, the day's refunds and the refund
-  history change; a second call finds the record and changes nothing.
-
+  Refunds a job's charge once: the usage, the day's refunds and the refund history change with the record.
   Input:
     KEYS[1] the job's refund record
     KEYS[2] the subject's usage hash

@@ -1,7 +1,5 @@
 --[[
-  Marks an OAuth record consumed and says whether it already was, in one step: two replicas redeeming the same
-  code at once cannot both see a first use.
-
+  Marks an OAuth record consumed and says whether it already was, so a code has one first use.
   Input:
     KEYS[1] the record (hash {v: value, c: consumed 0/1})
   Output:

@@ -1,7 +1,5 @@
 --[[
-  consume-1.lua, only when the record's JSON value holds each given field with its expected string: checked
-  and marked in one step, so a presentation that fails the check leaves the record exactly as it was.
-
+  consume-1.lua, only when the record's JSON holds each given field's value; a mismatch changes nothing.
   Input:
     KEYS[1] the record (hash {v: value, c: consumed 0/1})
     ARGV[1...] field name, expected value, field name, expected value, ... (pairs; none: consume-1.lua)

@@ -1,6 +1,5 @@
 --[[
   Stores an OAuth record, not consumed, replacing any record under the key.
-
   Input:
     KEYS[1] the record (hash {v: value, c: consumed 0/1})
     ARGV[1] value

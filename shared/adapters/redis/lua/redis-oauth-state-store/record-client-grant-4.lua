@@ -1,8 +1,5 @@
 --[[
-  Records a grant for a live client registration: the new value, out of the unused set, into the granted one
-  scored by the latest grant end, and a lifetime of at least keep-after-grant past that end. The keys are
-  register-client-4.lua's.
-
+  Records a grant for a live client registration (the keys are register-client-4.lua's).
   Input:
     KEYS[1] the client's record (hash {v: value, c: consumed 0/1})
     KEYS[2] `oauth:client:index`: every registration, scored by its record's expiry (ms)

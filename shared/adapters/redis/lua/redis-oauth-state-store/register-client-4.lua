@@ -1,10 +1,5 @@
 --[[
-  Registers an OAuth client under the cap, evicting to make room: never-granted registrations first (the one
-  closest to expiry, i.e. the oldest), then those whose last grant has ended (ended longest ago first).
-  Registrations made by releases before 0.6.0 (before the unused and granted sets existed) are in the index
-  only: whether they hold a grant is unknown, so they are never evicted, and expire as they always would have. The four keys share the
-  `client` kind's hash tag: one slot on a cluster. Members of the sets are record key names.
-
+  Registers an OAuth client under the cap, evicting the never-granted, then the ended grants, oldest first.
   Input:
     KEYS[1] the client's record (hash {v: value, c: consumed 0/1})
     KEYS[2] `oauth:client:index`: every registration, scored by its record's expiry (ms), which the cap counts

@@ -1,6 +1,5 @@
 --[[
-  Counts a hit on a fixed rate-limit window, shared by every replica (see includes/hit-window.lua).
-
+  Counts a hit on a fixed rate-limit window shared by every replica (includes/hit-window.lua).
   Input:
     KEYS[1] the window's counter
     ARGV[1] window length (seconds)

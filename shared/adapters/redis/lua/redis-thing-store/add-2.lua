@@ -1,7 +1,5 @@
 --[[
-  Numbers a thing and indexes it in one step, so no two things share a sequence number and a reader never
-  sees a number without its thing.
-
+  Numbers a thing and indexes it in one step: no two things share a number, none is seen without its thing.
   Input:
     KEYS[1] the subject's things (sorted set: score sequence number, member the thing's JSON)
     KEYS[2] the subject's sequence counter

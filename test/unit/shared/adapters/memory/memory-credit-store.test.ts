@@ -1,5 +1,5 @@
 import { MemoryCreditStore } from '../../../../../shared/adapters/memory/memory-credit-store';
-import { creditStoreContract, type CreditStores } from '../../../../support/credit-store-contract';
+import { type CreditStores, creditStoreContract } from '../../../../support/credit-store-contract';
 
 describe('MemoryCreditStore', () => {
   let stores: CreditStores;

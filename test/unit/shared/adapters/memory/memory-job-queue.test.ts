@@ -1,9 +1,11 @@
 import { expect } from 'chai';
-import type { JobRecord } from '../../../../../shared/domain/jobs/job';
 import { MemoryJobQueue } from '../../../../../shared/adapters/memory/memory-job-queue';
+import type { JobRecord } from '../../../../../shared/domain/jobs/job';
+import { JobLifecycle } from '../../../../../shared/domain/jobs/job-lifecycle';
+import { newJob as queuedJob } from '../../../../support/new-job';
 import { waitFor } from '../../../../testkit/wait-for';
 
-const newJob = (id: string) => ({ id, subject: 's', operation: 'op', input: { n: id }, cost: 1, createdAt: new Date().toISOString() });
+const newJob = (id: string) => queuedJob({ id, subject: 's', operation: 'op', input: { n: id } });
 
 describe('the in-memory job queue', () => {
   it('never runs more jobs at once than its concurrency', async () => {
@@ -11,18 +13,20 @@ describe('the in-memory job queue', () => {
     let peak = 0;
     const release: Array<() => void> = [];
     const queue = new MemoryJobQueue({
-      processors: new Map([
-        [
-          'op',
-          async () => {
-            running++;
-            peak = Math.max(peak, running);
-            await new Promise<void>((resolve) => release.push(resolve));
-            running--;
-            return {};
-          },
-        ],
-      ]),
+      lifecycle: new JobLifecycle({
+        processors: new Map([
+          [
+            'op',
+            async () => {
+              running++;
+              peak = Math.max(peak, running);
+              await new Promise<void>((resolve) => release.push(resolve));
+              running--;
+              return {};
+            },
+          ],
+        ]),
+      }),
       concurrency: 2,
       attempts: 1,
       backoffMs: 0,
@@ -41,7 +45,7 @@ describe('the in-memory job queue', () => {
   it('enqueueing a known id changes nothing and runs nothing twice', async () => {
     let runs = 0;
     const queue = new MemoryJobQueue({
-      processors: new Map([['op', async () => ({ run: ++runs })]]),
+      lifecycle: new JobLifecycle({ processors: new Map([['op', async () => ({ run: ++runs })]]) }),
       concurrency: 4,
       attempts: 1,
       backoffMs: 0,
@@ -55,7 +59,7 @@ describe('the in-memory job queue', () => {
 
   it('a finished job is swept once its retention has passed, not before', async () => {
     const queue = new MemoryJobQueue({
-      processors: new Map([['op', async () => ({})]]),
+      lifecycle: new JobLifecycle({ processors: new Map([['op', async () => ({})]]) }),
       concurrency: 1,
       attempts: 1,
       backoffMs: 0,
@@ -76,7 +80,9 @@ describe('the in-memory job queue', () => {
   it('close waits for the running job and then takes no new work', async () => {
     let release!: () => void;
     const queue = new MemoryJobQueue({
-      processors: new Map([['op', () => new Promise((resolve) => (release = () => resolve({ ok: true })))]]),
+      lifecycle: new JobLifecycle({
+        processors: new Map([['op', () => new Promise((resolve) => (release = () => resolve({ ok: true })))]]),
+      }),
       concurrency: 1,
       attempts: 1,
       backoffMs: 0,
@@ -95,15 +101,17 @@ describe('the in-memory job queue', () => {
   it('an operation with its own attempts and back-off is retried by them, not by the global ones', async () => {
     const starts: number[] = [];
     const queue = new MemoryJobQueue({
-      processors: new Map([
-        [
-          'op',
-          async () => {
-            starts.push(Date.now());
-            throw new Error('always fails');
-          },
-        ],
-      ]),
+      lifecycle: new JobLifecycle({
+        processors: new Map([
+          [
+            'op',
+            async () => {
+              starts.push(Date.now());
+              throw new Error('always fails');
+            },
+          ],
+        ]),
+      }),
       concurrency: 1,
       attempts: 5,
       backoffMs: 0,

@@ -1,13 +1,14 @@
 import path from 'node:path';
 import { expect } from 'chai';
 import pino from 'pino';
+import { parseLua } from '../../../../../scripts/lua-script-check';
 import { BullmqJobQueue } from '../../../../../shared/adapters/redis/bullmq-job-queue';
 import { jobProgressStore } from '../../../../../shared/adapters/redis/job-progress-store';
 import {
   defineLuaScript,
+  LUA_DIR,
   listLuaScripts,
   loadLuaScript,
-  LUA_DIR,
   readLuaScript,
   readLuaScriptFile,
 } from '../../../../../shared/adapters/redis/lua-script';
@@ -23,8 +24,7 @@ import { RedisLedgerStore } from '../../../../../shared/adapters/redis/redis-led
 import { RedisOAuthStateStore } from '../../../../../shared/adapters/redis/redis-oauth-state-store';
 import { RedisRateLimitStore } from '../../../../../shared/adapters/redis/redis-rate-limit-store';
 import { RedisThingStore } from '../../../../../shared/adapters/redis/redis-thing-store';
-import { parseLua } from '../../../../../scripts/lua-script-check';
-import { luaHeader, luaScriptsFolder, type LuaScriptsFolder } from '../../../../support/lua-scripts-folder';
+import { type LuaScriptsFolder, luaHeader, luaScriptsFolder } from '../../../../support/lua-scripts-folder';
 
 interface Defined {
   numberOfKeys: number;

@@ -1,8 +1,7 @@
 import { expect } from 'chai';
-import { AppError } from '../../../../../shared/platform/errors/app-error';
-import { NotFoundError } from '../../../../../shared/platform/errors/not-found-error';
-import { ServiceUnavailableError } from '../../../../../shared/platform/errors/service-unavailable-error';
 import { RedisGuard } from '../../../../../shared/adapters/redis/redis-guard';
+import { AppError } from '../../../../../shared/platform/errors/app-error';
+import { NotFoundError, ServiceUnavailableError } from '../../../../../shared/platform/errors/problems';
 
 /** A promise settled from outside, standing in for a command still waiting for Redis. */
 function pending<T>(): { promise: Promise<T>; resolve: (value: T) => void } {

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { pageConnections } from '../../../../../shared/domain/connections/connection-page';
-import { encodeCursor } from '../../../../../shared/platform/pagination/cursor';
-import { ValidationError } from '../../../../../shared/platform/errors/validation-error';
 import type { Connection } from '../../../../../shared/domain/connections/connection-store';
+import { ValidationError } from '../../../../../shared/platform/errors/problems';
+import { encodeCursor } from '../../../../../shared/platform/pagination/cursor';
 
 const T = 1_800_000_000;
 

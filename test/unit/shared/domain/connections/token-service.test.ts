@@ -1,10 +1,10 @@
-import { expect } from 'chai';
 import { createHmac, createSecretKey, randomBytes } from 'node:crypto';
-import { TokenService } from '../../../../../shared/domain/connections/token-service';
-import { UnauthorizedError } from '../../../../../shared/platform/errors/unauthorized-error';
+import { expect } from 'chai';
 import { MemoryConnectionStore } from '../../../../../shared/adapters/memory/memory-connection-store';
-import { KeyRing } from '../../../../../shared/platform/secrets/key-ring';
+import { TokenService } from '../../../../../shared/domain/connections/token-service';
+import { UnauthorizedError } from '../../../../../shared/platform/errors/problems';
 import { deriveKeys } from '../../../../../shared/platform/secrets/derived-keys';
+import { KeyRing } from '../../../../../shared/platform/secrets/key-ring';
 
 const ISSUER = 'https://connector.example.com';
 const T0 = Date.UTC(2026, 10, 22, 12, 0, 0);
@@ -15,12 +15,12 @@ function serviceAt(key = createSecretKey(randomBytes(32))) {
   return {
     clock,
     key,
-    tokens: new TokenService(
-      new KeyRing({ ...deriveKeys('x'.repeat(32)), tokenKey: key }),
-      ISSUER,
-      new MemoryConnectionStore(),
-      () => clock.ms,
-    ),
+    tokens: new TokenService({
+      keys: new KeyRing({ ...deriveKeys('x'.repeat(32)), tokenKey: key }),
+      issuer: ISSUER,
+      connections: new MemoryConnectionStore(),
+      now: () => clock.ms,
+    }),
   };
 }
 
@@ -93,15 +93,15 @@ describe('token keys during a rotation (TokenService with a previous secret)', (
   const header = (token: string) => JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString('utf8'));
   const withRing = (current: string, previous?: string) => {
     let uses = 0;
-    const tokens = new TokenService(
-      KeyRing.fromSecrets(current, previous),
-      ISSUER,
-      new MemoryConnectionStore(),
-      () => T0,
-      () => {
+    const tokens = new TokenService({
+      keys: KeyRing.fromSecrets(current, previous),
+      issuer: ISSUER,
+      connections: new MemoryConnectionStore(),
+      now: () => T0,
+      onPreviousKey: () => {
         uses += 1;
       },
-    );
+    });
     return { tokens, uses: () => uses };
   };
   const signedUnder = (secret: string, kid: string | undefined, alg = 'HS256') => {

@@ -5,8 +5,8 @@ import {
   GRANT_ID_PATTERN,
   grantFingerprint,
   grantKind,
-  holdDecision,
   type HoldRecord,
+  holdDecision,
   settlementSplit,
 } from '../../../../../shared/domain/credits/credit-rules';
 

@@ -1,12 +1,13 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { deriveKeys } from '../../../../../shared/platform/secrets/derived-keys';
-import { StoredJobIdKey } from '../../../../../shared/domain/jobs/job-id-key';
 import { MemoryJobIdKeyStore } from '../../../../../shared/adapters/memory/memory-job-id-key-store';
-import { fingerprint } from '../../../../../shared/domain/jobs/idempotency';
-import { JobService } from '../../../../../shared/domain/jobs/job-service';
 import { MemoryJobQueue } from '../../../../../shared/adapters/memory/memory-job-queue';
 import { MemoryLedgerStore } from '../../../../../shared/adapters/memory/memory-ledger-store';
+import { fingerprint } from '../../../../../shared/domain/jobs/idempotency';
+import { StoredJobIdKey } from '../../../../../shared/domain/jobs/job-id-key';
+import { JobLifecycle } from '../../../../../shared/domain/jobs/job-lifecycle';
+import { JobService } from '../../../../../shared/domain/jobs/job-service';
+import { deriveKeys } from '../../../../../shared/platform/secrets/derived-keys';
 
 describe('payload fingerprints', () => {
   it('different prompts, or the same prompt for another operation, give different fingerprints', () => {
@@ -17,9 +18,21 @@ describe('payload fingerprints', () => {
 });
 
 describe('job ids', () => {
-  const queue = new MemoryJobQueue({ processors: new Map(), concurrency: 1, attempts: 1, backoffMs: 0, retentionMs: 1000 });
+  const queue = new MemoryJobQueue({
+    lifecycle: new JobLifecycle({ processors: new Map() }),
+    concurrency: 1,
+    attempts: 1,
+    backoffMs: 0,
+    retentionMs: 1000,
+  });
   const service = (secret: string) =>
-    new JobService(new MemoryLedgerStore(), queue, new StoredJobIdKey(new MemoryJobIdKeyStore(), deriveKeys(secret).jobIdKey), 60);
+    new JobService({
+      ledger: new MemoryLedgerStore(),
+      queue,
+      lifecycle: queue.lifecycle,
+      jobIdKey: new StoredJobIdKey(new MemoryJobIdKeyStore(), deriveKeys(secret).jobIdKey),
+      retentionSeconds: 60,
+    });
   const a = service('a'.repeat(32));
 
   it('the same subject and key always give the same BullMQ-safe id', async () => {

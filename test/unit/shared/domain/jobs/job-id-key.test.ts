@@ -1,7 +1,7 @@
-import { expect } from 'chai';
 import { createSecretKey, randomBytes } from 'node:crypto';
-import { StoredJobIdKey } from '../../../../../shared/domain/jobs/job-id-key';
+import { expect } from 'chai';
 import { MemoryJobIdKeyStore } from '../../../../../shared/adapters/memory/memory-job-id-key-store';
+import { StoredJobIdKey } from '../../../../../shared/domain/jobs/job-id-key';
 import type { JobIdKeyStore } from '../../../../../shared/domain/jobs/job-id-key-store';
 
 /** A store that fails while `down` and counts its loads. */

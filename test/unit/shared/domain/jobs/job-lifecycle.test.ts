@@ -1,20 +1,14 @@
 import { expect } from 'chai';
-import {
-  JobLifecycle,
-  MAX_STALLS,
-  type AttemptPorts,
-  type EarlierDecision,
-  type JobEnd,
-  type TakenJob,
-} from '../../../../../shared/domain/jobs/job-lifecycle';
+import type { SettleResult } from '../../../../../shared/domain/credits/credit-store';
+import type { JobRecord } from '../../../../../shared/domain/jobs/job';
+import { JobError } from '../../../../../shared/domain/jobs/job-error';
+import { type AttemptPorts, type JobEnd, JobLifecycle, MAX_STALLS, type TakenJob } from '../../../../../shared/domain/jobs/job-lifecycle';
 import type { FinalOutcome, JobObserver } from '../../../../../shared/domain/jobs/job-observer';
 import { GENERIC_JOB_FAILURE } from '../../../../../shared/domain/jobs/job-runner';
 import { cancelKeeps, type JobMoney, prepaidMoney, type Settled, settlementOf } from '../../../../../shared/domain/jobs/job-settlement';
-import type { SettleResult } from '../../../../../shared/domain/credits/credit-store';
-import type { RefundRequest } from '../../../../../shared/domain/ledger/ledger-store';
 import type { Processor } from '../../../../../shared/domain/jobs/processor';
 import { UnfinishedEnding } from '../../../../../shared/domain/jobs/unfinished-ending';
-import { JobError } from '../../../../../shared/platform/errors/job-error';
+import type { RefundRequest } from '../../../../../shared/domain/ledger/ledger-store';
 
 const CHARGED = { id: 'job_1', subject: 's', operation: 'op', cost: 3, created_at: '2026-01-01T00:00:00.000Z', input: {} };
 
@@ -26,22 +20,21 @@ function taken(extra: Partial<TakenJob> = {}): TakenJob {
     maxAttempts: 1,
     startedMs: Date.now(),
     stalls: 0,
+    lastReport: null,
     controller: new AbortController(),
     ...extra,
   };
 }
 
 /** Ports that answer at once and write down, in order, every step the lifecycle takes. */
-function recordingPorts(steps: string[], options: { earlier?: EarlierDecision; cancelAsked?: boolean; failAt?: string } = {}) {
+function recordingPorts(steps: string[], options: { cancelAsked?: boolean; failAt?: string } = {}) {
   const step = (name: string) => {
     steps.push(name);
     if (options.failAt === name) throw new Error(`${name} failed`);
   };
   const ports: AttemptPorts<string> = {
-    readDecision: () => options.earlier,
     cancelAsked: () => options.cancelAsked ?? false,
     saveProgress: async () => {},
-    lastReport: () => null,
     retry: (message) => `retry: ${message}`,
     writeDecision: (end) => step(`decision ${end.ending.kind}`),
     writeSettled: (_end, settled) => step(`settled ${settled.released}`),
@@ -128,8 +121,8 @@ describe('the job lifecycle (JobLifecycle) on ports that record each step', () =
     const steps: string[] = [];
     let runs = 0;
     const { subject, observed } = lifecycle(steps, async () => ({ run: ++runs }), { made: false });
-    const again = taken({ attempt: 2, attemptsStarted: 2, maxAttempts: 3, lastError: 'Kept.' });
-    expect(await subject.attempt(again, recordingPorts(steps, { earlier: 'failed' }))).to.equal('failed');
+    const again = taken({ attempt: 2, attemptsStarted: 2, maxAttempts: 3, lastError: 'Kept.', earlier: 'failed' });
+    expect(await subject.attempt(again, recordingPorts(steps))).to.equal('failed');
     expect(runs).to.equal(0);
     // The refund was made the first time: found made now, it is not counted again.
     expect(observed).to.deep.equal(['finished failed']);
@@ -159,6 +152,28 @@ describe('the job lifecycle (JobLifecycle) on ports that record each step', () =
     expect(await lifecycle(steps, succeeds).subject.attempt(taken(), recordingPorts(steps, { cancelAsked: true }))).to.equal('succeeded');
   });
 
+  it('an ending settles by the attempt’s last report, or by the report the job was taken with when it made none', async () => {
+    const report = (percent: number) => ({ percent, message: null, updated_at: '2026-01-01T00:00:00.000Z' });
+    const progressOf = async (processor: Processor) => {
+      let progress: unknown;
+      const ports = {
+        ...recordingPorts([]),
+        markEnded: (end: JobEnd) => {
+          progress = end.progress;
+          return end.ending.kind;
+        },
+      };
+      await lifecycle([], processor).subject.attempt(taken({ lastReport: report(20) }), ports);
+      return progress;
+    };
+    expect(await progressOf(fails)).to.deep.equal(report(20));
+    const reports: Processor = async (_input, context) => {
+      context.progress(60);
+      throw new JobError('No.', { retryable: false });
+    };
+    expect(await progressOf(reports)).to.include({ percent: 60 });
+  });
+
   it('a retryable failure with attempts left is handed back to retry, with nothing settled or recorded', async () => {
     const steps: string[] = [];
     const retryable: Processor = async () => {
@@ -168,6 +183,37 @@ describe('the job lifecycle (JobLifecycle) on ports that record each step', () =
     expect(await subject.attempt(taken({ maxAttempts: 2 }), recordingPorts(steps))).to.equal('retry: Busy.');
     expect(steps).to.deep.equal([]);
     expect(observed).to.deep.equal(['started', 'retrying']);
+  });
+});
+
+describe('a cancel that ended a job in the queue (settleCanceled)', () => {
+  const queued = { ...CHARGED, status: 'canceled', attempts: 0, started_at: null, progress: null } as unknown as JobRecord;
+
+  it('a cancel: settled (all given back), its event recorded and the end counted when this call made the settlement', async () => {
+    const steps: string[] = [];
+    const { subject, observed } = lifecycle(steps, fails, { made: true });
+    await subject.settleCanceled(queued);
+    expect(steps).to.deep.equal(['settle 3', 'event job.canceled', 'after event']);
+    expect(observed).to.deep.equal(['refunded canceled 3', 'finished canceled']);
+  });
+
+  it('a cancel repeated after the settlement was made: the event is recorded again (a no-op), nothing counted twice', async () => {
+    const steps: string[] = [];
+    const { subject, observed } = lifecycle(steps, fails, { made: false });
+    await subject.settleCanceled(queued);
+    expect(steps).to.deep.equal(['settle 3', 'event job.canceled', 'after event']);
+    expect(observed).to.deep.equal([]);
+  });
+
+  it('a repair that finds the settlement made: nothing recorded; one that makes it: recorded and counted', async () => {
+    const already: string[] = [];
+    await lifecycle(already, fails, { made: false }).subject.settleCanceled(queued, { repair: true });
+    expect(already).to.deep.equal(['settle 3']);
+    const repaired: string[] = [];
+    const { subject, observed } = lifecycle(repaired, fails, { made: true });
+    await subject.settleCanceled(queued, { repair: true });
+    expect(repaired).to.deep.equal(['settle 3', 'event job.canceled', 'after event']);
+    expect(observed).to.deep.equal(['refunded canceled 3', 'finished canceled']);
   });
 });
 

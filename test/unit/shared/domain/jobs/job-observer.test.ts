@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { MemoryJobQueue } from '../../../../../shared/adapters/memory/memory-job-queue';
+import { JobError } from '../../../../../shared/domain/jobs/job-error';
+import { JobLifecycle } from '../../../../../shared/domain/jobs/job-lifecycle';
 import { createJobObserver } from '../../../../../shared/domain/jobs/job-observer';
-import { JobError } from '../../../../../shared/platform/errors/job-error';
 import { createLogger } from '../../../../../shared/platform/logging/logger';
 import { Metrics } from '../../../../../shared/platform/metrics/metrics';
 import { LogCapture } from '../../../../support/log-capture';
@@ -79,19 +80,21 @@ describe('the job observer', () => {
   it('the in-memory queue’s attempts: a first start records the wait from created_at, the end the run from started_at, a retry’s start no wait', async () => {
     const { metrics, logger, lines } = setup();
     const queue = new MemoryJobQueue({
-      processors: new Map([
-        [
-          'op',
-          async () => {
-            throw new JobError('Gone.');
-          },
-        ],
-      ]),
+      lifecycle: new JobLifecycle({
+        processors: new Map([
+          [
+            'op',
+            async () => {
+              throw new JobError('Gone.');
+            },
+          ],
+        ]),
+        observer: createJobObserver(metrics, logger),
+      }),
       concurrency: 1,
       attempts: 2,
       backoffMs: 0,
       retentionMs: 60_000,
-      ending: { observer: createJobObserver(metrics, logger) },
     });
     await queue.enqueue({
       id: 'm1',

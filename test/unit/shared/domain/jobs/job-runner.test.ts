@@ -1,8 +1,42 @@
 import { expect } from 'chai';
-import { backoffDelay } from '../../../../../shared/domain/jobs/job-runner';
+import { JobError } from '../../../../../shared/domain/jobs/job-error';
+import { backoffDelay, runAttempt, timeoutMessage } from '../../../../../shared/domain/jobs/job-runner';
 
 describe('backoff', () => {
   it('backoff doubles after each failed attempt', () => {
     expect([1, 2, 3, 4].map((attempt) => backoffDelay(100, attempt))).to.deep.equal([100, 200, 400, 800]);
+  });
+});
+
+describe('the operation’s timeout over an attempt (runAttempt)', () => {
+  const job = { id: 'job_1', operation: 'op', input: {} };
+  const options = (timeoutMs: number | undefined, controller = new AbortController()) => ({
+    attempt: 1,
+    policy: { attempts: 1, timeoutMs },
+    saveProgress: async () => {},
+    controller,
+  });
+
+  it('a processor that finishes within its timeout: succeeded with its result, the signal never fired', async () => {
+    const controller = new AbortController();
+    const processors = new Map([['op', async () => ({ ok: true })]]);
+    expect(await runAttempt(processors, job, options(1000, controller))).to.deep.equal({ kind: 'succeeded', result: { ok: true } });
+    expect(controller.signal.aborted).to.equal(false);
+  });
+
+  it('a processor still running when its timeout passes: failed with the safe message, its signal fired with that JobError', async () => {
+    const controller = new AbortController();
+    const processors = new Map([['op', () => new Promise<Record<string, unknown>>(() => undefined)]]);
+    expect(await runAttempt(processors, job, options(20, controller))).to.deep.equal({ kind: 'failed', message: timeoutMessage(20) });
+    expect(controller.signal.reason).to.be.an.instanceOf(JobError);
+  });
+
+  it('no timeout: the attempt waits for its processor however long', async () => {
+    let finish!: () => void;
+    const processors = new Map([['op', () => new Promise<Record<string, unknown>>((resolve) => (finish = () => resolve({ late: true })))]]);
+    const outcome = runAttempt(processors, job, options(undefined));
+    await new Promise((resolve) => setImmediate(resolve));
+    finish();
+    expect(await outcome).to.deep.equal({ kind: 'succeeded', result: { late: true } });
   });
 });

@@ -1,13 +1,15 @@
 import { expect } from 'chai';
-import { deriveKeys } from '../../../../../shared/platform/secrets/derived-keys';
-import { StoredJobIdKey } from '../../../../../shared/domain/jobs/job-id-key';
 import { MemoryJobIdKeyStore } from '../../../../../shared/adapters/memory/memory-job-id-key-store';
-import type { JobRecord, NewJob } from '../../../../../shared/domain/jobs/job';
-import type { EnqueueOptions } from '../../../../../shared/domain/jobs/job-queue';
-import { fingerprint } from '../../../../../shared/domain/jobs/idempotency';
-import { JobService } from '../../../../../shared/domain/jobs/job-service';
 import { MemoryJobQueue } from '../../../../../shared/adapters/memory/memory-job-queue';
 import { MemoryLedgerStore } from '../../../../../shared/adapters/memory/memory-ledger-store';
+import { fingerprint } from '../../../../../shared/domain/jobs/idempotency';
+import type { JobRecord, NewJob } from '../../../../../shared/domain/jobs/job';
+import { StoredJobIdKey } from '../../../../../shared/domain/jobs/job-id-key';
+import { JobLifecycle } from '../../../../../shared/domain/jobs/job-lifecycle';
+import type { EnqueueOptions } from '../../../../../shared/domain/jobs/job-queue';
+import { JobService } from '../../../../../shared/domain/jobs/job-service';
+import { meteredMoney } from '../../../../../shared/domain/jobs/job-settlement';
+import { deriveKeys } from '../../../../../shared/platform/secrets/derived-keys';
 
 /**
  * An in-memory queue that counts its enqueues and records the service's calls in order (`get` calls the queue
@@ -42,13 +44,20 @@ describe('job submission (JobService on the memory stores)', () => {
   beforeEach(() => {
     ledger = new MemoryLedgerStore();
     queue = new CountingQueue({
-      processors: new Map([['createJob', () => new Promise(() => undefined)]]),
+      lifecycle: new JobLifecycle({ processors: new Map([['createJob', () => new Promise(() => undefined)]]) }),
       concurrency: 1,
       attempts: 1,
       backoffMs: 0,
       retentionMs: 60_000,
     });
-    jobs = new JobService(ledger, queue, new StoredJobIdKey(new MemoryJobIdKeyStore(), deriveKeys('s'.repeat(32)).jobIdKey), 60);
+    jobs = new JobService({
+      ledger,
+      queue,
+      // Refunds through the ledger, as the backends' lifecycles do in metered billing.
+      lifecycle: new JobLifecycle({ money: meteredMoney((refund) => ledger.refund(refund), 60) }),
+      jobIdKey: new StoredJobIdKey(new MemoryJobIdKeyStore(), deriveKeys('s'.repeat(32)).jobIdKey),
+      retentionSeconds: 60,
+    });
   });
 
   it('a replay whose job is stored answers that job without enqueueing it again', async () => {

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import * as z from 'zod';
-import { ConfigError } from '../../../../../shared/platform/errors/config-error';
-import { intInRange } from '../../../../../shared/platform/config/validators';
+import { paidJobsOf } from '../../../../../shared/contract/operations/paid-jobs';
 import { jobSettingVariables, loadJobSettings } from '../../../../../shared/domain/jobs/job-settings';
 import { buildPolicies, type PaidJob } from '../../../../../shared/domain/jobs/processor';
-import { paidJobsOf } from '../../../../../shared/contract/operations/paid-jobs';
+import { ConfigError } from '../../../../../shared/platform/config/config-error';
+import { intInRange } from '../../../../../shared/platform/config/validators';
 import { REGISTRIES } from '../../../../support/extra-operations';
 
 const tuned: PaidJob = {

@@ -1,9 +1,10 @@
 import { expect } from 'chai';
-import { REPORT_X_COST } from '../../../../support/report-price';
+import { modelDescription, statesPrice } from '../../../../../shared/contract/operations/model-description';
 import {
   customPrice,
   fixedPrice,
   lengthOf,
+  type PriceRule,
   perLength,
   perUnit,
   priceOf,
@@ -12,10 +13,9 @@ import {
   priceTable,
   priceText,
   publishedPrice,
-  type PriceRule,
 } from '../../../../../shared/domain/jobs/price';
-import { modelDescription, statesPrice } from '../../../../../shared/contract/operations/model-description';
-import { ValidationError } from '../../../../../shared/platform/errors/validation-error';
+import { ValidationError } from '../../../../../shared/platform/errors/problems';
+import { REPORT_X_COST } from '../../../../support/report-price';
 
 const pages = () => perUnit({ credits: 2, unit: 'page', field: 'pages', min: 1, max: 5 });
 const characters = () => perLength({ credits: 3, field: 'text', block: 1000, max: 20 });

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import * as z from 'zod';
+import { JobError } from '../../../../../shared/domain/jobs/job-error';
 import { buildProcessors, paidJob, RESULT_OUTSIDE_SCHEMA } from '../../../../../shared/domain/jobs/processor';
-import { JobError } from '../../../../../shared/platform/errors/job-error';
 
 const context = { jobId: 'job_1', attempt: 1, progress: () => undefined, signal: new AbortController().signal };
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { createProgressReporter, MAX_PROGRESS_MESSAGE, type JobProgress } from '../../../../../shared/domain/jobs/progress-reporter';
+import { createProgressReporter, type JobProgress, MAX_PROGRESS_MESSAGE } from '../../../../../shared/domain/jobs/progress-reporter';
 import { waitFor } from '../../../../testkit/wait-for';
 
 /** A write that records what it stores and how many writes overlap; each resolves when released (or at once). */

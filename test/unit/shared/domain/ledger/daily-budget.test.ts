@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { DailyBudget } from '../../../../../shared/domain/ledger/daily-budget';
 import { MemoryLedgerStore } from '../../../../../shared/adapters/memory/memory-ledger-store';
+import { DailyBudget } from '../../../../../shared/domain/ledger/daily-budget';
 import type { ClaimRequest } from '../../../../../shared/domain/ledger/ledger-store';
 
 describe('DailyBudget', () => {

@@ -1,7 +1,7 @@
+import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { createHash } from 'node:crypto';
-import { JobError } from '../../../../../shared/platform/errors/job-error';
+import { JobError } from '../../../../../shared/domain/jobs/job-error';
 import { PLACEHOLDER_FAILURE, placeholderProcessor } from '../../../../../shared/domain/processors/placeholder-processor';
 
 const context = { jobId: 'job_x', attempt: 1, signal: new AbortController().signal, progress: () => {} };

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { inputSummary, MAX_SUMMARY_LENGTH } from '../../../../../api/mcp/input-summary';
 import { askableOf } from '../../../../../api/mcp/spend-confirmation';
-import { MAX_QUOTE_TTL_MS, SpendQuotes, type SpendTerms } from '../../../../../shared/domain/spend/spend-quote';
 import { MemoryQuoteNonceStore } from '../../../../../shared/adapters/memory/memory-quote-nonce-store';
+import { MAX_QUOTE_TTL_MS, SpendQuotes, type SpendTerms } from '../../../../../shared/domain/spend/spend-quote';
 import { KeyRing } from '../../../../../shared/platform/secrets/key-ring';
 
 const OLD = 'old-connector-secret-0123456789-abcdefghijklmnop';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { ValidationError } from '../../../../../shared/platform/errors/validation-error';
 import { MAX_SUBJECT_LENGTH, normalizeSubject } from '../../../../../shared/domain/subjects/normalize-subject';
+import { ValidationError } from '../../../../../shared/platform/errors/problems';
 
 const COMPOSED = 'jos\u00e9@example.com';
 const DECOMPOSED = 'jose\u0301@example.com';

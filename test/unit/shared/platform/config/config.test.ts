@@ -1,38 +1,13 @@
 import { expect } from 'chai';
 import { loadConfig } from '../../../../../shared/platform/config/config';
-import { ConfigError } from '../../../../../shared/platform/config/config-error';
+import { configProblems, configProblemNames as problemsOf, REQUIRED_ENV as REQUIRED } from '../../../../support/config-problems';
 import { BASE_ENV } from '../../../../support/harness';
 import { ROTATION } from '../../../../support/rotation';
 
-const REQUIRED = {
-  CONNECTOR_SECRET: BASE_ENV.CONNECTOR_SECRET,
-  PUBLIC_URL: BASE_ENV.PUBLIC_URL,
-  DASHBOARD_URL: BASE_ENV.DASHBOARD_URL,
-  LINK_SECRET: BASE_ENV.LINK_SECRET,
-};
-
-function problemsOf(env: Record<string, string | undefined>, role: 'api' | 'worker' = 'api'): string[] {
-  try {
-    loadConfig(env as NodeJS.ProcessEnv, role);
-    return [];
-  } catch (error) {
-    expect(error).to.be.instanceOf(ConfigError);
-    return (error as ConfigError).problems.map((p) => p.name);
-  }
-}
-
 const HOOKS = { WEBHOOK_URL: 'https://dashboard.example.com/hooks', WEBHOOK_SECRET: ROTATION.webhook.new };
 
-/** The problems `loadConfig` reports for `env` (names and reasons), or none. */
-function problems(env: Record<string, string>): ReadonlyArray<{ name: string; reason: string }> {
-  try {
-    loadConfig({ ...REQUIRED, ...env }, 'api');
-    return [];
-  } catch (error) {
-    expect(error).to.be.instanceOf(ConfigError);
-    return (error as ConfigError).problems;
-  }
-}
+/** The problems `loadConfig` reports for the required variables with `env` over them. */
+const problems = (env: Record<string, string>) => configProblems({ ...REQUIRED, ...env });
 
 describe('configuration rules', () => {
   it('the four required variables with valid values load, with the documented defaults', () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { ValidationError } from '../../../../../shared/platform/errors/validation-error';
+import { ValidationError } from '../../../../../shared/platform/errors/problems';
 import { decodeCursor, encodeCursor } from '../../../../../shared/platform/pagination/cursor';
 
 describe('cursors', () => {

@@ -1,0 +1,118 @@
+import type { Job } from '../../shared/domain/jobs/job';
+import { jobCardView, summariseInput, type TimeFormat } from './job-card-view';
+
+/** The card's elements, found once by their fixed test ids (listed at the top of `job-card.html`). */
+export interface CardElements {
+  main: HTMLElement;
+  status: HTMLElement;
+  progress: HTMLProgressElement;
+  progressMessage: HTMLElement;
+  operation: HTMLElement;
+  input: HTMLElement;
+  cost: HTMLElement;
+  refund: HTMLElement;
+  refundRow: HTMLElement;
+  created: HTMLTimeElement;
+  finished: HTMLTimeElement;
+  result: HTMLElement;
+  resultFields: HTMLElement;
+  error: HTMLElement;
+  notice: HTMLElement;
+  cancel: HTMLButtonElement;
+}
+
+function byTestId<T extends HTMLElement>(id: string): T {
+  const element = document.querySelector<T>(`[data-testid="${id}"]`);
+  if (!element) throw new Error(`the card has no ${id} element`);
+  return element;
+}
+
+/** Finds the card's elements in the document. */
+export function cardElements(): CardElements {
+  const refund = byTestId('refund');
+  const result = byTestId('result');
+  return {
+    main: document.querySelector('main')!,
+    status: byTestId('status'),
+    progress: byTestId<HTMLProgressElement>('progress'),
+    progressMessage: byTestId('progress-message'),
+    operation: byTestId('operation'),
+    input: byTestId('input'),
+    cost: byTestId('cost'),
+    refund,
+    refundRow: refund.parentElement!,
+    created: byTestId<HTMLTimeElement>('created'),
+    finished: byTestId<HTMLTimeElement>('finished'),
+    result,
+    resultFields: result.querySelector('dl')!,
+    error: byTestId('error'),
+    notice: byTestId('notice'),
+    cancel: byTestId<HTMLButtonElement>('cancel'),
+  };
+}
+
+/** Sets text only when it changed: a live region re-announces every write, even of the same words. */
+function setText(element: HTMLElement, text: string): void {
+  if (element.textContent !== text) element.textContent = text;
+}
+
+function setTime(element: HTMLTimeElement, iso: string | null, text: string | null): void {
+  if (iso) element.dateTime = iso;
+  else element.removeAttribute('datetime');
+  setText(element, text ?? '');
+}
+
+/** Shows `job` in the card. `cancelling` keeps Cancel disabled while its call is on its way. */
+export function renderJob(elements: CardElements, job: Job, format: TimeFormat, cancelling: boolean): void {
+  const view = jobCardView(job, format);
+  elements.main.dataset.state = view.final ? 'final' : 'live';
+  elements.main.dataset.jobId = view.id;
+  setText(elements.status, view.statusLabel);
+  elements.status.dataset.status = view.status;
+  elements.status.dataset.tone = view.tone;
+  if (view.percent === null) elements.progress.removeAttribute('value');
+  else elements.progress.value = view.percent;
+  elements.progress.setAttribute('aria-valuetext', view.percent === null ? 'In progress' : `${view.percent} percent`);
+  setText(elements.progressMessage, view.progressMessage);
+  setText(elements.operation, view.operation);
+  setText(elements.input, view.inputSummary);
+  setText(elements.cost, view.costText);
+  elements.refundRow.hidden = view.refundText === null;
+  setText(elements.refund, view.refundText ?? '');
+  setTime(elements.created, job.created_at, view.createdText);
+  setTime(elements.finished, job.finished_at, view.finishedText);
+  elements.result.hidden = view.resultFields.length === 0;
+  elements.resultFields.replaceChildren(
+    ...view.resultFields.flatMap((field) => {
+      const name = document.createElement('dt');
+      name.textContent = field.name;
+      const value = document.createElement('dd');
+      value.textContent = field.value;
+      return [name, value];
+    }),
+  );
+  elements.error.hidden = view.errorText === null;
+  setText(elements.error, view.errorText ?? '');
+  elements.cancel.hidden = view.final;
+  elements.cancel.disabled = cancelling || !view.canCancel;
+}
+
+/**
+ * Shows what was asked while its answer is on its way (the host sends a call's arguments first): the input of
+ * a paid call, or that a job is being read.
+ */
+export function renderPending(elements: CardElements, args: Record<string, unknown>): void {
+  const input = args.input;
+  if (typeof input === 'object' && input !== null) {
+    setText(elements.status, 'Starting…');
+    setText(elements.input, summariseInput(input as Record<string, unknown>));
+  } else if (typeof args.id === 'string') {
+    setText(elements.status, 'Loading the job…');
+  }
+}
+
+/** Shows (or, with null, clears) a message about a call through the host that did not work. */
+export function renderNotice(elements: CardElements, message: string | null): void {
+  elements.notice.hidden = message === null;
+  setText(elements.notice, message ?? '');
+}

@@ -1,0 +1,193 @@
+import { expect } from 'chai';
+import {
+  creditsText,
+  formatTime,
+  INPUT_SUMMARY_LENGTH,
+  isJob,
+  jobCardView,
+  MAX_POLL_MS,
+  newerJob,
+  nextPollMs,
+  RESULT_FIELD_LIMIT,
+  readToolResult,
+  resultFields,
+  summariseInput,
+  truncate,
+} from '../../../../cards/job-card/job-card-view';
+import { JOB_POLL_SECONDS, type Job } from '../../../../shared/domain/jobs/job';
+
+const UTC = { locale: 'en-GB', timeZone: 'UTC' };
+
+function job(overrides: Partial<Job> = {}): Job {
+  return {
+    id: 'job_abc',
+    operation: 'countWords',
+    status: 'running',
+    input: { text: 'hello world' },
+    cost: 3,
+    created_at: '2026-11-25T10:00:00.000Z',
+    started_at: '2026-11-25T10:00:01.000Z',
+    finished_at: null,
+    result: null,
+    error: null,
+    attempts: 1,
+    progress: { percent: 40, message: 'Counting', updated_at: '2026-11-25T10:00:02.000Z' },
+    cancel_requested_at: null,
+    refunded_credits: 0,
+    ...overrides,
+  };
+}
+
+describe('the job card view', () => {
+  it('a running job shows its status, progress and message, cost, no refund, no finish time, and offers Cancel', () => {
+    const view = jobCardView(job(), UTC);
+    expect(view).to.include({
+      statusLabel: 'Running',
+      tone: 'working',
+      final: false,
+      percent: 40,
+      progressMessage: 'Counting',
+      costText: '3 credits',
+      refundText: null,
+      finishedText: null,
+      errorText: null,
+      canCancel: true,
+      operation: 'countWords',
+      inputSummary: 'text: "hello world"',
+    });
+    expect(view.createdText).to.equal('25 Nov 2026, 10:00:00');
+    expect(view.resultFields).to.deep.equal([]);
+  });
+
+  it('a queued job before any report shows 0 % and that it waits; a running one before any report has no percent (indeterminate)', () => {
+    expect(jobCardView(job({ status: 'queued', progress: null }))).to.include({
+      percent: 0,
+      progressMessage: 'Waiting to start',
+      tone: 'waiting',
+    });
+    expect(jobCardView(job({ progress: null }))).to.include({ percent: null, progressMessage: '' });
+  });
+
+  it('a running job asked to stop reads "Stopping…" and no longer offers Cancel', () => {
+    const view = jobCardView(job({ cancel_requested_at: '2026-11-25T10:00:03.000Z' }));
+    expect(view).to.include({ statusLabel: 'Stopping…', canCancel: false, final: false });
+  });
+
+  it('a canceled job is final, shows its refund and finish time, and offers no Cancel', () => {
+    const view = jobCardView(
+      job({
+        status: 'canceled',
+        finished_at: '2026-11-25T10:01:00.000Z',
+        cancel_requested_at: '2026-11-25T10:00:59.000Z',
+        refunded_credits: 3,
+      }),
+      UTC,
+    );
+    expect(view).to.include({
+      statusLabel: 'Canceled',
+      tone: 'muted',
+      final: true,
+      canCancel: false,
+      refundText: '3 credits refunded',
+      progressMessage: 'Stopped before it finished',
+    });
+    expect(jobCardView(job({ status: 'canceled', started_at: null, progress: null })).progressMessage).to.equal(
+      'Canceled before it started',
+    );
+    expect(view.finishedText).to.equal('25 Nov 2026, 10:01:00');
+  });
+
+  it('a succeeded job shows 100 % and its result as fields; a failed one its safe error and no result', () => {
+    const done = jobCardView(
+      job({ status: 'succeeded', finished_at: '2026-11-25T10:01:00.000Z', result: { words: 2, top: { hello: 1 } } }),
+    );
+    expect(done).to.include({ percent: 100, tone: 'success', errorText: null });
+    expect(done.resultFields).to.deep.equal([
+      { name: 'words', value: '2' },
+      { name: 'top', value: '{"hello":1}' },
+    ]);
+    const failed = jobCardView(
+      job({ status: 'failed', finished_at: '2026-11-25T10:01:00.000Z', error: { message: 'The text has no words.' } }),
+    );
+    expect(failed).to.include({ tone: 'danger', errorText: 'The text has no words.', final: true });
+    expect(failed.resultFields).to.deep.equal([]);
+  });
+
+  it('credits read naturally: free, 1 credit, n credits', () => {
+    expect([0, 1, 5].map(creditsText)).to.deep.equal(['free', '1 credit', '5 credits']);
+  });
+
+  it('a long input is summarised on one line and cut with an ellipsis; an empty one says so', () => {
+    const summary = summariseInput({ text: 'x'.repeat(500), lang: 'en', options: { deep: true } });
+    expect([...summary]).to.have.length(INPUT_SUMMARY_LENGTH);
+    expect(summary.startsWith('text: "xxx')).to.equal(true);
+    expect(summary.endsWith('…')).to.equal(true);
+    expect(summariseInput({ n: 2, deep: { a: [1] } })).to.equal('n: 2, deep: {"a":[1]}');
+    expect(summariseInput({})).to.equal('(no input)');
+  });
+
+  it('a result with many fields lists the first ones and says how many more; long values are cut', () => {
+    const many = Object.fromEntries(Array.from({ length: RESULT_FIELD_LIMIT + 3 }, (_, index) => [`f${index}`, 'v'.repeat(300)]));
+    const fields = resultFields(many);
+    expect(fields).to.have.length(RESULT_FIELD_LIMIT + 1);
+    expect(fields.at(-1)).to.deep.equal({ name: '…', value: '3 more fields' });
+    expect(fields[0].value.endsWith('…')).to.equal(true);
+    expect(resultFields(null)).to.deep.equal([]);
+    expect(truncate('short', 10)).to.equal('short');
+  });
+
+  it('times follow the host locale and zone; an unknown zone falls back to the browser defaults; a bad timestamp is shown as given', () => {
+    expect(formatTime('2026-11-25T10:00:00.000Z', { locale: 'en-GB', timeZone: 'Asia/Tokyo' })).to.equal('25 Nov 2026, 19:00:00');
+    expect(formatTime('2026-11-25T10:00:00.000Z', { timeZone: 'Not/AZone' }))
+      .to.be.a('string')
+      .and.not.equal('');
+    expect(formatTime('yesterday')).to.equal('yesterday');
+  });
+});
+
+describe('the job card refresh', () => {
+  it('a job that is not final is refreshed at its poll hint (Retry-After, default JOB_POLL_SECONDS); a final one never', () => {
+    expect(nextPollMs(job())).to.equal(JOB_POLL_SECONDS * 1000);
+    expect(nextPollMs(job({ status: 'queued' }), 0, 5)).to.equal(5000);
+    for (const status of ['succeeded', 'failed', 'canceled'] as const) expect(nextPollMs(job({ status }))).to.equal(null);
+  });
+
+  it('each failed refresh in a row doubles the wait, up to MAX_POLL_MS; a nonsense hint falls back to the default', () => {
+    expect([0, 1, 2].map((failures) => nextPollMs(job(), failures))).to.deep.equal([2000, 4000, 8000]);
+    expect(nextPollMs(job(), 50)).to.equal(MAX_POLL_MS);
+    expect(nextPollMs(job(), 0, Number.NaN)).to.equal(JOB_POLL_SECONDS * 1000);
+    expect(nextPollMs(job(), 0, -1)).to.equal(JOB_POLL_SECONDS * 1000);
+  });
+
+  it('an answer that crossed a later one is dropped: a final job never goes back to running, a cancellation is never forgotten', () => {
+    const running = job();
+    const canceled = job({ status: 'canceled', refunded_credits: 3, cancel_requested_at: '2026-11-25T10:00:03.000Z' });
+    const stopping = job({ cancel_requested_at: '2026-11-25T10:00:03.000Z' });
+    expect(newerJob(canceled, running)).to.equal(canceled);
+    expect(newerJob(stopping, running)).to.equal(stopping);
+    expect(newerJob(running, job({ status: 'queued' }))).to.equal(running);
+    expect(newerJob(running, canceled)).to.equal(canceled);
+    expect(newerJob(undefined, running)).to.equal(running);
+    expect(newerJob(running, job({ id: 'job_other' }))).to.equal(running);
+  });
+});
+
+describe('reading a tool result in the card', () => {
+  it('takes the job from structured content, or from the JSON text when there is none', () => {
+    const shown = job();
+    expect(readToolResult({ content: [{ type: 'text', text: JSON.stringify(shown) }], structuredContent: shown as never })).to.deep.equal({
+      job: shown,
+    });
+    expect(readToolResult({ content: [{ type: 'text', text: JSON.stringify(shown) }] })).to.deep.equal({ job: shown });
+  });
+
+  it('an error result becomes its message; a result that is no job, or no JSON, is not understood', () => {
+    expect(readToolResult({ content: [{ type: 'text', text: 'This job is already finished.' }], isError: true })).to.deep.equal({
+      message: 'This job is already finished.',
+    });
+    expect(readToolResult({ content: [{ type: 'text', text: '{"items":[]}' }], structuredContent: { items: [] } })).to.equal(undefined);
+    expect(readToolResult({ content: [{ type: 'text', text: 'not json' }] })).to.equal(undefined);
+    expect(isJob({ ...job(), status: 'paused' })).to.equal(false);
+    expect(isJob(null)).to.equal(false);
+  });
+});
