@@ -11,7 +11,7 @@ import { priceOf } from '../../shared/domain/jobs/price';
 import type { QuoteNonceStore } from '../../shared/domain/spend/quote-nonce-store';
 import type { QuoteCheck, QuoteStep, SpendQuotes, SpendTerms } from '../../shared/domain/spend/spend-quote';
 import type { BillingSettings } from '../../shared/platform/config/billing-settings';
-import { InsufficientCreditsError } from '../../shared/platform/errors/problems';
+import { InsufficientCreditsError } from '../../shared/platform/errors/insufficient-credits-error';
 import { inputSummary } from './input-summary';
 
 /** The key of the form elicitation that asks the person to confirm a spend. */

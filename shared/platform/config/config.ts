@@ -1,5 +1,5 @@
 import { str, type ValidatorSpec } from 'envalid';
-import { ConfigError } from './config-error';
+import { ConfigError } from '../errors/config-error';
 import { loadOAuthSettings, OAUTH_SETTINGS, type OAuthSettings } from './oauth-config';
 import { loadWebhookSettings, WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-settings';
 import { BILLING_SETTINGS, type BillingSettings, loadBillingSettings } from './billing-settings';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { loadConfig } from '../../../../../shared/platform/config/config';
-import { ConfigError } from '../../../../../shared/platform/config/config-error';
+import { ConfigError } from '../../../../../shared/platform/errors/config-error';
 import { BASE_ENV } from '../../../../support/harness';
 import { ROTATION } from '../../../../support/rotation';
 
