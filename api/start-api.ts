@@ -18,6 +18,7 @@ import { buildPolicies, buildProcessors } from '../shared/domain/jobs/processor'
 import { loadJobSettings } from '../shared/domain/jobs/job-settings';
 import { JobViewer } from '../shared/domain/jobs/job-viewer';
 import { createServices } from '../shared/domain/services';
+import { HoldSweeper, sweepIntervalMs } from '../shared/domain/jobs/hold-sweeper';
 import { createBackend } from '../shared/adapters/create-backend';
 import type { EventQueue } from '../shared/domain/webhooks/event-queue';
 import type { Job } from '../shared/domain/jobs/job';
@@ -120,6 +121,7 @@ export async function startApi(loaded: Config, logger: Logger, options: StartApi
     listen(server, config.port, config.host),
     listen(metricsServer, config.metricsPort, config.host),
   ]);
+  const stopSweeping = sweepOrphanedHolds(config, backend, metrics, logger);
   const { address: host } = server.address() as AddressInfo;
   const runsJobs = backend.kind === 'memory' || !!jobWorker;
   const page = devConsent ? { dev_consent_page: servesDevConsent } : {};
@@ -134,6 +136,7 @@ export async function startApi(loaded: Config, logger: Logger, options: StartApi
     host,
     close: async () => {
       api.drain.stop();
+      stopSweeping();
       if (config.shutdownDelayMs > 0) {
         logger.info({ delay_ms: config.shutdownDelayMs }, 'not ready; serving on until the delay is over');
         await delay(config.shutdownDelayMs);
@@ -147,6 +150,24 @@ export async function startApi(loaded: Config, logger: Logger, options: StartApi
       await closeServer(metricsServer, 0);
     },
   };
+}
+
+/**
+ * In prepaid billing, every API replica sweeps the holds whose job was never enqueued (at once with the others:
+ * each release is one atomic step). Answers the stop.
+ */
+function sweepOrphanedHolds(config: Config, backend: ReturnType<typeof createBackend>, metrics: Metrics, logger: Logger): () => void {
+  if (config.billing.mode !== 'prepaid') return () => {};
+  const sweeper = new HoldSweeper({
+    ledger: backend.ledger,
+    jobs: backend.queue,
+    orphanSeconds: config.billing.holdOrphanSeconds,
+    retentionSeconds: config.idempotencyTtlSeconds,
+    hooks: { onOrphaned: (credits) => metrics.creditsOrphaned.inc(credits) },
+  });
+  return sweeper.start(sweepIntervalMs(config.billing.holdOrphanSeconds), (error) =>
+    logger.warn({ err: error }, 'the orphaned-hold sweep failed; the next one tries again'),
+  );
 }
 
 /**

@@ -102,7 +102,10 @@ export class MemoryCreditStore implements CreditStore {
     account.balance -= request.credits;
     account.held += request.credits;
     account.holds.set(request.jobId, { state: 'held', credits: request.credits, kept: 0, at: request.at });
-    const entry = request.credits > 0 ? this.record(request.subject, 'hold', request.credits, request.jobId, request.at) : undefined;
+    const entry =
+      request.credits > 0
+        ? this.record(request.subject, { kind: 'hold', credits: request.credits, job_id: request.jobId, at: request.at })
+        : undefined;
     const fellLow = fellBelow(before, account.balance, request.lowThreshold);
     return { outcome: 'held', ...(entry ? { entry } : {}), account: this.accountNow(request.subject), fellLow };
   }
@@ -118,6 +121,17 @@ export class MemoryCreditStore implements CreditStore {
     return this.settle(request, 0);
   }
 
+  /**
+   * Releases the hold of a job never enqueued (the orphan sweep), as one synchronous step: only an open hold of
+   * this acceptance; the release entry says `orphaned`. Answers the credits released (0: nothing was open).
+   */
+  releaseOrphanNow(request: { subject: string; jobId: string; at: string; ttlSeconds: number }): number {
+    const hold = this.accounts.get(request.subject)?.holds.get(request.jobId);
+    if (hold?.state !== 'held' || hold.at !== request.at) return 0;
+    const result = this.settle(request, 0, 'orphaned');
+    return result.outcome === 'settled' ? result.released : 0;
+  }
+
   /** Forgets settled holds whose records have expired; called by the backend's sweeper. */
   prune(): void {
     const now = this.now();
@@ -126,7 +140,7 @@ export class MemoryCreditStore implements CreditStore {
     }
   }
 
-  private settle(request: ReleaseRequest, keep: number): SettleResult {
+  private settle(request: ReleaseRequest, keep: number, reason?: 'orphaned'): SettleResult {
     const account = this.accounts.get(request.subject);
     const hold = account && this.liveHold(account, request.jobId);
     if (!account || !hold) return { outcome: 'none', account: this.accountNow(request.subject) };
@@ -138,8 +152,9 @@ export class MemoryCreditStore implements CreditStore {
     account.held -= hold.credits;
     account.balance += released;
     account.holds.set(request.jobId, { ...hold, state: 'settled', kept: captured, expiresAt: this.now() + request.ttlSeconds * 1000 });
-    if (captured > 0) this.record(request.subject, 'capture', captured, request.jobId, at);
-    if (released > 0) this.record(request.subject, 'release', released, request.jobId, at);
+    if (captured > 0) this.record(request.subject, { kind: 'capture', credits: captured, job_id: request.jobId, at });
+    if (released > 0)
+      this.record(request.subject, { kind: 'release', credits: released, job_id: request.jobId, at, ...(reason ? { reason } : {}) });
     return { outcome: 'settled', captured, released, account: this.accountNow(request.subject) };
   }
 
@@ -148,8 +163,8 @@ export class MemoryCreditStore implements CreditStore {
     return hold && (hold.expiresAt === undefined || hold.expiresAt > this.now()) ? hold : undefined;
   }
 
-  private record(subject: string, kind: 'hold' | 'capture' | 'release', credits: number, jobId: string, at: string): CreditEntry {
-    const entry: CreditEntry = { id: newId('cre'), kind, credits, at, job_id: jobId };
+  private record(subject: string, fields: Omit<CreditEntry, 'id'>): CreditEntry {
+    const entry: CreditEntry = { id: newId('cre'), ...fields };
     this.entryLists.add(subject, entry);
     return { ...entry };
   }

@@ -137,6 +137,15 @@ export class RedisKeys {
   }
 
   /**
+   * Sorted set of open holds for the orphan sweep: member `[subject, job id, acceptance]` as JSON, score the
+   * acceptance (ms). One key across subjects (its own slot on a cluster): the claim adds to it just before
+   * its own script, the sweep takes the due ones and each hold's release is a script in its subject's slot.
+   */
+  get openHolds(): string {
+    return `${this.prefix}credit-holds:open`;
+  }
+
+  /**
    * The claim of one grant id across every subject (value: the fingerprint of the grant's body); the id is
    * hashed, being the dashboard's own. A key of its own: on a cluster its slot is the id's, not a subject's.
    */

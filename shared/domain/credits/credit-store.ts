@@ -22,6 +22,8 @@ export interface CreditEntry {
   job_id?: string;
   /** For a grant or an adjustment: the dashboard's note, when it gave one. */
   note?: string;
+  /** For a release: `orphaned` when the sweep gave back the hold of a job that was never enqueued. */
+  reason?: 'orphaned';
 }
 
 /**

@@ -88,6 +88,11 @@ export class Metrics {
     labelNames: ['operation', 'reason'] as const,
     registers: [this.registry],
   });
+  readonly creditsOrphaned = new Counter({
+    name: 'connector_credits_orphaned_total',
+    help: 'Credits of holds released by the orphan sweep in prepaid billing: their job was never enqueued (HOLD_ORPHAN_SECONDS).',
+    registers: [this.registry],
+  });
   readonly jobDuration = histogram(this.registry, 'connector_job_duration_seconds', 'Time from a job starting to it finishing.');
   readonly jobWait = histogram(this.registry, 'connector_job_wait_seconds', 'Time from a job being accepted to its first start.');
   /** Where queue depth is read from on scrape; set once the backend exists. */

@@ -1,15 +1,16 @@
 --[[
-  settleCredits(account, entries, sequence, hold, jobId, keep, captureId, releaseId, at, lifetime): ends a job's
+  settleCredits(account, entries, sequence, hold, jobId, keep, captureId, releaseId, at, lifetime, reason): ends a job's
   open hold (see credit-hold for its record) once, whatever the number of callers: `keep` credits of it are
   captured (clamped to the hold), the rest goes back to the balance, in the same step; the record becomes
   `settled` with what was kept and expires after `lifetime` seconds. A settled hold answers what it settled and
   moves nothing; no record, nothing. Entries: a capture when something was kept, a release when something went
-  back. A script that calls it must include credit-entry first.
+  back, carrying `reason` when given (the orphan sweep's `orphaned`). A script that calls it must include
+  credit-entry first.
 
   Output:
     outcome ('settled', 'already' or 'none'), the credits captured and released (0 and 0 for 'none')
 ]]
-local function settleCredits(account, entries, sequence, hold, jobId, keep, captureId, releaseId, at, lifetime)
+local function settleCredits(account, entries, sequence, hold, jobId, keep, captureId, releaseId, at, lifetime, reason)
   local record = redis.call('GET', hold)
   if not record then return 'none', 0, 0 end
   local state, credits, kept, heldAt = string.match(record, '^(%a+)|(%d+)|(%d+)|(.*)$')
@@ -21,6 +22,6 @@ local function settleCredits(account, entries, sequence, hold, jobId, keep, capt
   redis.call('HINCRBY', account, 'held', 0 - credits)
   if released > 0 then redis.call('HINCRBY', account, 'balance', released) end
   if captured > 0 then appendCreditEntry(entries, sequence, captureId, 'capture', captured, at, jobId, '', '') end
-  if released > 0 then appendCreditEntry(entries, sequence, releaseId, 'release', released, at, jobId, '', '') end
+  if released > 0 then appendCreditEntry(entries, sequence, releaseId, 'release', released, at, jobId, '', '', reason or '') end
   return 'settled', captured, released
 end

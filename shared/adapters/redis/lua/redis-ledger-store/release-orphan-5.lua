@@ -1,0 +1,33 @@
+--[[
+  Releases the hold of a job that was never enqueued (the orphan sweep), at most once whatever the number of
+  sweepers on any replica: only a hold still open for this very acceptance is released, whole, as a `release`
+  entry with reason `orphaned`; a hold already settled, or replaced by a later acceptance of the job id,
+  moves nothing. In the same step the key's idempotency record is dropped when it records this acceptance,
+  so a retry of the key is a new submit (a new hold, or a 402), never a replay of a job that does not exist.
+  Every key is in the subject's slot on a cluster; the sweep's index (another slot) is updated after.
+
+  Input:
+    KEYS[1] the job's idempotency record
+    KEYS[2] the subject's credit account (hash: balance, held)
+    KEYS[3] the subject's credit entries (sorted set by sequence number)
+    KEYS[4] the subject's sequence counter
+    KEYS[5] the job's hold record
+    ARGV[1] job id
+    ARGV[2] the hold's acceptance (ISO 8601)
+    ARGV[3] the hold's acceptance (ms), as the idempotency record holds it
+    ARGV[4] id of the release entry
+    ARGV[5] when (ISO 8601)
+    ARGV[6] how long the settled hold record is kept (seconds)
+  Output:
+    the credits released (0 when nothing was open for this acceptance)
+]]
+--- @include "credit-entry"
+--- @include "credit-settle"
+local record = redis.call('GET', KEYS[5])
+if not record then return 0 end
+local state, heldAt = string.match(record, '^(%a+)|%d+|%d+|(.*)$')
+if state ~= 'held' or heldAt ~= ARGV[2] then return 0 end
+local _, _, released = settleCredits(KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV[1], 0, '', ARGV[4], ARGV[5], ARGV[6], 'orphaned')
+local claim = redis.call('GET', KEYS[1])
+if claim and string.match(claim, ':(%d*)$') == ARGV[3] then redis.call('DEL', KEYS[1]) end
+return released
