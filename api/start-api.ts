@@ -158,6 +158,7 @@ export async function startApi(loaded: Config, logger: Logger, options: StartApi
  */
 function sweepOrphanedHolds(config: Config, backend: ReturnType<typeof createBackend>, metrics: Metrics, logger: Logger): () => void {
   if (config.billing.mode !== 'prepaid') return () => {};
+  metrics.observeOldestHold(async () => (await backend.ledger.dueHolds(Number.MAX_SAFE_INTEGER, 1))[0]?.at);
   const sweeper = new HoldSweeper({
     ledger: backend.ledger,
     jobs: backend.queue,

@@ -71,6 +71,7 @@ export function createServices(
       onReplayed: (operation) => metrics.jobsReplayed.inc({ operation }),
       onConflict: (operation) => metrics.idempotencyConflicts.inc({ operation }),
       onOverBudget: (operation) => metrics.jobsOverBudget.inc({ operation }),
+      onInsufficient: (operation) => metrics.spendsRefused.inc({ operation }),
     },
     budget,
     backend.lifecycle,

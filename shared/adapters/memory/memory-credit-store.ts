@@ -1,17 +1,21 @@
 import type { PageQuery, SeqItem } from '../../platform/pagination/page';
 import { newId } from '../../platform/util/ids';
 import { assertCredits, fellBelow, grantKind, holdDecision, type HoldRecord, settlementSplit } from '../../domain/credits/credit-rules';
-import type {
-  CaptureRequest,
-  CreditAccount,
-  CreditEntry,
-  CreditStore,
-  GrantRequest,
-  GrantResult,
-  HoldRequest,
-  HoldResult,
-  ReleaseRequest,
-  SettleResult,
+import {
+  type AccountPage,
+  NO_TOTALS,
+  type CreditTotals,
+  type CaptureRequest,
+  type CreditAccount,
+  type CreditEntry,
+  type CreditEntryKind,
+  type CreditStore,
+  type GrantRequest,
+  type GrantResult,
+  type HoldRequest,
+  type HoldResult,
+  type ReleaseRequest,
+  type SettleResult,
 } from '../../domain/credits/credit-store';
 import { SubjectSequence } from './subject-sequence';
 
@@ -20,6 +24,10 @@ interface Account extends CreditAccount {
   grants: Map<string, { fingerprint: string; entry: CreditEntry }>;
   /** Each job's hold; a settled one until `expiresAt` (ms). */
   holds: Map<string, HoldRecord & { expiresAt?: number }>;
+  /** Credits moved by each kind of entry, ever: what the summary adds up. */
+  totals: Map<CreditEntryKind, number>;
+  /** Holds of more than 0 credits still open. */
+  openHolds: number;
 }
 
 /**
@@ -59,6 +67,29 @@ export class MemoryCreditStore implements CreditStore {
     return this.entryLists.page(subject, query).map(({ seq, value }) => ({ seq, value: { ...value } }));
   }
 
+  async subjects(limit: number, after?: string): Promise<AccountPage> {
+    const subjects = [...this.accounts.keys()].filter((subject) => after === undefined || subject > after).sort();
+    const page = subjects.slice(0, limit);
+    return subjects.length > limit ? { subjects: page, next: page[page.length - 1] } : { subjects: page };
+  }
+
+  async totals(subject: string): Promise<CreditTotals> {
+    const account = this.accounts.get(subject);
+    if (!account) return { ...NO_TOTALS };
+    const total = (kind: CreditEntryKind) => account.totals.get(kind) ?? 0;
+    return {
+      granted: total('grant'),
+      adjusted: total('adjustment'),
+      captured: total('capture'),
+      released: total('release'),
+      expired: total('expire'),
+      voided: total('void'),
+      balance: account.balance,
+      held: account.held,
+      holds: account.openHolds,
+    };
+  }
+
   /** The subject's balance and held credits, read at once. */
   accountNow(subject: string): CreditAccount {
     const account = this.accounts.get(subject);
@@ -75,19 +106,17 @@ export class MemoryCreditStore implements CreditStore {
       if (granted.fingerprint !== request.fingerprint) return { outcome: 'conflict' };
       return { outcome: 'replayed', entry: { ...granted.entry }, account: this.accountNow(request.subject) };
     }
-    const entry: CreditEntry = {
-      id: newId('cre'),
+    const before = account.balance;
+    account.balance += request.credits;
+    const entry = this.record(request.subject, {
       kind: grantKind(request.credits),
       credits: request.credits,
       at: request.at ?? new Date(this.now()).toISOString(),
       grant_id: request.grantId,
       ...(request.note ? { note: request.note } : {}),
-    };
-    const before = account.balance;
-    account.balance += request.credits;
+    });
     account.grants.set(request.grantId, { fingerprint: request.fingerprint, entry });
     this.grantIds.set(request.grantId, request.fingerprint);
-    this.entryLists.add(request.subject, entry);
     const fellLow = fellBelow(before, account.balance, request.lowThreshold);
     return { outcome: 'created', entry: { ...entry }, account: this.accountNow(request.subject), fellLow };
   }
@@ -102,6 +131,7 @@ export class MemoryCreditStore implements CreditStore {
     account.balance -= request.credits;
     account.held += request.credits;
     account.holds.set(request.jobId, { state: 'held', credits: request.credits, kept: 0, at: request.at });
+    if (request.credits > 0) account.openHolds += 1;
     const entry =
       request.credits > 0
         ? this.record(request.subject, { kind: 'hold', credits: request.credits, job_id: request.jobId, at: request.at })
@@ -149,12 +179,18 @@ export class MemoryCreditStore implements CreditStore {
     }
     const { captured, released } = settlementSplit(hold.credits, keep);
     const at = request.at ?? new Date(this.now()).toISOString();
-    account.held -= hold.credits;
-    account.balance += released;
     account.holds.set(request.jobId, { ...hold, state: 'settled', kept: captured, expiresAt: this.now() + request.ttlSeconds * 1000 });
-    if (captured > 0) this.record(request.subject, { kind: 'capture', credits: captured, job_id: request.jobId, at });
-    if (released > 0)
+    if (hold.credits > 0) account.openHolds -= 1;
+    // One move per entry, each entry recorded just after its own move, so each carries the account right after it.
+    if (captured > 0) {
+      account.held -= captured;
+      this.record(request.subject, { kind: 'capture', credits: captured, job_id: request.jobId, at });
+    }
+    if (released > 0) {
+      account.held -= released;
+      account.balance += released;
       this.record(request.subject, { kind: 'release', credits: released, job_id: request.jobId, at, ...(reason ? { reason } : {}) });
+    }
     return { outcome: 'settled', captured, released, account: this.accountNow(request.subject) };
   }
 
@@ -163,8 +199,11 @@ export class MemoryCreditStore implements CreditStore {
     return hold && (hold.expiresAt === undefined || hold.expiresAt > this.now()) ? hold : undefined;
   }
 
-  private record(subject: string, fields: Omit<CreditEntry, 'id'>): CreditEntry {
-    const entry: CreditEntry = { id: newId('cre'), ...fields };
+  /** Records an entry after its move: it carries the account just after it, and adds to the account's totals. */
+  private record(subject: string, fields: Omit<CreditEntry, 'id' | 'balance_after' | 'held_after'>): CreditEntry {
+    const account = this.open(subject);
+    const entry: CreditEntry = { id: newId('cre'), ...fields, balance_after: account.balance, held_after: account.held };
+    account.totals.set(entry.kind, (account.totals.get(entry.kind) ?? 0) + entry.credits);
     this.entryLists.add(subject, entry);
     return { ...entry };
   }
@@ -172,7 +211,7 @@ export class MemoryCreditStore implements CreditStore {
   private open(subject: string): Account {
     let account = this.accounts.get(subject);
     if (!account) {
-      account = { balance: 0, held: 0, grants: new Map(), holds: new Map() };
+      account = { balance: 0, held: 0, grants: new Map(), holds: new Map(), totals: new Map(), openHolds: 0 };
       this.accounts.set(subject, account);
     }
     return account;

@@ -1,17 +1,20 @@
 import type { PageQuery, SeqItem } from '../../platform/pagination/page';
 import { newId } from '../../platform/util/ids';
 import { assertCredits } from '../../domain/credits/credit-rules';
-import type {
-  CaptureRequest,
-  CreditAccount,
-  CreditEntry,
-  CreditStore,
-  GrantRequest,
-  GrantResult,
-  HoldRequest,
-  HoldResult,
-  ReleaseRequest,
-  SettleResult,
+import {
+  type AccountPage,
+  type CreditTotals,
+  NO_TOTALS,
+  type CaptureRequest,
+  type CreditAccount,
+  type CreditEntry,
+  type CreditStore,
+  type GrantRequest,
+  type GrantResult,
+  type HoldRequest,
+  type HoldResult,
+  type ReleaseRequest,
+  type SettleResult,
 } from '../../domain/credits/credit-store';
 import { defineLuaScript, type LuaScript } from './lua-script';
 import type { RedisClient } from './redis-client';
@@ -22,6 +25,21 @@ import { pageBySeq } from './sequence-page';
 type GrantReply = [string, string?, number?, number?, number?];
 type HoldReply = [string, number, number, number];
 type SettleReply = [string, number, number, number, number];
+
+/** The summary's figures and the account hash's fields that hold them (the credit-entry include's `total_<kind>`). */
+const TOTALS: ReadonlyArray<[keyof CreditTotals, string]> = [
+  ['granted', 'total_grant'],
+  ['adjusted', 'total_adjustment'],
+  ['captured', 'total_capture'],
+  ['released', 'total_release'],
+  ['expired', 'total_expire'],
+  ['voided', 'total_void'],
+  ['balance', 'balance'],
+  ['held', 'held'],
+  ['holds', 'open_holds'],
+];
+const TOTAL_NAMES = TOTALS.map(([name]) => name);
+const TOTAL_FIELDS = TOTALS.map(([, field]) => field);
 
 const HOLD_OUTCOMES: ReadonlySet<string> = new Set<HoldResult['outcome']>(['held', 'exists', 'insufficient']);
 const SETTLE_OUTCOMES: ReadonlySet<string> = new Set<SettleResult['outcome']>(['settled', 'already', 'none']);
@@ -49,7 +67,17 @@ export function holdResultOf(reply: readonly unknown[], request: HoldRequest, en
   const account = { balance: Number(balance), held: Number(held) };
   if (outcome !== 'held') return { outcome: outcome as 'exists' | 'insufficient', account };
   const entry: CreditEntry | undefined =
-    request.credits > 0 ? { id: entryId, kind: 'hold', credits: request.credits, at: request.at, job_id: request.jobId } : undefined;
+    request.credits > 0
+      ? {
+          id: entryId,
+          kind: 'hold',
+          credits: request.credits,
+          at: request.at,
+          job_id: request.jobId,
+          balance_after: account.balance,
+          held_after: account.held,
+        }
+      : undefined;
   return { outcome, ...(entry ? { entry } : {}), account, fellLow: Number(fell) === 1 };
 }
 
@@ -81,6 +109,8 @@ export class RedisCreditStore implements CreditStore {
     const claimed = await this.guard.commands(() => this.claimGrantIdScript([this.keys.grantId(request.grantId)], [request.fingerprint]));
     if (claimed === 'conflict') return { outcome: 'conflict' };
     const { subject } = request;
+    // Indexed before any money moves (the index has its own slot): the summary and the export find every account.
+    await this.guard.commands(() => this.client.zadd(this.keys.creditAccounts, 'NX', 0, subject));
     const keys = [
       this.keys.subjectCredits(subject),
       this.keys.subjectCreditEntries(subject),
@@ -123,6 +153,22 @@ export class RedisCreditStore implements CreditStore {
   async account(subject: string): Promise<CreditAccount> {
     const [balance, held] = await this.guard.commands(() => this.client.hmget(this.keys.subjectCredits(subject), 'balance', 'held'));
     return { balance: Number(balance ?? 0), held: Number(held ?? 0) };
+  }
+
+  async subjects(limit: number, after?: string): Promise<AccountPage> {
+    const min = after === undefined ? '-' : `(${after}`;
+    const found = await this.guard.commands(() => this.client.zrangebylex(this.keys.creditAccounts, min, '+', 'LIMIT', 0, limit + 1));
+    const subjects = found.slice(0, limit);
+    return found.length > limit ? { subjects, next: subjects[subjects.length - 1] } : { subjects };
+  }
+
+  async totals(subject: string): Promise<CreditTotals> {
+    const values = await this.guard.commands(() => this.client.hmget(this.keys.subjectCredits(subject), ...TOTAL_FIELDS));
+    const totals: CreditTotals = { ...NO_TOTALS };
+    TOTAL_NAMES.forEach((name, i) => {
+      totals[name] = Number(values[i] ?? 0);
+    });
+    return totals;
   }
 
   async entries(subject: string, query: PageQuery): Promise<Array<SeqItem<CreditEntry>>> {

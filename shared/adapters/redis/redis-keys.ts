@@ -146,6 +146,15 @@ export class RedisKeys {
   }
 
   /**
+   * Sorted set of the subjects with a credit account (every score 0, so they are kept in the order of their
+   * names): what the summary and the export walk. Its own slot on a cluster; a grant adds its subject before
+   * it moves money, so no account with entries is ever missing from it.
+   */
+  get creditAccounts(): string {
+    return `${this.prefix}credit-accounts`;
+  }
+
+  /**
    * The claim of one grant id across every subject (value: the fingerprint of the grant's body); the id is
    * hashed, being the dashboard's own. A key of its own: on a cluster its slot is the id's, not a subject's.
    */

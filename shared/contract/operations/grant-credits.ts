@@ -7,7 +7,7 @@ import { timestamp } from './schemas';
 export const CREDIT_ENTRY_SCHEMA: JsonSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'kind', 'credits', 'at'],
+  required: ['id', 'kind', 'credits', 'at', 'balance_after', 'held_after'],
   properties: {
     id: { type: 'string', pattern: '^cre_' },
     kind: {
@@ -24,6 +24,13 @@ export const CREDIT_ENTRY_SCHEMA: JsonSchema = {
     grant_id: { type: 'string', description: 'A grant or adjustment: the id the dashboard gave it.' },
     job_id: { type: 'string', description: 'A hold, capture or release: the job.' },
     note: { type: 'string', description: "A grant or adjustment: the dashboard's note." },
+    reason: {
+      type: 'string',
+      enum: ['orphaned'],
+      description: 'A release: orphaned when its job was never enqueued (HOLD_ORPHAN_SECONDS).',
+    },
+    balance_after: { type: 'integer', description: "The account's balance just after this entry." },
+    held_after: { type: 'integer', minimum: 0, description: "The account's held credits just after this entry." },
   },
 };
 

@@ -4,6 +4,8 @@ import { createJob } from './create-job';
 import { createThing } from './create-thing';
 import { getAuthorization } from './get-authorization';
 import { getCredits } from './get-credits';
+import { getCreditSummary } from './get-credit-summary';
+import { exportCredits } from './export-credits';
 import { getJob } from './get-job';
 import { getMe } from './get-me';
 import { getUsage } from './get-usage';
@@ -32,6 +34,8 @@ export const OPERATIONS: readonly Operation[] = [
   listConnections,
   getUsage,
   getCredits,
+  getCreditSummary,
+  exportCredits,
   grantCredits,
   getAuthorization,
   answerAuthorization,

@@ -4,6 +4,7 @@ import { GrantConflictError } from '../../platform/errors/grant-conflict-error';
 import { ValidationError } from '../../platform/errors/validation-error';
 import { decodeCursor, encodeCursor } from '../../platform/pagination/cursor';
 import { normalizeSubject } from '../subjects/normalize-subject';
+import { CreditLedgerReader, type CreditSummary, type ExportLine, periodOf } from './credit-ledger-reader';
 import { grantFingerprint } from './credit-rules';
 import type {
   CaptureRequest,
@@ -77,12 +78,16 @@ const EVENT_REPAIR_MS = 3_600_000;
  * statements are shown in either mode.
  */
 export class CreditService {
+  private readonly reader: CreditLedgerReader;
+
   constructor(
     private readonly store: CreditStore,
     private readonly events: CreditEvents,
     private readonly settings: CreditSettings,
     private readonly hooks: CreditHooks = {},
-  ) {}
+  ) {
+    this.reader = new CreditLedgerReader(store);
+  }
 
   /** True in `prepaid` billing: paid jobs hold their price, `/v1/me` shows the account. */
   get prepaid(): boolean {
@@ -130,11 +135,19 @@ export class CreditService {
     return { replayed: result.outcome === 'replayed', view: { subject, ...account, grant: entry } };
   }
 
-  /** The subject's account and one page of its entries, newest first. */
-  async statement(rawSubject: string, { limit, cursor }: { limit: number; cursor?: string }): Promise<CreditStatement> {
+  /** The subject's account and one page of its entries in the period (`since`, `until`: RFC 3339), newest first. */
+  async statement(
+    rawSubject: string,
+    query: { limit: number; cursor?: string; since?: unknown; until?: unknown },
+  ): Promise<CreditStatement> {
     const subject = normalizeSubject(rawSubject, '/query/subject');
+    const { limit, cursor } = query;
     const before = cursor === undefined ? undefined : decodeCursor(cursor);
-    const [account, found] = await Promise.all([this.store.account(subject), this.store.entries(subject, { limit: limit + 1, before })]);
+    const period = periodOf(query.since, query.until);
+    const [account, found] = await Promise.all([
+      this.store.account(subject),
+      this.reader.statementPage(subject, { limit: limit + 1, ...(before === undefined ? {} : { before }), period }),
+    ]);
     const shown = found.slice(0, limit);
     return {
       subject,
@@ -142,6 +155,16 @@ export class CreditService {
       entries: shown.map((item) => item.value),
       next_cursor: found.length > limit ? encodeCursor(shown[shown.length - 1].seq) : null,
     };
+  }
+
+  /** Every account's totals added up, and whether `granted + adjusted − captured − expired − voided = balance + held`. */
+  summary(): Promise<CreditSummary> {
+    return this.reader.summary();
+  }
+
+  /** Every account's entries in the period (RFC 3339 `since`, `until`), in one stable order, resumable by cursor. */
+  export(query: { since?: unknown; until?: unknown; cursor?: string }): AsyncGenerator<ExportLine> {
+    return this.reader.export(periodOf(query.since, query.until), query.cursor);
   }
 
   /** The subject's balance and held credits. */

@@ -1,7 +1,10 @@
 import type { PageQuery, SeqItem } from '../../platform/pagination/page';
 
-/** What moved a subject's credits: a grant or an adjustment (the dashboard's), a job's hold, capture or release. */
-export type CreditEntryKind = 'grant' | 'adjustment' | 'hold' | 'capture' | 'release';
+/**
+ * What moved a subject's credits: a grant or an adjustment (the dashboard's), a job's hold, capture or release,
+ * the unspent rest of a grant leaving at its expiry (`expire`) or voided by the dashboard (`void`).
+ */
+export type CreditEntryKind = 'grant' | 'adjustment' | 'hold' | 'capture' | 'release' | 'expire' | 'void';
 
 /**
  * One movement of a subject's credits, as `GET /v1/link/credits` lists it. `credits` is the amount moved: a
@@ -24,6 +27,10 @@ export interface CreditEntry {
   note?: string;
   /** For a release: `orphaned` when the sweep gave back the hold of a job that was never enqueued. */
   reason?: 'orphaned';
+  /** The account's `balance` just after this entry moved it. */
+  balance_after: number;
+  /** The account's `held` just after this entry moved it. */
+  held_after: number;
 }
 
 /**
@@ -110,6 +117,43 @@ export type SettleResult =
   | { outcome: 'none'; account: CreditAccount };
 
 /**
+ * Every account's figures added up (`GET /v1/link/credits/summary`): the credits each kind of entry moved, ever,
+ * and the accounts now. `granted + adjusted − captured − expired − voided = balance + held` always; `holds`
+ * is the number of open holds.
+ */
+export interface CreditTotals {
+  granted: number;
+  adjusted: number;
+  captured: number;
+  released: number;
+  expired: number;
+  voided: number;
+  balance: number;
+  held: number;
+  holds: number;
+}
+
+/** The totals of one account, as a store keeps them beside its balance. */
+export const NO_TOTALS: CreditTotals = {
+  granted: 0,
+  adjusted: 0,
+  captured: 0,
+  released: 0,
+  expired: 0,
+  voided: 0,
+  balance: 0,
+  held: 0,
+  holds: 0,
+};
+
+/** A page of subjects with a credit account, in the one stable order the export and the summary walk. */
+export interface AccountPage {
+  subjects: string[];
+  /** Where the next page starts; undefined on the last page. */
+  next?: string;
+}
+
+/**
  * Credit accounts: per subject a balance, what is held for jobs, and the entries that moved them. Every method
  * that moves credits is one atomic step (one Lua script on Redis, one synchronous step in memory), and each
  * is safe to repeat: a grant by its id, a hold, capture or release once per job whatever the number of
@@ -123,4 +167,8 @@ export interface CreditStore {
   account(subject: string): Promise<CreditAccount>;
   /** The subject's entries, newest first, paged by sequence number. */
   entries(subject: string, query: PageQuery): Promise<Array<SeqItem<CreditEntry>>>;
+  /** Subjects with an account, `limit` at a time from `after` (a page's `next`), oldest account first. */
+  subjects(limit: number, after?: string): Promise<AccountPage>;
+  /** The account's totals (see {@link CreditTotals}), read at once. */
+  totals(subject: string): Promise<CreditTotals>;
 }

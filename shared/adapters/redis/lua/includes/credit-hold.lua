@@ -34,7 +34,10 @@ local function holdCredits(account, entries, sequence, hold, jobId, credits, ent
   redis.call('SET', hold, 'held|' .. price .. '|0|' .. at)
   balance = redis.call('HINCRBY', account, 'balance', 0 - price)
   held = redis.call('HINCRBY', account, 'held', price)
-  if price > 0 then appendCreditEntry(entries, sequence, entryId, 'hold', price, at, jobId, '', '') end
+  if price > 0 then
+    redis.call('HINCRBY', account, 'open_holds', 1)
+    appendCreditEntry(account, entries, sequence, {id = entryId, kind = 'hold', credits = price, at = at, job_id = jobId})
+  end
   local low = tonumber(threshold)
   local fell = 0
   if low >= 0 and balance + price >= low and balance < low then fell = 1 end

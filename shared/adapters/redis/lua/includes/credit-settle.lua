@@ -19,9 +19,16 @@ local function settleCredits(account, entries, sequence, hold, jobId, keep, capt
   local captured = math.min(credits, math.max(0, math.floor(tonumber(keep))))
   local released = credits - captured
   redis.call('SET', hold, 'settled|' .. credits .. '|' .. captured .. '|' .. heldAt, 'EX', lifetime)
-  redis.call('HINCRBY', account, 'held', 0 - credits)
-  if released > 0 then redis.call('HINCRBY', account, 'balance', released) end
-  if captured > 0 then appendCreditEntry(entries, sequence, captureId, 'capture', captured, at, jobId, '', '') end
-  if released > 0 then appendCreditEntry(entries, sequence, releaseId, 'release', released, at, jobId, '', '', reason or '') end
+  if credits > 0 then redis.call('HINCRBY', account, 'open_holds', -1) end
+  -- One move per entry, each entry written just after its own move, so each carries the account right after it.
+  if captured > 0 then
+    redis.call('HINCRBY', account, 'held', 0 - captured)
+    appendCreditEntry(account, entries, sequence, {id = captureId, kind = 'capture', credits = captured, at = at, job_id = jobId})
+  end
+  if released > 0 then
+    redis.call('HINCRBY', account, 'held', 0 - released)
+    redis.call('HINCRBY', account, 'balance', released)
+    appendCreditEntry(account, entries, sequence, {id = releaseId, kind = 'release', credits = released, at = at, job_id = jobId, reason = reason})
+  end
   return 'settled', captured, released
 end

@@ -36,9 +36,9 @@ end
 local credits = tonumber(ARGV[3])
 local kind = 'grant'
 if credits < 0 then kind = 'adjustment' end
-local entry = appendCreditEntry(KEYS[2], KEYS[3], ARGV[4], kind, credits, ARGV[5], '', ARGV[1], ARGV[6])
-redis.call('HSET', KEYS[4], ARGV[1], ARGV[2] .. ' ' .. entry)
 local balance = redis.call('HINCRBY', KEYS[1], 'balance', credits)
+local entry = appendCreditEntry(KEYS[1], KEYS[2], KEYS[3], {id = ARGV[4], kind = kind, credits = credits, at = ARGV[5], grant_id = ARGV[1], note = ARGV[6]})
+redis.call('HSET', KEYS[4], ARGV[1], ARGV[2] .. ' ' .. entry)
 local held = tonumber(redis.call('HGET', KEYS[1], 'held') or '0')
 local low = tonumber(ARGV[7])
 local fell = 0
