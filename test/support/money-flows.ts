@@ -332,6 +332,8 @@ export function moneyFlows(label: string, start: StartMoneyConnector): void {
           const queued = await api.submit(token, placeholder, input);
           expect(queued.status, queued.text).to.equal(202);
           if (prepaid) expect(await account(subject, token)).to.deep.equal({ balance: 0, held: HOLDER_PRICE + price });
+          // Prepaid: what is only held is not spent (shown apart as credits.held); metered: charged at accept.
+          expect((await api.me(token)).usage.credits_spent, 'while held').to.equal(prepaid ? 0 : HOLDER_PRICE + price);
           const canceledQueued = await api.cancel(token, queued.body.id);
           expect(canceledQueued.status, canceledQueued.text).to.equal(200);
           expect(await api.final(token, queued.body.id)).to.deep.include({ status: 'canceled', refunded_credits: price });
