@@ -5,6 +5,10 @@ import {
   type AccountPage,
   NO_TOTALS,
   type CreditTotals,
+  type DueGrant,
+  type ExpireResult,
+  type VoidRequest,
+  type VoidResult,
   type CaptureRequest,
   type CreditAccount,
   type CreditEntry,
@@ -18,16 +22,19 @@ import {
   type SettleResult,
 } from '../../domain/credits/credit-store';
 import { SubjectSequence } from './subject-sequence';
+import { type Allocation, draw, dueCredits, type GivenBack, giveBack, isDue, type Lot } from '../../domain/credits/credit-lots';
 
 interface Account extends CreditAccount {
   /** The subject's grants by id, each with the fingerprint of its body. */
   grants: Map<string, { fingerprint: string; entry: CreditEntry }>;
   /** Each job's hold; a settled one until `expiresAt` (ms). */
-  holds: Map<string, HoldRecord & { expiresAt?: number }>;
+  holds: Map<string, HoldRecord & { expiresAt?: number; allocation?: Allocation }>;
   /** Credits moved by each kind of entry, ever: what the summary adds up. */
   totals: Map<CreditEntryKind, number>;
   /** Holds of more than 0 credits still open. */
   openHolds: number;
+  /** What is left of each positive grant, by grant id. */
+  lots: Map<string, Lot>;
 }
 
 /**
@@ -40,6 +47,9 @@ export class MemoryCreditStore implements CreditStore {
   /** Every grant id, whatever its subject: one id is one grant. */
   private readonly grantIds = new Map<string, string>();
   private readonly entryLists = new SubjectSequence<CreditEntry>();
+  /** Every void id, whatever its subject, with the digest of its body and its entry. */
+  private readonly voids = new Map<string, { fingerprint: string; subject: string; entry: CreditEntry }>();
+  private lotSeq = 0;
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -108,11 +118,13 @@ export class MemoryCreditStore implements CreditStore {
     }
     const before = account.balance;
     account.balance += request.credits;
+    this.lotOf(account, request);
     const entry = this.record(request.subject, {
       kind: grantKind(request.credits),
       credits: request.credits,
       at: request.at ?? new Date(this.now()).toISOString(),
       grant_id: request.grantId,
+      ...(request.expiresAt ? { expires_at: request.expiresAt } : {}),
       ...(request.note ? { note: request.note } : {}),
     });
     account.grants.set(request.grantId, { fingerprint: request.fingerprint, entry });
@@ -125,12 +137,15 @@ export class MemoryCreditStore implements CreditStore {
   holdNow(request: HoldRequest): HoldResult {
     assertCredits(request.credits, 'a hold');
     const account = this.open(request.subject);
-    const decision = holdDecision(this.liveHold(account, request.jobId), request, account.balance);
+    // Credits of grants past their expiry are still in the balance until the sweep expires them, but never spendable.
+    const spendable = account.balance - dueCredits(account.lots.values(), this.now());
+    const decision = holdDecision(this.liveHold(account, request.jobId), request, spendable);
     if (decision !== 'held') return { outcome: decision, account: this.accountNow(request.subject) };
     const before = account.balance;
     account.balance -= request.credits;
     account.held += request.credits;
-    account.holds.set(request.jobId, { state: 'held', credits: request.credits, kept: 0, at: request.at });
+    const allocation = draw(account.lots.values(), request.credits, this.now());
+    account.holds.set(request.jobId, { state: 'held', credits: request.credits, kept: 0, at: request.at, allocation });
     if (request.credits > 0) account.openHolds += 1;
     const entry =
       request.credits > 0
@@ -162,6 +177,65 @@ export class MemoryCreditStore implements CreditStore {
     return result.outcome === 'settled' ? result.released : 0;
   }
 
+  async dueGrants(now: number, limit: number): Promise<DueGrant[]> {
+    const due: Array<DueGrant & { expiresAt: number }> = [];
+    for (const [subject, account] of this.accounts) {
+      for (const lot of account.lots.values()) if (isDue(lot, now)) due.push({ subject, grantId: lot.grantId, expiresAt: lot.expiresAt! });
+    }
+    return due
+      .sort((x, y) => x.expiresAt - y.expiresAt)
+      .slice(0, limit)
+      .map(({ subject, grantId }) => ({ subject, grantId }));
+  }
+
+  async expire(grant: DueGrant): Promise<ExpireResult> {
+    return this.expireNow(grant);
+  }
+
+  async voidGrant(request: VoidRequest): Promise<VoidResult> {
+    return this.voidNow(request);
+  }
+
+  /** {@link CreditStore.expire} as one synchronous step. */
+  expireNow({ subject, grantId }: DueGrant): ExpireResult {
+    const account = this.accounts.get(subject);
+    const lot = account?.lots.get(grantId);
+    if (!account || !lot || !isDue(lot, this.now())) return { credits: 0, account: this.accountNow(subject) };
+    const credits = lot.remaining;
+    lot.remaining = 0;
+    lot.state = 'expired';
+    if (credits === 0) return { credits, account: this.accountNow(subject) };
+    account.balance -= credits;
+    const entry = this.record(subject, { kind: 'expire', credits, grant_id: grantId, at: new Date(this.now()).toISOString() });
+    return { credits, account: this.accountNow(subject), entry };
+  }
+
+  /** {@link CreditStore.voidGrant} as one synchronous step. */
+  voidNow(request: VoidRequest): VoidResult {
+    const known = this.voids.get(request.voidId);
+    if (known) {
+      if (known.fingerprint !== request.fingerprint) return { outcome: 'conflict' };
+      return { outcome: 'replayed', entry: { ...known.entry }, account: this.accountNow(known.subject) };
+    }
+    const account = this.accounts.get(request.subject);
+    const lot = account?.lots.get(request.grantId);
+    if (!account || !lot) return { outcome: 'unknown' };
+    const credits = lot.state === 'open' ? lot.remaining : 0;
+    if (lot.state === 'open') lot.state = 'voided';
+    lot.remaining = 0;
+    account.balance -= credits;
+    const entry = this.record(request.subject, {
+      kind: 'void',
+      credits,
+      grant_id: request.grantId,
+      void_id: request.voidId,
+      at: request.at ?? new Date(this.now()).toISOString(),
+      ...(request.note ? { note: request.note } : {}),
+    });
+    this.voids.set(request.voidId, { fingerprint: request.fingerprint, subject: request.subject, entry });
+    return { outcome: 'created', entry: { ...entry }, account: this.accountNow(request.subject) };
+  }
+
   /** Forgets settled holds whose records have expired; called by the backend's sweeper. */
   prune(): void {
     const now = this.now();
@@ -190,11 +264,42 @@ export class MemoryCreditStore implements CreditStore {
       account.held -= released;
       account.balance += released;
       this.record(request.subject, { kind: 'release', credits: released, job_id: request.jobId, at, ...(reason ? { reason } : {}) });
+      this.finishGivenBack(request.subject, giveBack(account.lots, hold.allocation ?? [], released), at);
     }
     return { outcome: 'settled', captured, released, account: this.accountNow(request.subject) };
   }
 
-  private liveHold(account: Account, jobId: string): HoldRecord | undefined {
+  /** A positive grant opens its lot; an adjustment draws what it takes back from the lots, as a spend would. */
+  private lotOf(account: Account, request: GrantRequest): void {
+    if (request.credits < 0) {
+      draw(account.lots.values(), -request.credits, this.now());
+      return;
+    }
+    const expiresAt = request.expiresAt === undefined ? undefined : Date.parse(request.expiresAt);
+    account.lots.set(request.grantId, {
+      grantId: request.grantId,
+      remaining: request.credits,
+      ...(expiresAt === undefined ? {} : { expiresAt }),
+      seq: ++this.lotSeq,
+      state: 'open',
+    });
+  }
+
+  /** Credits a release gave back to grants already expired or voided leave the balance at once, one entry each. */
+  private finishGivenBack(subject: string, given: GivenBack, at: string): void {
+    const account = this.open(subject);
+    for (const [kind, parts] of [
+      ['expire', given.expired],
+      ['void', given.voided],
+    ] as const) {
+      for (const [grantId, credits] of parts) {
+        account.balance -= credits;
+        this.record(subject, { kind, credits, grant_id: grantId, at });
+      }
+    }
+  }
+
+  private liveHold(account: Account, jobId: string): (HoldRecord & { allocation?: Allocation }) | undefined {
     const hold = account.holds.get(jobId);
     return hold && (hold.expiresAt === undefined || hold.expiresAt > this.now()) ? hold : undefined;
   }
@@ -211,7 +316,7 @@ export class MemoryCreditStore implements CreditStore {
   private open(subject: string): Account {
     let account = this.accounts.get(subject);
     if (!account) {
-      account = { balance: 0, held: 0, grants: new Map(), holds: new Map(), totals: new Map(), openHolds: 0 };
+      account = { balance: 0, held: 0, grants: new Map(), holds: new Map(), totals: new Map(), openHolds: 0, lots: new Map() };
       this.accounts.set(subject, account);
     }
     return account;

@@ -4,6 +4,10 @@ import { assertCredits } from '../../domain/credits/credit-rules';
 import {
   type AccountPage,
   type CreditTotals,
+  type DueGrant,
+  type ExpireResult,
+  type VoidRequest,
+  type VoidResult,
   NO_TOTALS,
   type CaptureRequest,
   type CreditAccount,
@@ -25,6 +29,11 @@ import { pageBySeq } from './sequence-page';
 type GrantReply = [string, string?, number?, number?, number?];
 type HoldReply = [string, number, number, number];
 type SettleReply = [string, number, number, number, number];
+
+/** A grant's member of the expiry index: its subject and grant id, as JSON. */
+function dueMember(subject: string, grantId: string): string {
+  return JSON.stringify([subject, grantId]);
+}
 
 /** The summary's figures and the account hash's fields that hold them (the credit-entry include's `total_<kind>`). */
 const TOTALS: ReadonlyArray<[keyof CreditTotals, string]> = [
@@ -92,6 +101,8 @@ export class RedisCreditStore implements CreditStore {
   private readonly grantScript: LuaScript<GrantReply>;
   private readonly holdScript: LuaScript<HoldReply>;
   private readonly settleScript: LuaScript<SettleReply>;
+  private readonly expireScript: LuaScript<[string, number, number, number, string]>;
+  private readonly voidScript: LuaScript<[string, string?, number?, number?]>;
 
   constructor(
     private readonly client: RedisClient,
@@ -102,6 +113,8 @@ export class RedisCreditStore implements CreditStore {
     this.grantScript = defineLuaScript(client, 'redis-credit-store/grant');
     this.holdScript = defineLuaScript(client, 'redis-credit-store/hold');
     this.settleScript = defineLuaScript(client, 'redis-credit-store/settle');
+    this.expireScript = defineLuaScript(client, 'redis-credit-store/expire');
+    this.voidScript = defineLuaScript(client, 'redis-credit-store/void');
   }
 
   /** Two steps: the grant id's claim across subjects (its own slot), then the subject's grant, idempotent by that id. */
@@ -109,8 +122,12 @@ export class RedisCreditStore implements CreditStore {
     const claimed = await this.guard.commands(() => this.claimGrantIdScript([this.keys.grantId(request.grantId)], [request.fingerprint]));
     if (claimed === 'conflict') return { outcome: 'conflict' };
     const { subject } = request;
-    // Indexed before any money moves (the index has its own slot): the summary and the export find every account.
+    // Indexed before any money moves (the indexes have their own slots): the summary and the export find every
+    // account, the expiry sweep every grant that expires.
     await this.guard.commands(() => this.client.zadd(this.keys.creditAccounts, 'NX', 0, subject));
+    const expiresMs = request.expiresAt === undefined ? -1 : Date.parse(request.expiresAt);
+    if (expiresMs >= 0)
+      await this.guard.commands(() => this.client.zadd(this.keys.creditExpiries, expiresMs, dueMember(subject, request.grantId)));
     const keys = [
       this.keys.subjectCredits(subject),
       this.keys.subjectCreditEntries(subject),
@@ -125,6 +142,8 @@ export class RedisCreditStore implements CreditStore {
       request.at ?? new Date().toISOString(),
       request.note ?? '',
       request.lowThreshold ?? -1,
+      request.expiresAt ?? '',
+      expiresMs,
     ];
     const [outcome, entry, balance, held, fell] = await this.guard.commands(() => this.grantScript(keys, args));
     if (outcome === 'conflict') return { outcome };
@@ -169,6 +188,50 @@ export class RedisCreditStore implements CreditStore {
       totals[name] = Number(values[i] ?? 0);
     });
     return totals;
+  }
+
+  async dueGrants(now: number, limit: number): Promise<DueGrant[]> {
+    const members = await this.guard.commands(() => this.client.zrangebyscore(this.keys.creditExpiries, '-inf', now, 'LIMIT', 0, limit));
+    return members.map((member) => {
+      const [subject, grantId] = JSON.parse(member) as [string, string];
+      return { subject, grantId };
+    });
+  }
+
+  /** The expiry script in the subject's slot (expire-3.lua), then the index entry, unless the lot is not due yet by Redis's clock. */
+  async expire({ subject, grantId }: DueGrant): Promise<ExpireResult> {
+    const keys = [this.keys.subjectCredits(subject), this.keys.subjectCreditEntries(subject), this.keys.subjectSequence(subject)];
+    const reply = await this.guard.commands(() => this.expireScript(keys, [grantId, newId('cre'), new Date().toISOString()]));
+    const [outcome, credits, balance, held, entry] = reply;
+    if (outcome !== 'early') await this.guard.commands(() => this.client.zrem(this.keys.creditExpiries, dueMember(subject, grantId)));
+    const account = { balance: Number(balance), held: Number(held) };
+    return { credits: Number(credits), account, ...(entry ? { entry: JSON.parse(entry) as CreditEntry } : {}) };
+  }
+
+  /** Two steps, as a grant: the void id's claim across subjects, then the subject's void (void-4.lua), idempotent by that id. */
+  async voidGrant(request: VoidRequest): Promise<VoidResult> {
+    const claimed = await this.guard.commands(() => this.claimGrantIdScript([this.keys.voidId(request.voidId)], [request.fingerprint]));
+    if (claimed === 'conflict') return { outcome: 'conflict' };
+    const { subject } = request;
+    const keys = [
+      this.keys.subjectCredits(subject),
+      this.keys.subjectCreditEntries(subject),
+      this.keys.subjectSequence(subject),
+      this.keys.subjectGrants(subject),
+    ];
+    const args = [
+      request.grantId,
+      request.voidId,
+      request.fingerprint,
+      newId('cre'),
+      request.at ?? new Date().toISOString(),
+      request.note ?? '',
+    ];
+    const [outcome, entry, balance, held] = await this.guard.commands(() => this.voidScript(keys, args));
+    if (outcome === 'conflict' || outcome === 'unknown') return { outcome };
+    if ((outcome !== 'created' && outcome !== 'replayed') || entry === undefined)
+      throw new Error(`unexpected void outcome ${String(outcome)}`);
+    return { outcome, entry: JSON.parse(entry) as CreditEntry, account: { balance: Number(balance), held: Number(held) } };
   }
 
   async entries(subject: string, query: PageQuery): Promise<Array<SeqItem<CreditEntry>>> {

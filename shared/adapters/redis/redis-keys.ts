@@ -155,6 +155,19 @@ export class RedisKeys {
   }
 
   /**
+   * Sorted set of the grants that expire: member `[subject, grant id]` as JSON, score the expiry (ms). Its own
+   * slot on a cluster: a grant adds to it before it moves money; the expiry sweep takes the due ones.
+   */
+  get creditExpiries(): string {
+    return `${this.prefix}credit-expiries`;
+  }
+
+  /** The claim of one void id across every subject (value: the fingerprint of the void's body), hashed like a grant id. */
+  voidId(voidId: string): string {
+    return `${this.prefix}void:${digest(voidId)}`;
+  }
+
+  /**
    * The claim of one grant id across every subject (value: the fingerprint of the grant's body); the id is
    * hashed, being the dashboard's own. A key of its own: on a cluster its slot is the id's, not a subject's.
    */

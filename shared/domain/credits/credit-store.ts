@@ -23,7 +23,11 @@ export interface CreditEntry {
   grant_id?: string;
   /** For a hold, a capture or a release: the job whose price moved. */
   job_id?: string;
-  /** For a grant or an adjustment: the dashboard's note, when it gave one. */
+  /** For a grant: when its unspent rest expires (ISO 8601). */
+  expires_at?: string;
+  /** For a void: the dashboard's id of it. */
+  void_id?: string;
+  /** For a grant, an adjustment or a void: the dashboard's note, when it gave one. */
   note?: string;
   /** For a release: `orphaned` when the sweep gave back the hold of a job that was never enqueued. */
   reason?: 'orphaned';
@@ -56,7 +60,42 @@ export interface GrantRequest {
   lowThreshold?: number;
   /** When (ISO 8601); now when absent. */
   at?: string;
+  /** A positive grant's expiry (ISO 8601): its unspent rest leaves the balance then, as an `expire` entry. */
+  expiresAt?: string;
 }
+
+/** A grant whose expiry has come, as the expiry sweep finds it. */
+export interface DueGrant {
+  subject: string;
+  grantId: string;
+}
+
+/** What the expiry of one grant moved: `credits` (0 when nothing was left, or it was expired already) and its entry. */
+export interface ExpireResult {
+  credits: number;
+  account: CreditAccount;
+  entry?: CreditEntry;
+}
+
+/** The dashboard's void of the unspent rest of a grant, idempotent by `voidId` across every subject. */
+export interface VoidRequest {
+  subject: string;
+  grantId: string;
+  voidId: string;
+  note?: string;
+  /** Digest of the body (subject, grant id, note): the same `voidId` with another body is a conflict. */
+  fingerprint: string;
+  at?: string;
+}
+
+/**
+ * `created`: this call voided what was left of the grant (`entry.credits`, maybe 0). `replayed`: an earlier
+ * call with the same body did. `conflict`: the void id names another void. `unknown`: the subject has no
+ * positive grant with that id. Nothing moves but on `created`.
+ */
+export type VoidResult =
+  | { outcome: 'created' | 'replayed'; entry: CreditEntry; account: CreditAccount }
+  | { outcome: 'conflict' | 'unknown' };
 
 /**
  * `created`: this call added the grant (`fellLow`: an adjustment took the balance from at least the threshold to
@@ -171,4 +210,10 @@ export interface CreditStore {
   subjects(limit: number, after?: string): Promise<AccountPage>;
   /** The account's totals (see {@link CreditTotals}), read at once. */
   totals(subject: string): Promise<CreditTotals>;
+  /** Up to `limit` grants whose expiry is at or before `now` (ms) and not yet swept, the earliest first. */
+  dueGrants(now: number, limit: number): Promise<DueGrant[]>;
+  /** Expires the unspent rest of a grant past its expiry, once: one `expire` entry; 0 when nothing is due. */
+  expire(grant: DueGrant): Promise<ExpireResult>;
+  /** Voids the unspent rest of a grant (never what is held or spent), once per void id: one `void` entry. */
+  voidGrant(request: VoidRequest): Promise<VoidResult>;
 }

@@ -1,11 +1,12 @@
 --[[
   holdCredits(account, entries, sequence, hold, jobId, credits, entryId, at, threshold): moves a job's price
   from the subject's `balance` to `held` (the account hash) and records the hold, once per acceptance of the
-  job. A script that calls it must include credit-entry first. It writes nothing unless it holds, so a script
+  job. A script that calls it must include credit-entry and credit-lots first. It writes nothing unless it holds, so a script
   may call it among its checks, before its own writes: the ledger's claim does, so that a paid job's hold is
   in the same atomic step as its idempotency claim.
 
-  The job's hold record (`hold`) is `<state>|<credits>|<kept>|<acceptance>`: state `held` while open (no
+  The job's hold record (`hold`) is `<state>|<credits>|<kept>|<acceptance>[|<allocation JSON>]` (the
+  allocation: where an open hold's credits came from, see credit-lots): state `held` while open (no
   expiry: money is kept aside until the job ends), `settled` once captured or released (then kept for a while
   by credit-settle). A record of this acceptance, open or settled, or an open record of an earlier one, means
   the job holds already; a settled record of an earlier acceptance (the key was reused after its idempotency
@@ -24,14 +25,17 @@ local function holdCredits(account, entries, sequence, hold, jobId, credits, ent
   local balance, held = tonumber(current[1] or '0'), tonumber(current[2] or '0')
   local record = redis.call('GET', hold)
   if record then
-    local state, heldAt = string.match(record, '^(%a+)|%d+|%d+|(.*)$')
+    local state, heldAt = string.match(record, '^(%a+)|%d+|%d+|([^|]*)')
     if state == 'held' or heldAt == at then return 'exists', balance, held, 0 end
   end
   local price = tonumber(credits)
-  if price > 0 and balance < price then return 'insufficient', balance, held, 0 end
+  -- Credits of grants past their expiry stay in the balance until the sweep expires them, but are not spendable.
+  local now = nowMs()
+  if price > 0 and balance - dueLotCredits(account, now) < price then return 'insufficient', balance, held, 0 end
+  local allocation = drawLots(account, price, now)
   -- SET without EX: an earlier acceptance's settled record loses its expiry along with its content. `0 - price`,
-  -- not `-price`: Lua writes minus zero as -0, which HINCRBY refuses.
-  redis.call('SET', hold, 'held|' .. price .. '|0|' .. at)
+  -- not `-price`: Lua writes minus zero as -0, which HINCRBY refuses. The allocation follows the acceptance.
+  redis.call('SET', hold, 'held|' .. price .. '|0|' .. at .. '|' .. cjson.encode(allocation))
   balance = redis.call('HINCRBY', account, 'balance', 0 - price)
   held = redis.call('HINCRBY', account, 'held', price)
   if price > 0 then

@@ -4,16 +4,29 @@
   captured (clamped to the hold), the rest goes back to the balance, in the same step; the record becomes
   `settled` with what was kept and expires after `lifetime` seconds. A settled hold answers what it settled and
   moves nothing; no record, nothing. Entries: a capture when something was kept, a release when something went
-  back, carrying `reason` when given (the orphan sweep's `orphaned`). A script that calls it must include
-  credit-entry first.
+  back, carrying `reason` when given (the orphan sweep's `orphaned`); what the release gave back to grants
+  expired or voided since leaves at once (`expire`, `void` entries, see credit-lots). A script that calls it
+  must include credit-entry and credit-lots first.
 
   Output:
     outcome ('settled', 'already' or 'none'), the credits captured and released (0 and 0 for 'none')
 ]]
+-- Credits a release gave back to lots already expired or voided leave the balance at once, one entry each.
+local function leaveLots(account, entries, sequence, releaseId, at, parts)
+  local n = 0
+  for _, kind in ipairs({'expire', 'void'}) do
+    for _, part in ipairs(parts[kind]) do
+      n = n + 1
+      redis.call('HINCRBY', account, 'balance', 0 - part[2])
+      appendCreditEntry(account, entries, sequence, {id = releaseId .. '_' .. n, kind = kind, credits = part[2], at = at, grant_id = part[1]})
+    end
+  end
+end
+
 local function settleCredits(account, entries, sequence, hold, jobId, keep, captureId, releaseId, at, lifetime, reason)
   local record = redis.call('GET', hold)
   if not record then return 'none', 0, 0 end
-  local state, credits, kept, heldAt = string.match(record, '^(%a+)|(%d+)|(%d+)|(.*)$')
+  local state, credits, kept, heldAt, allocation = string.match(record, '^(%a+)|(%d+)|(%d+)|([^|]*)|?(.*)$')
   credits, kept = tonumber(credits), tonumber(kept)
   if state ~= 'held' then return 'already', kept, credits - kept end
   local captured = math.min(credits, math.max(0, math.floor(tonumber(keep))))
@@ -29,6 +42,10 @@ local function settleCredits(account, entries, sequence, hold, jobId, keep, capt
     redis.call('HINCRBY', account, 'held', 0 - released)
     redis.call('HINCRBY', account, 'balance', released)
     appendCreditEntry(account, entries, sequence, {id = releaseId, kind = 'release', credits = released, at = at, job_id = jobId, reason = reason})
+    if allocation ~= '' then
+      local expired, voided = giveBackLots(account, cjson.decode(allocation), released)
+      leaveLots(account, entries, sequence, releaseId, at, {expire = expired, void = voided})
+    end
   end
   return 'settled', captured, released
 end

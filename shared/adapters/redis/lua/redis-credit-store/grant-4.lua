@@ -6,7 +6,8 @@
   for this body across every subject (claim-grant-id-1.lua), a step of its own since that key is not in the
   subject's slot on a cluster; this script is what moves money.
 
-  An adjustment reports whether it took the balance from at least CREDITS_LOW_THRESHOLD to below it.
+  A positive grant opens its lot (credit-lots), with its expiry; an adjustment draws what it takes back from
+  the lots as a spend would. An adjustment reports whether it took the balance from at least CREDITS_LOW_THRESHOLD to below it.
 
   Input:
     KEYS[1] the subject's credit account (hash: balance, held)
@@ -20,12 +21,15 @@
     ARGV[5] when (ISO 8601)
     ARGV[6] note, '' for none
     ARGV[7] CREDITS_LOW_THRESHOLD, -1 for none
+    ARGV[8] a positive grant's expiry (ISO 8601), '' for none
+    ARGV[9] the same expiry (ms), -1 for none
   Output:
     {'created', entry JSON, balance, held, 1 when the balance fell below the threshold (else 0)}
     {'replayed', entry JSON of the earlier grant, balance, held}
     {'conflict'}
 ]]
 --- @include "credit-entry"
+--- @include "credit-lots"
 local known = redis.call('HGET', KEYS[4], ARGV[1])
 if known then
   local fingerprint, entry = string.match(known, '^(%S+) (.*)$')
@@ -37,7 +41,12 @@ local credits = tonumber(ARGV[3])
 local kind = 'grant'
 if credits < 0 then kind = 'adjustment' end
 local balance = redis.call('HINCRBY', KEYS[1], 'balance', credits)
-local entry = appendCreditEntry(KEYS[1], KEYS[2], KEYS[3], {id = ARGV[4], kind = kind, credits = credits, at = ARGV[5], grant_id = ARGV[1], note = ARGV[6]})
+if credits > 0 then
+  writeLot(KEYS[1], {gid = ARGV[1], state = 'open', remaining = credits, expires = tonumber(ARGV[9]), order = redis.call('INCR', KEYS[3])})
+else
+  drawLots(KEYS[1], 0 - credits, nowMs())
+end
+local entry = appendCreditEntry(KEYS[1], KEYS[2], KEYS[3], {id = ARGV[4], kind = kind, credits = credits, at = ARGV[5], grant_id = ARGV[1], note = ARGV[6], expires_at = ARGV[8]})
 redis.call('HSET', KEYS[4], ARGV[1], ARGV[2] .. ' ' .. entry)
 local held = tonumber(redis.call('HGET', KEYS[1], 'held') or '0')
 local low = tonumber(ARGV[7])

@@ -22,10 +22,11 @@
     the credits released (0 when nothing was open for this acceptance)
 ]]
 --- @include "credit-entry"
+--- @include "credit-lots"
 --- @include "credit-settle"
 local record = redis.call('GET', KEYS[5])
 if not record then return 0 end
-local state, heldAt = string.match(record, '^(%a+)|%d+|%d+|(.*)$')
+local state, heldAt = string.match(record, '^(%a+)|%d+|%d+|([^|]*)')
 if state ~= 'held' or heldAt ~= ARGV[2] then return 0 end
 local _, _, released = settleCredits(KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV[1], 0, '', ARGV[4], ARGV[5], ARGV[6], 'orphaned')
 local claim = redis.call('GET', KEYS[1])
