@@ -19,6 +19,7 @@ import { loadJobSettings } from '../shared/domain/jobs/job-settings';
 import { JobViewer } from '../shared/domain/jobs/job-viewer';
 import { createServices } from '../shared/domain/services';
 import { HoldSweeper, sweepIntervalMs } from '../shared/domain/jobs/hold-sweeper';
+import type { CreditService } from '../shared/domain/credits/credit-service';
 import { createBackend } from '../shared/adapters/create-backend';
 import type { EventQueue } from '../shared/domain/webhooks/event-queue';
 import type { Job } from '../shared/domain/jobs/job';
@@ -122,6 +123,7 @@ export async function startApi(loaded: Config, logger: Logger, options: StartApi
     listen(metricsServer, config.metricsPort, config.host),
   ]);
   const stopSweeping = sweepOrphanedHolds(config, backend, metrics, logger);
+  const stopExpiring = expireGrants(config, services.credits, logger);
   const { address: host } = server.address() as AddressInfo;
   const runsJobs = backend.kind === 'memory' || !!jobWorker;
   const page = devConsent ? { dev_consent_page: servesDevConsent } : {};
@@ -137,6 +139,7 @@ export async function startApi(loaded: Config, logger: Logger, options: StartApi
     close: async () => {
       api.drain.stop();
       stopSweeping();
+      stopExpiring();
       if (config.shutdownDelayMs > 0) {
         logger.info({ delay_ms: config.shutdownDelayMs }, 'not ready; serving on until the delay is over');
         await delay(config.shutdownDelayMs);
@@ -150,6 +153,27 @@ export async function startApi(loaded: Config, logger: Logger, options: StartApi
       await closeServer(metricsServer, 0);
     },
   };
+}
+
+/** How often every API replica expires the grants past their expiry (each expiry is one atomic step). */
+const EXPIRY_SWEEP_MS = 5_000;
+
+/** In prepaid billing, expires the unspent rest of grants past their `expires_at`, with their events. Answers the stop. */
+function expireGrants(config: Config, credits: CreditService, logger: Logger): () => void {
+  if (config.billing.mode !== 'prepaid') return () => {};
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    credits
+      .expireDue()
+      .catch((error: unknown) => logger.warn({ err: error }, 'the grant expiry sweep failed; the next one tries again'))
+      .finally(() => {
+        running = false;
+      });
+  }, EXPIRY_SWEEP_MS);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /**

@@ -57,6 +57,8 @@ export function createServices(
   const budget = new DailyBudget(config.dailyCreditLimit);
   const credits = new CreditService(backend.credits, creditEventsOn(backend.events), config.billing, {
     onGranted: (granted) => metrics.creditsGranted.inc(granted),
+    onExpired: (expired) => metrics.creditsExpired.inc(expired),
+    onVoided: (voided) => metrics.creditsVoided.inc(voided),
   });
   const jobs = new JobService(
     backend.ledger,

@@ -6,6 +6,7 @@ import { getAuthorization } from './get-authorization';
 import { getCredits } from './get-credits';
 import { getCreditSummary } from './get-credit-summary';
 import { exportCredits } from './export-credits';
+import { voidCredits } from './void-credits';
 import { getJob } from './get-job';
 import { getMe } from './get-me';
 import { getUsage } from './get-usage';
@@ -37,6 +38,7 @@ export const OPERATIONS: readonly Operation[] = [
   getCreditSummary,
   exportCredits,
   grantCredits,
+  voidCredits,
   getAuthorization,
   answerAuthorization,
 ];

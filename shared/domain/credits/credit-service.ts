@@ -5,7 +5,9 @@ import { ValidationError } from '../../platform/errors/validation-error';
 import { decodeCursor, encodeCursor } from '../../platform/pagination/cursor';
 import { normalizeSubject } from '../subjects/normalize-subject';
 import { CreditLedgerReader, type CreditSummary, type ExportLine, periodOf } from './credit-ledger-reader';
-import { grantFingerprint } from './credit-rules';
+import { grantFingerprint, voidFingerprint } from './credit-rules';
+import { NotFoundError } from '../../platform/errors/not-found-error';
+import { VoidConflictError } from '../../platform/errors/void-conflict-error';
 import type {
   CaptureRequest,
   CreditAccount,
@@ -24,6 +26,8 @@ export interface GrantInput {
   credits: number;
   grant_id: string;
   note?: string;
+  /** A positive grant's expiry (RFC 3339, in the future). */
+  expires_at?: string;
 }
 
 /** What `POST /v1/link/credits` answers: the account after the grant, and the grant. */
@@ -57,13 +61,36 @@ export interface CreditEvents {
   granted(subject: string, entry: CreditEntry, balance: number, at?: Date): Promise<void>;
   /** `credits.low` for the step whose entry took the balance below the threshold. */
   fellLow(subject: string, entryId: string, balance: number, threshold: number): Promise<void>;
+  /** `credits.expired` or `credits.voided` for the `expire` or `void` entry made, with the balance it left. */
+  removed(subject: string, entry: CreditEntry, balance: number): Promise<void>;
 }
 
 /** Where the service reports what it moved (metrics). */
 export interface CreditHooks {
   /** A new grant of `credits` (> 0); adjustments are not grants and are not reported. */
   onGranted?(credits: number): void;
+  /** The unspent rest of a grant expired (`credits` > 0). */
+  onExpired?(credits: number): void;
+  /** The unspent rest of a grant was voided (`credits`, maybe 0). */
+  onVoided?(credits: number): void;
 }
+
+/** A void as the dashboard sends it (`POST /v1/link/credits/void`), already checked against the operation's schema. */
+export interface VoidInput {
+  subject: string;
+  grant_id: string;
+  void_id: string;
+  note?: string;
+}
+
+/** What `POST /v1/link/credits/void` answers: the account after the void, and the void. */
+export interface VoidView extends CreditAccount {
+  subject: string;
+  void: CreditEntry;
+}
+
+/** How many due grants one pass of the expiry sweep takes at a time. */
+const EXPIRY_PAGE = 100;
 
 /**
  * A replay of a grant made this recently records its `credits.granted` event again: the event queues hold an
@@ -112,6 +139,7 @@ export class CreditService {
   async grant(input: GrantInput): Promise<{ replayed: boolean; view: GrantView }> {
     const subject = normalizeSubject(input.subject);
     if (input.credits === 0) throw new ValidationError('A grant moves credits.', [{ path: '/body/credits', message: 'must not be 0' }]);
+    const expiresAt = expiryOf(input);
     if (!this.prepaid) throw new BillingModeError();
     const note = input.note || undefined;
     const result = await this.store.grant({
@@ -119,7 +147,8 @@ export class CreditService {
       grantId: input.grant_id,
       credits: input.credits,
       ...(note === undefined ? {} : { note }),
-      fingerprint: grantFingerprint(subject, input.credits, note),
+      ...(expiresAt === undefined ? {} : { expiresAt }),
+      fingerprint: grantFingerprint(subject, input.credits, note, expiresAt),
       ...this.threshold(),
     });
     if (result.outcome === 'conflict') throw new GrantConflictError();
@@ -133,6 +162,53 @@ export class CreditService {
       await this.events.granted(subject, entry, account.balance, new Date(entry.at));
     }
     return { replayed: result.outcome === 'replayed', view: { subject, ...account, grant: entry } };
+  }
+
+  /**
+   * Voids the unspent rest of a grant, once per `void_id`: `replayed` when the same void was made before.
+   * Throws 409 in `metered` billing, 404 for a grant the subject does not have, 422 when the id names
+   * another void.
+   */
+  async voidGrant(input: VoidInput): Promise<{ replayed: boolean; view: VoidView }> {
+    const subject = normalizeSubject(input.subject);
+    if (!this.prepaid) throw new BillingModeError();
+    const note = input.note || undefined;
+    const result = await this.store.voidGrant({
+      subject,
+      grantId: input.grant_id,
+      voidId: input.void_id,
+      ...(note === undefined ? {} : { note }),
+      fingerprint: voidFingerprint(subject, input.grant_id, note),
+    });
+    if (result.outcome === 'conflict') throw new VoidConflictError();
+    if (result.outcome === 'unknown') throw new NotFoundError('The subject has no grant with this grant_id.');
+    const { entry, account } = result;
+    if (result.outcome === 'created') {
+      this.hooks.onVoided?.(entry.credits);
+      await this.events.removed(subject, entry, account.balance);
+    } else if (Date.now() - Date.parse(entry.at) < EVENT_REPAIR_MS) {
+      await this.events.removed(subject, entry, account.balance);
+    }
+    return { replayed: result.outcome === 'replayed', view: { subject, ...account, void: entry } };
+  }
+
+  /**
+   * One pass of the expiry sweep: expires the unspent rest of every grant past its expiry, each once whatever
+   * the number of replicas sweeping, with its `credits.expired` event. Answers the credits expired.
+   */
+  async expireDue(now: number = Date.now()): Promise<number> {
+    let expired = 0;
+    for (;;) {
+      const due = await this.store.dueGrants(now, EXPIRY_PAGE);
+      for (const grant of due) {
+        const { credits, entry, account } = await this.store.expire(grant);
+        if (!entry) continue;
+        expired += credits;
+        this.hooks.onExpired?.(credits);
+        await this.events.removed(grant.subject, entry, account.balance);
+      }
+      if (due.length < EXPIRY_PAGE) return expired;
+    }
   }
 
   /** The subject's account and one page of its entries in the period (`since`, `until`: RFC 3339), newest first. */
@@ -202,4 +278,18 @@ export class CreditService {
   private threshold(): { lowThreshold?: number } {
     return this.settings.lowThreshold === undefined ? {} : { lowThreshold: this.settings.lowThreshold };
   }
+}
+
+/**
+ * A grant's expiry as ISO 8601 UTC: only a positive grant may carry one, and only in the future (400
+ * otherwise); none without `expires_at`.
+ */
+export function expiryOf(input: Pick<GrantInput, 'credits' | 'expires_at'>, now: number = Date.now()): string | undefined {
+  if (input.expires_at === undefined) return undefined;
+  const path = '/body/expires_at';
+  if (input.credits < 0) throw new ValidationError('An adjustment does not expire.', [{ path, message: 'only a positive grant expires' }]);
+  const at = Date.parse(input.expires_at);
+  if (Number.isNaN(at)) throw new ValidationError('Not a time.', [{ path, message: 'must be an RFC 3339 date-time' }]);
+  if (at <= now) throw new ValidationError('The expiry has passed.', [{ path, message: 'must be in the future' }]);
+  return new Date(at).toISOString();
 }

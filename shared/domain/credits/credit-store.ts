@@ -95,7 +95,8 @@ export interface VoidRequest {
  */
 export type VoidResult =
   | { outcome: 'created' | 'replayed'; entry: CreditEntry; account: CreditAccount }
-  | { outcome: 'conflict' | 'unknown' };
+  | { outcome: 'conflict' }
+  | { outcome: 'unknown' };
 
 /**
  * `created`: this call added the grant (`fellLow`: an adjustment took the balance from at least the threshold to

@@ -93,6 +93,16 @@ export class Metrics {
     help: 'Credits of holds released by the orphan sweep in prepaid billing: their job was never enqueued (HOLD_ORPHAN_SECONDS).',
     registers: [this.registry],
   });
+  readonly creditsExpired = new Counter({
+    name: 'connector_credits_expired_total',
+    help: 'Credits of grants that expired unspent in prepaid billing (the expire entries the expiry sweep made).',
+    registers: [this.registry],
+  });
+  readonly creditsVoided = new Counter({
+    name: 'connector_credits_voided_total',
+    help: 'Credits of grants voided by the dashboard in prepaid billing (POST /v1/link/credits/void; the unspent rest).',
+    registers: [this.registry],
+  });
   readonly spendsRefused = counter(
     this.registry,
     'connector_spends_refused_total',
