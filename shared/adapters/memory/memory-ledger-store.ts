@@ -174,12 +174,19 @@ export class MemoryLedgerStore implements LedgerStore {
     return due.sort((x, y) => Date.parse(x.at) - Date.parse(y.at)).slice(0, limit);
   }
 
-  /** One synchronous step: the hold's release (when it is still open for that acceptance) and the key's record. */
+  /** One synchronous step: the hold's release (when it is still open for that acceptance), the key's record and the usage's refund. */
   async releaseOrphan(request: OrphanRequest): Promise<number> {
     if (!this.credits) throw new Error('an orphaned hold needs the credit store');
     const released = this.credits.releaseOrphanNow(request);
+    if (released <= 0) {
+      this.forgetNow(request);
+      return 0;
+    }
     const record = this.records.get(request.jobId);
     if (record?.accepted.at === request.at) this.records.delete(request.jobId);
+    // The usage counted the price as charged at the claim: refunded in the same step, as a settlement's release is.
+    const { subject, jobId, at, ttlSeconds } = request;
+    this.refundNow({ subject, jobId, credits: released, chargedAt: at, ttlSeconds, day: at.slice(0, 10) });
     this.forgetNow(request);
     return released;
   }

@@ -109,17 +109,36 @@ export class RedisLedgerStore implements LedgerStore {
     return members.map(dueHoldOf);
   }
 
-  /** The release script in the subject's slot (release-orphan-5.lua), then the index entry, which is safe to drop twice. */
+  /**
+   * The release script in the subject's slot (release-orphan-9.lua: the hold, the key's record and the usage's
+   * refund in one step), then the index entry, which is safe to drop twice.
+   */
   async releaseOrphan(request: OrphanRequest): Promise<number> {
     const { subject, jobId } = request;
+    const day = request.at.slice(0, 10);
     const keys = [
       this.keys.idempotency(subject, jobId),
       this.keys.subjectCredits(subject),
       this.keys.subjectCreditEntries(subject),
       this.keys.subjectSequence(subject),
       this.keys.creditHold(subject, jobId),
+      this.keys.refund(subject, jobId),
+      this.keys.subjectUsage(subject),
+      this.keys.subjectDailyRefunds(subject, day),
+      this.keys.subjectRefundHistory(subject),
     ];
-    const args = [jobId, request.at, Date.parse(request.at), newId('cre'), new Date().toISOString(), request.ttlSeconds];
+    const args = [
+      jobId,
+      request.at,
+      Date.parse(request.at),
+      newId('cre'),
+      new Date().toISOString(),
+      request.ttlSeconds,
+      day,
+      SPEND_KEY_SECONDS,
+      utcDayBefore(day, HISTORY_KEPT_DAYS - 1),
+      HISTORY_KEY_SECONDS,
+    ];
     const released = await this.guard.commands(() => this.releaseOrphanScript(keys, args));
     await this.forgetHold(request);
     return Number(released);

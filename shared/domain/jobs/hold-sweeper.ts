@@ -1,6 +1,5 @@
 import type { DueHold, LedgerStore } from '../ledger/ledger-store';
 import type { JobRecord } from './job';
-import { refundOf } from './job-settlement';
 
 /** How often a process sweeps: a quarter of the deadline, from a quarter second to half a minute. */
 export function sweepIntervalMs(orphanSeconds: number): number {
@@ -18,7 +17,7 @@ export interface HoldSweepHooks {
 
 /** What the sweep needs: the ledger's open holds and releases, and a read of the job a hold is for. */
 export interface HoldSweeperOptions {
-  ledger: Pick<LedgerStore, 'dueHolds' | 'releaseOrphan' | 'forgetHold' | 'refund'>;
+  ledger: Pick<LedgerStore, 'dueHolds' | 'releaseOrphan' | 'forgetHold'>;
   jobs: { get(id: string): Promise<JobRecord | undefined> };
   /** `HOLD_ORPHAN_SECONDS`: how long after its claim a hold without a job is released. */
   orphanSeconds: number;
@@ -81,11 +80,7 @@ export class HoldSweeper {
     }
     const { retentionSeconds } = this.options;
     const released = await this.options.ledger.releaseOrphan({ ...hold, ttlSeconds: 2 * retentionSeconds });
-    if (released <= 0) return 0;
-    this.options.hooks?.onOrphaned?.(released);
-    // The usage counted the price as charged at the claim; give it back as a settlement's release does.
-    const charged = { id: hold.jobId, subject: hold.subject, operation: '', cost: released, created_at: hold.at };
-    await this.options.ledger.refund(refundOf(charged, retentionSeconds, released));
+    if (released > 0) this.options.hooks?.onOrphaned?.(released);
     return released;
   }
 }

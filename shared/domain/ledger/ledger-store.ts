@@ -177,7 +177,8 @@ export interface LedgerStore {
    * Releases the hold of a job that was never enqueued, in one step, at most once whatever the number of
    * sweepers: only an open hold of that very acceptance is released (a `release` entry with reason
    * `orphaned`), and the key's idempotency record of that acceptance is dropped with it, so a retry of the
-   * key is a new submit. Answers the credits released (0 when nothing was open); the index entry is dropped.
+   * key is a new submit, and the usage is refunded what was released (once per charge). Answers the credits
+   * released (0 when nothing was open); the index entry is dropped.
    */
   releaseOrphan(request: OrphanRequest): Promise<number>;
   /** Drops a hold from the sweep's index: its job exists, so its ending settles it. */
@@ -191,7 +192,7 @@ export interface DueHold {
   at: string;
 }
 
-/** The release of an orphaned hold: the hold, and how long its settled record is kept (as a settlement's). */
+/** The release of an orphaned hold: the hold, and how long its settled record and its refund record are kept (as a settlement's). */
 export interface OrphanRequest extends DueHold {
   ttlSeconds: number;
 }
