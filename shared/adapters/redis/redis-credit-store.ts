@@ -107,6 +107,8 @@ export function holdResultOf(reply: readonly unknown[], request: HoldRequest, en
  * (docs/decisions/release-after-expiry.md). Each entry carries the account just after its move
  * (`balance_after`, `held_after`) and adds to the account's `total_<kind>`, which the summary reads. Times are
  * the server's (`TIME`). The expiry sweep and a void take only a lot's unspent rest, never what a job holds.
+ * A void's record is the field `\x01void:<void id>` of the grants hash: the control character keeps it apart
+ * from grant ids, which are printable ASCII.
  */
 export class RedisCreditStore implements CreditStore {
   private readonly claimGrantIdScript: LuaScript<string>;
