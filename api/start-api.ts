@@ -5,6 +5,8 @@ import { createBackend } from '../shared/adapters/create-backend';
 import type { Operation } from '../shared/contract/operations/operation';
 import { paidJobsOf } from '../shared/contract/operations/paid-jobs';
 import { OPERATIONS } from '../shared/contract/operations/registry';
+import type { CreditService } from '../shared/domain/credits/credit-service';
+import { HoldSweeper, sweepIntervalMs } from '../shared/domain/jobs/hold-sweeper';
 import type { Job } from '../shared/domain/jobs/job';
 import { loadJobSettings } from '../shared/domain/jobs/job-settings';
 import { JobViewer } from '../shared/domain/jobs/job-viewer';
@@ -120,6 +122,8 @@ export async function startApi(loaded: Config, logger: Logger, options: StartApi
     listen(server, config.port, config.host),
     listen(metricsServer, config.metricsPort, config.host),
   ]);
+  const stopSweeping = sweepOrphanedHolds(config, backend, metrics, logger);
+  const stopExpiring = expireGrants(config, services.credits, logger);
   const { address: host } = server.address() as AddressInfo;
   const runsJobs = backend.kind === 'memory' || !!jobWorker;
   const page = devConsent ? { dev_consent_page: servesDevConsent } : {};
@@ -134,6 +138,8 @@ export async function startApi(loaded: Config, logger: Logger, options: StartApi
     host,
     close: async () => {
       api.drain.stop();
+      stopSweeping();
+      stopExpiring();
       if (config.shutdownDelayMs > 0) {
         logger.info({ delay_ms: config.shutdownDelayMs }, 'not ready; serving on until the delay is over');
         await delay(config.shutdownDelayMs);
@@ -147,6 +153,46 @@ export async function startApi(loaded: Config, logger: Logger, options: StartApi
       await closeServer(metricsServer, 0);
     },
   };
+}
+
+/** How often every API replica expires the grants past their expiry (each expiry is one atomic step). */
+const EXPIRY_SWEEP_MS = 5_000;
+
+/** In prepaid billing, expires the unspent rest of grants past their `expires_at`, with their events. Answers the stop. */
+function expireGrants(config: Config, credits: CreditService, logger: Logger): () => void {
+  if (config.billing.mode !== 'prepaid') return () => {};
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    credits
+      .expireDue()
+      .catch((error: unknown) => logger.warn({ err: error }, 'the grant expiry sweep failed; the next one tries again'))
+      .finally(() => {
+        running = false;
+      });
+  }, EXPIRY_SWEEP_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/**
+ * In prepaid billing, every API replica sweeps the holds whose job was never enqueued (at once with the others:
+ * each release is one atomic step). Answers the stop.
+ */
+function sweepOrphanedHolds(config: Config, backend: ReturnType<typeof createBackend>, metrics: Metrics, logger: Logger): () => void {
+  if (config.billing.mode !== 'prepaid') return () => {};
+  metrics.observeOldestHold(async () => (await backend.ledger.dueHolds(Number.MAX_SAFE_INTEGER, 1))[0]?.at);
+  const sweeper = new HoldSweeper({
+    ledger: backend.ledger,
+    jobs: backend.queue,
+    orphanSeconds: config.billing.holdOrphanSeconds,
+    retentionSeconds: config.idempotencyTtlSeconds,
+    hooks: { onOrphaned: (credits) => metrics.creditsOrphaned.inc(credits) },
+  });
+  return sweeper.start(sweepIntervalMs(config.billing.holdOrphanSeconds), (error) =>
+    logger.warn({ err: error }, 'the orphaned-hold sweep failed; the next one tries again'),
+  );
 }
 
 /**

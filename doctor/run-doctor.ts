@@ -1,5 +1,6 @@
 import type { CheckResult } from './check-result';
 import type { DoctorContext } from './context';
+import { creditChecks } from './credit-checks';
 import { linkChecks, revokeChecks } from './link-checks';
 import { llmsTxtChecks } from './llms-txt-checks';
 import { mcpChecks } from './mcp-checks';
@@ -25,6 +26,7 @@ export async function runDoctor(options: Omit<DoctorOptions, 'json'>): Promise<C
   results.push(...(await mcpChecks(ctx, options.timeoutMs)));
   results.push(...(await oauthChecks(ctx)));
   results.push(...(await revokeChecks(ctx)));
+  results.push(...(await creditChecks(ctx)));
   results.push(...(await secretChecks(ctx, options.metricsUrl)));
   results.push(...headerChecks(ctx));
   return results;

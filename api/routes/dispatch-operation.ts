@@ -3,6 +3,7 @@ import type { Operation, OperationRequest, OperationResult } from '../../shared/
 import type { Services } from '../../shared/domain/services';
 import { admittedPrincipal, state } from '../http/locals';
 import { writeJson } from '../http/write-json';
+import { writeLines } from '../http/write-lines';
 
 /** Hands a validated request to its registry operation and writes the answer. */
 export function dispatchOperation(services: Services) {
@@ -20,7 +21,8 @@ export function dispatchOperation(services: Services) {
       const result = await handle(operation!, request, res, services);
       res.status(result.status);
       if (result.headers) res.set(result.headers);
-      writeJson(res, result.body);
+      if (result.lines) await writeLines(res, result.lines);
+      else writeJson(res, result.body);
     } catch (error) {
       next(error);
     }

@@ -63,6 +63,8 @@ export function createServices(deps: ServicesDeps): ServiceContainer {
   const budget = new DailyBudget(config.dailyCreditLimit);
   const credits = new CreditService(backend.credits, creditEventsOn(backend.events), config.billing, {
     onGranted: (granted) => metrics.creditsGranted.inc(granted),
+    onExpired: (expired) => metrics.creditsExpired.inc(expired),
+    onVoided: (voided) => metrics.creditsVoided.inc(voided),
   });
   const jobs = backend.jobService({
     jobIdKey: new StoredJobIdKey(backend.jobIdKeys, keys.current.jobIdKey),
@@ -74,6 +76,7 @@ export function createServices(deps: ServicesDeps): ServiceContainer {
       onReplayed: (operation) => metrics.jobsReplayed.inc({ operation }),
       onConflict: (operation) => metrics.idempotencyConflicts.inc({ operation }),
       onOverBudget: (operation) => metrics.jobsOverBudget.inc({ operation }),
+      onInsufficient: (operation) => metrics.spendsRefused.inc({ operation }),
     },
     budget,
     viewer,

@@ -75,6 +75,7 @@ for (const backend of BACKENDS) {
         'oauth.authorize-requires-pkce',
         'link.revoke',
         'link.refused',
+        'credits.reconcile',
       ];
       for (const id of expected) expect(run.rule(id).status, `${id}: ${run.rule(id).message}`).to.equal('PASS');
       const subject = /doctor-[0-9a-f]{12}@example\.invalid/.exec(run.rule('link.mint').message)![0];

@@ -6,6 +6,7 @@ import { connectMcp } from '../support/mcp-client';
 import { parseExposition } from '../support/prometheus-text';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { webhookEnv } from '../support/webhook-stands';
+import { waitFor } from '../testkit/wait-for';
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const PREPAID = { BILLING_MODE: 'prepaid', CREDITS_LOW_THRESHOLD: '10' };
@@ -223,11 +224,75 @@ for (const kind of BACKENDS) {
       expect((await grantedCounter(connector)) - before).to.equal(37);
     });
 
+    it('a grant with expires_at: its unspent rest leaves at expiry as one expire entry and one credits.expired event', async () => {
+      const subject = newSubject();
+      const expiresAt = new Date(Date.now() + 1_500).toISOString();
+      const created = await dashboard.grant({ subject, credits: 12, grant_id: newGrantId(), expires_at: expiresAt });
+      expect(created.status, created.text).to.equal(201);
+      expect(created.body.grant).to.include({ expires_at: expiresAt });
+      await dashboard.grant({ subject, credits: 5, grant_id: newGrantId() });
+      const statement = await waitFor(
+        async () => {
+          const res = await dashboard.statement({ subject });
+          return res.body.entries[0]?.kind === 'expire' ? res.body : undefined;
+        },
+        { timeoutMs: 20_000, what: 'the grant to expire' },
+      );
+      expect(statement.entries[0]).to.include({ kind: 'expire', credits: 12, grant_id: created.body.grant.grant_id, balance_after: 5 });
+      expect(statement).to.deep.include({ balance: 5, held: 0 });
+      const ofSubject = (payload: any) => payload?.type === 'credits.expired' && payload.data?.subject === subject;
+      const event = await receiver.next(ofSubject, 'credits.expired');
+      expect(event.payload.data).to.deep.equal({ subject, grant_id: created.body.grant.grant_id, credits: 12, balance: 5 });
+    });
+
+    it('expires_at in the past, not a time, or on an adjustment answers 400 and grants nothing', async () => {
+      const subject = newSubject();
+      const past = new Date(Date.now() - 1_000).toISOString();
+      const later = new Date(Date.now() + 3_600_000).toISOString();
+      for (const body of [
+        { credits: 5, expires_at: past },
+        { credits: 5, expires_at: 'tomorrow' },
+        { credits: -5, expires_at: later },
+      ]) {
+        expectProblem(await dashboard.grant({ subject, grant_id: newGrantId(), ...body }), 400, 'validation');
+      }
+      expect(await dashboard.account(subject)).to.deep.equal({ balance: 0, held: 0 });
+    });
+
+    it('a void removes the unspent rest of a grant: 201 and credits.voided; again 200 replayed; another body 422; an unknown grant 404', async () => {
+      const subject = newSubject();
+      const grant = (await dashboard.grant({ subject, credits: 9, grant_id: newGrantId() })).body.grant;
+      await dashboard.grant({ subject, credits: 4, grant_id: newGrantId() });
+      const headers = { 'x-link-secret': connector.config.linkSecret };
+      const body = { subject, grant_id: grant.grant_id, void_id: `re_${randomBytes(6).toString('hex')}`, note: 'refunded' };
+      const voided = await connector.call('POST', '/v1/link/credits/void', { body, headers });
+      expect(voided.status, voided.text).to.equal(201);
+      expect(voided.body).to.deep.include({ subject, balance: 4, held: 0 });
+      expect(voided.body.void).to.include({ kind: 'void', credits: 9, grant_id: grant.grant_id, void_id: body.void_id, note: 'refunded' });
+      const again = await connector.call('POST', '/v1/link/credits/void', { body, headers });
+      expect(again.status, again.text).to.equal(200);
+      expect(again.headers.get('idempotent-replayed')).to.equal('true');
+      expect(again.body.void).to.deep.equal(voided.body.void);
+      expectProblem(
+        await connector.call('POST', '/v1/link/credits/void', { body: { ...body, note: 'other' }, headers }),
+        422,
+        'void-conflict',
+      );
+      const unknown = { ...body, grant_id: 'no-such-grant', void_id: `re_${randomBytes(6).toString('hex')}` };
+      expectProblem(await connector.call('POST', '/v1/link/credits/void', { body: unknown, headers }), 404);
+      expect(await dashboard.account(subject)).to.deep.equal({ balance: 4, held: 0 });
+      const event = await receiver.next(
+        (payload: any) => payload?.type === 'credits.voided' && payload.data?.subject === subject,
+        'credits.voided',
+      );
+      expect(event.payload.data).to.deep.equal({ subject, grant_id: grant.grant_id, credits: 9, balance: 4 });
+    });
+
     it('neither credit operation is in /openapi.json, /llms.txt or the MCP tools', async () => {
       const document = (await (await fetch(`${connector.baseUrl}/openapi.json`)).json()) as { paths: Record<string, unknown> };
-      expect(Object.keys(document.paths)).to.not.include('/v1/link/credits');
-      expect(JSON.stringify(document)).to.not.match(/grantCredits|getCredits/);
-      expect(await (await fetch(`${connector.baseUrl}/llms.txt`)).text()).to.not.match(/link\/credits|grantCredits|getCredits/);
+      expect(Object.keys(document.paths).filter((path) => path.startsWith('/v1/link/credits'))).to.deep.equal([]);
+      expect(JSON.stringify(document)).to.not.match(/grantCredits|getCredits|voidCredits|exportCredits|getCreditSummary/);
+      expect(await (await fetch(`${connector.baseUrl}/llms.txt`)).text()).to.not.match(/link\/credits|grantCredits|getCredits|voidCredits/);
       const mcp = await connectMcp(`${connector.baseUrl}/mcp`, await connector.link(newSubject()), '2026-07-28');
       try {
         const names = (await mcp.listTools()).tools.map((tool) => tool.name);

@@ -235,12 +235,13 @@ describe('observability in the chart: Grafana dashboard and PrometheusRule', fun
       expect(JSON.parse(configMap.data['connector.json'])).to.deep.equal(JSON.parse(readFileSync(DASHBOARD_FILE, 'utf8')));
     });
 
-    it('renders a PrometheusRule that validates, with the five alerts, each with a severity and a summary', function () {
+    it('renders a PrometheusRule that validates, with the six alerts, each with a severity and a summary', function () {
       const rules = ofKind(objects, 'PrometheusRule');
       expect(rules).to.have.length(1);
       validateObject(rules[0]!);
       const alerts = rules[0]!.spec.groups.flatMap((g: any) => g.rules);
       expect(alerts.map((a: any) => a.alert).sort()).to.deep.equal([
+        'ConnectorCreditHoldsStuck',
         'ConnectorHighErrorRate',
         'ConnectorJobsFailing',
         'ConnectorQueueBacklog',

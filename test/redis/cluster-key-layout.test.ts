@@ -116,6 +116,17 @@ describe('key layout on a cluster: every script, transaction and multi-key comma
     expect((await credits.release({ subject, jobId: hold.jobId, ttlSeconds: 60 })).outcome).to.equal('already');
     expect(await credits.account(subject)).to.deep.equal({ balance: 4, held: 0 });
     expect(await credits.entries(subject, { limit: 10 })).to.have.length(4);
+    const expiring = { ...grantOf(subject, 3), expiresAt: new Date(Date.now() + 60_000).toISOString() };
+    expect((await credits.grant(expiring)).outcome).to.equal('created');
+    expect((await credits.expire({ subject, grantId: expiring.grantId })).credits).to.equal(0);
+    const voided = await credits.voidGrant({ subject, grantId: expiring.grantId, voidId: 'void_layout', fingerprint: 'f' });
+    expect(voided.outcome).to.equal('created');
+    await credits.dueGrants(Date.now(), 10);
+    expect((await credits.subjects(10)).subjects).to.include(subject);
+    expect((await credits.totals(subject)).voided).to.equal(3);
+    const orphan = { subject, jobId: 'job_orphan', at: new Date().toISOString() };
+    await ledger.dueHolds(Date.now(), 10);
+    expect(await ledger.releaseOrphan({ ...orphan, ttlSeconds: 60 })).to.equal(0);
     await things.add(subject, { id: 'thing_1', name: 'n', notes: null, created_at: new Date().toISOString() } as never);
     await things.list(subject, { limit: 10 });
     const jobIds = Array.from({ length: 9 }, (_, i) => `job_layout${i}`);

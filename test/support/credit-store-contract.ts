@@ -44,7 +44,7 @@ export async function allEntries(store: CreditStore, subject: string): Promise<C
 export function accountOfEntries(entries: readonly CreditEntry[]): CreditAccount {
   const sum = (kind: CreditEntry['kind']) => entries.filter((e) => e.kind === kind).reduce((total, e) => total + e.credits, 0);
   return {
-    balance: sum('grant') + sum('adjustment') - sum('hold') + sum('release'),
+    balance: sum('grant') + sum('adjustment') - sum('hold') + sum('release') - sum('expire') - sum('void'),
     held: sum('hold') - sum('capture') - sum('release'),
   };
 }

@@ -79,6 +79,8 @@ export interface Entry {
   kind: string;
   credits: number;
   job_id?: string;
+  balance_after: number;
+  held_after: number;
 }
 
 /** An account with every one of its entries. */
@@ -164,6 +166,32 @@ export function expectEntriesAddUp(statement: Account & { entries: Entry[] }): v
   const sum = (kind: string) => statement.entries.filter((entry) => entry.kind === kind).reduce((total, entry) => total + entry.credits, 0);
   expect(sum('grant') + sum('adjustment') - sum('hold') + sum('release'), 'balance from the entries').to.equal(statement.balance);
   expect(sum('hold') - sum('capture') - sum('release'), 'held from the entries').to.equal(statement.held);
+  expectRunningAccount(statement.entries);
+}
+
+/** What each kind of entry does to `[balance, held]`. */
+const MOVES: Readonly<Record<string, (credits: number) => [number, number]>> = {
+  grant: (credits) => [credits, 0],
+  adjustment: (credits) => [credits, 0],
+  hold: (credits) => [-credits, credits],
+  capture: (credits) => [0, -credits],
+  release: (credits) => [credits, -credits],
+  expire: (credits) => [-credits, 0],
+  void: (credits) => [-credits, 0],
+};
+
+/** Every entry (newest first, the whole account) carries the account just after it: the running sums of the entries up to it. */
+export function expectRunningAccount(entries: readonly Entry[]): void {
+  let [balance, held] = [0, 0];
+  for (const entry of [...entries].reverse()) {
+    const [moved, kept] = MOVES[entry.kind](entry.credits);
+    balance += moved;
+    held += kept;
+    expect({ balance: entry.balance_after, held: entry.held_after }, `the account after ${entry.kind} ${entry.credits}`).to.deep.equal({
+      balance,
+      held,
+    });
+  }
 }
 
 /** A subject linked on `c` with `credits` granted (prepaid), and its token. */
@@ -304,6 +332,8 @@ export function moneyFlows(label: string, start: StartMoneyConnector): void {
           const queued = await api.submit(token, placeholder, input);
           expect(queued.status, queued.text).to.equal(202);
           if (prepaid) expect(await account(subject, token)).to.deep.equal({ balance: 0, held: HOLDER_PRICE + price });
+          // Prepaid: what is only held is not spent (shown apart as credits.held); metered: charged at accept.
+          expect((await api.me(token)).usage.credits_spent, 'while held').to.equal(prepaid ? 0 : HOLDER_PRICE + price);
           const canceledQueued = await api.cancel(token, queued.body.id);
           expect(canceledQueued.status, canceledQueued.text).to.equal(200);
           expect(await api.final(token, queued.body.id)).to.deep.include({ status: 'canceled', refunded_credits: price });

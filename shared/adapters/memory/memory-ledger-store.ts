@@ -3,7 +3,9 @@ import {
   type Claim,
   type ClaimRequest,
   type DaySpend,
+  type DueHold,
   type LedgerStore,
+  type OrphanRequest,
   type RefundRequest,
   SPEND_HISTORY_DAYS,
   type Usage,
@@ -13,9 +15,13 @@ import {
 import type { PageQuery, SeqItem } from '../../platform/pagination/page';
 import { SubjectSequence } from './subject-sequence';
 
-/** The credit accounts a claim holds on, in the same synchronous step (the memory credit store's `holdNow`). */
+/**
+ * The credit accounts a claim holds on, in the same synchronous step (the memory credit store's `holdNow`), and
+ * the orphan sweep releases on (`releaseOrphanNow`).
+ */
 export interface SyncCreditHolds {
   holdNow(request: HoldRequest): HoldResult;
+  releaseOrphanNow(request: OrphanRequest): number;
 }
 
 interface IdempotencyRecord {
@@ -43,6 +49,8 @@ export class MemoryLedgerStore implements LedgerStore {
   private readonly refundedByDay = new Map<string, Map<string, number>>();
   /** Jobs already refunded: the charge refunded and when the record expires; the exactly-once guard. */
   private readonly refunds = new Map<string, { chargedAt: string; expiresAt: number }>();
+  /** Open holds by job id, for the orphan sweep; a hold leaves once released or once its job is found. */
+  private readonly openHolds = new Map<string, DueHold>();
 
   async claim(request: ClaimRequest): Promise<Claim> {
     const now = Date.now();
@@ -60,6 +68,7 @@ export class MemoryLedgerStore implements LedgerStore {
     const acceptedAt = request.acceptedAt ?? new Date(now).toISOString();
     const held = this.hold(request, acceptedAt);
     if (held?.outcome === 'insufficient') return { outcome: 'insufficient', shard: 0, account: held.account };
+    this.indexHold(request, held, acceptedAt);
     spentToday.set(request.subject, spent + request.cost);
     const shard = request.shard ?? 0;
     this.record(request, { acceptedAt, expiresAt: now + request.ttlSeconds * 1000, shard }, existing !== undefined);
@@ -83,6 +92,11 @@ export class MemoryLedgerStore implements LedgerStore {
     // A key claimed again after its record expired names the same job id: keep one index entry, the newest.
     if (expiredBefore) this.jobs.pruneSubject(request.subject, (id) => id !== request.jobId);
     this.jobs.add(request.subject, request.jobId);
+  }
+
+  /** A hold the claim just made, indexed for the orphan sweep. */
+  private indexHold(request: ClaimRequest, held: HoldResult | undefined, at: string): void {
+    if (held?.outcome === 'held') this.openHolds.set(request.jobId, { subject: request.subject, jobId: request.jobId, at });
   }
 
   /** The claim's hold, when it asks for one: part of its synchronous step. */
@@ -153,6 +167,36 @@ export class MemoryLedgerStore implements LedgerStore {
     const now = Date.now();
     const gone = new Set(jobIds.filter((id) => !((this.records.get(id)?.expiresAt ?? 0) > now)));
     this.jobs.pruneSubject(subject, (id) => !gone.has(id));
+  }
+
+  async dueHolds(acceptedBefore: number, limit: number): Promise<DueHold[]> {
+    const due = [...this.openHolds.values()].filter((hold) => Date.parse(hold.at) <= acceptedBefore);
+    return due.sort((x, y) => Date.parse(x.at) - Date.parse(y.at)).slice(0, limit);
+  }
+
+  /** One synchronous step: the hold's release (when it is still open for that acceptance), the key's record and the usage's refund. */
+  async releaseOrphan(request: OrphanRequest): Promise<number> {
+    if (!this.credits) throw new Error('an orphaned hold needs the credit store');
+    const released = this.credits.releaseOrphanNow(request);
+    if (released <= 0) {
+      this.forgetNow(request);
+      return 0;
+    }
+    const record = this.records.get(request.jobId);
+    if (record?.accepted.at === request.at) this.records.delete(request.jobId);
+    // The usage counted the price as charged at the claim: refunded in the same step, as a settlement's release is.
+    const { subject, jobId, at, ttlSeconds } = request;
+    this.refundNow({ subject, jobId, credits: released, chargedAt: at, ttlSeconds, day: at.slice(0, 10) });
+    this.forgetNow(request);
+    return released;
+  }
+
+  async forgetHold(hold: DueHold): Promise<void> {
+    this.forgetNow(hold);
+  }
+
+  private forgetNow(hold: DueHold): void {
+    if (this.openHolds.get(hold.jobId)?.at === hold.at) this.openHolds.delete(hold.jobId);
   }
 
   private spentDay(day: string): Map<string, number> {

@@ -11,8 +11,9 @@ export class SubjectSequence<T> {
     this.lists.set(subject, list);
   }
 
-  page(subject: string, { limit, before }: PageQuery): Array<SeqItem<T>> {
+  page(subject: string, { limit, before, after }: PageQuery): Array<SeqItem<T>> {
     const list = this.lists.get(subject) ?? [];
+    if (before === undefined && after !== undefined) return list.filter((item) => item.seq > after).slice(0, limit);
     const out: Array<SeqItem<T>> = [];
     for (let i = list.length - 1; i >= 0 && out.length < limit; i--) {
       if (before === undefined || list[i].seq < before) out.push(list[i]);

@@ -1,15 +1,22 @@
 import { assertCredits } from '../../domain/credits/credit-rules';
-import type {
-  CaptureRequest,
-  CreditAccount,
-  CreditEntry,
-  CreditStore,
-  GrantRequest,
-  GrantResult,
-  HoldRequest,
-  HoldResult,
-  ReleaseRequest,
-  SettleResult,
+import {
+  type AccountPage,
+  type CaptureRequest,
+  type CreditAccount,
+  type CreditEntry,
+  type CreditStore,
+  type CreditTotals,
+  type DueGrant,
+  type ExpireResult,
+  type GrantRequest,
+  type GrantResult,
+  type HoldRequest,
+  type HoldResult,
+  NO_TOTALS,
+  type ReleaseRequest,
+  type SettleResult,
+  type VoidRequest,
+  type VoidResult,
 } from '../../domain/credits/credit-store';
 import type { PageQuery, SeqItem } from '../../platform/pagination/page';
 import { newId } from '../../platform/util/ids';
@@ -22,6 +29,26 @@ import { pageBySeq } from './sequence-page';
 type GrantReply = [string, string?, number?, number?, number?];
 type HoldReply = [string, number, number, number];
 type SettleReply = [string, number, number, number, number];
+
+/** A grant's member of the expiry index: its subject and grant id, as JSON. */
+function dueMember(subject: string, grantId: string): string {
+  return JSON.stringify([subject, grantId]);
+}
+
+/** The summary's figures and the account hash's fields that hold them (the credit-entry include's `total_<kind>`). */
+const TOTALS: ReadonlyArray<[keyof CreditTotals, string]> = [
+  ['granted', 'total_grant'],
+  ['adjusted', 'total_adjustment'],
+  ['captured', 'total_capture'],
+  ['released', 'total_release'],
+  ['expired', 'total_expire'],
+  ['voided', 'total_void'],
+  ['balance', 'balance'],
+  ['held', 'held'],
+  ['holds', 'open_holds'],
+];
+const TOTAL_NAMES = TOTALS.map(([name]) => name);
+const TOTAL_FIELDS = TOTALS.map(([, field]) => field);
 
 const HOLD_OUTCOMES: ReadonlySet<string> = new Set<HoldResult['outcome']>(['held', 'exists', 'insufficient']);
 const SETTLE_OUTCOMES: ReadonlySet<string> = new Set<SettleResult['outcome']>(['settled', 'already', 'none']);
@@ -49,7 +76,17 @@ export function holdResultOf(reply: readonly unknown[], request: HoldRequest, en
   const account = { balance: Number(balance), held: Number(held) };
   if (outcome !== 'held') return { outcome: outcome as 'exists' | 'insufficient', account };
   const entry: CreditEntry | undefined =
-    request.credits > 0 ? { id: entryId, kind: 'hold', credits: request.credits, at: request.at, job_id: request.jobId } : undefined;
+    request.credits > 0
+      ? {
+          id: entryId,
+          kind: 'hold',
+          credits: request.credits,
+          at: request.at,
+          job_id: request.jobId,
+          balance_after: account.balance,
+          held_after: account.held,
+        }
+      : undefined;
   return { outcome, ...(entry ? { entry } : {}), account, fellLow: Number(fell) === 1 };
 }
 
@@ -60,12 +97,26 @@ export function holdResultOf(reply: readonly unknown[], request: HoldRequest, en
  * `credit-*` includes that the ledger's claim can share). A hold record of this acceptance, or an open one,
  * means the job holds already; a settled one of an earlier acceptance (its key reused) is replaced. A price of
  * 0 is held whatever the balance, with a record and no entry, so its job still settles once.
+ *
+ * Lots (`credit-lots.lua`, the rules of `shared/domain/credits/credit-lots.ts`): each positive grant's unspent
+ * rest is a field `lot:<grant id>` = `<state>|<remaining>|<expiry ms, -1 none>|<order>` of the account hash,
+ * state `open`, `expired` or `voided`. A hold draws from the open lot that expires first (one without expiry
+ * last, older first; a lot past its expiry but not yet swept is never drawn) and its record keeps where its
+ * credits came from (`<state>|<credits>|<kept>|<acceptance>|<allocation JSON>`); a release gives them back the
+ * last drawn first, and what it gives to a lot expired or voided since leaves the balance at once
+ * (docs/decisions/release-after-expiry.md). Each entry carries the account just after its move
+ * (`balance_after`, `held_after`) and adds to the account's `total_<kind>`, which the summary reads. Times are
+ * the server's (`TIME`). The expiry sweep and a void take only a lot's unspent rest, never what a job holds.
+ * A void's record is the field `\x01void:<void id>` of the grants hash: the control character keeps it apart
+ * from grant ids, which are printable ASCII.
  */
 export class RedisCreditStore implements CreditStore {
   private readonly claimGrantIdScript: LuaScript<string>;
   private readonly grantScript: LuaScript<GrantReply>;
   private readonly holdScript: LuaScript<HoldReply>;
   private readonly settleScript: LuaScript<SettleReply>;
+  private readonly expireScript: LuaScript<[string, number, number, number, string]>;
+  private readonly voidScript: LuaScript<[string, string?, number?, number?]>;
 
   constructor(
     private readonly client: RedisClient,
@@ -76,6 +127,8 @@ export class RedisCreditStore implements CreditStore {
     this.grantScript = defineLuaScript(client, 'redis-credit-store/grant');
     this.holdScript = defineLuaScript(client, 'redis-credit-store/hold');
     this.settleScript = defineLuaScript(client, 'redis-credit-store/settle');
+    this.expireScript = defineLuaScript(client, 'redis-credit-store/expire');
+    this.voidScript = defineLuaScript(client, 'redis-credit-store/void');
   }
 
   /**
@@ -86,6 +139,12 @@ export class RedisCreditStore implements CreditStore {
     const claimed = await this.guard.commands(() => this.claimGrantIdScript([this.keys.grantId(request.grantId)], [request.fingerprint]));
     if (claimed === 'conflict') return { outcome: 'conflict' };
     const { subject } = request;
+    // Indexed before any money moves (the indexes have their own slots): the summary and the export find every
+    // account, the expiry sweep every grant that expires.
+    await this.guard.commands(() => this.client.zadd(this.keys.creditAccounts, 'NX', 0, subject));
+    const expiresMs = request.expiresAt === undefined ? -1 : Date.parse(request.expiresAt);
+    if (expiresMs >= 0)
+      await this.guard.commands(() => this.client.zadd(this.keys.creditExpiries, expiresMs, dueMember(subject, request.grantId)));
     const keys = [
       this.keys.subjectCredits(subject),
       this.keys.subjectCreditEntries(subject),
@@ -100,6 +159,8 @@ export class RedisCreditStore implements CreditStore {
       request.at ?? new Date().toISOString(),
       request.note ?? '',
       request.lowThreshold ?? -1,
+      request.expiresAt ?? '',
+      expiresMs,
     ];
     const [outcome, entry, balance, held, fell] = await this.guard.commands(() => this.grantScript(keys, args));
     if (outcome === 'conflict') return { outcome };
@@ -128,6 +189,66 @@ export class RedisCreditStore implements CreditStore {
   async account(subject: string): Promise<CreditAccount> {
     const [balance, held] = await this.guard.commands(() => this.client.hmget(this.keys.subjectCredits(subject), 'balance', 'held'));
     return { balance: Number(balance ?? 0), held: Number(held ?? 0) };
+  }
+
+  async subjects(limit: number, after?: string): Promise<AccountPage> {
+    const min = after === undefined ? '-' : `(${after}`;
+    const found = await this.guard.commands(() => this.client.zrangebylex(this.keys.creditAccounts, min, '+', 'LIMIT', 0, limit + 1));
+    const subjects = found.slice(0, limit);
+    return found.length > limit ? { subjects, next: subjects[subjects.length - 1] } : { subjects };
+  }
+
+  async totals(subject: string): Promise<CreditTotals> {
+    const values = await this.guard.commands(() => this.client.hmget(this.keys.subjectCredits(subject), ...TOTAL_FIELDS));
+    const totals: CreditTotals = { ...NO_TOTALS };
+    TOTAL_NAMES.forEach((name, i) => {
+      totals[name] = Number(values[i] ?? 0);
+    });
+    return totals;
+  }
+
+  async dueGrants(now: number, limit: number): Promise<DueGrant[]> {
+    const members = await this.guard.commands(() => this.client.zrangebyscore(this.keys.creditExpiries, '-inf', now, 'LIMIT', 0, limit));
+    return members.map((member) => {
+      const [subject, grantId] = JSON.parse(member) as [string, string];
+      return { subject, grantId };
+    });
+  }
+
+  /** The expiry script in the subject's slot (expire-3.lua), then the index entry, unless the lot is not due yet by Redis's clock. */
+  async expire({ subject, grantId }: DueGrant): Promise<ExpireResult> {
+    const keys = [this.keys.subjectCredits(subject), this.keys.subjectCreditEntries(subject), this.keys.subjectSequence(subject)];
+    const reply = await this.guard.commands(() => this.expireScript(keys, [grantId, newId('cre'), new Date().toISOString()]));
+    const [outcome, credits, balance, held, entry] = reply;
+    if (outcome !== 'early') await this.guard.commands(() => this.client.zrem(this.keys.creditExpiries, dueMember(subject, grantId)));
+    const account = { balance: Number(balance), held: Number(held) };
+    return { credits: Number(credits), account, ...(entry ? { entry: JSON.parse(entry) as CreditEntry } : {}) };
+  }
+
+  /** Two steps, as a grant: the void id's claim across subjects, then the subject's void (void-4.lua), idempotent by that id. */
+  async voidGrant(request: VoidRequest): Promise<VoidResult> {
+    const claimed = await this.guard.commands(() => this.claimGrantIdScript([this.keys.voidId(request.voidId)], [request.fingerprint]));
+    if (claimed === 'conflict') return { outcome: 'conflict' };
+    const { subject } = request;
+    const keys = [
+      this.keys.subjectCredits(subject),
+      this.keys.subjectCreditEntries(subject),
+      this.keys.subjectSequence(subject),
+      this.keys.subjectGrants(subject),
+    ];
+    const args = [
+      request.grantId,
+      request.voidId,
+      request.fingerprint,
+      newId('cre'),
+      request.at ?? new Date().toISOString(),
+      request.note ?? '',
+    ];
+    const [outcome, entry, balance, held] = await this.guard.commands(() => this.voidScript(keys, args));
+    if (outcome === 'conflict' || outcome === 'unknown') return { outcome };
+    if ((outcome !== 'created' && outcome !== 'replayed') || entry === undefined)
+      throw new Error(`unexpected void outcome ${String(outcome)}`);
+    return { outcome, entry: JSON.parse(entry) as CreditEntry, account: { balance: Number(balance), held: Number(held) } };
   }
 
   async entries(subject: string, query: PageQuery): Promise<Array<SeqItem<CreditEntry>>> {

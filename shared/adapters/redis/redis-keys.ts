@@ -134,6 +134,37 @@ export class RedisKeys {
   }
 
   /**
+   * Sorted set of open holds for the orphan sweep: member `[subject, job id, acceptance]` as JSON, score the
+   * acceptance (ms). One key across subjects (its own slot on a cluster): the claim adds to it just before
+   * its own script, the sweep takes the due ones and each hold's release is a script in its subject's slot.
+   */
+  get openHolds(): string {
+    return `${this.prefix}credit-holds:open`;
+  }
+
+  /**
+   * Sorted set of the subjects with a credit account (every score 0, so they are kept in the order of their
+   * names): what the summary and the export walk. Its own slot on a cluster; a grant adds its subject before
+   * it moves money, so no account with entries is ever missing from it.
+   */
+  get creditAccounts(): string {
+    return `${this.prefix}credit-accounts`;
+  }
+
+  /**
+   * Sorted set of the grants that expire: member `[subject, grant id]` as JSON, score the expiry (ms). Its own
+   * slot on a cluster: a grant adds to it before it moves money; the expiry sweep takes the due ones.
+   */
+  get creditExpiries(): string {
+    return `${this.prefix}credit-expiries`;
+  }
+
+  /** The claim of one void id across every subject (value: the fingerprint of the void's body), hashed like a grant id. */
+  voidId(voidId: string): string {
+    return `${this.prefix}void:${digest(voidId)}`;
+  }
+
+  /**
    * The claim of one grant id across every subject (value: the fingerprint of the grant's body); the id is
    * hashed, being the dashboard's own. A key of its own: on a cluster its slot is the id's, not a subject's.
    */

@@ -3,7 +3,9 @@ import {
   type ClaimOutcome,
   type ClaimRequest,
   type DaySpend,
+  type DueHold,
   type LedgerStore,
+  type OrphanRequest,
   type RefundRequest,
   SPEND_HISTORY_DAYS,
   type Usage,
@@ -39,6 +41,7 @@ export class RedisLedgerStore implements LedgerStore {
   private readonly claimScript: LuaScript<ClaimReply>;
   private readonly pruneScript: LuaScript<number>;
   private readonly refundScript: LuaScript<number>;
+  private readonly releaseOrphanScript: LuaScript<number>;
 
   constructor(
     private readonly client: RedisClient,
@@ -48,6 +51,7 @@ export class RedisLedgerStore implements LedgerStore {
     this.claimScript = defineLuaScript(client, 'redis-ledger-store/claim');
     this.refundScript = defineLuaScript(client, 'redis-ledger-store/refund');
     this.pruneScript = defineLuaScript(client, 'redis-ledger-store/prune');
+    this.releaseOrphanScript = defineLuaScript(client, 'redis-ledger-store/release-orphan');
   }
 
   /**
@@ -92,8 +96,63 @@ export class RedisLedgerStore implements LedgerStore {
       request.hold?.lowThreshold ?? -1,
       request.acceptedAt ?? new Date(acceptedMs).toISOString(),
     ];
-    const reply = await this.guard.commands(() => this.claimScript(keys, args));
+    const claimed = () => this.claimScript(keys, args);
+    // A hold is indexed for the orphan sweep before its claim is sent (the index has its own slot on a
+    // cluster): an entry without a hold costs the sweep a look, a hold without an entry could stay for good.
+    const reply = await this.guard.commands(() =>
+      request.hold ? this.indexHold({ subject, jobId, at: args[14] as string }, acceptedMs).then(claimed) : claimed(),
+    );
     return claimOf(reply, request.hold !== undefined, entryId);
+  }
+
+  async dueHolds(acceptedBefore: number, limit: number): Promise<DueHold[]> {
+    const members = await this.guard.commands(() =>
+      this.client.zrangebyscore(this.keys.openHolds, '-inf', acceptedBefore, 'LIMIT', 0, limit),
+    );
+    return members.map(dueHoldOf);
+  }
+
+  /**
+   * The release script in the subject's slot (release-orphan-9.lua: the hold, the key's record and the usage's
+   * refund in one step), then the index entry, which is safe to drop twice.
+   */
+  async releaseOrphan(request: OrphanRequest): Promise<number> {
+    const { subject, jobId } = request;
+    const day = request.at.slice(0, 10);
+    const keys = [
+      this.keys.idempotency(subject, jobId),
+      this.keys.subjectCredits(subject),
+      this.keys.subjectCreditEntries(subject),
+      this.keys.subjectSequence(subject),
+      this.keys.creditHold(subject, jobId),
+      this.keys.refund(subject, jobId),
+      this.keys.subjectUsage(subject),
+      this.keys.subjectDailyRefunds(subject, day),
+      this.keys.subjectRefundHistory(subject),
+    ];
+    const args = [
+      jobId,
+      request.at,
+      Date.parse(request.at),
+      newId('cre'),
+      new Date().toISOString(),
+      request.ttlSeconds,
+      day,
+      SPEND_KEY_SECONDS,
+      utcDayBefore(day, HISTORY_KEPT_DAYS - 1),
+      HISTORY_KEY_SECONDS,
+    ];
+    const released = await this.guard.commands(() => this.releaseOrphanScript(keys, args));
+    await this.forgetHold(request);
+    return Number(released);
+  }
+
+  async forgetHold(hold: DueHold): Promise<void> {
+    await this.guard.commands(() => this.client.zrem(this.keys.openHolds, holdMember(hold)));
+  }
+
+  private async indexHold(hold: DueHold, acceptedMs: number): Promise<void> {
+    await this.client.zadd(this.keys.openHolds, acceptedMs, holdMember(hold));
   }
 
   async isClaimed(subject: string, jobId: string): Promise<boolean> {
@@ -163,6 +222,16 @@ export class RedisLedgerStore implements LedgerStore {
     const fields = await this.guard.commands(() => this.client.hgetall(this.keys.subjectUsage(subject)));
     return usageOf(fields.jobs_charged, fields.credits_spent, fields.credits_refunded);
   }
+}
+
+/** A hold's member of the sweep's index: its subject, job id and acceptance, as JSON. */
+function holdMember(hold: DueHold): string {
+  return JSON.stringify([hold.subject, hold.jobId, hold.at]);
+}
+
+function dueHoldOf(member: string): DueHold {
+  const [subject, jobId, at] = JSON.parse(member) as [string, string, string];
+  return { subject, jobId, at };
 }
 
 /** A claim from the script's answer; anything unexpected means the script and this code disagree: refusing beats guessing about money. */

@@ -103,7 +103,7 @@ function successResponse(spec: ResponseSpec): Record<string, unknown> {
   return {
     description: spec.description,
     headers: { ...spec.headers, ...rateLimitHeaderSpecs(true) },
-    content: { 'application/json': { schema: spec.schema } },
+    content: { [spec.contentType ?? 'application/json']: { schema: spec.schema } },
   };
 }
 

@@ -3,6 +3,24 @@ import { SUBJECT_QUERY_PARAMETER } from './list-connections';
 import { linkSecretOperation } from './operation';
 import { PAGE_PARAMETERS, pageArgs } from './schemas';
 
+/** `since` and `until`: the period of the entries shown, by their `at` (since included, until excluded). */
+export const PERIOD_PARAMETERS: ReadonlyArray<Record<string, unknown>> = [
+  {
+    name: 'since',
+    in: 'query',
+    required: false,
+    description: 'Only entries at or after this time (RFC 3339).',
+    schema: { type: 'string', format: 'date-time' },
+  },
+  {
+    name: 'until',
+    in: 'query',
+    required: false,
+    description: 'Only entries before this time (RFC 3339).',
+    schema: { type: 'string', format: 'date-time' },
+  },
+];
+
 /** `GET /v1/link/credits`: the dashboard reads a subject's credit account and its entries. Not shown to the model. */
 export const getCredits = linkSecretOperation({
   operationId: 'getCredits',
@@ -12,7 +30,7 @@ export const getCredits = linkSecretOperation({
   description: "For the operator's dashboard only: the subject's balance, held credits and the entries that moved them, newest first.",
   published: false,
   consequential: false,
-  parameters: [SUBJECT_QUERY_PARAMETER, ...PAGE_PARAMETERS],
+  parameters: [SUBJECT_QUERY_PARAMETER, ...PERIOD_PARAMETERS, ...PAGE_PARAMETERS],
   responses: {
     200: {
       description: 'The account and a page of its entries.',
@@ -31,6 +49,10 @@ export const getCredits = linkSecretOperation({
   errors: [400, 401, 429, 500, 503],
   handle: async (request, services) => ({
     status: 200,
-    body: await services.credits.statement(String(request.query.subject), pageArgs(request.query)),
+    body: await services.credits.statement(String(request.query.subject), {
+      ...pageArgs(request.query),
+      since: request.query.since,
+      until: request.query.until,
+    }),
   }),
 });

@@ -7,23 +7,34 @@ import { timestamp } from './schemas';
 export const CREDIT_ENTRY_SCHEMA: JsonSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'kind', 'credits', 'at'],
+  required: ['id', 'kind', 'credits', 'at', 'balance_after', 'held_after'],
   properties: {
     id: { type: 'string', pattern: '^cre_' },
     kind: {
       type: 'string',
-      enum: ['grant', 'adjustment', 'hold', 'capture', 'release'],
+      enum: ['grant', 'adjustment', 'hold', 'capture', 'release', 'expire', 'void'],
       description:
-        'grant and adjustment: the dashboard moved the balance; hold: a paid job set its price aside; capture: the job kept it; release: it went back.',
+        'grant and adjustment: the dashboard moved the balance; hold: a paid job set its price aside; capture: the job kept it; ' +
+        'release: it went back; expire: the unspent rest of a grant past its expires_at left; void: the dashboard voided the unspent rest of a grant.',
     },
     credits: {
       type: 'integer',
-      description: 'The amount moved: negative for an adjustment, positive otherwise (balance = grants + adjustments − holds + releases).',
+      description:
+        'The amount moved: negative for an adjustment, positive otherwise (balance = grants + adjustments − holds + releases − expires − voids).',
     },
     at: timestamp,
     grant_id: { type: 'string', description: 'A grant or adjustment: the id the dashboard gave it.' },
     job_id: { type: 'string', description: 'A hold, capture or release: the job.' },
+    expires_at: { type: 'string', format: 'date-time', description: 'A grant: when its unspent rest expires.' },
+    void_id: { type: 'string', description: 'A void: the id the dashboard gave it.' },
     note: { type: 'string', description: "A grant or adjustment: the dashboard's note." },
+    reason: {
+      type: 'string',
+      enum: ['orphaned'],
+      description: 'A release: orphaned when its job was never enqueued (HOLD_ORPHAN_SECONDS).',
+    },
+    balance_after: { type: 'integer', description: "The account's balance just after this entry." },
+    held_after: { type: 'integer', minimum: 0, description: "The account's held credits just after this entry." },
   },
 };
 
@@ -71,6 +82,13 @@ export const grantCredits = linkSecretOperation({
       // biome-ignore lint/suspicious/noControlCharactersInRegex: it names the control characters to refuse them
       .regex(/^[^\x00-\x1F\x7F]*$/)
       .describe('Shown with the entry.')
+      .optional(),
+    expires_at: z
+      .string()
+      .max(64)
+      .describe(
+        'A positive grant only: when its unspent rest expires (RFC 3339, in the future). Spends draw from the grant that expires first.',
+      )
       .optional(),
   }),
   responses: {

@@ -32,6 +32,11 @@ export interface OperationResult {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /**
+   * Instead of `body`: lines written one by one as they come (`application/x-ndjson`), each followed by a
+   * newline, waiting whenever the socket is full, so an answer of any length is sent in bounded memory.
+   */
+  lines?: AsyncIterable<string>;
 }
 
 /** A documented response header. */
@@ -44,6 +49,8 @@ export interface HeaderSpec {
 /** A documented success response. */
 export interface ResponseSpec {
   description: string;
+  /** The media type; `application/json` by default. A streamed answer's schema is that of one line. */
+  contentType?: string;
   schema: JsonSchema;
   headers?: Record<string, HeaderSpec>;
 }

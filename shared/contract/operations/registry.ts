@@ -2,7 +2,9 @@ import { answerAuthorization } from './answer-authorization';
 import { cancelJob } from './cancel-job';
 import { createJob } from './create-job';
 import { createThing } from './create-thing';
+import { exportCredits } from './export-credits';
 import { getAuthorization } from './get-authorization';
+import { getCreditSummary } from './get-credit-summary';
 import { getCredits } from './get-credits';
 import { getJob } from './get-job';
 import { getMe } from './get-me';
@@ -14,6 +16,7 @@ import { listJobs } from './list-jobs';
 import { listThings } from './list-things';
 import type { Operation } from './operation';
 import { revoke } from './revoke';
+import { voidCredits } from './void-credits';
 
 /**
  * Every operation of the service, in the order the documents list them. Routes, request validation,
@@ -32,7 +35,10 @@ export const OPERATIONS: readonly Operation[] = [
   listConnections,
   getUsage,
   getCredits,
+  getCreditSummary,
+  exportCredits,
   grantCredits,
+  voidCredits,
   getAuthorization,
   answerAuthorization,
 ];

@@ -54,10 +54,19 @@ export class IdentityService {
       issued_at: new Date(principal.issuedAt * 1000).toISOString(),
       expires_at: new Date(principal.expiresAt * 1000).toISOString(),
       revoke_url: this.revokeUrl,
-      usage,
+      usage: credits ? keptOnly(usage, credits) : usage,
       daily_budget: this.budget.status(spentToday),
       client: principal.client ? { client_id: principal.client.id, client_name: principal.client.name } : null,
       ...(credits ? { credits } : {}),
     };
   }
+}
+
+/**
+ * In prepaid billing the ledger counts a job's price as charged when it is held, and refunds what is released:
+ * `credits_spent` would include what open holds keep aside. The person is shown what was kept (captured), the
+ * held credits apart (`credits.held`), as behaviour.md says.
+ */
+export function keptOnly(usage: Usage, credits: CreditAccount): Usage {
+  return { ...usage, credits_spent: Math.max(0, usage.credits_spent - credits.held) };
 }

@@ -16,9 +16,16 @@ export const MAX_GRANT_NOTE = 200;
  * grant (a replay); with another digest, whoever sends it, it is a conflict. A missing note and an empty one
  * are the same body.
  */
-export function grantFingerprint(subject: string, credits: number, note: string | undefined): string {
+export function grantFingerprint(subject: string, credits: number, note: string | undefined, expiresAt?: string): string {
+  // Without an expiry the body reads as before expiries existed, so earlier grants replay unchanged.
+  const body = { subject, credits, note: note || null, ...(expiresAt ? { expires_at: expiresAt } : {}) };
+  return createHash('sha256').update(canonicalJson(body), 'utf8').digest('base64url').slice(0, 32);
+}
+
+/** Digest of a void's body, subject included: the same `void_id` with another digest is a conflict. */
+export function voidFingerprint(subject: string, grantId: string, note: string | undefined): string {
   return createHash('sha256')
-    .update(canonicalJson({ subject, credits, note: note || null }), 'utf8')
+    .update(canonicalJson({ subject, grant_id: grantId, note: note || null }), 'utf8')
     .digest('base64url')
     .slice(0, 32);
 }

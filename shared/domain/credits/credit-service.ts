@@ -1,8 +1,9 @@
 import type { BillingMode } from '../../platform/config/billing-settings';
-import { BillingModeError, GrantConflictError, ValidationError } from '../../platform/errors/problems';
+import { BillingModeError, GrantConflictError, NotFoundError, ValidationError, VoidConflictError } from '../../platform/errors/problems';
 import { decodeCursor, encodeCursor } from '../../platform/pagination/cursor';
 import { normalizeSubject } from '../subjects/normalize-subject';
-import { grantFingerprint } from './credit-rules';
+import { CreditLedgerReader, type CreditSummary, type ExportLine, periodOf } from './credit-ledger-reader';
+import { grantFingerprint, voidFingerprint } from './credit-rules';
 import type {
   CaptureRequest,
   CreditAccount,
@@ -21,6 +22,8 @@ export interface GrantInput {
   credits: number;
   grant_id: string;
   note?: string;
+  /** A positive grant's expiry (RFC 3339, in the future). */
+  expires_at?: string;
 }
 
 /** What `POST /v1/link/credits` answers: the account after the grant, and the grant. */
@@ -54,13 +57,36 @@ export interface CreditEvents {
   granted(subject: string, entry: CreditEntry, balance: number, at?: Date): Promise<void>;
   /** `credits.low` for the step whose entry took the balance below the threshold. */
   fellLow(subject: string, entryId: string, balance: number, threshold: number): Promise<void>;
+  /** `credits.expired` or `credits.voided` for the `expire` or `void` entry made, with the balance it left. */
+  removed(subject: string, entry: CreditEntry, balance: number): Promise<void>;
 }
 
 /** Where the service reports what it moved (metrics). */
 export interface CreditHooks {
   /** A new grant of `credits` (> 0); adjustments are not grants and are not reported. */
   onGranted?(credits: number): void;
+  /** The unspent rest of a grant expired (`credits` > 0). */
+  onExpired?(credits: number): void;
+  /** The unspent rest of a grant was voided (`credits`, maybe 0). */
+  onVoided?(credits: number): void;
 }
+
+/** A void as the dashboard sends it (`POST /v1/link/credits/void`), already checked against the operation's schema. */
+export interface VoidInput {
+  subject: string;
+  grant_id: string;
+  void_id: string;
+  note?: string;
+}
+
+/** What `POST /v1/link/credits/void` answers: the account after the void, and the void. */
+export interface VoidView extends CreditAccount {
+  subject: string;
+  void: CreditEntry;
+}
+
+/** How many due grants one pass of the expiry sweep takes at a time. */
+const EXPIRY_PAGE = 100;
 
 /**
  * A replay of a grant made this recently records its `credits.granted` event again: the event queues hold an
@@ -75,12 +101,16 @@ const EVENT_REPAIR_MS = 3_600_000;
  * statements are shown in either mode.
  */
 export class CreditService {
+  private readonly reader: CreditLedgerReader;
+
   constructor(
     private readonly store: CreditStore,
     private readonly events: CreditEvents,
     private readonly settings: CreditSettings,
     private readonly hooks: CreditHooks = {},
-  ) {}
+  ) {
+    this.reader = new CreditLedgerReader(store);
+  }
 
   /** True in `prepaid` billing: paid jobs hold their price, `/v1/me` shows the account. */
   get prepaid(): boolean {
@@ -105,6 +135,7 @@ export class CreditService {
   async grant(input: GrantInput): Promise<{ replayed: boolean; view: GrantView }> {
     const subject = normalizeSubject(input.subject);
     if (input.credits === 0) throw new ValidationError('A grant moves credits.', [{ path: '/body/credits', message: 'must not be 0' }]);
+    const expiresAt = expiryOf(input);
     if (!this.prepaid) throw new BillingModeError();
     const note = input.note || undefined;
     const result = await this.store.grant({
@@ -112,7 +143,8 @@ export class CreditService {
       grantId: input.grant_id,
       credits: input.credits,
       ...(note === undefined ? {} : { note }),
-      fingerprint: grantFingerprint(subject, input.credits, note),
+      ...(expiresAt === undefined ? {} : { expiresAt }),
+      fingerprint: grantFingerprint(subject, input.credits, note, expiresAt),
       ...this.threshold(),
     });
     if (result.outcome === 'conflict') throw new GrantConflictError();
@@ -128,11 +160,66 @@ export class CreditService {
     return { replayed: result.outcome === 'replayed', view: { subject, ...account, grant: entry } };
   }
 
-  /** The subject's account and one page of its entries, newest first. */
-  async statement(rawSubject: string, { limit, cursor }: { limit: number; cursor?: string }): Promise<CreditStatement> {
+  /**
+   * Voids the unspent rest of a grant, once per `void_id`: `replayed` when the same void was made before.
+   * Throws 409 in `metered` billing, 404 for a grant the subject does not have, 422 when the id names
+   * another void.
+   */
+  async voidGrant(input: VoidInput): Promise<{ replayed: boolean; view: VoidView }> {
+    const subject = normalizeSubject(input.subject);
+    if (!this.prepaid) throw new BillingModeError();
+    const note = input.note || undefined;
+    const result = await this.store.voidGrant({
+      subject,
+      grantId: input.grant_id,
+      voidId: input.void_id,
+      ...(note === undefined ? {} : { note }),
+      fingerprint: voidFingerprint(subject, input.grant_id, note),
+    });
+    if (result.outcome === 'conflict') throw new VoidConflictError();
+    if (result.outcome === 'unknown') throw new NotFoundError('The subject has no grant with this grant_id.');
+    const { entry, account } = result;
+    if (result.outcome === 'created') {
+      this.hooks.onVoided?.(entry.credits);
+      await this.events.removed(subject, entry, account.balance);
+    } else if (Date.now() - Date.parse(entry.at) < EVENT_REPAIR_MS) {
+      await this.events.removed(subject, entry, account.balance);
+    }
+    return { replayed: result.outcome === 'replayed', view: { subject, ...account, void: entry } };
+  }
+
+  /**
+   * One pass of the expiry sweep: expires the unspent rest of every grant past its expiry, each once whatever
+   * the number of replicas sweeping, with its `credits.expired` event. Answers the credits expired.
+   */
+  async expireDue(now: number = Date.now()): Promise<number> {
+    let expired = 0;
+    for (;;) {
+      const due = await this.store.dueGrants(now, EXPIRY_PAGE);
+      for (const grant of due) {
+        const { credits, entry, account } = await this.store.expire(grant);
+        if (!entry) continue;
+        expired += credits;
+        this.hooks.onExpired?.(credits);
+        await this.events.removed(grant.subject, entry, account.balance);
+      }
+      if (due.length < EXPIRY_PAGE) return expired;
+    }
+  }
+
+  /** The subject's account and one page of its entries in the period (`since`, `until`: RFC 3339), newest first. */
+  async statement(
+    rawSubject: string,
+    query: { limit: number; cursor?: string; since?: unknown; until?: unknown },
+  ): Promise<CreditStatement> {
     const subject = normalizeSubject(rawSubject, '/query/subject');
+    const { limit, cursor } = query;
     const before = cursor === undefined ? undefined : decodeCursor(cursor);
-    const [account, found] = await Promise.all([this.store.account(subject), this.store.entries(subject, { limit: limit + 1, before })]);
+    const period = periodOf(query.since, query.until);
+    const [account, found] = await Promise.all([
+      this.store.account(subject),
+      this.reader.statementPage(subject, { limit: limit + 1, ...(before === undefined ? {} : { before }), period }),
+    ]);
     const shown = found.slice(0, limit);
     return {
       subject,
@@ -140,6 +227,16 @@ export class CreditService {
       entries: shown.map((item) => item.value),
       next_cursor: found.length > limit ? encodeCursor(shown[shown.length - 1].seq) : null,
     };
+  }
+
+  /** Every account's totals added up, and whether `granted + adjusted − captured − expired − voided = balance + held`. */
+  summary(): Promise<CreditSummary> {
+    return this.reader.summary();
+  }
+
+  /** Every account's entries in the period (RFC 3339 `since`, `until`), in one stable order, resumable by cursor. */
+  export(query: { since?: unknown; until?: unknown; cursor?: string }): AsyncGenerator<ExportLine> {
+    return this.reader.export(periodOf(query.since, query.until), query.cursor);
   }
 
   /** The subject's balance and held credits. */
@@ -177,4 +274,18 @@ export class CreditService {
   private threshold(): { lowThreshold?: number } {
     return this.settings.lowThreshold === undefined ? {} : { lowThreshold: this.settings.lowThreshold };
   }
+}
+
+/**
+ * A grant's expiry as ISO 8601 UTC: only a positive grant may carry one, and only in the future (400
+ * otherwise); none without `expires_at`.
+ */
+export function expiryOf(input: Pick<GrantInput, 'credits' | 'expires_at'>, now: number = Date.now()): string | undefined {
+  if (input.expires_at === undefined) return undefined;
+  const path = '/body/expires_at';
+  if (input.credits < 0) throw new ValidationError('An adjustment does not expire.', [{ path, message: 'only a positive grant expires' }]);
+  const at = Date.parse(input.expires_at);
+  if (Number.isNaN(at)) throw new ValidationError('Not a time.', [{ path, message: 'must be an RFC 3339 date-time' }]);
+  if (at <= now) throw new ValidationError('The expiry has passed.', [{ path, message: 'must be in the future' }]);
+  return new Date(at).toISOString();
 }

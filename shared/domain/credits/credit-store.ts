@@ -1,7 +1,10 @@
 import type { PageQuery, SeqItem } from '../../platform/pagination/page';
 
-/** What moved a subject's credits: a grant or an adjustment (the dashboard's), a job's hold, capture or release. */
-export type CreditEntryKind = 'grant' | 'adjustment' | 'hold' | 'capture' | 'release';
+/**
+ * What moved a subject's credits: a grant or an adjustment (the dashboard's), a job's hold, capture or release,
+ * the unspent rest of a grant leaving at its expiry (`expire`) or voided by the dashboard (`void`).
+ */
+export type CreditEntryKind = 'grant' | 'adjustment' | 'hold' | 'capture' | 'release' | 'expire' | 'void';
 
 /**
  * One movement of a subject's credits, as `GET /v1/link/credits` lists it. `credits` is the amount moved: a
@@ -20,8 +23,18 @@ export interface CreditEntry {
   grant_id?: string;
   /** For a hold, a capture or a release: the job whose price moved. */
   job_id?: string;
-  /** For a grant or an adjustment: the dashboard's note, when it gave one. */
+  /** For a grant: when its unspent rest expires (ISO 8601). */
+  expires_at?: string;
+  /** For a void: the dashboard's id of it. */
+  void_id?: string;
+  /** For a grant, an adjustment or a void: the dashboard's note, when it gave one. */
   note?: string;
+  /** For a release: `orphaned` when the sweep gave back the hold of a job that was never enqueued. */
+  reason?: 'orphaned';
+  /** The account's `balance` just after this entry moved it. */
+  balance_after: number;
+  /** The account's `held` just after this entry moved it. */
+  held_after: number;
 }
 
 /**
@@ -47,7 +60,43 @@ export interface GrantRequest {
   lowThreshold?: number;
   /** When (ISO 8601); now when absent. */
   at?: string;
+  /** A positive grant's expiry (ISO 8601): its unspent rest leaves the balance then, as an `expire` entry. */
+  expiresAt?: string;
 }
+
+/** A grant whose expiry has come, as the expiry sweep finds it. */
+export interface DueGrant {
+  subject: string;
+  grantId: string;
+}
+
+/** What the expiry of one grant moved: `credits` (0 when nothing was left, or it was expired already) and its entry. */
+export interface ExpireResult {
+  credits: number;
+  account: CreditAccount;
+  entry?: CreditEntry;
+}
+
+/** The dashboard's void of the unspent rest of a grant, idempotent by `voidId` across every subject. */
+export interface VoidRequest {
+  subject: string;
+  grantId: string;
+  voidId: string;
+  note?: string;
+  /** Digest of the body (subject, grant id, note): the same `voidId` with another body is a conflict. */
+  fingerprint: string;
+  at?: string;
+}
+
+/**
+ * `created`: this call voided what was left of the grant (`entry.credits`, maybe 0). `replayed`: an earlier
+ * call with the same body did. `conflict`: the void id names another void. `unknown`: the subject has no
+ * positive grant with that id. Nothing moves but on `created`.
+ */
+export type VoidResult =
+  | { outcome: 'created' | 'replayed'; entry: CreditEntry; account: CreditAccount }
+  | { outcome: 'conflict' }
+  | { outcome: 'unknown' };
 
 /**
  * `created`: this call added the grant (`fellLow`: an adjustment took the balance from at least the threshold to
@@ -108,6 +157,43 @@ export type SettleResult =
   | { outcome: 'none'; account: CreditAccount };
 
 /**
+ * Every account's figures added up (`GET /v1/link/credits/summary`): the credits each kind of entry moved, ever,
+ * and the accounts now. `granted + adjusted − captured − expired − voided = balance + held` always; `holds`
+ * is the number of open holds.
+ */
+export interface CreditTotals {
+  granted: number;
+  adjusted: number;
+  captured: number;
+  released: number;
+  expired: number;
+  voided: number;
+  balance: number;
+  held: number;
+  holds: number;
+}
+
+/** The totals of one account, as a store keeps them beside its balance. */
+export const NO_TOTALS: CreditTotals = {
+  granted: 0,
+  adjusted: 0,
+  captured: 0,
+  released: 0,
+  expired: 0,
+  voided: 0,
+  balance: 0,
+  held: 0,
+  holds: 0,
+};
+
+/** A page of subjects with a credit account, in the one stable order the export and the summary walk. */
+export interface AccountPage {
+  subjects: string[];
+  /** Where the next page starts; undefined on the last page. */
+  next?: string;
+}
+
+/**
  * Credit accounts: per subject a balance, what is held for jobs, and the entries that moved them. Every method
  * that moves credits is one atomic step (one Lua script on Redis, one synchronous step in memory), and each
  * is safe to repeat: a grant by its id, a hold, capture or release once per job whatever the number of
@@ -121,4 +207,14 @@ export interface CreditStore {
   account(subject: string): Promise<CreditAccount>;
   /** The subject's entries, newest first, paged by sequence number. */
   entries(subject: string, query: PageQuery): Promise<Array<SeqItem<CreditEntry>>>;
+  /** Subjects with an account, `limit` at a time from `after` (a page's `next`), oldest account first. */
+  subjects(limit: number, after?: string): Promise<AccountPage>;
+  /** The account's totals (see {@link CreditTotals}), read at once. */
+  totals(subject: string): Promise<CreditTotals>;
+  /** Up to `limit` grants whose expiry is at or before `now` (ms) and not yet swept, the earliest first. */
+  dueGrants(now: number, limit: number): Promise<DueGrant[]>;
+  /** Expires the unspent rest of a grant past its expiry, once: one `expire` entry; 0 when nothing is due. */
+  expire(grant: DueGrant): Promise<ExpireResult>;
+  /** Voids the unspent rest of a grant (never what is held or spent), once per void id: one `void` entry. */
+  voidGrant(request: VoidRequest): Promise<VoidResult>;
 }

@@ -34,6 +34,8 @@ export interface JobServiceHooks {
   onConflict?(operation: string): void;
   /** A new job was refused because it would exceed the subject's daily credit budget. */
   onOverBudget?(operation: string): void;
+  /** A new job was refused (402) in prepaid billing: the balance was below its price. */
+  onInsufficient?(operation: string): void;
 }
 
 /**
@@ -179,6 +181,7 @@ export class JobService {
       throw this.overBudget(submission.cost);
     }
     if (claim.outcome === 'insufficient') {
+      this.hooks.onInsufficient?.(submission.operation);
       throw new InsufficientCreditsError(claim.account?.balance ?? 0, submission.cost, this.billing.topUpUrl);
     }
     if (claim.outcome === 'created') this.hooks.onSubmitted?.(submission.operation, submission.cost);

@@ -171,4 +171,28 @@ export interface LedgerStore {
    * gone for good. An id whose record is still alive is kept, since its job may be about to be enqueued.
    */
   pruneJobs(subject: string, jobIds: readonly string[]): Promise<void>;
+  /** Up to `limit` open holds accepted at or before `acceptedBefore` (ms), oldest first: the orphan sweep's work. */
+  dueHolds(acceptedBefore: number, limit: number): Promise<DueHold[]>;
+  /**
+   * Releases the hold of a job that was never enqueued, in one step, at most once whatever the number of
+   * sweepers: only an open hold of that very acceptance is released (a `release` entry with reason
+   * `orphaned`), and the key's idempotency record of that acceptance is dropped with it, so a retry of the
+   * key is a new submit, and the usage is refunded what was released (once per charge). Answers the credits
+   * released (0 when nothing was open); the index entry is dropped.
+   */
+  releaseOrphan(request: OrphanRequest): Promise<number>;
+  /** Drops a hold from the sweep's index: its job exists, so its ending settles it. */
+  forgetHold(hold: DueHold): Promise<void>;
+}
+
+/** An open hold the orphan sweep looks at: whose, which job, and the acceptance (ISO 8601) it belongs to. */
+export interface DueHold {
+  subject: string;
+  jobId: string;
+  at: string;
+}
+
+/** The release of an orphaned hold: the hold, and how long its settled record and its refund record are kept (as a settlement's). */
+export interface OrphanRequest extends DueHold {
+  ttlSeconds: number;
 }

@@ -41,10 +41,27 @@ export function creditsLowEvent({ subject, entryId, balance, threshold }: LowCro
   };
 }
 
+/**
+ * `credits.expired` or `credits.voided`, for the `expire` or `void` entry that took the unspent rest of a grant
+ * out of the balance: data `{subject, grant_id, credits, balance}`, the balance that step left. Its id is the
+ * entry's, so recording it twice is one event.
+ */
+export function creditsRemovedEvent(subject: string, entry: CreditEntry, balance: number, now = new Date()): QueuedEvent {
+  const type = entry.kind === 'void' ? 'credits.voided' : 'credits.expired';
+  return {
+    id: eventId(type, entry.id),
+    type,
+    ref: entry.id,
+    occurred_at: now.toISOString(),
+    data: { subject, grant_id: entry.grant_id ?? null, credits: entry.credits, balance },
+  };
+}
+
 /** The credit accounts' events on an event queue, each stored before the call that records it goes on. */
 export function creditEventsOn(queue: EventQueue): CreditEvents {
   return {
     granted: (subject, entry, balance, at) => queue.enqueue(creditsGrantedEvent(subject, entry, balance, at)),
     fellLow: (subject, entryId, balance, threshold) => queue.enqueue(creditsLowEvent({ subject, entryId, balance, threshold })),
+    removed: (subject, entry, balance) => queue.enqueue(creditsRemovedEvent(subject, entry, balance)),
   };
 }

@@ -38,8 +38,7 @@ export const CONNECTION_FACT_WAIT_MS = 5 * 60_000;
  *   fixed (credit-events.ts).
  */
 export async function establish(event: QueuedEvent, sources: EventSources, now = Date.now()): Promise<Fact> {
-  if (event.type === 'credits.granted' || event.type === 'credits.low')
-    return event.data ? { kind: 'true', data: event.data } : { kind: 'never' };
+  if (event.type.startsWith('credits.')) return event.data ? { kind: 'true', data: event.data } : { kind: 'never' };
   if (event.type === 'job.succeeded' || event.type === 'job.failed' || event.type === 'job.canceled') return jobFact(event, sources);
   return connectionFact(event, sources.connections, now);
 }

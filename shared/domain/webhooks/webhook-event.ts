@@ -9,6 +9,8 @@ export const EVENT_TYPES = [
   'connection.revoked',
   'credits.granted',
   'credits.low',
+  'credits.expired',
+  'credits.voided',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

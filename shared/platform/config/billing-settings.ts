@@ -28,6 +28,8 @@ export const BILLING_SETTINGS = {
   topUpUrl: setting('TOP_UP_URL', topUpUrl({ default: undefined })),
   /** `CREDITS_LOW_THRESHOLD`: a `credits.low` event each time a balance falls below it; unset: none. */
   lowThreshold: setting('CREDITS_LOW_THRESHOLD', intInRange(0, MAX_CREDITS)({ default: undefined })),
+  /** `HOLD_ORPHAN_SECONDS`: a hold whose job was never enqueued is released this long after its claim. */
+  holdOrphanSeconds: setting('HOLD_ORPHAN_SECONDS', intInRange(1, 86_400)({ default: 120 })),
   /** `SPEND_CONFIRMATION`: `elicit` (default), `required` or `off`. */
   spendConfirmation: setting('SPEND_CONFIRMATION', str<SpendConfirmation>({ choices: SPEND_CONFIRMATIONS, default: 'elicit' })),
   /** `SPEND_CONFIRMATION_ABOVE`: a paid tool call priced at least this asks the person first. */
@@ -48,6 +50,7 @@ export function loadBillingSettings(env: NodeJS.ProcessEnv, base: { dashboardUrl
     mode: values.mode ?? 'metered',
     topUpUrl: values.topUpUrl ?? base.dashboardUrl ?? '',
     ...(values.lowThreshold === undefined ? {} : { lowThreshold: values.lowThreshold }),
+    holdOrphanSeconds: values.holdOrphanSeconds ?? 120,
     spendConfirmation: values.spendConfirmation ?? 'elicit',
     spendConfirmationAbove: values.spendConfirmationAbove ?? 1,
   };

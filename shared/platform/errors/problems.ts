@@ -147,6 +147,14 @@ export const PROBLEMS = {
     detail:
       'This grant_id was already used for a grant with another subject, amount or note; nothing was added. Use a new grant_id for a new grant.',
   },
+  /** A void id already used with another body (another subject, grant or note). Nothing was voided. */
+  VoidConflictError: {
+    status: 422,
+    slug: 'void-conflict',
+    title: 'Void id reused',
+    detail:
+      'This void_id was already used for a void of another subject, grant or note; nothing was voided. Use a new void_id for a new void.',
+  },
   /** An idempotency key reused with a different payload. */
   IdempotencyConflictError: {
     status: 422,
@@ -217,6 +225,7 @@ export const {
   UnsupportedMediaTypeError,
   ExpectationFailedError,
   GrantConflictError,
+  VoidConflictError,
   IdempotencyConflictError,
   RateLimitedError,
   HeaderFieldsTooLargeError,
@@ -241,6 +250,7 @@ export type PayloadTooLargeError = InstanceType<typeof PayloadTooLargeError>;
 export type UnsupportedMediaTypeError = InstanceType<typeof UnsupportedMediaTypeError>;
 export type ExpectationFailedError = InstanceType<typeof ExpectationFailedError>;
 export type GrantConflictError = InstanceType<typeof GrantConflictError>;
+export type VoidConflictError = InstanceType<typeof VoidConflictError>;
 export type IdempotencyConflictError = InstanceType<typeof IdempotencyConflictError>;
 export type RateLimitedError = InstanceType<typeof RateLimitedError>;
 export type HeaderFieldsTooLargeError = InstanceType<typeof HeaderFieldsTooLargeError>;

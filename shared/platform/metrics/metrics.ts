@@ -88,6 +88,44 @@ export class Metrics {
     labelNames: ['operation', 'reason'] as const,
     registers: [this.registry],
   });
+  readonly creditsOrphaned = new Counter({
+    name: 'connector_credits_orphaned_total',
+    help: 'Credits of holds released by the orphan sweep in prepaid billing: their job was never enqueued (HOLD_ORPHAN_SECONDS).',
+    registers: [this.registry],
+  });
+  readonly creditsExpired = new Counter({
+    name: 'connector_credits_expired_total',
+    help: 'Credits of grants that expired unspent in prepaid billing (the expire entries the expiry sweep made).',
+    registers: [this.registry],
+  });
+  readonly creditsVoided = new Counter({
+    name: 'connector_credits_voided_total',
+    help: 'Credits of grants voided by the dashboard in prepaid billing (POST /v1/link/credits/void; the unspent rest).',
+    registers: [this.registry],
+  });
+  readonly spendsRefused = counter(
+    this.registry,
+    'connector_spends_refused_total',
+    'New paid jobs refused with 402 insufficient-credits in prepaid billing: the balance was below the price.',
+  );
+  /** Where the oldest open hold's acceptance is read from on scrape; set in prepaid billing. */
+  private oldestHold?: () => Promise<string | undefined>;
+  readonly oldestHoldAge = new Gauge({
+    name: 'connector_credit_oldest_hold_seconds',
+    help:
+      'Age of the oldest hold the orphan sweep has neither matched to its job nor released (0: none), read on scrape; ' +
+      'above HOLD_ORPHAN_SECONDS plus a sweep, the sweep is not keeping up.',
+    registers: [this.registry],
+    collect: async () => {
+      if (!this.oldestHold) return;
+      try {
+        const at = await this.oldestHold();
+        this.oldestHoldAge.set(at === undefined ? 0 : Math.max(0, (Date.now() - Date.parse(at)) / 1000));
+      } catch {
+        // A failed read keeps the last value; connector_redis_up tells the operator why.
+      }
+    },
+  });
   readonly jobDuration = histogram(this.registry, 'connector_job_duration_seconds', 'Time from a job starting to it finishing.');
   readonly jobWait = histogram(this.registry, 'connector_job_wait_seconds', 'Time from a job being accepted to its first start.');
   /** Where queue depth is read from on scrape; set once the backend exists. */
@@ -161,6 +199,11 @@ export class Metrics {
    */
   observeQueue(counts: () => Promise<Readonly<Record<string, number>>>): void {
     this.queueCounts = counts;
+  }
+
+  /** Reads the oldest open hold's acceptance (ISO 8601; undefined: none) on each scrape, for its age gauge. */
+  observeOldestHold(read: () => Promise<string | undefined>): void {
+    this.oldestHold = read;
   }
 
   /** Records a job's first start, `waitedMs` after it was accepted; a time that is not a number is skipped. */

@@ -10,8 +10,12 @@ export interface SeqItem<T> {
   value: T;
 }
 
-/** How a store is asked for a page: up to `limit` items with `seq` below `before`, newest first. */
+/**
+ * How a store is asked for a page: up to `limit` items with `seq` below `before`, newest first; or, with
+ * `after` (and no `before`), items with `seq` above it, oldest first.
+ */
 export interface PageQuery {
   limit: number;
   before?: number;
+  after?: number;
 }

@@ -1,5 +1,5 @@
 --[[
-  Grants or adjusts a subject's credits once per grant id, recording the grant and its entry.
+  Grants or adjusts a subject's credits once per grant id, recording the grant, its entry and its lot.
   Input:
     KEYS[1] the subject's credit account (hash: balance, held)
     KEYS[2] the subject's credit entries (sorted set by sequence number)
@@ -12,12 +12,15 @@
     ARGV[5] when (ISO 8601)
     ARGV[6] note, '' for none
     ARGV[7] CREDITS_LOW_THRESHOLD, -1 for none
+    ARGV[8] a positive grant's expiry (ISO 8601), '' for none
+    ARGV[9] the same expiry (ms), -1 for none
   Output:
     {'created', entry JSON, balance, held, 1 when the balance fell below the threshold (else 0)}
     {'replayed', entry JSON of the earlier grant, balance, held}
     {'conflict'}
 ]]
 --- @include "credit-entry"
+--- @include "credit-lots"
 local known = redis.call('HGET', KEYS[4], ARGV[1])
 if known then
   local fingerprint, entry = string.match(known, '^(%S+) (.*)$')
@@ -28,9 +31,14 @@ end
 local credits = tonumber(ARGV[3])
 local kind = 'grant'
 if credits < 0 then kind = 'adjustment' end
-local entry = appendCreditEntry(KEYS[2], KEYS[3], ARGV[4], kind, credits, ARGV[5], '', ARGV[1], ARGV[6])
-redis.call('HSET', KEYS[4], ARGV[1], ARGV[2] .. ' ' .. entry)
 local balance = redis.call('HINCRBY', KEYS[1], 'balance', credits)
+if credits > 0 then
+  writeLot(KEYS[1], {gid = ARGV[1], state = 'open', remaining = credits, expires = tonumber(ARGV[9]), order = redis.call('INCR', KEYS[3])})
+else
+  drawLots(KEYS[1], 0 - credits, nowMs())
+end
+local entry = appendCreditEntry(KEYS[1], KEYS[2], KEYS[3], {id = ARGV[4], kind = kind, credits = credits, at = ARGV[5], grant_id = ARGV[1], note = ARGV[6], expires_at = ARGV[8]})
+redis.call('HSET', KEYS[4], ARGV[1], ARGV[2] .. ' ' .. entry)
 local held = tonumber(redis.call('HGET', KEYS[1], 'held') or '0')
 local low = tonumber(ARGV[7])
 local fell = 0

@@ -14,6 +14,7 @@
     {outcome ('held', 'exists' or 'insufficient'), balance, held, 1 when the balance fell below the threshold}
 ]]
 --- @include "credit-entry"
+--- @include "credit-lots"
 --- @include "credit-hold"
 local outcome, balance, held, fell = holdCredits(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5])
 return {outcome, balance, held, fell}

@@ -15,6 +15,7 @@
     {outcome ('settled', 'already' or 'none'), captured, released, balance, held}
 ]]
 --- @include "credit-entry"
+--- @include "credit-lots"
 --- @include "credit-settle"
 local outcome, captured, released = settleCredits(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6])
 local account = redis.call('HMGET', KEYS[1], 'balance', 'held')

@@ -34,6 +34,7 @@
 ]]
 --- @include "day-history"
 --- @include "credit-entry"
+--- @include "credit-lots"
 --- @include "credit-hold"
 local existing = redis.call('GET', KEYS[1])
 if existing then

@@ -1,4 +1,5 @@
 import { MemoryCreditStore } from '../../../../../shared/adapters/memory/memory-credit-store';
+import { creditLotsContract } from '../../../../support/credit-lots-contract';
 import { type CreditStores, creditStoreContract } from '../../../../support/credit-store-contract';
 
 describe('MemoryCreditStore', () => {
@@ -8,4 +9,5 @@ describe('MemoryCreditStore', () => {
     stores = { a: store, b: store };
   });
   creditStoreContract('memory', () => stores);
+  creditLotsContract('memory', () => stores);
 });

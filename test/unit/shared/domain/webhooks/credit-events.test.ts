@@ -5,7 +5,15 @@ import type { EventQueue } from '../../../../../shared/domain/webhooks/event-que
 import { eventId, type QueuedEvent } from '../../../../../shared/domain/webhooks/webhook-event';
 
 const AT = new Date('2026-11-29T02:00:00.000Z');
-const GRANT: CreditEntry = { id: 'cre_grant', kind: 'grant', credits: 500, at: AT.toISOString(), grant_id: 'cs_1' };
+const GRANT: CreditEntry = {
+  id: 'cre_grant',
+  kind: 'grant',
+  credits: 500,
+  at: AT.toISOString(),
+  grant_id: 'cs_1',
+  balance_after: 500,
+  held_after: 0,
+};
 
 /** A queue that keeps what it is given. */
 function recordingQueue(): EventQueue & { events: QueuedEvent[] } {

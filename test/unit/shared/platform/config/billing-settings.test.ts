@@ -5,11 +5,12 @@ import type { ConfigProblem } from '../../../../../shared/platform/config/settin
 const DASHBOARD = { dashboardUrl: 'https://dashboard.example.com' };
 
 describe('loadBillingSettings', () => {
-  it('nothing set: metered, top-up at the dashboard, no low threshold, confirmation by elicitation from 1 credit', () => {
+  it('nothing set: metered, top-up at the dashboard, no low threshold, orphaned holds after 120 s, confirmation by elicitation from 1 credit', () => {
     const problems: ConfigProblem[] = [];
     expect(loadBillingSettings({}, DASHBOARD, problems)).to.deep.equal({
       mode: 'metered',
       topUpUrl: 'https://dashboard.example.com',
+      holdOrphanSeconds: 120,
       spendConfirmation: 'elicit',
       spendConfirmationAbove: 1,
     });
@@ -23,11 +24,13 @@ describe('loadBillingSettings', () => {
       CREDITS_LOW_THRESHOLD: '50',
       SPEND_CONFIRMATION: 'required',
       SPEND_CONFIRMATION_ABOVE: '10',
+      HOLD_ORPHAN_SECONDS: '30',
     };
     expect(loadBillingSettings(env, DASHBOARD, [])).to.deep.equal({
       mode: 'prepaid',
       topUpUrl: 'https://pay.example.com/checkout?plan=a',
       lowThreshold: 50,
+      holdOrphanSeconds: 30,
       spendConfirmation: 'required',
       spendConfirmationAbove: 10,
     });

@@ -36,10 +36,11 @@ describe('configuration rules', () => {
     expect(problemsOf({ ...REQUIRED, AUTH_FAILURES_PER_MINUTE: '0' })).to.deep.equal(['AUTH_FAILURES_PER_MINUTE']);
   });
 
-  it('billing: metered, top-up at DASHBOARD_URL, no low threshold and confirmation elicit above 1 unless set', () => {
+  it('billing: metered, top-up at DASHBOARD_URL, no low threshold, orphaned holds after 120 s and confirmation elicit above 1 unless set', () => {
     expect(loadConfig(REQUIRED, 'api').billing).to.deep.equal({
       mode: 'metered',
       topUpUrl: REQUIRED.DASHBOARD_URL,
+      holdOrphanSeconds: 120,
       spendConfirmation: 'elicit',
       spendConfirmationAbove: 1,
     });
@@ -50,17 +51,21 @@ describe('configuration rules', () => {
       CREDITS_LOW_THRESHOLD: '0',
       SPEND_CONFIRMATION: 'required',
       SPEND_CONFIRMATION_ABOVE: '0',
+      HOLD_ORPHAN_SECONDS: '1',
     };
     expect(loadConfig({ ...set, REDIS_URL: 'redis://127.0.0.1:6379' }, 'worker').billing).to.deep.equal({
       mode: 'prepaid',
       topUpUrl: 'https://shop.example.com/credits?plan=basic',
       lowThreshold: 0,
+      holdOrphanSeconds: 1,
       spendConfirmation: 'required',
       spendConfirmationAbove: 0,
     });
     expect(loadConfig({ ...REQUIRED, TOP_UP_URL: 'http://localhost:3000/credits' }, 'api').billing.topUpUrl).to.equal(
       'http://localhost:3000/credits',
     );
+    for (const bad of ['0', '86401', 'soon'])
+      expect(problemsOf({ ...REQUIRED, HOLD_ORPHAN_SECONDS: bad })).to.deep.equal(['HOLD_ORPHAN_SECONDS']);
   });
 
   it('billing variables out of their rules are refused by name', () => {

@@ -23,6 +23,7 @@ import {
   UnauthorizedError,
   UnsupportedMediaTypeError,
   ValidationError,
+  VoidConflictError,
 } from '../../../../../shared/platform/errors/problems';
 
 type Kind = keyof typeof PROBLEMS;
@@ -45,6 +46,7 @@ const CLASSES = {
   UnsupportedMediaTypeError,
   ExpectationFailedError,
   GrantConflictError,
+  VoidConflictError,
   IdempotencyConflictError,
   RateLimitedError,
   HeaderFieldsTooLargeError,
@@ -70,6 +72,7 @@ const ARGUMENTS: { [K in Kind]: ConstructorParameters<(typeof CLASSES)[K]> } = {
   UnsupportedMediaTypeError: [],
   ExpectationFailedError: [],
   GrantConflictError: [],
+  VoidConflictError: [],
   IdempotencyConflictError: [],
   RateLimitedError: [7],
   HeaderFieldsTooLargeError: [],
