@@ -27,15 +27,16 @@ const COVERAGE_MINIMUM = 1000;
 
 const PROBLEM = /^application\/problem\+json(;|$)/;
 const DOCUMENT = buildOpenApiDocument(OPERATIONS, '/');
-const OPERATION_PATTERNS = Object.entries<Record<string, unknown>>(DOCUMENT.paths).flatMap(([template, methods]) =>
-  Object.keys(methods).map((method) => ({
-    name: `${method.toUpperCase()} ${template}`,
-    method: method.toUpperCase(),
-    pattern: new RegExp(`^${template.replace(/\{\w+\}/g, '[^/?]+')}(\\?|$)`),
-    // An operation on a resource by id can only succeed for an id that exists; a 404 from it shows the
-    // request got through routing, authentication and validation.
-    reachedWith: template.includes('{') ? [200, 201, 202, 204, 404] : [200, 201, 202, 204],
-  })),
+const OPERATION_PATTERNS = Object.entries<Record<string, { responses?: Record<string, unknown> }>>(DOCUMENT.paths).flatMap(
+  ([template, methods]) =>
+    Object.entries(methods).map(([method, operation]) => ({
+      name: `${method.toUpperCase()} ${template}`,
+      method: method.toUpperCase(),
+      pattern: new RegExp(`^${template.replace(/\{\w+\}/g, '[^/?]+')}(\\?|$)`),
+      // An operation on a resource that must exist (by id in its path or its body: it declares a 404) can only
+      // succeed for one that does; its 404 shows the request got through routing, authentication and validation.
+      reachedWith: operation.responses?.['404'] ? [200, 201, 202, 204, 404] : [200, 201, 202, 204],
+    })),
 );
 
 function describeRequest(request: FuzzRequest): string {

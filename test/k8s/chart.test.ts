@@ -408,6 +408,7 @@ describe('helm chart charts/connector', function () {
         'connector_jobs_completed_total',
         'connector_queue_jobs',
         'connector_webhook_deliveries_total',
+        'connector_credit_oldest_hold_seconds',
       ]);
       expect([...used].sort()).to.deep.equal([...fixed].sort());
     });

@@ -39,7 +39,9 @@ export async function checkedClient(baseUrl: string): Promise<{ call: Call; chec
     const text = await response.text();
     checker.check({ method, path, status: response.status, headers: response.headers, text });
     const type = response.headers.get('content-type') ?? '';
-    return { status: response.status, headers: response.headers, text, body: /json/.test(type) && text ? JSON.parse(text) : undefined };
+    // application/x-ndjson is many JSON values, not one: its text is the body to read.
+    const json = /json/.test(type) && !/ndjson/.test(type);
+    return { status: response.status, headers: response.headers, text, body: json && text ? JSON.parse(text) : undefined };
   };
   return { call, checker };
 }

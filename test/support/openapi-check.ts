@@ -74,11 +74,15 @@ export class OpenApiResponseChecker {
     );
     const validate = this.ajv.getSchema(`${docName}${pointer}`);
     if (!validate) throw new Error(`${where}: no schema at ${pointer}`);
-    const body = JSON.parse(response.text);
-    const ok = validate(body);
-    expect(ok, `${where}: body does not match the schema: ${JSON.stringify(validate.errors)} body=${response.text.slice(0, 500)}`).to.equal(
-      true,
-    );
+    // Newline-delimited JSON declares the schema of one line: every line must match it.
+    const bodies = mediaType === 'application/x-ndjson' ? ndjsonLines(response.text) : [JSON.parse(response.text)];
+    for (const body of bodies) {
+      const ok = validate(body);
+      expect(
+        ok,
+        `${where}: body does not match the schema: ${JSON.stringify(validate.errors)} body=${response.text.slice(0, 500)}`,
+      ).to.equal(true);
+    }
   }
 
   private findOperation(method: string, path: string): { docName: string; document: OpenApiDocument; pointer: string } | undefined {
@@ -94,6 +98,14 @@ export class OpenApiResponseChecker {
     }
     return undefined;
   }
+}
+
+/** The values of a newline-delimited JSON body, one per non-empty line. */
+function ndjsonLines(text: string): unknown[] {
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line));
 }
 
 function escapePointer(segment: string): string {

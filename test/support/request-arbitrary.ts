@@ -79,6 +79,10 @@ function operationArbitraries(document: OpenApiDocument, credentials: FuzzCreden
       const pathParams: Record<string, fc.Arbitrary<string>> = {};
       const queryParams: Record<string, fc.Arbitrary<unknown>> = {};
       const headerParams: Record<string, fc.Arbitrary<unknown>> = {};
+      // A valid-shaped request carries every required query parameter; the hostile changes take them away.
+      const requiredQuery = parameters
+        .filter((parameter) => parameter.in === 'query' && parameter.required)
+        .map((parameter) => parameter.name);
       for (const parameter of parameters) {
         const value = schemaArbitrary(parameter.schema, document);
         if (parameter.in === 'path') pathParams[parameter.name] = fc.oneof(value.map(String), fc.constantFrom(...credentials.knownIds));
@@ -91,7 +95,7 @@ function operationArbitraries(document: OpenApiDocument, credentials: FuzzCreden
         fc
           .record({
             path: fc.record(pathParams),
-            query: fc.record(queryParams, { requiredKeys: [] }),
+            query: fc.record(queryParams, { requiredKeys: requiredQuery }),
             headers: fc.record(headerParams, { requiredKeys: [] }),
             body: bodySchema ? schemaArbitrary(bodySchema, document) : fc.constant(undefined),
           })

@@ -15,7 +15,11 @@ function resolveRef(root: Schema, ref: string): Schema {
 function stringArbitrary(schema: Schema): fc.Arbitrary<string> {
   const min = schema.minLength ?? 0;
   const max = Math.min(schema.maxLength ?? MAX_GENERATED_LENGTH, Math.max(min, MAX_GENERATED_LENGTH));
-  if (schema.format === 'date-time') return fc.date({ noInvalidDate: true }).map((d) => d.toISOString());
+  // Years 0000-9999 only: a wider year is written ±YYYYYY, which RFC 3339 does not allow (not valid-shaped).
+  if (schema.format === 'date-time')
+    return fc
+      .date({ min: new Date('0000-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true })
+      .map((d) => d.toISOString());
   if (schema.format === 'uri') return fc.webUrl();
   if (schema.pattern) {
     return fc
