@@ -122,10 +122,22 @@ export class BullmqAttempt implements AttemptPorts<Record<string, unknown>> {
     if (!this.savedStart && this.taken.attemptsStarted > 1) await this.store({ started_at: this.startedAt() });
   }
 
-  /** The job as the lifecycle takes it: its start saved where needed and, taken again, the decision found. */
+  /**
+   * The job as the lifecycle takes it: its start saved where needed and, taken again, the decision found. Taken
+   * again with no decision, it starts over, so a dead attempt's report is dropped: the view and a cancel's share
+   * read this attempt's reports only (docs/decisions/job-shows-its-attempt.md).
+   */
   async take(): Promise<TakenJob> {
+    if (this.taken.attemptsStarted === 1) return this.taken;
+    const earlier = await this.readDecision();
+    if (earlier === undefined && this.stored.reported !== undefined) {
+      const { reported: _dropped, ...rest } = this.stored;
+      this.stored = rest;
+      await this.store({ started_at: this.startedAt() });
+      return { ...this.taken, lastReport: null, earlier };
+    }
     await this.saveStart();
-    return this.taken.attemptsStarted > 1 ? { ...this.taken, earlier: await this.readDecision() } : this.taken;
+    return { ...this.taken, earlier };
   }
 
   /** A failure's decision is `cxf`; a cancel's is its request, `cxr`. One read. */
@@ -174,6 +186,9 @@ export class BullmqAttempt implements AttemptPorts<Record<string, unknown>> {
 
   /** The safe message is kept beside the job (BullMQ's failedReason may also hold its own messages); BullMQ retries on the error. */
   async retry(message: string): Promise<never> {
+    // The next attempt starts over: this one's report is not its progress.
+    const { reported: _dropped, ...rest } = this.stored;
+    this.stored = rest;
     await this.store({ started_at: this.startedAt(), error: message });
     throw new Error(message);
   }

@@ -12,6 +12,8 @@ export interface CardElements {
   cost: HTMLElement;
   refund: HTMLElement;
   refundRow: HTMLElement;
+  kept: HTMLElement;
+  keptRow: HTMLElement;
   created: HTMLTimeElement;
   finished: HTMLTimeElement;
   result: HTMLElement;
@@ -30,6 +32,7 @@ function byTestId<T extends HTMLElement>(id: string): T {
 /** Finds the card's elements in the document. */
 export function cardElements(): CardElements {
   const refund = byTestId('refund');
+  const kept = byTestId('kept');
   const result = byTestId('result');
   return {
     main: document.querySelector('main')!,
@@ -41,6 +44,8 @@ export function cardElements(): CardElements {
     cost: byTestId('cost'),
     refund,
     refundRow: refund.parentElement!,
+    kept,
+    keptRow: kept.parentElement!,
     created: byTestId<HTMLTimeElement>('created'),
     finished: byTestId<HTMLTimeElement>('finished'),
     result,
@@ -79,6 +84,8 @@ export function renderJob(elements: CardElements, job: Job, format: TimeFormat, 
   setText(elements.cost, view.costText);
   elements.refundRow.hidden = view.refundText === null;
   setText(elements.refund, view.refundText ?? '');
+  elements.keptRow.hidden = view.keptText === null;
+  setText(elements.kept, view.keptText ?? '');
   setTime(elements.created, job.created_at, view.createdText);
   setTime(elements.finished, job.finished_at, view.finishedText);
   elements.result.hidden = view.resultFields.length === 0;

@@ -29,6 +29,11 @@ export interface JobCardView {
   costText: string;
   /** Null when nothing was refunded. */
   refundText: string | null;
+  /**
+   * What a cancel after the start kept and gave back (`Canceled at 40 %: 1 credit kept, 2 refunded`); null
+   * unless the job was canceled while an attempt ran and had a price.
+   */
+  keptText: string | null;
   createdText: string;
   /** Null until the job is final. */
   finishedText: string | null;
@@ -121,6 +126,24 @@ function progressMessage(job: Job): string {
   return job.progress?.message ?? (job.status === 'queued' ? 'Waiting to start' : '');
 }
 
+/** `1 credit`, `2 credits`, or `nothing` for 0 (never `free`: the job had a price). */
+function creditsOrNothing(credits: number): string {
+  return credits === 0 ? 'nothing' : creditsText(credits);
+}
+
+/**
+ * The line a late cancel earns: the share its operation's `cancelCharge` kept of the percent the job showed,
+ * and the rest given back. A job canceled before its attempt started shows no start and got everything back,
+ * which the refund row already says.
+ */
+export function keptText(job: Pick<Job, 'status' | 'cost' | 'refunded_credits' | 'started_at' | 'progress'>): string | null {
+  if (job.status !== 'canceled' || job.cost <= 0 || !job.started_at) return null;
+  const refunded = Math.min(job.cost, Math.max(0, job.refunded_credits));
+  const kept = job.cost - refunded;
+  const when = job.progress ? `Canceled at ${job.progress.percent} %` : 'Canceled while running';
+  return `${when}: ${creditsOrNothing(kept)} kept, ${refunded === 0 ? 'nothing' : refunded} refunded`;
+}
+
 /** What the card shows for `job`. */
 export function jobCardView(job: Job, format: TimeFormat = {}): JobCardView {
   const final = isTerminal(job.status);
@@ -137,6 +160,7 @@ export function jobCardView(job: Job, format: TimeFormat = {}): JobCardView {
     progressMessage: progressMessage(job),
     costText: creditsText(job.cost),
     refundText: job.refunded_credits > 0 ? `${creditsText(job.refunded_credits)} refunded` : null,
+    keptText: keptText(job),
     createdText: formatTime(job.created_at, format),
     finishedText: job.finished_at ? formatTime(job.finished_at, format) : null,
     inputSummary: summariseInput(job.input ?? {}),
@@ -166,7 +190,8 @@ export function newerJob(current: Job | undefined, incoming: Job): Job {
   if (!current || current.id !== incoming.id) return current ?? incoming;
   if (isTerminal(current.status) && !isTerminal(incoming.status)) return current;
   if (current.cancel_requested_at !== null && incoming.cancel_requested_at === null) return current;
-  if (current.status === 'running' && incoming.status === 'queued') return current;
+  // Queued after running is older, unless as many attempts started: then the job was handed back or awaits a retry.
+  if (current.status === 'running' && incoming.status === 'queued' && incoming.attempts < current.attempts) return current;
   return incoming;
 }
 

@@ -173,6 +173,13 @@ describe('the job card in an MCP Apps host (the official AppBridge in headless C
       await byTestId('refund').waitFor({ state: 'visible' });
       expect(await byTestId('refund').textContent()).to.include(String(refunded));
     } else expect(await byTestId('refund').isHidden(), 'no refund row when nothing was given back').to.equal(true);
+    // The late cancel's line: what it kept of the percent the job showed, and what it gave back.
+    await byTestId('kept').waitFor({ state: 'visible' });
+    const kept = rest.body.cost - refunded;
+    const keptWords = kept === 0 ? 'nothing' : `${kept} ${kept === 1 ? 'credit' : 'credits'}`;
+    expect(await byTestId('kept').textContent()).to.equal(
+      `Canceled at ${rest.body.progress.percent} %: ${keptWords} kept, ${refunded === 0 ? 'nothing' : refunded} refunded`,
+    );
     expect(await byTestId('cancel').isHidden(), 'Cancel hidden once final').to.equal(true);
     expect(await byTestId('finished').getAttribute('datetime')).to.be.a('string');
     expect(card.problems, 'stray requests, page and console errors').to.deep.equal([]);

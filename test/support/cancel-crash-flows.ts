@@ -56,13 +56,15 @@ export function cancelCrashFlows(topologyEnv: (prefix: string) => Record<string,
     expect(rescuer.logLines().some((line) => line.msg === 'job canceled' && line.job_id === job.id)).to.equal(true);
   });
 
-  it('a job whose worker died reads queued once its lock expired: its cancel answers 200, canceled and refunded at once, and the next worker never starts it', async () => {
+  it('a job whose worker died reads queued once its lock expired, without the dead attempt’s start or progress: its cancel answers 200, canceled and refunded in full at once, and the next worker never starts it', async () => {
     const { token, job } = await runningJob();
+    await pollJob(api, token, job.id, (seen) => seen.progress !== null, 20_000);
     expect(await workers[0].kill()).to.equal('SIGKILL');
-    await pollJob(api, token, job.id, (seen) => seen.status === 'queued', 20_000);
+    const queued = await pollJob(api, token, job.id, (seen) => seen.status === 'queued', 20_000);
+    expect(queued).to.include({ attempts: 1, started_at: null, progress: null });
     const canceled = await api.call('DELETE', `/v1/jobs/${job.id}`, { token });
     expect(canceled.status, canceled.text).to.equal(200);
-    expect(canceled.body).to.include({ status: 'canceled', refunded_credits: job.cost, result: null });
+    expect(canceled.body).to.include({ status: 'canceled', refunded_credits: job.cost, result: null, started_at: null, progress: null });
     workers.push(await startWorkerProcess({ ...env, ...SLOW }));
     // Once the next worker runs a job submitted after the cancel, it has looked for stalled jobs and taken
     // what was queued: the canceled job was neither.

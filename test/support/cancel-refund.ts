@@ -11,14 +11,14 @@ interface CanceledJob {
 
 /**
  * Checks a canceled job's refund against the default `cancelCharge` (`progress`) and returns it: all of its
- * cost when it was canceled in the queue, all but the cost times its last reported percent (rounded up) when it
- * was stopped while running. A job that started may have been canceled in the queue after (a stall, a retry),
- * so either figure is accepted for it; one that never started must have everything back.
+ * cost when it was canceled in the queue, all but the cost times the percent it shows (rounded up) when it was
+ * stopped while running. A job shows the attempt it is on (docs/decisions/job-shows-its-attempt.md): one
+ * canceled in the queue after an earlier attempt (a stall, a retry) shows no start, so the figure is exact.
  */
 export function expectCancelRefund(polled: CanceledJob | PolledJob, what: string): number {
   // A polled job is the API's answer, whose shape the response checker has held to the published schema.
   const job = polled as CanceledJob;
   const keptWhileRunning = job.started_at === null ? 0 : Math.ceil((job.cost * (job.progress?.percent ?? 0)) / 100);
-  expect([job.cost, job.cost - keptWhileRunning], `${what}: refunded_credits`).to.include(job.refunded_credits);
+  expect(job.refunded_credits, `${what}: refunded_credits`).to.equal(job.cost - keptWhileRunning);
   return job.refunded_credits;
 }

@@ -125,6 +125,34 @@ export function creditLotsContract(label: string, stores: () => CreditStores): v
       expect(await expectEntriesAddUp(stores(), subject)).to.deep.equal({ balance: 0, held: 0 });
     });
 
+    it('a void or an expiry that takes the balance from at least the threshold to below it reports the fall; one that leaves it below reports none', async () => {
+      const subject = newSubject();
+      const kept = grantOf(subject, 4);
+      const voided = grantOf(subject, 6);
+      const soon = expiring(subject, 3, 300);
+      for (const grant of [kept, voided, soon]) await stores().a.grant(grant);
+      const voidedNow = await stores().b.voidGrant({ ...voidOf(subject, voided.grantId), lowThreshold: 5 });
+      expect(voidedNow.outcome === 'created' && [voidedNow.account.balance, voidedNow.fellLow], 'from 13 to 7: not below').to.deep.equal([
+        7,
+        false,
+      ]);
+      const expired = await waitFor(
+        async () => {
+          const result = await stores().a.expire({ subject, grantId: soon.grantId }, 5);
+          return result.entry ? result : undefined;
+        },
+        { timeoutMs: 10_000, what: `grant ${soon.grantId} to expire` },
+      );
+      expect([expired.account.balance, expired.fellLow], 'from 7 to 4').to.deep.equal([4, true]);
+      const again = grantOf(subject, 1);
+      await stores().a.grant(again);
+      const below = await stores().b.voidGrant({ ...voidOf(subject, again.grantId), lowThreshold: 5 });
+      expect(below.outcome === 'created' && [below.account.balance, below.fellLow], 'from 5 to 4').to.deep.equal([4, true]);
+      const last = await stores().a.voidGrant({ ...voidOf(subject, kept.grantId), lowThreshold: 5 });
+      expect(last.outcome === 'created' && [last.account.balance, last.fellLow], 'from 4 to 0: still below').to.deep.equal([0, false]);
+      await expectEntriesAddUp(stores(), subject);
+    });
+
     it('concurrent expiries of one grant on both handles expire it once', async () => {
       const subject = newSubject();
       const soon = expiring(subject, 9, 200);

@@ -141,6 +141,24 @@ export function creditStoreContract(label: string, stores: () => CreditStores): 
       await expectEntriesAddUp(stores(), subject);
     });
 
+    it('credits.low once per fall, whatever lifted the balance: a fall, a release lifting it back above, a hold taking it below again report two falls; a hold while below none', async () => {
+      const { a, b } = stores();
+      const subject = await funded(10);
+      const fell = async (hold: HoldRequest) => {
+        const result = await (hold.credits % 2 ? a : b).hold({ ...hold, lowThreshold: 5 });
+        return result.outcome === 'held' ? [result.account.balance, result.fellLow] : result.outcome;
+      };
+      const first = holdOf(subject, 6);
+      expect(await fell(first), 'from 10 to 4').to.deep.equal([4, true]);
+      expect(await b.release({ subject, jobId: first.jobId, ttlSeconds: TTL })).to.deep.include({
+        released: 6,
+        account: { balance: 10, held: 0 },
+      });
+      expect(await fell(holdOf(subject, 6)), 'lifted by a release, from 10 to 4 again').to.deep.equal([4, true]);
+      expect(await fell(holdOf(subject, 1)), 'from 4 to 3: still below').to.deep.equal([3, false]);
+      await expectEntriesAddUp(stores(), subject);
+    });
+
     it('a hold of 0 credits is held even on a negative balance, with no entry, and settles once', async () => {
       const { a, b } = stores();
       const subject = newSubject();

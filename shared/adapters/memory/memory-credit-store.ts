@@ -188,8 +188,8 @@ export class MemoryCreditStore implements CreditStore {
       .map(({ subject, grantId }) => ({ subject, grantId }));
   }
 
-  async expire(grant: DueGrant): Promise<ExpireResult> {
-    return this.expireNow(grant);
+  async expire(grant: DueGrant, lowThreshold?: number): Promise<ExpireResult> {
+    return this.expireNow(grant, lowThreshold);
   }
 
   async voidGrant(request: VoidRequest): Promise<VoidResult> {
@@ -197,7 +197,7 @@ export class MemoryCreditStore implements CreditStore {
   }
 
   /** {@link CreditStore.expire} as one synchronous step. */
-  expireNow({ subject, grantId }: DueGrant): ExpireResult {
+  expireNow({ subject, grantId }: DueGrant, lowThreshold?: number): ExpireResult {
     const account = this.accounts.get(subject);
     const lot = account?.lots.get(grantId);
     if (!account || !lot || !isDue(lot, this.now())) return { credits: 0, account: this.accountNow(subject) };
@@ -205,9 +205,10 @@ export class MemoryCreditStore implements CreditStore {
     lot.remaining = 0;
     lot.state = 'expired';
     if (credits === 0) return { credits, account: this.accountNow(subject) };
+    const before = account.balance;
     account.balance -= credits;
     const entry = this.record(subject, { kind: 'expire', credits, grant_id: grantId, at: new Date(this.now()).toISOString() });
-    return { credits, account: this.accountNow(subject), entry };
+    return { credits, account: this.accountNow(subject), entry, fellLow: fellBelow(before, account.balance, lowThreshold) };
   }
 
   /** {@link CreditStore.voidGrant} as one synchronous step. */
@@ -223,6 +224,7 @@ export class MemoryCreditStore implements CreditStore {
     const credits = lot.state === 'open' ? lot.remaining : 0;
     if (lot.state === 'open') lot.state = 'voided';
     lot.remaining = 0;
+    const before = account.balance;
     account.balance -= credits;
     const entry = this.record(request.subject, {
       kind: 'void',
@@ -233,7 +235,8 @@ export class MemoryCreditStore implements CreditStore {
       ...(request.note ? { note: request.note } : {}),
     });
     this.voids.set(request.voidId, { fingerprint: request.fingerprint, subject: request.subject, entry });
-    return { outcome: 'created', entry: { ...entry }, account: this.accountNow(request.subject) };
+    const fellLow = fellBelow(before, account.balance, request.lowThreshold);
+    return { outcome: 'created', entry: { ...entry }, account: this.accountNow(request.subject), fellLow };
   }
 
   /** Forgets settled holds whose records have expired; called by the backend's sweeper. */

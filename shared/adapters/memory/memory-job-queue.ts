@@ -31,6 +31,8 @@ export class MemoryJobQueue implements JobQueue {
   private readonly idle = new Set<() => void>();
   /** The abort controller of each running attempt, by job id: a cancel fires it. */
   private readonly controllers = new Map<string, AbortController>();
+  /** Each job's first start (ms), for its run time across retries; the record shows the attempt it is on. */
+  private readonly firstStarts = new WeakMap<JobRecord, number>();
   /** The lifecycle this queue runs and ends its jobs with. */
   readonly lifecycle: JobLifecycle;
   private running = 0;
@@ -121,13 +123,15 @@ export class MemoryJobQueue implements JobQueue {
     this.running++;
     job.status = 'running';
     job.attempts++;
-    job.started_at ??= new Date().toISOString();
+    const now = Date.now();
+    job.started_at = new Date(now).toISOString();
+    if (!this.firstStarts.has(job)) this.firstStarts.set(job, now);
     const policy = this.options.policies?.get(job.operation) ?? policyOf(undefined, this.options);
     // One controller per attempt, which a cancel of the running job fires.
     const controller = new AbortController();
     this.controllers.set(job.id, controller);
     try {
-      await this.lifecycle.attempt(taken(job, policy, controller), this.portsFor(job, policy));
+      await this.lifecycle.attempt(taken(job, { policy, controller, startedMs: this.firstStarts.get(job)! }), this.portsFor(job, policy));
     } finally {
       this.controllers.delete(job.id);
       this.running--;
@@ -151,6 +155,10 @@ export class MemoryJobQueue implements JobQueue {
 
   private retryLater(job: JobRecord, backoffMs: number): void {
     job.status = 'queued';
+    // The next attempt starts over, and a cancel meanwhile gives everything back: the job shows that attempt,
+    // not yet started (docs/decisions/job-shows-its-attempt.md).
+    job.started_at = null;
+    job.progress = null;
     const timer = setTimeout(
       () => {
         this.timers.delete(timer);
@@ -180,9 +188,9 @@ function endOnRecord(job: JobRecord): EndingStore<void> {
   };
 }
 
-/** A record taken for an attempt, as the lifecycle reads it. */
-function taken(job: JobRecord, policy: JobPolicy, controller: AbortController): TakenJob {
-  const startedMs = Date.parse(job.started_at!);
+/** A record taken for an attempt, as the lifecycle reads it; `startedMs` its first start. */
+function taken(job: JobRecord, attempt: { policy: JobPolicy; controller: AbortController; startedMs: number }): TakenJob {
+  const { policy, controller, startedMs } = attempt;
   return {
     job,
     attempt: job.attempts,

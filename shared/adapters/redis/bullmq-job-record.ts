@@ -12,9 +12,10 @@ export interface BullJobData {
 }
 
 /**
- * What the worker keeps in the job's `progress` field. BullMQ overwrites `processedOn` on every attempt and
- * stores library messages (e.g. about stalls) in `failedReason`; the first start and the last *safe* error
- * message are therefore kept here, written only by our worker, beside the processor's last progress report.
+ * What the worker keeps in the job's `progress` field. BullMQ overwrites `processedOn` on every attempt (the
+ * start a job shows) and stores library messages (e.g. about stalls) in `failedReason`; the first start (for
+ * the run-time metric) and the last *safe* error message are therefore kept here, written only by our worker,
+ * beside the processor's last progress report (the attempt's own: dropped when the job starts over).
  */
 export interface BullJobProgress {
   started_at?: string;
@@ -159,6 +160,7 @@ export function toJobRecord(job: (StoredBullJob & CancelFields) | undefined, sta
   if (!job?.id || !found) return undefined;
   const progress = readProgress(job.progress);
   const status = shownStatus(found, job, progress);
+  const onAttempt = attemptUnderWay(status, job, progress);
   return {
     id: job.id,
     subject: job.data.subject,
@@ -167,16 +169,27 @@ export function toJobRecord(job: (StoredBullJob & CancelFields) | undefined, sta
     input: job.data.input,
     cost: job.data.cost,
     created_at: job.data.created_at ?? new Date(job.timestamp).toISOString(),
-    started_at: progress.started_at ?? isoOrNull(job.processedOn),
+    started_at: onAttempt ? isoOrNull(job.processedOn) : null,
     ...outcomeOf(status, job, progress),
     attempts: Math.max(job.attemptsStarted ?? 0, job.attemptsMade ?? 0),
-    progress: progress.reported ?? null,
+    progress: onAttempt ? (progress.reported ?? null) : null,
     cancel_requested_at: job.cancelRequestedOn === undefined ? null : new Date(job.cancelRequestedOn).toISOString(),
     // A job canceled while it ran shows what its worker gave back (written before it marked the job: all but what
     // its cancelCharge kept); one canceled in the queue is refunded in full by the API right after its cancel
     // script (a crash between the two is repaired by the next read of the job).
     refunded_credits: progress.refunded ?? (job.canceledOn !== undefined ? job.data.cost : 0),
   };
+}
+
+/**
+ * Whether the job is on an attempt that started: a queued job (waiting for a retry, or handed back after a
+ * crash) or one canceled in the queue is not, whatever an earlier attempt did. Its next attempt starts over and
+ * a cancel there gives everything back, so it shows no start and no progress
+ * (docs/decisions/job-shows-its-attempt.md). BullMQ stamps `processedOn` on every attempt.
+ */
+function attemptUnderWay(status: JobStatus, job: CancelFields, progress: BullJobProgress): boolean {
+  if (status === 'queued') return false;
+  return !(status === 'canceled' && job.canceledOn !== undefined && !progress.canceled);
 }
 
 /** BullMQ has no canceled state: a canceled job sits in its failed set, marked by the cancel script or the worker. */

@@ -115,8 +115,8 @@ export class RedisCreditStore implements CreditStore {
   private readonly grantScript: LuaScript<GrantReply>;
   private readonly holdScript: LuaScript<HoldReply>;
   private readonly settleScript: LuaScript<SettleReply>;
-  private readonly expireScript: LuaScript<[string, number, number, number, string]>;
-  private readonly voidScript: LuaScript<[string, string?, number?, number?]>;
+  private readonly expireScript: LuaScript<[string, number, number, number, string, number]>;
+  private readonly voidScript: LuaScript<[string, string?, number?, number?, number?]>;
 
   constructor(
     private readonly client: RedisClient,
@@ -216,13 +216,14 @@ export class RedisCreditStore implements CreditStore {
   }
 
   /** The expiry script in the subject's slot (expire-3.lua), then the index entry, unless the lot is not due yet by Redis's clock. */
-  async expire({ subject, grantId }: DueGrant): Promise<ExpireResult> {
+  async expire({ subject, grantId }: DueGrant, lowThreshold?: number): Promise<ExpireResult> {
     const keys = [this.keys.subjectCredits(subject), this.keys.subjectCreditEntries(subject), this.keys.subjectSequence(subject)];
-    const reply = await this.guard.commands(() => this.expireScript(keys, [grantId, newId('cre'), new Date().toISOString()]));
-    const [outcome, credits, balance, held, entry] = reply;
+    const args = [grantId, newId('cre'), new Date().toISOString(), lowThreshold ?? -1];
+    const reply = await this.guard.commands(() => this.expireScript(keys, args));
+    const [outcome, credits, balance, held, entry, fell] = reply;
     if (outcome !== 'early') await this.guard.commands(() => this.client.zrem(this.keys.creditExpiries, dueMember(subject, grantId)));
     const account = { balance: Number(balance), held: Number(held) };
-    return { credits: Number(credits), account, ...(entry ? { entry: JSON.parse(entry) as CreditEntry } : {}) };
+    return { credits: Number(credits), account, ...(entry ? { entry: JSON.parse(entry) as CreditEntry, fellLow: fell === 1 } : {}) };
   }
 
   /** Two steps, as a grant: the void id's claim across subjects, then the subject's void (void-4.lua), idempotent by that id. */
@@ -243,12 +244,14 @@ export class RedisCreditStore implements CreditStore {
       newId('cre'),
       request.at ?? new Date().toISOString(),
       request.note ?? '',
+      request.lowThreshold ?? -1,
     ];
-    const [outcome, entry, balance, held] = await this.guard.commands(() => this.voidScript(keys, args));
+    const [outcome, entry, balance, held, fell] = await this.guard.commands(() => this.voidScript(keys, args));
     if (outcome === 'conflict' || outcome === 'unknown') return { outcome };
     if ((outcome !== 'created' && outcome !== 'replayed') || entry === undefined)
       throw new Error(`unexpected void outcome ${String(outcome)}`);
-    return { outcome, entry: JSON.parse(entry) as CreditEntry, account: { balance: Number(balance), held: Number(held) } };
+    const account = { balance: Number(balance), held: Number(held) };
+    return { outcome, entry: JSON.parse(entry) as CreditEntry, account, ...(outcome === 'created' ? { fellLow: fell === 1 } : {}) };
   }
 
   async entries(subject: string, query: PageQuery): Promise<Array<SeqItem<CreditEntry>>> {

@@ -175,6 +175,7 @@ export class CreditService {
       voidId: input.void_id,
       ...(note === undefined ? {} : { note }),
       fingerprint: voidFingerprint(subject, input.grant_id, note),
+      ...this.threshold(),
     });
     if (result.outcome === 'conflict') throw new VoidConflictError();
     if (result.outcome === 'unknown') throw new NotFoundError('The subject has no grant with this grant_id.');
@@ -182,6 +183,7 @@ export class CreditService {
     if (result.outcome === 'created') {
       this.hooks.onVoided?.(entry.credits);
       await this.events.removed(subject, entry, account.balance);
+      if (result.fellLow) await this.recordLow(subject, entry.id, account.balance);
     } else if (Date.now() - Date.parse(entry.at) < EVENT_REPAIR_MS) {
       await this.events.removed(subject, entry, account.balance);
     }
@@ -197,11 +199,12 @@ export class CreditService {
     for (;;) {
       const due = await this.store.dueGrants(now, EXPIRY_PAGE);
       for (const grant of due) {
-        const { credits, entry, account } = await this.store.expire(grant);
+        const { credits, entry, account, fellLow } = await this.store.expire(grant, this.settings.lowThreshold);
         if (!entry) continue;
         expired += credits;
         this.hooks.onExpired?.(credits);
         await this.events.removed(grant.subject, entry, account.balance);
+        if (fellLow) await this.recordLow(grant.subject, entry.id, account.balance);
       }
       if (due.length < EXPIRY_PAGE) return expired;
     }

@@ -75,6 +75,8 @@ export interface ExpireResult {
   credits: number;
   account: CreditAccount;
   entry?: CreditEntry;
+  /** The expiry took the balance from at least the threshold it was given to below it. */
+  fellLow?: boolean;
 }
 
 /** The dashboard's void of the unspent rest of a grant, idempotent by `voidId` across every subject. */
@@ -86,15 +88,18 @@ export interface VoidRequest {
   /** Digest of the body (subject, grant id, note): the same `voidId` with another body is a conflict. */
   fingerprint: string;
   at?: string;
+  /** `CREDITS_LOW_THRESHOLD`: the step reports whether the void made the balance fall below it. */
+  lowThreshold?: number;
 }
 
 /**
  * `created`: this call voided what was left of the grant (`entry.credits`, maybe 0). `replayed`: an earlier
  * call with the same body did. `conflict`: the void id names another void. `unknown`: the subject has no
- * positive grant with that id. Nothing moves but on `created`.
+ * positive grant with that id. Nothing moves but on `created` (`fellLow`: the void took the balance from at least
+ * the threshold to below it).
  */
 export type VoidResult =
-  | { outcome: 'created' | 'replayed'; entry: CreditEntry; account: CreditAccount }
+  | { outcome: 'created' | 'replayed'; entry: CreditEntry; account: CreditAccount; fellLow?: boolean }
   | { outcome: 'conflict' }
   | { outcome: 'unknown' };
 
@@ -213,8 +218,11 @@ export interface CreditStore {
   totals(subject: string): Promise<CreditTotals>;
   /** Up to `limit` grants whose expiry is at or before `now` (ms) and not yet swept, the earliest first. */
   dueGrants(now: number, limit: number): Promise<DueGrant[]>;
-  /** Expires the unspent rest of a grant past its expiry, once: one `expire` entry; 0 when nothing is due. */
-  expire(grant: DueGrant): Promise<ExpireResult>;
+  /**
+   * Expires the unspent rest of a grant past its expiry, once: one `expire` entry; 0 when nothing is due.
+   * `lowThreshold` (`CREDITS_LOW_THRESHOLD`): the step reports whether it made the balance fall below it.
+   */
+  expire(grant: DueGrant, lowThreshold?: number): Promise<ExpireResult>;
   /** Voids the unspent rest of a grant (never what is held or spent), once per void id: one `void` entry. */
   voidGrant(request: VoidRequest): Promise<VoidResult>;
 }

@@ -18,7 +18,7 @@ export function creditsGrantedEvent(subject: string, entry: CreditEntry, balance
   };
 }
 
-/** A step that took a subject's balance below the low threshold: its entry (a hold or an adjustment) and the balance it left. */
+/** A step that took a subject's balance below the low threshold: its entry (a hold, an adjustment, a void or an expiry) and the balance it left. */
 export interface LowCrossing {
   subject: string;
   entryId: string;
@@ -27,9 +27,9 @@ export interface LowCrossing {
 }
 
 /**
- * `credits.low`, for the step (its entry: a hold or an adjustment) that took the balance from at least
- * `threshold` to below it: data `{subject, balance, threshold}`. One step crosses at a time, so concurrent
- * spends record one event per crossing.
+ * `credits.low`, for the step (its entry: a hold, an adjustment, a void or an expiry) that took the balance from
+ * at least `threshold` to below it, whatever lifted it before (docs/webhooks.md, "When credits.low is sent"):
+ * data `{subject, balance, threshold}`. One step crosses at a time, so concurrent spends record one event per crossing.
  */
 export function creditsLowEvent({ subject, entryId, balance, threshold }: LowCrossing, now = new Date()): QueuedEvent {
   return {

@@ -100,13 +100,13 @@ describe('a BullMQ attempt (the worker’s ports of the job lifecycle)', () => {
   });
 
   it('saveProgress: sent through the progress store with the start kept, and kept for the writes that follow', async () => {
-    const { attemptDeps, writes } = deps();
-    const { job, calls } = fakeBullJob({ progress: { started_at: 'x' } });
+    const { attemptDeps, writes, redis } = deps();
+    const { job } = fakeBullJob({ progress: { started_at: 'x' } });
     const attempt = new BullmqAttempt(job, attemptDeps);
     await attempt.saveProgress(REPORT);
     expect(writes).to.deep.equal([`${KEY} ${JSON.stringify({ started_at: 'x', reported: REPORT })}`]);
-    await attempt.retry('Busy.').catch(() => undefined);
-    expect(calls).to.deep.equal([`progress ${JSON.stringify({ started_at: 'x', reported: REPORT, error: 'Busy.' })}`]);
+    await attempt.writeDecision(endOf({ kind: 'failed', message: 'No.' }));
+    expect(JSON.parse(redis.hashes[KEY].progress)).to.deep.equal({ started_at: 'x', reported: REPORT, error: 'No.' });
   });
 
   describe('take', () => {
@@ -123,6 +123,21 @@ describe('a BullMQ attempt (the worker’s ports of the job lifecycle)', () => {
       expect(taken.earlier).to.equal('canceled');
       expect(taken.lastReport).to.deep.equal(REPORT);
     });
+
+    it('a job taken again with no decision (handed back after a crash): the dead attempt’s report is dropped, in the job and for its settlement', async () => {
+      const { attemptDeps } = deps();
+      const { job, calls } = fakeBullJob({ attemptsStarted: 2, progress: { started_at: 'x', reported: REPORT } });
+      const taken = await new BullmqAttempt(job, attemptDeps).take();
+      expect(taken.earlier).to.equal(undefined);
+      expect(taken.lastReport).to.equal(null);
+      expect(calls).to.deep.equal([`progress ${JSON.stringify({ started_at: 'x' })}`]);
+    });
+  });
+
+  it('retry: the failed attempt’s report is not kept for the next attempt, which starts over', async () => {
+    const { job, calls } = fakeBullJob({ progress: { started_at: 'x', reported: REPORT } });
+    await new BullmqAttempt(job, deps().attemptDeps).retry('Busy.').catch(() => undefined);
+    expect(calls).to.deep.equal([`progress ${JSON.stringify({ started_at: 'x', error: 'Busy.' })}`]);
   });
 
   it('retry: keeps the safe message and the start beside the job, then throws it for BullMQ to retry', async () => {

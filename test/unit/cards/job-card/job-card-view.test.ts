@@ -5,6 +5,7 @@ import {
   INPUT_SUMMARY_LENGTH,
   isJob,
   jobCardView,
+  keptText,
   MAX_POLL_MS,
   newerJob,
   nextPollMs,
@@ -97,6 +98,33 @@ describe('the job card view', () => {
     expect(view.finishedText).to.equal('25 Nov 2026, 10:01:00');
   });
 
+  it('a cancel after the start says what it kept and gave back, at the percent the job showed', () => {
+    const canceled = (overrides: Partial<Job>) =>
+      jobCardView(
+        job({ status: 'canceled', finished_at: '2026-11-25T10:01:00.000Z', cancel_requested_at: '2026-11-25T10:00:59.000Z', ...overrides }),
+      );
+    expect(canceled({ refunded_credits: 1 }), 'progress: 2 of 3 kept at 40 %').to.include({
+      keptText: 'Canceled at 40 %: 2 credits kept, 1 refunded',
+      refundText: '1 credit refunded',
+    });
+    expect(canceled({ refunded_credits: 3 }).keptText, 'cancelCharge none').to.equal('Canceled at 40 %: nothing kept, 3 refunded');
+    expect(canceled({ refunded_credits: 0 }), 'cancelCharge full').to.include({
+      keptText: 'Canceled at 40 %: 3 credits kept, nothing refunded',
+      refundText: null,
+    });
+    expect(canceled({ cost: 1, refunded_credits: 0, progress: null }).keptText, 'no report').to.equal(
+      'Canceled while running: 1 credit kept, nothing refunded',
+    );
+  });
+
+  it('no kept line for a cancel before the attempt started (everything back, said by the refund row), a free job, or a job not canceled', () => {
+    const queuedCancel = job({ status: 'canceled', started_at: null, progress: null, refunded_credits: 3 });
+    expect(jobCardView(queuedCancel)).to.include({ keptText: null, refundText: '3 credits refunded' });
+    expect(keptText(job({ status: 'canceled', cost: 0 }))).to.equal(null);
+    expect(keptText(job({ status: 'failed', refunded_credits: 3 }))).to.equal(null);
+    expect(keptText(job())).to.equal(null);
+  });
+
   it('a succeeded job shows 100 % and its result as fields; a failed one its safe error and no result', () => {
     const done = jobCardView(
       job({ status: 'succeeded', finished_at: '2026-11-25T10:01:00.000Z', result: { words: 2, top: { hello: 1 } } }),
@@ -165,10 +193,16 @@ describe('the job card refresh', () => {
     const stopping = job({ cancel_requested_at: '2026-11-25T10:00:03.000Z' });
     expect(newerJob(canceled, running)).to.equal(canceled);
     expect(newerJob(stopping, running)).to.equal(stopping);
-    expect(newerJob(running, job({ status: 'queued' }))).to.equal(running);
+    expect(newerJob(running, job({ status: 'queued', attempts: 0, started_at: null, progress: null }))).to.equal(running);
     expect(newerJob(running, canceled)).to.equal(canceled);
     expect(newerJob(undefined, running)).to.equal(running);
     expect(newerJob(running, job({ id: 'job_other' }))).to.equal(running);
+  });
+
+  it('a running job read queued again with as many attempts started (handed back after a crash, or waiting for a retry) is shown queued', () => {
+    const handedBack = job({ status: 'queued', attempts: 1, started_at: null, progress: null });
+    expect(newerJob(job(), handedBack)).to.equal(handedBack);
+    expect(jobCardView(handedBack)).to.include({ percent: 0, progressMessage: 'Waiting to start', keptText: null });
   });
 });
 

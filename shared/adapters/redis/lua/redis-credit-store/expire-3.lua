@@ -7,10 +7,12 @@
     ARGV[1] grant id
     ARGV[2] id of the expire entry
     ARGV[3] when (ISO 8601)
+    ARGV[4] CREDITS_LOW_THRESHOLD, -1 for none
   Output:
-    {'expired', credits, balance, held, entry JSON or ''}: the lot is expired now (credits may be 0)
-    {'none', 0, balance, held, ''}: no open lot (expired, voided, or never granted)
-    {'early', 0, balance, held, ''}: not yet due
+    {'expired', credits, balance, held, entry JSON or '', 1 when the expiry took the balance below the threshold (else 0)}:
+      the lot is expired now (credits may be 0)
+    {'none', 0, balance, held, '', 0}: no open lot (expired, voided, or never granted)
+    {'early', 0, balance, held, '', 0}: not yet due
 ]]
 --- @include "credit-entry"
 --- @include "credit-lots"
@@ -22,11 +24,11 @@ local value = redis.call('HGET', KEYS[1], 'lot:' .. ARGV[1])
 local lot = value and parseLot(ARGV[1], value)
 if not lot or lot.state ~= 'open' then
   local balance, held = account()
-  return {'none', 0, balance, held, ''}
+  return {'none', 0, balance, held, '', 0}
 end
 if not lotIsDue(lot, nowMs()) then
   local balance, held = account()
-  return {'early', 0, balance, held, ''}
+  return {'early', 0, balance, held, '', 0}
 end
 local credits = lot.remaining
 lot.remaining = 0
@@ -38,4 +40,8 @@ if credits > 0 then
   entry = appendCreditEntry(KEYS[1], KEYS[2], KEYS[3], {id = ARGV[2], kind = 'expire', credits = credits, at = ARGV[3], grant_id = ARGV[1]})
 end
 local balance, held = account()
-return {'expired', credits, balance, held, entry}
+-- Decided here, atomic with the entry that crosses: once per fall, whatever lifted the balance before.
+local low = tonumber(ARGV[4])
+local fell = 0
+if credits > 0 and low >= 0 and balance + credits >= low and balance < low then fell = 1 end
+return {'expired', credits, balance, held, entry, fell}

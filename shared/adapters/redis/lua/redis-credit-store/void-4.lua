@@ -11,8 +11,9 @@
     ARGV[4] id of the void entry
     ARGV[5] when (ISO 8601)
     ARGV[6] note, '' for none
+    ARGV[7] CREDITS_LOW_THRESHOLD, -1 for none
   Output:
-    {'created' or 'replayed', entry JSON, balance, held}
+    {'created' or 'replayed', entry JSON, balance, held, 1 when this void took the balance below the threshold (else 0)}
     {'conflict'}: the void id names a void with another body
     {'unknown'}: the subject has no positive grant with this id
 ]]
@@ -28,7 +29,7 @@ if known then
   local fingerprint, entry = string.match(known, '^(%S+) (.*)$')
   if fingerprint ~= ARGV[3] then return {'conflict'} end
   local balance, held = account()
-  return {'replayed', entry, balance, held}
+  return {'replayed', entry, balance, held, 0}
 end
 local value = redis.call('HGET', KEYS[1], 'lot:' .. ARGV[1])
 if not value then return {'unknown'} end
@@ -44,4 +45,8 @@ if credits > 0 then redis.call('HINCRBY', KEYS[1], 'balance', 0 - credits) end
 local entry = appendCreditEntry(KEYS[1], KEYS[2], KEYS[3], {id = ARGV[4], kind = 'void', credits = credits, at = ARGV[5], grant_id = ARGV[1], void_id = ARGV[2], note = ARGV[6]})
 redis.call('HSET', KEYS[4], field, ARGV[3] .. ' ' .. entry)
 local balance, held = account()
-return {'created', entry, balance, held}
+-- Decided here, atomic with the entry that crosses: once per fall, whatever lifted the balance before.
+local low = tonumber(ARGV[7])
+local fell = 0
+if credits > 0 and low >= 0 and balance + credits >= low and balance < low then fell = 1 end
+return {'created', entry, balance, held, fell}

@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import { MemoryJobQueue } from '../../../../../shared/adapters/memory/memory-job-queue';
 import type { JobRecord } from '../../../../../shared/domain/jobs/job';
+import { JobError } from '../../../../../shared/domain/jobs/job-error';
 import { JobLifecycle } from '../../../../../shared/domain/jobs/job-lifecycle';
+import type { Settlement } from '../../../../../shared/domain/jobs/job-settlement';
 import { newJob as queuedJob } from '../../../../support/new-job';
 import { waitFor } from '../../../../testkit/wait-for';
 
@@ -126,5 +128,52 @@ describe('the in-memory job queue', () => {
     expect(done.attempts).to.equal(2);
     expect(starts).to.have.length(2);
     expect(starts[1] - starts[0], 'the operation’s back-off before the retry').to.be.at.least(110);
+  });
+
+  it('a job waiting for its retry shows neither the start nor the progress of the failed attempt, and a cancel then refunds it in full', async () => {
+    let seen: Promise<void> | undefined;
+    let progressShown!: () => void;
+    const settlements: Settlement[] = [];
+    const queue = new MemoryJobQueue({
+      lifecycle: new JobLifecycle({
+        processors: new Map([
+          [
+            'op',
+            async (_input, context) => {
+              context.progress(50, 'half way');
+              seen ??= new Promise<void>((resolve) => (progressShown = resolve));
+              await seen;
+              throw new JobError('Busy.');
+            },
+          ],
+        ]),
+        money: {
+          settle: (_job, settlement) => {
+            settlements.push(settlement);
+            return { released: settlement.release, made: true };
+          },
+        },
+      }),
+      concurrency: 1,
+      attempts: 1,
+      backoffMs: 0,
+      policies: new Map([
+        ['op', { attempts: 2, backoffMs: 60_000, timeoutMs: undefined, refundOnFailure: true, cancelCharge: 'progress' }],
+      ]),
+      retentionMs: 60_000,
+    });
+    await queue.enqueue({ ...newJob('half'), cost: 4 });
+    await waitFor(async () => (await queue.get('half'))?.progress?.percent === 50, { what: 'the first attempt at 50 %' });
+    progressShown();
+    const waiting = await waitFor(async () => {
+      const job = await queue.get('half');
+      return job?.status === 'queued' ? job : undefined;
+    });
+    expect(waiting).to.include({ attempts: 1, started_at: null, progress: null });
+    const canceled = await queue.cancel('half');
+    expect(canceled?.outcome).to.equal('canceled');
+    expect(canceled?.job).to.include({ status: 'canceled', started_at: null, progress: null, refunded_credits: 4 });
+    expect(settlements).to.deep.equal([{ capture: 0, release: 4, reason: 'canceled' }]);
+    await queue.close(1000);
   });
 });

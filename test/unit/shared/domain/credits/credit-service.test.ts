@@ -119,6 +119,27 @@ describe('CreditService', () => {
     expect(granted).to.deep.equal([12, 10]);
   });
 
+  it('credits.low is recorded for a void or an expiry that takes the balance below CREDITS_LOW_THRESHOLD, after its own event, and not for one that leaves it below', async () => {
+    let now = Date.now();
+    events = new RecordedEvents();
+    const credits = new CreditService(new MemoryCreditStore(() => now), creditEventsOn(events), { mode: 'prepaid', lowThreshold: 5 });
+    const subject = 'v@example.com';
+    await credits.grant({ subject, credits: 4, grant_id: 'g-4' });
+    await credits.grant({ subject, credits: 3, grant_id: 'g-3', expires_at: new Date(now + 60_000).toISOString() });
+    await credits.grant({ subject, credits: 2, grant_id: 'g-2' });
+    const voided = await credits.voidGrant({ subject, grant_id: 'g-2', void_id: 'v-2' });
+    now += 61_000;
+    expect(await credits.expireDue(now)).to.equal(3);
+    await credits.voidGrant({ subject, grant_id: 'g-4', void_id: 'v-4' });
+    const types = events.events.map((event) => event.type).filter((type) => type !== 'credits.granted');
+    expect(types).to.deep.equal(['credits.voided', 'credits.expired', 'credits.low', 'credits.voided']);
+    const low = events.events.find((event) => event.type === 'credits.low');
+    const expired = events.events.find((event) => event.type === 'credits.expired');
+    expect(low?.data).to.deep.equal({ subject, balance: 4, threshold: 5 });
+    expect(low?.ref).to.equal(expired?.ref);
+    expect(voided.view.void.credits, 'from 9 to 7: not below').to.equal(2);
+  });
+
   it('the statement pages newest first with an opaque cursor, and refuses one it did not issue', async () => {
     const credits = service({ mode: 'prepaid' });
     for (let i = 1; i <= 3; i++) await credits.grant({ subject: 'g@example.com', credits: i, grant_id: `g-${i}` });
