@@ -9,7 +9,7 @@ const PREFIX = 'slow-holds:';
 
 // A Redis whose replies come late (a proxy holds them back past the command timeout): the commands run, their
 // answers do not arrive in time, so submits answer 503 after their claim, or their enqueue, took effect.
-describe('a slow Redis (one node, replies held past REDIS_COMMAND_TIMEOUT_MS=100, HOLD_ORPHAN_SECONDS=1)', function () {
+describe('a slow Redis (one node, replies held past REDIS_COMMAND_TIMEOUT_MS=250, HOLD_ORPHAN_SECONDS=1)', function () {
   this.timeout(90_000);
   let redis: TestRedis;
   let proxy: DelayingProxy;
@@ -25,7 +25,7 @@ describe('a slow Redis (one node, replies held past REDIS_COMMAND_TIMEOUT_MS=100
       {
         REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
         REDIS_KEY_PREFIX: PREFIX,
-        REDIS_COMMAND_TIMEOUT_MS: '100',
+        REDIS_COMMAND_TIMEOUT_MS: '250',
         BILLING_MODE: 'prepaid',
         HOLD_ORPHAN_SECONDS: '1',
       },

@@ -44,7 +44,7 @@ async function routeThroughProxies(cluster: TestRedisCluster): Promise<DelayingP
 
 // The slow-Redis proof on a 6-node Cluster: every node's replies held back past the command timeout, so the
 // claim (the subject's slot) or the enqueue (the shard's slot, often another primary) answers late.
-describe('a slow Redis Cluster (every node behind a delaying proxy, REDIS_COMMAND_TIMEOUT_MS=100, HOLD_ORPHAN_SECONDS=1)', function () {
+describe('a slow Redis Cluster (every node behind a delaying proxy, REDIS_COMMAND_TIMEOUT_MS=250, HOLD_ORPHAN_SECONDS=1)', function () {
   this.timeout(120_000);
   let cluster: TestRedisCluster;
   let proxies: DelayingProxy[] = [];
@@ -56,7 +56,7 @@ describe('a slow Redis Cluster (every node behind a delaying proxy, REDIS_COMMAN
     proxies = await routeThroughProxies(cluster);
     const seeds = proxies.map((proxy) => `127.0.0.1:${proxy.port}`).join(',');
     const env = { REDIS_CLUSTER_NODES: seeds, REDIS_KEY_PREFIX: PREFIX, BILLING_MODE: 'prepaid', HOLD_ORPHAN_SECONDS: '1' };
-    api = await startConnector('redis', { ...env, REDIS_COMMAND_TIMEOUT_MS: '100' }, { runWorker: false });
+    api = await startConnector('redis', { ...env, REDIS_COMMAND_TIMEOUT_MS: '250' }, { runWorker: false });
     const problems: ConfigProblem[] = [];
     const { connection } = loadRedisSettings({ REDIS_CLUSTER_NODES: cluster.seeds }, problems);
     expect(problems).to.deep.equal([]);
