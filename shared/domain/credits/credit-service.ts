@@ -46,6 +46,8 @@ export interface CreditSettings {
   lowThreshold?: number;
   /** `TOP_UP_URL` (default `DASHBOARD_URL`): where a person short of credits buys more. */
   topUpUrl?: string;
+  /** `HOLD_ORPHAN_SECONDS`: when the sweep may release a hold whose job was never enqueued. */
+  holdOrphanSeconds?: number;
 }
 
 /**
@@ -120,6 +122,11 @@ export class CreditService {
   /** Where a person short of credits buys more. */
   get topUpUrl(): string {
     return this.settings.topUpUrl ?? '';
+  }
+
+  /** `HOLD_ORPHAN_SECONDS`, when set. */
+  get orphanSeconds(): number | undefined {
+    return this.settings.holdOrphanSeconds;
   }
 
   /** `CREDITS_LOW_THRESHOLD`, when set. */

@@ -36,6 +36,8 @@ export interface JobServiceHooks {
   onOverBudget?(operation: string): void;
   /** A new job was refused (402) in prepaid billing: the balance was below its price. */
   onInsufficient?(operation: string): void;
+  /** A retry released the hold of its key's job, never enqueued, as the orphan sweep would have. */
+  onOrphaned?(credits: number): void;
 }
 
 /**
@@ -48,6 +50,8 @@ export interface JobBilling {
   readonly topUpUrl: string;
   /** `CREDITS_LOW_THRESHOLD`, when set. */
   readonly lowThreshold?: number;
+  /** `HOLD_ORPHAN_SECONDS`: a hold whose job is missing may be released by the sweep this long after its claim. */
+  readonly orphanSeconds?: number;
   /** Records `credits.low` for the hold entry `entryId` that took the balance below the threshold. */
   recordLow(subject: string, entryId: string, balance: number): Promise<void>;
 }
@@ -106,7 +110,8 @@ export class JobService {
    * answered, since it was paid for already (even when its price is now above the whole limit).
    */
   async submit(submission: JobSubmission): Promise<{ job: Job; replayed: boolean }> {
-    const { claim, seen } = await this.claimAndLook(submission);
+    let { claim, seen } = await this.claimAndLook(submission);
+    if (await this.releasedLateOrphan(submission.subject, claim, seen)) ({ claim, seen } = await this.claimAndLook(submission));
     this.refuseUnless(claim, submission);
     if (claim.fellLowEntry && claim.account) await this.billing.recordLow(submission.subject, claim.fellLowEntry, claim.account.balance);
     const { outcome, shard, jobId } = claim;
@@ -139,6 +144,29 @@ export class JobService {
     // first answer may have been this 503.
     await this.queue.confirmDurable(submission.subject, shard);
     return { job: this.viewer.read(toPublicJob(stored)), replayed: outcome === 'replayed' };
+  }
+
+  /**
+   * A replay whose job was never enqueued, past half its hold's deadline, must not enqueue it: the orphan
+   * sweep may have seen no job and be about to release the hold, and a job enqueued then would run with
+   * no hold (measured: test/redis/slow-redis-holds.test.ts). Such a hold is released here instead, as the
+   * sweep would (once, whoever does it), and the submit claims afresh: a new hold, or a 402. A younger
+   * hold's repair ends long before any sweep may look at it. Answers whether it did (the key must then be claimed again).
+   */
+  private async releasedLateOrphan(subject: string, claim: KeyClaim, seen: { shard: number; job?: JobRecord }): Promise<boolean> {
+    const { orphanSeconds, prepaid } = this.billing;
+    if (!prepaid || orphanSeconds === undefined || claim.outcome !== 'replayed' || !claim.accepted) return false;
+    if (seen.job || seen.shard !== claim.shard) return false;
+    if (Date.now() - Date.parse(claim.accepted.at) < (orphanSeconds * 1000) / 2) return false;
+    // Released here or by a sweep meanwhile, the key's record is gone either way: the next claim is a new one.
+    const released = await this.ledger.releaseOrphan({
+      subject,
+      jobId: claim.jobId,
+      at: claim.accepted.at,
+      ttlSeconds: 2 * this.retentionSeconds,
+    });
+    if (released > 0) this.hooks.onOrphaned?.(released);
+    return true;
   }
 
   /**

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { MemoryCreditStore } from '../../../../../shared/adapters/memory/memory-credit-store';
 import { MemoryJobIdKeyStore } from '../../../../../shared/adapters/memory/memory-job-id-key-store';
 import { MemoryJobQueue } from '../../../../../shared/adapters/memory/memory-job-queue';
 import { MemoryLedgerStore } from '../../../../../shared/adapters/memory/memory-ledger-store';
@@ -10,6 +11,7 @@ import type { EnqueueOptions } from '../../../../../shared/domain/jobs/job-queue
 import { JobService } from '../../../../../shared/domain/jobs/job-service';
 import { meteredMoney } from '../../../../../shared/domain/jobs/job-settlement';
 import { deriveKeys } from '../../../../../shared/platform/secrets/derived-keys';
+import { allEntries, grantOf } from '../../../../support/credit-store-contract';
 
 /**
  * An in-memory queue that counts its enqueues and records the service's calls in order (`get` calls the queue
@@ -119,5 +121,94 @@ describe('job submission (JobService on the memory stores)', () => {
     expect(retry.replayed).to.equal(true);
     expect(retry.job).to.include({ id: jobId, cost: 2, created_at: acceptedAt });
     expect(await ledger.usage('alice')).to.deep.equal({ jobs_charged: 1, credits_spent: 2, credits_refunded: 0 });
+  });
+});
+
+describe('job submission in prepaid billing: a retry of a key whose job was never enqueued (HOLD_ORPHAN_SECONDS=100)', () => {
+  const submission = { subject: 'bob', operation: 'createJob', input: { prompt: 'hello' }, cost: 1, idempotencyKey: 'key-1' };
+  let credits: MemoryCreditStore;
+  let ledger: MemoryLedgerStore;
+  let queue: CountingQueue;
+  let jobs: JobService;
+  let orphaned: number[];
+
+  /** The first attempt, `ageSeconds` ago: the claim held the price, and the submit died before it enqueued. */
+  const diedAfterClaim = async (ageSeconds: number, cost = 1) => {
+    const jobId = await jobs.jobIdFor(submission.subject, submission.idempotencyKey);
+    const claim = await ledger.claim({
+      subject: submission.subject,
+      key: submission.idempotencyKey,
+      fingerprint: fingerprint('createJob', submission.input),
+      jobId,
+      operation: 'createJob',
+      cost,
+      ttlSeconds: 600,
+      hold: {},
+      acceptedAt: new Date(Date.now() - ageSeconds * 1000).toISOString(),
+    });
+    expect(claim.outcome).to.equal('created');
+    return jobId;
+  };
+
+  beforeEach(() => {
+    credits = new MemoryCreditStore();
+    ledger = new MemoryLedgerStore(credits);
+    queue = new CountingQueue({
+      lifecycle: new JobLifecycle({ processors: new Map([['createJob', () => new Promise(() => undefined)]]) }),
+      concurrency: 1,
+      attempts: 1,
+      backoffMs: 0,
+      retentionMs: 60_000,
+    });
+    orphaned = [];
+    jobs = new JobService({
+      ledger,
+      queue,
+      lifecycle: new JobLifecycle({ money: meteredMoney((refund) => ledger.refund(refund), 60) }),
+      jobIdKey: new StoredJobIdKey(new MemoryJobIdKeyStore(), deriveKeys('s'.repeat(32)).jobIdKey),
+      retentionSeconds: 60,
+      hooks: { onOrphaned: (released) => orphaned.push(released) },
+      billing: { prepaid: true, topUpUrl: '', orphanSeconds: 100, recordLow: async () => {} },
+    });
+  });
+
+  it('within half the deadline, enqueues its job under the hold the first attempt took', async () => {
+    expect((await credits.grant(grantOf(submission.subject, 5))).outcome).to.equal('created');
+    const jobId = await diedAfterClaim(10);
+    const retry = await jobs.submit(submission);
+    expect(retry.replayed).to.equal(true);
+    expect(retry.job.id).to.equal(jobId);
+    expect(await credits.account(submission.subject)).to.include({ balance: 4, held: 1 });
+    expect(orphaned).to.deep.equal([]);
+  });
+
+  it('past half the deadline, releases that hold as orphaned (the sweep may be about to) and holds afresh for the job it enqueues', async () => {
+    expect((await credits.grant(grantOf(submission.subject, 5))).outcome).to.equal('created');
+    const jobId = await diedAfterClaim(60);
+    const retry = await jobs.submit(submission);
+    expect(retry.replayed, 'a fresh submit').to.equal(false);
+    expect(retry.job.id).to.equal(jobId);
+    expect(queue.enqueued).to.deep.equal([jobId]);
+    expect(await credits.account(submission.subject)).to.include({ balance: 4, held: 1 });
+    const kinds = (await allEntries(credits, submission.subject)).map((entry) => [entry.kind, entry.reason]);
+    expect(kinds).to.deep.equal([
+      ['hold', undefined],
+      ['release', 'orphaned'],
+      ['hold', undefined],
+      ['grant', undefined],
+    ]);
+    expect(orphaned).to.deep.equal([1]);
+  });
+
+  it('past half the deadline, with the balance short of the price once released, answers 402 and enqueues nothing', async () => {
+    expect((await credits.grant(grantOf(submission.subject, 4))).outcome).to.equal('created');
+    await diedAfterClaim(60);
+    let refused: unknown;
+    await jobs.submit({ ...submission, cost: 5 }).catch((error: unknown) => {
+      refused = error;
+    });
+    expect((refused as { status?: number } | undefined)?.status).to.equal(402);
+    expect(queue.enqueued).to.deep.equal([]);
+    expect(await credits.account(submission.subject)).to.include({ balance: 4, held: 0 });
   });
 });
