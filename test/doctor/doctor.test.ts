@@ -78,6 +78,12 @@ for (const backend of BACKENDS) {
         'credits.reconcile',
       ];
       for (const id of expected) expect(run.rule(id).status, `${id}: ${run.rule(id).message}`).to.equal('PASS');
+      const warnings = run.results.filter((result) => result.status === 'WARN');
+      expect(
+        warnings.map((result) => result.id),
+        'an untouched checkout warns of plain http only: every list is sized under 100,000 characters',
+      ).to.deep.equal(['probe.tls']);
+      expect(run.rule('actions.response-size').status).to.equal('PASS');
       const subject = /doctor-[0-9a-f]{12}@example\.invalid/.exec(run.rule('link.mint').message)![0];
       // The throwaway subject never started a job: a fresh connection for it shows nothing charged.
       const token = await connector.link(subject);

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { maximalSize } from '../../doctor/response-size';
+import { THINGS_PAGE_LIMIT } from '../../shared/contract/operations/list-things';
 import { BACKENDS } from '../support/backends';
 import { type ConnectorUnderTest, newSubject, startConnector } from '../support/harness';
 
@@ -81,11 +83,32 @@ for (const backend of BACKENDS) {
       expect(res.body.items).to.deep.equal([]);
     });
 
-    it('limit outside 1..100, an unknown query parameter or a forged cursor answer 400', async () => {
+    it('limit outside 1..40, an unknown query parameter or a forged cursor answer 400', async () => {
       const token = await c.link(newSubject());
-      for (const query of ['limit=0', 'limit=101', 'limit=abc', 'sort=asc', 'cursor=not-a-cursor', 'cursor=%00']) {
+      for (const query of ['limit=0', 'limit=41', 'limit=100', 'limit=abc', 'sort=asc', 'cursor=not-a-cursor', 'cursor=%00']) {
         expect((await c.call('GET', `/v1/things?${query}`, { token })).status, query).to.equal(400);
       }
+      const over = await c.call('GET', '/v1/things?limit=41', { token });
+      expect(over.body.errors.map((e: any) => e.path)).to.include('/query/limit');
+    });
+
+    it('a full page of 40 things at their largest lists each whole, under 100,000 characters and the size the doctor computes', async () => {
+      const token = await c.link(newSubject());
+      const notes = 'x'.repeat(2000);
+      for (let i = 0; i < THINGS_PAGE_LIMIT; i++) {
+        const name = `${i}`.padStart(200, 'n');
+        expect((await c.call('POST', '/v1/things', { token, body: { name, notes } })).status).to.equal(201);
+      }
+      const page = await c.call('GET', `/v1/things?limit=${THINGS_PAGE_LIMIT}`, { token });
+      expect(page.status).to.equal(200);
+      expect(page.body.items).to.have.length(THINGS_PAGE_LIMIT);
+      expect(page.body.items.every((thing: any) => thing.notes === notes)).to.equal(true);
+      const document = (await (await fetch(`${c.baseUrl}/openapi.json`)).json()) as Record<string, any>;
+      const bound = maximalSize(document, document.components.schemas.ThingPage, THINGS_PAGE_LIMIT);
+      expect('length' in bound && bound.length, JSON.stringify(bound))
+        .to.be.a('number')
+        .below(100_000);
+      expect(page.text.length).to.be.at.most((bound as { length: number }).length);
     });
   });
 }

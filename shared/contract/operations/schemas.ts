@@ -199,23 +199,34 @@ export function pageSchema(items: JsonSchema): JsonSchema {
   };
 }
 
-/** `limit` and `cursor` query parameters of every list. */
-export const PAGE_PARAMETERS: ReadonlyArray<Record<string, unknown>> = [
-  {
-    name: 'limit',
-    in: 'query',
-    required: false,
-    description: 'How many items to return (1 to 100).',
-    schema: { type: 'integer', minimum: 1, maximum: 100, default: 25 },
-  },
-  {
-    name: 'cursor',
-    in: 'query',
-    required: false,
-    description: 'The next_cursor of the previous page.',
-    schema: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' },
-  },
-];
+/** The largest `limit` a list takes unless its items are too big for a page of that many ({@link pageParameters}). */
+export const MAX_PAGE_LIMIT = 100;
+
+/**
+ * `limit` (1 to `maxLimit`, default 25) and `cursor` query parameters of a list. A list whose items are large
+ * takes a lower `maxLimit`, so that a full page at its largest stays under GPT Actions' 100,000 characters.
+ */
+export function pageParameters(maxLimit: number = MAX_PAGE_LIMIT): ReadonlyArray<Record<string, unknown>> {
+  return [
+    {
+      name: 'limit',
+      in: 'query',
+      required: false,
+      description: `How many items to return (1 to ${maxLimit}).`,
+      schema: { type: 'integer', minimum: 1, maximum: maxLimit, default: Math.min(25, maxLimit) },
+    },
+    {
+      name: 'cursor',
+      in: 'query',
+      required: false,
+      description: 'The next_cursor of the previous page.',
+      schema: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' },
+    },
+  ];
+}
+
+/** `limit` (1 to 100, default 25) and `cursor` query parameters of a list of small items. */
+export const PAGE_PARAMETERS: ReadonlyArray<Record<string, unknown>> = pageParameters();
 
 /** Reads the validated `limit` (defaulted by the schema) and `cursor` of a list request. */
 export function pageArgs(query: Record<string, unknown>): { limit: number; cursor?: string } {

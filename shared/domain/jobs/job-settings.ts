@@ -1,5 +1,6 @@
-import { cleanEnv } from 'envalid';
+import { cleanEnv, type ValidatorSpec } from 'envalid';
 import { ConfigError } from '../../platform/config/config-error';
+import { choicesRule, ownReason } from '../../platform/config/settings-table';
 import type { PaidJob } from './processor';
 
 /**
@@ -15,10 +16,8 @@ export function loadJobSettings(env: NodeJS.ProcessEnv, jobs: readonly PaidJob[]
     const clean = cleanEnv(env, job.settings, {
       reporter: ({ errors }) => {
         for (const [name, error] of Object.entries(errors)) {
-          const missing = error?.constructor?.name === 'EnvMissingError';
-          // envalid's own messages may echo the value; only ours (which never do) are passed on.
-          const message = error?.message ?? '';
-          problems.push({ name, reason: missing ? 'is required' : /^(must|is) /.test(message) ? message : 'is invalid' });
+          const spec = (job.settings as Record<string, ValidatorSpec<unknown>>)[name];
+          problems.push({ name, reason: choicesRule(spec, error) ?? ownReason()(name, error ?? new Error('')) });
         }
       },
     });

@@ -26,20 +26,26 @@ const preRegisteredClients = makeValidator<PreRegisteredClient[]>((input) => {
     throw new Error('must be a JSON array of clients');
   }
   if (!Array.isArray(parsed)) throw new Error('must be a JSON array of clients');
-  for (const client of parsed) {
-    const ok =
-      client &&
-      typeof client === 'object' &&
-      CLIENT_ID.test(client.client_id) &&
-      typeof client.client_name === 'string' &&
-      SECRET_SHA256.test(client.secret_sha256) &&
-      Array.isArray(client.redirect_uris) &&
-      client.redirect_uris.length > 0 &&
-      client.redirect_uris.every((uri: unknown) => typeof uri === 'string' && /^https:\/\//.test(uri));
-    if (!ok) throw new Error('must list clients with client_id, client_name, https redirect_uris and secret_sha256');
-  }
+  parsed.forEach((client, index) => {
+    const broken = brokenClientRule(client);
+    if (broken) throw new Error(`must list clients whose ${broken} (client ${index + 1})`);
+  });
   return parsed as PreRegisteredClient[];
 });
+
+/** The first rule a pre-registered client breaks, named with its field and pattern; undefined when it keeps them all. */
+function brokenClientRule(client: unknown): string | undefined {
+  if (!client || typeof client !== 'object') return 'entries are objects';
+  const { client_id, client_name, secret_sha256, redirect_uris } = client as Record<string, unknown>;
+  if (typeof client_id !== 'string' || !CLIENT_ID.test(client_id)) return `client_id matches ${CLIENT_ID.source}`;
+  if (typeof client_name !== 'string') return 'client_name is a string';
+  if (typeof secret_sha256 !== 'string' || !SECRET_SHA256.test(secret_sha256)) return `secret_sha256 matches ${SECRET_SHA256.source}`;
+  const https = (uri: unknown) => typeof uri === 'string' && /^https:\/\//.test(uri);
+  if (!Array.isArray(redirect_uris) || redirect_uris.length === 0 || !redirect_uris.every(https)) {
+    return 'redirect_uris are https:// URLs, at least one';
+  }
+  return undefined;
+}
 
 /** The OAuth variables and their rules (listed in docs/configuration.md), where each lands in {@link OAuthSettings}. */
 export const OAUTH_SETTINGS = {

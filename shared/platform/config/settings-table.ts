@@ -67,6 +67,16 @@ export function ownReason(fallback = 'is invalid'): Reason {
   };
 }
 
+/**
+ * The rule a spec with `choices` states, as its refusal: `must be one of a, b, c` (the choices, never the value).
+ * Undefined for a spec without choices, or for a variable refused because it is missing.
+ */
+export function choicesRule(spec: ValidatorSpec<unknown> | undefined, error: Error | undefined): string | undefined {
+  const choices = spec?.choices;
+  if (error?.constructor.name === 'EnvMissingError' || !Array.isArray(choices) || choices.length === 0) return undefined;
+  return `must be one of ${choices.join(', ')}`;
+}
+
 /** What a table read from an environment: the values, and which variables were refused. */
 export interface ReadSettings<T> {
   /** The settings; a refused variable's field is left unset (its problem is reported), an unset optional one too. */
@@ -77,7 +87,8 @@ export interface ReadSettings<T> {
 
 /**
  * Reads a table's variables from `env` with envalid, adding one problem per refused variable (its name and
- * {@link Reason}, never its value) to `problems`, so that the caller reports every problem at once.
+ * {@link Reason}, never its value) to `problems`, so that the caller reports every problem at once. A value
+ * outside a spec's `choices` names them ({@link choicesRule}) whatever `reason` says.
  */
 export function readSettings<T extends SettingsTable>(
   env: NodeJS.ProcessEnv,
@@ -86,12 +97,13 @@ export function readSettings<T extends SettingsTable>(
   reason: Reason = ownReason(),
 ): ReadSettings<T> {
   const refused = new Set<string>();
+  const specs = variablesOf(table);
   // Without envalid's strict proxy, which throws on reading a refused variable: those are simply absent here.
-  const clean = customCleanEnv(env, variablesOf(table), (cleaned) => cleaned as Record<string, unknown>, {
+  const clean = customCleanEnv(env, specs, (cleaned) => cleaned as Record<string, unknown>, {
     reporter: ({ errors }) => {
       for (const [name, error] of Object.entries(errors)) {
         refused.add(name);
-        problems.push({ name, reason: reason(name, error ?? new Error('')) });
+        problems.push({ name, reason: choicesRule(specs[name], error) ?? reason(name, error ?? new Error('')) });
       }
     },
   });

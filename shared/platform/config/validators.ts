@@ -70,13 +70,30 @@ export const sharedSecretOfAtLeast = (min: number) =>
     return input;
   });
 
-/** A non-negative integer within bounds. */
+/**
+ * An integer from `min` to `max`, both included. The refusal names the rule broken: a value that is not a whole
+ * number (`30s`, `1.5`) `must be a whole number between MIN and MAX`; a whole number outside the range, negative
+ * ones included, `must be between MIN and MAX`.
+ */
 export const intInRange = (min: number, max: number) =>
   makeValidator<number>((input) => {
-    if (!/^\d+$/.test(String(input).trim())) throw new Error('must be a whole number');
-    const value = Number(input);
+    const text = String(input).trim();
+    if (!/^-?\d+$/.test(text)) throw new Error(`must be a whole number between ${min} and ${max}`);
+    const value = Number(text) + 0; // -0 is 0
     if (value < min || value > max) throw new Error(`must be between ${min} and ${max}`);
     return value;
+  });
+
+/** The refusal of a pattern rule, naming the pattern: `must match the pattern ^[a-z]+$`. */
+export function mustMatch(pattern: RegExp): string {
+  return `must match the pattern ${pattern.source}`;
+}
+
+/** A string that matches `pattern` (anchor it); refused with the pattern named ({@link mustMatch}), never the value. */
+export const matching = (pattern: RegExp) =>
+  makeValidator<string>((input) => {
+    if (typeof input !== 'string' || !pattern.test(input)) throw new Error(mustMatch(pattern));
+    return input;
   });
 
 /** A Redis URL (`redis://` or `rediss://`). */

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { str } from 'envalid';
 import * as z from 'zod';
 import { paidJobsOf } from '../../../../../shared/contract/operations/paid-jobs';
 import { jobSettingVariables, loadJobSettings } from '../../../../../shared/domain/jobs/job-settings';
@@ -39,6 +40,20 @@ describe("a paid job's own settings and policy", () => {
       { name: 'TUNED_DEPTH', reason: 'is required' },
     ]);
     expect((error as Error).message).to.not.contain('987654');
+  });
+
+  it('a variable breaking its rule is refused naming the rule: a negative number its range, a word its choices', () => {
+    const ruled: PaidJob = {
+      ...plain,
+      settings: { RULED_STEP_MS: intInRange(0, 60_000)({ default: 0 }), RULED_MODE: str({ choices: ['fast', 'safe'], default: 'fast' }) },
+    };
+    expect(() => loadJobSettings({ RULED_STEP_MS: '-5', RULED_MODE: 'quick' }, [ruled]))
+      .to.throw(ConfigError)
+      .with.property('problems')
+      .that.deep.equals([
+        { name: 'RULED_STEP_MS', reason: 'must be between 0 and 60000' },
+        { name: 'RULED_MODE', reason: 'must be one of fast, safe' },
+      ]);
   });
 
   it('the policy takes each setting a job declares and the global attempts and back-off for the rest; refunds default to on', () => {

@@ -41,7 +41,7 @@ describe('refusing to start on an invalid configuration', () => {
   it('a ConfigError: every variable named with its reason on stderr, then exit 78', () => {
     const problems = [
       { name: 'LINK_SECRET', reason: 'is required' },
-      { name: 'PORT', reason: 'must be a whole number' },
+      { name: 'PORT', reason: 'must be a whole number between 0 and 65535' },
     ];
     const { stderr, code } = captured(() =>
       orExitOnConfigError('api', () => {
@@ -50,7 +50,7 @@ describe('refusing to start on an invalid configuration', () => {
     );
     expect(code).to.equal(78);
     expect(stderr).to.equal(
-      'connector api: refusing to start, invalid configuration:\n  - LINK_SECRET is required\n  - PORT must be a whole number\n',
+      'connector api: refusing to start, invalid configuration:\n  - LINK_SECRET is required\n  - PORT must be a whole number between 0 and 65535\n',
     );
   });
 

@@ -63,6 +63,22 @@ describe('loadOAuthSettings', () => {
     }
   });
 
+  it('OAUTH_CLIENTS breaking a field rule: the problem names the field, its rule (the pattern, for a pattern rule) and which client', () => {
+    const cases: Array<[unknown[], string]> = [
+      [[CLIENT, 'x'], 'must list clients whose entries are objects (client 2)'],
+      [[{ ...CLIENT, client_id: 'short' }], 'must list clients whose client_id matches ^[A-Za-z0-9_-]{8,64}$ (client 1)'],
+      [[{ ...CLIENT, client_name: 7 }], 'must list clients whose client_name is a string (client 1)'],
+      [[{ ...CLIENT, secret_sha256: 'plain-secret' }], 'must list clients whose secret_sha256 matches ^[A-Za-z0-9_-]{43}$ (client 1)'],
+      [
+        [{ ...CLIENT, redirect_uris: ['http://chat.example.com/cb'] }],
+        'must list clients whose redirect_uris are https:// URLs, at least one (client 1)',
+      ],
+    ];
+    for (const [clients, reason] of cases) {
+      expect(load({ OAUTH_CLIENTS: JSON.stringify(clients) }).problems, reason).to.deep.equal([{ name: 'OAUTH_CLIENTS', reason }]);
+    }
+  });
+
   it('a lifetime out of range: named, and the unusable settings returned instead of partial ones', () => {
     const { settings, problems } = load({ OAUTH_CODE_TTL_SECONDS: '601' });
     expect(problems).to.deep.equal([{ name: 'OAUTH_CODE_TTL_SECONDS', reason: 'must be between 1 and 600' }]);

@@ -1,6 +1,13 @@
 import { expect } from 'chai';
 import { num, str } from 'envalid';
-import { type ConfigProblem, ownReason, readSettings, setting, variablesOf } from '../../../../../shared/platform/config/settings-table';
+import {
+  type ConfigProblem,
+  choicesRule,
+  ownReason,
+  readSettings,
+  setting,
+  variablesOf,
+} from '../../../../../shared/platform/config/settings-table';
 import { intInRange } from '../../../../../shared/platform/config/validators';
 
 const TABLE = {
@@ -48,5 +55,21 @@ describe('settings tables', () => {
     const problems: ConfigProblem[] = [];
     readSettings({ APP_RETRIES: 'many' }, TABLE, problems, (variable) => `${variable} refused`);
     expect(problems).to.deep.equal([{ name: 'APP_RETRIES', reason: 'APP_RETRIES refused' }]);
+  });
+
+  it('readSettings of a value outside its choices: the problem names the choices, never the value, whatever the reason says', () => {
+    const table = { mode: setting('APP_MODE', str({ choices: ['fast', 'safe'] })) };
+    const problems: ConfigProblem[] = [];
+    readSettings({ APP_MODE: 's3cret' }, table, problems, () => 'is invalid');
+    expect(problems).to.deep.equal([{ name: 'APP_MODE', reason: 'must be one of fast, safe' }]);
+    const missing: ConfigProblem[] = [];
+    readSettings({}, table, missing);
+    expect(missing).to.deep.equal([{ name: 'APP_MODE', reason: 'is required' }]);
+  });
+
+  it('choicesRule: the choices of a spec that has them; nothing for a spec without, or for a missing variable', () => {
+    expect(choicesRule(str({ choices: ['a', 'b'] }), new Error('Value "c" not in choices [a,b]'))).to.equal('must be one of a, b');
+    expect(choicesRule(str(), new Error('x'))).to.equal(undefined);
+    expect(choicesRule(undefined, new Error('x'))).to.equal(undefined);
   });
 });

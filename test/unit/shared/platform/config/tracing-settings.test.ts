@@ -31,7 +31,11 @@ describe('loadTracingSettings', () => {
 
   it('tracing off but a variable invalid: still refused, so a typo is caught before it matters', () => {
     expect(load({ OTEL_TRACES_SAMPLER: 'sometimes' }).problems).to.deep.equal([
-      { name: 'OTEL_TRACES_SAMPLER', reason: 'must be one of the documented values' },
+      {
+        name: 'OTEL_TRACES_SAMPLER',
+        reason:
+          'must be one of parentbased_always_on, parentbased_always_off, parentbased_traceidratio, always_on, always_off, traceidratio',
+      },
     ]);
   });
 

@@ -4,6 +4,8 @@ import {
   consentUrl,
   httpsUrl,
   intInRange,
+  matching,
+  mustMatch,
   originList,
   publicUrl,
   redisUrl,
@@ -55,8 +57,25 @@ describe('configuration validators', () => {
 
   it('intInRange: whole numbers within the bounds, both included', () => {
     expect(read(intInRange(1, 10)(), ' 10 ')).to.equal(10);
-    expect(read(intInRange(1, 10)(), '0')).to.equal('must be between 1 and 10');
-    for (const input of ['1.5', '-1', 'ten', '']) expect(read(intInRange(0, 10)(), input), input).to.equal('must be a whole number');
+    expect(read(intInRange(0, 10)(), '-0')).to.equal(0);
+    expect(read(intInRange(-5, 5)(), '-5')).to.equal(-5);
+  });
+
+  it('intInRange: a whole number outside the range, negative or too large, is refused naming the range', () => {
+    for (const input of ['0', '-5', '11', '99999999999999999999'])
+      expect(read(intInRange(1, 10)(), input), input).to.equal('must be between 1 and 10');
+  });
+
+  it('intInRange: a value that is not a whole number is refused as such, with the range', () => {
+    for (const input of ['1.5', '-1.5', '30s', 'ten', '', '+', '1e3'])
+      expect(read(intInRange(0, 10)(), input), input).to.equal('must be a whole number between 0 and 10');
+  });
+
+  it('matching: a string the pattern matches is read as given; another is refused naming the pattern, not the value', () => {
+    const spec = matching(/^[a-z]{2}-[A-Z]{2}$/);
+    expect(read(spec(), 'de-CH')).to.equal('de-CH');
+    expect(read(spec(), 'German')).to.equal('must match the pattern ^[a-z]{2}-[A-Z]{2}$');
+    expect(mustMatch(/^x+$/)).to.equal('must match the pattern ^x+$');
   });
 
   it('redisUrl: redis:// and rediss:// only', () => {
