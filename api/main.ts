@@ -1,6 +1,8 @@
 // First, as a bare import no sorting moves: tracing patches modules as they load (api/tracing.ts).
 import './tracing';
 import { PAID_JOBS } from '../shared/contract/operations/paid-jobs';
+import { OPERATIONS } from '../shared/contract/operations/registry';
+import { assertRegistryRules } from '../shared/contract/operations/registry-rules';
 import { loadJobSettings } from '../shared/domain/jobs/job-settings';
 import { loadConfigOrExit, orExitOnConfigError } from '../shared/platform/config/load-config-or-exit';
 import { createLogger } from '../shared/platform/logging/logger';
@@ -13,6 +15,8 @@ const config = loadConfigOrExit(process.env, 'api');
 orExitOnConfigError('api', () => loadJobSettings(process.env, PAID_JOBS));
 const logger = createLogger(config.logLevel, 'connector-api');
 
+// A registry that breaks a rule (a description too long, a price its input does not bound) never serves.
+assertRegistryRules(OPERATIONS);
 const started = startApi(config, logger);
 stopOnTerminate(started, config, logger, tracing);
 started.catch((error: unknown) => {

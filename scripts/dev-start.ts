@@ -2,6 +2,8 @@ import pinoPretty from 'pino-pretty';
 import { startApi, stopOnTerminate } from '../api/start-api';
 import { loadCardPagesWith } from '../shared/contract/cards/page-card';
 import { PAID_JOBS } from '../shared/contract/operations/paid-jobs';
+import { OPERATIONS } from '../shared/contract/operations/registry';
+import { assertRegistryRules } from '../shared/contract/operations/registry-rules';
 import { loadJobSettings } from '../shared/domain/jobs/job-settings';
 import { loadConfigOrExit, orExitOnConfigError } from '../shared/platform/config/load-config-or-exit';
 import { devLogFormat } from '../shared/platform/logging/log-format';
@@ -27,6 +29,8 @@ export function startDev(tracing: Tracing | undefined): void {
   // for the dev consent page; startApi serves it only on a loopback PUBLIC_URL and listener without CONSENT_URL.
   // From the sources no card is built: each is bundled from its page on first read, as npm run build does.
   loadCardPagesWith(bundleCardPage);
+  // A registry that breaks a rule (a description too long, a price its input does not bound) never serves.
+  assertRegistryRules(OPERATIONS);
   const started = startApi(config, logger, { jobConsumer: inProcessWorkers(config, logger), devConsent: true });
   stopOnTerminate(started, config, logger, tracing);
   started.then(

@@ -13,6 +13,16 @@ function configVariables(role: ProcessRole): Record<string, unknown> {
   return { ...connectorVariables(role), ...jobSettingVariables(PAID_JOBS) };
 }
 
+/**
+ * The variables the page must list: the connector's own, and every setting of each paid job the page names a
+ * setting of (the placeholder's). A job the page names none of is one a user added, whose settings its own
+ * guide documents: adding an operation with settings breaks no doc check.
+ */
+function requiredVariables(role: ProcessRole, documented: readonly string[]): string[] {
+  const jobs = PAID_JOBS.filter((job) => Object.keys(job.settings ?? {}).some((name) => documented.includes(name)));
+  return [...Object.keys(connectorVariables(role)), ...Object.keys(jobSettingVariables(jobs))];
+}
+
 /** The section of the page for variables read by the tools (npm run dev's script, the doctor), not the processes. */
 const TOOLS_SECTION = 'Tools';
 
@@ -61,16 +71,18 @@ describe('docs/configuration.md, checked against the configuration schema', () =
   const rows = documentedRows();
   const processRows = rows.filter((row) => row.section !== TOOLS_SECTION);
 
-  it('lists every variable the configuration reads, once, and none it does not read', () => {
+  it('lists every variable of the connector and every setting of a job it names, once, and none it does not read', () => {
     const schema = Object.keys(configVariables('api'));
     expect(schema.length, 'variables in the schema').to.be.greaterThan(40);
     const documented = processRows.map((row) => row.name);
+    const required = requiredVariables('api', documented);
+    expect(required, 'the placeholder job’s settings').to.include.members(['PLACEHOLDER_JOB_MS', 'PLACEHOLDER_PROGRESS_STEPS']);
     expect(
       documented.filter((name, i) => documented.indexOf(name) !== i),
       'listed twice',
     ).to.deep.equal([]);
     expect(
-      schema.filter((name) => !documented.includes(name)),
+      required.filter((name) => !documented.includes(name)),
       'undocumented',
     ).to.deep.equal([]);
     expect(

@@ -1,25 +1,24 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { toolName } from '../../shared/contract/mcp/tool-definitions';
-import { publishedOperations } from '../../shared/contract/operations/registry';
+import { blockContent, DOC_LISTS } from '../../scripts/doc-lists';
+import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { ROOT } from '../support/spawn-process';
 
-/** The shipped tools, in registry order, as the pages name them. */
-const SHIPPED_TOOLS = publishedOperations().map((operation) => toolName(operation.operationId));
+describe('the lists of shipped things the docs print, in marked blocks', () => {
+  for (const list of DOC_LISTS) {
+    it(`${list.file}: the <!-- ${list.name}:start --> block is what the registry gives (after adding an operation: npx tsx scripts/doc-lists.ts)`, () => {
+      const text = readFileSync(path.join(ROOT, list.file), 'utf8');
+      const held = blockContent(text, list.name);
+      expect(held, `${list.file} has no ${list.name} block`).to.not.equal(undefined);
+      expect(held, `${list.file}: run npx tsx scripts/doc-lists.ts`).to.equal(list.content(OPERATIONS));
+    });
+  }
 
-describe('the MCP tool lists the docs print', () => {
-  const page = readFileSync(path.join(ROOT, 'docs', 'connecting-assistants.md'), 'utf8').replace(/\s+/g, ' ');
-
-  it('connecting-assistants.md names every shipped tool, in registry order, cancel_job included, where it lists the tools', () => {
-    const listed = /one per published operation, named after its operationId in snake_case \(([^)]+)\)/.exec(page);
-    expect(listed, 'the tools bullet').to.not.equal(null);
-    expect(listed![1].split(', ').map((name) => name.replace(/`/g, ''))).to.deep.equal(SHIPPED_TOOLS);
-  });
-
-  it('connecting-assistants.md says the tools/list block prints the shipped tools, as the block prints them', () => {
-    const printed = /The last line prints `([^`]+)`/.exec(page);
-    expect(printed, 'the printed line').to.not.equal(null);
-    expect(printed![1]).to.equal(SHIPPED_TOOLS.join(' '));
+  it('connecting-assistants.md names no shipped tool outside its tools block, so the block is the one list to keep', () => {
+    const text = readFileSync(path.join(ROOT, 'docs', 'connecting-assistants.md'), 'utf8');
+    const outside = text.replace(/<!-- tools:start -->[\s\S]*?<!-- tools:end -->/, '');
+    expect(outside).to.not.match(/get_me list_things/);
+    expect(outside).to.not.match(/`list_things`, `create_thing`/);
   });
 });

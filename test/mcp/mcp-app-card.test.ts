@@ -39,6 +39,10 @@ const shout = paidOperation({
   card: OWN_CARD,
 });
 const OPERATIONS_WITH_CARDS = withOperations(OPERATIONS, [...EXTRA_OPERATIONS, shout]);
+/** The URIs of the cards the published operations name, each once, in registry order. */
+const CARD_URIS = [
+  ...new Set(OPERATIONS_WITH_CARDS.flatMap((operation) => (operation.published && operation.card ? [operation.card.uri] : []))),
+];
 
 /** The test ids the host harness and the guide rely on (fixed in the card's markup). */
 const TEST_IDS = [
@@ -113,7 +117,8 @@ describe('MCP Apps: the job card over POST /mcp', function () {
 
       it('resources/list lists each card once with the MCP Apps mime type and empty CSP and permissions', async () => {
         const { resources } = (await client.listResources()) as { resources: UiResource[] };
-        expect(resources.map((resource) => resource.uri)).to.deep.equal([JOB_CARD.uri, OWN_CARD.uri]);
+        expect(CARD_URIS).to.include.members([JOB_CARD.uri, OWN_CARD.uri]);
+        expect(resources.map((resource) => resource.uri)).to.deep.equal(CARD_URIS);
         for (const resource of resources) {
           expect(resource.mimeType, resource.uri).to.equal(APP_MIME_TYPE);
           expect(resource._meta?.ui, resource.uri).to.deep.equal({ csp: NO_CSP, permissions: {}, prefersBorder: true });

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { mcpBodyLimit } from '../../shared/contract/operations/body-limit';
+import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { BACKENDS } from '../support/backends';
 import { type ConnectorUnderTest, newSubject, startConnector } from '../support/harness';
 import { connectMcp } from '../support/mcp-client';
@@ -113,8 +115,9 @@ for (const backend of BACKENDS) {
       expect(res.status).to.equal(415);
     });
 
-    it('a body over 64 KiB answers 413 before the SDK sees it, like every REST route', async () => {
-      const big = { ...INITIALIZE, params: { ...INITIALIZE.params, clientInfo: { name: 'x'.repeat(70 * 1024), version: '1' } } };
+    it('a body over /mcp’s limit (64 KiB for the shipped registry) answers 413 before the SDK sees it, like every REST route', async () => {
+      const name = 'x'.repeat(mcpBodyLimit(OPERATIONS) + 6 * 1024);
+      const big = { ...INITIALIZE, params: { ...INITIALIZE.params, clientInfo: { name, version: '1' } } };
       const res = await post(connector, { token: await connector.link(newSubject()), body: big });
       expect(res.status).to.equal(413);
       expect(res.headers.get('content-type')).to.match(/^application\/problem\+json/);

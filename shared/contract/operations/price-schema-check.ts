@@ -15,7 +15,8 @@ export function checkPriceAgainstInput(operationId: string, rule: PriceRule, inp
   if (problem) throw new Error(`${operationId}: the price rule does not fit the input schema: ${problem}`);
 }
 
-function priceProblem(rule: PriceRule, input: z.ZodType): string | undefined {
+/** What is wrong between a price rule and the input schema it prices, or undefined when it fits. */
+export function priceProblem(rule: PriceRule, input: z.ZodType): string | undefined {
   switch (rule.kind) {
     case 'fixed':
       return undefined;

@@ -183,8 +183,29 @@ function handlerOf(rule: PriceRule): KindHandler<PriceRule> {
 
 /** Every job costs `credits` (a non-negative integer). */
 export function fixedPrice(credits: number): FixedPrice {
-  assertCount('credits', credits);
-  return { kind: 'fixed', credits };
+  return checked({ kind: 'fixed', credits }, () => assertCount('credits', credits));
+}
+
+/** What is wrong with each rule declared with out-of-range arguments, kept rather than thrown. */
+const RULE_PROBLEMS = new WeakMap<object, string>();
+
+/**
+ * `rule`, with what `check` throws kept as its problem ({@link priceRuleProblem}) instead of thrown: a rule
+ * out of range is declared where a module loads, and a throw there would abort every test run that imports
+ * the registry. The registry's rule test names it with its operation, and the API refuses it at start.
+ */
+function checked<R extends object>(rule: R, check: () => void): R {
+  try {
+    check();
+  } catch (error) {
+    RULE_PROBLEMS.set(rule, error instanceof Error ? error.message : String(error));
+  }
+  return rule;
+}
+
+/** What was wrong with the arguments `rule` was declared with (a negative price, min above max), if anything. */
+export function priceRuleProblem(rule: PriceRule): string | undefined {
+  return RULE_PROBLEMS.get(rule);
 }
 
 /** Options of {@link perUnit}. */
@@ -198,12 +219,13 @@ export interface PerUnitOptions<F extends string> {
 
 /** `credits` per `unit`, counted by the input's integer `field`, which must lie within `min..max`. */
 export function perUnit<const F extends string>({ credits, unit, field, min, max }: PerUnitOptions<F>): PerUnitPrice<F> {
-  assertCount('credits', credits);
-  assertBounds('perUnit', min, max);
-  // The unit and field are printed into the published documents: keep them to plain words.
-  assertWord('perUnit', unit);
-  assertField('perUnit', field);
-  return { kind: 'per-unit', credits, unit, field, min, max };
+  return checked({ kind: 'per-unit', credits, unit, field, min, max }, () => {
+    assertCount('credits', credits);
+    assertBounds('perUnit', min, max);
+    // The unit and field are printed into the published documents: keep them to plain words.
+    assertWord('perUnit', unit);
+    assertField('perUnit', field);
+  });
 }
 
 /** Options of {@link perLength}. */
@@ -227,25 +249,27 @@ export function perLength<const F extends string>({
   min = 1,
   max,
 }: PerLengthOptions<F>): PerLengthPrice<F> {
-  assertCount('credits', credits);
-  assertBounds('perLength', min, max);
-  assertField('perLength', field);
-  if (!Number.isSafeInteger(block) || block < 1) throw new Error(`perLength: block must be a positive integer, got ${block}`);
-  if (measure !== 'characters' && measure !== 'words') throw new Error(`perLength: measure must be characters or words`);
-  return { kind: 'per-length', credits, field, measure, block, min, max };
+  return checked({ kind: 'per-length', credits, field, measure, block, min, max }, () => {
+    assertCount('credits', credits);
+    assertBounds('perLength', min, max);
+    assertField('perLength', field);
+    if (!Number.isSafeInteger(block) || block < 1) throw new Error(`perLength: block must be a positive integer, got ${block}`);
+    if (measure !== 'characters' && measure !== 'words') throw new Error(`perLength: measure must be characters or words`);
+  });
 }
 
 /** A price per value of the input's enum `field`: `priceTable('quality', { draft: 1, standard: 3 })`. */
 export function priceTable<const F extends string>(field: F, table: Readonly<Record<string, number>>): TablePrice<F> {
-  assertField('priceTable', field);
-  const entries = Object.entries(table);
-  if (entries.length === 0) throw new Error('priceTable: the table is empty');
-  for (const [value, amount] of entries) {
-    assertCount(`credits of ${value}`, amount);
-    // The values are printed into the published documents, as the enum publishes them.
-    if (!/^[A-Za-z0-9_-]{1,40}$/.test(value)) throw new Error(`priceTable: value ${JSON.stringify(value)} must be a plain word`);
-  }
-  return { kind: 'table', field, credits: Object.freeze({ ...table }) };
+  return checked({ kind: 'table', field, credits: Object.freeze({ ...table }) }, () => {
+    assertField('priceTable', field);
+    const entries = Object.entries(table);
+    if (entries.length === 0) throw new Error('priceTable: the table is empty');
+    for (const [value, amount] of entries) {
+      assertCount(`credits of ${value}`, amount);
+      // The values are printed into the published documents, as the enum publishes them.
+      if (!/^[A-Za-z0-9_-]{1,40}$/.test(value)) throw new Error(`priceTable: value ${JSON.stringify(value)} must be a plain word`);
+    }
+  });
 }
 
 /** Options of {@link customPrice}: see {@link CustomPrice}. */
@@ -257,18 +281,19 @@ export type CustomPriceOptions<I> = Omit<CustomPrice<I>, 'kind'>;
  */
 export function customPrice<I>(options: CustomPriceOptions<I>): CustomPrice<I> {
   const { text, min, max, charge, ends } = options;
-  assertBounds('customPrice', min, max);
-  if (!/^\S.{0,199}[.!]$/s.test(text) || /[\r\n]/.test(text)) {
-    throw new Error('customPrice: text must be one sentence of at most 200 characters, ending with a period');
-  }
-  for (const [end, expected] of [
-    ['min', min],
-    ['max', max],
-  ] as const) {
-    const actual = charge(ends[end]);
-    if (actual !== expected) throw new Error(`customPrice: the input at the ${end} end costs ${actual}, not ${expected}`);
-  }
-  return { kind: 'custom', text, min, max, charge, ends };
+  return checked<CustomPrice<I>>({ kind: 'custom', text, min, max, charge, ends }, () => {
+    assertBounds('customPrice', min, max);
+    if (!/^\S.{0,199}[.!]$/s.test(text) || /[\r\n]/.test(text)) {
+      throw new Error('customPrice: text must be one sentence of at most 200 characters, ending with a period');
+    }
+    for (const [end, expected] of [
+      ['min', min],
+      ['max', max],
+    ] as const) {
+      const actual = charge(ends[end]);
+      if (actual !== expected) throw new Error(`customPrice: the input at the ${end} end costs ${actual}, not ${expected}`);
+    }
+  });
 }
 
 /**

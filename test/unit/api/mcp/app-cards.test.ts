@@ -10,9 +10,18 @@ const card = (uri: `ui://${string}`): AppCard => ({ uri, name: 'A card', descrip
 describe('MCP Apps cards of the tools', () => {
   const tools = buildToolDefinitions(publishedOperations());
 
-  it('the registry’s tools name the job card once between them, whatever number of tools name it', () => {
-    expect(tools.filter((tool) => tool.operation.card === JOB_CARD).length).to.be.greaterThan(1);
-    expect(cardsOf(tools)).to.deep.equal([JOB_CARD]);
+  it('the registry’s tools give each card they name once, in tool order, whatever number of tools name it', () => {
+    const named = tools.flatMap((tool) => (tool.operation.card ? [tool.operation.card] : []));
+    expect(cardsOf(tools)).to.deep.equal(named.filter((one, index) => named.findIndex((other) => other.uri === one.uri) === index));
+  });
+
+  it('the job card, named by several tools, is listed once', () => {
+    const twice = [
+      ...tools.filter((tool) => tool.operation.card === JOB_CARD),
+      ...tools.filter((tool) => tool.operation.card === JOB_CARD),
+    ];
+    expect(twice.length).to.be.greaterThan(1);
+    expect(cardsOf(twice)).to.deep.equal([JOB_CARD]);
   });
 
   it('two different cards under one URI are refused when the server is built', () => {

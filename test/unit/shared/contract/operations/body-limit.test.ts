@@ -49,18 +49,27 @@ describe('the request body limit', () => {
     expect(worstCaseJsonBytes({ type: 'object', properties: {} }, {})).to.equal(Number.POSITIVE_INFINITY);
   });
 
-  it('an operation takes its body’s worst case, never less than 64 KiB, or its own setting; the shipped ones all take 64 KiB', () => {
+  it('an operation takes its body’s worst case, never less than 64 KiB, or its own setting', () => {
     expect(bodyLimitOf(taking(z.strictObject({ text: z.string().max(100) })))).to.equal(DEFAULT_BODY_LIMIT_BYTES);
     const large = bodyLimitOf(taking(z.strictObject({ text: z.string().max(20_000) })));
     expect(large).to.equal(2 + (2 + 4 * 6) + 1 + (2 + 20_000 * 12) + 1);
     expect(bodyLimitOf(taking(z.strictObject({ text: z.string() })))).to.equal(DEFAULT_BODY_LIMIT_BYTES);
     expect(bodyLimitOf(taking(z.strictObject({ text: z.string().max(20_000) }), 100_000))).to.equal(100_000);
-    expect(OPERATIONS.map((operation) => bodyLimitOf(operation))).to.deep.equal(OPERATIONS.map(() => DEFAULT_BODY_LIMIT_BYTES));
+  });
+
+  it('every operation of the registry takes its own setting when it has one, else at least 64 KiB', () => {
+    for (const operation of OPERATIONS) {
+      if (operation.bodyLimitBytes === undefined)
+        expect(bodyLimitOf(operation), operation.operationId).to.be.at.least(DEFAULT_BODY_LIMIT_BYTES);
+      else expect(bodyLimitOf(operation), operation.operationId).to.equal(operation.bodyLimitBytes);
+    }
   });
 
   it('/mcp takes 64 KiB, or the largest operation’s limit plus the JSON-RPC envelope', () => {
-    expect(mcpBodyLimit(OPERATIONS)).to.equal(DEFAULT_BODY_LIMIT_BYTES);
+    const largest = Math.max(...OPERATIONS.map((operation) => bodyLimitOf(operation)));
+    expect(mcpBodyLimit(OPERATIONS)).to.equal(largest > DEFAULT_BODY_LIMIT_BYTES ? largest + 16 * 1024 : DEFAULT_BODY_LIMIT_BYTES);
+    expect(mcpBodyLimit([])).to.equal(DEFAULT_BODY_LIMIT_BYTES);
     const large = taking(z.strictObject({ text: z.string().max(20_000) }));
-    expect(mcpBodyLimit([...OPERATIONS, large])).to.equal(bodyLimitOf(large) + 16 * 1024);
+    expect(mcpBodyLimit([...OPERATIONS, large])).to.equal(Math.max(largest, bodyLimitOf(large)) + 16 * 1024);
   });
 });

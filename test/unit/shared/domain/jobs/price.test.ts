@@ -9,6 +9,7 @@ import {
   perUnit,
   priceOf,
   priceRange,
+  priceRuleProblem,
   priceStatement,
   priceTable,
   priceText,
@@ -130,7 +131,7 @@ describe('price rules', () => {
     refusal(rule, { images: 500 });
   });
 
-  it('a custom price whose inputs at the ends do not cost its published min and max is refused when declared', () => {
+  it('a custom price whose inputs at the ends do not cost its published min and max is declared with that problem, not thrown', () => {
     const options = {
       text: 'Costs 1 credit per image.',
       min: 1,
@@ -139,20 +140,23 @@ describe('price rules', () => {
       ends: { min: { images: 1 }, max: { images: 10 } },
     };
     expect(customPrice(options).max).to.equal(10);
-    expect(() => customPrice({ ...options, max: 12 })).to.throw(/max end costs 10, not 12/);
-    expect(() => customPrice({ ...options, ends: { min: { images: 2 }, max: { images: 10 } } })).to.throw(/min end costs 2, not 1/);
-    expect(() => customPrice({ ...options, text: 'two\nlines.' })).to.throw(/one sentence/);
+    expect(priceRuleProblem(customPrice({ ...options, max: 12 }))).to.match(/max end costs 10, not 12/);
+    expect(priceRuleProblem(customPrice({ ...options, ends: { min: { images: 2 }, max: { images: 10 } } }))).to.match(
+      /min end costs 2, not 1/,
+    );
+    expect(priceRuleProblem(customPrice({ ...options, text: 'two\nlines.' }))).to.match(/one sentence/);
   });
 
-  it('declaring a rule with a negative, fractional or inverted bound, or a unit, field or value that is not a plain word, throws at start-up', () => {
-    expect(() => fixedPrice(-1)).to.throw(/credits/);
-    expect(() => fixedPrice(1.5)).to.throw(/credits/);
-    expect(() => perUnit({ credits: 2, unit: 'page', field: 'pages', min: 5, max: 1 })).to.throw(/above max/);
-    expect(() => perUnit({ credits: 2, unit: 'Page<script>', field: 'pages', min: 1, max: 5 })).to.throw(/unit/);
-    expect(() => perUnit({ credits: 2, unit: 'page', field: 'a.b', min: 1, max: 5 })).to.throw(/field/);
-    expect(() => perLength({ credits: 1, field: 'text', block: 0, max: 5 })).to.throw(/block/);
-    expect(() => priceTable('quality', {})).to.throw(/empty/);
-    expect(() => priceTable('quality', { 'a b': 1 })).to.throw(/plain word/);
+  it('a rule declared with a negative, fractional or inverted bound, or a unit, field or value that is not a plain word, keeps that problem instead of throwing', () => {
+    expect(priceRuleProblem(fixedPrice(1))).to.equal(undefined);
+    expect(priceRuleProblem(fixedPrice(-1))).to.match(/credits/);
+    expect(priceRuleProblem(fixedPrice(1.5))).to.match(/credits/);
+    expect(priceRuleProblem(perUnit({ credits: 2, unit: 'page', field: 'pages', min: 5, max: 1 }))).to.match(/above max/);
+    expect(priceRuleProblem(perUnit({ credits: 2, unit: 'Page<script>', field: 'pages', min: 1, max: 5 }))).to.match(/unit/);
+    expect(priceRuleProblem(perUnit({ credits: 2, unit: 'page', field: 'a.b', min: 1, max: 5 }))).to.match(/field/);
+    expect(priceRuleProblem(perLength({ credits: 1, field: 'text', block: 0, max: 5 }))).to.match(/block/);
+    expect(priceRuleProblem(priceTable('quality', {}))).to.match(/empty/);
+    expect(priceRuleProblem(priceTable('quality', { 'a b': 1 }))).to.match(/plain word/);
   });
 });
 

@@ -1,0 +1,72 @@
+import { priceRuleProblem } from '../../domain/jobs/price';
+import { MAX_DESCRIPTION_LENGTH, modelDescription } from './model-description';
+import type { Operation } from './operation';
+import { priceProblem } from './price-schema-check';
+
+/**
+ * A rule every operation of a registry meets. Declaring an operation never throws for these: a registry that
+ * breaks one still loads, so its tests run and one named test per operation and rule fails
+ * (`test/unit/shared/contract/operations/registry-rules.test.ts`), while the server refuses it at start.
+ */
+export interface RegistryRule {
+  /** The rule in words, as its test names it. */
+  readonly name: string;
+  /** What `operation` does wrong against the rule, or undefined when it meets it. */
+  problem(operation: Operation): string | undefined;
+}
+
+/**
+ * The description a model reads (with a paid operation's price and cancel sentences) is not empty and fits
+ * GPT Actions' limit; a dashboard operation's too, which the internal document carries.
+ */
+const DESCRIPTION_FITS: RegistryRule = {
+  name: `the composed description fits 1 to ${MAX_DESCRIPTION_LENGTH} characters`,
+  problem: (operation) => {
+    const length = modelDescription(operation).length;
+    if (length === 0) return 'the description is empty';
+    if (length <= MAX_DESCRIPTION_LENGTH) return undefined;
+    return (
+      `the description with its price and cancel sentences is ${length} characters (max ${MAX_DESCRIPTION_LENGTH}); ` +
+      'shorten it, or state the price in the text'
+    );
+  },
+};
+
+/**
+ * A paid operation's price rule was declared in range (no negative price, min not above max) and reads a
+ * required field its input schema bounds to exactly the rule's ends.
+ */
+const PRICE_FITS_INPUT: RegistryRule = {
+  name: 'the price rule is in range and fits the input schema',
+  problem: (operation) => {
+    if (operation.price === undefined || operation.job === undefined) return undefined;
+    const declared = priceRuleProblem(operation.price);
+    if (declared !== undefined) return `the price rule is out of range: ${declared}`;
+    const problem = priceProblem(operation.price, operation.job.input);
+    return problem === undefined ? undefined : `the price rule does not fit the input schema: ${problem}`;
+  },
+};
+
+/** Every rule, in the order the problems are told. */
+export const REGISTRY_RULES: readonly RegistryRule[] = [DESCRIPTION_FITS, PRICE_FITS_INPUT];
+
+/** True when `operation` breaks no rule: what tests of other things build their documents from. */
+export function meetsRegistryRules(operation: Operation): boolean {
+  return REGISTRY_RULES.every((rule) => rule.problem(operation) === undefined);
+}
+
+/** Every rule broken by `operations`, one line each: `<operationId>: <what is wrong>`. */
+export function registryProblems(operations: readonly Operation[]): string[] {
+  return operations.flatMap((operation) =>
+    REGISTRY_RULES.flatMap((rule) => {
+      const problem = rule.problem(operation);
+      return problem === undefined ? [] : [`${operation.operationId}: ${problem}`];
+    }),
+  );
+}
+
+/** Throws an Error naming every rule `operations` break; what the documents and tools are built behind. */
+export function assertRegistryRules(operations: readonly Operation[]): void {
+  const problems = registryProblems(operations);
+  if (problems.length > 0) throw new Error(`the operations registry breaks its rules:\n  ${problems.join('\n  ')}`);
+}

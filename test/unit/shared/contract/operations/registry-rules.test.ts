@@ -1,0 +1,71 @@
+import { expect } from 'chai';
+import { bearerOperation } from '../../../../../shared/contract/operations/operation';
+import { paidOperation } from '../../../../../shared/contract/operations/paid-operation';
+import { OPERATIONS } from '../../../../../shared/contract/operations/registry';
+import {
+  assertRegistryRules,
+  meetsRegistryRules,
+  REGISTRY_RULES,
+  registryProblems,
+} from '../../../../../shared/contract/operations/registry-rules';
+import { fixedPrice } from '../../../../../shared/domain/jobs/price';
+import { paidJob } from '../../../../../shared/domain/jobs/processor';
+import { EXTRA_OPERATIONS, withOperations } from '../../../../support/extra-operations';
+import { pages } from '../../../../support/pages-input';
+
+/** A free published operation with `description`. */
+const free = (description: string) =>
+  bearerOperation({
+    operationId: 'wordy',
+    method: 'get',
+    path: '/v1/wordy',
+    summary: 'Wordy',
+    description,
+    published: true,
+    consequential: false,
+    responses: { 200: { description: 'ok', schema: { type: 'object' } } },
+    errors: [401],
+    handle: async () => ({ status: 200, body: {} }),
+  });
+
+describe('the rules every operation of the registry meets', () => {
+  // One test per operation and rule, over the registry and the extra operations (each operation once): a
+  // mistake in one operation fails the one test naming both. Suites that build documents leave such an
+  // operation out (meetsRegistryRules), and the API refuses to start with it (api/main.ts).
+  for (const operation of withOperations(OPERATIONS, EXTRA_OPERATIONS)) {
+    for (const rule of REGISTRY_RULES) {
+      it(`${operation.operationId} meets the rule "${rule.name}"`, () => {
+        expect(rule.problem(operation), `${operation.operationId}: ${rule.name}`).to.equal(undefined);
+      });
+    }
+  }
+
+  it('a published description of 301 characters breaks the description rule, named with its operation', () => {
+    expect(registryProblems([free('x'.repeat(301))])).to.deep.equal([
+      'wordy: the description with its price and cancel sentences is 301 characters (max 300); shorten it, or state the price in the text',
+    ]);
+    expect(registryProblems([free('x'.repeat(300))])).to.deep.equal([]);
+    expect(registryProblems([free('')])).to.deep.equal(['wordy: the description is empty']);
+  });
+
+  it('a paid operation whose price rule was declared out of range breaks the price rule, named with its operation', () => {
+    const job = paidJob({ operationId: 'negative', input: pages, processor: () => async () => ({}) });
+    const operation = paidOperation({
+      job,
+      path: '/v1/negative',
+      summary: 'Negative',
+      description: 'Pays the person.',
+      price: fixedPrice(-1),
+    });
+    expect(registryProblems([operation])).to.deep.equal([
+      'negative: the price rule is out of range: price: credits must be a non-negative integer, got -1',
+    ]);
+  });
+
+  it('assertRegistryRules throws every broken rule at once and passes a registry that meets them; meetsRegistryRules tells one operation', () => {
+    expect(meetsRegistryRules(free('x'.repeat(301)))).to.equal(false);
+    expect(meetsRegistryRules(free('Fine.'))).to.equal(true);
+    expect(() => assertRegistryRules([free('x'.repeat(301))])).to.throw(/the operations registry breaks its rules:\n {2}wordy: /);
+    expect(() => assertRegistryRules([free('Fine.')])).to.not.throw();
+  });
+});
