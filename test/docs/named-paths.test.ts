@@ -77,7 +77,7 @@ describe('the repository paths named in comments and pages', () => {
   it('the checker takes paths from a top folder, ending in an extension or a slash, leaves patterns alone, and finds .js by .ts', () => {
     const text = [
       'See worker/job-endings.ts, docs/decisions/ and `test/unit/x.test.ts`.',
-      'Not ../shared/x.ts, dist/shared/x.js, test/**/*.ts, shared/.../x.ts, docs/<name>.md or shared/platform here.',
+      'Not ../lib/x.ts, dist/shared/x.js, test/**/*.ts, shared/.../x.ts, docs/<name>.md or shared/platform here.',
     ].join('\n');
     expect(namedPaths(text, 10)).to.deep.equal([
       { path: 'worker/job-endings.ts', line: 10 },

@@ -59,7 +59,12 @@ const SETTLE_OUTCOMES: ReadonlySet<string> = new Set<SettleResult['outcome']>(['
  * the subject's slot, with the ledger's claim keys.
  */
 export function creditJobKeys(keys: RedisKeys, subject: string, jobId: string): [string, string, string, string] {
-  return [keys.subjectCredits(subject), keys.subjectCreditEntries(subject), keys.subjectSequence(subject), keys.creditHold(subject, jobId)];
+  return [...accountKeys(keys, subject), keys.creditHold(subject, jobId)];
+}
+
+/** A subject's account, its entries and its sequence counter: the first keys of every credit script. */
+function accountKeys(keys: RedisKeys, subject: string): [string, string, string] {
+  return [keys.subjectCredits(subject), keys.subjectCreditEntries(subject), keys.subjectSequence(subject)];
 }
 
 /** `holdCredits`' arguments after its keys: job id, price, hold entry id, acceptance, threshold (-1: none). */
@@ -145,12 +150,7 @@ export class RedisCreditStore implements CreditStore {
     const expiresMs = request.expiresAt === undefined ? -1 : Date.parse(request.expiresAt);
     if (expiresMs >= 0)
       await this.guard.commands(() => this.client.zadd(this.keys.creditExpiries, expiresMs, dueMember(subject, request.grantId)));
-    const keys = [
-      this.keys.subjectCredits(subject),
-      this.keys.subjectCreditEntries(subject),
-      this.keys.subjectSequence(subject),
-      this.keys.subjectGrants(subject),
-    ];
+    const keys = [...accountKeys(this.keys, subject), this.keys.subjectGrants(subject)];
     const args = [
       request.grantId,
       request.fingerprint,
@@ -217,7 +217,7 @@ export class RedisCreditStore implements CreditStore {
 
   /** The expiry script in the subject's slot (expire-3.lua), then the index entry, unless the lot is not due yet by Redis's clock. */
   async expire({ subject, grantId }: DueGrant, lowThreshold?: number): Promise<ExpireResult> {
-    const keys = [this.keys.subjectCredits(subject), this.keys.subjectCreditEntries(subject), this.keys.subjectSequence(subject)];
+    const keys = accountKeys(this.keys, subject);
     const args = [grantId, newId('cre'), new Date().toISOString(), lowThreshold ?? -1];
     const reply = await this.guard.commands(() => this.expireScript(keys, args));
     const [outcome, credits, balance, held, entry, fell] = reply;
@@ -231,12 +231,7 @@ export class RedisCreditStore implements CreditStore {
     const claimed = await this.guard.commands(() => this.claimGrantIdScript([this.keys.voidId(request.voidId)], [request.fingerprint]));
     if (claimed === 'conflict') return { outcome: 'conflict' };
     const { subject } = request;
-    const keys = [
-      this.keys.subjectCredits(subject),
-      this.keys.subjectCreditEntries(subject),
-      this.keys.subjectSequence(subject),
-      this.keys.subjectGrants(subject),
-    ];
+    const keys = [...accountKeys(this.keys, subject), this.keys.subjectGrants(subject)];
     const args = [
       request.grantId,
       request.voidId,

@@ -54,6 +54,15 @@ const GRANT_ANSWER_SCHEMA: JsonSchema = {
 };
 
 /** `POST /v1/link/credits`: the dashboard grants (or takes back) credits, idempotent by `grant_id`. Not shown to the model. */
+/** A grant's or void's `note`: shown with its entry; no control characters. */
+export const ENTRY_NOTE = z
+  .string()
+  .max(MAX_GRANT_NOTE)
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: it names the control characters to refuse them
+  .regex(/^[^\x00-\x1F\x7F]*$/)
+  .describe('Shown with the entry.')
+  .optional();
+
 export const grantCredits = linkSecretOperation({
   operationId: 'grantCredits',
   method: 'post',
@@ -76,13 +85,7 @@ export const grantCredits = linkSecretOperation({
       .max(255)
       .regex(GRANT_ID_PATTERN)
       .describe('Your id of this grant, e.g. the checkout session id: the same id again is the same grant.'),
-    note: z
-      .string()
-      .max(MAX_GRANT_NOTE)
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: it names the control characters to refuse them
-      .regex(/^[^\x00-\x1F\x7F]*$/)
-      .describe('Shown with the entry.')
-      .optional(),
+    note: ENTRY_NOTE,
     expires_at: z
       .string()
       .max(64)

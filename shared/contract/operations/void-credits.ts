@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { GRANT_ID_PATTERN, MAX_GRANT_NOTE } from '../../domain/credits/credit-rules';
-import { ACCOUNT_PROPERTIES, CREDIT_ENTRY_SCHEMA } from './grant-credits';
+import { GRANT_ID_PATTERN } from '../../domain/credits/credit-rules';
+import { ACCOUNT_PROPERTIES, CREDIT_ENTRY_SCHEMA, ENTRY_NOTE } from './grant-credits';
 import { type JsonSchema, linkSecretOperation } from './operation';
 
 /** What a void answers, new or replayed: the account as it is now, and the void. */
@@ -31,13 +31,7 @@ export const voidCredits = linkSecretOperation({
     subject: z.string().min(1).max(1024),
     grant_id: id('The grant_id of the grant to void.'),
     void_id: id('Your id of this void, e.g. the refund id: the same id again is the same void.'),
-    note: z
-      .string()
-      .max(MAX_GRANT_NOTE)
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: it names the control characters to refuse them
-      .regex(/^[^\x00-\x1F\x7F]*$/)
-      .describe('Shown with the entry.')
-      .optional(),
+    note: ENTRY_NOTE,
   }),
   responses: {
     201: { description: 'The rest of the grant was voided: the account after it, and the void.', schema: VOID_ANSWER_SCHEMA },
