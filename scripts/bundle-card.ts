@@ -6,9 +6,12 @@ import { networkReferences } from './network-references';
 /** The repository root: the page paths cards name are relative to it. */
 const ROOT = path.resolve(__dirname, '..');
 
+/** The card kit's style sheet (themes, status, progress, notice, Cancel): every page card's style starts with it. */
+export const KIT_STYLE = path.join(ROOT, 'cards', 'kit', 'card-kit.css');
+
 /**
  * A page's three sources from its HTML shell's path (relative to the repository root, or absolute):
- * `x/name.html` beside `x/name.css` and `x/name-page.ts`.
+ * `x/name.html` beside `x/name.css` (optional: the kit's style alone without it) and `x/name-page.ts`.
  */
 export function pageSources(page: string): { shell: string; style: string; entry: string } {
   const shell = path.resolve(ROOT, page);
@@ -39,6 +42,16 @@ function escapeNeutral(script: string): string {
       text.replace(pattern, (match) => replacement || `\\u${match.charCodeAt(0).toString(16).padStart(4, '0')}`),
     script,
   );
+}
+
+/** A file's text, or nothing when there is no such file. */
+async function readOptional(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
+    throw error;
+  }
 }
 
 /** Removes HTML comments (the shell's note for developers) from the shipped document. */
@@ -77,18 +90,23 @@ async function bundleScript(entry: string): Promise<string> {
 
 /**
  * Builds a card's page (its HTML shell's path) into one self-contained HTML document: the
- * page script and everything it imports (the MCP Apps SDK included) bundled by esbuild and inlined with the
- * style sheet, so that the page loads nothing from anywhere. A page that still refers to the network is
+ * page script and everything it imports (the MCP Apps SDK and the card kit included) bundled by esbuild and
+ * inlined with the kit's style sheet and the page's own, so that the page loads nothing from anywhere. A page that still refers to the network is
  * refused. esbuild is a development dependency, loaded here only: by `npm run build` and by a process run
  * from the sources; the image serves the documents the build wrote.
  */
 export async function bundleCard(page: string): Promise<string> {
   const sources = pageSources(page);
-  const [script, shell, style] = await Promise.all([
+  const [script, shell, kitStyle, ownStyle] = await Promise.all([
     bundleScript(sources.entry),
     readFile(sources.shell, 'utf8'),
-    readFile(sources.style, 'utf8'),
+    readFile(KIT_STYLE, 'utf8'),
+    readOptional(sources.style),
   ]);
+  const style = [kitStyle, ownStyle]
+    .map((sheet) => sheet.trim())
+    .filter(Boolean)
+    .join('\n');
   // Replacer functions: the script is full of `$` sequences a replacement string would interpret.
   const html = withoutComments(shell)
     .replace('/*CARD-STYLE*/', () => style.trim())

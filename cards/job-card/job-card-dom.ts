@@ -1,5 +1,6 @@
 import type { Job } from '../../shared/domain/jobs/job';
-import { jobCardView, summariseInput, type TimeFormat } from './job-card-view';
+import type { TimeFormat } from '../kit/card-text';
+import { jobCardView, summariseInput } from './job-card-view';
 
 /** The card's elements, found once by their fixed test ids (listed at the top of `job-card.html`). */
 export interface CardElements {

@@ -1,4 +1,5 @@
-import { isTerminal, JOB_POLL_SECONDS, JOB_STATUSES, type Job, type JobStatus } from '../../shared/domain/jobs/job';
+import { isTerminal, type Job, type JobStatus } from '../../shared/domain/jobs/job';
+import { creditsText, formatTime, type TimeFormat, truncate } from '../kit/card-text';
 
 /** The colour family a status is shown in. */
 export type StatusTone = 'waiting' | 'working' | 'success' | 'danger' | 'muted';
@@ -7,12 +8,6 @@ export type StatusTone = 'waiting' | 'working' | 'success' | 'danger' | 'muted';
 export interface ResultField {
   name: string;
   value: string;
-}
-
-/** How the card shows times: the host's locale and time zone when it sent them. */
-export interface TimeFormat {
-  locale?: string;
-  timeZone?: string;
 }
 
 /** Everything the card shows for one job, already worded: the page only puts it into the DOM. */
@@ -50,8 +45,6 @@ export const INPUT_SUMMARY_LENGTH = 140;
 /** How many result fields the card lists, and how long each value may get. */
 export const RESULT_FIELD_LIMIT = 12;
 export const RESULT_VALUE_LENGTH = 200;
-/** The longest wait between refreshes, however many have failed in a row. */
-export const MAX_POLL_MS = 30_000;
 
 const STATUS_LABELS: Readonly<Record<JobStatus, string>> = {
   queued: 'Queued',
@@ -68,18 +61,6 @@ const STATUS_TONES: Readonly<Record<JobStatus, StatusTone>> = {
   failed: 'danger',
   canceled: 'muted',
 };
-
-/** `3 credits`, `1 credit`, `free`. */
-export function creditsText(credits: number): string {
-  if (credits === 0) return 'free';
-  return `${credits} ${credits === 1 ? 'credit' : 'credits'}`;
-}
-
-/** Cuts `text` to `length` characters, marking the cut with an ellipsis. */
-export function truncate(text: string, length: number): string {
-  const chars = [...text];
-  return chars.length <= length ? text : `${chars.slice(0, length - 1).join('')}…`;
-}
 
 /** One value as a short line of text: strings as they are, everything else as compact JSON. */
 function valueText(value: unknown): string {
@@ -105,19 +86,6 @@ export function resultFields(result: Record<string, unknown> | null): ResultFiel
     .map(([name, value]) => ({ name, value: truncate(valueText(value), RESULT_VALUE_LENGTH) }));
   if (entries.length > RESULT_FIELD_LIMIT) fields.push({ name: '…', value: `${entries.length - RESULT_FIELD_LIMIT} more fields` });
   return fields;
-}
-
-/** A timestamp as the person reads it: in the host's locale and zone, else the browser's. */
-export function formatTime(iso: string, format: TimeFormat = {}): string {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return iso;
-  const options: Intl.DateTimeFormatOptions = { dateStyle: 'medium', timeStyle: 'medium' };
-  try {
-    return new Intl.DateTimeFormat(format.locale, { ...options, timeZone: format.timeZone }).format(date);
-  } catch {
-    // A locale or zone this browser does not know: its own defaults still give a readable time.
-    return new Intl.DateTimeFormat(undefined, options).format(date);
-  }
 }
 
 /** The line under the bar: the processor's last word, except once a cancellation has ended the job. */
@@ -168,67 +136,4 @@ export function jobCardView(job: Job, format: TimeFormat = {}): JobCardView {
     errorText: job.status === 'failed' ? (job.error?.message ?? 'The job failed.') : null,
     canCancel: !final && job.cancel_requested_at === null,
   };
-}
-
-/**
- * Milliseconds until the next refresh of `job`, or null when it is final and will not change. The wait is
- * the job's poll hint (the `Retry-After` REST sends with it, default {@link JOB_POLL_SECONDS}), doubled for
- * each refresh that failed in a row, and never more than {@link MAX_POLL_MS}.
- */
-export function nextPollMs(job: Job, failuresInRow = 0, hintSeconds: number = JOB_POLL_SECONDS): number | null {
-  if (isTerminal(job.status)) return null;
-  const seconds = Number.isFinite(hintSeconds) && hintSeconds > 0 ? hintSeconds : JOB_POLL_SECONDS;
-  return Math.min(seconds * 1000 * 2 ** Math.min(failuresInRow, 10), MAX_POLL_MS);
-}
-
-/**
- * The job to show when `incoming` arrives while `current` is shown: answers can cross (a refresh sent before a
- * Cancel may come back after it), so a snapshot of another job, or one that would take a final job back to
- * running, or forget a cancellation, is older than what is shown and is dropped.
- */
-export function newerJob(current: Job | undefined, incoming: Job): Job {
-  if (!current || current.id !== incoming.id) return current ?? incoming;
-  if (isTerminal(current.status) && !isTerminal(incoming.status)) return current;
-  if (current.cancel_requested_at !== null && incoming.cancel_requested_at === null) return current;
-  // Queued after running is older, unless as many attempts started: then the job was handed back or awaits a retry.
-  if (current.status === 'running' && incoming.status === 'queued' && incoming.attempts < current.attempts) return current;
-  return incoming;
-}
-
-/** The part of a tool result the card reads (the extension hands it over as the host received it). */
-export interface ToolResultLike {
-  content?: ReadonlyArray<{ type: string; text?: string }>;
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-}
-
-/** What a tool result says to the card: a job, a message to show, or nothing it understands. */
-export type ToolOutcome = { job: Job } | { message: string } | undefined;
-
-/** True when `value` has the shape of a job as the connector answers it. */
-export function isJob(value: unknown): value is Job {
-  if (typeof value !== 'object' || value === null) return false;
-  const job = value as Record<string, unknown>;
-  return (
-    typeof job.id === 'string' &&
-    job.id.startsWith('job_') &&
-    typeof job.operation === 'string' &&
-    JOB_STATUSES.includes(job.status as JobStatus) &&
-    typeof job.cost === 'number' &&
-    typeof job.created_at === 'string'
-  );
-}
-
-/** Reads a tool result: the job from its structured content (or its JSON text), or the error text it carries. */
-export function readToolResult(result: ToolResultLike): ToolOutcome {
-  const text = result.content?.find((block) => block.type === 'text')?.text;
-  if (result.isError) return { message: truncate(text ?? 'The call failed.', RESULT_VALUE_LENGTH) };
-  if (isJob(result.structuredContent)) return { job: result.structuredContent };
-  if (text === undefined) return undefined;
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return isJob(parsed) ? { job: parsed } : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { bundleCard, pageSources } from '../../../scripts/bundle-card';
+import { bundleCard, KIT_STYLE, pageSources } from '../../../scripts/bundle-card';
 import { networkReferences } from '../../../scripts/network-references';
 import { ROOT } from '../../support/spawn-process';
 
@@ -38,12 +38,18 @@ describe('the card bundler (scripts/bundle-card.ts)', function () {
     expect(() => pageSources('cards/job-card/job-card-page.ts')).to.throw("a card's page is its HTML shell");
   });
 
-  it('inlines the style and the bundled script into the shell and drops its comments', async () => {
+  it('inlines the card kit’s style, then the page’s own, and the bundled script into the shell, and drops its comments', async () => {
     const html = await bundleCard(page('plain', { script: "document.getElementById('out')!.textContent = 'hello card';" }));
-    expect(html).to.contain('<style>p { color: red; }</style>');
+    expect(html).to.contain(`<style>${readFileSync(KIT_STYLE, 'utf8').trim()}\np { color: red; }</style>`);
     expect(html).to.match(/<script>[^<]*hello card[^<]*<\/script>/);
     expect(html).to.not.contain('<!--');
     expect(html).to.not.contain('CARD-S');
+  });
+
+  it('a page without a style sheet of its own gets the card kit’s alone', async () => {
+    const shell = page('unstyled');
+    unlinkSync(shell.replace(/\.html$/, '.css'));
+    expect(await bundleCard(shell)).to.contain(`<style>${readFileSync(KIT_STYLE, 'utf8').trim()}</style>`);
   });
 
   it('escapes an address in a script string so that the page names no network reference, the string unchanged', async () => {

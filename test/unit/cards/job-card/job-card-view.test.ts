@@ -1,21 +1,13 @@
 import { expect } from 'chai';
 import {
-  creditsText,
-  formatTime,
   INPUT_SUMMARY_LENGTH,
-  isJob,
   jobCardView,
   keptText,
-  MAX_POLL_MS,
-  newerJob,
-  nextPollMs,
   RESULT_FIELD_LIMIT,
-  readToolResult,
   resultFields,
   summariseInput,
-  truncate,
 } from '../../../../cards/job-card/job-card-view';
-import { JOB_POLL_SECONDS, type Job } from '../../../../shared/domain/jobs/job';
+import type { Job } from '../../../../shared/domain/jobs/job';
 
 const UTC = { locale: 'en-GB', timeZone: 'UTC' };
 
@@ -141,10 +133,6 @@ describe('the job card view', () => {
     expect(failed.resultFields).to.deep.equal([]);
   });
 
-  it('credits read naturally: free, 1 credit, n credits', () => {
-    expect([0, 1, 5].map(creditsText)).to.deep.equal(['free', '1 credit', '5 credits']);
-  });
-
   it('a long input is summarised on one line and cut with an ellipsis; an empty one says so', () => {
     const summary = summariseInput({ text: 'x'.repeat(500), lang: 'en', options: { deep: true } });
     expect([...summary]).to.have.length(INPUT_SUMMARY_LENGTH);
@@ -161,67 +149,10 @@ describe('the job card view', () => {
     expect(fields.at(-1)).to.deep.equal({ name: '…', value: '3 more fields' });
     expect(fields[0].value.endsWith('…')).to.equal(true);
     expect(resultFields(null)).to.deep.equal([]);
-    expect(truncate('short', 10)).to.equal('short');
   });
 
-  it('times follow the host locale and zone; an unknown zone falls back to the browser defaults; a bad timestamp is shown as given', () => {
-    expect(formatTime('2026-11-25T10:00:00.000Z', { locale: 'en-GB', timeZone: 'Asia/Tokyo' })).to.equal('25 Nov 2026, 19:00:00');
-    expect(formatTime('2026-11-25T10:00:00.000Z', { timeZone: 'Not/AZone' }))
-      .to.be.a('string')
-      .and.not.equal('');
-    expect(formatTime('yesterday')).to.equal('yesterday');
-  });
-});
-
-describe('the job card refresh', () => {
-  it('a job that is not final is refreshed at its poll hint (Retry-After, default JOB_POLL_SECONDS); a final one never', () => {
-    expect(nextPollMs(job())).to.equal(JOB_POLL_SECONDS * 1000);
-    expect(nextPollMs(job({ status: 'queued' }), 0, 5)).to.equal(5000);
-    for (const status of ['succeeded', 'failed', 'canceled'] as const) expect(nextPollMs(job({ status }))).to.equal(null);
-  });
-
-  it('each failed refresh in a row doubles the wait, up to MAX_POLL_MS; a nonsense hint falls back to the default', () => {
-    expect([0, 1, 2].map((failures) => nextPollMs(job(), failures))).to.deep.equal([2000, 4000, 8000]);
-    expect(nextPollMs(job(), 50)).to.equal(MAX_POLL_MS);
-    expect(nextPollMs(job(), 0, Number.NaN)).to.equal(JOB_POLL_SECONDS * 1000);
-    expect(nextPollMs(job(), 0, -1)).to.equal(JOB_POLL_SECONDS * 1000);
-  });
-
-  it('an answer that crossed a later one is dropped: a final job never goes back to running, a cancellation is never forgotten', () => {
-    const running = job();
-    const canceled = job({ status: 'canceled', refunded_credits: 3, cancel_requested_at: '2026-11-25T10:00:03.000Z' });
-    const stopping = job({ cancel_requested_at: '2026-11-25T10:00:03.000Z' });
-    expect(newerJob(canceled, running)).to.equal(canceled);
-    expect(newerJob(stopping, running)).to.equal(stopping);
-    expect(newerJob(running, job({ status: 'queued', attempts: 0, started_at: null, progress: null }))).to.equal(running);
-    expect(newerJob(running, canceled)).to.equal(canceled);
-    expect(newerJob(undefined, running)).to.equal(running);
-    expect(newerJob(running, job({ id: 'job_other' }))).to.equal(running);
-  });
-
-  it('a running job read queued again with as many attempts started (handed back after a crash, or waiting for a retry) is shown queued', () => {
+  it('a job handed back (queued again after it ran) reads queued and waiting, with no kept line', () => {
     const handedBack = job({ status: 'queued', attempts: 1, started_at: null, progress: null });
-    expect(newerJob(job(), handedBack)).to.equal(handedBack);
     expect(jobCardView(handedBack)).to.include({ percent: 0, progressMessage: 'Waiting to start', keptText: null });
-  });
-});
-
-describe('reading a tool result in the card', () => {
-  it('takes the job from structured content, or from the JSON text when there is none', () => {
-    const shown = job();
-    expect(readToolResult({ content: [{ type: 'text', text: JSON.stringify(shown) }], structuredContent: shown as never })).to.deep.equal({
-      job: shown,
-    });
-    expect(readToolResult({ content: [{ type: 'text', text: JSON.stringify(shown) }] })).to.deep.equal({ job: shown });
-  });
-
-  it('an error result becomes its message; a result that is no job, or no JSON, is not understood', () => {
-    expect(readToolResult({ content: [{ type: 'text', text: 'This job is already finished.' }], isError: true })).to.deep.equal({
-      message: 'This job is already finished.',
-    });
-    expect(readToolResult({ content: [{ type: 'text', text: '{"items":[]}' }], structuredContent: { items: [] } })).to.equal(undefined);
-    expect(readToolResult({ content: [{ type: 'text', text: 'not json' }] })).to.equal(undefined);
-    expect(isJob({ ...job(), status: 'paused' })).to.equal(false);
-    expect(isJob(null)).to.equal(false);
   });
 });
