@@ -1,5 +1,7 @@
 import type { Job } from '../../shared/domain/jobs/job';
+import { byTestId, drawMessage, drawProgress, drawStatus, setText } from '../kit/card-dom';
 import type { TimeFormat } from '../kit/card-text';
+import { jobStatusView } from '../kit/job-status';
 import { jobCardView, summariseInput } from './job-card-view';
 
 /** The card's elements, found once by their fixed test ids (listed at the top of `job-card.html`). */
@@ -22,12 +24,6 @@ export interface CardElements {
   error: HTMLElement;
   notice: HTMLElement;
   cancel: HTMLButtonElement;
-}
-
-function byTestId<T extends HTMLElement>(id: string): T {
-  const element = document.querySelector<T>(`[data-testid="${id}"]`);
-  if (!element) throw new Error(`the card has no ${id} element`);
-  return element;
 }
 
 /** Finds the card's elements in the document. */
@@ -57,11 +53,6 @@ export function cardElements(): CardElements {
   };
 }
 
-/** Sets text only when it changed: a live region re-announces every write, even of the same words. */
-function setText(element: HTMLElement, text: string): void {
-  if (element.textContent !== text) element.textContent = text;
-}
-
 function setTime(element: HTMLTimeElement, iso: string | null, text: string | null): void {
   if (iso) element.dateTime = iso;
   else element.removeAttribute('datetime');
@@ -73,12 +64,8 @@ export function renderJob(elements: CardElements, job: Job, format: TimeFormat, 
   const view = jobCardView(job, format);
   elements.main.dataset.state = view.final ? 'final' : 'live';
   elements.main.dataset.jobId = view.id;
-  setText(elements.status, view.statusLabel);
-  elements.status.dataset.status = view.status;
-  elements.status.dataset.tone = view.tone;
-  if (view.percent === null) elements.progress.removeAttribute('value');
-  else elements.progress.value = view.percent;
-  elements.progress.setAttribute('aria-valuetext', view.percent === null ? 'In progress' : `${view.percent} percent`);
+  drawStatus(elements.status, jobStatusView(job));
+  drawProgress(elements.progress, view.percent);
   setText(elements.progressMessage, view.progressMessage);
   setText(elements.operation, view.operation);
   setText(elements.input, view.inputSummary);
@@ -121,6 +108,5 @@ export function renderPending(elements: CardElements, args: Record<string, unkno
 
 /** Shows (or, with null, clears) a message about a call through the host that did not work. */
 export function renderNotice(elements: CardElements, message: string | null): void {
-  elements.notice.hidden = message === null;
-  setText(elements.notice, message ?? '');
+  drawMessage(elements.notice, message);
 }

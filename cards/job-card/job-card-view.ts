@@ -1,8 +1,6 @@
-import { isTerminal, type Job, type JobStatus } from '../../shared/domain/jobs/job';
+import type { Job, JobStatus } from '../../shared/domain/jobs/job';
 import { creditsText, formatTime, type TimeFormat, truncate } from '../kit/card-text';
-
-/** The colour family a status is shown in. */
-export type StatusTone = 'waiting' | 'working' | 'success' | 'danger' | 'muted';
+import { jobStatusView, type StatusTone } from '../kit/job-status';
 
 /** One field of a job's result, as the card lists it. */
 export interface ResultField {
@@ -45,22 +43,6 @@ export const INPUT_SUMMARY_LENGTH = 140;
 /** How many result fields the card lists, and how long each value may get. */
 export const RESULT_FIELD_LIMIT = 12;
 export const RESULT_VALUE_LENGTH = 200;
-
-const STATUS_LABELS: Readonly<Record<JobStatus, string>> = {
-  queued: 'Queued',
-  running: 'Running',
-  succeeded: 'Succeeded',
-  failed: 'Failed',
-  canceled: 'Canceled',
-};
-
-const STATUS_TONES: Readonly<Record<JobStatus, StatusTone>> = {
-  queued: 'waiting',
-  running: 'working',
-  succeeded: 'success',
-  failed: 'danger',
-  canceled: 'muted',
-};
 
 /** One value as a short line of text: strings as they are, everything else as compact JSON. */
 function valueText(value: unknown): string {
@@ -114,15 +96,14 @@ export function keptText(job: Pick<Job, 'status' | 'cost' | 'refunded_credits' |
 
 /** What the card shows for `job`. */
 export function jobCardView(job: Job, format: TimeFormat = {}): JobCardView {
-  const final = isTerminal(job.status);
-  const stopping = !final && job.cancel_requested_at !== null;
+  const { label, tone, final, canCancel } = jobStatusView(job);
   const percent = job.status === 'succeeded' ? 100 : (job.progress?.percent ?? (job.status === 'queued' ? 0 : null));
   return {
     id: job.id,
     operation: job.operation,
     status: job.status,
-    statusLabel: stopping ? 'Stopping…' : STATUS_LABELS[job.status],
-    tone: STATUS_TONES[job.status],
+    statusLabel: label,
+    tone,
     final,
     percent,
     progressMessage: progressMessage(job),
@@ -134,6 +115,6 @@ export function jobCardView(job: Job, format: TimeFormat = {}): JobCardView {
     inputSummary: summariseInput(job.input ?? {}),
     resultFields: job.status === 'succeeded' ? resultFields(job.result) : [],
     errorText: job.status === 'failed' ? (job.error?.message ?? 'The job failed.') : null,
-    canCancel: !final && job.cancel_requested_at === null,
+    canCancel,
   };
 }

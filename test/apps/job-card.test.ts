@@ -1,7 +1,7 @@
 import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { CallToolResult, Client, Tool } from '@modelcontextprotocol/client';
-import type { McpUiResourcePermissions, McpUiTheme } from '@modelcontextprotocol/ext-apps';
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import type { McpUiTheme } from '@modelcontextprotocol/ext-apps';
 import { expect } from 'chai';
 import type { Frame } from 'playwright-core';
 import type { Operation } from '../../shared/contract/operations/operation';
@@ -18,10 +18,8 @@ import { connectMcp, REVISIONS, type Revision } from '../support/mcp-client';
 import { waitFor } from '../testkit/wait-for';
 import { CardHost } from './support/card-host';
 import { HOST_VARIABLES, hostContext, THEMES, themeChange } from './support/host-themes';
+import { readCard } from './support/read-card';
 import { screenshotTarget } from './support/screenshots';
-
-/** The card's mime type, as the MCP Apps extension names an app's HTML document. */
-const APP_MIME_TYPE = 'text/html;profile=mcp-app';
 
 /**
  * The registry with the placeholder job made slow and fine-grained: 30 s in 60 steps of 500 ms, so the card,
@@ -34,21 +32,6 @@ function slowPlaceholder(): Operation[] {
       ? { ...operation, job: { ...operation.job, processor: () => placeholderProcessor(30_000, 60) } }
       : operation,
   );
-}
-
-/** The card a tool names in `_meta.ui.resourceUri`, read from the connector as a host reads it. */
-async function readCard(client: Client, tool: Tool): Promise<{ html: string; permissions?: McpUiResourcePermissions }> {
-  const uri = (tool._meta?.ui as { resourceUri?: string } | undefined)?.resourceUri;
-  expect(uri, `${tool.name} names its card`)
-    .to.be.a('string')
-    .and.match(/^ui:\/\//);
-  const { contents } = await client.readResource({ uri: uri! });
-  expect(contents, 'resources/read contents').to.have.length(1);
-  const [card] = contents;
-  expect(card.mimeType).to.equal(APP_MIME_TYPE);
-  expect(card, 'the card is text').to.have.property('text').that.is.a('string');
-  const ui = card._meta?.ui as { permissions?: McpUiResourcePermissions } | undefined;
-  return { html: (card as { text: string }).text, permissions: ui?.permissions };
 }
 
 /** The page's globals that the probes below use, typed here because the tests compile without the DOM's. */

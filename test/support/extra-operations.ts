@@ -1,5 +1,7 @@
+import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import * as z from 'zod';
+import { pageCard } from '../../shared/contract/cards/page-card';
 import { bearerOperation, type Operation } from '../../shared/contract/operations/operation';
 import { paidOperation } from '../../shared/contract/operations/paid-operation';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
@@ -113,7 +115,19 @@ export const translateJob = paidJob({
     },
 });
 
-/** `POST /v1/translations`: the trial's paid operation. */
+/**
+ * The translation's own MCP Apps card, as a user adds one: its page (`translation-card.html`, `.css` and
+ * `-page.ts`, started with the card kit of cards/kit/) beside this file in `browser/`, bundled by the build and
+ * the dev server like the job card.
+ */
+export const TRANSLATION_CARD = pageCard({
+  uri: 'ui://connector/translation-card.html',
+  name: 'Translation card',
+  description: 'A translation as it goes: its language, progress and cost, the text once done; Cancel while it runs.',
+  page: path.join(__dirname, 'browser', 'translation-card.html'),
+});
+
+/** `POST /v1/translations`: the trial's paid operation, shown in its own card. */
 export const translateDocument = paidOperation({
   job: translateJob,
   path: '/v1/translations',
@@ -123,6 +137,7 @@ export const translateDocument = paidOperation({
     'person the price, ask first. Send an idempotency key; a retry is free. Answers 202: poll getJob.',
   price: perLength({ credits: 3, field: 'text', block: 1000, max: MAX_TRANSLATION / 1000 }),
   noun: 'translation',
+  card: TRANSLATION_CARD,
 });
 
 /** The extra operations: a free one and two paid asynchronous ones with processors of their own. */
