@@ -16,7 +16,11 @@ describe('the card kit’s status of a job', () => {
 
   it('a running job asked to stop reads "Stopping…" and offers no Cancel; a canceled one reads Canceled', () => {
     const asked = '2026-11-25T10:00:03.000Z';
-    expect(jobStatusView({ status: 'running', cancel_requested_at: asked })).to.include({ label: 'Stopping…', canCancel: false, final: false });
+    expect(jobStatusView({ status: 'running', cancel_requested_at: asked })).to.include({
+      label: 'Stopping…',
+      canCancel: false,
+      final: false,
+    });
     expect(jobStatusView({ status: 'canceled', cancel_requested_at: asked })).to.include({ label: 'Canceled', final: true });
   });
 });
