@@ -17,6 +17,7 @@ const SUITES = [
   'test/unit/tool-schema-portability.test.ts',
   'test/unit/layers.test.ts',
   'test/unit/scripts/doc-lists.test.ts',
+  'test/unit/scripts/build-cards.test.ts',
   'test/docs/configuration-reference.test.ts',
   'test/docs/worked-example.test.ts',
   'test/http/descriptions.test.ts',
