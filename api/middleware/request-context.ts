@@ -7,8 +7,9 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Gives every request an id (a sane `X-Request-Id`, else a new UUID) and echoes it in the response. */
 export function requestContext(req: Request, res: Response, next: NextFunction): void {
-  const incoming = req.get('x-request-id');
-  const requestId = incoming && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  // Straight from the parsed headers: `req.get` would lower-case the name and test it for `referer` first.
+  const incoming = req.headers['x-request-id'];
+  const requestId = typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
   // A fresh object of one fixed shape in place of Express's `Object.create(null)`, which V8 keeps as a
   // dictionary: every middleware after this one reads and writes these fields.
   const locals: RequestState = {

@@ -6,7 +6,7 @@ import { recordingResponse } from '../../../support/recording-response';
 /** Runs the middleware for a request with this X-Request-Id; returns the id given and the state set. */
 function contextOf(incoming: string | undefined) {
   const { res, headers } = recordingResponse();
-  const req = { get: (name: string) => (name === 'x-request-id' ? incoming : undefined) } as Request & { id?: string };
+  const req = { headers: incoming === undefined ? {} : { 'x-request-id': incoming } } as unknown as Request & { id?: string };
   let nexts = 0;
   requestContext(req, res, () => nexts++);
   return { id: req.id, header: headers.get('x-request-id'), locals: res.locals, nexts };
