@@ -1,5 +1,4 @@
 import type { ServerResponse } from 'node:http';
-import type { NextFunction, Request, Response } from 'express';
 
 /**
  * The security headers every answer carries: the set OWASP's REST Security Cheat Sheet asks of every API
@@ -14,7 +13,10 @@ export const SECURITY_HEADERS: ReadonlyArray<readonly [name: string, value: stri
   ['X-Frame-Options', 'DENY'],
 ];
 
-/** Sets {@link SECURITY_HEADERS} on an answer: fixed values, so one loop rather than a middleware each. */
+/**
+ * Sets {@link SECURITY_HEADERS} on an answer: fixed values, so one loop rather than a middleware each. Every
+ * answer outside `/v1/` gets them as its request arrives (`createApp`).
+ */
 export function setSecurityHeaders(res: ServerResponse): void {
   for (const [name, value] of SECURITY_HEADERS) res.setHeader(name, value);
 }
@@ -22,15 +24,9 @@ export function setSecurityHeaders(res: ServerResponse): void {
 /**
  * The fixed headers of an operation's answer (`/v1/`): the security headers and `Cache-Control: no-store`. They
  * are set as the answer is written (by `dispatchOperation`, or the error middlewares), not when the request
- * arrives, so a request waiting for Redis does not hold them (the cost: the decision above).
+ * arrives, so a request waiting for Redis does not hold them (docs/decisions/operation-headers-when-written.md).
  */
 export function setOperationAnswerHeaders(res: ServerResponse): void {
   setSecurityHeaders(res);
   res.setHeader('Cache-Control', 'no-store');
-}
-
-/** Middleware: {@link setSecurityHeaders}, for every answer outside `/v1/`. */
-export function securityHeaders(_req: Request, res: Response, next: NextFunction): void {
-  setSecurityHeaders(res);
-  next();
 }
