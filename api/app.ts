@@ -21,7 +21,7 @@ import { httpMetrics } from './middleware/http-metrics';
 import { jsonBody } from './middleware/json-body';
 import { matchOperation } from './middleware/match-operation';
 import { stripPublicPath } from './middleware/public-path';
-import { requestContext } from './middleware/request-context';
+import { echoRequestId, requestContext } from './middleware/request-context';
 import { requestValidator } from './middleware/request-validator';
 import { requireHost } from './middleware/require-host';
 import { setOperationAnswerHeaders, setSecurityHeaders } from './middleware/security-headers';
@@ -134,16 +134,21 @@ export function createApp({
   app.use(
     chain(requestContext, httpMetrics(metrics), accessLog(logger), requireHost, (req, res, next) => {
       if (!V1_PATH.test(req.path)) {
+        echoRequestId(res);
         setSecurityHeaders(res);
         site(req, res, (error?: unknown) => (error ? next(error) : operationChain(req, res, next)));
         return;
       }
-      // An operation's fixed headers are set as its answer is written (dispatchOperation, or just below).
+      // An operation's id and fixed headers are set as its answer is written (dispatchOperation, or just below).
       operationChain(req, res, next);
     }),
   );
   app.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
-    if (!res.headersSent && V1_PATH.test(req.path)) setOperationAnswerHeaders(res);
+    if (!res.headersSent) {
+      // A request refused before the branch above (requireHost) has no id in its answer yet.
+      echoRequestId(res);
+      if (V1_PATH.test(req.path)) setOperationAnswerHeaders(res);
+    }
     next(error);
   });
   app.use(errorHandler(logger));
