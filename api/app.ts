@@ -1,4 +1,4 @@
-import express, { type Express } from 'express';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { buildLlmsTxt } from '../shared/contract/description/llms-txt';
 import { buildOpenApiDocument } from '../shared/contract/description/openapi-document';
@@ -21,10 +21,10 @@ import { httpMetrics } from './middleware/http-metrics';
 import { jsonBody } from './middleware/json-body';
 import { matchOperation } from './middleware/match-operation';
 import { stripPublicPath } from './middleware/public-path';
-import { requestContext } from './middleware/request-context';
+import { echoRequestId, requestContext } from './middleware/request-context';
 import { requestValidator } from './middleware/request-validator';
 import { requireHost } from './middleware/require-host';
-import { securityHeaders } from './middleware/security-headers';
+import { setOperationAnswerHeaders, setSecurityHeaders } from './middleware/security-headers';
 import { descriptionRoutes } from './routes/description-routes';
 import { devConsentRoutes } from './routes/dev-consent-routes';
 import { dispatchOperation } from './routes/dispatch-operation';
@@ -132,15 +132,25 @@ export function createApp({
   // One app layer for every request: each layer the router walks costs its own matching and bookkeeping.
   // A path outside /v1/ that the site does not serve still ends in the operations' 404.
   app.use(
-    chain(requestContext, httpMetrics(metrics), accessLog(logger), requireHost, securityHeaders, (req, res, next) => {
+    chain(requestContext, httpMetrics(metrics), accessLog(logger), requireHost, (req, res, next) => {
       if (!V1_PATH.test(req.path)) {
+        echoRequestId(res);
+        setSecurityHeaders(res);
         site(req, res, (error?: unknown) => (error ? next(error) : operationChain(req, res, next)));
         return;
       }
-      res.setHeader('Cache-Control', 'no-store');
+      // An operation's id and fixed headers are set as its answer is written (dispatchOperation, or just below).
       operationChain(req, res, next);
     }),
   );
+  app.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (!res.headersSent) {
+      // A request refused before the branch above (requireHost) has no id in its answer yet.
+      echoRequestId(res);
+      if (V1_PATH.test(req.path)) setOperationAnswerHeaders(res);
+    }
+    next(error);
+  });
   app.use(errorHandler(logger));
   return app;
 }

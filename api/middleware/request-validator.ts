@@ -1,5 +1,9 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
+import { OpenApiContext } from 'express-openapi-validator/dist/framework/openapi.context';
+import { OpenApiSpecLoader } from 'express-openapi-validator/dist/framework/openapi.spec.loader';
+import { applyOpenApiMetadata, RequestValidator } from 'express-openapi-validator/dist/middlewares';
+import { SchemaPreprocessor } from 'express-openapi-validator/dist/middlewares/parsers/schema.preprocessor';
+import { OpenApiValidator } from 'express-openapi-validator/dist/openapi.validator';
 import type { OpenApiDocument } from '../../shared/contract/description/openapi-document';
 import { state } from '../http/locals';
 import { chain } from '../http/middleware-chain';
@@ -11,7 +15,36 @@ import { rememberValidatorRoutePatterns } from './validator-route-patterns';
  */
 export function requestValidator(document: OpenApiDocument): RequestHandler {
   rememberValidatorRoutePatterns();
-  const validator = OpenApiValidator.middleware({
+  const ready = validatorSteps(document);
+  let steps: RequestHandler | undefined;
+  ready.then(
+    (built) => {
+      steps = built;
+    },
+    () => undefined,
+  );
+  // Until the document is loaded (the first requests after start), a request waits for it; a document the
+  // validator refuses fails every request, as the library's own middleware does.
+  const validate: RequestHandler = (req, res, next) => {
+    if (steps) {
+      steps(req, res, next);
+      return;
+    }
+    ready.then((built) => built(req, res, next)).catch(next);
+  };
+  return skipWhenNothingToValidate(validate);
+}
+
+/**
+ * The library's two steps that do anything with these options, its route lookup and its request validation,
+ * built once the document is loaded and then called directly. Its own `middleware()` wraps each of its four
+ * steps (path parameters and security, which these options leave idle, included) in a `then` on the loading
+ * promise, every request: four promise hops and their closures, for nothing after the first request (the
+ * cost: docs/decisions/validator-steps-called-directly.md). The steps are built exactly as `middleware()`
+ * builds them: the same options object, loader, preprocessing and context.
+ */
+async function validatorSteps(document: OpenApiDocument): Promise<RequestHandler> {
+  const validator = new OpenApiValidator({
     // The validator mutates and dereferences its spec; give it a copy of its own.
     apiSpec: structuredClone(document) as never,
     validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
@@ -21,8 +54,19 @@ export function requestValidator(document: OpenApiDocument): RequestHandler {
     ignoreUndocumented: true,
     // Only JSON bodies are accepted (415 otherwise): no multipart stage on every request.
     fileUploader: false,
-  }) as unknown as RequestHandler[];
-  return skipWhenNothingToValidate(chain(...validator));
+  });
+  const { options, ajvOpts } = validator;
+  const spec = await new OpenApiSpecLoader({
+    apiDoc: options.apiSpec as never,
+    validateApiSpec: options.validateApiSpec,
+    $refParser: options.$refParser,
+  }).load();
+  const { apiDocRes } = new SchemaPreprocessor(spec.apiDoc, ajvOpts.preprocessor, options.validateResponses as never).preProcess();
+  const context = new OpenApiContext(spec, options.ignorePaths as never, options.ignoreUndocumented, options.useRequestUrl);
+  const requests = new RequestValidator(context.apiDoc, ajvOpts.request);
+  return chain(applyOpenApiMetadata(context, apiDocRes) as unknown as RequestHandler, (req, res, next) =>
+    requests.validate(req as never, res, next),
+  );
 }
 
 /**

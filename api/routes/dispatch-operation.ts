@@ -4,6 +4,8 @@ import type { Services } from '../../shared/domain/services';
 import { admittedPrincipal, state } from '../http/locals';
 import { writeJson } from '../http/write-json';
 import { writeLines } from '../http/write-lines';
+import { echoRequestId } from '../middleware/request-context';
+import { setOperationAnswerHeaders } from '../middleware/security-headers';
 
 /** Hands a validated request to its registry operation and writes the answer. */
 export function dispatchOperation(services: Services) {
@@ -19,6 +21,8 @@ export function dispatchOperation(services: Services) {
     };
     try {
       const result = await handle(operation!, request, res, services);
+      echoRequestId(res);
+      setOperationAnswerHeaders(res);
       res.status(result.status);
       if (result.headers) res.set(result.headers);
       if (result.lines) await writeLines(res, result.lines);

@@ -29,6 +29,8 @@ export function rootPageRoutes(publicUrl: string): Router {
     if (!ALLOWED.includes(req.method)) return next(new MethodNotAllowedError(ALLOWED));
     const html = wantsHtml(req);
     res.vary('Accept').set('Cache-Control', 'public, max-age=300');
+    // A page a browser renders: it keeps the address it was read at to itself when a link on it is followed.
+    if (html) res.set('Referrer-Policy', 'no-referrer');
     res.type(html ? 'text/html; charset=utf-8' : 'application/json').send(html ? page.html : page.json);
   });
   return router;

@@ -6,19 +6,19 @@ import { publishedOperations } from '../../shared/contract/operations/registry';
 import { type ConnectorUnderTest, newSubject, startConnector } from '../support/harness';
 import { type RawMcpCall, rawToolCall } from '../support/mcp-client';
 
-/** The security headers every answer carries: helmet's, configured for a JSON API (lower-case names). */
+/** The security headers every answer carries: OWASP's set for REST answers (lower-case names). */
 const EXPECTED = {
   'content-security-policy': "default-src 'none';frame-ancestors 'none'",
-  'cross-origin-resource-policy': 'same-origin',
-  'referrer-policy': 'no-referrer',
   'strict-transport-security': 'max-age=31536000; includeSubDomains',
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
 };
 
-/** Headers helmet's page-only middlewares would add and this configuration turns off. */
+/** Headers for pages, or for resources a browser sends cookies for, that a JSON API's answers do without. */
 const ABSENT = [
   'cross-origin-opener-policy',
+  'cross-origin-resource-policy',
+  'referrer-policy',
   'origin-agent-cluster',
   'x-dns-prefetch-control',
   'x-download-options',
@@ -27,9 +27,15 @@ const ABSENT = [
   'x-powered-by',
 ];
 
+/** The one answer that is a page a browser renders: it also keeps its address out of the `Referer` of its links. */
+const PAGE = 'GET / as HTML';
+
 function expectSecurityHeaders(headers: Headers, what: string): void {
   for (const [name, value] of Object.entries(EXPECTED)) expect(headers.get(name), `${what}: ${name}`).to.equal(value);
-  for (const name of ABSENT) expect(headers.get(name), `${what}: ${name}`).to.equal(null);
+  for (const name of ABSENT) {
+    const expected = what === PAGE && name === 'referrer-policy' ? 'no-referrer' : null;
+    expect(headers.get(name), `${what}: ${name}`).to.equal(expected);
+  }
 }
 
 describe('security headers on every kind of answer', () => {
@@ -41,20 +47,20 @@ describe('security headers on every kind of answer', () => {
   });
   after(async () => connector?.close());
 
-  it('an operation’s 200, a 401, a 404 problem, the published documents and the root page all carry exactly the configured security headers', async () => {
+  it('an operation’s 200, a 401, a 404 problem, the published documents and the root page all carry exactly the configured security headers, the HTML page a referrer policy too', async () => {
     const answers = {
       'GET /v1/me': await connector.call('GET', '/v1/me', { token }),
       'GET /v1/me without a token': await connector.call('GET', '/v1/me'),
       'GET /v1/nothing-here': await connector.call('GET', '/v1/nothing-here', { token }),
       'GET /openapi.json': await connector.call('GET', '/openapi.json'),
       'GET /llms.txt': await connector.call('GET', '/llms.txt'),
-      'GET / as HTML': await connector.call('GET', '/', { headers: { accept: 'text/html' } }),
+      [PAGE]: await connector.call('GET', '/', { headers: { accept: 'text/html' } }),
       'GET / as JSON': await connector.call('GET', '/', { headers: { accept: 'application/json' } }),
     };
     expect(answers['GET /v1/me'].status).to.equal(200);
     expect(answers['GET /v1/me without a token'].status).to.equal(401);
     expect(answers['GET /v1/nothing-here'].status).to.equal(404);
-    expect(answers['GET / as HTML'].headers.get('content-type')).to.match(/^text\/html/);
+    expect(answers[PAGE].headers.get('content-type')).to.match(/^text\/html/);
     for (const [what, answer] of Object.entries(answers)) expectSecurityHeaders(answer.headers, what);
   });
 

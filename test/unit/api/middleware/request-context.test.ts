@@ -1,14 +1,15 @@
 import { expect } from 'chai';
 import type { Request } from 'express';
-import { requestContext } from '../../../../api/middleware/request-context';
+import { echoRequestId, requestContext } from '../../../../api/middleware/request-context';
 import { recordingResponse } from '../../../support/recording-response';
 
 /** Runs the middleware for a request with this X-Request-Id; returns the id given and the state set. */
 function contextOf(incoming: string | undefined) {
   const { res, headers } = recordingResponse();
-  const req = { get: (name: string) => (name === 'x-request-id' ? incoming : undefined) } as Request & { id?: string };
+  const req = { headers: incoming === undefined ? {} : { 'x-request-id': incoming } } as unknown as Request & { id?: string };
   let nexts = 0;
   requestContext(req, res, () => nexts++);
+  echoRequestId(res);
   return { id: req.id, header: headers.get('x-request-id'), locals: res.locals, nexts };
 }
 
@@ -34,6 +35,15 @@ describe('requestContext', () => {
       expect(id, String(incoming)).to.match(UUID);
       expect(header).to.equal(id);
     }
+  });
+
+  it('requestContext alone sets no header: the id reaches the answer only when echoRequestId is called', () => {
+    const { res, headers } = recordingResponse();
+    const req = { headers: { 'x-request-id': 'abc' } } as unknown as Request;
+    requestContext(req, res, () => undefined);
+    expect(headers.has('x-request-id')).to.equal(false);
+    echoRequestId(res);
+    expect(headers.get('x-request-id')).to.equal('abc');
   });
 
   it('128 characters exactly: still accepted', () => {
