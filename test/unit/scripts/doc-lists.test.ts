@@ -33,7 +33,8 @@ describe('the doc lists script', () => {
   it('writeDocLists rewrites every guide whose block is stale and leaves a current one alone', () => {
     const root = mkdtempSync(path.join(tmpdir(), 'doc-lists-'));
     mkdirSync(path.join(root, 'docs'));
-    for (const list of DOC_LISTS) writeFileSync(path.join(root, list.file), `List (<!-- ${list.name}:start -->\`old\`<!-- ${list.name}:end -->).\n`);
+    for (const list of DOC_LISTS)
+      writeFileSync(path.join(root, list.file), `List (<!-- ${list.name}:start -->\`old\`<!-- ${list.name}:end -->).\n`);
     expect(writeDocLists(root, EXTENDED_REGISTRY.operations)).to.deep.equal(DOC_LISTS.map((list) => list.file));
     const file = path.join(root, TOOLS_LIST.file);
     expect(blockContent(readFileSync(file, 'utf8'), 'tools')).to.equal(TOOLS_LIST.content(EXTENDED_REGISTRY.operations));
