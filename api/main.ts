@@ -4,6 +4,7 @@ import { PAID_JOBS } from '../shared/contract/operations/paid-jobs';
 import { OPERATIONS } from '../shared/contract/operations/registry';
 import { assertRegistryRules } from '../shared/contract/operations/registry-rules';
 import { loadJobSettings } from '../shared/domain/jobs/job-settings';
+import { assertKnownEventTypes } from '../shared/domain/webhooks/event-catalogue';
 import { loadConfigOrExit, orExitOnConfigError } from '../shared/platform/config/load-config-or-exit';
 import { createLogger } from '../shared/platform/logging/logger';
 import { startApi, stopOnTerminate } from './start-api';
@@ -13,6 +14,8 @@ import { tracing } from './tracing';
 const config = loadConfigOrExit(process.env, 'api');
 // The paid jobs' own variables are refused here too, with the same message, before anything starts.
 orExitOnConfigError('api', () => loadJobSettings(process.env, PAID_JOBS));
+// So is a WEBHOOK_EVENT_TYPES naming a type neither the connector nor its operations send.
+orExitOnConfigError('api', () => assertKnownEventTypes(config.webhooks, PAID_JOBS));
 const logger = createLogger(config.logLevel, 'connector-api');
 
 // A registry that breaks a rule (a description too long, a price its input does not bound) never serves.

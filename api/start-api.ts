@@ -15,6 +15,7 @@ import { buildPolicies, buildProcessors } from '../shared/domain/jobs/processor'
 import type { CimdFetchOptions } from '../shared/domain/oauth/cimd-fetcher';
 import { devConsentAllowed, withDevConsent } from '../shared/domain/oauth/dev-consent';
 import { createServices } from '../shared/domain/services';
+import { assertKnownEventTypes, eventCatalogue } from '../shared/domain/webhooks/event-catalogue';
 import type { EventQueue } from '../shared/domain/webhooks/event-queue';
 import type { Config } from '../shared/platform/config/config';
 import { listen } from '../shared/platform/lifecycle/listen';
@@ -93,6 +94,7 @@ export async function startApi(loaded: Config, logger: Logger, options: StartApi
   const jobs = paidJobsOf(operations);
   // Each job's own variables are read from the environment, and refused before any port opens.
   const processors = buildProcessors(jobs, loadJobSettings(env, jobs));
+  assertKnownEventTypes(config.webhooks, jobs);
   const policies = buildPolicies(jobs, { attempts: config.jobAttempts, backoffMs: config.jobBackoffMs });
   // The policies also say whether each operation refunds its failures: one source for the backend and worker.
   const viewer = new JobViewer(jobs);
@@ -101,7 +103,8 @@ export async function startApi(loaded: Config, logger: Logger, options: StartApi
     jobConsumer && backend.kind === 'redis'
       ? jobConsumer({ processors, policies, metrics, events: backend.events, jobView: (job) => viewer.event(job) })
       : undefined;
-  const { services, tokens } = createServices({ config, backend, metrics, cimd: cimdFetch, viewer });
+  const eventTypes = eventCatalogue(jobs);
+  const { services, tokens } = createServices({ config, backend, metrics, cimd: cimdFetch, viewer, eventTypes });
   const api = createApiServer(config.http);
   const app = createApp({
     config,

@@ -2,7 +2,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { toolName } from '../shared/contract/mcp/tool-definitions';
 import type { Operation } from '../shared/contract/operations/operation';
+import { paidJobsOf } from '../shared/contract/operations/paid-jobs';
 import { OPERATIONS, publishedOperations } from '../shared/contract/operations/registry';
+import { eventCatalogue } from '../shared/domain/webhooks/event-catalogue';
 
 /*
  * The lists of shipped things the guides print live between marker comments (`<!-- tools:start -->` …
@@ -27,8 +29,24 @@ export const TOOLS_LIST: DocList = {
       .join(', '),
 };
 
+/**
+ * The event types the operations declare (`PaidJob.events`), each with its operation, when it is sent and the
+ * JSON Schema of its `data` (the job's id, operation and subject added), as `GET /v1/link/event-types` answers them.
+ */
+export const EVENT_TYPES_LIST: DocList = {
+  name: 'event-types',
+  file: 'docs/webhooks.md',
+  content: (operations) => {
+    const declared = eventCatalogue(paidJobsOf(operations)).filter((entry) => entry.source !== 'connector');
+    if (declared.length === 0) return '\n\nNo operation of this connector declares events of its own yet.\n\n';
+    const rows = declared.map((entry) => `| \`${entry.type}\` | \`${entry.source}\` | ${entry.description} |`);
+    const schemas = declared.map((entry) => `\`${entry.type}\` data:\n\n\`\`\`json\n${JSON.stringify(entry.data_schema)}\n\`\`\``);
+    return `\n\n| type | operation | sent when |\n|---|---|---|\n${rows.join('\n')}\n\n${schemas.join('\n\n')}\n\n`;
+  },
+};
+
 /** Every list the guides print, each a marked block. */
-export const DOC_LISTS: readonly DocList[] = [TOOLS_LIST];
+export const DOC_LISTS: readonly DocList[] = [TOOLS_LIST, EVENT_TYPES_LIST];
 
 const markers = (name: string) => [`<!-- ${name}:start -->`, `<!-- ${name}:end -->`] as const;
 

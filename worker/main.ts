@@ -2,6 +2,7 @@
 import './tracing';
 import { PAID_JOBS } from '../shared/contract/operations/paid-jobs';
 import { loadJobSettings } from '../shared/domain/jobs/job-settings';
+import { assertKnownEventTypes } from '../shared/domain/webhooks/event-catalogue';
 import { loadConfigOrExit, orExitOnConfigError } from '../shared/platform/config/load-config-or-exit';
 import { onTerminate } from '../shared/platform/lifecycle/shutdown';
 import { createLogger } from '../shared/platform/logging/logger';
@@ -13,6 +14,8 @@ import { tracing } from './tracing';
 const config = loadConfigOrExit(process.env, 'worker');
 // The paid jobs' own variables are refused here too, with the same message, before anything starts.
 orExitOnConfigError('worker', () => loadJobSettings(process.env, PAID_JOBS));
+// So is a WEBHOOK_EVENT_TYPES naming a type neither the connector nor its operations send.
+orExitOnConfigError('worker', () => assertKnownEventTypes(config.webhooks, PAID_JOBS));
 const logger = createLogger(config.logLevel, 'connector-worker');
 
 // Test-only (test/webhooks): dies the hard way right after recording a job's event, before the job is

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { loadJobSettings } from '../shared/domain/jobs/job-settings';
 import { JobViewer } from '../shared/domain/jobs/job-viewer';
 import { buildPolicies, buildProcessors, type PaidJob } from '../shared/domain/jobs/processor';
+import { assertKnownEventTypes } from '../shared/domain/webhooks/event-catalogue';
 import type { Config } from '../shared/platform/config/config';
 import { listen } from '../shared/platform/lifecycle/listen';
 import { closeServer } from '../shared/platform/lifecycle/shutdown';
@@ -37,6 +38,7 @@ export async function startWorker(
   const metrics = new Metrics();
   announceSecretOverlap(config, logger, metrics);
   const processors = buildProcessors(jobs, loadJobSettings(env, jobs));
+  assertKnownEventTypes(config.webhooks, jobs);
   const policies = buildPolicies(jobs, { attempts: config.jobAttempts, backoffMs: config.jobBackoffMs });
   // The webhook deliveries, when a receiver is configured: sent from here, never from the API.
   const viewer = new JobViewer(jobs);

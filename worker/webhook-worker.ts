@@ -8,6 +8,7 @@ import { openRedisSession } from '../shared/adapters/redis/redis-session';
 import type { Job } from '../shared/domain/jobs/job';
 import { EventDelivery } from '../shared/domain/webhooks/event-delivery';
 import type { EventQueue } from '../shared/domain/webhooks/event-queue';
+import { filteredEvents } from '../shared/domain/webhooks/filtered-events';
 import { retryDelay } from '../shared/domain/webhooks/retry-schedule';
 import { WebhookSender } from '../shared/domain/webhooks/webhook-sender';
 import type { Config } from '../shared/platform/config/config';
@@ -67,7 +68,10 @@ export function createWebhookWorker(options: {
     jobView: options.jobView,
   };
   const delivery = new EventDelivery(sources, new WebhookSender(settings), metrics, logger);
-  const events = new BullmqEventQueue(client, keys, guard, { retryBaseMs: settings.retryBaseMs, logger });
+  const events = filteredEvents(
+    new BullmqEventQueue(client, keys, guard, { retryBaseMs: settings.retryBaseMs, logger }),
+    settings.eventTypes,
+  );
 
   const deliver = async (job: DeliveryJob, token?: string): Promise<string> => {
     const attempt = job.attemptsMade + 1;

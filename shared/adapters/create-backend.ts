@@ -4,6 +4,7 @@ import type { Job } from '../domain/jobs/job';
 import { createJobObserver } from '../domain/jobs/job-observer';
 import type { JobPolicies, ProcessorMap } from '../domain/jobs/processor';
 import { EventDelivery } from '../domain/webhooks/event-delivery';
+import { filteredEvents } from '../domain/webhooks/filtered-events';
 import { WebhookSender } from '../domain/webhooks/webhook-sender';
 import type { Config } from '../platform/config/config';
 import type { Metrics } from '../platform/metrics/metrics';
@@ -50,13 +51,16 @@ export function createBackend(deps: BackendDeps): Backend {
     observer: createJobObserver(metrics, logger),
     events: webhooks
       ? (sources) =>
-          new MemoryEventQueue({
-            delivery: new EventDelivery({ ...sources, jobView }, new WebhookSender(webhooks), metrics, logger),
-            retryBaseMs: webhooks.retryBaseMs,
-            concurrency: webhooks.concurrency,
-            metrics,
-            logger,
-          })
+          filteredEvents(
+            new MemoryEventQueue({
+              delivery: new EventDelivery({ ...sources, jobView }, new WebhookSender(webhooks), metrics, logger),
+              retryBaseMs: webhooks.retryBaseMs,
+              concurrency: webhooks.concurrency,
+              metrics,
+              logger,
+            }),
+            webhooks.eventTypes,
+          )
       : undefined,
   });
   metrics.observeQueue(() => backend.queue.counts());

@@ -3,6 +3,7 @@ import type { Backend } from '../domain/backend';
 import { createJobObserver } from '../domain/jobs/job-observer';
 import type { JobPolicies } from '../domain/jobs/processor';
 import { NO_EVENTS } from '../domain/webhooks/event-queue';
+import { filteredEvents } from '../domain/webhooks/filtered-events';
 import { jobEventsOn } from '../domain/webhooks/job-events';
 import type { Config } from '../platform/config/config';
 import type { Metrics } from '../platform/metrics/metrics';
@@ -63,7 +64,10 @@ export function createRedisBackend(deps: RedisBackendDeps): Backend {
   const rateLimits = new RedisRateLimitStore(client, keys, guard);
   // Only recorded here; the worker process sends them.
   const events = config.webhooks
-    ? new BullmqEventQueue(client, keys, guard, { retryBaseMs: config.webhooks.retryBaseMs, logger })
+    ? filteredEvents(
+        new BullmqEventQueue(client, keys, guard, { retryBaseMs: config.webhooks.retryBaseMs, logger }),
+        config.webhooks.eventTypes,
+      )
     : NO_EVENTS;
   // The API ends a job only when its cancel finds it queued; the worker runs and ends every other.
   const lifecycle = composeLifecycle({

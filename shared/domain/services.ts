@@ -17,6 +17,7 @@ import { createOAuthServices } from './oauth/oauth-services';
 import { ThingService } from './things/thing-service';
 import { withConnectionEvents } from './webhooks/connection-events';
 import { creditEventsOn } from './webhooks/credit-events';
+import { type EventTypeEntry, eventCatalogue } from './webhooks/event-catalogue';
 
 /** The domain functions handlers call; built once per process. */
 export interface Services {
@@ -27,6 +28,8 @@ export interface Services {
   things: ThingService;
   jobs: JobService;
   oauth: OAuthServices;
+  /** Every event type this connector can send, with its data's schema: what `GET /v1/link/event-types` answers. */
+  eventTypes: readonly EventTypeEntry[];
 }
 
 /** The domain services plus the token verifier the HTTP layer uses. */
@@ -46,11 +49,13 @@ export interface ServicesDeps {
   cimd?: CimdFetchOptions;
   /** The views of the registry's paid jobs, which shape the jobs the services hand out (default: as stored). */
   viewer?: JobViewer;
+  /** The event catalogue of the registry's paid jobs (default: the connector's own events only). */
+  eventTypes?: readonly EventTypeEntry[];
 }
 
 /** Builds the domain once per process from the configuration and a backend. Keys are derived here, once. */
 export function createServices(deps: ServicesDeps): ServiceContainer {
-  const { config, backend, metrics, cimd = {}, viewer = new JobViewer() } = deps;
+  const { config, backend, metrics, cimd = {}, viewer = new JobViewer(), eventTypes = eventCatalogue([]) } = deps;
   const keys = KeyRing.fromSecrets(config.connectorSecret, config.connectorSecretPrevious);
   const tokens = new TokenService({
     keys,
@@ -102,6 +107,7 @@ export function createServices(deps: ServicesDeps): ServiceContainer {
       credits,
       things: new ThingService(backend.things),
       jobs,
+      eventTypes,
       oauth: createOAuthServices({
         config,
         stores: { oauth: backend.oauth, connections },

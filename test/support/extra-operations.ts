@@ -77,11 +77,25 @@ export const UNSUPPORTED_LANGUAGE = 'Translating into Latin is not supported yet
 /** The longest text a translation takes, and how many characters one credit block holds. */
 export const MAX_TRANSLATION = 20_000;
 
+/** The most chunks a translation is cut into: 20,000 characters at the smallest chunk setting, 100. */
+export const MAX_CHUNKS = MAX_TRANSLATION / 100;
+
+/** The translation's own event: one per chunk translated, declared once with zod (docs/building-operations.md). */
+export const TRANSLATION_CHUNKED = {
+  description: 'A chunk of a translation was translated: its number, of how many, and into which language.',
+  data: z.strictObject({
+    chunk: z.int().min(1).max(MAX_CHUNKS),
+    chunks: z.int().min(1).max(MAX_CHUNKS),
+    target_language: z.enum(LANGUAGES),
+  }),
+};
+
 /**
  * The template trial as a user writes it from docs/building-operations.md: a paid translation priced per
  * started 1,000 characters (3 credits each, 1 to 20 blocks), with settings of its own (the chunk size its
- * progress is told in, and a pretend delay per chunk), progress per chunk, a `JobError` for a valid input the
- * work cannot do (Latin), and a declared example that succeeds. Its "translation" keeps the text as it is.
+ * progress is told in, and a pretend delay per chunk), progress per chunk, an event of its own per chunk
+ * (`translation.chunked`), a `JobError` for a valid input the work cannot do (Latin), and a declared example
+ * that succeeds. Its "translation" keeps the text as it is.
  */
 export const translateJob = paidJob({
   operationId: 'translateDocument',
@@ -99,9 +113,10 @@ export const translateJob = paidJob({
     TRANSLATE_CHUNK_CHARACTERS: intInRange(100, 5000)({ default: 1000, desc: 'characters per chunk the translation tells progress for' }),
     TRANSLATE_CHUNK_MS: intInRange(0, 60_000)({ default: 0, desc: 'pretend work per chunk, in milliseconds' }),
   },
+  events: { 'translation.chunked': TRANSLATION_CHUNKED },
   processor:
     (own) =>
-    async ({ text, target_language }, { progress, signal }) => {
+    async ({ text, target_language }, { progress, signal, emit }) => {
       if (target_language === 'la') throw new JobError(UNSUPPORTED_LANGUAGE, { retryable: false });
       const points = [...text];
       const chunks = Math.ceil(points.length / own.TRANSLATE_CHUNK_CHARACTERS);
@@ -110,6 +125,7 @@ export const translateJob = paidJob({
         if (own.TRANSLATE_CHUNK_MS > 0) await delay(own.TRANSLATE_CHUNK_MS, undefined, { signal });
         signal.throwIfAborted();
         progress(Math.round((chunk * 100) / chunks), `Chunk ${chunk} of ${chunks} translated.`);
+        await emit('translation.chunked', { chunk, chunks, target_language });
       }
       return { target_language, translated: text, chunks };
     },

@@ -1,3 +1,4 @@
+import { declaredEventsProblem } from '../../domain/jobs/declared-events';
 import { priceRuleProblem } from '../../domain/jobs/price';
 import { MAX_DESCRIPTION_LENGTH, modelDescription } from './model-description';
 import type { Operation } from './operation';
@@ -47,8 +48,17 @@ const PRICE_FITS_INPUT: RegistryRule = {
   },
 };
 
+/**
+ * A paid job's own event types are lower-case dotted names outside the connector's own prefixes, each with a
+ * description and a zod object of data that leaves the job's id, operation and subject to the connector.
+ */
+const EVENTS_DECLARED: RegistryRule = {
+  name: 'its own event types are well named and described, with object data',
+  problem: (operation) => declaredEventsProblem(operation.job?.events),
+};
+
 /** Every rule, in the order the problems are told. */
-export const REGISTRY_RULES: readonly RegistryRule[] = [DESCRIPTION_FITS, PRICE_FITS_INPUT];
+export const REGISTRY_RULES: readonly RegistryRule[] = [DESCRIPTION_FITS, PRICE_FITS_INPUT, EVENTS_DECLARED];
 
 /** True when `operation` breaks no rule: what tests of other things build their documents from. */
 export function meetsRegistryRules(operation: Operation): boolean {

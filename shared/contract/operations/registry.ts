@@ -12,6 +12,7 @@ import { getUsage } from './get-usage';
 import { grantCredits } from './grant-credits';
 import { link } from './link';
 import { listConnections } from './list-connections';
+import { listEventTypes } from './list-event-types';
 import { listJobs } from './list-jobs';
 import { listThings } from './list-things';
 import type { Operation } from './operation';
@@ -39,6 +40,7 @@ export const OPERATIONS: readonly Operation[] = [
   exportCredits,
   grantCredits,
   voidCredits,
+  listEventTypes,
   getAuthorization,
   answerAuthorization,
 ];

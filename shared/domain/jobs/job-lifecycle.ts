@@ -17,7 +17,7 @@ import { andThen, type Step, wrapFailure } from '../../platform/util/step';
 import type { JobRecord } from './job';
 import { JobError } from './job-error';
 import { type FinalOutcome, type JobObserver, type ObservedAttempt, SILENT_OBSERVER } from './job-observer';
-import { type AttemptOutcome, GENERIC_JOB_FAILURE, runAttempt } from './job-runner';
+import { type AttemptOutcome, type EmittedEvent, GENERIC_JOB_FAILURE, runAttempt } from './job-runner';
 import {
   type ChargedJob,
   DEFAULT_TERMS,
@@ -119,6 +119,8 @@ export interface JobEvents {
   /** False when no receiver is configured: nothing is recorded. */
   readonly enabled: boolean;
   record(outcome: FinalOutcome, jobId: string): Step<void>;
+  /** Records an event a job's processor emitted (its declared events); absent: they are dropped. */
+  announce?(job: ChargedJob, emitted: EmittedEvent): Promise<void>;
 }
 
 /** What the lifecycle of one process runs attempts with, settles charges with and records to. */
@@ -222,9 +224,17 @@ export class JobLifecycle {
           return ports.saveProgress(report);
         },
         onUnexpected: (error) => this.observer.threw(this.observed(taken, taken.attempt), error),
+        announce: this.announcer(taken.job),
       });
     const outcome = await (ports.frame ? ports.frame(attempt) : attempt(() => {}));
     return this.conclude({ ...taken, lastReport }, outcome, ports);
+  }
+
+  /** Where the attempt's emitted events go: the event queue when a receiver is configured, else nowhere. */
+  private announcer(job: ChargedJob): ((emitted: EmittedEvent) => Promise<void>) | undefined {
+    const { events } = this;
+    if (!events.enabled || !events.announce) return undefined;
+    return (emitted) => events.announce!(job, emitted);
   }
 
   /**

@@ -1,4 +1,5 @@
 import { withinGrace } from '../../platform/lifecycle/within-grace';
+import { EventDeclarationError } from './declared-events';
 import { JobError } from './job-error';
 import type { JobPolicy, ProcessorMap } from './processor';
 import { createProgressReporter, type JobProgress, type ProgressReporter } from './progress-reporter';
@@ -26,6 +27,15 @@ export interface AttemptOptions {
   /** This attempt's controller: its signal is the processor's; whoever holds it may abort the attempt. */
   controller?: AbortController;
   onUnexpected?: (error: unknown) => void;
+  /** Records an event the processor emitted (already checked against its declaration); none: emits record nothing. */
+  announce?: (emitted: EmittedEvent) => Promise<void>;
+}
+
+/** An event a processor emitted, numbered within its type and attempt (1 for the first of its type). */
+export interface EmittedEvent {
+  readonly type: string;
+  readonly data: Record<string, unknown>;
+  readonly sequence: number;
 }
 
 /**
@@ -37,24 +47,49 @@ export interface AttemptOptions {
 export async function runAttempt(
   processors: ProcessorMap,
   job: { id: string; operation: string; input: Record<string, unknown> },
-  { attempt, policy, saveProgress, controller = new AbortController(), onUnexpected = () => {} }: AttemptOptions,
+  options: AttemptOptions,
 ): Promise<AttemptOutcome> {
+  const { attempt, policy, saveProgress, controller = new AbortController(), onUnexpected = () => {} } = options;
   const processor = processors.get(job.operation);
   if (!processor) return { kind: 'failed', message: GENERIC_JOB_FAILURE };
   const reports = lazyReporter(saveProgress, onUnexpected);
+  const events = emitter(options.announce, onUnexpected);
   try {
-    const result = await withinTimeout(
-      policy.timeoutMs,
-      controller,
-      processor(job.input, { jobId: job.id, attempt, signal: controller.signal, progress: reports.report }),
-    );
+    const context = { jobId: job.id, attempt, signal: controller.signal, progress: reports.report, emit: events.emit };
+    const result = await withinTimeout(policy.timeoutMs, controller, processor(job.input, context));
     // A processor may type its result as an interface; at run time it is the plain JSON object stored.
     return { kind: 'succeeded', result: result as Record<string, unknown> };
   } catch (thrown) {
     return failureOf(thrown, controller, attempt < policy.attempts, onUnexpected);
   } finally {
-    await reports.close();
+    await Promise.all([reports.close(), events.close()]);
   }
+}
+
+/**
+ * The attempt's `emit`: numbers each event within its type (its id's part), and keeps what is being recorded
+ * so that the attempt ends only once every event it emitted is stored, awaited by the processor or not. A
+ * failed store rejects the processor's `emit` (and is reported); emits after the attempt ended are dropped.
+ */
+function emitter(announce: AttemptOptions['announce'], onError: (error: unknown) => void) {
+  const counts = new Map<string, number>();
+  const recording = new Set<Promise<void>>();
+  let ended = false;
+  return {
+    emit(type: string, data: Record<string, unknown>): Promise<void> {
+      if (ended || !announce) return Promise.resolve();
+      const sequence = (counts.get(type) ?? 0) + 1;
+      counts.set(type, sequence);
+      const stored = announce({ type, data, sequence });
+      const tracked = stored.catch(onError).finally(() => recording.delete(tracked));
+      recording.add(tracked);
+      return stored;
+    },
+    async close(): Promise<void> {
+      ended = true;
+      await Promise.all([...recording]);
+    },
+  };
 }
 
 /**
@@ -96,6 +131,11 @@ function failureOf(
   // reason the signal was given (a safe JobError) is the outcome, not that.
   const reason: unknown = controller.signal.aborted ? controller.signal.reason : undefined;
   const error = reason instanceof JobError ? reason : thrown;
+  // A mistake in the processor's events is made again by every attempt: it fails the job at once.
+  if (error instanceof EventDeclarationError) {
+    onUnexpected(error);
+    return { kind: 'failed', message: GENERIC_JOB_FAILURE };
+  }
   if (!(error instanceof JobError)) {
     // A processor stopping because its job was canceled is expected, not a fault to log.
     if (!controller.signal.aborted) onUnexpected(error);

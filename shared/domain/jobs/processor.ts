@@ -1,5 +1,6 @@
 import type { Spec } from 'envalid';
 import type * as z from 'zod';
+import { checkEmission, type DeclaredEvents, type EventData, EventDeclarationError, MAX_EVENTS_PER_ATTEMPT } from './declared-events';
 import { JobError } from './job-error';
 import type { JobViews } from './job-views';
 
@@ -9,8 +10,11 @@ import type { JobViews } from './job-views';
  */
 export type JobResult = object;
 
+/** The events of a job that declares none: `emit` takes no type. */
+export type NoEvents = Record<never, never>;
+
 /** What a processor learns about the attempt it runs, and how it talks back while it runs. */
-export interface ProcessorContext {
+export interface ProcessorContext<E extends DeclaredEvents = DeclaredEvents> {
   readonly jobId: string;
   /** 1 for the first attempt. Processing is at-least-once: a processor must tolerate running again. */
   readonly attempt: number;
@@ -22,14 +26,23 @@ export interface ProcessorContext {
   progress(percent: number, message?: string): void;
   /** Fires when this attempt must stop: its operation's timeout passed or the job was canceled while it runs; a processor should stop and throw. */
   readonly signal: AbortSignal;
+  /**
+   * Sends one of the job's declared events (`PaidJob.events`) to the webhook receiver, signed and retried as
+   * the connector's own. The type and data are checked against the declaration: an undeclared type does not
+   * compile, and data outside its schema (or over 16 KiB, or a 1,001st event in one attempt) throws an
+   * `EventDeclarationError` at once. Resolves once the event is recorded (the attempt's end waits for it
+   * anyway). Its `webhook-id` is derived from the job, the type and how many of that type this attempt emitted
+   * before, so an attempt run again that emits the same events in the same order sends nothing twice.
+   */
+  emit<K extends keyof E & string>(type: K, data: EventData<E, K>): Promise<void>;
 }
 
 /**
  * Does the work of one paid operation on its typed input. Throw `JobError` for a failure whose message may be
  * shown. (Declared through a method so that a list of jobs with different inputs is one type.)
  */
-export type Processor<Input = Record<string, unknown>, Result extends JobResult = JobResult> = {
-  run(input: Input, context: ProcessorContext): Promise<Result>;
+export type Processor<Input = Record<string, unknown>, Result extends JobResult = JobResult, E extends DeclaredEvents = DeclaredEvents> = {
+  run(input: Input, context: ProcessorContext<E>): Promise<Result>;
 }['run'];
 
 /** Processors by operation id; the worker dispatches on the job's operation. */
@@ -63,6 +76,7 @@ export interface PaidJob<
   Input = Record<string, unknown>,
   Result extends JobResult = JobResult,
   S extends JobSettingSpecs = JobSettingSpecs,
+  E extends DeclaredEvents = DeclaredEvents,
 > {
   /** The operationId of the operation whose jobs this processes. */
   readonly operationId: string;
@@ -96,13 +110,18 @@ export interface PaidJob<
    * a few fields, so a page of 100 stays under 100,000 characters); each view publishes its schema.
    */
   readonly views?: JobViews<Input, Result>;
+  /**
+   * The events its processor may emit while it runs (`context.emit`), by type name: each a description and
+   * a zod schema of its data. Sent like the connector's own events and listed in the catalogue.
+   */
+  readonly events?: E;
   /** Builds the processor once per process, from the values of its own settings. */
-  processor(own: JobSettingValues<S>): Processor<Input, Result>;
+  processor(own: JobSettingValues<S>): Processor<Input, Result, E>;
 }
 
 /** What {@link paidJob} is given: a job whose input and result types come from its schemas. */
-export type PaidJobSpec<I extends z.ZodType, R extends z.ZodType<JobResult>, S extends JobSettingSpecs> = Omit<
-  PaidJob<z.output<I>, z.output<R>, S>,
+export type PaidJobSpec<I extends z.ZodType, R extends z.ZodType<JobResult>, S extends JobSettingSpecs, E extends DeclaredEvents> = Omit<
+  PaidJob<z.output<I>, z.output<R>, S, E>,
   'input' | 'result'
 > & { readonly input: I; readonly result?: R };
 
@@ -114,8 +133,9 @@ export function paidJob<
   I extends z.ZodType,
   R extends z.ZodType<JobResult> = z.ZodType<JobResult>,
   S extends JobSettingSpecs = JobSettingSpecs,
->(spec: PaidJobSpec<I, R, S>): PaidJob<z.output<I>, z.output<R>, S> {
-  return spec as PaidJob<z.output<I>, z.output<R>, S>;
+  E extends DeclaredEvents = NoEvents,
+>(spec: PaidJobSpec<I, R, S, E>): PaidJob<z.output<I>, z.output<R>, S, E> {
+  return spec as PaidJob<z.output<I>, z.output<R>, S, E>;
 }
 
 /** How the queue runs the jobs of one operation: the global settings overridden by the job's own. */
@@ -167,10 +187,25 @@ export const RESULT_OUTSIDE_SCHEMA = 'The job produced a result outside its decl
 
 function checkedProcessor(job: PaidJob, processor: Processor): Processor<Record<string, unknown>, JobResult> {
   const schema = job.result;
-  if (!schema) return processor;
   return async (input, context) => {
-    const result = await processor(input, context);
-    if (!schema.safeParse(result).success) throw new JobError(RESULT_OUTSIDE_SCHEMA, { retryable: false });
+    const result = await processor(input, { ...context, emit: checkedEmit(job, context.emit) });
+    if (schema && !schema.safeParse(result).success) throw new JobError(RESULT_OUTSIDE_SCHEMA, { retryable: false });
     return result;
+  };
+}
+
+/**
+ * The attempt's `emit`, held to the job's declarations: a mistake throws before anything is recorded, and
+ * at most {@link MAX_EVENTS_PER_ATTEMPT} events leave one attempt.
+ */
+function checkedEmit(job: PaidJob, emit: ProcessorContext['emit']): ProcessorContext['emit'] {
+  let emitted = 0;
+  return (type, data) => {
+    const emission = checkEmission(job.operationId, job.events, type, data);
+    emitted += 1;
+    if (emitted > MAX_EVENTS_PER_ATTEMPT) {
+      throw new EventDeclarationError(`${job.operationId} emitted more than ${MAX_EVENTS_PER_ATTEMPT} events in one attempt`);
+    }
+    return emit(emission.type, emission.data);
   };
 }

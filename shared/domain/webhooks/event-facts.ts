@@ -36,11 +36,14 @@ export const CONNECTION_FACT_WAIT_MS = 5 * 60_000;
  *   the dashboard's list shows it.
  * - a credits event at once: it is recorded after the step that moved the balance, with the data that step
  *   fixed (credit-events.ts).
+ * - an operation's own event at once: it is recorded when its processor emitted it, with that data
+ *   (job-events.ts); the job's ending does not take it back.
  */
 export async function establish(event: QueuedEvent, sources: EventSources, now = Date.now()): Promise<Fact> {
-  if (event.type.startsWith('credits.')) return event.data ? { kind: 'true', data: event.data } : { kind: 'never' };
   if (event.type === 'job.succeeded' || event.type === 'job.failed' || event.type === 'job.canceled') return jobFact(event, sources);
-  return connectionFact(event, sources.connections, now);
+  if (event.type === 'connection.created' || event.type === 'connection.revoked') return connectionFact(event, sources.connections, now);
+  // The credits events and the operations' own: recorded with the data their step fixed.
+  return event.data ? { kind: 'true', data: event.data } : { kind: 'never' };
 }
 
 async function jobFact(event: QueuedEvent, sources: EventSources): Promise<Fact> {

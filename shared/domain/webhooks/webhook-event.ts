@@ -14,6 +14,11 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/** Whether `type` is one of the connector's own events (the others are declared by operations). */
+export function isBuiltInType(type: string): type is EventType {
+  return (EVENT_TYPES as readonly string[]).includes(type);
+}
+
 /**
  * An event as it waits for delivery: what happened to which job or connection (`ref`), and when. Its body is
  * built from the job or connection once what it announces is true (see event-facts.ts), and then kept, so
@@ -22,14 +27,19 @@ export type EventType = (typeof EVENT_TYPES)[number];
 export interface QueuedEvent {
   /** The `webhook-id`: the same on every attempt, and derived from type and ref (see {@link eventId}). */
   readonly id: string;
-  readonly type: EventType;
-  /** The job id or connection id the event is about; for a credits event, the entry that moved the balance. */
+  /** One of {@link EVENT_TYPES}, or a type an operation declares (`PaidJob.events`). */
+  readonly type: string;
+  /**
+   * The job id or connection id the event is about; for a credits event, the entry that moved the balance;
+   * for an operation's own event, the job id and the event's number within its type (`<job id>#<n>`).
+   */
   readonly ref: string;
   /** ISO time the event was recorded: the body's `timestamp`. */
   readonly occurred_at: string;
   /**
    * The body's `data` when the event is recorded after the step that made it true, which fixed it (the credits
-   * events: the balance that step left); absent for an event read from its job or connection when it is sent.
+   * events: the balance that step left; an operation's own events: what its processor emitted); absent for an
+   * event read from its job or connection when it is sent.
    */
   readonly data?: Readonly<Record<string, unknown>>;
 }
@@ -40,7 +50,7 @@ export interface QueuedEvent {
  * died after recording it runs the job again; two replicas revoke one connection) gives the same id, which the
  * queue refuses to hold twice and a receiver deduplicates by.
  */
-export function eventId(type: EventType, ref: string): string {
+export function eventId(type: string, ref: string): string {
   return `evt_${createHash('sha256').update(`${type}\n${ref}`, 'utf8').digest('base64url').slice(0, 26)}`;
 }
 

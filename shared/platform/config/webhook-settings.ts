@@ -17,6 +17,24 @@ const webhookSecret = makeValidator<string>((input) => {
   return input;
 });
 
+/** The most event types `WEBHOOK_EVENT_TYPES` may name. */
+export const MAX_FILTERED_TYPES = 100;
+const EVENT_TYPE_NAME = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
+
+/**
+ * `WEBHOOK_EVENT_TYPES`: comma-separated event type names (`job.succeeded,report.ready`). Their form is checked
+ * here; whether each is a type the connector sends is checked against the catalogue when a process starts
+ * (the operations' own types are known only there).
+ */
+const eventTypeList = makeValidator<readonly string[]>((input) => {
+  const names = input.split(',').map((name) => name.trim());
+  if (names.some((name) => name === '')) throw new Error('must be event type names separated by commas, none empty');
+  const malformed = names.filter((name) => !EVENT_TYPE_NAME.test(name) || name.length > 64);
+  if (malformed.length > 0) throw new Error(`must match ${EVENT_TYPE_NAME.source} (each at most 64 characters)`);
+  if (names.length > MAX_FILTERED_TYPES) throw new Error(`must name at most ${MAX_FILTERED_TYPES} event types`);
+  return [...new Set(names)];
+});
+
 /** The webhook variables and their rules (listed in docs/configuration.md), where each lands in {@link WebhookSettings}. */
 export const WEBHOOK_SETTINGS = {
   /** `WEBHOOK_URL`: the receiver. */
@@ -31,6 +49,8 @@ export const WEBHOOK_SETTINGS = {
   retryBaseMs: setting('WEBHOOK_RETRY_BASE_MS', intInRange(10, 600_000)({ default: 5000 })),
   /** `WEBHOOK_CONCURRENCY`: deliveries one process sends at the same time. */
   concurrency: setting('WEBHOOK_CONCURRENCY', intInRange(1, 256)({ default: 16 })),
+  /** `WEBHOOK_EVENT_TYPES`: only these event types are sent; unset: every type. */
+  eventTypes: setting('WEBHOOK_EVENT_TYPES', eventTypeList({ default: undefined })),
 };
 
 /** Where and how events are sent; absent when `WEBHOOK_URL` and `WEBHOOK_SECRET` are both unset. */
@@ -67,6 +87,9 @@ function pairingProblems(env: NodeJS.ProcessEnv): ConfigProblem[] {
   if (secretSet && !urlSet) problems.push({ name: 'WEBHOOK_URL', reason: 'is required when WEBHOOK_SECRET is set' });
   if (env.WEBHOOK_SECRET_PREVIOUS !== undefined && !secretSet) {
     problems.push({ name: 'WEBHOOK_SECRET_PREVIOUS', reason: 'is only meaningful beside WEBHOOK_SECRET' });
+  }
+  if (env.WEBHOOK_EVENT_TYPES !== undefined && !urlSet) {
+    problems.push({ name: 'WEBHOOK_EVENT_TYPES', reason: 'is only meaningful beside WEBHOOK_URL' });
   }
   return problems;
 }

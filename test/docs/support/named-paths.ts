@@ -107,10 +107,10 @@ export function luaComments(text: string): Array<{ text: string; line: number }>
 
 /**
  * Markdown without its link targets (`](…)`), which the link check resolves relative to the page, and without
- * the files a worked example writes (`<!-- worked-example: <file> -->`), which its own test checks.
+ * the files a worked example (or a variant of it) writes (`<!-- worked-example: <file> -->`, `<!-- events-example: <file> -->`), which its own test checks.
  */
 export function withoutLinkTargets(markdown: string): string {
-  return markdown.replace(/\]\([^)\n]*\)/g, ']()').replace(/<!-- worked-example: [^\n]*-->/g, '<!-- worked-example -->');
+  return markdown.replace(/\]\([^)\n]*\)/g, ']()').replace(/<!-- ([a-z]+-example): [^\n]*-->/g, '<!-- $1 -->');
 }
 
 /** The section of the changelog still being written: from its first `## ` heading to the next. */

@@ -17,9 +17,22 @@ export interface WorkedExampleFile {
 
 /** The worked example's files (domain functions, jobs and operations), in the guide's order. */
 export function workedExampleSources(): WorkedExampleFile[] {
-  const blocks = readMarkdown(WORKED_EXAMPLE_PAGE).blocks.filter((block) => block.comment && MARKER.test(block.comment));
-  if (blocks.length === 0) throw new Error(`expected worked-example blocks in ${WORKED_EXAMPLE_PAGE}, found none`);
-  return blocks.map((block) => ({ file: MARKER.exec(block.comment!)![1], code: block.code }));
+  return markedSources(MARKER, 'worked-example');
+}
+
+/**
+ * The worked example as a later section of the guide changes it: each block marked `<!-- <marker>: <path> -->`
+ * replaces the worked example's file of that path (e.g. `events-example`, the report job with its own events).
+ */
+export function variantSources(marker: string): WorkedExampleFile[] {
+  const variant = markedSources(new RegExp(`^${marker}:\\s*(\\S+)$`), marker);
+  return workedExampleSources().map((source) => variant.find(({ file }) => file === source.file) ?? source);
+}
+
+function markedSources(pattern: RegExp, name: string): WorkedExampleFile[] {
+  const blocks = readMarkdown(WORKED_EXAMPLE_PAGE).blocks.filter((block) => block.comment && pattern.test(block.comment));
+  if (blocks.length === 0) throw new Error(`expected ${name} blocks in ${WORKED_EXAMPLE_PAGE}, found none`);
+  return blocks.map((block) => ({ file: pattern.exec(block.comment!)![1], code: block.code }));
 }
 
 /**
@@ -28,14 +41,13 @@ export function workedExampleSources(): WorkedExampleFile[] {
  * example) and its packages at the repository's, and every file is loaded (tsx compiles it). Returns the operations the blocks export, in the
  * guide's order, the printed files, and a cleanup that removes the folder.
  */
-export function loadWorkedExample(): {
+export function loadWorkedExample(files: WorkedExampleFile[] = workedExampleSources()): {
   operations: Operation[];
   files: WorkedExampleFile[];
   /** What the block printed as `file` exports, as loaded. */
   exportsOf(file: string): Record<string, unknown>;
   cleanup(): void;
 } {
-  const files = workedExampleSources();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'worked-example-'));
   const inExample = new Map(
     files.map(({ file }) => [path.join(ROOT, file).replace(/\.ts$/, ''), path.join(dir, file).replace(/\.ts$/, '')]),

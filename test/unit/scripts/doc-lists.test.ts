@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { blockContent, TOOLS_LIST, withBlock, writeDocLists } from '../../../scripts/doc-lists';
+import { blockContent, DOC_LISTS, EVENT_TYPES_LIST, TOOLS_LIST, withBlock, writeDocLists } from '../../../scripts/doc-lists';
 import { OPERATIONS } from '../../../shared/contract/operations/registry';
 import { EXTENDED_REGISTRY } from '../../support/extra-operations';
 
@@ -22,12 +22,21 @@ describe('the doc lists script', () => {
     expect(TOOLS_LIST.content(EXTENDED_REGISTRY.operations)).to.match(/, `echo_note`, `count_words`, `translate_document`$/);
   });
 
-  it('writeDocLists rewrites a guide whose block is stale and leaves a current one alone', () => {
+  it('the event types list is empty for the shipped registry, and holds an added operation’s own event with its data schema', () => {
+    expect(EVENT_TYPES_LIST.content(OPERATIONS)).to.equal('\n\nNo operation of this connector declares events of its own yet.\n\n');
+    const extended = EVENT_TYPES_LIST.content(EXTENDED_REGISTRY.operations);
+    expect(extended).to.include('| `translation.chunked` | `translateDocument` | A chunk of a translation was translated');
+    expect(extended).to.include('"chunk":{"type":"integer","minimum":1,"maximum":200}');
+    expect(extended).to.include('"job_id":{"type":"string"}');
+  });
+
+  it('writeDocLists rewrites every guide whose block is stale and leaves a current one alone', () => {
     const root = mkdtempSync(path.join(tmpdir(), 'doc-lists-'));
     mkdirSync(path.join(root, 'docs'));
+    for (const list of DOC_LISTS)
+      writeFileSync(path.join(root, list.file), `List (<!-- ${list.name}:start -->\`old\`<!-- ${list.name}:end -->).\n`);
+    expect(writeDocLists(root, EXTENDED_REGISTRY.operations)).to.deep.equal(DOC_LISTS.map((list) => list.file));
     const file = path.join(root, TOOLS_LIST.file);
-    writeFileSync(file, 'Tools (<!-- tools:start -->`old`<!-- tools:end -->).\n');
-    expect(writeDocLists(root, EXTENDED_REGISTRY.operations)).to.deep.equal([TOOLS_LIST.file]);
     expect(blockContent(readFileSync(file, 'utf8'), 'tools')).to.equal(TOOLS_LIST.content(EXTENDED_REGISTRY.operations));
     expect(writeDocLists(root, EXTENDED_REGISTRY.operations)).to.deep.equal([]);
   });

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import * as z from 'zod';
 import { bearerOperation } from '../../../../../shared/contract/operations/operation';
 import { paidOperation } from '../../../../../shared/contract/operations/paid-operation';
 import { OPERATIONS } from '../../../../../shared/contract/operations/registry';
@@ -46,6 +47,19 @@ describe('the rules every operation of the registry meets', () => {
     ]);
     expect(registryProblems([free('x'.repeat(300))])).to.deep.equal([]);
     expect(registryProblems([free('')])).to.deep.equal(['wordy: the description is empty']);
+  });
+
+  it('a paid job declaring an event under a built-in prefix breaks the events rule, named with its operation', () => {
+    const job = paidJob({
+      operationId: 'clashing',
+      input: pages,
+      events: { 'job.ready': { description: 'Clashes.', data: z.strictObject({ n: z.int() }) } },
+      processor: () => async () => ({}),
+    });
+    const operation = paidOperation({ job, path: '/v1/clashing', summary: 'Clashing', description: 'Clashes.', price: fixedPrice(1) });
+    expect(registryProblems([operation])).to.deep.equal([
+      'clashing: the event type "job.ready" takes a prefix of the connector\'s own events (job., connection., credits.)',
+    ]);
   });
 
   it('a paid operation whose price rule was declared out of range breaks the price rule, named with its operation', () => {

@@ -40,3 +40,61 @@ describe('the operation’s timeout over an attempt (runAttempt)', () => {
     expect(await outcome).to.deep.equal({ kind: 'succeeded', result: { late: true } });
   });
 });
+
+describe('the events a processor emits (runAttempt)', () => {
+  const job = { id: 'job_e', operation: 'op', input: {} };
+  const base = { attempt: 1, policy: { attempts: 2, timeoutMs: undefined }, saveProgress: async () => {} };
+
+  it('each event is numbered within its type, and the attempt ends only once every one is stored, awaited or not', async () => {
+    const stored: Array<[string, number]> = [];
+    let release!: () => void;
+    const slow = new Promise<void>((resolve) => (release = resolve));
+    const processors = new Map([
+      [
+        'op',
+        async (_input: Record<string, unknown>, { emit }: { emit: (type: string, data: object) => Promise<void> }) => {
+          await emit('a.b', {});
+          await emit('c.d', {});
+          void emit('a.b', {});
+          return {};
+        },
+      ],
+    ]);
+    let ended = false;
+    const outcome = runAttempt(processors as never, job, {
+      ...base,
+      announce: async ({ type, sequence }) => {
+        if (stored.length === 2) await slow;
+        stored.push([type, sequence]);
+      },
+    }).then((o) => {
+      ended = true;
+      return o;
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(ended).to.equal(false);
+    release();
+    expect(await outcome).to.deep.equal({ kind: 'succeeded', result: {} });
+    expect(stored).to.deep.equal([
+      ['a.b', 1],
+      ['c.d', 1],
+      ['a.b', 2],
+    ]);
+  });
+
+  it('an EventDeclarationError fails the attempt at once, though attempts are left, and is reported', async () => {
+    const { EventDeclarationError } = await import('../../../../../shared/domain/jobs/declared-events');
+    const reported: unknown[] = [];
+    const processors = new Map([
+      [
+        'op',
+        async () => {
+          throw new EventDeclarationError('op emitted the event type "x.y", which its job does not declare');
+        },
+      ],
+    ]);
+    const outcome = await runAttempt(processors, job, { ...base, onUnexpected: (error) => reported.push(error) });
+    expect(outcome).to.deep.equal({ kind: 'failed', message: 'The job could not be completed.' });
+    expect(reported).to.have.length(1);
+  });
+});

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { JobError } from '../../../../../shared/domain/jobs/job-error';
 import { buildProcessors, paidJob, RESULT_OUTSIDE_SCHEMA } from '../../../../../shared/domain/jobs/processor';
 
-const context = { jobId: 'job_1', attempt: 1, progress: () => undefined, signal: new AbortController().signal };
+const context = { jobId: 'job_1', attempt: 1, progress: () => undefined, signal: new AbortController().signal, emit: async () => {} };
 
 describe("a paid job's declared result", () => {
   it('a result outside the job’s result schema fails the attempt with a safe, final JobError; one inside passes unchanged', async () => {
@@ -21,5 +21,55 @@ describe("a paid job's declared result", () => {
     );
     expect(failure).to.be.instanceOf(JobError);
     expect(failure).to.include({ message: RESULT_OUTSIDE_SCHEMA, retryable: false });
+  });
+});
+
+describe("a paid job's declared events, as its processor emits them", () => {
+  const job = paidJob({
+    operationId: 'emitting',
+    input: z.strictObject({ n: z.int() }),
+    events: { 'n.seen': { description: 'A number was seen.', data: z.strictObject({ n: z.int().min(0) }) } },
+    processor:
+      () =>
+      async (input, { emit }) => {
+        for (let i = 0; i < input.n; i++) await emit('n.seen', { n: i });
+        return {};
+      },
+  });
+
+  it('valid emits reach the attempt’s emit as their schema read them; an invalid one throws before reaching it', async () => {
+    const sent: Array<[string, unknown]> = [];
+    const processor = buildProcessors([job]).get('emitting')!;
+    await processor({ n: 2 }, { ...context, emit: async (type, data) => void sent.push([type, data]) });
+    expect(sent).to.deep.equal([
+      ['n.seen', { n: 0 }],
+      ['n.seen', { n: 1 }],
+    ]);
+    const broken = paidJob({
+      ...job,
+      processor:
+        () =>
+        async (_input, { emit }) => {
+          await emit('n.seen', { n: -1 });
+          return {};
+        },
+    });
+    await buildProcessors([broken]).get('emitting')!(
+      { n: 1 },
+      { ...context, emit: async (type, data) => void sent.push([type, data]) },
+    ).then(
+      () => expect.fail('resolved'),
+      (error: Error) => expect(error.name).to.equal('EventDeclarationError'),
+    );
+    expect(sent).to.have.length(2);
+  });
+
+  it('the 1,001st event of one attempt throws an EventDeclarationError', async () => {
+    const processor = buildProcessors([job]).get('emitting')!;
+    const error = await processor({ n: 1001 }, context).then(
+      () => undefined,
+      (thrown: Error) => thrown,
+    );
+    expect(error?.message).to.equal('emitting emitted more than 1000 events in one attempt');
   });
 });

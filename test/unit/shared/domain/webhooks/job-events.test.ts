@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { EventQueue } from '../../../../../shared/domain/webhooks/event-queue';
-import { jobEventsOn } from '../../../../../shared/domain/webhooks/job-events';
+import { declaredEvent, jobEventsOn } from '../../../../../shared/domain/webhooks/job-events';
 import type { QueuedEvent } from '../../../../../shared/domain/webhooks/webhook-event';
 
 /** A queue that records what it is given and answers each enqueue with `stored`. */
@@ -49,5 +49,17 @@ describe('jobEventsOn (the job endings as events)', () => {
   it('enabled: follows the queue', () => {
     expect(jobEventsOn(queue(async () => {}, false).q).enabled).to.equal(false);
     expect(jobEventsOn(queue(async () => {}, true).q).enabled).to.equal(true);
+  });
+
+  it('an emitted event: its data the job’s id, operation and subject with what was emitted; its id the same for the same job, type and number', async () => {
+    const job = { id: 'job_9', operation: 'createReport', subject: 'ann@example.com' };
+    const event = declaredEvent(job, { type: 'report.ready', data: { topic: 't' }, sequence: 1 });
+    expect(event).to.deep.include({ type: 'report.ready', ref: 'job_9#1' });
+    expect(event.data).to.deep.equal({ job_id: 'job_9', operation: 'createReport', subject: 'ann@example.com', topic: 't' });
+    expect(declaredEvent(job, { type: 'report.ready', data: { topic: 'other' }, sequence: 1 }).id).to.equal(event.id);
+    expect(declaredEvent(job, { type: 'report.ready', data: { topic: 't' }, sequence: 2 }).id).to.not.equal(event.id);
+    const { q, events } = queue(async () => {});
+    await jobEventsOn(q).announce!(job as never, { type: 'report.ready', data: {}, sequence: 1 });
+    expect(events.map((e) => e.id)).to.deep.equal([event.id]);
   });
 });

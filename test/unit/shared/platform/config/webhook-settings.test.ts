@@ -128,3 +128,23 @@ describe('loadWebhookSettings on its own (the webhook variables alone)', () => {
     expect(found.map((problem) => problem.name)).to.deep.equal(['WEBHOOK_URL']);
   });
 });
+
+describe('WEBHOOK_EVENT_TYPES (the types a receiver asks for)', () => {
+  const both = { WEBHOOK_URL: URL_OK, WEBHOOK_SECRET: SECRET };
+  it('comma-separated names, trimmed and deduplicated; unset: every type', () => {
+    expect(
+      loadConfig({ ...REQUIRED, ...both, WEBHOOK_EVENT_TYPES: 'job.succeeded, report.ready,job.succeeded' }, 'api').webhooks?.eventTypes,
+    ).to.deep.equal(['job.succeeded', 'report.ready']);
+    expect(loadConfig({ ...REQUIRED, ...both }, 'api').webhooks?.eventTypes).to.equal(undefined);
+  });
+
+  it('an empty name, a name not lower-case dotted words, or a filter without WEBHOOK_URL is refused naming the rule', () => {
+    expect(problems({ ...both, WEBHOOK_EVENT_TYPES: 'job.succeeded,' })).to.deep.equal([
+      { name: 'WEBHOOK_EVENT_TYPES', reason: 'must be event type names separated by commas, none empty' },
+    ]);
+    expect(problems({ ...both, WEBHOOK_EVENT_TYPES: 'Report Ready' })[0].reason).to.match(/^must match /);
+    expect(problems({ WEBHOOK_EVENT_TYPES: 'job.failed' })).to.deep.equal([
+      { name: 'WEBHOOK_EVENT_TYPES', reason: 'is only meaningful beside WEBHOOK_URL' },
+    ]);
+  });
+});
