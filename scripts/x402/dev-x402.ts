@@ -1,0 +1,68 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { DEV_ACCOUNTS } from './dev-accounts';
+import { type LocalStand, startLocalStand } from './local-stand';
+import { announceReady } from './script-process';
+
+// `npm run dev:x402`: the local chain, the test token, a funded payer and the facilitator, then `npm run dev`
+// with X402=on and the X402_* settings pointing at them. Ctrl-C stops all. Ports: the chain on
+// X402_DEV_CHAIN_PORT (8545), the facilitator on X402_DEV_FACILITATOR_PORT (4021), the connector as npm run dev.
+
+/** Token units (6 decimals) one credit costs unless X402_ATOMIC_PER_CREDIT is set: a cent of the test dollar. */
+const DEV_ATOMIC_PER_CREDIT = '10000';
+
+/** The connector's x402 settings for `stand` (the contract's names). */
+export function x402Settings(stand: LocalStand, atomicPerCredit = DEV_ATOMIC_PER_CREDIT): Record<string, string> {
+  return {
+    X402: 'on',
+    X402_PAY_TO: stand.accounts.payTo.address,
+    X402_NETWORK: stand.network,
+    X402_ASSET: stand.token.address,
+    X402_ASSET_NAME: stand.token.name,
+    X402_ASSET_VERSION: stand.token.version,
+    X402_ATOMIC_PER_CREDIT: atomicPerCredit,
+    X402_FACILITATOR_URL: stand.facilitatorUrl,
+  };
+}
+
+/** What a paying client needs, for a person at the terminal. */
+function banner(stand: LocalStand, settings: Record<string, string>): string {
+  const lines = [
+    'x402 dev stand (local chain only: these keys are public and worth nothing elsewhere)',
+    `  chain RPC        ${stand.rpcUrl}   (chain id 31337, ${stand.network})`,
+    `  facilitator      ${stand.facilitatorUrl}`,
+    `  token            ${stand.token.address}   ("${stand.token.name}", version "${stand.token.version}", 6 decimals)`,
+    `  payer            ${stand.accounts.payer.address}   holding 1,000 tokens`,
+    `  payer's key      X402_PAYER_KEY=${stand.accounts.payer.privateKey}`,
+    `  seller (payTo)   ${stand.accounts.payTo.address}`,
+    ...Object.entries(settings).map(([name, value]) => `  ${name}=${value}`),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+async function main(): Promise<void> {
+  const stand = await startLocalStand({
+    accounts: DEV_ACCOUNTS,
+    chainPort: Number(process.env.X402_DEV_CHAIN_PORT ?? 8545),
+    facilitatorPort: Number(process.env.X402_DEV_FACILITATOR_PORT ?? 4021),
+  });
+  const settings = x402Settings(stand, process.env.X402_ATOMIC_PER_CREDIT);
+  process.stdout.write(banner(stand, settings));
+  announceReady({ rpcUrl: stand.rpcUrl, payerKey: stand.accounts.payer.privateKey, ...settings });
+  // The connector is `npm run dev` itself (scripts/dev.ts, same working directory and .env), in one process.
+  const connector = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', 'dev.ts')], {
+    env: { ...process.env, ...settings },
+    stdio: 'inherit',
+  });
+  const stop = (signal: NodeJS.Signals) => connector.kill(signal);
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  connector.once('exit', (code, signal) => {
+    void stand.close().finally(() => process.exit(code ?? (signal ? 1 : 0)));
+  });
+}
+
+void main().catch((error: Error) => {
+  process.stderr.write(`npm run dev:x402 did not start: ${error.message}\n`);
+  process.exit(1);
+});
