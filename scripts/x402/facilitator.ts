@@ -5,12 +5,13 @@ import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
 import type { Hex } from 'viem';
 import { serveFacilitator } from './facilitator-server';
 import { localWalletClient } from './local-clients';
-import { announceReady, closeOnSignals } from './script-process';
+import { announceEvent, announceReady, closeOnSignals } from './script-process';
 
 // The x402 facilitator as a process of its own, built from the official packages: `@x402/evm`'s `exact`
 // scheme (EIP-3009 `transferWithAuthorization`) registered on `@x402/core`'s facilitator for one network, its
 // transactions sent and paid for by the account of X402_FACILITATOR_KEY on the chain at X402_RPC_URL. Served
-// on the loopback at PORT (any free port when unset); the ready line carries its URL and its address.
+// on the loopback at PORT (any free port when unset); the ready line carries its URL and its address. Each step
+// of each call is printed as an event line; X402_FACILITATOR_STALL=settle settles and then never answers.
 
 function required(name: string): string {
   const value = process.env[name];
@@ -35,7 +36,11 @@ function facilitatorSigner(rpcUrl: string, key: Hex) {
 async function main(): Promise<void> {
   const signer = facilitatorSigner(required('X402_RPC_URL'), required('X402_FACILITATOR_KEY') as Hex);
   const facilitator = new x402Facilitator().register(required('X402_NETWORK') as Network, new ExactEvmScheme(signer));
-  const server = await serveFacilitator(facilitator, Number(process.env.PORT ?? 0));
+  const server = await serveFacilitator(facilitator, {
+    port: Number(process.env.PORT ?? 0),
+    onEvent: (event) => announceEvent({ ...event }),
+    stall: process.env.X402_FACILITATOR_STALL === 'settle' ? 'settle' : undefined,
+  });
   closeOnSignals(() => server.close());
   announceReady({ facilitatorUrl: server.url, address: signer.getAddresses()[0] });
 }

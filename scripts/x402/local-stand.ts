@@ -1,6 +1,7 @@
 import { type Address, type Hex, parseEther } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { LOCAL_CHAIN_ID } from './edr-provider';
+import type { FacilitatorEvent } from './facilitator-server';
 import { type ScriptProcess, startScript } from './script-process';
 import { type DeployedToken, deployTestToken, installTryAggregate, mintTokens, setEtherBalance, type TokenDomain } from './test-token';
 
@@ -19,6 +20,11 @@ export interface KeyedAccount {
 /** Makes the account of `privateKey`, or of a fresh random key. */
 export function keyedAccount(privateKey: Hex = generatePrivateKey()): KeyedAccount {
   return { privateKey, address: privateKeyToAccount(privateKey).address };
+}
+
+/** How the facilitator behaves: as a facilitator should, or stalling after it settles. */
+export interface FacilitatorMode {
+  readonly stall?: 'settle';
 }
 
 /** The accounts of a stand: who deploys and mints, who settles and pays gas, who pays, who is paid. */
@@ -50,8 +56,17 @@ export interface LocalStand {
   readonly accounts: StandAccounts;
   /** SIGKILLs the facilitator process (as a crash would) and resolves once it has exited. */
   killFacilitator(): Promise<void>;
-  /** Starts the facilitator again on the same URL (after {@link killFacilitator}, or stopping it first). */
-  restartFacilitator(): Promise<void>;
+  /**
+   * Starts the facilitator again on the same URL (after {@link killFacilitator}, or stopping it first). With
+   * `stall: 'settle'` it settles on chain and then never answers, until it is killed or restarted.
+   */
+  restartFacilitator(options?: FacilitatorMode): Promise<void>;
+  /**
+   * The next step of a facilitator call after this one (`{ call: 'settle', phase: 'done' }`: a settlement
+   * mined): ask before making the call, then await it, to act at that exact point (kill the facilitator or
+   * the API).
+   */
+  nextFacilitatorEvent(call: FacilitatorEvent['call'], phase: FacilitatorEvent['phase']): Promise<FacilitatorEvent>;
   /** Stops the facilitator and the chain. */
   close(): Promise<void>;
 }
@@ -65,10 +80,11 @@ function standAccounts(given: Partial<StandAccounts> = {}): StandAccounts {
   };
 }
 
-function startFacilitator(rpcUrl: string, key: Hex, port: number) {
+function startFacilitator(rpcUrl: string, key: Hex, port: number, mode: FacilitatorMode = {}) {
+  const stall = mode.stall ? { X402_FACILITATOR_STALL: mode.stall } : {};
   return startScript<{ facilitatorUrl: string }>({
     entry: 'facilitator.ts',
-    env: { X402_RPC_URL: rpcUrl, X402_NETWORK: LOCAL_NETWORK, X402_FACILITATOR_KEY: key, PORT: String(port) },
+    env: { X402_RPC_URL: rpcUrl, X402_NETWORK: LOCAL_NETWORK, X402_FACILITATOR_KEY: key, PORT: String(port), ...stall },
   });
 }
 
@@ -106,9 +122,13 @@ export async function startLocalStand(options: LocalStandOptions = {}): Promise<
       token,
       accounts,
       killFacilitator: async () => facilitator?.stop('SIGKILL'),
-      restartFacilitator: async () => {
+      restartFacilitator: async (mode) => {
         await facilitator?.stop();
-        facilitator = await startFacilitator(rpcUrl, accounts.facilitator.privateKey, port);
+        facilitator = await startFacilitator(rpcUrl, accounts.facilitator.privateKey, port, mode);
+      },
+      nextFacilitatorEvent: async (call, phase) => {
+        if (!facilitator) throw new Error('the facilitator is not running');
+        return (await facilitator.nextEvent((event) => event.call === call && event.phase === phase)) as unknown as FacilitatorEvent;
       },
       close: async () => {
         await facilitator?.stop();

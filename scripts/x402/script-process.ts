@@ -5,9 +5,17 @@ import { createInterface } from 'node:readline';
 /** What a kit process prints, alone on a line, once it serves: this prefix, then a JSON object. */
 const READY_PREFIX = 'x402-kit ready ';
 
+/** What a kit process prints, alone on a line, at each step worth waiting on: this prefix, then a JSON object. */
+const EVENT_PREFIX = 'x402-kit event ';
+
 /** Prints the ready line of a kit process (`value`: its URLs, for whoever started it). */
 export function announceReady(value: Record<string, unknown>): void {
   process.stdout.write(`${READY_PREFIX}${JSON.stringify(value)}\n`);
+}
+
+/** Prints an event line (a request received, a settlement done), for a test to wait on. */
+export function announceEvent(value: Record<string, unknown>): void {
+  process.stdout.write(`${EVENT_PREFIX}${JSON.stringify(value)}\n`);
 }
 
 /** Runs `close` on SIGTERM or SIGINT, then exits: the kit's processes stop cleanly when told to. */
@@ -22,6 +30,8 @@ export interface ScriptProcess<T> {
   readonly child: ChildProcess;
   readonly ready: T;
   output(): string;
+  /** The next event line (printed after this call) for which `matches` holds. */
+  nextEvent(matches: (event: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
   /** Ends it (SIGTERM, or `signal`) and resolves once it has exited. */
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
@@ -42,6 +52,23 @@ function stopper(child: ChildProcess): (signal?: NodeJS.Signals) => Promise<void
   };
 }
 
+type Waiter = { matches: (event: Record<string, unknown>) => boolean; resolve: (event: Record<string, unknown>) => void };
+
+/** The event lines of a process, handed to whoever waits for one. */
+function eventHub() {
+  let waiters: Waiter[] = [];
+  return {
+    publish(event: Record<string, unknown>) {
+      const due = waiters.filter((waiter) => waiter.matches(event));
+      waiters = waiters.filter((waiter) => !due.includes(waiter));
+      for (const waiter of due) waiter.resolve(event);
+    },
+    next(matches: Waiter['matches']): Promise<Record<string, unknown>> {
+      return new Promise((resolve) => waiters.push({ matches, resolve }));
+    },
+  };
+}
+
 /**
  * Starts a kit entry as its own Node process (the running Node, with tsx's loader: one process, so a signal
  * reaches the entry itself) and resolves with its ready line; rejects with its output when it exits or stays
@@ -58,6 +85,7 @@ export function startScript<T>({ entry, env, timeoutMs = 30_000 }: ScriptOptions
   let output = '';
   child.stderr?.on('data', (chunk) => (output += chunk));
   const stop = stopper(child);
+  const events = eventHub();
   return new Promise((resolve, reject) => {
     const fail = (why: string) => {
       void stop('SIGKILL');
@@ -70,13 +98,15 @@ export function startScript<T>({ entry, env, timeoutMs = 30_000 }: ScriptOptions
     };
     child.once('exit', early);
     createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (line.startsWith(EVENT_PREFIX)) return events.publish(JSON.parse(line.slice(EVENT_PREFIX.length)));
       if (!line.startsWith(READY_PREFIX)) {
         output += `${line}\n`;
         return;
       }
       clearTimeout(timer);
       child.removeListener('exit', early);
-      resolve({ child, ready: JSON.parse(line.slice(READY_PREFIX.length)) as T, output: () => output, stop });
+      const ready = JSON.parse(line.slice(READY_PREFIX.length)) as T;
+      resolve({ child, ready, output: () => output, nextEvent: events.next, stop });
     });
   });
 }

@@ -1,6 +1,13 @@
 import type { PaymentRequirements } from '@x402/core/types';
 import type { Address } from 'viem';
-import { type KeyedAccount, keyedAccount, type LocalStandOptions, startLocalStand } from '../../scripts/x402/local-stand';
+import type { FacilitatorEvent } from '../../scripts/x402/facilitator-server';
+import {
+  type FacilitatorMode,
+  type KeyedAccount,
+  keyedAccount,
+  type LocalStandOptions,
+  startLocalStand,
+} from '../../scripts/x402/local-stand';
 import { mintTokens, tokenBalance } from '../../scripts/x402/test-token';
 
 /** The token a stand's payments are made in: its address and EIP-712 domain (`X402_ASSET*`). */
@@ -36,8 +43,16 @@ export interface X402Stand {
   requirements(amount: bigint, overrides?: Partial<PaymentRequirements>): PaymentRequirements;
   /** SIGKILLs the facilitator (a crash); resolves once it has exited. */
   killFacilitator(): Promise<void>;
-  /** Starts the facilitator again at the same URL. */
-  restartFacilitator(): Promise<void>;
+  /**
+   * Starts the facilitator again at the same URL; with `{ stall: 'settle' }` it settles on chain and then never
+   * answers (the money moved, the caller never hears it) until killed or restarted.
+   */
+  restartFacilitator(mode?: FacilitatorMode): Promise<void>;
+  /**
+   * The next step of a facilitator call made after this one: `('settle', 'done')` once a settlement is mined,
+   * `('settle', 'received')` once one is asked for. Ask first, then make the call, then await.
+   */
+  nextFacilitatorEvent(call: FacilitatorEvent['call'], phase: FacilitatorEvent['phase']): Promise<FacilitatorEvent>;
   close(): Promise<void>;
 }
 
@@ -78,6 +93,7 @@ export async function startX402Stand(options: Omit<LocalStandOptions, 'payerFund
     }),
     killFacilitator: stand.killFacilitator,
     restartFacilitator: stand.restartFacilitator,
+    nextFacilitatorEvent: stand.nextFacilitatorEvent,
     close: stand.close,
   };
 }

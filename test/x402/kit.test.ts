@@ -1,6 +1,7 @@
 import { HTTPFacilitatorClient } from '@x402/core/http';
 import type { PaymentPayload } from '@x402/core/types';
 import { expect } from 'chai';
+import { measurement } from '../support/measurement';
 import { signPayment, standClient, tamperSignature } from '../testkit/x402-payer';
 import { startX402Stand, type X402Stand } from '../testkit/x402-stand';
 
@@ -131,5 +132,23 @@ describe('x402 kit: a local chain, the test token and the @x402/evm facilitator'
     measurement(`the facilitator restarted in ${Date.now() - restarting} ms`);
     expect(await facilitator.settle(payload, stand.requirements(50_000n))).to.include({ success: true });
     expect(await balances()).to.deep.equal({ from: before.from - 50_000n, to: before.to + 50_000n });
+  });
+
+  it('a facilitator that settles and dies before answering has moved the money once; the same payload is refused after', async () => {
+    const payload = await officialPayload(60_000n);
+    const before = await balances();
+    await stand.restartFacilitator({ stall: 'settle' });
+    const settledOnChain = stand.nextFacilitatorEvent('settle', 'done');
+    const unanswered = facilitator.settle(payload, stand.requirements(60_000n)).then(
+      () => 'answered',
+      () => 'no answer',
+    );
+    expect(await settledOnChain).to.include({ ok: true });
+    await stand.killFacilitator();
+    expect(await unanswered).to.equal('no answer');
+    expect(await balances()).to.deep.equal({ from: before.from - 60_000n, to: before.to + 60_000n });
+    await stand.restartFacilitator();
+    expect(await facilitator.settle(payload, stand.requirements(60_000n))).to.include({ success: false });
+    expect(await balances()).to.deep.equal({ from: before.from - 60_000n, to: before.to + 60_000n });
   });
 });
