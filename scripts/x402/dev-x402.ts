@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { DEV_ACCOUNTS } from './dev-accounts';
 import { type LocalStand, startLocalStand } from './local-stand';
-import { announceReady } from './script-process';
+import { announceReady, TSX_IMPORT } from './script-process';
 
 // `npm run dev:x402`: the local chain, the test token, a funded payer and the facilitator, then `npm run dev`
 // with X402=on and the X402_* settings pointing at them. Ctrl-C stops all. Ports: the chain on
@@ -50,7 +50,7 @@ async function main(): Promise<void> {
   process.stdout.write(banner(stand, settings));
   announceReady({ rpcUrl: stand.rpcUrl, payerKey: stand.accounts.payer.privateKey, ...settings });
   // The connector is `npm run dev` itself (scripts/dev.ts, same working directory and .env), in one process.
-  const connector = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '..', 'dev.ts')], {
+  const connector = spawn(process.execPath, ['--import', TSX_IMPORT, path.join(__dirname, '..', 'dev.ts')], {
     env: { ...process.env, ...settings },
     stdio: 'inherit',
   });

@@ -1,6 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
+
+/**
+ * Node's `--import` value that loads tsx's TypeScript loader, by its absolute URL: a bare `tsx` would be
+ * resolved from the working directory, which need not be the repository's (npm run dev's `.env` folder).
+ */
+export const TSX_IMPORT = pathToFileURL(require.resolve('tsx')).href;
 
 /** What a kit process prints, alone on a line, once it serves: this prefix, then a JSON object. */
 const READY_PREFIX = 'x402-kit ready ';
@@ -77,7 +84,7 @@ function eventHub() {
 export function startScript<T>({ entry, env, timeoutMs = 30_000 }: ScriptOptions): Promise<ScriptProcess<T>> {
   const root = path.resolve(__dirname, '..', '..');
   const coverage = process.env.NODE_V8_COVERAGE ? { NODE_V8_COVERAGE: process.env.NODE_V8_COVERAGE } : {};
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, entry)], {
+  const child = spawn(process.execPath, ['--import', TSX_IMPORT, path.join(__dirname, entry)], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', ...coverage, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
