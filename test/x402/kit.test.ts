@@ -38,6 +38,18 @@ describe('x402 kit: a local chain, the test token and the @x402/evm facilitator'
     expect(supported.kinds).to.deep.include({ x402Version: 2, scheme: 'exact', network: 'eip155:31337' });
   });
 
+  it('the facilitator answers 400 to a body that is not a facilitator request, 404 elsewhere; the chain -32700 to non-JSON', async () => {
+    const post = (url: string, body: string) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const notARequest = await post(`${stand.facilitatorUrl}/verify`, '{"paymentPayload":1}');
+    expect([notARequest.status, await notARequest.json()]).to.deep.equal([
+      400,
+      { error: 'expected { x402Version, paymentPayload, paymentRequirements }' },
+    ]);
+    expect((await post(`${stand.facilitatorUrl}/refund`, '{}')).status).to.equal(404);
+    const garbled = await post(stand.rpcUrl, 'not json');
+    expect(await garbled.json()).to.nested.include({ 'error.code': -32700 });
+  });
+
   it("the official client's payment, verified then settled, moves exactly its amount from the payer to payTo", async () => {
     const before = await balances();
     const payload = await officialPayload(1_250_000n);
