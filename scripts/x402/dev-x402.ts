@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { connectorSettings } from './connector-settings';
 import { DEV_ACCOUNTS } from './dev-accounts';
 import { type LocalStand, startLocalStand } from './local-stand';
 import { announceReady, TSX_IMPORT } from './script-process';
@@ -7,23 +8,6 @@ import { announceReady, TSX_IMPORT } from './script-process';
 // `npm run dev:x402`: the local chain, the test token, a funded payer and the facilitator, then `npm run dev`
 // with X402=on and the X402_* settings pointing at them. Ctrl-C stops all. Ports: the chain on
 // X402_DEV_CHAIN_PORT (8545), the facilitator on X402_DEV_FACILITATOR_PORT (4021), the connector as npm run dev.
-
-/** Token units (6 decimals) one credit costs unless X402_ATOMIC_PER_CREDIT is set: a cent of the test dollar. */
-const DEV_ATOMIC_PER_CREDIT = '10000';
-
-/** The connector's x402 settings for `stand` (the contract's names). */
-export function x402Settings(stand: LocalStand, atomicPerCredit = DEV_ATOMIC_PER_CREDIT): Record<string, string> {
-  return {
-    X402: 'on',
-    X402_PAY_TO: stand.accounts.payTo.address,
-    X402_NETWORK: stand.network,
-    X402_ASSET: stand.token.address,
-    X402_ASSET_NAME: stand.token.name,
-    X402_ASSET_VERSION: stand.token.version,
-    X402_ATOMIC_PER_CREDIT: atomicPerCredit,
-    X402_FACILITATOR_URL: stand.facilitatorUrl,
-  };
-}
 
 /** What a paying client needs, for a person at the terminal. */
 function banner(stand: LocalStand, settings: Record<string, string>): string {
@@ -46,7 +30,7 @@ async function main(): Promise<void> {
     chainPort: Number(process.env.X402_DEV_CHAIN_PORT ?? 8545),
     facilitatorPort: Number(process.env.X402_DEV_FACILITATOR_PORT ?? 4021),
   });
-  const settings = x402Settings(stand, process.env.X402_ATOMIC_PER_CREDIT);
+  const settings = connectorSettings(stand, process.env.X402_ATOMIC_PER_CREDIT);
   process.stdout.write(banner(stand, settings));
   announceReady({ rpcUrl: stand.rpcUrl, payerKey: stand.accounts.payer.privateKey, ...settings });
   // The connector is `npm run dev` itself (scripts/dev.ts, same working directory and .env), in one process.

@@ -1,5 +1,6 @@
 import type { PaymentRequirements } from '@x402/core/types';
 import type { Address } from 'viem';
+import { connectorSettings } from '../../scripts/x402/connector-settings';
 import type { FacilitatorEvent } from '../../scripts/x402/facilitator-server';
 import {
   type FacilitatorMode,
@@ -39,6 +40,11 @@ export interface X402Stand {
   fund(address: Address, amount: bigint): Promise<void>;
   /** A fresh account with `amount` atomic units (1,000 tokens unless said); 0 gives an unfunded one. */
   newPayer(amount?: bigint): Promise<KeyedAccount>;
+  /**
+   * The connector's settings for this stand: `X402=on` and every `X402_*` variable (a credit costs
+   * `atomicPerCredit` token units, 10000 unless said), for the harness's overrides or a process's environment.
+   */
+  connectorEnv(atomicPerCredit?: bigint): Record<string, string>;
   /** The `exact` requirements of a payment of `amount` atomic units to {@link payTo}, with `overrides` on top. */
   requirements(amount: bigint, overrides?: Partial<PaymentRequirements>): PaymentRequirements;
   /** SIGKILLs the facilitator (a crash); resolves once it has exited. */
@@ -81,6 +87,7 @@ export async function startX402Stand(options: Omit<LocalStandOptions, 'payerFund
       if (amount > 0n) await fund(account.address, amount);
       return account;
     },
+    connectorEnv: (atomicPerCredit) => connectorSettings(stand, atomicPerCredit?.toString()),
     requirements: (amount, overrides = {}) => ({
       scheme: 'exact',
       network: stand.network,

@@ -33,6 +33,19 @@ describe('x402 kit: a local chain, the test token and the @x402/evm facilitator'
     return { from, to };
   }
 
+  it("the connector's settings name the stand's seller, network, token, domain, price per credit and facilitator", () => {
+    expect(stand.connectorEnv(25n)).to.deep.equal({
+      X402: 'on',
+      X402_PAY_TO: stand.payTo,
+      X402_NETWORK: 'eip155:31337',
+      X402_ASSET: stand.asset.address,
+      X402_ASSET_NAME: 'Test Dollar',
+      X402_ASSET_VERSION: '2',
+      X402_ATOMIC_PER_CREDIT: '25',
+      X402_FACILITATOR_URL: stand.facilitatorUrl,
+    });
+  });
+
   it('the facilitator lists the exact scheme on the local network', async () => {
     const supported = await facilitator.getSupported();
     expect(supported.kinds).to.deep.include({ x402Version: 2, scheme: 'exact', network: 'eip155:31337' });
