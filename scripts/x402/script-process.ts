@@ -25,11 +25,21 @@ export function announceEvent(value: Record<string, unknown>): void {
   process.stdout.write(`${EVENT_PREFIX}${JSON.stringify(value)}\n`);
 }
 
-/** Runs `close` on SIGTERM or SIGINT, then exits: the kit's processes stop cleanly when told to. */
+/**
+ * Runs `close` on SIGTERM or SIGINT, then exits: the kit's processes stop cleanly when told to. They also stop
+ * when their standard input closes: {@link startScript} holds it open, so a test runner that dies without
+ * closing its stand leaves no chain or facilitator behind.
+ */
 export function closeOnSignals(close: () => Promise<void>): void {
-  const stop = () => void close().finally(() => process.exit(0));
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    void close().finally(() => process.exit(0));
+  };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
+  process.stdin.once('close', stop).resume();
 }
 
 /** A started kit process: its ready line, its output so far, and how to end it. */
@@ -87,7 +97,7 @@ export function startScript<T>({ entry, env, timeoutMs = 30_000 }: ScriptOptions
   const child = spawn(process.execPath, ['--import', TSX_IMPORT, path.join(__dirname, entry)], {
     cwd: root,
     env: { PATH: process.env.PATH ?? '', ...coverage, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   let output = '';
   child.stderr?.on('data', (chunk) => (output += chunk));
