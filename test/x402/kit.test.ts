@@ -1,8 +1,16 @@
-import { HTTPFacilitatorClient } from '@x402/core/http';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  decodePaymentResponseHeader,
+  decodePaymentSignatureHeader,
+  encodePaymentRequiredHeader,
+  encodePaymentResponseHeader,
+  HTTPFacilitatorClient,
+} from '@x402/core/http';
 import type { PaymentPayload } from '@x402/core/types';
 import { expect } from 'chai';
 import { measurement } from '../support/measurement';
-import { signPayment, standClient, tamperSignature } from '../testkit/x402-payer';
+import { payingFetch, signPayment, standClient, tamperSignature } from '../testkit/x402-payer';
 import { startX402Stand, type X402Stand } from '../testkit/x402-stand';
 
 // The real parts the x402 suites pay through, checked on their own: the official client's payload, verified
@@ -175,5 +183,39 @@ describe('x402 kit: a local chain, the test token and the @x402/evm facilitator'
     await stand.restartFacilitator();
     expect(await facilitator.settle(payload, stand.requirements(60_000n))).to.include({ success: false });
     expect(await balances()).to.deep.equal({ from: before.from - 60_000n, to: before.to + 60_000n });
+  });
+
+  /**
+   * The smallest x402 v2 seller: 402 with PAYMENT-REQUIRED for `amount`; a retry with PAYMENT-SIGNATURE is
+   * settled through the stand's facilitator and answered 200 with PAYMENT-RESPONSE.
+   */
+  async function sellerServer(amount: bigint): Promise<{ url: string; close(): void }> {
+    const server = http.createServer(async (request, response) => {
+      const signature = request.headers['payment-signature'];
+      if (typeof signature !== 'string') {
+        const required = { x402Version: 2, resource: { url: 'http://seller.test/' }, accepts: [stand.requirements(amount)] };
+        response.writeHead(402, { 'payment-required': encodePaymentRequiredHeader(required) }).end('{}');
+        return;
+      }
+      const settled = await facilitator.settle(decodePaymentSignatureHeader(signature), stand.requirements(amount));
+      response.writeHead(settled.success ? 200 : 402, { 'payment-response': encodePaymentResponseHeader(settled) }).end('{"paid":true}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, close: () => server.close() };
+  }
+
+  it('payingFetch (@x402/fetch) answers a 402 by paying its amount once and gets the paid answer', async () => {
+    const seller = await sellerServer(70_000n);
+    try {
+      const before = await balances();
+      const response = await payingFetch(stand, stand.payer)(seller.url);
+      expect(response.status).to.equal(200);
+      expect(await response.json()).to.deep.equal({ paid: true });
+      const receipt = decodePaymentResponseHeader(response.headers.get('payment-response') ?? '');
+      expect(receipt).to.include({ success: true, payer: stand.payer.address });
+      expect(await balances()).to.deep.equal({ from: before.from - 70_000n, to: before.to + 70_000n });
+    } finally {
+      seller.close();
+    }
   });
 });
