@@ -20,7 +20,7 @@ export interface DevProcess {
 /**
  * `npm run dev` (scripts/dev.ts through tsx, or `entry` that loads it) with `BASE_ENV` plus `extraEnv` and a
  * private working directory (an empty `.env`, so nothing is generated into the repository); stdout and stderr
- * are collected together.
+ * are collected together. `npm run dev:x402` is `entry` scripts/x402/dev-x402.ts.
  */
 export async function startDev(extraEnv: Record<string, string>, entry = path.join(ROOT, 'scripts', 'dev.ts')): Promise<DevProcess> {
   const workdir = mkdtempSync(path.join(tmpdir(), 'connector-dev-'));
