@@ -123,14 +123,14 @@ function customHeaders(document: OpenApiJson, operations: DocumentOperation[]): 
       const name = String(parameter.name);
       if (parameter.required === true) {
         problems.push(`${label(op)} requires header ${name}, which an Actions client cannot send`);
-      } else if (!bodyFieldFor(document, op, name)) {
+      } else if (!bodyFieldFor(document, op, name) && !queryParameterFor(document, op, name)) {
         problems.push(
-          `${label(op)}: header ${name} has no request-body field (${bodyFieldName(name)}) for clients that cannot send headers`,
+          `${label(op)}: header ${name} has no request-body field or query parameter (${bodyFieldName(name)}) for clients that cannot send headers`,
         );
       }
     }
   }
-  return allOf('actions.custom-headers', problems, 'no operation depends on a custom header without a body alternative');
+  return allOf('actions.custom-headers', problems, 'no operation depends on a custom header without a body or query alternative');
 }
 
 /** Every success answer sized at its largest ({@link sizeOf}); a WARN names each that cannot be or is too big. */
@@ -202,6 +202,12 @@ function bodyFieldFor(document: OpenApiJson, op: DocumentOperation, header: stri
   const field = bodyFieldName(header);
   const candidates = [schema, ...((schema?.oneOf ?? schema?.anyOf ?? schema?.allOf ?? []) as unknown[]).map((s) => resolve(document, s))];
   return candidates.some((candidate) => candidate?.properties && field in candidate.properties);
+}
+
+/** A query parameter of the header's snake-case name: what an operation whose body is all its own offers instead. */
+function queryParameterFor(document: OpenApiJson, op: DocumentOperation, header: string): boolean {
+  const field = bodyFieldName(header);
+  return parametersOf(document, op).some((parameter) => parameter.in === 'query' && parameter.name === field);
 }
 
 /** The largest page a list operation answers: its `limit` query parameter's maximum, if it has one. */

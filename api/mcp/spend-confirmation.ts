@@ -6,6 +6,7 @@ import {
   inputResponse,
 } from '@modelcontextprotocol/server';
 import type { ToolDefinition } from '../../shared/contract/mcp/tool-definitions';
+import { jobInputOf } from '../../shared/contract/operations/paid-body';
 import type { JobService } from '../../shared/domain/jobs/job-service';
 import { priceOf } from '../../shared/domain/jobs/price';
 import type { QuoteNonceStore } from '../../shared/domain/spend/quote-nonce-store';
@@ -140,7 +141,8 @@ export class SpendConfirmation {
     if (!rule || this.settings.spendConfirmation === 'off') return undefined;
     let price: number;
     try {
-      price = priceOf(rule, input.input);
+      // The job's input where the operation's body shape puts it: the `input` argument, or the arguments themselves.
+      price = priceOf(rule, jobInputOf(tool.operation, tool.bodyOf(input)));
     } catch {
       // An input outside the price rule is the handler's to refuse (its 400), before anything is charged.
       return undefined;

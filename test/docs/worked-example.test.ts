@@ -26,13 +26,15 @@ describe('the worked example of docs/building-operations.md (a free quote and a 
   let example: ReturnType<typeof loadWorkedExample>;
   let quote: Operation;
   let report: Operation;
+  let brief: Operation;
   let quotes: ReadonlyArray<{ text: string; author: string }>;
   before(() => {
     example = loadWorkedExample();
     const byId = new Map(example.operations.map((operation) => [operation.operationId, operation]));
-    expect([...byId.keys()]).to.deep.equal(['getRandomQuote', 'createReport']);
+    expect([...byId.keys()]).to.deep.equal(['getRandomQuote', 'createReport', 'draftBrief']);
     quote = byId.get('getRandomQuote')!;
     report = byId.get('createReport')!;
+    brief = byId.get('draftBrief')!;
     quotes = example.exportsOf('shared/domain/quotes/quotes.ts').QUOTES as typeof quotes;
   });
   after(() => example?.cleanup());
@@ -87,6 +89,7 @@ describe('the worked example of docs/building-operations.md (a free quote and a 
     const failed = gptActionsRules(document).filter((result) => result.status !== 'PASS');
     expect(failed).to.deep.equal([]);
     expect(portabilityFindings(requestBodySchema(report)!)).to.deep.equal([]);
+    expect(portabilityFindings(requestBodySchema(brief)!)).to.deep.equal([]);
   });
 
   for (const backend of BACKENDS) {
@@ -119,6 +122,43 @@ describe('the worked example of docs/building-operations.md (a free quote and a 
         const line = /`\/llms.txt` adds "(Cost: [^"]+)"/.exec(page);
         expect(line, 'the cost line the page quotes').to.not.equal(null);
         expect(llms.replace(/\s+/g, ' ')).to.contain(`- ${line![1]}.`);
+      });
+
+      it('the brief publishes its combined rule as the page prints it, takes its input as the whole body, and a deep brief of 3 sources is charged 9, once per key, over REST and MCP', async () => {
+        const document = (await (await fetch(`${c.baseUrl}/openapi.json`)).json()) as Record<string, any>;
+        const operation = document.paths['/v1/briefs'].post;
+        const page = readFileSync(WORKED_EXAMPLE_PAGE, 'utf8').replace(/\s+/g, ' ');
+        const printed = /publishes the combined rule as `x-cost` `(\{[^`]+\})`/.exec(page);
+        expect(printed, 'the x-cost the page shows').to.not.equal(null);
+        expect(JSON.parse(printed![1])).to.deep.equal(operation['x-cost']);
+        expect(operation.requestBody.content['application/json'].schema.properties).to.have.all.keys('topic', 'depth', 'sources');
+        const token = await c.link(newSubject());
+        const input = { topic: TOPIC, depth: 'deep', sources: ['https://example.com/a', 'https://example.com/b', 'https://example.com/c'] };
+        const key = newKey();
+        const first = await c.call('POST', '/v1/briefs', { token, body: input, headers: { 'idempotency-key': key } });
+        expect(first.status, first.text).to.equal(202);
+        expect(first.body).to.include({ operation: 'draftBrief', cost: 9 });
+        const job = await pollJob(c, token, first.body.id, inStatus('succeeded', 'failed'));
+        expect(job.result.notes).to.have.length(3);
+        const other = await c.call('POST', '/v1/briefs', {
+          token,
+          body: { ...input, depth: 'quick' },
+          headers: { 'idempotency-key': key },
+        });
+        expect(other.status).to.equal(422);
+        const byQuery = await c.call('POST', `/v1/briefs?idempotency_key=${key}`, { token, body: input });
+        expect(byQuery.body.id).to.equal(first.body.id);
+        const client = await connectMcp(`${c.baseUrl}/mcp`, token, '2026-07-28');
+        try {
+          const { tools } = await client.listTools();
+          const tool = tools.find((candidate) => candidate.name === 'draft_brief')!;
+          expect(tool.inputSchema.required).to.have.members(['idempotency_key', 'topic', 'depth', 'sources']);
+          const again = await callOk(client, new OutputChecker(tools), 'draft_brief', { ...input, idempotency_key: key });
+          expect(again.id).to.equal(first.body.id);
+        } finally {
+          await client.close();
+        }
+        expect((await c.call('GET', '/v1/me', { token })).body.usage).to.include({ jobs_charged: 1, credits_spent: 9 });
       });
 
       it('the quote answers 200 with one of the quotes and charges nothing', async () => {

@@ -6,7 +6,7 @@ import { bearerOperation, type Operation } from '../../shared/contract/operation
 import { paidOperation } from '../../shared/contract/operations/paid-operation';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { JobError } from '../../shared/domain/jobs/job-error';
-import { fixedPrice, perLength } from '../../shared/domain/jobs/price';
+import { combinedPrice, fixedPrice, perLength, perUnit, priceTable } from '../../shared/domain/jobs/price';
 import { paidJob } from '../../shared/domain/jobs/processor';
 import { intInRange } from '../../shared/platform/config/validators';
 
@@ -156,8 +156,65 @@ export const translateDocument = paidOperation({
   card: TRANSLATION_CARD,
 });
 
-/** The extra operations: a free one and two paid asynchronous ones with processors of their own. */
-export const EXTRA_OPERATIONS: readonly Operation[] = [echoNote, countWords, translateDocument];
+/** The most source URLs a drafted report reads: 1 credit each. */
+export const MAX_SOURCES = 16;
+
+/** The credits of each depth of a drafted report. */
+export const DEPTH_CREDITS = { quick: 2, deep: 6 } as const;
+
+/** The message a report whose topic has no words fails with. */
+export const NO_TOPIC = 'The topic has no words to write about.';
+
+/**
+ * The issue's report as a seller writes it: its input is the whole body (the key in `Idempotency-Key`), its
+ * price the credits of its depth plus 1 per source URL (2 to 22 credits), its progress told per source.
+ */
+export const draftJob = paidJob({
+  operationId: 'draftReport',
+  input: z.strictObject({
+    topic: z.string().min(1).max(200).describe('What the report is about.'),
+    depth: z.enum(['quick', 'deep']).describe('quick: 2 credits; deep: 6 credits.'),
+    sources: z.array(z.url().max(500)).max(MAX_SOURCES).describe('Source URLs to read, 1 credit each.'),
+  }),
+  result: z.strictObject({
+    topic: z.string().max(200),
+    depth: z.enum(['quick', 'deep']),
+    notes: z.array(z.string().max(600)).max(MAX_SOURCES),
+  }),
+  example: { topic: 'tides', depth: 'quick', sources: ['https://example.com/tides'] },
+  processor:
+    () =>
+    async ({ topic, depth, sources }, { progress, signal }) => {
+      if (!/\p{L}/u.test(topic)) throw new JobError(NO_TOPIC, { retryable: false });
+      const notes: string[] = [];
+      for (const [index, source] of sources.entries()) {
+        signal.throwIfAborted();
+        notes.push(`${topic}: read ${source}`);
+        progress(Math.round(((index + 1) * 100) / sources.length), `Source ${index + 1} of ${sources.length} read.`);
+      }
+      return { topic, depth, notes };
+    },
+});
+
+/** `POST /v1/drafts`: a combined price and a top-level body. */
+export const draftReport = paidOperation({
+  job: draftJob,
+  path: '/v1/drafts',
+  summary: 'Draft a report from sources (2 to 22 credits)',
+  description: 'Drafts a report on a topic at a depth from the source URLs given. Ask the person first. Answers 202: poll getJob.',
+  price: combinedPrice(
+    priceTable('depth', DEPTH_CREDITS),
+    perUnit({ credits: 1, unit: 'source URL', field: 'sources', min: 0, max: MAX_SOURCES }),
+  ),
+  body: 'top-level',
+  noun: 'report',
+});
+
+/**
+ * The extra operations: a free one and three paid asynchronous ones with processors of their own, one of them
+ * with a combined price and its input as the whole body.
+ */
+export const EXTRA_OPERATIONS: readonly Operation[] = [echoNote, countWords, translateDocument, draftReport];
 
 /** A registry the registry-wide assertions run over, with the name their tests give it. */
 export interface NamedRegistry {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { Operation } from '../../shared/contract/operations/operation';
+import { bodyShapeOf, IDEMPOTENCY_FIELD } from '../../shared/contract/operations/paid-body';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
 import type { Call, CallOptions, CallResult } from './checked-client';
 import { newKey } from './harness';
@@ -19,7 +20,10 @@ export interface JobSubmission {
   key?: string | null;
   /** More headers (a second key, a trace context, an address); sent after the key, so they can replace it. */
   headers?: Record<string, string>;
-  /** More members of the body beside `input` (the `idempotency_key` field). */
+  /**
+   * More members of the body beside `input` (the `idempotency_key` field). For an operation whose body is its
+   * input, an `idempotency_key` here is sent as the query parameter of that name, where such a body takes it.
+   */
   body?: Record<string, unknown>;
   /** The registry to look the operation up in (default the real one). */
   operations?: readonly Operation[];
@@ -41,7 +45,17 @@ export function jobRequest(token: string | undefined, submission: JobSubmission 
   const input = 'input' in submission ? submission.input : operation.job!.example;
   const key = submission.key === undefined ? newKey() : submission.key;
   const headers = { ...(key === null ? {} : { 'idempotency-key': key }), ...submission.headers };
-  return { path: operation.path, options: { token, body: { input, ...submission.body }, headers } };
+  if (bodyShapeOf(operation) === 'wrapped')
+    return { path: operation.path, options: { token, body: { input, ...submission.body }, headers } };
+  const { [IDEMPOTENCY_FIELD]: bodyKey, ...more } = submission.body ?? {};
+  const query = bodyKey === undefined ? '' : `?${IDEMPOTENCY_FIELD}=${encodeURIComponent(String(bodyKey))}`;
+  const body = Object.keys(more).length === 0 ? input : { ...(input as object), ...more };
+  return { path: `${operation.path}${query}`, options: { token, body, headers } };
+}
+
+/** A paid operation's tool arguments for `input`: under `input`, or the input's own fields for a top-level body. */
+export function paidArguments(operation: Operation, input: unknown): Record<string, unknown> {
+  return bodyShapeOf(operation) === 'wrapped' ? { input } : { ...(input as Record<string, unknown>) };
 }
 
 /**

@@ -3,10 +3,12 @@ import { expect } from 'chai';
 import { buildToolDefinitions, toolName } from '../../shared/contract/mcp/tool-definitions';
 import { modelDescription } from '../../shared/contract/operations/model-description';
 import type { Operation } from '../../shared/contract/operations/operation';
+import { IDEMPOTENCY_FIELD, jobInputOf } from '../../shared/contract/operations/paid-body';
 import { publishedOperations } from '../../shared/contract/operations/registry';
 import { priceOf } from '../../shared/domain/jobs/price';
 import { waitFor } from '../testkit/wait-for';
 import { BASE_ENV, type ConnectorUnderTest, newKey, newSubject } from './harness';
+import { paidArguments } from './job-submission';
 import { callOk, connectMcp, OutputChecker, REVISIONS } from './mcp-client';
 import { portabilityFindings } from './schema-portability';
 import { sampleArguments } from './tool-arguments';
@@ -145,10 +147,11 @@ export function registryToolTests(operations: readonly Operation[], connectorOf:
           try {
             // A valid input need not succeed (a processor may refuse what only the work can tell): the example does.
             const example = paid?.example;
-            const sample = example === undefined ? sampleArguments(definition.inputSchema) : { input: example };
+            const sample = example === undefined ? sampleArguments(definition.inputSchema) : paidArguments(definition.operation, example);
             const args = { ...sample, idempotency_key: newKey() };
-            // The charge is the operation's rule applied to the arguments sent.
-            const cost = priceOf(price!, sample.input as Record<string, unknown>);
+            // The charge is the operation's rule applied to the input sent, wherever its body shape puts it.
+            const { [IDEMPOTENCY_FIELD]: _key, ...body } = sample;
+            const cost = priceOf(price!, jobInputOf(definition.operation, body));
             const job = await callOk(own, checker, definition.name, args);
             expect(job, definition.name).to.include({ operation: operationId, cost });
             expect((await callOk(own, checker, definition.name, args)).id, definition.name).to.equal(job.id);

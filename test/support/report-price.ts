@@ -3,7 +3,7 @@ export const REPORT_STATEMENT = '2 credits per page (input.pages, 1 to 5), so 2 
 
 export const REPORT_X_COST = {
   kind: 'per-unit',
-  credits: 2,
+  per_unit: 2,
   unit: 'page',
   field: 'input.pages',
   min_units: 1,

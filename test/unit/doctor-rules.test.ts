@@ -153,7 +153,7 @@ function gptActionsRuleTests(operations: readonly Operation[]): void {
     expect(rule(document, 'actions.security').message).to.include(`${other.label} uses undefined scheme "apiKey"`);
   });
 
-  it('a required custom header fails; an optional one passes only with a body field of the same name', () => {
+  it('a required custom header fails; an optional one passes only with a body field or a query parameter of the same name', () => {
     const document = published(operations);
     const target = find(document, 'an operation with an optional custom header', (op) =>
       (op.operation.parameters ?? []).some(customHeader),
@@ -167,8 +167,11 @@ function gptActionsRuleTests(operations: readonly Operation[]): void {
     delete body.properties[field];
     expect(rule(document, 'actions.custom-headers')).to.deep.include({
       status: 'FAIL',
-      message: `${target.label}: header ${header.name} has no request-body field (${field}) for clients that cannot send headers`,
+      message: `${target.label}: header ${header.name} has no request-body field or query parameter (${field}) for clients that cannot send headers`,
     });
+    // A body that is all the seller's offers the key as a query parameter instead, which Actions clients send.
+    target.operation.parameters.push({ name: field, in: 'query', required: false, schema: { type: 'string' } });
+    expect(rule(document, 'actions.custom-headers').status).to.equal('PASS');
     header.required = true;
     expect(rule(document, 'actions.custom-headers').message).to.equal(
       `${target.label} requires header ${header.name}, which an Actions client cannot send`,

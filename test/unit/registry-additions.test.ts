@@ -25,7 +25,7 @@ const SUITES = [
 ];
 
 /** The operations test/support/inject-extra-operations.ts adds, as the registry-rules suite names them. */
-const INJECTED = ['echoNote', 'countWords', 'translateDocument', 'injectedNote', 'injectedShout'];
+const INJECTED = ['echoNote', 'countWords', 'translateDocument', 'draftReport', 'injectedNote', 'injectedShout'];
 
 /**
  * Every test but the registry rules of the shipped operations: a mistake in one of those is told by its own

@@ -2,6 +2,7 @@ import { priceStatement } from '../../domain/jobs/price';
 import { toolName } from '../mcp/tool-definitions';
 import { modelDescription } from '../operations/model-description';
 import type { Operation } from '../operations/operation';
+import { bodyShapeOf } from '../operations/paid-body';
 import { SERVICE_INFO } from './service-info';
 
 /** Where llms.txt sends the person and the model. */
@@ -33,7 +34,7 @@ export function buildLlmsTxt(operations: readonly Operation[], { publicUrl, dash
     lines.push(`### ${operation.operationId}: ${operation.method.toUpperCase()} ${operation.path}`, '', modelDescription(operation), '');
     lines.push(
       operation.price
-        ? `- Cost: ${priceStatement(operation.price)}, charged once when the job is accepted. Needs the person's explicit yes before each call. Needs an idempotency key (Idempotency-Key header or idempotency_key field).`
+        ? `- Cost: ${priceStatement(operation.price)}, charged once when the job is accepted. Needs the person's explicit yes before each call. ${keyLine(operation)}`
         : '- Cost: free.',
     );
     if (operation.async) {
@@ -65,6 +66,13 @@ export function buildLlmsTxt(operations: readonly Operation[], { publicUrl, dash
     '',
   );
   return lines.join('\n');
+}
+
+/** Where a paid operation takes its idempotency key, and its input: under `input`, or as the whole body. */
+function keyLine(operation: Operation): string {
+  return bodyShapeOf(operation) === 'top-level'
+    ? 'Needs an idempotency key (Idempotency-Key header or idempotency_key query parameter). The body is the input itself, its fields at the top level.'
+    : 'Needs an idempotency key (Idempotency-Key header or idempotency_key field).';
 }
 
 /** How an assistant app connects over MCP: the same operations as tools, the same token. */

@@ -2,6 +2,7 @@ import type { Principal } from '../../domain/connections/principal';
 import { cardToolMeta } from '../cards/app-card';
 import { modelDescription } from '../operations/model-description';
 import type { BearerOperation, BearerRequest, JsonSchema, Operation } from '../operations/operation';
+import { IDEMPOTENCY_FIELD } from '../operations/paid-body';
 import { requestBodySchema, schemaComponents } from '../operations/registry-schemas';
 import { inlineSchema } from './inline-schema';
 import { portableSchema } from './portable-schema';
@@ -31,10 +32,9 @@ export interface ToolDefinition {
   operation: BearerOperation;
   /** Builds the operation's request from validated tool arguments. */
   toRequest(args: Record<string, unknown>, principal: Principal): BearerRequest;
+  /** The request body the arguments make (what a paid call's price is read from, through `jobInputOf`). */
+  bodyOf(args: Record<string, unknown>): Record<string, unknown>;
 }
-
-/** The body field that carries an idempotency key for callers that cannot send headers (MCP clients). */
-const IDEMPOTENCY_FIELD = 'idempotency_key';
 
 /** `getMe` → `get_me`: the tool name of an operation. */
 export function toolName(operationId: string): string {
@@ -47,7 +47,8 @@ export function toolName(operationId: string): string {
 /**
  * The MCP tools of the published operations, one per operation, in registry order. Path and query
  * parameters and the body's fields become top-level arguments; header parameters do not (MCP has no
- * per-call headers), which is why a paid operation's body `idempotency_key` becomes required here.
+ * per-call headers), which is why a paid operation's `idempotency_key` (its body field, or for a top-level
+ * body its query parameter) becomes a required argument here, beside the input's.
  * `components` are the schemas the operations refer to (default: those of `published`), inlined.
  */
 export function buildToolDefinitions(
@@ -98,7 +99,7 @@ function parameterArguments(operation: BearerOperation, components: Record<strin
     if (location !== 'path' && location !== 'query') return [];
     const schema = { ...(parameter.schema as JsonSchema) };
     if (typeof parameter.description === 'string') schema.description ??= parameter.description;
-    const required = location === 'path' || parameter.required === true;
+    const required = location === 'path' || parameter.required === true || isPaidKey(operation, String(parameter.name));
     return [
       {
         name: String(parameter.name),
@@ -116,30 +117,35 @@ function bodyArguments(operation: BearerOperation, components: Record<string, Js
   if (!declared) return [];
   const body = inlineSchema(declared, components);
   const required = new Set((body.required as string[] | undefined) ?? []);
-  const paid = operation.price !== undefined;
   return Object.entries((body.properties ?? {}) as Record<string, JsonSchema>).map(([name, schema]) => ({
     name,
     schema,
     target: 'body' as const,
-    required: required.has(name) || (paid && name === IDEMPOTENCY_FIELD),
+    required: required.has(name) || isPaidKey(operation, name),
   }));
 }
 
-/** Builds the operation's request from arguments that passed the tool's schema: each to where it belongs. */
-function requestBuilder(targets: ReadonlyMap<string, ArgumentTarget>): ToolDefinition['toRequest'] {
-  return (args, principal) => {
-    const parts: { params: Record<string, string>; query: Record<string, unknown>; body: Record<string, unknown> } = {
-      params: {},
-      query: {},
-      body: {},
-    };
-    for (const [name, value] of Object.entries(args)) {
-      const target = targets.get(name);
-      if (target === 'params') parts.params[name] = String(value);
-      else if (target) parts[target][name] = value;
-    }
-    return { principal, ...parts, header: () => undefined };
-  };
+/** A paid operation's key argument: required over MCP, which has no header to carry it instead. */
+function isPaidKey(operation: BearerOperation, name: string): boolean {
+  return operation.price !== undefined && name === IDEMPOTENCY_FIELD;
+}
+
+/** The request's parts that tool arguments fill. */
+interface RequestParts {
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body: Record<string, unknown>;
+}
+
+/** Splits arguments that passed the tool's schema into the request's parts: each to where it belongs. */
+function partsOf(targets: ReadonlyMap<string, ArgumentTarget>, args: Record<string, unknown>): RequestParts {
+  const parts: RequestParts = { params: {}, query: {}, body: {} };
+  for (const [name, value] of Object.entries(args)) {
+    const target = targets.get(name);
+    if (target === 'params') parts.params[name] = String(value);
+    else if (target) parts[target][name] = value;
+  }
+  return parts;
 }
 
 function annotationsOf(operation: BearerOperation): ToolAnnotations {
@@ -170,6 +176,7 @@ function toolDefinition(operation: BearerOperation, components: Record<string, J
     annotations: annotationsOf(operation),
     ...(operation.card ? { meta: cardToolMeta(operation.card) } : {}),
     operation,
-    toRequest: requestBuilder(targets),
+    toRequest: (args, principal) => ({ principal, ...partsOf(targets, args), header: () => undefined }),
+    bodyOf: (args) => partsOf(targets, args).body,
   };
 }

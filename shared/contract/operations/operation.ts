@@ -9,6 +9,13 @@ import type { AppCard } from '../cards/app-card';
 /** A JSON Schema (2020-12, as OpenAPI 3.1 uses it). */
 export type JsonSchema = Record<string, unknown>;
 
+/**
+ * Where a paid operation's body carries the job's input: under `input`, beside an optional `idempotency_key`
+ * (`wrapped`, the default), or as the whole body, the key in the `Idempotency-Key` header or, for clients
+ * that cannot send headers, the `idempotency_key` query parameter (`top-level`).
+ */
+export type PaidBodyShape = 'wrapped' | 'top-level';
+
 /** How an operation authenticates its caller. */
 export type AuthScheme = 'bearer' | 'link-secret';
 
@@ -101,6 +108,8 @@ interface OperationParts<Body> {
   async?: { pollOperationId: string; retryAfterSeconds: number };
   /** For paid asynchronous operations: the job the worker runs for it (the worker's list is derived from these). */
   job?: PaidJob;
+  /** For paid asynchronous operations: where the body carries the job's input (absent: `wrapped`). */
+  bodyShape?: PaidBodyShape;
   /**
    * The MCP Apps card (a `ui://` resource) that hosts speaking the extension show this operation's tool
    * results in; its tool names it in `_meta.ui.resourceUri`. Paid operations, getJob and cancelJob show the

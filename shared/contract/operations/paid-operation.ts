@@ -5,7 +5,8 @@ import type { JobResult, JobSettingSpecs, PaidJob } from '../../domain/jobs/proc
 import { ValidationError } from '../../platform/errors/problems';
 import type { AppCard } from '../cards/app-card';
 import { JOB_CARD } from '../cards/job-card';
-import { type BearerOperation, type BearerRequest, bearerOperation } from './operation';
+import { type BearerOperation, type BearerRequest, bearerOperation, type PaidBodyShape } from './operation';
+import { IDEMPOTENCY_FIELD, inputPointer, jobInputOf } from './paid-body';
 import { IDEMPOTENCY_KEY_SCHEMA, IdempotencyKey, ref } from './schemas';
 
 /** What is particular to one paid asynchronous operation; {@link paidOperation} adds the rest. */
@@ -28,6 +29,13 @@ export interface PaidOperationSpec<Input, Result extends JobResult, S extends Jo
   card?: AppCard;
   /** The largest body accepted, in bytes; default: the body's worst case as JSON, at least 64 KiB. */
   bodyLimitBytes?: number;
+  /**
+   * Where the body carries the input: `wrapped` (the default), `{input, idempotency_key}`; or `top-level`,
+   * the input itself as the body, the key in the `Idempotency-Key` header (or the `idempotency_key` query
+   * parameter, for clients that cannot send headers). Over MCP both take the key as an `idempotency_key`
+   * argument beside the input's.
+   */
+  body?: PaidBodyShape;
 }
 
 /** The body of a paid operation: the job's input and, for clients that cannot send headers, the key. */
@@ -49,11 +57,13 @@ const PAID_ERRORS = [400, 401, 402, 413, 415, 422, 429, 500, 503] as const;
  */
 export function paidOperation<Input, Result extends JobResult, S extends JobSettingSpecs>(
   spec: PaidOperationSpec<Input, Result, S>,
-): BearerOperation<PaidBody<Input>> {
+): BearerOperation<PaidBody<Input> | Input> {
   const { job } = spec;
   // The rule is typed by the job's input where it is declared; from here on it prices whatever input passed the schema.
   const price = spec.price as PriceRule;
   const noun = spec.noun ?? 'job';
+  const shape = spec.body ?? 'wrapped';
+  const located = { bodyShape: shape };
   return bearerOperation({
     operationId: job.operationId,
     method: 'post',
@@ -64,21 +74,8 @@ export function paidOperation<Input, Result extends JobResult, S extends JobSett
     consequential: true,
     price,
     async: { pollOperationId: 'getJob', retryAfterSeconds: JOB_POLL_SECONDS },
-    parameters: [
-      {
-        name: 'Idempotency-Key',
-        in: 'header',
-        required: false,
-        description: `A unique key per ${noun} the person asked for; reuse it only to retry that same request.`,
-        schema: IDEMPOTENCY_KEY_SCHEMA,
-      },
-    ],
-    requestBody: z.strictObject({
-      input: job.input,
-      idempotency_key: IdempotencyKey.optional().describe(
-        'For platforms that cannot send headers: the same as Idempotency-Key (the header wins).',
-      ),
-    }) as z.ZodType<PaidBody<Input>>,
+    parameters: keyParameters(noun, shape),
+    requestBody: bodySchema(job.input, shape),
     ...(spec.bodyLimitBytes === undefined ? {} : { bodyLimitBytes: spec.bodyLimitBytes }),
     responses: {
       202: {
@@ -96,17 +93,18 @@ export function paidOperation<Input, Result extends JobResult, S extends JobSett
     },
     errors: PAID_ERRORS,
     job: job as PaidJob,
+    ...(shape === 'wrapped' ? {} : located),
     card: spec.card ?? JOB_CARD,
     handle: async (request, services) => {
-      const idempotencyKey = idempotencyKeyOf(request);
-      const { input } = request.body;
+      const idempotencyKey = idempotencyKeyOf(request, shape);
+      const input = jobInputOf(located, request.body);
       const { job: accepted, replayed } = await services.jobs.submit({
         subject: request.principal.subject,
         operation: job.operationId,
         input: input as Record<string, unknown>,
         // Priced before the claim, which needs the amount to charge and to hold against the daily budget; a
         // replay is answered with the stored job and its stored cost, never this figure.
-        cost: priceOf(price, input),
+        cost: priceOf(price, input, inputPointer(located)),
         idempotencyKey,
       });
       const headers: Record<string, string> = { Location: `/v1/jobs/${accepted.id}`, 'Retry-After': String(JOB_POLL_SECONDS) };
@@ -116,12 +114,52 @@ export function paidOperation<Input, Result extends JobResult, S extends JobSett
   });
 }
 
-/** The request's idempotency key: the header, else the body field; a paid call without either is a 400. */
-function idempotencyKeyOf(request: BearerRequest<PaidBody<unknown>>): string {
-  const key = request.header('idempotency-key') ?? request.body.idempotency_key;
-  if (key === undefined) {
+/**
+ * Where the key may come from besides the body: the `Idempotency-Key` header always, and for a top-level
+ * body, whose fields are all the seller's, the `idempotency_key` query parameter for clients that cannot send
+ * headers (GPT Actions sends query parameters, never custom headers).
+ */
+function keyParameters(noun: string, shape: PaidBodyShape): ReadonlyArray<Readonly<Record<string, unknown>>> {
+  const header = {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description: `A unique key per ${noun} the person asked for; reuse it only to retry that same request.`,
+    schema: IDEMPOTENCY_KEY_SCHEMA,
+  };
+  if (shape === 'wrapped') return [header];
+  const query = {
+    name: IDEMPOTENCY_FIELD,
+    in: 'query',
+    required: false,
+    description: 'For platforms that cannot send headers: the same as Idempotency-Key (the header wins).',
+    schema: IDEMPOTENCY_KEY_SCHEMA,
+  };
+  return [header, query];
+}
+
+/** The body's schema: the input under `input` beside the optional key, or the input itself. */
+function bodySchema<Input>(input: z.ZodType<Input>, shape: PaidBodyShape): z.ZodType<PaidBody<Input> | Input> {
+  if (shape === 'top-level') return input;
+  return z.strictObject({
+    input,
+    [IDEMPOTENCY_FIELD]: IdempotencyKey.optional().describe(
+      'For platforms that cannot send headers: the same as Idempotency-Key (the header wins).',
+    ),
+  }) as z.ZodType<PaidBody<Input>>;
+}
+
+/**
+ * The request's idempotency key: the header, else the body field (wrapped) or the query parameter
+ * (top-level); a paid call without any is a 400.
+ */
+function idempotencyKeyOf(request: BearerRequest<unknown>, shape: PaidBodyShape): string {
+  const fallback = shape === 'top-level' ? request.query[IDEMPOTENCY_FIELD] : (request.body as PaidBody<unknown>).idempotency_key;
+  const key = request.header('idempotency-key') ?? fallback;
+  if (typeof key !== 'string') {
+    const alternative = shape === 'top-level' ? 'an idempotency_key query parameter' : 'an idempotency_key field';
     throw new ValidationError('A paid operation needs an idempotency key.', [
-      { path: '/headers/idempotency-key', message: 'send an Idempotency-Key header or an idempotency_key field' },
+      { path: '/headers/idempotency-key', message: `send an Idempotency-Key header or ${alternative}` },
     ]);
   }
   return key;

@@ -25,11 +25,7 @@ export function priceProblem(rule: PriceRule, input: z.ZodType): string | undefi
       return invalid.length > 0 ? `the input at the ${invalid.join(' and ')} end is not a valid input` : undefined;
     }
     case 'per-unit':
-      return fieldProblem(input, rule.field, (field) =>
-        field.type === 'integer' && field.minimum === rule.min && field.maximum === rule.max
-          ? undefined
-          : `input.${rule.field} must be an integer with minimum ${rule.min} and maximum ${rule.max}`,
-      );
+      return fieldProblem(input, rule.field, (field) => unitsProblem(rule, field));
     case 'per-length':
       return fieldProblem(input, rule.field, (field) => lengthProblem(rule, field));
     case 'table':
@@ -40,11 +36,38 @@ export function priceProblem(rule: PriceRule, input: z.ZodType): string | undefi
           ? undefined
           : `input.${rule.field} must be an enum of exactly ${priced.join(', ')}`;
       });
+    case 'combined':
+      return termsProblem(rule, input);
     default: {
       const unknown: never = rule;
       return `unknown price kind ${JSON.stringify(unknown)}`;
     }
   }
+}
+
+/**
+ * The bounds a per-unit rule needs: an integer field bounded to exactly its ends, or a list whose item count
+ * is (no `minItems` is 0 items).
+ */
+function unitsProblem(rule: Extract<PriceRule, { kind: 'per-unit' }>, field: JsonSchema): string | undefined {
+  if (field.type === 'array') {
+    const fewest = typeof field.minItems === 'number' ? field.minItems : 0;
+    return fewest === rule.min && field.maxItems === rule.max
+      ? undefined
+      : `input.${rule.field} must be a list with minItems ${rule.min} and maxItems ${rule.max}`;
+  }
+  return field.type === 'integer' && field.minimum === rule.min && field.maximum === rule.max
+    ? undefined
+    : `input.${rule.field} must be an integer with minimum ${rule.min} and maximum ${rule.max} (or a list of that many items)`;
+}
+
+/** Each term of a combined rule against the schema, the first that does not fit named by its place. */
+function termsProblem(rule: Extract<PriceRule, { kind: 'combined' }>, input: z.ZodType): string | undefined {
+  for (const [index, term] of rule.terms.entries()) {
+    const problem = priceProblem(term, input);
+    if (problem !== undefined) return `term ${index + 1} (${term.kind}): ${problem}`;
+  }
+  return undefined;
 }
 
 /** The bounds a per-length rule needs: the blocks of the shortest and the longest allowed text are its ends. */

@@ -2,7 +2,9 @@ import { declaredEventsProblem } from '../../domain/jobs/declared-events';
 import { priceRuleProblem } from '../../domain/jobs/price';
 import { MAX_DESCRIPTION_LENGTH, modelDescription } from './model-description';
 import type { Operation } from './operation';
+import { bodyShapeOf, IDEMPOTENCY_FIELD } from './paid-body';
 import { priceProblem } from './price-schema-check';
+import { publishedSchema } from './published-schema';
 
 /**
  * A rule every operation of a registry meets. Declaring an operation never throws for these: a registry that
@@ -57,8 +59,34 @@ const EVENTS_DECLARED: RegistryRule = {
   problem: (operation) => declaredEventsProblem(operation.job?.events),
 };
 
+/**
+ * A paid operation that takes its input as the whole body has an object input that leaves `idempotency_key`
+ * to the key: its fields become the MCP tool's arguments beside that one, and the query parameter has the name.
+ */
+const TOP_LEVEL_BODY_FITS: RegistryRule = {
+  name: 'a top-level body is an object without an idempotency_key field',
+  problem: (operation) => {
+    if (operation.job === undefined || bodyShapeOf(operation) !== 'top-level') return undefined;
+    const { schema: root, components } = publishedSchema(operation.job.input);
+    // A named input is published as a reference to its component.
+    const name = typeof root.$ref === 'string' ? root.$ref.split('/').pop() : undefined;
+    const schema = (name === undefined ? root : components[name]) ?? root;
+    const fields = schema.properties;
+    if (schema.type !== 'object' || typeof fields !== 'object' || fields === null)
+      return 'the input of a top-level body must be an object schema (z.strictObject)';
+    return Object.hasOwn(fields, IDEMPOTENCY_FIELD)
+      ? `the input has a field ${IDEMPOTENCY_FIELD}, which a top-level body leaves to the key: rename it`
+      : undefined;
+  },
+};
+
 /** Every rule, in the order the problems are told. */
-export const REGISTRY_RULES: readonly RegistryRule[] = [DESCRIPTION_FITS, PRICE_FITS_INPUT, EVENTS_DECLARED];
+export const REGISTRY_RULES: readonly RegistryRule[] = [
+  DESCRIPTION_FITS,
+  PRICE_FITS_INPUT,
+  EVENTS_DECLARED,
+  TOP_LEVEL_BODY_FITS,
+];
 
 /** True when `operation` breaks no rule: what tests of other things build their documents from. */
 export function meetsRegistryRules(operation: Operation): boolean {

@@ -13,15 +13,16 @@ export interface FixedPrice {
 }
 
 /**
- * A price proportional to one integer field of the input: `credits` per `unit`, the field bounded to
- * `min..max` units, so the charge is always between `credits·min` and `credits·max`.
+ * A price proportional to one field of the input that counts units: an integer (`pages`) or a list, counted by
+ * its items (`sources`). `credits` per `unit`, the count bounded to `min..max` units, so the charge is always
+ * between `credits·min` and `credits·max`.
  */
 export interface PerUnitPrice<F extends string = string> {
   readonly kind: 'per-unit';
   readonly credits: number;
   /** The unit in the person's words, singular: `page`. */
   readonly unit: string;
-  /** The top-level field of the job's input that counts the units: `pages`. */
+  /** The top-level field of the job's input that counts the units: `pages` (an integer) or `sources` (a list). */
   readonly field: F;
   readonly min: number;
   readonly max: number;
@@ -52,6 +53,23 @@ export interface TablePrice<F extends string = string> {
   readonly credits: Readonly<Record<string, number>>;
 }
 
+/** A rule that can be one term of a combined price: any kind but a custom or a combined one. */
+export type PriceTerm<I = unknown> =
+  | FixedPrice
+  | PerUnitPrice<FieldsOf<I, Countable>>
+  | PerLengthPrice<FieldsOf<I, string>>
+  | TablePrice<FieldsOf<I, string>>;
+
+/**
+ * A price that adds its terms: `combinedPrice(priceTable('depth', { quick: 2, deep: 6 }), perUnit({ credits: 1,
+ * unit: 'source URL', field: 'sources', min: 0, max: 16 }))` charges the depth's credits plus 1 per source, so
+ * 2 to 22. Its range is the sum of its terms' ranges: each term reads its own field, so each end is reached.
+ */
+export interface CombinedPrice<T extends PriceTerm = PriceTerm> {
+  readonly kind: 'combined';
+  readonly terms: readonly T[];
+}
+
 /**
  * A price the operation computes itself, with the sentence that states it, its lowest and highest charge, and
  * two inputs that cost exactly those (checked when the rule is declared, so the published range is the true one).
@@ -68,6 +86,9 @@ export interface CustomPrice<I = unknown> {
   readonly ends: { readonly min: I; readonly max: I };
 }
 
+/** What a per-unit rule counts: an integer, or a list by its items. */
+export type Countable = number | readonly unknown[];
+
 /** The top-level fields of `I` whose values have type `V`; any name when the input's type is not known. */
 export type FieldsOf<I, V> = unknown extends I ? string : { [K in keyof I]-?: NonNullable<I[K]> extends V ? K : never }[keyof I] & string;
 
@@ -75,15 +96,17 @@ export type FieldsOf<I, V> = unknown extends I ? string : { [K in keyof I]-?: No
  * How a paid job is priced: declared once, on its operation, applied to each accepted input. With the input's
  * type, the field a rule reads must be a field of the right type (`pages` an integer, `text` a string).
  */
-export type PriceRule<I = unknown> =
-  | FixedPrice
-  | PerUnitPrice<FieldsOf<I, number>>
-  | PerLengthPrice<FieldsOf<I, string>>
-  | TablePrice<FieldsOf<I, string>>
-  | CustomPrice<I>;
+export type PriceRule<I = unknown> = PriceTerm<I> | CombinedPrice<PriceTerm<I>> | CustomPrice<I>;
 
 /** The kinds of price rule. */
 export type PriceKind = PriceRule['kind'];
+
+/** Where an input that falls outside a rule is wrong: a field of the input (or the input itself), and how. */
+export interface PriceProblem {
+  /** The top-level field of the input; absent for the input as a whole. */
+  field?: string;
+  message: string;
+}
 
 /** What every kind provides; {@link KINDS} holds one per kind. */
 interface KindHandler<R> {
@@ -91,36 +114,50 @@ interface KindHandler<R> {
   charge(rule: R, input: Record<string, unknown>): number | undefined;
   /** The lowest and highest charge. */
   range(rule: R): { min: number; max: number };
+  /** The rule as one term of a sum, without its range: `2 credits per page (input.pages, 1 to 5)`. */
+  term(rule: R): string;
   /** The rule as a phrase for a cost line: `2 credits per page (input.pages, 1 to 5), so 2 to 10 credits`. */
   phrase(rule: R): string;
   /** The rule's own fields as `x-cost` publishes them (besides `kind`, `text`, `min` and `max`). */
   fields(rule: R): Record<string, unknown>;
-  /** Where an input that falls outside the rule is wrong, for the 400. */
-  problem(rule: R): { path: string; message: string };
+  /** Where `input`, which falls outside the rule, is wrong, for the 400. */
+  problem(rule: R, input: Record<string, unknown>): PriceProblem;
 }
 
 type Handlers = { readonly [K in PriceKind]: KindHandler<Extract<PriceRule, { kind: K }>> };
+
+const WHOLE_INPUT: PriceProblem = { message: 'does not fit the price rule' };
 
 const KINDS: Handlers = {
   fixed: {
     charge: (rule) => rule.credits,
     range: (rule) => ({ min: rule.credits, max: rule.credits }),
+    term: (rule) => credits(rule.credits),
     phrase: (rule) => credits(rule.credits),
     fields: (rule) => ({ credits: rule.credits }),
-    problem: () => ({ path: '/body/input', message: 'does not fit the price rule' }),
+    problem: () => WHOLE_INPUT,
   },
   'per-unit': {
     charge: (rule, input) => {
-      const units = input[rule.field];
+      const units = unitsOf(input[rule.field]);
       return isCountIn(units, rule.min, rule.max) ? rule.credits * units : undefined;
     },
     range: (rule) => ({ min: rule.credits * rule.min, max: rule.credits * rule.max }),
-    phrase: (rule) => {
-      const { min, max } = KINDS['per-unit'].range(rule);
-      return `${credits(rule.credits)} per ${rule.unit} (input.${rule.field}, ${rule.min} to ${rule.max}), so ${min} to ${credits(max)}`;
-    },
-    fields: (rule) => ({ credits: rule.credits, unit: rule.unit, field: `input.${rule.field}`, min_units: rule.min, max_units: rule.max }),
-    problem: (rule) => ({ path: `/body/input/${rule.field}`, message: `must be an integer from ${rule.min} to ${rule.max}` }),
+    term: (rule) => `${credits(rule.credits)} per ${rule.unit} (input.${rule.field}, ${rule.min} to ${rule.max})`,
+    phrase: (rule) => withRange(KINDS['per-unit'], rule),
+    fields: (rule) => ({
+      per_unit: rule.credits,
+      unit: rule.unit,
+      field: `input.${rule.field}`,
+      min_units: rule.min,
+      max_units: rule.max,
+    }),
+    problem: (rule, input) => ({
+      field: rule.field,
+      message: Array.isArray(input[rule.field])
+        ? `must hold from ${rule.min} to ${rule.max} items`
+        : `must be an integer from ${rule.min} to ${rule.max}`,
+    }),
   },
   'per-length': {
     charge: (rule, input) => {
@@ -130,20 +167,20 @@ const KINDS: Handlers = {
       return isCountIn(blocks, rule.min, rule.max) ? rule.credits * blocks : undefined;
     },
     range: (rule) => ({ min: rule.credits * rule.min, max: rule.credits * rule.max }),
-    phrase: (rule) => {
-      const { min, max } = KINDS['per-length'].range(rule);
-      return `${credits(rule.credits)} per started ${count(rule.block)} ${singular(rule.measure, rule.block)} of input.${rule.field}, so ${min} to ${credits(max)}`;
-    },
+    term: (rule) =>
+      `${credits(rule.credits)} per started ${count(rule.block)} ${singular(rule.measure, rule.block)} of input.${rule.field}`,
+    phrase: (rule) => withRange(KINDS['per-length'], rule),
     fields: (rule) => ({
-      credits: rule.credits,
+      per_unit: rule.credits,
+      unit: `${rule.block} ${singular(rule.measure, rule.block)}`,
       field: `input.${rule.field}`,
       measure: rule.measure,
       block: rule.block,
-      min_blocks: rule.min,
-      max_blocks: rule.max,
+      min_units: rule.min,
+      max_units: rule.max,
     }),
     problem: (rule) => ({
-      path: `/body/input/${rule.field}`,
+      field: rule.field,
       message: `must be from ${count((rule.min - 1) * rule.block + 1)} to ${count(rule.max * rule.block)} ${rule.measure}`,
     }),
   },
@@ -156,13 +193,36 @@ const KINDS: Handlers = {
       const amounts = Object.values(rule.credits);
       return { min: Math.min(...amounts), max: Math.max(...amounts) };
     },
+    term: (rule) => `the credits of input.${rule.field} (${tableEntries(rule)})`,
     phrase: (rule) => {
       const { min, max } = KINDS.table.range(rule);
-      const entries = Object.entries(rule.credits).map(([value, amount]) => `${value} ${amount}`);
-      return `${min} to ${credits(max)} by input.${rule.field} (${entries.join(', ')})`;
+      return `${min} to ${credits(max)} by input.${rule.field} (${tableEntries(rule)})`;
     },
-    fields: (rule) => ({ field: `input.${rule.field}`, credits: { ...rule.credits } }),
-    problem: (rule) => ({ path: `/body/input/${rule.field}`, message: `must be one of ${Object.keys(rule.credits).join(', ')}` }),
+    fields: (rule) => ({ field: `input.${rule.field}`, table: { ...rule.credits } }),
+    problem: (rule) => ({ field: rule.field, message: `must be one of ${Object.keys(rule.credits).join(', ')}` }),
+  },
+  combined: {
+    charge: (rule, input) => {
+      let sum = 0;
+      for (const term of rule.terms) {
+        const charged = handlerOf(term).charge(term, input);
+        if (charged === undefined) return undefined;
+        sum += charged;
+      }
+      return sum;
+    },
+    range: (rule) =>
+      rule.terms
+        .map((term) => priceRange(term))
+        .reduce((total, range) => ({ min: total.min + range.min, max: total.max + range.max }), { min: 0, max: 0 }),
+    term: (rule) => rule.terms.map((term) => handlerOf(term).term(term)).join(' plus '),
+    phrase: (rule) => withRange(KINDS.combined, rule),
+    // Each term as x-cost publishes a rule of its kind, with its own range: a client can price any input.
+    fields: (rule) => ({ terms: rule.terms.map((term) => ({ kind: term.kind, ...handlerOf(term).fields(term), ...priceRange(term) })) }),
+    problem: (rule, input) => {
+      const failing = rule.terms.find((term) => handlerOf(term).charge(term, input) === undefined);
+      return failing ? handlerOf(failing).problem(failing, input) : WHOLE_INPUT;
+    },
   },
   custom: {
     charge: (rule, input) => {
@@ -170,12 +230,30 @@ const KINDS: Handlers = {
       return isCountIn(amount, rule.min, rule.max) ? amount : undefined;
     },
     range: (rule) => ({ min: rule.min, max: rule.max }),
+    term: (rule) => KINDS.custom.phrase(rule),
     phrase: (rule) => (rule.min === rule.max ? credits(rule.max) : `${rule.min} to ${credits(rule.max)}`),
     fields: () => ({}),
-    problem: () => ({ path: '/body/input', message: 'does not fit the price rule' }),
+    problem: () => WHOLE_INPUT,
   },
 };
 
+/** A term followed by the range it spans: `…, so 2 to 10 credits`. */
+function withRange<R extends PriceRule>(handler: KindHandler<R>, rule: R): string {
+  const { min, max } = handler.range(rule);
+  return `${handler.term(rule)}, so ${min} to ${credits(max)}`;
+}
+
+/** A table's entries as the phrases print them: `quick 2, deep 6`. */
+function tableEntries(rule: TablePrice): string {
+  return Object.entries(rule.credits)
+    .map(([value, amount]) => `${value} ${amount}`)
+    .join(', ');
+}
+
+/** The units a per-unit field counts: the integer itself, or the items of a list. */
+function unitsOf(value: unknown): unknown {
+  return Array.isArray(value) ? value.length : value;
+}
 /** The handler of a rule's kind. The cast is the one place the union meets its per-kind entry. */
 function handlerOf(rule: PriceRule): KindHandler<PriceRule> {
   return KINDS[rule.kind] as KindHandler<PriceRule>;
@@ -272,6 +350,38 @@ export function priceTable<const F extends string>(field: F, table: Readonly<Rec
   });
 }
 
+/** The most terms a combined price adds: enough for any sensible rule, few enough to state in one sentence. */
+export const MAX_PRICE_TERMS = 4;
+
+/**
+ * The sum of `terms` (fixed, per-unit, per-length or table rules, each reading its own field):
+ * `combinedPrice(priceTable('depth', { quick: 2, deep: 6 }), perUnit({ credits: 1, unit: 'source URL', field:
+ * 'sources', min: 0, max: 16 }))` costs 2 to 22 credits. A term declared out of range makes the sum out of range.
+ */
+export function combinedPrice<const T extends readonly PriceTerm[]>(...terms: T): CombinedPrice<T[number]> {
+  return checked({ kind: 'combined', terms: Object.freeze([...terms]) }, () => {
+    if (terms.length < 2 || terms.length > MAX_PRICE_TERMS)
+      throw new Error(`combinedPrice: give 2 to ${MAX_PRICE_TERMS} terms, got ${terms.length}`);
+    const fields = new Set<string>();
+    for (const [index, term] of terms.entries()) assertTerm(term, index, fields);
+    assertCount('max', priceRange({ kind: 'combined', terms }).max);
+  });
+}
+
+/** Throws what is wrong with the `index`th term of a combined price; `fields` gathers the fields read so far. */
+function assertTerm(term: PriceTerm, index: number, fields: Set<string>): void {
+  if (!TERM_KINDS.has(term?.kind)) throw new Error(`combinedPrice: term ${index + 1} is a ${term?.kind} rule, which cannot be a term`);
+  const problem = priceRuleProblem(term);
+  if (problem !== undefined) throw new Error(`combinedPrice: term ${index + 1}: ${problem}`);
+  if (!('field' in term)) return;
+  // Two terms on one field would make the range's ends unreachable together (and the sentence confusing).
+  if (fields.has(term.field)) throw new Error(`combinedPrice: two terms read input.${term.field}`);
+  fields.add(term.field);
+}
+
+/** The kinds a combined price adds up. */
+const TERM_KINDS: ReadonlySet<string> = new Set<PriceTerm['kind']>(['fixed', 'per-unit', 'per-length', 'table']);
+
 /** Options of {@link customPrice}: see {@link CustomPrice}. */
 export type CustomPriceOptions<I> = Omit<CustomPrice<I>, 'kind'>;
 
@@ -299,12 +409,17 @@ export function customPrice<I>(options: CustomPriceOptions<I>): CustomPrice<I> {
 /**
  * The credits an input costs under `rule`. The input has passed its schema already; an input that still
  * falls outside the rule (a schema that does not bound the field) is refused with a 400 rather than priced
- * by a guess, and nothing is charged.
+ * by a guess, and nothing is charged. `at` is where the input sits in the request, for the 400's path: the
+ * body's `input` (the default), or the body itself for an operation that takes its input as the whole body.
  */
-export function priceOf(rule: PriceRule, input: unknown): number {
+export function priceOf(rule: PriceRule, input: unknown, at = '/body/input'): number {
   const handler = handlerOf(rule);
-  const charged = handler.charge(rule, (input ?? {}) as Record<string, unknown>);
-  if (charged === undefined) throw new ValidationError('The input does not fit the price rule.', [handler.problem(rule)]);
+  const fields = (input ?? {}) as Record<string, unknown>;
+  const charged = handler.charge(rule, fields);
+  if (charged === undefined) {
+    const { field, message } = handler.problem(rule, fields);
+    throw new ValidationError('The input does not fit the price rule.', [{ path: field === undefined ? at : `${at}/${field}`, message }]);
+  }
   return charged;
 }
 
@@ -371,7 +486,7 @@ function assertBounds(rule: string, min: number, max: number): void {
 }
 
 function assertWord(rule: string, unit: string): void {
-  if (!/^[a-z][a-z ]{0,30}$/.test(unit)) throw new Error(`${rule}: unit must be a lower-case word, got ${JSON.stringify(unit)}`);
+  if (!/^[A-Za-z][A-Za-z ]{0,30}$/.test(unit)) throw new Error(`${rule}: unit must be a word or two, got ${JSON.stringify(unit)}`);
 }
 
 function assertField(rule: string, field: string): void {

@@ -9,9 +9,9 @@ import {
   REGISTRY_RULES,
   registryProblems,
 } from '../../../../../shared/contract/operations/registry-rules';
-import { fixedPrice } from '../../../../../shared/domain/jobs/price';
+import { combinedPrice, fixedPrice, type PriceRule, perUnit, priceTable } from '../../../../../shared/domain/jobs/price';
 import { paidJob } from '../../../../../shared/domain/jobs/processor';
-import { EXTRA_OPERATIONS, withOperations } from '../../../../support/extra-operations';
+import { DEPTH_CREDITS, draftJob, EXTRA_OPERATIONS, withOperations } from '../../../../support/extra-operations';
 import { pages } from '../../../../support/pages-input';
 
 /** A free published operation with `description`. */
@@ -73,6 +73,54 @@ describe('the rules every operation of the registry meets', () => {
     });
     expect(registryProblems([operation])).to.deep.equal([
       'negative: the price rule is out of range: price: credits must be a non-negative integer, got -1',
+    ]);
+  });
+
+  /** The trial's draftReport with another price rule or input, as a user might get it wrong. */
+  const draft = (price: PriceRule, input: z.ZodType = draftJob.input) =>
+    paidOperation({
+      job: paidJob({ operationId: 'draftWrong', input, processor: () => async () => ({}) }),
+      path: '/v1/draft-wrong',
+      summary: 'Draft',
+      description: 'Drafts a report.',
+      price: price as never,
+      body: 'top-level',
+    });
+  const sources = (min: number, max: number, field = 'sources') => perUnit({ credits: 1, unit: 'source URL', field, min, max });
+  const PRICE_RULE = 'the price rule is in range and fits the input schema';
+  const problemsOf = (operation: ReturnType<typeof draft>) =>
+    REGISTRY_RULES.flatMap((rule) =>
+      rule.problem(operation) === undefined ? [] : [`${operation.operationId} "${rule.name}": ${rule.problem(operation)}`],
+    );
+
+  it('a combined price with a negative term, a term out of the schema’s range or a field not in the schema breaks the price rule alone, named with its operation and term', () => {
+    expect(problemsOf(draft(combinedPrice(priceTable('depth', DEPTH_CREDITS), sources(0, 16))))).to.deep.equal([]);
+    expect(problemsOf(draft(combinedPrice(priceTable('depth', { quick: -2, deep: 6 }), sources(0, 16))))).to.deep.equal([
+      `draftWrong "${PRICE_RULE}": the price rule is out of range: combinedPrice: term 1: price: credits of quick must be a non-negative integer, got -2`,
+    ]);
+    expect(problemsOf(draft(combinedPrice(priceTable('depth', DEPTH_CREDITS), sources(0, 20))))).to.deep.equal([
+      `draftWrong "${PRICE_RULE}": the price rule does not fit the input schema: term 2 (per-unit): input.sources must be a list with minItems 0 and maxItems 20`,
+    ]);
+    expect(problemsOf(draft(combinedPrice(priceTable('depth', DEPTH_CREDITS), sources(0, 16, 'links'))))).to.deep.equal([
+      `draftWrong "${PRICE_RULE}": the price rule does not fit the input schema: term 2 (per-unit): input.links must be a required field of the input`,
+    ]);
+    expect(problemsOf(draft(combinedPrice(priceTable('depth', { quick: 2 }), sources(0, 16))))).to.deep.equal([
+      `draftWrong "${PRICE_RULE}": the price rule does not fit the input schema: term 1 (table): input.depth must be an enum of exactly quick`,
+    ]);
+  });
+
+  it('a top-level body whose input has an idempotency_key field, or is no object, breaks the body rule, named with its operation', () => {
+    const rule = 'a top-level body is an object without an idempotency_key field';
+    const keyed = z.strictObject({
+      depth: z.enum(['quick', 'deep']),
+      sources: z.array(z.url().max(50)).max(16),
+      idempotency_key: z.string().max(10),
+    });
+    expect(problemsOf(draft(combinedPrice(priceTable('depth', DEPTH_CREDITS), sources(0, 16)), keyed))).to.deep.equal([
+      `draftWrong "${rule}": the input has a field idempotency_key, which a top-level body leaves to the key: rename it`,
+    ]);
+    expect(problemsOf(draft(fixedPrice(1), z.array(z.string().max(5)).max(3)))).to.deep.equal([
+      `draftWrong "${rule}": the input of a top-level body must be an object schema (z.strictObject)`,
     ]);
   });
 

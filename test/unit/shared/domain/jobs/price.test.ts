@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { modelDescription, statesPrice } from '../../../../../shared/contract/operations/model-description';
 import {
+  combinedPrice,
   customPrice,
   fixedPrice,
   lengthOf,
@@ -22,6 +23,10 @@ const pages = () => perUnit({ credits: 2, unit: 'page', field: 'pages', min: 1, 
 const characters = () => perLength({ credits: 3, field: 'text', block: 1000, max: 20 });
 const words = () => perLength({ credits: 1, field: 'text', measure: 'words', block: 100, max: 10 });
 const quality = () => priceTable('quality', { draft: 1, standard: 3, premium: 10 });
+/** The issue's report: the credits of its depth plus 1 per source URL (a list of 0 to 16), so 2 to 22. */
+const report = () =>
+  combinedPrice(priceTable('depth', { quick: 2, deep: 6 }), perUnit({ credits: 1, unit: 'source URL', field: 'sources', min: 0, max: 16 }));
+const urls = (n: number) => Array.from({ length: n }, (_, i) => `https://example.com/${i}`);
 /** 1 credit per 10 images begun, at least 2: the images field is 1..200. */
 const images = () =>
   customPrice<{ images: number }>({
@@ -83,11 +88,13 @@ describe('price rules', () => {
     expect(priceText(rule)).to.equal('Costs 3 credits per started 1,000 characters of input.text, so 3 to 60 credits.');
     expect(publishedPrice(rule)).to.deep.include({
       kind: 'per-length',
+      per_unit: 3,
+      unit: '1000 characters',
       field: 'input.text',
       measure: 'characters',
       block: 1000,
-      min_blocks: 1,
-      max_blocks: 20,
+      min_units: 1,
+      max_units: 20,
     });
     for (const input of [{ text: '' }, { text: 'x'.repeat(20_001) }, { text: 42 }, {}]) refusal(rule, input);
   });
@@ -110,9 +117,65 @@ describe('price rules', () => {
     expect(publishedPrice(rule)).to.deep.include({
       kind: 'table',
       field: 'input.quality',
-      credits: { draft: 1, standard: 3, premium: 10 },
+      table: { draft: 1, standard: 3, premium: 10 },
     });
     for (const value of ['deluxe', 'toString', '__proto__', 1]) refusal(rule, { quality: value });
+  });
+
+  it('a per-unit price counts the items of a list field as its units, and refuses a list out of range naming the items', () => {
+    const rule = perUnit({ credits: 1, unit: 'source URL', field: 'sources', min: 0, max: 3 });
+    expect([0, 1, 3].map((n) => priceOf(rule, { sources: urls(n) }))).to.deep.equal([0, 1, 3]);
+    expect(refusal(rule, { sources: urls(4) }).errors).to.deep.equal([
+      { path: '/body/input/sources', message: 'must hold from 0 to 3 items' },
+    ]);
+  });
+
+  it('a combined price adds its terms for every input in range (the depth’s credits plus 1 per source: 2 to 22), and states each term once with the range', () => {
+    const rule = report();
+    for (const [depth, base] of [
+      ['quick', 2],
+      ['deep', 6],
+    ] as const)
+      for (let n = 0; n <= 16; n += 1) expect(priceOf(rule, { depth, sources: urls(n) }), `${depth}, ${n}`).to.equal(base + n);
+    expect(priceRange(rule)).to.deep.equal({ min: 2, max: 22 });
+    expect(priceText(rule)).to.equal(
+      'Costs the credits of input.depth (quick 2, deep 6) plus 1 credit per source URL (input.sources, 0 to 16), so 2 to 22 credits.',
+    );
+    expect(publishedPrice(rule)).to.deep.equal({
+      kind: 'combined',
+      terms: [
+        { kind: 'table', field: 'input.depth', table: { quick: 2, deep: 6 }, min: 2, max: 6 },
+        { kind: 'per-unit', per_unit: 1, unit: 'source URL', field: 'input.sources', min_units: 0, max_units: 16, min: 0, max: 16 },
+      ],
+      text: priceText(rule),
+      min: 2,
+      max: 22,
+    });
+  });
+
+  it('a combined price refuses an input one of its terms cannot price, naming that term’s field at the path given', () => {
+    expect(refusal(report(), { depth: 'epic', sources: [] }).errors).to.deep.equal([
+      { path: '/body/input/depth', message: 'must be one of quick, deep' },
+    ]);
+    try {
+      priceOf(report(), { depth: 'quick', sources: urls(17) }, '/body');
+      expect.fail('priced 17 sources');
+    } catch (error) {
+      expect((error as ValidationError).errors).to.deep.equal([{ path: '/body/sources', message: 'must hold from 0 to 16 items' }]);
+    }
+  });
+
+  it('a combined price declared with one term, a custom term, two terms on one field or a term out of range keeps that problem instead of throwing', () => {
+    const sources = perUnit({ credits: 1, unit: 'source', field: 'sources', min: 0, max: 16 });
+    expect(priceRuleProblem(report())).to.equal(undefined);
+    expect(priceRuleProblem(combinedPrice(sources))).to.match(/give 2 to 4 terms, got 1/);
+    expect(priceRuleProblem(combinedPrice(sources, images() as never))).to.match(/term 2 is a custom rule/);
+    expect(priceRuleProblem(combinedPrice(sources, perUnit({ credits: 2, unit: 'source', field: 'sources', min: 0, max: 1 })))).to.match(
+      /two terms read input.sources/,
+    );
+    expect(
+      priceRuleProblem(combinedPrice(fixedPrice(1), perUnit({ credits: -1, unit: 'source', field: 'sources', min: 0, max: 2 }))),
+    ).to.match(/term 2: price: credits must be a non-negative integer, got -1/);
   });
 
   it('a custom price publishes its own sentence and range, charges by its function, and refuses a charge outside its range', () => {
@@ -177,9 +240,16 @@ describe('the description a model reads', () => {
 
 describe('a price rule typed by its input', () => {
   it('a rule typed by its input names a field of the right type, or does not compile (checked by tsc, run by npm run typecheck)', () => {
-    type Input = { topic: string; pages: number; quality: 'draft' | 'fine' };
+    type Input = { topic: string; pages: number; quality: 'draft' | 'fine'; sources: string[] };
     const rules: Array<PriceRule<Input>> = [
       perUnit({ credits: 2, unit: 'page', field: 'pages', min: 1, max: 5 }),
+      perUnit({ credits: 1, unit: 'source', field: 'sources', min: 0, max: 3 }),
+      combinedPrice(
+        priceTable('quality', { draft: 1, fine: 2 }),
+        perUnit({ credits: 1, unit: 'source', field: 'sources', min: 0, max: 3 }),
+      ),
+      // @ts-expect-error: a combined term reads a field of the right type too (topic is no count)
+      combinedPrice(fixedPrice(1), perUnit({ credits: 1, unit: 'page', field: 'topic', min: 0, max: 3 })),
       perLength({ credits: 1, field: 'topic', block: 10, max: 2 }),
       priceTable('quality', { draft: 1, fine: 2 }),
       // @ts-expect-error: topic is a string, not a count
@@ -189,6 +259,16 @@ describe('a price rule typed by its input', () => {
       // @ts-expect-error: there is no field named size
       perUnit({ credits: 2, unit: 'page', field: 'size', min: 1, max: 5 }),
     ];
-    expect(rules.map((rule) => rule.kind)).to.deep.equal(['per-unit', 'per-length', 'table', 'per-unit', 'per-length', 'per-unit']);
+    expect(rules.map((rule) => rule.kind)).to.deep.equal([
+      'per-unit',
+      'per-unit',
+      'combined',
+      'combined',
+      'per-length',
+      'table',
+      'per-unit',
+      'per-length',
+      'per-unit',
+    ]);
   });
 });
