@@ -46,6 +46,8 @@ export interface ServicesDeps {
   cimd?: CimdFetchOptions;
   /** The views of the registry's paid jobs, which shape the jobs the services hand out (default: as stored). */
   viewer?: JobViewer;
+  /** The clock the daily budgets read their UTC day from (tests move it); default `Date.now`. */
+  now?: () => number;
 }
 
 /** Builds the domain once per process from the configuration and a backend. Keys are derived here, once. */
@@ -60,7 +62,7 @@ export function createServices(deps: ServicesDeps): ServiceContainer {
   });
   // Every path that creates or revokes a connection records its event; token checks read the plain store.
   const connections = withConnectionEvents(backend.connections, backend.events);
-  const budget = new DailyBudget(config.dailyCreditLimit);
+  const budget = new DailyBudget(config.dailyCreditLimit, deps.now);
   const credits = new CreditService(backend.credits, creditEventsOn(backend.events), config.billing, {
     onGranted: (granted) => metrics.creditsGranted.inc(granted),
     onExpired: (expired) => metrics.creditsExpired.inc(expired),

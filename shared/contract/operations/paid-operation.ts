@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import type { OperationLimits } from '../../domain/admission/operation-limits';
 import { JOB_POLL_SECONDS } from '../../domain/jobs/job';
 import { type PriceRule, priceOf } from '../../domain/jobs/price';
 import type { JobResult, JobSettingSpecs, PaidJob } from '../../domain/jobs/processor';
@@ -28,6 +29,8 @@ export interface PaidOperationSpec<Input, Result extends JobResult, S extends Jo
   card?: AppCard;
   /** The largest body accepted, in bytes; default: the body's worst case as JSON, at least 64 KiB. */
   bodyLimitBytes?: number;
+  /** Its own limits per subject (calls a minute, credits a UTC day), on top of the connector's. */
+  limits?: OperationLimits;
 }
 
 /** The body of a paid operation: the job's input and, for clients that cannot send headers, the key. */
@@ -80,6 +83,7 @@ export function paidOperation<Input, Result extends JobResult, S extends JobSett
       ),
     }) as z.ZodType<PaidBody<Input>>,
     ...(spec.bodyLimitBytes === undefined ? {} : { bodyLimitBytes: spec.bodyLimitBytes }),
+    ...(spec.limits === undefined ? {} : { limits: spec.limits }),
     responses: {
       202: {
         description: `The ${noun} was accepted (or, on a retry with the same key, the job accepted before).`,
@@ -108,6 +112,7 @@ export function paidOperation<Input, Result extends JobResult, S extends JobSett
         // replay is answered with the stored job and its stored cost, never this figure.
         cost: priceOf(price, input),
         idempotencyKey,
+        ...(spec.limits?.dailyCredits === undefined ? {} : { operationDailyLimit: spec.limits.dailyCredits }),
       });
       const headers: Record<string, string> = { Location: `/v1/jobs/${accepted.id}`, 'Retry-After': String(JOB_POLL_SECONDS) };
       if (replayed) headers['Idempotent-Replayed'] = 'true';

@@ -1,4 +1,5 @@
-import { priceRuleProblem } from '../../domain/jobs/price';
+import { limitsProblem } from '../../domain/admission/operation-limits';
+import { priceRange, priceRuleProblem } from '../../domain/jobs/price';
 import { MAX_DESCRIPTION_LENGTH, modelDescription } from './model-description';
 import type { Operation } from './operation';
 import { priceProblem } from './price-schema-check';
@@ -47,8 +48,25 @@ const PRICE_FITS_INPUT: RegistryRule = {
   },
 };
 
+/**
+ * An operation's own limits are whole numbers in range (calls a minute 1 to 1,000,000, credits a day 1 to
+ * 1,000,000,000), a daily cap is on a paid operation, and it is at least the lowest price (below it, no job
+ * could ever be accepted).
+ */
+const LIMITS_FIT: RegistryRule = {
+  name: 'the limits are in range and the price can meet them',
+  problem: (operation) => {
+    const declared = limitsProblem(operation.limits, operation.price !== undefined);
+    if (declared !== undefined) return `the limits are out of range: ${declared}`;
+    const cap = operation.limits?.dailyCredits;
+    if (cap === undefined || operation.price === undefined || priceRuleProblem(operation.price) !== undefined) return undefined;
+    const { min } = priceRange(operation.price);
+    return cap >= min ? undefined : `the daily cap of ${cap} credits is below the lowest price, ${min}: no job could ever be accepted`;
+  },
+};
+
 /** Every rule, in the order the problems are told. */
-export const REGISTRY_RULES: readonly RegistryRule[] = [DESCRIPTION_FITS, PRICE_FITS_INPUT];
+export const REGISTRY_RULES: readonly RegistryRule[] = [DESCRIPTION_FITS, PRICE_FITS_INPUT, LIMITS_FIT];
 
 /** True when `operation` breaks no rule: what tests of other things build their documents from. */
 export function meetsRegistryRules(operation: Operation): boolean {
