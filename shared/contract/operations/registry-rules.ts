@@ -61,7 +61,9 @@ const LIMITS_FIT: RegistryRule = {
     const cap = operation.limits?.dailyCredits;
     if (cap === undefined || operation.price === undefined || priceRuleProblem(operation.price) !== undefined) return undefined;
     const { min } = priceRange(operation.price);
-    return cap >= min ? undefined : `the daily cap of ${cap} credits is below the lowest price, ${min}: no job could ever be accepted`;
+    return cap >= min
+      ? undefined
+      : `the daily cap of ${cap} credit${cap === 1 ? '' : 's'} is below the lowest price, ${min}: no job could ever be accepted`;
   },
 };
 
