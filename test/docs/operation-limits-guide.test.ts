@@ -7,7 +7,6 @@ import { paidOperation } from '../../shared/contract/operations/paid-operation';
 import { OPERATIONS, publishedOperations } from '../../shared/contract/operations/registry';
 import { registryProblems } from '../../shared/contract/operations/registry-rules';
 import { type OperationLimits, publishedLimits } from '../../shared/domain/admission/operation-limits';
-import type { PriceRule } from '../../shared/domain/jobs/price';
 import type { PaidJob } from '../../shared/domain/jobs/processor';
 import { BACKENDS } from '../support/backends';
 import { withOperations } from '../support/extra-operations';
@@ -45,7 +44,7 @@ describe('docs/building-operations.md, "Limits of its own": the worked exampleâ€
       path: report.path,
       summary: report.summary,
       description: declared.description,
-      price: report.price as PriceRule,
+      price: report.price as never,
       noun: 'report',
       limits: declared.limits,
     });
@@ -72,7 +71,7 @@ describe('docs/building-operations.md, "Limits of its own": the worked exampleâ€
       paidOperation({
         ...{ job: limited.job as PaidJob, path: limited.path, summary: limited.summary },
         description: declared.description,
-        price: limited.price as PriceRule,
+        price: limited.price as never,
         limits: { dailyCredits },
       });
     const document = JSON.parse(JSON.stringify(buildOpenApiDocument(publishedOperations([capped(8)]), 'https://connector.example.com')));
