@@ -81,7 +81,7 @@ export function createApp({
   // First of all: with a PUBLIC_URL path, everything below sees `/v1/...` whether the prefix was kept or not.
   const publicPath = stripPublicPath(config.publicUrl);
   if (publicPath) app.use(publicPath);
-  const { admit, failures, clientKey } = admission({ config, tokens, backend, metrics });
+  const { admit, failures, clientKey, operationRate } = admission({ config, tokens, backend, metrics });
   // Everything served outside /v1/ (descriptions, probes, OAuth, MCP) in one router that /v1/ requests
   // skip with one prefix test instead of walking its routers route by route.
   // MCP first: it is the busiest path here, and no other route shares its path.
@@ -97,6 +97,7 @@ export function createApp({
       tools: buildToolDefinitions(published),
       taskTtlMs: config.idempotencyTtlSeconds * 1000,
       quoteNonces: backend.quoteNonces,
+      operationRate,
     }),
   );
   site.use(

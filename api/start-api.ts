@@ -82,6 +82,11 @@ export interface StartApiOptions {
    * {@link devConsentAllowed}. No variable turns it on, so `npm start` and the image never serve it.
    */
   devConsent?: boolean;
+  /**
+   * Tests only: the clock (milliseconds) the daily budgets read their UTC day from, the connector's and each
+   * operation's own, so a test can move to the next day without waiting for it. Default `Date.now`.
+   */
+  now?: () => number;
 }
 
 /** Wires configuration, backend, services and listeners: everything `npm start` and `npm run dev` run. */
@@ -104,7 +109,15 @@ export async function startApi(loaded: Config, logger: Logger, options: StartApi
       ? jobConsumer({ processors, policies, metrics, events: backend.events, jobView: (job) => viewer.event(job) })
       : undefined;
   const eventTypes = eventCatalogue(jobs);
-  const { services, tokens } = createServices({ config, backend, metrics, cimd: cimdFetch, viewer, eventTypes });
+  const { services, tokens } = createServices({
+    config,
+    backend,
+    metrics,
+    cimd: cimdFetch,
+    viewer,
+    eventTypes,
+    ...(options.now ? { now: options.now } : {}),
+  });
   const api = createApiServer(config.http);
   const app = createApp({
     config,

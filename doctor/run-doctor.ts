@@ -1,6 +1,7 @@
 import type { CheckResult } from './check-result';
 import type { DoctorContext } from './context';
 import { creditChecks } from './credit-checks';
+import { limitChecks } from './limit-checks';
 import { linkChecks, revokeChecks } from './link-checks';
 import { llmsTxtChecks } from './llms-txt-checks';
 import { mcpChecks } from './mcp-checks';
@@ -23,6 +24,7 @@ export async function runDoctor(options: Omit<DoctorOptions, 'json'>): Promise<C
   results.push(...(await openApiChecks(ctx)));
   results.push(...(await llmsTxtChecks(ctx)));
   results.push(...(await linkChecks(ctx)));
+  results.push(...(await limitChecks(ctx)));
   results.push(...(await mcpChecks(ctx, options.timeoutMs)));
   results.push(...(await oauthChecks(ctx)));
   results.push(...(await revokeChecks(ctx)));

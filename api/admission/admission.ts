@@ -8,6 +8,7 @@ import { bearerCheck } from './bearer-check';
 import { type ClientKey, clientKeyOf } from './client-key';
 import { type FailureBudget, failureBudget } from './failure-budget';
 import { linkSecretCheck } from './link-secret-check';
+import { type OperationRateCheck, operationRate } from './operation-rate';
 import type { SchemeCheck } from './scheme-check';
 
 /** The settings admission reads. */
@@ -36,6 +37,8 @@ export interface Admission {
   failures: FailureBudget;
   /** The key every per-address limit counts a request's client under, for the OAuth endpoints' limits too. */
   clientKey: ClientKey;
+  /** Counts an operation's own rate limit: bearer admission's, and MCP's for each tool call. */
+  operationRate: OperationRateCheck;
 }
 
 /**
@@ -47,9 +50,16 @@ export interface Admission {
 export function admission({ config, tokens, backend, metrics }: AdmissionDependencies): Admission {
   const clientKey = clientKeyOf(config.clientIpv6Prefix);
   const failures = failureBudget(backend.rateLimits, config.authFailuresPerMinute, metrics, clientKey);
+  const ownRate = operationRate(backend.rateLimits);
   // A Record, so that a new scheme does not compile until it has a check.
   const checks: Record<AuthScheme, SchemeCheck> = {
-    bearer: bearerCheck({ tokens, admissions: backend.admissions, failures, perMinute: config.rateLimitPerMinute }),
+    bearer: bearerCheck({
+      tokens,
+      admissions: backend.admissions,
+      failures,
+      perMinute: config.rateLimitPerMinute,
+      operationRate: ownRate,
+    }),
     'link-secret': linkSecretCheck({
       linkSecret: config.linkSecret,
       previousLinkSecret: config.linkSecretPrevious,
@@ -72,5 +82,5 @@ export function admission({ config, tokens, backend, metrics }: AdmissionDepende
       next(error);
     }
   };
-  return { admit, failures, clientKey };
+  return { admit, failures, clientKey, operationRate: ownRate };
 }

@@ -8,6 +8,7 @@ import { RateLimitedError, UnauthorizedError } from '../../shared/platform/error
 import { state } from '../http/locals';
 import { announceRateLimit, type RatePolicy } from '../http/rate-limit-headers';
 import type { FailureBudget } from './failure-budget';
+import { type OperationRateCheck, type OperationWindow, refuseOverOperationRate } from './operation-rate';
 import type { SchemeCheck } from './scheme-check';
 
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
@@ -18,6 +19,8 @@ export interface BearerCheckOptions {
   admissions: AdmissionStore;
   failures: FailureBudget;
   perMinute: number;
+  /** Counts the operation's own rate limit, for an operation that declares one. */
+  operationRate: OperationRateCheck;
 }
 
 /** The bearer token of a request's `Authorization` header; throws 401 `missing` or `invalid`. */
@@ -29,15 +32,23 @@ function bearerToken(req: Request): string {
   return match[1];
 }
 
+/** Announces the operation's own window, when it has one, and refuses the call beyond it. */
+function ownRateLimit(res: Response, operation: Operation, own: OperationWindow | undefined): void {
+  if (own) announceRateLimit(res, own.policy, own.window);
+  refuseOverOperationRate(operation, own);
+}
+
 /**
  * Admits a bearer operation's caller. The token's header, signature and claims are checked in memory first:
  * a token we never issued is a failure of the address (one atomic hit on its budget: 401 within it, 429
  * beyond) and is never looked up; a missing or expired one is refused with no store call at all. A token
  * that verifies is admitted with one store call: its connection (revocation), then the subject's rate limit
  * (policy `subject`), and for an operation that shows charges the subject's usage. The address's budget does
- * not apply to it, spent or not.
+ * not apply to it, spent or not. An operation with its own `limits.perMinute` then has its own window hit
+ * (policy `op-<operationId>`, one more store call, only for such an operation and only within the subject's
+ * limit); both policies are announced, and a 429 from the operation's names it.
  */
-export function bearerCheck({ tokens, admissions, failures, perMinute }: BearerCheckOptions): SchemeCheck {
+export function bearerCheck({ tokens, admissions, failures, perMinute, operationRate }: BearerCheckOptions): SchemeCheck {
   const policy: RatePolicy = { name: 'subject', quota: perMinute, windowSeconds: 60 };
 
   return async (req: Request, res: Response, operation: Operation): Promise<void> => {
@@ -60,5 +71,6 @@ export function bearerCheck({ tokens, admissions, failures, perMinute }: BearerC
     if (admission.usage) locals.usage = admission.usage;
     announceRateLimit(res, policy, admission.window);
     if (admission.window.count > policy.quota) throw new RateLimitedError(admission.window.resetInSeconds);
+    ownRateLimit(res, operation, await operationRate(operation, claims.subject));
   };
 }

@@ -5,6 +5,7 @@ import type { Principal } from '../../shared/domain/connections/principal';
 import type { UsageSnapshot } from '../../shared/domain/ledger/ledger-store';
 import type { Services } from '../../shared/domain/services';
 import type { Metrics } from '../../shared/platform/metrics/metrics';
+import type { OperationRateCheck } from '../admission/operation-rate';
 import type { SpendConfirmation } from './spend-confirmation';
 
 /** What every MCP request is served with: built once per app. */
@@ -17,6 +18,11 @@ export interface McpDependencies {
   taskTtlMs: number;
   /** The person's confirmation of paid calls, and the top-up when funds are short. */
   spend: SpendConfirmation;
+  /**
+   * Counts each tool call against its operation's own rate limit (`limits.perMinute`), as REST admission
+   * does; the `/mcp` request itself was counted against the subject's. Absent: no operation limits are counted.
+   */
+  operationRate?: OperationRateCheck;
 }
 
 /** Who one MCP request acts for, handed from the HTTP chain to the per-request server. */

@@ -7,6 +7,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv';
 import type { ToolDefinition } from '../../shared/contract/mcp/tool-definitions';
+import { refuseOverOperationRate } from '../admission/operation-rate';
 import { toAppError } from '../http/problem';
 import type { McpCaller, McpDependencies } from './mcp-context';
 import type { Askable, Gate, GatedCall, Round } from './spend-confirmation';
@@ -101,6 +102,8 @@ export async function runCheckedTool(
 ): Promise<ToolOutcome> {
   const call: GatedCall = { tool, input, subject: caller.principal.subject, ...asking };
   try {
+    // Before the person is asked anything: a call its operation's own limit refuses is refused at once.
+    refuseOverOperationRate(tool.operation, await deps.operationRate?.(tool.operation, caller.principal.subject));
     // A free call answering no question is never asked anything: the commonest call awaits no gate.
     const gate = tool.operation.price === undefined && asking.round.responses === undefined ? undefined : await deps.spend.gate(call);
     if (gate && 'answer' in gate) return answered(deps, tool, gate);

@@ -51,6 +51,8 @@ export interface ServicesDeps {
   viewer?: JobViewer;
   /** The event catalogue of the registry's paid jobs (default: the connector's own events only). */
   eventTypes?: readonly EventTypeEntry[];
+  /** The clock the daily budgets read their UTC day from (tests move it); default `Date.now`. */
+  now?: () => number;
 }
 
 /** Builds the domain once per process from the configuration and a backend. Keys are derived here, once. */
@@ -65,7 +67,7 @@ export function createServices(deps: ServicesDeps): ServiceContainer {
   });
   // Every path that creates or revokes a connection records its event; token checks read the plain store.
   const connections = withConnectionEvents(backend.connections, backend.events);
-  const budget = new DailyBudget(config.dailyCreditLimit);
+  const budget = new DailyBudget(config.dailyCreditLimit, deps.now);
   const credits = new CreditService(backend.credits, creditEventsOn(backend.events), config.billing, {
     onGranted: (granted) => metrics.creditsGranted.inc(granted),
     onExpired: (expired) => metrics.creditsExpired.inc(expired),

@@ -157,4 +157,34 @@ describe('RedisLedgerStore (Lua claim) on a private redis-server', () => {
     expect((await t.storeA.claim(request({ subject, day: '2026-11-23', dailyLimit: 1 }))).outcome).to.equal('created');
     expect((await t.storeA.claim(request({ subject, day: '2026-11-23' }))).outcome).to.equal('created');
   });
+
+  it("an operation's own cap: 10 concurrent claims under a cap of 3 give 3 created, 7 over_operation_budget writing nothing; another operation and the next day are not counted", async () => {
+    const subject = `subject-${randomBytes(4).toString('hex')}`;
+    const capped = (i: number, overrides: Partial<ClaimRequest> = {}) =>
+      request({ subject, key: `k${i}`, operation: 'countWords', day: '2026-11-22', operationLimit: 3, ...overrides });
+    const claims = Array.from({ length: 10 }, (_, i) => capped(i));
+    const outcomes = (await Promise.all(claims.map((claim, i) => (i % 2 ? t.storeA : t.storeB).claim(claim)))).map((c) => c.outcome);
+    expect(outcomes.filter((o) => o === 'created')).to.have.length(3);
+    expect(outcomes.filter((o) => o === 'over_operation_budget')).to.have.length(7);
+    expect(await t.storeA.usage(subject)).to.deep.equal({ jobs_charged: 3, credits_spent: 3, credits_refunded: 0 });
+    const refused = claims[outcomes.indexOf('over_operation_budget')];
+    expect(await t.a.client.exists(t.a.keys.idempotency(refused.subject, refused.jobId))).to.equal(0);
+    const opKey = t.a.keys.subjectOperationDailySpend(subject, 'countWords', '2026-11-22');
+    expect(await t.a.client.get(opKey)).to.equal('3');
+    expect(await t.a.client.ttl(opKey)).to.be.within(1, 2 * 86_400);
+    expect((await t.storeA.claim(capped(20, { operation: 'translateDocument' }))).outcome, 'another operation').to.equal('created');
+    expect((await t.storeA.claim(capped(21, { day: '2026-11-23' }))).outcome, 'the next day').to.equal('created');
+    expect((await t.storeB.claim(claims[outcomes.indexOf('created')])).outcome, 'a replay').to.equal('replayed');
+  });
+
+  it("an operation's cap counts charges only: a refund does not give its allowance back, though it gives back the connector's budget", async () => {
+    const subject = `subject-${randomBytes(4).toString('hex')}`;
+    const claim = request({ subject, cost: 2, operation: 'countWords', day: '2026-11-22', operationLimit: 2, dailyLimit: 2 });
+    expect((await t.storeA.claim(claim)).outcome).to.equal('created');
+    const chargedAt = new Date().toISOString();
+    expect(await t.storeA.refund({ subject, jobId: claim.jobId, credits: 2, chargedAt, ttlSeconds: 60, day: '2026-11-22' })).to.equal(true);
+    expect(await t.storeA.spentOn(subject, '2026-11-22')).to.equal(0);
+    const again = await t.storeB.claim({ ...claim, key: 'k2', jobId: `${claim.jobId}y` });
+    expect(again.outcome).to.equal('over_operation_budget');
+  });
 });

@@ -44,7 +44,13 @@ export const echoNote = bearerOperation({
 /** The message a word-count job fails with when its text has no word. */
 export const NO_WORDS = 'The text has no words to count.';
 
-/** A paid asynchronous operation with its own processor, declared with the builder: counts words, 3 credits. */
+/** countWords' own limits per subject: 20 calls a minute, and 30 credits (10 counts) a UTC day. */
+export const COUNT_WORDS_LIMITS = { perMinute: 20, dailyCredits: 30 } as const;
+
+/**
+ * A paid asynchronous operation with its own processor, declared with the builder: counts words, 3 credits,
+ * with limits of its own.
+ */
 export const countWords = paidOperation({
   job: paidJob({
     operationId: 'countWords',
@@ -63,9 +69,11 @@ export const countWords = paidOperation({
   summary: 'Count the words of a text (3 credits)',
   description:
     'Counts the words of a text the person gives you. Costs 3 credits, charged once when accepted: ask the ' +
-    'person first. Send an idempotency key; a retry with it is never charged again. Answers 202: poll getJob (get_job).',
+    'person first. Send an idempotency key; a retry with it is never charged again. Answers 202: poll getJob.',
   price: fixedPrice(3),
   noun: 'count',
+  // Its own limits, on top of the connector's: the operation the tests see limited per subject.
+  limits: COUNT_WORDS_LIMITS,
 });
 
 /** The languages a translation may ask for; Latin is accepted by the schema but not by the work. */

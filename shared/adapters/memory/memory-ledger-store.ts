@@ -1,6 +1,7 @@
 import type { HoldRequest, HoldResult } from '../../domain/credits/credit-store';
 import {
   type Claim,
+  type ClaimOutcome,
   type ClaimRequest,
   type DaySpend,
   type DueHold,
@@ -47,6 +48,11 @@ export class MemoryLedgerStore implements LedgerStore {
   private readonly spentByDay = new Map<string, Map<string, number>>();
   /** Credits refunded per UTC day, then per subject; pruned with the charges. */
   private readonly refundedByDay = new Map<string, Map<string, number>>();
+  /**
+   * Credits charged per UTC day, then per subject and operation (`subject\u0000operation`), for the operations
+   * with a daily cap of their own; refunds do not give them back. Pruned with the charges.
+   */
+  private readonly operationSpentByDay = new Map<string, Map<string, number>>();
   /** Jobs already refunded: the charge refunded and when the record expires; the exactly-once guard. */
   private readonly refunds = new Map<string, { chargedAt: string; expiresAt: number }>();
   /** Open holds by job id, for the orphan sweep; a hold leaves once released or once its job is found. */
@@ -63,18 +69,27 @@ export class MemoryLedgerStore implements LedgerStore {
     const day = request.day ?? utcDay(now);
     const spentToday = this.spentDay(day);
     const spent = spentToday.get(request.subject) ?? 0;
-    const net = spent - (this.refundedByDay.get(day)?.get(request.subject) ?? 0);
-    if (request.dailyLimit !== undefined && net + request.cost > request.dailyLimit) return { outcome: 'over_budget', shard: 0 };
+    const operationSpent = this.operationDay(day).get(operationKeyOf(request)) ?? 0;
+    const refused = this.overBudget(request, spent - (this.refundedByDay.get(day)?.get(request.subject) ?? 0), operationSpent);
+    if (refused) return { outcome: refused, shard: 0 };
     const acceptedAt = request.acceptedAt ?? new Date(now).toISOString();
     const held = this.hold(request, acceptedAt);
     if (held?.outcome === 'insufficient') return { outcome: 'insufficient', shard: 0, account: held.account };
     this.indexHold(request, held, acceptedAt);
     spentToday.set(request.subject, spent + request.cost);
+    this.chargeOperation(request, day, operationSpent);
     const shard = request.shard ?? 0;
     this.record(request, { acceptedAt, expiresAt: now + request.ttlSeconds * 1000, shard }, existing !== undefined);
     if (!held) return { outcome: 'created', shard };
     const fellLow = held.outcome === 'held' && held.fellLow && held.entry ? { fellLowEntry: held.entry.id } : {};
     return { outcome: 'created', shard, account: held.account, ...fellLow };
+  }
+
+  /** Which daily cap the claim would break, given the subject's net spend that day and its charges on the operation. */
+  private overBudget(request: ClaimRequest, net: number, operationSpent: number): ClaimOutcome | undefined {
+    if (request.dailyLimit !== undefined && net + request.cost > request.dailyLimit) return 'over_budget';
+    if (request.operationLimit !== undefined && operationSpent + request.cost > request.operationLimit) return 'over_operation_budget';
+    return undefined;
   }
 
   /** The accepted claim's writes: its record, the subject's usage and its job index (part of the claim's step). */
@@ -203,10 +218,25 @@ export class MemoryLedgerStore implements LedgerStore {
     let spent = this.spentByDay.get(day);
     if (!spent) {
       const oldest = utcDayBefore(day, SPEND_HISTORY_DAYS);
-      for (const past of this.spentByDay.keys()) if (past < oldest) this.spentByDay.delete(past);
-      for (const past of this.refundedByDay.keys()) if (past < oldest) this.refundedByDay.delete(past);
+      for (const byDay of [this.spentByDay, this.refundedByDay, this.operationSpentByDay]) {
+        for (const past of byDay.keys()) if (past < oldest) byDay.delete(past);
+      }
       spent = new Map();
       this.spentByDay.set(day, spent);
+    }
+    return spent;
+  }
+
+  /** Counts the claim's charge against its operation's own cap (only an operation with one keeps a count). */
+  private chargeOperation(request: ClaimRequest, day: string, spent: number): void {
+    if (request.operationLimit !== undefined) this.operationDay(day).set(operationKeyOf(request), spent + request.cost);
+  }
+
+  private operationDay(day: string): Map<string, number> {
+    let spent = this.operationSpentByDay.get(day);
+    if (!spent) {
+      spent = new Map();
+      this.operationSpentByDay.set(day, spent);
     }
     return spent;
   }
@@ -218,4 +248,9 @@ export class MemoryLedgerStore implements LedgerStore {
     for (const [jobId, record] of this.refunds) if (record.expiresAt <= now) this.refunds.delete(jobId);
     this.jobs.prune(jobExists);
   }
+}
+
+/** Where a subject's charges on one operation are counted in a day's map. */
+function operationKeyOf({ subject, operation }: ClaimRequest): string {
+  return `${subject}\u0000${operation}`;
 }

@@ -85,6 +85,14 @@ export class RedisKeys {
   }
 
   /**
+   * Credits charged to a subject on one UTC day for one operation with a daily cap of its own; beside the day's
+   * spend key, in the subject's slot, and expires like it.
+   */
+  subjectOperationDailySpend(subject: string, operation: string, day: string): string {
+    return `${this.subjectRoot(subject)}:op-spent:${day}:${operation}`;
+  }
+
+  /**
    * Hash of the credits charged to a subject per UTC day (field `YYYY-MM-DD`, the day's total), for the
    * dashboard's usage: the last 91 days, written with the day's spend key by the claim.
    */

@@ -29,7 +29,14 @@ const SPEND_KEY_SECONDS = 2 * 86_400;
 const HISTORY_KEPT_DAYS = SPEND_HISTORY_DAYS + 1;
 const HISTORY_KEY_SECONDS = (HISTORY_KEPT_DAYS + 1) * 86_400;
 
-const OUTCOMES: ReadonlySet<string> = new Set<ClaimOutcome>(['created', 'replayed', 'conflict', 'over_budget', 'insufficient']);
+const OUTCOMES: ReadonlySet<string> = new Set<ClaimOutcome>([
+  'created',
+  'replayed',
+  'conflict',
+  'over_budget',
+  'over_operation_budget',
+  'insufficient',
+]);
 
 type ClaimReply = [string, number, number?, number?, number?];
 
@@ -55,8 +62,8 @@ export class RedisLedgerStore implements LedgerStore {
   }
 
   /**
-   * One script (claim-10.lua): the key, the budget (net spend: the day's charges minus its refunds), the
-   * charge, the job index and, in prepaid billing, the hold (docs/decisions/hold-in-claim.md). A known key is
+   * One script (claim-11.lua): the key, the budget (net spend: the day's charges minus its refunds), the
+   * operation's own daily cap (its charges that day), the charge, the job index and, in prepaid billing, the hold (docs/decisions/hold-in-claim.md). A known key is
    * answered first. The record is `<fingerprint>:<shard>:<cost>:<accepted at, ms>`; records before 0.7.0 are
    * the fingerprint alone or (from 0.4.0) `<fingerprint>:<shard>`, read as shard 0 or that shard, with no cost.
    * On a cluster every key is in the subject's slot.
@@ -75,6 +82,7 @@ export class RedisLedgerStore implements LedgerStore {
       this.keys.subjectCredits(subject),
       this.keys.subjectCreditEntries(subject),
       this.keys.creditHold(subject, jobId),
+      this.keys.subjectOperationDailySpend(subject, request.operation, day),
     ];
     const acceptedMs = request.acceptedAt === undefined ? Date.now() : Date.parse(request.acceptedAt);
     // An entry id only where a hold may write an entry: metered claims skip the random bytes.
@@ -95,6 +103,7 @@ export class RedisLedgerStore implements LedgerStore {
       entryId,
       request.hold?.lowThreshold ?? -1,
       request.acceptedAt ?? new Date(acceptedMs).toISOString(),
+      request.operationLimit ?? -1,
     ];
     const claimed = () => this.claimScript(keys, args);
     // A hold is indexed for the orphan sweep before its claim is sent (the index has its own slot on a

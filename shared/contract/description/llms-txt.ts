@@ -1,3 +1,4 @@
+import { limitsText } from '../../domain/admission/operation-limits';
 import { priceStatement } from '../../domain/jobs/price';
 import { toolName } from '../mcp/tool-definitions';
 import { modelDescription } from '../operations/model-description';
@@ -37,6 +38,10 @@ export function buildLlmsTxt(operations: readonly Operation[], { publicUrl, dash
         ? `- Cost: ${priceStatement(operation.price)}, charged once when the job is accepted. Needs the person's explicit yes before each call. ${keyLine(operation)}`
         : '- Cost: free.',
     );
+    if (operation.limits)
+      lines.push(
+        `- Limits per person: ${limitsText(operation.limits)} A 429 or 402 naming this operation means its own limit, not the connector's.`,
+      );
     if (operation.async) {
       const poll = byId.get(operation.async.pollOperationId);
       const target = poll ? `${poll.operationId} (${poll.method.toUpperCase()} ${poll.path})` : operation.async.pollOperationId;
@@ -56,6 +61,7 @@ export function buildLlmsTxt(operations: readonly Operation[], { publicUrl, dash
     `- A 401 means the connection is missing, expired or revoked: ask the person to reconnect at ${dashboardUrl}.`,
     "- A 402 means the person's daily credit budget is used up: tell them when it resets (the detail says), and do not retry the job before then. A retry of a job that was already accepted still returns that job.",
     '- A 402 whose type ends in price-exceeds-daily-limit means this job costs more than the whole daily budget: it will never be accepted as asked, so do not retry it; offer a smaller job.',
+    ...operationLimitRules(operations),
     '- A 429 or a 503 means wait the number of seconds in Retry-After, then try again.',
     '- Show results as the API returns them; do not invent fields or results.',
     '',
@@ -73,6 +79,12 @@ function keyLine(operation: Operation): string {
   return bodyShapeOf(operation) === 'top-level'
     ? 'Needs an idempotency key (Idempotency-Key header or idempotency_key query parameter). The body is the input itself, its fields at the top level.'
     : 'Needs an idempotency key (Idempotency-Key header or idempotency_key field).';
+/** The rules about an operation's own limits, only when one declares them (the shipped registry's text is unchanged). */
+function operationLimitRules(operations: readonly Operation[]): string[] {
+  if (!operations.some((operation) => operation.limits?.dailyCredits !== undefined)) return [];
+  return [
+    "- A 402 whose type ends in operation-budget-exhausted means the person's daily credits for that one operation are used up: tell them when it resets (the detail says) and do not retry it before then; the other operations still work.",
+  ];
 }
 
 /** How an assistant app connects over MCP: the same operations as tools, the same token. */

@@ -1,3 +1,4 @@
+import { publishedLimits } from '../../domain/admission/operation-limits';
 import { publishedPrice } from '../../domain/jobs/price';
 import { DEFAULT_CANCEL_CHARGE } from '../../domain/jobs/processor';
 import { OAUTH_PATHS } from '../../domain/oauth/discovery';
@@ -91,6 +92,7 @@ function operationObject(operation: Operation, oauth: boolean, bodyLimit: number
       ...(operation.job ? { cancel_charge: operation.job.cancelCharge ?? DEFAULT_CANCEL_CHARGE } : {}),
     };
   }
+  if (operation.limits) object['x-limits'] = publishedLimits(operation.limits);
   if (operation.async) {
     object['x-long-running'] = true;
     object['x-poll-operationId'] = operation.async.pollOperationId;

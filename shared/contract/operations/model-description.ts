@@ -1,3 +1,4 @@
+import { limitsText, type OperationLimits } from '../../domain/admission/operation-limits';
 import { type PriceRule, priceText } from '../../domain/jobs/price';
 import { type CancelCharge, DEFAULT_CANCEL_CHARGE } from '../../domain/jobs/processor';
 
@@ -12,6 +13,7 @@ export interface DescribedOperation {
   readonly description: string;
   readonly price?: PriceRule;
   readonly job?: { readonly cancelCharge?: CancelCharge };
+  readonly limits?: OperationLimits;
 }
 
 /** What a cancel once the job started costs, in the person's words (`x-cost.cancel_charge` in words). */
@@ -38,12 +40,23 @@ export function statesPrice(text: string, rule: PriceRule): boolean {
 /**
  * The description a model reads: the operation's text, followed by its price sentence unless the text
  * states it already, so the price is said exactly once, then for a paid job what a late cancel costs (unless
- * the text says it). `/openapi.json`, `/llms.txt`, the MCP tool and the doctor all see this one string.
+ * the text says it), then its own limits (`At most 20 calls a minute; at most 30 credits a day.`, unless the
+ * text says them). `/openapi.json`, `/llms.txt`, the MCP tool and the doctor all see this one string.
  */
-export function modelDescription({ description, price, job }: DescribedOperation): string {
+export function modelDescription(operation: DescribedOperation): string {
+  return withSentence(pricedDescription(operation), limitsText(operation.limits));
+}
+
+/** The text with its price and cancel sentences. */
+function pricedDescription({ description, price, job }: DescribedOperation): string {
   if (!price) return description;
   const priced = statesPrice(description, price) ? description : `${description} ${priceText(price)}`;
   if (!job) return priced;
-  const cancel = cancelText(job.cancelCharge);
-  return priced.toLowerCase().includes(cancel.replace(/\.$/, '').toLowerCase()) ? priced : `${priced} ${cancel}`;
+  return withSentence(priced, cancelText(job.cancelCharge));
+}
+
+/** `text` followed by `sentence`, unless it is empty or the text states it already (without its period, in any case). */
+function withSentence(text: string, sentence: string): string {
+  if (sentence === '' || text.toLowerCase().includes(sentence.replace(/\.$/, '').toLowerCase())) return text;
+  return `${text} ${sentence}`;
 }

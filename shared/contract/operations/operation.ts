@@ -1,4 +1,5 @@
 import type * as z from 'zod';
+import type { OperationLimits } from '../../domain/admission/operation-limits';
 import type { Principal } from '../../domain/connections/principal';
 import type { PriceRule } from '../../domain/jobs/price';
 import type { PaidJob } from '../../domain/jobs/processor';
@@ -104,6 +105,12 @@ interface OperationParts<Body> {
    * it. Absent for a free operation.
    */
   price?: PriceRule;
+  /**
+   * Its own limits per subject, on top of the connector's: calls a minute, and for a paid operation credits a
+   * UTC day. Enforced on every replica, published (`x-limits`, the description, the `RateLimit` headers, the
+   * 429 and 402 bodies) and checked by the registry's rules and the doctor. Absent: only the connector's.
+   */
+  limits?: OperationLimits;
   /** For asynchronous operations: which operation to poll, and how long to wait between polls. */
   async?: { pollOperationId: string; retryAfterSeconds: number };
   /** For paid asynchronous operations: the job the worker runs for it (the worker's list is derived from these). */

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import type { OperationLimits } from '../../domain/admission/operation-limits';
 import { JOB_POLL_SECONDS } from '../../domain/jobs/job';
 import { type PriceRule, priceOf } from '../../domain/jobs/price';
 import type { JobResult, JobSettingSpecs, PaidJob } from '../../domain/jobs/processor';
@@ -36,6 +37,8 @@ export interface PaidOperationSpec<Input, Result extends JobResult, S extends Jo
    * argument beside the input's.
    */
   body?: PaidBodyShape;
+  /** Its own limits per subject (calls a minute, credits a UTC day), on top of the connector's. */
+  limits?: OperationLimits;
 }
 
 /** The body of a paid operation: the job's input and, for clients that cannot send headers, the key. */
@@ -77,6 +80,7 @@ export function paidOperation<Input, Result extends JobResult, S extends JobSett
     parameters: keyParameters(noun, shape),
     requestBody: bodySchema(job.input, shape),
     ...(spec.bodyLimitBytes === undefined ? {} : { bodyLimitBytes: spec.bodyLimitBytes }),
+    ...(spec.limits === undefined ? {} : { limits: spec.limits }),
     responses: {
       202: {
         description: `The ${noun} was accepted (or, on a retry with the same key, the job accepted before).`,
@@ -106,6 +110,7 @@ export function paidOperation<Input, Result extends JobResult, S extends JobSett
         // replay is answered with the stored job and its stored cost, never this figure.
         cost: priceOf(price, input, inputPointer(located)),
         idempotencyKey,
+        ...(spec.limits?.dailyCredits === undefined ? {} : { operationDailyLimit: spec.limits.dailyCredits }),
       });
       const headers: Record<string, string> = { Location: `/v1/jobs/${accepted.id}`, 'Retry-After': String(JOB_POLL_SECONDS) };
       if (replayed) headers['Idempotent-Replayed'] = 'true';

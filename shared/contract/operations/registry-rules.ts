@@ -1,5 +1,6 @@
+import { limitsProblem } from '../../domain/admission/operation-limits';
 import { declaredEventsProblem } from '../../domain/jobs/declared-events';
-import { priceRuleProblem } from '../../domain/jobs/price';
+import { priceRange, priceRuleProblem } from '../../domain/jobs/price';
 import { MAX_DESCRIPTION_LENGTH, modelDescription } from './model-description';
 import type { Operation } from './operation';
 import { bodyShapeOf, IDEMPOTENCY_FIELD } from './paid-body';
@@ -80,12 +81,32 @@ const TOP_LEVEL_BODY_FITS: RegistryRule = {
   },
 };
 
+/**
+ * An operation's own limits are whole numbers in range (calls a minute 1 to 1,000,000, credits a day 1 to
+ * 1,000,000,000), a daily cap is on a paid operation, and it is at least the lowest price (below it, no job
+ * could ever be accepted).
+ */
+const LIMITS_FIT: RegistryRule = {
+  name: 'the limits are in range and the price can meet them',
+  problem: (operation) => {
+    const declared = limitsProblem(operation.limits, operation.price !== undefined);
+    if (declared !== undefined) return `the limits are out of range: ${declared}`;
+    const cap = operation.limits?.dailyCredits;
+    if (cap === undefined || operation.price === undefined || priceRuleProblem(operation.price) !== undefined) return undefined;
+    const { min } = priceRange(operation.price);
+    return cap >= min
+      ? undefined
+      : `the daily cap of ${cap} credit${cap === 1 ? '' : 's'} is below the lowest price, ${min}: no job could ever be accepted`;
+  },
+};
+
 /** Every rule, in the order the problems are told. */
 export const REGISTRY_RULES: readonly RegistryRule[] = [
   DESCRIPTION_FITS,
   PRICE_FITS_INPUT,
   EVENTS_DECLARED,
   TOP_LEVEL_BODY_FITS,
+  LIMITS_FIT,
 ];
 
 /** True when `operation` breaks no rule: what tests of other things build their documents from. */

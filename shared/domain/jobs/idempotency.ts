@@ -11,6 +11,8 @@ export interface KeyedSubmission {
   input: Record<string, unknown>;
   cost: number;
   idempotencyKey: string;
+  /** The operation's own daily cap (`limits.dailyCredits`), counted by the same claim; absent: none. */
+  operationDailyLimit?: number;
 }
 
 /** A claim's answer, with the job id the key names and the time this call accepted it at (the new job's `created_at`). */
@@ -50,6 +52,7 @@ export class Idempotency {
       ttlSeconds: this.retentionSeconds,
       day: this.budget.today(),
       dailyLimit: this.budget.limit,
+      ...(submission.operationDailyLimit === undefined ? {} : { operationLimit: submission.operationDailyLimit }),
       shard,
       acceptedAt,
       ...(hold ? { hold } : {}),

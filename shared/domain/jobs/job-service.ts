@@ -4,7 +4,9 @@ import {
   InsufficientCreditsError,
   JobFinishedError,
   NotFoundError,
+  OperationBudgetError,
   PriceExceedsDailyLimitError,
+  PriceExceedsOperationLimitError,
   ServiceUnavailableError,
 } from '../../platform/errors/problems';
 import { decodeCursor, encodeCursor } from '../../platform/pagination/cursor';
@@ -25,6 +27,8 @@ export interface JobSubmission {
   input: Record<string, unknown>;
   cost: number;
   idempotencyKey: string;
+  /** The operation's own daily cap (`limits.dailyCredits`): the claim refuses a job beyond it (402). */
+  operationDailyLimit?: number;
 }
 
 /** Observers of the submission path; metrics hook here. */
@@ -198,6 +202,12 @@ export class JobService {
     return new CreditBudgetError(limit, this.budget.resetsAt(), this.budget.secondsUntilReset());
   }
 
+  /** The 402 of a job its operation's own daily cap refused: as {@link JobService.overBudget}, naming the operation. */
+  private overOperationBudget({ operation, cost, operationDailyLimit = 0 }: JobSubmission): Error {
+    if (cost > operationDailyLimit) return new PriceExceedsOperationLimitError(operation, cost, operationDailyLimit);
+    return new OperationBudgetError(operation, operationDailyLimit, this.budget.resetsAt(), this.budget.secondsUntilReset());
+  }
+
   /** Throws the refusal of a claim that accepted nothing (a conflict: 422; over the budget or short of credits: 402); counts the others. */
   private refuseUnless(claim: KeyClaim, submission: JobSubmission): void {
     if (claim.outcome === 'conflict') {
@@ -207,6 +217,10 @@ export class JobService {
     if (claim.outcome === 'over_budget') {
       this.hooks.onOverBudget?.(submission.operation);
       throw this.overBudget(submission.cost);
+    }
+    if (claim.outcome === 'over_operation_budget') {
+      this.hooks.onOverBudget?.(submission.operation);
+      throw this.overOperationBudget(submission);
     }
     if (claim.outcome === 'insufficient') {
       this.hooks.onInsufficient?.(submission.operation);

@@ -25,6 +25,12 @@ export interface ClaimRequest {
   day?: string;
   /** Credits the subject may be charged on `day`; undefined means no cap. */
   dailyLimit?: number;
+  /**
+   * Credits the subject may be charged on `day` for this `operation` (its own `limits.dailyCredits`), apart
+   * from `dailyLimit`; undefined means no cap of its own. Counts charges only: a refund does not give the
+   * operation's allowance back (docs/decisions/operation-limits.md).
+   */
+  operationLimit?: number;
   /** The job-queue shard a new job goes to; recorded with the key, so a replay finds the job there. */
   shard?: number;
   /**
@@ -88,10 +94,11 @@ export const SPEND_HISTORY_DAYS = 90;
 /**
  * `created`: this call accepted and charged the job. `replayed`: an earlier call did. `conflict`: the key was
  * used for another payload. `over_budget`: a new job that would take the subject over its daily limit;
- * nothing was recorded or charged. A replay is never `over_budget`: the job it names was already paid for.
+ * nothing was recorded or charged. `over_operation_budget`: the same for the operation's own daily cap
+ * (`operationLimit`). A replay is never over either: the job it names was already paid for.
  * `insufficient` (a claim with a hold): the balance is below the cost; nothing was recorded, held or charged.
  */
-export type ClaimOutcome = 'created' | 'replayed' | 'conflict' | 'over_budget' | 'insufficient';
+export type ClaimOutcome = 'created' | 'replayed' | 'conflict' | 'over_budget' | 'over_operation_budget' | 'insufficient';
 
 /**
  * A claim's outcome and the shard holding the key's job: the one this claim chose when `created`, the one the

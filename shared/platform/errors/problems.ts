@@ -13,6 +13,12 @@ export interface ProblemParts {
   readonly members?: object;
 }
 
+/** An operation's own rate limit, named by the 429 it caused. */
+export interface OperationRate {
+  operation: string;
+  perMinute: number;
+}
+
 /** One kind of problem: its status, `type` slug and title, then a fixed detail or `of`, which builds the rest. */
 export type ProblemKind = { readonly status: number; readonly slug: string; readonly title: string } & (
   | { readonly detail: string }
@@ -88,6 +94,34 @@ export const PROBLEMS = {
       detail:
         `This job costs ${credits(price)}, more than the daily limit of ${credits(limit)}, so it cannot be accepted on any day. ` +
         'Ask for a smaller job; nothing was charged.',
+    }),
+  },
+  /**
+   * A new paid job would take the subject over the daily credit cap its operation declares (`limits.dailyCredits`),
+   * apart from the connector's own budget: the other operations still take jobs. Nothing was queued or charged.
+   */
+  OperationBudgetError: {
+    status: 402,
+    slug: 'operation-budget-exhausted',
+    title: "Operation's daily credit cap used up",
+    of: (operation: string, limit: number, resetsAt: Date, retryAfterSeconds: number) => ({
+      detail:
+        `This job would exceed the daily cap of ${credits(limit)} on ${operation}. ` +
+        `The cap resets at ${resetsAt.toISOString()} (midnight UTC); other operations are not affected; nothing was charged.`,
+      headers: retryAfter(retryAfterSeconds),
+      extensions: { operation, limit, resets_at: resetsAt.toISOString() },
+    }),
+  },
+  /** The job costs more than its operation's whole daily cap: nothing to wait for (no `Retry-After`). */
+  PriceExceedsOperationLimitError: {
+    status: 402,
+    slug: 'price-exceeds-operation-limit',
+    title: "Price above the operation's daily credit cap",
+    of: (operation: string, price: number, limit: number) => ({
+      detail:
+        `This job costs ${credits(price)}, more than the daily cap of ${credits(limit)} on ${operation}, so it cannot be accepted on any day. ` +
+        'Ask for a smaller job; nothing was charged.',
+      extensions: { operation, limit },
     }),
   },
   /** Understood but refused, e.g. a browser page from an origin that is not allowed. */
@@ -167,9 +201,12 @@ export const PROBLEMS = {
     status: 429,
     slug: 'rate-limited',
     title: 'Too many requests',
-    of: (retryAfterSeconds: number) => ({
-      detail: `Too many requests. Retry after ${retryAfterSeconds} seconds.`,
+    of: (retryAfterSeconds: number, limit?: OperationRate) => ({
+      detail: limit
+        ? `Too many calls of ${limit.operation}: at most ${limit.perMinute} a minute per person. Retry after ${retryAfterSeconds} seconds.`
+        : `Too many requests. Retry after ${retryAfterSeconds} seconds.`,
       headers: retryAfter(retryAfterSeconds),
+      ...(limit ? { extensions: { operation: limit.operation, limit: limit.perMinute, window_seconds: 60 } } : {}),
     }),
   },
   /** The request's headers (a token included) are over the HTTP server's header size limit. */
@@ -215,6 +252,8 @@ export const {
   InsufficientCreditsError,
   CreditBudgetError,
   PriceExceedsDailyLimitError,
+  OperationBudgetError,
+  PriceExceedsOperationLimitError,
   ForbiddenError,
   NotFoundError,
   MethodNotAllowedError,
@@ -240,6 +279,8 @@ export type UnauthorizedError = InstanceType<typeof UnauthorizedError>;
 export type InsufficientCreditsError = InstanceType<typeof InsufficientCreditsError>;
 export type CreditBudgetError = InstanceType<typeof CreditBudgetError>;
 export type PriceExceedsDailyLimitError = InstanceType<typeof PriceExceedsDailyLimitError>;
+export type OperationBudgetError = InstanceType<typeof OperationBudgetError>;
+export type PriceExceedsOperationLimitError = InstanceType<typeof PriceExceedsOperationLimitError>;
 export type ForbiddenError = InstanceType<typeof ForbiddenError>;
 export type NotFoundError = InstanceType<typeof NotFoundError>;
 export type MethodNotAllowedError = InstanceType<typeof MethodNotAllowedError>;

@@ -37,6 +37,7 @@ async function admit(
       },
     } as unknown as FailureBudget,
     perMinute: 5,
+    operationRate: async () => undefined,
   });
   const { res, headers } = recordingResponse();
   res.locals = { requestId: 'r', route: '/v1/me' };

@@ -121,6 +121,43 @@ describe('the rules every operation of the registry meets', () => {
     ]);
     expect(problemsOf(draft(fixedPrice(1), z.array(z.string().max(5)).max(3)))).to.deep.equal([
       `draftWrong "${rule}": the input of a top-level body must be an object schema (z.strictObject)`,
+  it('limits out of range, a daily cap on a free operation or below the lowest price break the limits rule, named with the operation', () => {
+    const job = paidJob({ operationId: 'capped', input: pages, processor: () => async () => ({}) });
+    const capped = (limits: object) =>
+      paidOperation({ job, path: '/v1/capped', summary: 'Capped', description: 'Caps.', price: fixedPrice(3), limits: limits as never });
+    const rule = 'the limits are out of range:';
+    expect(registryProblems([capped({ perMinute: 0 })])).to.deep.equal([
+      `capped: ${rule} perMinute must be a whole number from 1 to 1,000,000`,
+    ]);
+    expect(registryProblems([capped({ perMinute: 2.5 })])).to.deep.equal([
+      `capped: ${rule} perMinute must be a whole number from 1 to 1,000,000`,
+    ]);
+    expect(registryProblems([capped({ dailyCredits: 1_000_000_001 })])).to.deep.equal([
+      `capped: ${rule} dailyCredits must be a whole number from 1 to 1,000,000,000`,
+    ]);
+    expect(registryProblems([capped({ perDay: 3 })])).to.deep.equal([`capped: ${rule} limits takes perMinute and dailyCredits only`]);
+    expect(registryProblems([{ ...free('Free.'), limits: { dailyCredits: 5 } }])).to.deep.equal([
+      `wordy: ${rule} dailyCredits is set on an operation without a price`,
+    ]);
+    expect(registryProblems([capped({ dailyCredits: 2 })])).to.deep.equal([
+      'capped: the daily cap of 2 credits is below the lowest price, 3: no job could ever be accepted',
+    ]);
+    expect(registryProblems([capped({ perMinute: 1, dailyCredits: 3 }), { ...free('Free.'), limits: { perMinute: 5 } }])).to.deep.equal([]);
+  });
+
+  it('the limits sentence counts toward the 300 characters of the composed description', () => {
+    const job = paidJob({ operationId: 'capped', input: pages, processor: () => async () => ({}) });
+    const capped = paidOperation({
+      job,
+      path: '/v1/capped',
+      summary: 'Capped',
+      description: 'x'.repeat(230),
+      price: fixedPrice(3),
+      limits: { perMinute: 20, dailyCredits: 30 },
+    });
+    // 230 + " Costs 3 credits." (17) + " A late cancel pays the share done." (35) + " At most 20 calls a minute; at most 30 credits a day." (53)
+    expect(registryProblems([capped])).to.deep.equal([
+      'capped: the description with its price and cancel sentences is 335 characters (max 300); shorten it, or state the price in the text',
     ]);
   });
 

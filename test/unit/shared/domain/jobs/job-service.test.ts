@@ -10,6 +10,7 @@ import { JobLifecycle } from '../../../../../shared/domain/jobs/job-lifecycle';
 import type { EnqueueOptions } from '../../../../../shared/domain/jobs/job-queue';
 import { JobService } from '../../../../../shared/domain/jobs/job-service';
 import { meteredMoney } from '../../../../../shared/domain/jobs/job-settlement';
+import { OperationBudgetError, PriceExceedsOperationLimitError } from '../../../../../shared/platform/errors/problems';
 import { deriveKeys } from '../../../../../shared/platform/secrets/derived-keys';
 import { allEntries, grantOf } from '../../../../support/credit-store-contract';
 
@@ -60,6 +61,25 @@ describe('job submission (JobService on the memory stores)', () => {
       jobIdKey: new StoredJobIdKey(new MemoryJobIdKeyStore(), deriveKeys('s'.repeat(32)).jobIdKey),
       retentionSeconds: 60,
     });
+  });
+
+  it("an operation's own daily cap: jobs within it are accepted, the next is a 402 naming the operation, a replay is still answered, another operation runs", async () => {
+    const capped = { ...submission, cost: 2, operationDailyLimit: 4 };
+    const first = await jobs.submit({ ...capped, idempotencyKey: 'cap-1' });
+    await jobs.submit({ ...capped, idempotencyKey: 'cap-2' });
+    const refused = await jobs.submit({ ...capped, idempotencyKey: 'cap-3' }).catch((error: unknown) => error);
+    expect(refused).to.be.instanceOf(OperationBudgetError);
+    expect((refused as OperationBudgetError).extensions).to.include({ operation: 'createJob', limit: 4 });
+    expect((await jobs.submit({ ...capped, idempotencyKey: 'cap-1' })).job.id).to.equal(first.job.id);
+    const elsewhere = await jobs.submit({ ...submission, operation: 'otherJob', cost: 2, idempotencyKey: 'cap-4' });
+    expect(elsewhere.replayed).to.equal(false);
+    expect(await ledger.usage('alice')).to.deep.equal({ jobs_charged: 3, credits_spent: 6, credits_refunded: 0 });
+  });
+
+  it("a job that costs more than its operation's whole daily cap is a 402 of its own, without Retry-After", async () => {
+    const refused = await jobs.submit({ ...submission, cost: 5, operationDailyLimit: 4 }).catch((error: unknown) => error);
+    expect(refused).to.be.instanceOf(PriceExceedsOperationLimitError);
+    expect((refused as PriceExceedsOperationLimitError).headers).to.deep.equal({});
   });
 
   it('a replay whose job is stored answers that job without enqueueing it again', async () => {

@@ -14,9 +14,11 @@ import {
   JobFinishedError,
   MethodNotAllowedError,
   NotFoundError,
+  OperationBudgetError,
   PayloadTooLargeError,
   PROBLEMS,
   PriceExceedsDailyLimitError,
+  PriceExceedsOperationLimitError,
   RateLimitedError,
   RequestTimeoutError,
   ServiceUnavailableError,
@@ -36,6 +38,8 @@ const CLASSES = {
   InsufficientCreditsError,
   CreditBudgetError,
   PriceExceedsDailyLimitError,
+  OperationBudgetError,
+  PriceExceedsOperationLimitError,
   ForbiddenError,
   NotFoundError,
   MethodNotAllowedError,
@@ -62,6 +66,8 @@ const ARGUMENTS: { [K in Kind]: ConstructorParameters<(typeof CLASSES)[K]> } = {
   InsufficientCreditsError: [3, 5, 'https://shop.test/credits'],
   CreditBudgetError: [10, new Date('2026-11-30T00:00:00.000Z'), 3600],
   PriceExceedsDailyLimitError: [12, 10],
+  OperationBudgetError: ['countWords', 30, new Date('2026-11-30T00:00:00.000Z'), 3600],
+  PriceExceedsOperationLimitError: ['countWords', 40, 30],
   ForbiddenError: ['Cross-site consent is refused.'],
   NotFoundError: [],
   MethodNotAllowedError: [['GET', 'HEAD']],
@@ -122,6 +128,24 @@ describe('the problem table', () => {
     expect(new ServiceUnavailableError(2).headers).to.deep.equal({ 'Retry-After': '2' });
     expect(build('CreditBudgetError').headers).to.deep.equal({ 'Retry-After': '3600' });
     expect(build('PriceExceedsDailyLimitError').headers).to.deep.equal({});
+  });
+
+  it("a 429 of an operation's own limit and its 402s name the operation and the limit, in the detail and as members", () => {
+    const limited = new RateLimitedError(7, { operation: 'countWords', perMinute: 20 });
+    expect(limited.message).to.equal('Too many calls of countWords: at most 20 a minute per person. Retry after 7 seconds.');
+    expect([limited.headers, limited.extensions]).to.deep.equal([
+      { 'Retry-After': '7' },
+      { operation: 'countWords', limit: 20, window_seconds: 60 },
+    ]);
+    const capped = build('OperationBudgetError');
+    expect(capped.message).to.include('daily cap of 30 credits on countWords').and.include('2026-11-30T00:00:00.000Z');
+    expect([capped.headers, capped.extensions]).to.deep.equal([
+      { 'Retry-After': '3600' },
+      { operation: 'countWords', limit: 30, resets_at: '2026-11-30T00:00:00.000Z' },
+    ]);
+    const never = build('PriceExceedsOperationLimitError');
+    expect([never.headers, never.extensions]).to.deep.equal([{}, { operation: 'countWords', limit: 30 }]);
+    expect(never.message).to.include('costs 40 credits, more than the daily cap of 30 credits on countWords');
   });
 
   it('a 405 lists the allowed methods in Allow and in its detail', () => {

@@ -11,6 +11,7 @@
     KEYS[8] the subject's credit account (hash: balance, held)
     KEYS[9] the subject's credit entries (sorted set by sequence number)
     KEYS[10] the job's hold record
+    KEYS[11] the subject's spend that day on this operation (its own daily cap; charges only, never refunded)
     ARGV[1] payload fingerprint
     ARGV[2] record retention (seconds)
     ARGV[3] cost (credits)
@@ -26,10 +27,11 @@
     ARGV[13] id of the hold entry
     ARGV[14] CREDITS_LOW_THRESHOLD, -1 for none
     ARGV[15] accepted at (ISO 8601): the hold's acceptance and its entry's time
+    ARGV[16] the operation's own daily cap (credits), -1 for none
   Output:
     {'created', shard, balance, held, 1 when the hold took the balance below the threshold}: -1, -1, 0 with no hold
     {'replayed', shard, recorded cost or -1, recorded acceptance time (ms) or -1}
-    {'conflict', 0} (the key was used with another payload) or {'over_budget', 0}
+    {'conflict', 0} (the key was used with another payload), {'over_budget', 0} or {'over_operation_budget', 0}
     {'insufficient', 0, balance, held}: the balance is below the cost; nothing was recorded
 ]]
 --- @include "day-history"
@@ -47,6 +49,10 @@ local limit = tonumber(ARGV[5])
 if limit >= 0 and tonumber(redis.call('GET', KEYS[5]) or '0') - tonumber(redis.call('GET', KEYS[7]) or '0') + cost > limit then
   return {'over_budget', 0}
 end
+local operationLimit = tonumber(ARGV[16])
+if operationLimit >= 0 and tonumber(redis.call('GET', KEYS[11]) or '0') + cost > operationLimit then
+  return {'over_operation_budget', 0}
+end
 local balance, held, fell = -1, -1, 0
 if ARGV[12] == '1' then
   local outcome
@@ -61,4 +67,8 @@ redis.call('ZADD', KEYS[3], seq, ARGV[4])
 local spent = redis.call('INCRBY', KEYS[5], cost)
 redis.call('EXPIRE', KEYS[5], ARGV[6])
 keepDayTotal(KEYS[6], ARGV[8], spent, ARGV[9], ARGV[10])
+if operationLimit >= 0 then
+  redis.call('INCRBY', KEYS[11], cost)
+  redis.call('EXPIRE', KEYS[11], ARGV[6])
+end
 return {'created', tonumber(ARGV[7]), balance, held, fell}
