@@ -75,11 +75,22 @@ export const UNSUPPORTED_LANGUAGE = 'Translating into Latin is not supported yet
 /** The longest text a translation takes, and how many characters one credit block holds. */
 export const MAX_TRANSLATION = 20_000;
 
+/** How much of the text translated so far a translation's partial result shows: its last characters. */
+export const PARTIAL_TAIL = 2000;
+
+/** What a translation publishes while it runs: the chunks done, of how many, and the end of the text so far. */
+export const TRANSLATION_SO_FAR = z.strictObject({
+  chunks_done: z.int().min(1).max(MAX_TRANSLATION),
+  chunks: z.int().min(1).max(MAX_TRANSLATION),
+  translated_tail: z.string().max(PARTIAL_TAIL).describe(`The last ${PARTIAL_TAIL} characters translated so far.`),
+});
+
 /**
  * The template trial as a user writes it from docs/building-operations.md: a paid translation priced per
  * started 1,000 characters (3 credits each, 1 to 20 blocks), with settings of its own (the chunk size its
- * progress is told in, and a pretend delay per chunk), progress per chunk, a `JobError` for a valid input the
- * work cannot do (Latin), and a declared example that succeeds. Its "translation" keeps the text as it is.
+ * progress is told in, and a pretend delay per chunk), progress and a partial result per chunk (the chunks
+ * translated so far), a `JobError` for a valid input the work cannot do (Latin), and a declared example that
+ * succeeds. Its "translation" keeps the text as it is.
  */
 export const translateJob = paidJob({
   operationId: 'translateDocument',
@@ -92,6 +103,7 @@ export const translateJob = paidJob({
     translated: z.string().max(MAX_TRANSLATION),
     chunks: z.int().min(1).max(MAX_TRANSLATION),
   }),
+  partial: TRANSLATION_SO_FAR,
   example: { text: 'Good morning, and thank you for the flowers.', target_language: 'fr' },
   settings: {
     TRANSLATE_CHUNK_CHARACTERS: intInRange(100, 5000)({ default: 1000, desc: 'characters per chunk the translation tells progress for' }),
@@ -99,7 +111,7 @@ export const translateJob = paidJob({
   },
   processor:
     (own) =>
-    async ({ text, target_language }, { progress, signal }) => {
+    async ({ text, target_language }, { progress, partial, signal }) => {
       if (target_language === 'la') throw new JobError(UNSUPPORTED_LANGUAGE, { retryable: false });
       const points = [...text];
       const chunks = Math.ceil(points.length / own.TRANSLATE_CHUNK_CHARACTERS);
@@ -108,6 +120,8 @@ export const translateJob = paidJob({
         if (own.TRANSLATE_CHUNK_MS > 0) await delay(own.TRANSLATE_CHUNK_MS, undefined, { signal });
         signal.throwIfAborted();
         progress(Math.round((chunk * 100) / chunks), `Chunk ${chunk} of ${chunks} translated.`);
+        const done = points.slice(0, chunk * own.TRANSLATE_CHUNK_CHARACTERS);
+        partial({ chunks_done: chunk, chunks, translated_tail: done.slice(-PARTIAL_TAIL).join('') });
       }
       return { target_language, translated: text, chunks };
     },

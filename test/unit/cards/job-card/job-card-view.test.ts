@@ -33,6 +33,7 @@ function job(overrides: Partial<Job> = {}): Job {
     error: null,
     attempts: 1,
     progress: { percent: 40, message: 'Counting', updated_at: '2026-11-25T10:00:02.000Z' },
+    partial: null,
     cancel_requested_at: null,
     refunded_credits: 0,
     ...overrides,
