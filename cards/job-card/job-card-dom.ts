@@ -1,5 +1,5 @@
 import type { Job } from '../../shared/domain/jobs/job';
-import { jobCardView, summariseInput, type TimeFormat } from './job-card-view';
+import { jobCardView, type ResultField, summariseInput, type TimeFormat } from './job-card-view';
 
 /** The card's elements, found once by their fixed test ids (listed at the top of `job-card.html`). */
 export interface CardElements {
@@ -18,6 +18,8 @@ export interface CardElements {
   finished: HTMLTimeElement;
   result: HTMLElement;
   resultFields: HTMLElement;
+  partial: HTMLElement;
+  partialFields: HTMLElement;
   error: HTMLElement;
   notice: HTMLElement;
   cancel: HTMLButtonElement;
@@ -34,6 +36,7 @@ export function cardElements(): CardElements {
   const refund = byTestId('refund');
   const kept = byTestId('kept');
   const result = byTestId('result');
+  const partial = byTestId('partial');
   return {
     main: document.querySelector('main')!,
     status: byTestId('status'),
@@ -50,6 +53,8 @@ export function cardElements(): CardElements {
     finished: byTestId<HTMLTimeElement>('finished'),
     result,
     resultFields: result.querySelector('dl')!,
+    partial,
+    partialFields: partial.querySelector('dl')!,
     error: byTestId('error'),
     notice: byTestId('notice'),
     cancel: byTestId<HTMLButtonElement>('cancel'),
@@ -88,9 +93,19 @@ export function renderJob(elements: CardElements, job: Job, format: TimeFormat, 
   setText(elements.kept, view.keptText ?? '');
   setTime(elements.created, job.created_at, view.createdText);
   setTime(elements.finished, job.finished_at, view.finishedText);
-  elements.result.hidden = view.resultFields.length === 0;
-  elements.resultFields.replaceChildren(
-    ...view.resultFields.flatMap((field) => {
+  showFields(elements.result, elements.resultFields, view.resultFields);
+  showFields(elements.partial, elements.partialFields, view.partialFields);
+  elements.error.hidden = view.errorText === null;
+  setText(elements.error, view.errorText ?? '');
+  elements.cancel.hidden = view.final;
+  elements.cancel.disabled = cancelling || !view.canCancel;
+}
+
+/** Lists `fields` in `list` (as text only), its section hidden when there are none. */
+function showFields(section: HTMLElement, list: HTMLElement, fields: readonly ResultField[]): void {
+  section.hidden = fields.length === 0;
+  list.replaceChildren(
+    ...fields.flatMap((field) => {
       const name = document.createElement('dt');
       name.textContent = field.name;
       const value = document.createElement('dd');
@@ -98,10 +113,6 @@ export function renderJob(elements: CardElements, job: Job, format: TimeFormat, 
       return [name, value];
     }),
   );
-  elements.error.hidden = view.errorText === null;
-  setText(elements.error, view.errorText ?? '');
-  elements.cancel.hidden = view.final;
-  elements.cancel.disabled = cancelling || !view.canCancel;
 }
 
 /**

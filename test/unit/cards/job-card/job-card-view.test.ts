@@ -70,6 +70,19 @@ describe('the job card view', () => {
     expect(jobCardView(job({ progress: null }))).to.include({ percent: null, progressMessage: '' });
   });
 
+  it('a running job with a partial result lists its fields "so far"; once it has ended the result replaces them (none listed)', () => {
+    const partial = { chunks_done: 2, chunks: 5, tail: 'x'.repeat(300) };
+    expect(jobCardView(job({ partial })).partialFields).to.deep.equal([
+      { name: 'chunks_done', value: '2' },
+      { name: 'chunks', value: '5' },
+      { name: 'tail', value: `${'x'.repeat(199)}…` },
+    ]);
+    expect(jobCardView(job()).partialFields, 'none published').to.deep.equal([]);
+    const ended = jobCardView(job({ status: 'succeeded', partial, result: { done: true }, finished_at: '2026-11-25T10:01:00.000Z' }));
+    expect(ended.partialFields).to.deep.equal([]);
+    expect(ended.resultFields).to.deep.equal([{ name: 'done', value: 'true' }]);
+  });
+
   it('a running job asked to stop reads "Stopping…" and no longer offers Cancel', () => {
     const view = jobCardView(job({ cancel_requested_at: '2026-11-25T10:00:03.000Z' }));
     expect(view).to.include({ statusLabel: 'Stopping…', canCancel: false, final: false });
