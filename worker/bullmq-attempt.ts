@@ -13,7 +13,8 @@ import type { RedisClient } from '../shared/adapters/redis/redis-client';
 import type { AttemptPorts, EarlierDecision, JobEnd, JobLifecycle, TakenJob } from '../shared/domain/jobs/job-lifecycle';
 import type { AttemptOutcome } from '../shared/domain/jobs/job-runner';
 import type { Settled } from '../shared/domain/jobs/job-settlement';
-import type { JobProgress } from '../shared/domain/jobs/progress-reporter';
+import { splitReport } from '../shared/domain/jobs/partial-result';
+import type { AttemptReport, JobProgress } from '../shared/domain/jobs/progress-reporter';
 import { UnfinishedEnding } from '../shared/domain/jobs/unfinished-ending';
 import { inAttemptSpan } from './attempt-span';
 import type { CancelWatch } from './cancel-watch';
@@ -156,7 +157,7 @@ export class BullmqAttempt implements AttemptPorts<Record<string, unknown>> {
    * completion) goes over this one connection, which Redis applies in the order sent, so the job does not
    * wait a round trip for its last report and the order still holds.
    */
-  async saveProgress(report: JobProgress): Promise<void> {
+  async saveProgress(report: AttemptReport): Promise<void> {
     this.stored = { ...this.stored, reported: report };
     this.deps
       .writeProgress(jobKeyOf(this.job), this.stored)
@@ -215,9 +216,14 @@ export class BullmqAttempt implements AttemptPorts<Record<string, unknown>> {
     throw new UnrecoverableError(end.ending.kind === 'failed' ? end.ending.message : 'canceled');
   }
 
-  /** The progress an ending keeps: the last report (flushed by now) and the first start. */
+  /**
+   * The progress an ending keeps: the last report (flushed by now) without its partial result, which the
+   * result replaces (an ended job shows none, so the ended hash need not keep its 16 KiB), and the first start.
+   */
   private ending(): BullJobProgress {
-    return { ...this.stored, started_at: this.startedAt() };
+    const { reported, ...rest } = this.stored;
+    const kept = reported && splitReport(reported).progress;
+    return { ...rest, ...(kept ? { reported: kept } : {}), started_at: this.startedAt() };
   }
 
   /** A saved start is kept as written; only a start that was never saved is formatted. */

@@ -4,6 +4,7 @@ import * as z from 'zod/v4';
 import { isTerminal, JOB_POLL_SECONDS, type Job } from '../../shared/domain/jobs/job';
 import { JobFinishedError, NotFoundError } from '../../shared/platform/errors/problems';
 import { callerOf, type McpCaller, type McpDependencies } from './mcp-context';
+import { taskProgressNotifier } from './task-progress';
 import { jsonResult } from './tool-calls';
 
 /** The extension a 2026-07-28 client names in its per-request capabilities to accept task answers. */
@@ -106,8 +107,10 @@ export function registerTaskHandlers(server: Server, deps: McpDependencies, mode
       throw error;
     }
   };
+  // A request with a progress token is told the job's progress and partial result first (task-progress.ts).
   server.setRequestHandler('tasks/get', { params: TaskParams }, async ({ taskId }, ctx) => {
     const job = await load(callerOf(ctx), taskId);
+    await taskProgressNotifier(ctx)?.(job);
     const task = taskOf(job, deps.taskTtlMs, modern);
     return (modern && task.status === 'completed' ? { ...task, result: finalResult(job) } : task) as never;
   });
@@ -130,8 +133,10 @@ export function registerTaskHandlers(server: Server, deps: McpDependencies, mode
   server.setRequestHandler('tasks/result', { params: TaskParams }, async ({ taskId }, ctx) => {
     const caller = callerOf(ctx);
     const deadline = Date.now() + RESULT_WAIT_MS;
+    const notify = taskProgressNotifier(ctx);
     let job = await load(caller, taskId);
     while (!taskIsFinal(job) && Date.now() < deadline && !ctx.mcpReq.signal.aborted) {
+      await notify?.(job);
       await delay(RESULT_POLL_MS);
       job = await load(caller, taskId);
     }

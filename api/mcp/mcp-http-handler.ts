@@ -17,7 +17,8 @@ export interface FetchMcpHandler {
  * per-request handler. 2025-era traffic (the `initialize` handshake and every request after it) gets a
  * fresh server and a session-less Streamable HTTP transport per request, with JSON responses enabled:
  * the SDK's built-in legacy fallback would answer as an SSE stream, which a JSON-only, timeout-bound
- * ingress serves less well.
+ * ingress serves less well. The one exception is a task request that asks for progress (a `progressToken`):
+ * its notifications (the job's progress and partial result, `task-progress.ts`) need the stream.
  */
 export function mcpHttpHandler(
   factory: McpServerFactory,
@@ -27,13 +28,16 @@ export function mcpHttpHandler(
   const modern = createMcpHandler(factory, { legacy: 'reject', responseMode: 'auto', maxRequestBodySize, onerror });
   const legacy = async (request: Request, options?: McpHandlerRequestOptions): Promise<Response> => {
     const server = await factory({ era: 'legacy', authInfo: options?.authInfo, requestInfo: request });
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const streamed = asksTaskProgress(options?.parsedBody);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !streamed });
     transport.onerror = onerror;
     await server.connect(transport);
+    let response: Response | undefined;
     try {
-      return await transport.handleRequest(request, options);
+      response = await transport.handleRequest(request, options);
+      return streamed ? closingWhenDone(response, () => server.close()) : response;
     } finally {
-      await server.close();
+      if (!streamed || !response?.body) await server.close();
     }
   };
   return {
@@ -51,4 +55,32 @@ export function mcpHttpHandler(
 function claimsModernEnvelope(body: unknown): boolean {
   const meta = (body as { params?: { _meta?: Record<string, unknown> } } | undefined)?.params?._meta;
   return typeof meta === 'object' && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
+}
+
+/** A 2025-era `tasks/get` or `tasks/result` with a progress token: answered as a stream, its notifications first. */
+function asksTaskProgress(body: unknown): boolean {
+  const message = body as { method?: unknown; params?: { _meta?: { progressToken?: unknown } } } | undefined;
+  const method = message?.method;
+  return (method === 'tasks/get' || method === 'tasks/result') && message?.params?._meta?.progressToken !== undefined;
+}
+
+/** The streamed answer, with `close` run once its stream has ended (answered, or abandoned by the client). */
+function closingWhenDone(response: Response, close: () => Promise<void>): Response {
+  if (!response.body) return response;
+  const done = () => void close().catch(() => undefined);
+  const body = response.body.pipeThrough(new TransformStream({ flush: done }));
+  // A client that leaves early cancels the stream: the server closes then too.
+  const reader = body.getReader();
+  const stream = new ReadableStream({
+    pull: async (controller) => {
+      const { done: ended, value } = await reader.read();
+      if (ended) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel: async (reason) => {
+      await reader.cancel(reason);
+      done();
+    },
+  });
+  return new Response(stream, { status: response.status, statusText: response.statusText, headers: response.headers });
 }

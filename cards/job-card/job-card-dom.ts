@@ -2,7 +2,7 @@ import type { Job } from '../../shared/domain/jobs/job';
 import { byTestId, drawMessage, drawProgress, drawStatus, setText } from '../kit/card-dom';
 import type { TimeFormat } from '../kit/card-text';
 import { jobStatusView } from '../kit/job-status';
-import { jobCardView, summariseInput } from './job-card-view';
+import { jobCardView, type ResultField, summariseInput } from './job-card-view';
 
 /** The card's elements, found once by their fixed test ids (listed at the top of `job-card.html`). */
 export interface CardElements {
@@ -21,6 +21,8 @@ export interface CardElements {
   finished: HTMLTimeElement;
   result: HTMLElement;
   resultFields: HTMLElement;
+  partial: HTMLElement;
+  partialFields: HTMLElement;
   error: HTMLElement;
   notice: HTMLElement;
   cancel: HTMLButtonElement;
@@ -31,6 +33,7 @@ export function cardElements(): CardElements {
   const refund = byTestId('refund');
   const kept = byTestId('kept');
   const result = byTestId('result');
+  const partial = byTestId('partial');
   return {
     main: document.querySelector('main')!,
     status: byTestId('status'),
@@ -47,6 +50,8 @@ export function cardElements(): CardElements {
     finished: byTestId<HTMLTimeElement>('finished'),
     result,
     resultFields: result.querySelector('dl')!,
+    partial,
+    partialFields: partial.querySelector('dl')!,
     error: byTestId('error'),
     notice: byTestId('notice'),
     cancel: byTestId<HTMLButtonElement>('cancel'),
@@ -76,9 +81,19 @@ export function renderJob(elements: CardElements, job: Job, format: TimeFormat, 
   setText(elements.kept, view.keptText ?? '');
   setTime(elements.created, job.created_at, view.createdText);
   setTime(elements.finished, job.finished_at, view.finishedText);
-  elements.result.hidden = view.resultFields.length === 0;
-  elements.resultFields.replaceChildren(
-    ...view.resultFields.flatMap((field) => {
+  showFields(elements.result, elements.resultFields, view.resultFields);
+  showFields(elements.partial, elements.partialFields, view.partialFields);
+  elements.error.hidden = view.errorText === null;
+  setText(elements.error, view.errorText ?? '');
+  elements.cancel.hidden = view.final;
+  elements.cancel.disabled = cancelling || !view.canCancel;
+}
+
+/** Lists `fields` in `list` (as text only), its section hidden when there are none. */
+function showFields(section: HTMLElement, list: HTMLElement, fields: readonly ResultField[]): void {
+  section.hidden = fields.length === 0;
+  list.replaceChildren(
+    ...fields.flatMap((field) => {
       const name = document.createElement('dt');
       name.textContent = field.name;
       const value = document.createElement('dd');
@@ -86,10 +101,6 @@ export function renderJob(elements: CardElements, job: Job, format: TimeFormat, 
       return [name, value];
     }),
   );
-  elements.error.hidden = view.errorText === null;
-  setText(elements.error, view.errorText ?? '');
-  elements.cancel.hidden = view.final;
-  elements.cancel.disabled = cancelling || !view.canCancel;
 }
 
 /**

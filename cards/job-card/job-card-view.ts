@@ -32,6 +32,8 @@ export interface JobCardView {
   finishedText: string | null;
   inputSummary: string;
   resultFields: ResultField[];
+  /** What the job has produced so far, while it runs (its partial result's fields); the result replaces it. */
+  partialFields: ResultField[];
   /** The job's own safe error message, when it failed. */
   errorText: string | null;
   /** True while Cancel may be offered: not final and not already asked to stop. */
@@ -114,6 +116,7 @@ export function jobCardView(job: Job, format: TimeFormat = {}): JobCardView {
     finishedText: job.finished_at ? formatTime(job.finished_at, format) : null,
     inputSummary: summariseInput(job.input ?? {}),
     resultFields: job.status === 'succeeded' ? resultFields(job.result) : [],
+    partialFields: final ? [] : resultFields(job.partial ?? null),
     errorText: job.status === 'failed' ? (job.error?.message ?? 'The job failed.') : null,
     canCancel,
   };

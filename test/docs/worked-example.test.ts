@@ -9,6 +9,8 @@ import type { Operation } from '../../shared/contract/operations/operation';
 import { OPERATIONS, publishedOperations } from '../../shared/contract/operations/registry';
 import { meetsRegistryRules, registryProblems } from '../../shared/contract/operations/registry-rules';
 import { requestBodySchema } from '../../shared/contract/operations/registry-schemas';
+import { PartialResultError } from '../../shared/domain/jobs/partial-result';
+import { buildProcessors, type PaidJob, paidJob } from '../../shared/domain/jobs/processor';
 import { BACKENDS } from '../support/backends';
 import { withOperations } from '../support/extra-operations';
 import { type ConnectorUnderTest, newKey, newSubject, startConnector } from '../support/harness';
@@ -90,6 +92,35 @@ describe('the worked example of docs/building-operations.md (a free quote and a 
     expect(failed).to.deep.equal([]);
     expect(portabilityFindings(requestBodySchema(report)!)).to.deep.equal([]);
     expect(portabilityFindings(requestBodySchema(brief)!)).to.deep.equal([]);
+  });
+
+  it('the report publishes the sections written so far after each page, within its declared partial schema; a value outside it is refused naming the operation', async () => {
+    const reportJob = example.exportsOf('shared/domain/processors/write-report.ts').reportJob as PaidJob;
+    const processor = buildProcessors([reportJob]).get('createReport')!;
+    const published: Array<Record<string, any>> = [];
+    const context = { jobId: 'job_x', attempt: 1, signal: new AbortController().signal, progress: () => {} };
+    const result = await processor({ topic: TOPIC, pages: 3 }, { ...context, partial: (value) => void published.push(value) });
+    expect(published.map((partial) => partial.pages_written)).to.deep.equal([1, 2, 3]);
+    expect(published.map((partial) => partial.sections.length)).to.deep.equal([1, 2, 3]);
+    expect(published[2].sections).to.deep.equal((result as Record<string, unknown>).sections);
+    const wrong = paidJob({
+      ...reportJob,
+      operationId: 'createReport',
+      processor:
+        () =>
+        async (_input, { partial }) => {
+          partial({ pages_written: 9 } as never);
+          return {};
+        },
+    });
+    const refused = await buildProcessors([wrong]).get('createReport')!(
+      { topic: TOPIC, pages: 1 },
+      { ...context, partial: () => {} },
+    ).catch((error: Error) => error);
+    expect(refused)
+      .to.be.instanceOf(PartialResultError)
+      .and.have.property('message')
+      .that.match(/^createReport: a partial result must fit its declared schema/);
   });
 
   for (const backend of BACKENDS) {
@@ -183,6 +214,9 @@ describe('the worked example of docs/building-operations.md (a free quote and a 
         expect(job.status).to.equal('succeeded');
         expect(job.result.topic).to.equal(TOPIC);
         expect(job.progress).to.include({ percent: 100, message: 'Page 3 of 3 written.' });
+        expect(job.partial, 'the result replaces the sections written so far').to.equal(null);
+        const document = (await (await fetch(`${c.baseUrl}/openapi.json`)).json()) as Record<string, any>;
+        expect(JSON.stringify(document.components.schemas.Job.properties.partial)).to.include('"pages_written"');
         expect(job.result.sections.map((section: { heading: string }) => section.heading)).to.deep.equal([
           'tides: part 1',
           'tides: part 2',

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { maximalSize } from '../../doctor/response-size';
 import { BACKENDS } from '../support/backends';
-import { EXTENDED_REGISTRY, MAX_TRANSLATION, translateJob, UNSUPPORTED_LANGUAGE } from '../support/extra-operations';
+import { EXTENDED_REGISTRY, MAX_TRANSLATION, PARTIAL_TAIL, translateJob, UNSUPPORTED_LANGUAGE } from '../support/extra-operations';
 import { type ConnectorUnderTest, newKey, newSubject, startConnector } from '../support/harness';
 import { isFinal, pollJob } from '../support/job-polling';
 import { submitJob } from '../support/job-submission';
@@ -90,6 +90,52 @@ for (const backend of BACKENDS) {
       expect(again.body.id).to.equal(first.body.id);
       expect((await submitJob(c, token, { ...translation, input: { ...input, target_language: 'it' }, key })).status).to.equal(422);
       expect(await usage(token)).to.deep.equal({ jobs_charged: 1, credits_spent: 3, credits_refunded: 0 });
+    });
+
+    it('a running translation shows the chunks translated so far as its partial result, growing while it runs, and its result replaces it', async () => {
+      const token = await c.link(newSubject());
+      // 100-character chunks of distinct letters, so the tail says which chunks are done.
+      const text = Array.from({ length: 30 }, (_, i) => String.fromCharCode(97 + (i % 26)).repeat(100)).join('');
+      const accepted = await submitJob(c, token, { ...translation, input: { text, target_language: 'de' } });
+      expect(accepted.body.partial, 'queued: nothing yet').to.equal(null);
+      const seen: number[] = [];
+      await pollJob(c, token, accepted.body.id, (job) => {
+        if (job.status === 'running' && job.partial) {
+          const { chunks_done, chunks, translated_tail } = job.partial;
+          expect(chunks).to.equal(30);
+          expect(translated_tail).to.equal(text.slice(0, chunks_done * 100).slice(-PARTIAL_TAIL));
+          if (seen.at(-1) !== chunks_done) seen.push(chunks_done);
+        }
+        return seen.length >= 2;
+      });
+      expect(seen[1], 'a later read shows more chunks').to.be.above(seen[0]);
+      const ended = await pollJob(c, token, accepted.body.id, isFinal, 30_000);
+      expect(ended).to.deep.include({
+        status: 'succeeded',
+        partial: null,
+        result: { target_language: 'de', translated: text, chunks: 30 },
+      });
+      const listed = (await c.call('GET', '/v1/jobs?limit=5', { token })).body.items;
+      expect(listed.map((job: { partial: unknown }) => job.partial)).to.deep.equal([null]);
+    });
+
+    it("publishes the partial result with the job in /openapi.json: Job.partial is the translation's schema or null, JobSummary.partial only null", async () => {
+      const document = (await (await fetch(`${c.baseUrl}/openapi.json`)).json()) as Record<string, any>;
+      const { Job, JobSummary } = document.components.schemas;
+      expect(Job.required).to.include('partial');
+      const shown = JSON.stringify(Job.properties.partial);
+      for (const field of ['chunks_done', 'chunks', 'translated_tail']) expect(shown).to.include(`"${field}"`);
+      expect(shown).to.include(`"maxLength":${PARTIAL_TAIL}`);
+      expect(JobSummary.properties.partial).to.include({ type: 'null' });
+    });
+
+    it('a translation canceled while it runs ends canceled with no partial result shown', async () => {
+      const token = await c.link(newSubject());
+      const accepted = await submitJob(c, token, { ...translation, input: { text: 'q'.repeat(MAX_TRANSLATION), target_language: 'it' } });
+      const running = await pollJob(c, token, accepted.body.id, (job) => job.partial !== null && job.partial !== undefined);
+      expect(running.partial.chunks_done).to.be.at.least(1);
+      expect((await c.call('DELETE', `/v1/jobs/${accepted.body.id}`, { token })).status).to.equal(202);
+      expect(await pollJob(c, token, accepted.body.id, isFinal, 30_000)).to.deep.include({ status: 'canceled', partial: null });
     });
 
     it('a valid input the work cannot do (Latin) fails with its JobError, once, and is refunded', async () => {

@@ -98,12 +98,22 @@ export const TRANSLATION_CHUNKED = {
   }),
 };
 
+/** How much of the text translated so far a translation's partial result shows: its last characters. */
+export const PARTIAL_TAIL = 2000;
+
+/** What a translation publishes while it runs: the chunks done, of how many, and the end of the text so far. */
+export const TRANSLATION_SO_FAR = z.strictObject({
+  chunks_done: z.int().min(1).max(MAX_TRANSLATION),
+  chunks: z.int().min(1).max(MAX_TRANSLATION),
+  translated_tail: z.string().max(PARTIAL_TAIL).describe(`The last ${PARTIAL_TAIL} characters translated so far.`),
+});
+
 /**
  * The template trial as a user writes it from docs/building-operations.md: a paid translation priced per
  * started 1,000 characters (3 credits each, 1 to 20 blocks), with settings of its own (the chunk size its
- * progress is told in, and a pretend delay per chunk), progress per chunk, an event of its own per chunk
- * (`translation.chunked`), a `JobError` for a valid input the work cannot do (Latin), and a declared example
- * that succeeds. Its "translation" keeps the text as it is.
+ * progress is told in, and a pretend delay per chunk), progress, a partial result (the chunks translated so
+ * far) and an event of its own (`translation.chunked`) per chunk, a `JobError` for a valid input the work
+ * cannot do (Latin), and a declared example that succeeds. Its "translation" keeps the text as it is.
  */
 export const translateJob = paidJob({
   operationId: 'translateDocument',
@@ -116,6 +126,7 @@ export const translateJob = paidJob({
     translated: z.string().max(MAX_TRANSLATION),
     chunks: z.int().min(1).max(MAX_TRANSLATION),
   }),
+  partial: TRANSLATION_SO_FAR,
   example: { text: 'Good morning, and thank you for the flowers.', target_language: 'fr' },
   settings: {
     TRANSLATE_CHUNK_CHARACTERS: intInRange(100, 5000)({ default: 1000, desc: 'characters per chunk the translation tells progress for' }),
@@ -124,7 +135,7 @@ export const translateJob = paidJob({
   events: { 'translation.chunked': TRANSLATION_CHUNKED },
   processor:
     (own) =>
-    async ({ text, target_language }, { progress, signal, emit }) => {
+    async ({ text, target_language }, { progress, partial, signal, emit }) => {
       if (target_language === 'la') throw new JobError(UNSUPPORTED_LANGUAGE, { retryable: false });
       const points = [...text];
       const chunks = Math.ceil(points.length / own.TRANSLATE_CHUNK_CHARACTERS);
@@ -133,6 +144,8 @@ export const translateJob = paidJob({
         if (own.TRANSLATE_CHUNK_MS > 0) await delay(own.TRANSLATE_CHUNK_MS, undefined, { signal });
         signal.throwIfAborted();
         progress(Math.round((chunk * 100) / chunks), `Chunk ${chunk} of ${chunks} translated.`);
+        const done = points.slice(0, chunk * own.TRANSLATE_CHUNK_CHARACTERS);
+        partial({ chunks_done: chunk, chunks, translated_tail: done.slice(-PARTIAL_TAIL).join('') });
         await emit('translation.chunked', { chunk, chunks, target_language });
       }
       return { target_language, translated: text, chunks };

@@ -3,6 +3,7 @@ import { isTerminal, queuedRecord } from '../../domain/jobs/job';
 import { type AttemptPorts, type EndingStore, endOfRecord, type JobLifecycle, type TakenJob } from '../../domain/jobs/job-lifecycle';
 import type { CancelOutcome, JobQueue } from '../../domain/jobs/job-queue';
 import { backoffDelay } from '../../domain/jobs/job-runner';
+import { splitReport } from '../../domain/jobs/partial-result';
 import { type JobPolicies, type JobPolicy, policyOf } from '../../domain/jobs/processor';
 import { withinGrace } from '../../platform/lifecycle/within-grace';
 
@@ -145,9 +146,9 @@ export class MemoryJobQueue implements JobQueue {
     return {
       ...endOnRecord(job),
       cancelAsked: () => job.cancel_requested_at !== null,
-      // The record is this queue's own, so a report is stored by assigning it.
+      // The record is this queue's own, so a report is stored by assigning it; its partial result shows apart.
       saveProgress: async (report) => {
-        job.progress = report;
+        ({ progress: job.progress, partial: job.partial } = splitReport(report));
       },
       retry: () => this.retryLater(job, policy.backoffMs),
     };
@@ -159,6 +160,7 @@ export class MemoryJobQueue implements JobQueue {
     // not yet started (docs/decisions/job-shows-its-attempt.md).
     job.started_at = null;
     job.progress = null;
+    job.partial = null;
     const timer = setTimeout(
       () => {
         this.timers.delete(timer);
@@ -181,6 +183,8 @@ function endOnRecord(job: JobRecord): EndingStore<void> {
     markEnded(end, settled) {
       job.status = end.ending.kind;
       job.finished_at = new Date(end.endedAt).toISOString();
+      // The result (or the error) replaces what the job had published while it ran.
+      job.partial = null;
       if (end.ending.kind === 'succeeded') job.result = end.ending.result;
       else if (end.ending.kind === 'failed') job.error = { message: end.ending.message };
       if (settled.released > 0) job.refunded_credits = settled.released;

@@ -1,7 +1,8 @@
 import type { Job as BullJob, JobState } from 'bullmq';
 import { isTerminal, type JobRecord, type JobStatus, type NewJob } from '../../domain/jobs/job';
 import { GENERIC_JOB_FAILURE } from '../../domain/jobs/job-runner';
-import type { JobProgress } from '../../domain/jobs/progress-reporter';
+import { splitReport } from '../../domain/jobs/partial-result';
+import type { AttemptReport } from '../../domain/jobs/progress-reporter';
 
 /** What a BullMQ job carries as its data; the job's name is the operation id. */
 export interface BullJobData {
@@ -20,7 +21,7 @@ export interface BullJobData {
 export interface BullJobProgress {
   started_at?: string;
   error?: string;
-  reported?: JobProgress;
+  reported?: AttemptReport;
   /** Set by the worker when it ended the job as canceled (BullMQ holds it as failed). */
   canceled?: boolean;
   /** Credits the worker gave back when it ended the job. */
@@ -53,10 +54,11 @@ export function readProgress(progress: unknown): BullJobProgress {
   };
 }
 
-function isJobProgress(value: unknown): value is JobProgress {
+function isJobProgress(value: unknown): value is AttemptReport {
   if (!value || typeof value !== 'object') return false;
-  const { percent, message, updated_at } = value as Record<string, unknown>;
-  return Number.isInteger(percent) && (message === null || typeof message === 'string') && typeof updated_at === 'string';
+  const { percent, message, updated_at, partial } = value as Record<string, unknown>;
+  const partialOk = partial === undefined || (typeof partial === 'object' && partial !== null && !Array.isArray(partial));
+  return Number.isInteger(percent) && (message === null || typeof message === 'string') && typeof updated_at === 'string' && partialOk;
 }
 
 /** Our four states from BullMQ's many: anything waiting, delayed (a retry's backoff) or prioritized is queued. */
@@ -161,6 +163,7 @@ export function toJobRecord(job: (StoredBullJob & CancelFields) | undefined, sta
   const progress = readProgress(job.progress);
   const status = shownStatus(found, job, progress);
   const onAttempt = attemptUnderWay(status, job, progress);
+  const shown = splitReport(onAttempt ? progress.reported : undefined);
   return {
     id: job.id,
     subject: job.data.subject,
@@ -172,7 +175,9 @@ export function toJobRecord(job: (StoredBullJob & CancelFields) | undefined, sta
     started_at: onAttempt ? isoOrNull(job.processedOn) : null,
     ...outcomeOf(status, job, progress),
     attempts: Math.max(job.attemptsStarted ?? 0, job.attemptsMade ?? 0),
-    progress: onAttempt ? (progress.reported ?? null) : null,
+    progress: shown.progress,
+    // Shown while the job runs only: the result (or the error) replaces it.
+    partial: status === 'running' ? shown.partial : null,
     cancel_requested_at: job.cancelRequestedOn === undefined ? null : new Date(job.cancelRequestedOn).toISOString(),
     // A job canceled while it ran shows what its worker gave back (written before it marked the job: all but what
     // its cancelCharge kept); one canceled in the queue is refunded in full by the API right after its cancel

@@ -8,6 +8,7 @@ import {
   OPERATION_ID_CHARS,
   READ_ERROR_CHARS,
 } from '../../domain/jobs/job-views';
+import { MAX_PARTIAL_BYTES } from '../../domain/jobs/partial-result';
 import type { PaidJob } from '../../domain/jobs/processor';
 import type { JsonSchema, Operation } from './operation';
 import { paidJobsOf } from './paid-jobs';
@@ -63,6 +64,11 @@ function jobComponents(operations: readonly Operation[], components: Record<stri
       'Set when status is succeeded.',
     ),
     error: messageBounded(property(base, 'error'), READ_ERROR_CHARS),
+    partial: nullable(
+      viewSchema(jobs, components, (job) => job.partial, { optional: true }),
+      `What the job has produced so far (at most ${MAX_PARTIAL_BYTES} bytes of JSON), while it runs; null before its first, ` +
+        'on a new attempt and once it has ended: the result replaces it.',
+    ),
   };
   const listed: Record<string, JsonSchema> = {
     ...read,
@@ -81,6 +87,7 @@ function jobComponents(operations: readonly Operation[], components: Record<stri
     ),
     progress: messageBounded(property(base, 'progress'), LISTED_PROGRESS_CHARS),
     error: messageBounded(property(base, 'error'), LISTED_ERROR_CHARS),
+    partial: { type: 'null', description: 'Always null in a list: getJob shows what a running job has produced so far.' },
   };
   return {
     Job: withProperties(base, read),
@@ -97,11 +104,20 @@ function viewPart(view: JobViewName, part: 'input' | 'result', fallback: PartSch
   return (job) => job.views?.[view]?.[part]?.schema ?? fallback(job);
 }
 
-/** One schema for the part across the jobs: each job's, once; an open object when there is no job or no schema. */
-function viewSchema(jobs: readonly PaidJob[], components: Record<string, JsonSchema>, part: PartSchema): JsonSchema {
+/**
+ * One schema for the part across the jobs: each job's, once; an open object when there is no job or no schema.
+ * An `optional` part (the partial results) counts only the jobs that declare one.
+ */
+function viewSchema(
+  jobs: readonly PaidJob[],
+  components: Record<string, JsonSchema>,
+  part: PartSchema,
+  { optional = false } = {},
+): JsonSchema {
   const schemas = new Map<string, JsonSchema>();
   for (const job of jobs) {
     const type = part(job);
+    if (optional && !type) continue;
     const schema: JsonSchema = type ? publishedSchema(type).schema : { type: 'object' };
     if (type) mergeComponents(components, publishedSchema(type).components);
     schemas.set(JSON.stringify(schema), schema);

@@ -140,6 +140,7 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
       'error',
       'attempts',
       'progress',
+      'partial',
       'cancel_requested_at',
       'refunded_credits',
     ],
@@ -175,6 +176,10 @@ export const COMPONENT_SCHEMAS: Record<string, JsonSchema> = {
           updated_at: timestamp,
         },
         description: 'How far the job has got, as its processor last reported; null before its first report.',
+      },
+      partial: {
+        type: ['object', 'null'],
+        description: 'What the job has produced so far, while it runs; null otherwise. The result replaces it.',
       },
       cancel_requested_at: { ...nullableTimestamp, description: 'When cancelJob was called for this job; null otherwise.' },
       refunded_credits: {

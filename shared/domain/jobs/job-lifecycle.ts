@@ -31,7 +31,7 @@ import {
   type WorkDone,
 } from './job-settlement';
 import type { JobPolicies, ProcessorMap } from './processor';
-import type { JobProgress } from './progress-reporter';
+import type { AttemptReport, JobProgress } from './progress-reporter';
 import { UnfinishedEnding } from './unfinished-ending';
 
 /** What was decided about a job before it was taken again: nothing, or how it must end without running. */
@@ -106,8 +106,8 @@ export interface TakenJob {
 export interface AttemptPorts<R> extends EndingStore<R> {
   /** Whether a cancel of the job has been asked (after an attempt that did not succeed). */
   cancelAsked(): Step<boolean>;
-  /** Stores a progress report (already coalesced and ordered). */
-  saveProgress(report: JobProgress): Promise<void>;
+  /** Stores a progress report with the latest partial result (already coalesced and ordered). */
+  saveProgress(report: AttemptReport): Promise<void>;
   /** Runs the attempt in the backend's frame (the worker: the attempt's span); `onReport` is told of each report. */
   frame?(attempt: (onReport: (report: JobProgress) => void) => Promise<AttemptOutcome>): Promise<AttemptOutcome>;
   /** Puts the job back to run again after a failed attempt, keeping its safe message. */

@@ -2,7 +2,7 @@ import { withinGrace } from '../../platform/lifecycle/within-grace';
 import { EventDeclarationError } from './declared-events';
 import { JobError } from './job-error';
 import type { JobPolicy, ProcessorMap } from './processor';
-import { createProgressReporter, type JobProgress, type ProgressReporter } from './progress-reporter';
+import { type AttemptReport, createProgressReporter, type PartialResult, type ProgressReporter } from './progress-reporter';
 
 /** The outcome of one attempt, as both the in-memory queue and the BullMQ worker record it. */
 export type AttemptOutcome =
@@ -22,8 +22,8 @@ export function timeoutMessage(timeoutMs: number): string {
 export interface AttemptOptions {
   attempt: number;
   policy: Pick<JobPolicy, 'attempts' | 'timeoutMs'>;
-  /** Stores a progress report (already coalesced and ordered here). */
-  saveProgress: (progress: JobProgress) => Promise<void>;
+  /** Stores a progress report and the latest partial result (already coalesced and ordered here). */
+  saveProgress: (report: AttemptReport) => Promise<void>;
   /** This attempt's controller: its signal is the processor's; whoever holds it may abort the attempt. */
   controller?: AbortController;
   onUnexpected?: (error: unknown) => void;
@@ -55,7 +55,14 @@ export async function runAttempt(
   const reports = lazyReporter(saveProgress, onUnexpected);
   const events = emitter(options.announce, onUnexpected);
   try {
-    const context = { jobId: job.id, attempt, signal: controller.signal, progress: reports.report, emit: events.emit };
+    const context = {
+      jobId: job.id,
+      attempt,
+      signal: controller.signal,
+      progress: reports.report,
+      partial: reports.publish,
+      emit: events.emit,
+    };
     const result = await withinTimeout(policy.timeoutMs, controller, processor(job.input, context));
     // A processor may type its result as an interface; at run time it is the plain JSON object stored.
     return { kind: 'succeeded', result: result as Record<string, unknown> };
@@ -96,14 +103,21 @@ function emitter(announce: AttemptOptions['announce'], onError: (error: unknown)
  * The attempt's progress, reported through a reporter made on the first report only (a processor that never
  * reports costs nothing). Once closed (the attempt has ended), later reports are dropped.
  */
-function lazyReporter(save: (progress: JobProgress) => Promise<void>, onError: (error: unknown) => void) {
+function lazyReporter(save: (report: AttemptReport) => Promise<void>, onError: (error: unknown) => void) {
   let reporter: ProgressReporter | undefined;
   let ended = false;
+  const reporterNow = (): ProgressReporter | undefined => {
+    if (ended && reporter === undefined) return undefined;
+    reporter ??= createProgressReporter(save, { onError });
+    return reporter;
+  };
   return {
     report(percent: number, message?: string): void {
-      if (ended && reporter === undefined) return;
-      reporter ??= createProgressReporter(save, { onError });
-      reporter.report(percent, message);
+      reporterNow()?.report(percent, message);
+    },
+    /** A partial result, checked by the processor's wrapper (`buildProcessors`) before it comes here. */
+    publish(partial: object): void {
+      reporterNow()?.publish(partial as PartialResult);
     },
     async close(): Promise<void> {
       ended = true;

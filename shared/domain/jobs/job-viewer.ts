@@ -40,6 +40,8 @@ export class JobViewer {
       input: partOf(view?.input, job.input) ?? summarise(job.input),
       result: job.result && (partOf(view?.result, job.result) ?? summarise(job.result)),
       progress: job.progress && { ...job.progress, message: job.progress.message && clip(job.progress.message, LISTED_PROGRESS_CHARS) },
+      // Up to 16 KiB each: a page of 100 would pass 100,000 characters, so a list leaves it to getJob.
+      partial: null,
       error: job.error && { message: clip(job.error.message, LISTED_ERROR_CHARS) },
     };
   }

@@ -1,4 +1,4 @@
-import type { JobProgress } from './progress-reporter';
+import type { JobProgress, PartialResult } from './progress-reporter';
 
 /** The states of a job: `queued → running → succeeded | failed | canceled` (a queued job may go to `canceled` directly). */
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'canceled';
@@ -23,6 +23,11 @@ export interface Job {
   attempts: number;
   /** The processor's last progress report, or null before the first. */
   progress: JobProgress | null;
+  /**
+   * What the processor has produced so far, as it last published it (`PaidJob.partial`): set only while the
+   * job runs; null before the first, on a new attempt, and once the job has ended (the result replaces it).
+   */
+  partial: PartialResult | null;
   /** When the owner asked to cancel the job; null unless asked. */
   cancel_requested_at: string | null;
   /** Credits given back (a canceled job, or a failed one whose operation refunds failures); 0 otherwise. */
@@ -70,6 +75,7 @@ export function queuedRecord(job: NewJob): JobRecord {
     error: null,
     attempts: 0,
     progress: null,
+    partial: null,
     cancel_requested_at: null,
     refunded_credits: 0,
   };

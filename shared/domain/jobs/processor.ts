@@ -3,6 +3,7 @@ import type * as z from 'zod';
 import { checkEmission, type DeclaredEvents, type EventData, EventDeclarationError, MAX_EVENTS_PER_ATTEMPT } from './declared-events';
 import { JobError } from './job-error';
 import type { JobViews } from './job-views';
+import { checkedPartial } from './partial-result';
 
 /**
  * What a processor returns: a small JSON object, stored with the job. Any object type, so a result declared
@@ -13,8 +14,12 @@ export type JobResult = object;
 /** The events of a job that declares none: `emit` takes no type. */
 export type NoEvents = Record<never, never>;
 
-/** What a processor learns about the attempt it runs, and how it talks back while it runs. */
-export interface ProcessorContext<E extends DeclaredEvents = DeclaredEvents> {
+/**
+ * What a processor learns about the attempt it runs, and how it talks back while it runs. `E` are its job's
+ * declared events (`PaidJob.events`); `Part` is the type of its partial results (`PaidJob.partial`), and a job
+ * that declares none cannot publish one.
+ */
+export interface ProcessorContext<E extends DeclaredEvents = DeclaredEvents, Part extends object = never> {
   readonly jobId: string;
   /** 1 for the first attempt. Processing is at-least-once: a processor must tolerate running again. */
   readonly attempt: number;
@@ -24,6 +29,13 @@ export interface ProcessorContext<E extends DeclaredEvents = DeclaredEvents> {
    * stored in the order reported; the call never waits for the store. Throws a `RangeError` on a bad value.
    */
   progress(percent: number, message?: string): void;
+  /**
+   * Publishes what the attempt has produced so far (replacing the last one), shown with the job while it runs
+   * and delivered to MCP clients waiting on its task; the final result replaces it. Checked against the job's
+   * `partial` schema and bounded to 16 KiB of JSON (a `PartialResultError` names the rule broken); stored as a
+   * snapshot, coalesced with the progress reports, never waiting for the store. A retried attempt starts with none.
+   */
+  partial(value: Part): void;
   /** Fires when this attempt must stop: its operation's timeout passed or the job was canceled while it runs; a processor should stop and throw. */
   readonly signal: AbortSignal;
   /**
@@ -41,12 +53,17 @@ export interface ProcessorContext<E extends DeclaredEvents = DeclaredEvents> {
  * Does the work of one paid operation on its typed input. Throw `JobError` for a failure whose message may be
  * shown. (Declared through a method so that a list of jobs with different inputs is one type.)
  */
-export type Processor<Input = Record<string, unknown>, Result extends JobResult = JobResult, E extends DeclaredEvents = DeclaredEvents> = {
-  run(input: Input, context: ProcessorContext<E>): Promise<Result>;
+export type Processor<
+  Input = Record<string, unknown>,
+  Result extends JobResult = JobResult,
+  E extends DeclaredEvents = DeclaredEvents,
+  Part extends object = never,
+> = {
+  run(input: Input, context: ProcessorContext<E, Part>): Promise<Result>;
 }['run'];
 
 /** Processors by operation id; the worker dispatches on the job's operation. */
-export type ProcessorMap = ReadonlyMap<string, Processor<Record<string, unknown>, JobResult>>;
+export type ProcessorMap = ReadonlyMap<string, Processor<Record<string, unknown>, JobResult, DeclaredEvents, object>>;
 
 /**
  * What a cancel of a job that has started keeps of its price: `none` (all given back), `progress` (the price
@@ -77,6 +94,7 @@ export interface PaidJob<
   Result extends JobResult = JobResult,
   S extends JobSettingSpecs = JobSettingSpecs,
   E extends DeclaredEvents = DeclaredEvents,
+  Part extends object = object,
 > {
   /** The operationId of the operation whose jobs this processes. */
   readonly operationId: string;
@@ -84,6 +102,11 @@ export interface PaidJob<
   readonly input: z.ZodType<Input>;
   /** What a succeeded job holds as `result`: published with the job; a result outside it fails the job. */
   readonly result?: z.ZodType<Result>;
+  /**
+   * What its processor may publish while it runs (`context.partial`): a zod schema of an object, published
+   * with the job (`Job.partial`); a partial result outside it, or over 16 KiB of JSON, is refused.
+   */
+  readonly partial?: z.ZodType<Part>;
   /**
    * An input that succeeds: what the tests (and a person trying the operation) call it with. Not every valid
    * input need succeed (a processor may fail with `JobError` on what only the work can tell), so the tests
@@ -116,26 +139,35 @@ export interface PaidJob<
    */
   readonly events?: E;
   /** Builds the processor once per process, from the values of its own settings. */
-  processor(own: JobSettingValues<S>): Processor<Input, Result, E>;
+  processor(own: JobSettingValues<S>): Processor<Input, Result, E, Part>;
 }
 
 /** What {@link paidJob} is given: a job whose input and result types come from its schemas. */
-export type PaidJobSpec<I extends z.ZodType, R extends z.ZodType<JobResult>, S extends JobSettingSpecs, E extends DeclaredEvents> = Omit<
-  PaidJob<z.output<I>, z.output<R>, S, E>,
-  'input' | 'result'
-> & { readonly input: I; readonly result?: R };
+export type PaidJobSpec<
+  I extends z.ZodType,
+  R extends z.ZodType<JobResult>,
+  S extends JobSettingSpecs,
+  E extends DeclaredEvents,
+  P extends z.ZodType<object> = z.ZodType<never>,
+> = Omit<PaidJob<z.output<I>, z.output<R>, S, E, z.output<P>>, 'input' | 'result' | 'partial'> & {
+  readonly input: I;
+  readonly result?: R;
+  readonly partial?: P;
+};
 
 /**
- * Declares a paid job: the processor's input and result are typed by the `input` and `result` schemas (and
- * its own settings by `settings`), so the job, its price rule and its operation agree at compile time.
+ * Declares a paid job: the processor's input, result and partial results are typed by the `input`, `result`
+ * and `partial` schemas (and its own settings by `settings`), so the job, its price rule and its operation
+ * agree at compile time.
  */
 export function paidJob<
   I extends z.ZodType,
   R extends z.ZodType<JobResult> = z.ZodType<JobResult>,
   S extends JobSettingSpecs = JobSettingSpecs,
   E extends DeclaredEvents = NoEvents,
->(spec: PaidJobSpec<I, R, S, E>): PaidJob<z.output<I>, z.output<R>, S, E> {
-  return spec as PaidJob<z.output<I>, z.output<R>, S, E>;
+  P extends z.ZodType<object> = z.ZodType<never>,
+>(spec: PaidJobSpec<I, R, S, E, P>): PaidJob<z.output<I>, z.output<R>, S, E, z.output<P>> {
+  return spec as PaidJob<z.output<I>, z.output<R>, S, E, z.output<P>>;
 }
 
 /** How the queue runs the jobs of one operation: the global settings overridden by the job's own. */
@@ -185,10 +217,19 @@ export function buildProcessors(jobs: readonly PaidJob[], own: ReadonlyMap<strin
 /** The message of a job whose processor answered a result its declaration does not allow. */
 export const RESULT_OUTSIDE_SCHEMA = 'The job produced a result outside its declared schema.';
 
-function checkedProcessor(job: PaidJob, processor: Processor): Processor<Record<string, unknown>, JobResult> {
-  const schema = job.result;
+/** The processor with its events and partial results checked (schema and size) as sent, and its result as returned. */
+function checkedProcessor(
+  job: PaidJob,
+  processor: Processor<Record<string, unknown>, JobResult, DeclaredEvents, object>,
+): Processor<Record<string, unknown>, JobResult, DeclaredEvents, object> {
+  const { result: schema, partial, operationId } = job;
   return async (input, context) => {
-    const result = await processor(input, { ...context, emit: checkedEmit(job, context.emit) });
+    const publish = context.partial;
+    const result = await processor(input, {
+      ...context,
+      emit: checkedEmit(job, context.emit),
+      partial: (value) => publish(checkedPartial(operationId, partial, value)),
+    });
     if (schema && !schema.safeParse(result).success) throw new JobError(RESULT_OUTSIDE_SCHEMA, { retryable: false });
     return result;
   };

@@ -5,6 +5,14 @@ export interface JobProgress {
   updated_at: string;
 }
 
+/** A partial result as stored and shown: a JSON object, its processor's latest (`shared/domain/jobs/partial-result.ts`). */
+export type PartialResult = Record<string, unknown>;
+
+/** A report as an attempt writes it: its progress and, once the processor published one, its latest partial result. */
+export interface AttemptReport extends JobProgress {
+  partial?: PartialResult;
+}
+
 /** The longest progress message kept. */
 export const MAX_PROGRESS_MESSAGE = 200;
 
@@ -15,6 +23,11 @@ export const PROGRESS_WRITE_INTERVAL_MS = 250;
 export interface ProgressReporter {
   /** Validates and records a report; returns at once (the write happens in the background). */
   report(percent: number, message?: string): void;
+  /**
+   * Records a partial result (already checked) with the latest progress, coalesced like a report; a later
+   * report keeps it, so what is written always holds the latest of both.
+   */
+  publish(partial: PartialResult): void;
   /** Writes the latest pending report now, if any, and resolves once every write has ended. */
   settle(): Promise<void>;
   /**
@@ -31,7 +44,7 @@ export interface ProgressReporter {
  * a second, not one per call. A failed write is dropped (progress is advisory) and reported to `onError`.
  */
 export function createProgressReporter(
-  write: (progress: JobProgress) => Promise<void>,
+  write: (report: AttemptReport) => Promise<void>,
   {
     intervalMs = PROGRESS_WRITE_INTERVAL_MS,
     now = Date.now,
@@ -42,7 +55,9 @@ export function createProgressReporter(
     onError?: (error: unknown) => void;
   } = {},
 ): ProgressReporter {
-  let pending: JobProgress | undefined;
+  let pending: AttemptReport | undefined;
+  // The latest report made (written or not): a partial result keeps its progress, a report keeps its partial.
+  let latest: AttemptReport | undefined;
   let inFlight: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
   // The first write also waits for an interval from the start: a job shorter than that writes only its
@@ -82,8 +97,12 @@ export function createProgressReporter(
         throw new RangeError(`a progress message must be a string of at most ${MAX_PROGRESS_MESSAGE} characters`);
       }
       if (closed) return;
-      pending = { percent, message: message ?? null, updated_at: new Date(now()).toISOString() };
-      schedule();
+      const partial = latest?.partial;
+      record({ percent, message: message ?? null, updated_at: new Date(now()).toISOString(), ...(partial ? { partial } : {}) });
+    },
+    publish(partial) {
+      if (closed) return;
+      record({ percent: latest?.percent ?? 0, message: latest?.message ?? null, updated_at: new Date(now()).toISOString(), partial });
     },
     settle,
     async close() {
@@ -91,6 +110,12 @@ export function createProgressReporter(
       closed = true;
     },
   };
+
+  function record(report: AttemptReport): void {
+    latest = report;
+    pending = report;
+    schedule();
+  }
 
   async function settle(): Promise<void> {
     clearTimeout(timer);

@@ -25,6 +25,7 @@ function job(overrides: Partial<Job> = {}): Job {
     error: null,
     attempts: 1,
     progress: { percent: 40, message: 'Counting', updated_at: '2026-11-25T10:00:02.000Z' },
+    partial: null,
     cancel_requested_at: null,
     refunded_credits: 0,
     ...overrides,
@@ -59,6 +60,19 @@ describe('the job card view', () => {
       tone: 'waiting',
     });
     expect(jobCardView(job({ progress: null }))).to.include({ percent: null, progressMessage: '' });
+  });
+
+  it('a running job with a partial result lists its fields "so far"; once it has ended the result replaces them (none listed)', () => {
+    const partial = { chunks_done: 2, chunks: 5, tail: 'x'.repeat(300) };
+    expect(jobCardView(job({ partial })).partialFields).to.deep.equal([
+      { name: 'chunks_done', value: '2' },
+      { name: 'chunks', value: '5' },
+      { name: 'tail', value: `${'x'.repeat(199)}…` },
+    ]);
+    expect(jobCardView(job()).partialFields, 'none published').to.deep.equal([]);
+    const ended = jobCardView(job({ status: 'succeeded', partial, result: { done: true }, finished_at: '2026-11-25T10:01:00.000Z' }));
+    expect(ended.partialFields).to.deep.equal([]);
+    expect(ended.resultFields).to.deep.equal([{ name: 'done', value: 'true' }]);
   });
 
   it('a running job asked to stop reads "Stopping…" and no longer offers Cancel', () => {

@@ -130,7 +130,7 @@ describe('the in-memory job queue', () => {
     expect(starts[1] - starts[0], 'the operation’s back-off before the retry').to.be.at.least(110);
   });
 
-  it('a job waiting for its retry shows neither the start nor the progress of the failed attempt, and a cancel then refunds it in full', async () => {
+  it('a job waiting for its retry shows neither the start nor the progress nor the partial result of the failed attempt, and a cancel then refunds it in full', async () => {
     let seen: Promise<void> | undefined;
     let progressShown!: () => void;
     const settlements: Settlement[] = [];
@@ -141,6 +141,7 @@ describe('the in-memory job queue', () => {
             'op',
             async (_input, context) => {
               context.progress(50, 'half way');
+              context.partial({ pages: 1 });
               seen ??= new Promise<void>((resolve) => (progressShown = resolve));
               await seen;
               throw new JobError('Busy.');
@@ -163,13 +164,21 @@ describe('the in-memory job queue', () => {
       retentionMs: 60_000,
     });
     await queue.enqueue({ ...newJob('half'), cost: 4 });
-    await waitFor(async () => (await queue.get('half'))?.progress?.percent === 50, { what: 'the first attempt at 50 %' });
+    const running = await waitFor(
+      async () => {
+        const job = await queue.get('half');
+        return job?.partial ? job : undefined;
+      },
+      { what: 'the first attempt at 50 %, with its partial result' },
+    );
+    expect(running).to.deep.include({ progress: running.progress, partial: { pages: 1 } });
+    expect(running.progress?.percent).to.equal(50);
     progressShown();
     const waiting = await waitFor(async () => {
       const job = await queue.get('half');
       return job?.status === 'queued' ? job : undefined;
     });
-    expect(waiting).to.include({ attempts: 1, started_at: null, progress: null });
+    expect(waiting).to.include({ attempts: 1, started_at: null, progress: null, partial: null });
     const canceled = await queue.cancel('half');
     expect(canceled?.outcome).to.equal('canceled');
     expect(canceled?.job).to.include({ status: 'canceled', started_at: null, progress: null, refunded_credits: 4 });

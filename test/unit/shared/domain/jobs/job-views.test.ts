@@ -30,6 +30,7 @@ function job(operation: string, input: Record<string, unknown>, result: Record<s
     error: result ? null : { message: 'e'.repeat(2000) },
     attempts: 1,
     progress: { percent: 100, message: 'p'.repeat(200), updated_at: '2026-01-01T00:00:01.000Z' },
+    partial: null,
     cancel_requested_at: null,
     refunded_credits: 0,
   };

@@ -3,7 +3,14 @@ import * as z from 'zod';
 import { JobError } from '../../../../../shared/domain/jobs/job-error';
 import { buildProcessors, paidJob, RESULT_OUTSIDE_SCHEMA } from '../../../../../shared/domain/jobs/processor';
 
-const context = { jobId: 'job_1', attempt: 1, progress: () => undefined, signal: new AbortController().signal, emit: async () => {} };
+const context = {
+  jobId: 'job_1',
+  attempt: 1,
+  progress: () => undefined,
+  partial: () => undefined,
+  signal: new AbortController().signal,
+  emit: async () => {},
+};
 
 describe("a paid job's declared result", () => {
   it('a result outside the job’s result schema fails the attempt with a safe, final JobError; one inside passes unchanged', async () => {

@@ -4,7 +4,14 @@ import fc from 'fast-check';
 import { JobError } from '../../../../../shared/domain/jobs/job-error';
 import { PLACEHOLDER_FAILURE, placeholderProcessor } from '../../../../../shared/domain/processors/placeholder-processor';
 
-const context = { jobId: 'job_x', attempt: 1, signal: new AbortController().signal, progress: () => {}, emit: async () => {} };
+const context = {
+  jobId: 'job_x',
+  attempt: 1,
+  signal: new AbortController().signal,
+  progress: () => {},
+  partial: () => {},
+  emit: async () => {},
+};
 const run = placeholderProcessor(0);
 
 /** The published result format, written out independently of the processor. */

@@ -19,6 +19,7 @@ describe('event facts: establishing what a webhook event announces', () => {
     error: null,
     attempts: 1,
     progress: null,
+    partial: null,
     cancel_requested_at: null,
     refunded_credits: 0,
   });

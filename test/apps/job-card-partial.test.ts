@@ -1,0 +1,89 @@
+import type { CallToolResult, Client } from '@modelcontextprotocol/client';
+import { expect } from 'chai';
+import { EXTENDED_REGISTRY, PARTIAL_TAIL } from '../support/extra-operations';
+import { type ConnectorUnderTest, newKey, newSubject, startConnector } from '../support/harness';
+import { connectMcp } from '../support/mcp-client';
+import { waitFor } from '../testkit/wait-for';
+import { CardHost, type OpenCard } from './support/card-host';
+import { hostContext } from './support/host-themes';
+
+/** 30 chunks of 100 distinct letters: the tail a partial result shows says which chunks are done. */
+const TEXT = Array.from({ length: 30 }, (_, i) => String.fromCharCode(97 + (i % 26)).repeat(100)).join('');
+
+/*
+ * The template trial's translation publishes the chunks translated so far; the job card, refreshing through
+ * get_job in the host, renders each partial result as it comes ("So far"), and the final result replaces it.
+ * 30 chunks of 600 ms: 18 s, several of the card's 2-second refreshes once it is mounted.
+ */
+describe('the job card renders partial results as they come (the official AppBridge in headless Chromium)', function () {
+  this.timeout(60_000);
+  let connector: ConnectorUnderTest;
+  let host: CardHost;
+  const opened: Array<{ close(): Promise<void> }> = [];
+
+  before(async () => {
+    const [started, launched] = await Promise.allSettled([
+      startConnector(
+        'memory',
+        { TRANSLATE_CHUNK_CHARACTERS: '100', TRANSLATE_CHUNK_MS: '600' },
+        { operations: EXTENDED_REGISTRY.operations },
+      ),
+      CardHost.start(),
+    ]);
+    if (started.status === 'fulfilled') connector = started.value;
+    if (launched.status === 'fulfilled') host = launched.value;
+    if (started.status === 'rejected') throw started.reason;
+    if (launched.status === 'rejected') throw launched.reason;
+  });
+  after(async () => {
+    for (const thing of opened.reverse()) await thing.close();
+    await host?.close();
+    await connector?.close();
+  });
+
+  async function showTranslation(client: Client): Promise<OpenCard> {
+    const tool = (await client.listTools()).tools.find((candidate) => candidate.name === 'translate_document')!;
+    const uri = (tool._meta?.ui as { resourceUri: string }).resourceUri;
+    const [resource] = (await client.readResource({ uri })).contents;
+    const args = { input: { text: TEXT, target_language: 'fr' }, idempotency_key: newKey() };
+    const created = (await client.callTool({ name: 'translate_document', arguments: args })) as CallToolResult;
+    expect(created.isError ?? false, JSON.stringify(created)).to.equal(false);
+    const card = await host.open({
+      client,
+      html: (resource as { text: string }).text,
+      hostContext: hostContext('light', tool),
+      toolArguments: args,
+      toolResult: created,
+    });
+    opened.push(card);
+    return card;
+  }
+
+  it('a running translation shows "So far" with the chunks done, growing from one refresh to the next; once it succeeds the result replaces it', async () => {
+    const client = await connectMcp(`${connector.baseUrl}/mcp`, await connector.link(newSubject()), '2026-07-28', { ui: true });
+    opened.push(client);
+    const card = await showTranslation(client);
+    const partial = card.frame.locator('[data-testid="partial"]');
+    const field = (name: string) => partial.locator(`dt:text-is("${name}") + dd`);
+    const seen: number[] = [];
+    await waitFor(
+      async () => {
+        if (await partial.isHidden()) return seen.length >= 2;
+        const done = Number(await field('chunks_done').textContent());
+        expect(await field('chunks').textContent()).to.equal('30');
+        const tail = TEXT.slice(0, done * 100).slice(-PARTIAL_TAIL);
+        expect(await field('translated_tail').textContent()).to.equal(tail.length > 200 ? `${tail.slice(0, 199)}…` : tail);
+        if (seen.at(-1) !== done) seen.push(done);
+        return seen.length >= 2;
+      },
+      { what: 'two partial results in the card', timeoutMs: 25_000, intervalMs: 100 },
+    );
+    expect(seen[1]).to.be.above(seen[0]);
+    expect(await partial.locator('h2').textContent()).to.equal('So far');
+    await card.frame.waitForSelector('[data-testid="status"][data-status="succeeded"]', { timeout: 25_000 });
+    await card.frame.locator('[data-testid="result"]').waitFor({ state: 'visible' });
+    expect(await partial.isHidden(), 'the result replaces the partial').to.equal(true);
+    expect(await card.frame.locator('[data-testid="result"] dt:text-is("chunks") + dd').textContent()).to.equal('30');
+    expect(card.problems, 'stray requests, page and console errors').to.deep.equal([]);
+  });
+});
