@@ -98,7 +98,7 @@ describe('the worked example of docs/building-operations.md (a free quote and a 
     const reportJob = example.exportsOf('shared/domain/processors/write-report.ts').reportJob as PaidJob;
     const processor = buildProcessors([reportJob]).get('createReport')!;
     const published: Array<Record<string, any>> = [];
-    const context = { jobId: 'job_x', attempt: 1, signal: new AbortController().signal, progress: () => {} };
+    const context = { jobId: 'job_x', attempt: 1, signal: new AbortController().signal, progress: () => {}, emit: async () => {} };
     const result = await processor({ topic: TOPIC, pages: 3 }, { ...context, partial: (value) => void published.push(value) });
     expect(published.map((partial) => partial.pages_written)).to.deep.equal([1, 2, 3]);
     expect(published.map((partial) => partial.sections.length)).to.deep.equal([1, 2, 3]);

@@ -79,6 +79,8 @@ function keyLine(operation: Operation): string {
   return bodyShapeOf(operation) === 'top-level'
     ? 'Needs an idempotency key (Idempotency-Key header or idempotency_key query parameter). The body is the input itself, its fields at the top level.'
     : 'Needs an idempotency key (Idempotency-Key header or idempotency_key field).';
+}
+
 /** The rules about an operation's own limits, only when one declares them (the shipped registry's text is unchanged). */
 function operationLimitRules(operations: readonly Operation[]): string[] {
   if (!operations.some((operation) => operation.limits?.dailyCredits !== undefined)) return [];

@@ -18,6 +18,7 @@ function job(overrides: Partial<Job> = {}): Job {
     progress: { percent: 40, message: 'Counting', updated_at: '2026-11-25T10:00:02.000Z' },
     cancel_requested_at: null,
     refunded_credits: 0,
+    partial: null,
     ...overrides,
   };
 }

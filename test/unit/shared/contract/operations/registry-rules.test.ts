@@ -121,6 +121,9 @@ describe('the rules every operation of the registry meets', () => {
     ]);
     expect(problemsOf(draft(fixedPrice(1), z.array(z.string().max(5)).max(3)))).to.deep.equal([
       `draftWrong "${rule}": the input of a top-level body must be an object schema (z.strictObject)`,
+    ]);
+  });
+
   it('limits out of range, a daily cap on a free operation or below the lowest price break the limits rule, named with the operation', () => {
     const job = paidJob({ operationId: 'capped', input: pages, processor: () => async () => ({}) });
     const capped = (limits: object) =>

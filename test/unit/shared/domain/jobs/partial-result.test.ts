@@ -70,6 +70,7 @@ describe('a processor publishing partial results', () => {
       signal: new AbortController().signal,
       progress: () => {},
       partial: (v: object) => published.push(v),
+      emit: async () => {},
     };
     const processor = buildProcessors([job]).get('chunks')!;
     expect(await processor({ n: 3 }, context)).to.deep.equal({ n: 3 });
