@@ -34,7 +34,8 @@ const INJECTED = ['echoNote', 'countWords', 'translateDocument', 'draftReport', 
 const GREP = `^(?!the rules every operation of the registry meets (?!(${INJECTED.join('|')}) ))`;
 
 describe('adding operations to the registry itself (test/support/inject-extra-operations.ts)', function () {
-  this.timeout(120_000);
+  // About 30 s of CPU; minutes of wall time on a machine shared with other runs.
+  this.timeout(300_000);
 
   it('the registry-deriving suites pass with the trial’s operations, one with its own body limit and one with its own card, added', () => {
     // A child mocha: the injection edits the registry of the process it loads in, which must not be this one.
