@@ -1,5 +1,5 @@
-import { expect } from 'chai';
 import path from 'node:path';
+import { expect } from 'chai';
 import { DEV_ACCOUNTS } from '../../scripts/x402/dev-accounts';
 import { tokenBalance } from '../../scripts/x402/test-token';
 import { type DevProcess, startDev, stopDev } from '../support/dev-process';
