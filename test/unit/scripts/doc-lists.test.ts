@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { blockContent, TOOLS_LIST, withBlock, writeDocLists } from '../../../scripts/doc-lists';
-import { OPERATIONS } from '../../../shared/contract/operations/registry';
 import { toolName } from '../../../shared/contract/mcp/tool-definitions';
+import { OPERATIONS } from '../../../shared/contract/operations/registry';
 import { EXTENDED_REGISTRY, EXTRA_OPERATIONS } from '../../support/extra-operations';
 
 describe('the doc lists script', () => {
