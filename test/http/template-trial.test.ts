@@ -40,12 +40,13 @@ for (const backend of BACKENDS) {
       const text = 'Costs 3 credits per started 1,000 characters of input.text, so 3 to 60 credits.';
       expect(operation['x-cost']).to.deep.equal({
         kind: 'per-length',
-        credits: 3,
+        per_unit: 3,
+        unit: '1000 characters',
         field: 'input.text',
         measure: 'characters',
         block: 1000,
-        min_blocks: 1,
-        max_blocks: 20,
+        min_units: 1,
+        max_units: 20,
         text,
         min: 3,
         max: 60,
