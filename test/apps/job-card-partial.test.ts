@@ -43,8 +43,9 @@ describe('the job card renders partial results as they come (the official AppBri
 
   async function showTranslation(client: Client): Promise<OpenCard> {
     const tool = (await client.listTools()).tools.find((candidate) => candidate.name === 'translate_document')!;
-    const uri = (tool._meta?.ui as { resourceUri: string }).resourceUri;
-    const [resource] = (await client.readResource({ uri })).contents;
+    const uri = (tool._meta?.ui as { resourceUri?: string } | undefined)?.resourceUri;
+    expect(uri, 'translate_document names its card').to.be.a('string');
+    const [resource] = (await client.readResource({ uri: uri! })).contents;
     const args = { input: { text: TEXT, target_language: 'fr' }, idempotency_key: newKey() };
     const created = (await client.callTool({ name: 'translate_document', arguments: args })) as CallToolResult;
     expect(created.isError ?? false, JSON.stringify(created)).to.equal(false);

@@ -109,6 +109,19 @@ describe('a BullMQ attempt (the worker’s ports of the job lifecycle)', () => {
     expect(JSON.parse(redis.hashes[KEY].progress)).to.deep.equal({ started_at: 'x', reported: REPORT, error: 'No.' });
   });
 
+  it('a report with a partial result: saved whole while the attempt runs, kept without it by the ending, dropped whole by a retry', async () => {
+    const { attemptDeps, writes, redis } = deps();
+    const withPartial = { ...REPORT, partial: { pages: 2 } };
+    const attempt = new BullmqAttempt(fakeBullJob({ progress: { started_at: 'x' } }).job, attemptDeps);
+    await attempt.saveProgress(withPartial);
+    expect(writes).to.deep.equal([`${KEY} ${JSON.stringify({ started_at: 'x', reported: withPartial })}`]);
+    await attempt.writeDecision(endOf({ kind: 'failed', message: 'No.' }));
+    expect(JSON.parse(redis.hashes[KEY].progress)).to.deep.equal({ started_at: 'x', reported: REPORT, error: 'No.' });
+    const { job, calls } = fakeBullJob({ progress: { started_at: 'x', reported: withPartial } });
+    await new BullmqAttempt(job, deps().attemptDeps).retry('Busy.').catch(() => undefined);
+    expect(calls).to.deep.equal([`progress ${JSON.stringify({ started_at: 'x', error: 'Busy.' })}`]);
+  });
+
   describe('take', () => {
     it('a first attempt: taken as constructed, nothing read', async () => {
       const { attemptDeps } = deps({ [KEY]: { [FAILED_FIELD]: '1' } });
