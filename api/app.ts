@@ -77,6 +77,8 @@ export function createApp({
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false);
+  // The resources x402 payments name (api/routes/dispatch-operation.ts).
+  app.set('public url', config.publicUrl.replace(/\/$/, ''));
 
   // First of all: with a PUBLIC_URL path, everything below sees `/v1/...` whether the prefix was kept or not.
   const publicPath = stripPublicPath(config.publicUrl);

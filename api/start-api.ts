@@ -1,3 +1,4 @@
+import { httpFacilitator } from '../shared/adapters/x402/http-facilitator';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
@@ -101,7 +102,14 @@ export async function startApi(loaded: Config, logger: Logger, options: StartApi
     jobConsumer && backend.kind === 'redis'
       ? jobConsumer({ processors, policies, metrics, events: backend.events, jobView: (job) => viewer.event(job) })
       : undefined;
-  const { services, tokens } = createServices({ config, backend, metrics, cimd: cimdFetch, viewer });
+  const { services, tokens } = createServices({
+    config,
+    backend,
+    metrics,
+    cimd: cimdFetch,
+    viewer,
+    ...(config.x402 ? { facilitator: httpFacilitator(config.x402) } : {}),
+  });
   const api = createApiServer(config.http);
   const app = createApp({
     config,

@@ -17,6 +17,7 @@ import { createOAuthServices } from './oauth/oauth-services';
 import { ThingService } from './things/thing-service';
 import { withConnectionEvents } from './webhooks/connection-events';
 import { creditEventsOn } from './webhooks/credit-events';
+import { type PaymentFacilitator, X402Checkout } from './x402/x402-checkout';
 
 /** The domain functions handlers call; built once per process. */
 export interface Services {
@@ -27,6 +28,8 @@ export interface Services {
   things: ThingService;
   jobs: JobService;
   oauth: OAuthServices;
+  /** x402 payments of paid calls; undefined when `X402` is off. */
+  x402?: X402Checkout;
 }
 
 /** The domain services plus the token verifier the HTTP layer uses. */
@@ -46,6 +49,8 @@ export interface ServicesDeps {
   cimd?: CimdFetchOptions;
   /** The views of the registry's paid jobs, which shape the jobs the services hand out (default: as stored). */
   viewer?: JobViewer;
+  /** The x402 facilitator (`X402_FACILITATOR_URL`), when `X402=on`. */
+  facilitator?: PaymentFacilitator;
 }
 
 /** Builds the domain once per process from the configuration and a backend. Keys are derived here, once. */
@@ -83,10 +88,12 @@ export function createServices(deps: ServicesDeps): ServiceContainer {
     viewer,
     billing: credits,
   });
+  const x402 = x402Checkout(deps, credits);
   return {
     tokens,
     keys,
     services: {
+      ...(x402 ? { x402 } : {}),
       links: new LinkService({
         connections,
         tokens,
@@ -114,4 +121,22 @@ export function createServices(deps: ServicesDeps): ServiceContainer {
       }),
     },
   };
+}
+
+/** The x402 checkout, when `X402=on` and a facilitator is given: on the same credit store, events and metrics as every account. */
+function x402Checkout({ config, backend, metrics, facilitator }: ServicesDeps, credits: CreditService): X402Checkout | undefined {
+  if (!config.x402 || !facilitator) return undefined;
+  const { lowThreshold } = credits;
+  return new X402Checkout({
+    settings: config.x402,
+    facilitator,
+    credits: backend.credits,
+    events: creditEventsOn(backend.events),
+    ...(lowThreshold === undefined ? {} : { lowThreshold }),
+    hooks: {
+      onGranted: (granted) => metrics.creditsGranted.inc(granted),
+      onSettled: () => metrics.x402Payments.inc({ outcome: 'settled' }),
+      onRefused: () => metrics.x402Payments.inc({ outcome: 'refused' }),
+    },
+  });
 }

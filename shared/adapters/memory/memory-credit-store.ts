@@ -57,6 +57,10 @@ export class MemoryCreditStore implements CreditStore {
     return this.grantNow(request);
   }
 
+  async grantFingerprint(grantId: string): Promise<string | undefined> {
+    return this.grantIds.get(grantId);
+  }
+
   async hold(request: HoldRequest): Promise<HoldResult> {
     return this.holdNow(request);
   }

@@ -170,6 +170,11 @@ export class RedisCreditStore implements CreditStore {
     return outcome === 'created' ? { outcome, ...result, fellLow: Number(fell) === 1 } : { outcome, ...result };
   }
 
+  async grantFingerprint(grantId: string): Promise<string | undefined> {
+    const known = await this.guard.commands(() => this.client.get(this.keys.grantId(grantId)));
+    return known ?? undefined;
+  }
+
   async hold(request: HoldRequest): Promise<HoldResult> {
     const entryId = newId('cre');
     const args = holdArgs(request, entryId);

@@ -117,7 +117,7 @@ export function paidOperation<Input, Result extends JobResult, S extends JobSett
 }
 
 /** The request's idempotency key: the header, else the body field; a paid call without either is a 400. */
-function idempotencyKeyOf(request: BearerRequest<PaidBody<unknown>>): string {
+export function idempotencyKeyOf(request: Omit<BearerRequest<PaidBody<unknown>>, 'principal'>): string {
   const key = request.header('idempotency-key') ?? request.body.idempotency_key;
   if (key === undefined) {
     throw new ValidationError('A paid operation needs an idempotency key.', [

@@ -206,6 +206,8 @@ export interface AccountPage {
  */
 export interface CreditStore {
   grant(request: GrantRequest): Promise<GrantResult>;
+  /** The fingerprint of the body a grant id was first used with, whatever its subject; undefined for an unused id. */
+  grantFingerprint(grantId: string): Promise<string | undefined>;
   hold(request: HoldRequest): Promise<HoldResult>;
   capture(request: CaptureRequest): Promise<SettleResult>;
   release(request: ReleaseRequest): Promise<SettleResult>;

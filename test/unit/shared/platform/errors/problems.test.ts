@@ -20,6 +20,8 @@ import {
   RateLimitedError,
   RequestTimeoutError,
   ServiceUnavailableError,
+  PaymentRequiredError,
+  PaymentFacilitatorUnavailableError,
   UnauthorizedError,
   UnsupportedMediaTypeError,
   ValidationError,
@@ -52,6 +54,8 @@ const CLASSES = {
   HeaderFieldsTooLargeError,
   InternalError,
   ServiceUnavailableError,
+  PaymentRequiredError,
+  PaymentFacilitatorUnavailableError,
 } satisfies Record<Kind, unknown>;
 
 /** Arguments for every kind of the table, so that each entry is built at least once. */
@@ -62,6 +66,8 @@ const ARGUMENTS: { [K in Kind]: ConstructorParameters<(typeof CLASSES)[K]> } = {
   InsufficientCreditsError: [3, 5, 'https://shop.test/credits'],
   CreditBudgetError: [10, new Date('2026-11-30T00:00:00.000Z'), 3600],
   PriceExceedsDailyLimitError: [12, 10],
+  PaymentRequiredError: ['Pay first.', 'eyJ4NDAyVmVyc2lvbiI6Mn0=', 'nonce_used'],
+  PaymentFacilitatorUnavailableError: [5],
   ForbiddenError: ['Cross-site consent is refused.'],
   NotFoundError: [],
   MethodNotAllowedError: [['GET', 'HEAD']],
