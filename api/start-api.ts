@@ -1,8 +1,8 @@
-import { httpFacilitator } from '../shared/adapters/x402/http-facilitator';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { createBackend } from '../shared/adapters/create-backend';
+import { httpFacilitator } from '../shared/adapters/x402/http-facilitator';
 import type { Operation } from '../shared/contract/operations/operation';
 import { paidJobsOf } from '../shared/contract/operations/paid-jobs';
 import { OPERATIONS } from '../shared/contract/operations/registry';

@@ -10,8 +10,8 @@ import {
 import { decodeCursor, encodeCursor } from '../../platform/pagination/cursor';
 import type { Page } from '../../platform/pagination/page';
 import { DailyBudget } from '../ledger/daily-budget';
-import { isX402Subject } from '../x402/x402-subject';
 import type { ClaimHold, LedgerStore } from '../ledger/ledger-store';
+import { isX402Subject } from '../x402/x402-subject';
 import { Idempotency, type KeyClaim } from './idempotency';
 import { type Job, type JobRecord, toPublicJob } from './job';
 import type { JobIdKeySource } from './job-id-key';
@@ -178,7 +178,10 @@ export class JobService {
   private async claimAndLook(submission: JobSubmission): Promise<{ claim: KeyClaim; seen: { shard: number; job?: JobRecord } }> {
     const jobId = await this.idempotency.jobIdFor(submission.subject, submission.idempotencyKey);
     const shard = this.queue.shardFor(jobId);
-    const [claim, job] = await Promise.all([this.idempotency.claim(submission, jobId, shard, this.hold(submission.subject)), this.queue.get(jobId, shard)]);
+    const [claim, job] = await Promise.all([
+      this.idempotency.claim(submission, jobId, shard, this.hold(submission.subject)),
+      this.queue.get(jobId, shard),
+    ]);
     return { claim, seen: { shard, job } };
   }
 

@@ -46,18 +46,30 @@ export function readExactPayment(payload: PaymentPayload): ExactPayment | string
   const { from, to, value, validAfter, validBefore, nonce } = auth;
   const fields = [from, to, value, validAfter, validBefore, nonce, inner?.signature];
   if (fields.some((field) => typeof field !== 'string')) return 'the payment authorization is malformed';
-  if (!ADDRESS.test(from as string) || !ADDRESS.test(to as string) || !NONCE.test(nonce as string)) return 'the payment authorization is malformed';
+  if (!ADDRESS.test(from as string) || !ADDRESS.test(to as string) || !NONCE.test(nonce as string))
+    return 'the payment authorization is malformed';
   if (![value, validAfter, validBefore].every((n) => UINT.test(n as string))) return 'the payment authorization is malformed';
   if (!SIGNATURE.test(inner?.signature as string)) return 'the payment signature is malformed';
   const authorization = { from, to, value, validAfter, validBefore, nonce } as ExactAuthorization;
-  return { payload, payer: authorization.from.toLowerCase(), nonce: authorization.nonce.toLowerCase(), authorization, signature: inner?.signature as Hex };
+  return {
+    payload,
+    payer: authorization.from.toLowerCase(),
+    nonce: authorization.nonce.toLowerCase(),
+    authorization,
+    signature: inner?.signature as Hex,
+  };
 }
 
 /**
  * Why the authorization cannot pay `wanted` now (another payee or amount, not yet or no longer valid); undefined
  * when it can. `marginSeconds` keeps a payment that would expire while it settles from being taken.
  */
-export function authorizationProblem(payment: ExactPayment, wanted: PaymentRequirements, now: number, marginSeconds = 6): string | undefined {
+export function authorizationProblem(
+  payment: ExactPayment,
+  wanted: PaymentRequirements,
+  now: number,
+  marginSeconds = 6,
+): string | undefined {
   const { authorization } = payment;
   if (authorization.to.toLowerCase() !== wanted.payTo.toLowerCase()) return 'the payment is to another address';
   if (authorization.value !== wanted.amount) return 'the payment is for another amount';

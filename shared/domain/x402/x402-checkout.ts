@@ -74,7 +74,12 @@ export class X402Checkout {
 
   /** The 402 of a paid call that carried no payment. */
   required(credits: number, resource: PaidResource): never {
-    throw this.refusal(credits, resource, undefined, 'This operation is paid: send an x402 payment for the amount in PAYMENT-REQUIRED, or a bearer token.');
+    throw this.refusal(
+      credits,
+      resource,
+      undefined,
+      'This operation is paid: send an x402 payment for the amount in PAYMENT-REQUIRED, or a bearer token.',
+    );
   }
 
   /** Pays for one call and submits its job: see the class. Throws 402 (refused, nothing held) or 503 (facilitator unreachable). */
@@ -96,7 +101,12 @@ export class X402Checkout {
     this.deps.hooks?.onSettled?.(call.credits);
     const result = await call.submit(subject);
     if (result === SHORT) {
-      throw this.refusal(call.credits, call.resource, 'spent_concurrently', 'The payment was credited to the account but another call spent it; retry.');
+      throw this.refusal(
+        call.credits,
+        call.resource,
+        'spent_concurrently',
+        'The payment was credited to the account but another call spent it; retry.',
+      );
     }
     return { result, subject, settlement, settled: true };
   }
@@ -109,7 +119,12 @@ export class X402Checkout {
     if (mismatch) throw this.refusal(call.credits, call.resource, 'invalid_payment', `${mismatch}; nothing was charged.`);
     if (!(await signedByPayer(payment, wanted, chainIdOf(this.deps.settings.network)))) {
       this.deps.hooks?.onRefused?.('invalid_signature');
-      throw this.refusal(call.credits, call.resource, 'invalid_signature', 'The payment signature is not the payer’s; nothing was charged.');
+      throw this.refusal(
+        call.credits,
+        call.resource,
+        'invalid_signature',
+        'The payment signature is not the payer’s; nothing was charged.',
+      );
     }
     return payment;
   }
@@ -180,7 +195,12 @@ export class X402Checkout {
 
   /** The settlement answer of a call funded from the account: no transaction. */
   private unsettled(payment: ExactPayment): SettleResponse {
-    return { success: true, transaction: '', network: this.deps.settings.network as SettleResponse['network'], payer: payment.authorization.from };
+    return {
+      success: true,
+      transaction: '',
+      network: this.deps.settings.network as SettleResponse['network'],
+      payer: payment.authorization.from,
+    };
   }
 
   private refusal(credits: number, resource: PaidResource, reason: string | undefined, detail: string): Error {

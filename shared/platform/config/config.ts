@@ -165,7 +165,16 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
   problems.push(...crossChecks(env, core.values, problems));
   if (problems.length > 0) throw new ConfigError(problems);
   const { values } = core;
-  return { ...values, host: resolveListenHost(values.host, values.publicUrl), redis: connection, ...redisTuning, oauth, webhooks, billing, x402 };
+  return {
+    ...values,
+    host: resolveListenHost(values.host, values.publicUrl),
+    redis: connection,
+    ...redisTuning,
+    oauth,
+    webhooks,
+    billing,
+    x402,
+  };
 }
 
 /** The rules between variables, each checked only when the variables it compares were valid themselves. */
