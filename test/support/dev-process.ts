@@ -20,13 +20,14 @@ export interface DevProcess {
 /**
  * `npm run dev` (scripts/dev.ts through tsx) with `BASE_ENV` plus `extraEnv` and a private working directory
  * (an empty `.env`, so nothing is generated into the repository); stdout and stderr are collected together.
+ * `script` names another entry under scripts/ that runs it (`x402/dev-x402.ts`: `npm run dev:x402`).
  */
-export async function startDev(extraEnv: Record<string, string>): Promise<DevProcess> {
+export async function startDev(extraEnv: Record<string, string>, script = 'dev.ts'): Promise<DevProcess> {
   const workdir = mkdtempSync(path.join(tmpdir(), 'connector-dev-'));
   writeFileSync(path.join(workdir, '.env'), '', { mode: 0o600 });
   const port = await freePort();
   const metricsPort = await freePort();
-  const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'scripts', 'dev.ts')], {
+  const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'scripts', script)], {
     cwd: workdir,
     env: childEnv({ ...BASE_ENV, PORT: String(port), METRICS_PORT: String(metricsPort), ...extraEnv }),
     stdio: ['ignore', 'pipe', 'pipe'],
