@@ -81,7 +81,7 @@ function standAccounts(given: Partial<StandAccounts> = {}): StandAccounts {
 }
 
 function startFacilitator(rpcUrl: string, key: Hex, port: number, mode: FacilitatorMode = {}) {
-  const stall = mode.stall ? { X402_FACILITATOR_STALL: mode.stall } : {};
+  const stall: Record<string, string> = mode.stall ? { X402_FACILITATOR_STALL: mode.stall } : {};
   return startScript<{ facilitatorUrl: string }>({
     entry: 'facilitator.ts',
     env: { X402_RPC_URL: rpcUrl, X402_NETWORK: LOCAL_NETWORK, X402_FACILITATOR_KEY: key, PORT: String(port), ...stall },
