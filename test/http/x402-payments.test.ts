@@ -74,6 +74,17 @@ for (const kind of BACKENDS) {
       expect(one.resource.url).to.match(/\/v1\/translations$/);
     });
 
+    it('/openapi.json marks each paid operation with x-x402 and its amounts, and /llms.txt tells agents how to pay', async () => {
+      const document = (await connector.call('GET', '/openapi.json')).body;
+      const translate = document.paths['/v1/translations'].post;
+      expect(translate['x-x402']).to.include({ scheme: 'exact', network: NETWORK, min_amount: '30000', max_amount: '600000' });
+      expect(translate['x-cost'].min).to.equal(3);
+      expect(document.paths['/v1/jobs'].get['x-x402']).to.equal(undefined);
+      const llms = (await connector.call('GET', '/llms.txt')).text;
+      expect(llms).to.include('## Paying with x402 (agents without a token)');
+      expect(llms).to.include('- translateDocument (POST /v1/translations): 30000 to 600000 token units');
+    });
+
     it('a body that fails the schema answers 400 before any price is asked', async () => {
       const res = await post('/v1/jobs', { input: { prompt: '' }, idempotency_key: newKey() });
       expect(res.status).to.equal(400);
