@@ -85,6 +85,11 @@ for (const kind of BACKENDS) {
       expect(llms).to.include('- translateDocument (POST /v1/translations): 30000 to 600000 token units');
     });
 
+    it('the dashboard may not link a subject starting with x402: (a payer is proven by its wallet only)', async () => {
+      const res = await connector.call('POST', '/v1/link', { body: { subject: `x402:${NETWORK}:0xabc` }, headers: link() });
+      expect(res.status).to.equal(400);
+    });
+
     it('a body that fails the schema answers 400 before any price is asked', async () => {
       const res = await post('/v1/jobs', { input: { prompt: '' }, idempotency_key: newKey() });
       expect(res.status).to.equal(400);

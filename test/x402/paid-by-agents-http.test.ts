@@ -102,6 +102,27 @@ describe('x402 over HTTP against a real chain and the @x402/evm facilitator [red
     expect(await stand.balanceOf(payer.address)).to.equal(before - UNIT);
   });
 
+  it('a settlement mined but never answered (the facilitator stalls) is found by the next call with the key: charged once', async () => {
+    const payer = await stand.newPayer();
+    const before = await stand.balanceOf(payer.address);
+    const body = job();
+    const payment = await standClient(stand, payer).createPaymentPayload(await requiredFor(body));
+    await stand.restartFacilitator({ stall: 'settle' });
+    const mined = stand.nextFacilitatorEvent('settle', 'done');
+    const lost = post(body, { 'payment-signature': encodePaymentSignatureHeader(payment) });
+    await mined;
+    expect((await lost).status).to.equal(503);
+    await stand.restartFacilitator();
+    expect(await stand.balanceOf(payer.address)).to.equal(before - UNIT);
+    // The agent tries again with a fresh payment for the same key: the first one is found, nothing more is taken.
+    const fresh = await standClient(stand, payer).createPaymentPayload(await requiredFor(body));
+    const found = await post(body, { 'payment-signature': encodePaymentSignatureHeader(fresh) });
+    expect(found.status, await found.clone().text()).to.equal(202);
+    expect(await stand.balanceOf(payer.address)).to.equal(before - UNIT);
+    const account = await statement(payer.address);
+    expect(account.entries.filter((entry) => entry.kind === 'grant')).to.have.length(1);
+  });
+
   it('a failed job gives its price back, and the payer’s next call spends it with no transfer on chain', async () => {
     const payer = await stand.newPayer();
     const pay = payingFetch(stand, payer);

@@ -175,6 +175,18 @@ export class RedisCreditStore implements CreditStore {
     return known ?? undefined;
   }
 
+  async markSettling(markId: string, value: string, ttlSeconds: number): Promise<void> {
+    await this.guard.commands(() => this.client.set(this.keys.settling(markId), value, 'EX', ttlSeconds));
+  }
+
+  async settlingMark(markId: string): Promise<string | undefined> {
+    return (await this.guard.commands(() => this.client.get(this.keys.settling(markId)))) ?? undefined;
+  }
+
+  async clearSettling(markId: string): Promise<void> {
+    await this.guard.commands(() => this.client.del(this.keys.settling(markId)));
+  }
+
   async hold(request: HoldRequest): Promise<HoldResult> {
     const entryId = newId('cre');
     const args = holdArgs(request, entryId);

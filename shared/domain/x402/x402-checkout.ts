@@ -89,15 +89,15 @@ export class X402Checkout {
     const subject = x402Subject(this.deps.settings.network, payment.payer);
     const grant = this.grantOf(subject, payment, call);
     await this.refuseUsedNonce(grant, call);
+    await this.resolveUnanswered(subject, call);
     const fromAccount = await call.submit(subject);
     if (fromAccount !== SHORT) return { result: fromAccount, subject, settlement: this.unsettled(payment), settled: false };
-    const settlement = await this.settle(payment, wanted, call);
+    const settlement = await this.settle(payment, wanted, call, grant);
     if (settlement === 'replayed') {
       const again = await call.submit(subject);
       if (again !== SHORT) return { result: again, subject, settlement: this.unsettled(payment), settled: false };
       throw this.refusal(call.credits, call.resource, 'settle_failed', 'The payment could not be settled; nothing was charged.');
     }
-    await this.record(grant);
     this.deps.hooks?.onSettled?.(call.credits);
     const result = await call.submit(subject);
     if (result === SHORT) {
@@ -157,20 +157,47 @@ export class X402Checkout {
     await this.record(grant);
   }
 
-  /** Verifies then settles; `replayed` when settling failed (maybe a concurrent call with the same payment settled it). */
-  private async settle<T>(payment: ExactPayment, wanted: PaymentRequirements, call: PaidCall<T>): Promise<SettleResponse | 'replayed'> {
+  /** Verifies, settles and records the grant; `replayed` when settling failed (maybe a concurrent call with the same payment settled it). */
+  private async settle<T>(
+    payment: ExactPayment,
+    wanted: PaymentRequirements,
+    call: PaidCall<T>,
+    grant: GrantRequest,
+  ): Promise<SettleResponse | 'replayed'> {
     const verified = await this.reach(() => this.deps.facilitator.verify(payment.payload, wanted));
     if (!verified.isValid) {
       const reason = verified.invalidReason ?? 'invalid_payment';
       this.deps.hooks?.onRefused?.(reason);
       throw this.refusal(call.credits, call.resource, reason, 'The facilitator refused the payment; nothing was charged.');
     }
+    // Marked before settling: a process that dies (or loses the answer) after the chain moved leaves the mark,
+    // which the next call with this key resolves (resolveUnanswered). An answered settlement clears it.
+    const mark = markIdOf(grant.subject, call.idempotencyKey);
+    await this.deps.credits.markSettling(mark, JSON.stringify({ grant, payload: payment.payload }), MARK_SECONDS);
     const settled = await this.reach(() => this.deps.facilitator.settle(payment.payload, wanted));
     if (!settled.success) {
+      await this.deps.credits.clearSettling(mark);
       this.deps.hooks?.onRefused?.(settled.errorReason ?? 'settle_failed');
       return 'replayed';
     }
+    await this.record(grant);
+    await this.deps.credits.clearSettling(mark);
     return settled;
+  }
+
+  /**
+   * A payment of this payer and key whose settlement was never answered (the process died, or the facilitator
+   * timed out, after it was asked): verified again, a payment the chain has used (its nonce spent) was settled,
+   * so its grant is recorded now; one still valid was never settled and is dropped. Either way the mark goes.
+   */
+  private async resolveUnanswered<T>(subject: string, call: PaidCall<T>): Promise<void> {
+    const mark = markIdOf(subject, call.idempotencyKey);
+    const found = await this.deps.credits.settlingMark(mark);
+    if (found === undefined) return;
+    const { grant, payload } = JSON.parse(found) as { grant: GrantRequest; payload: PaymentPayload };
+    const verified = await this.reach(() => this.deps.facilitator.verify(payload, this.requirements(grant.credits)));
+    if (!verified.isValid && /nonce/i.test(verified.invalidReason ?? '')) await this.record(grant);
+    await this.deps.credits.clearSettling(mark);
   }
 
   /** Records a settled payment's grant (idempotent by its nonce), with its `credits.granted` event once. */
@@ -207,6 +234,14 @@ export class X402Checkout {
     const required = paymentRequiredFor(this.deps.settings, credits, resource, reason);
     return new PaymentRequiredError(detail, Buffer.from(JSON.stringify(required)).toString('base64'), reason);
   }
+}
+
+/** How long a settling mark is kept: longer than any authorization it could name stays valid. */
+const MARK_SECONDS = 3600;
+
+/** The mark of the payments of one payer and key being settled. */
+function markIdOf(subject: string, idempotencyKey: string): string {
+  return `${subject}\n${idempotencyKey}`;
 }
 
 /** The payload's `accepted` requirements against the ones asked for (scheme, network, asset, payee, amount). */
