@@ -2,6 +2,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import type { Logger } from 'pino';
 import { buildLlmsTxt } from '../shared/contract/description/llms-txt';
 import { buildOpenApiDocument } from '../shared/contract/description/openapi-document';
+import { withX402, x402LlmsSection } from '../shared/contract/description/x402-description';
 import { buildToolDefinitions } from '../shared/contract/mcp/tool-definitions';
 import type { Operation } from '../shared/contract/operations/operation';
 import { OPERATIONS, publishedOperations } from '../shared/contract/operations/registry';
@@ -70,13 +71,16 @@ export function createApp({
   devConsent = false,
 }: AppDependencies): Express {
   const published = publishedOperations(operations);
-  const openApiJson = JSON.stringify(buildOpenApiDocument(published, config.publicUrl));
-  const llmsTxt = buildLlmsTxt(published, { publicUrl: config.publicUrl, dashboardUrl: config.dashboardUrl });
+  const openApiJson = JSON.stringify(withX402(buildOpenApiDocument(published, config.publicUrl), published, config.x402));
+  const llmsTxt =
+    buildLlmsTxt(published, { publicUrl: config.publicUrl, dashboardUrl: config.dashboardUrl }) + x402LlmsSection(published, config.x402);
 
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false);
+  // The resources x402 payments name (api/routes/dispatch-operation.ts).
+  app.set('public url', config.publicUrl.replace(/\/$/, ''));
 
   // First of all: with a PUBLIC_URL path, everything below sees `/v1/...` whether the prefix was kept or not.
   const publicPath = stripPublicPath(config.publicUrl);

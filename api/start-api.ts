@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { createBackend } from '../shared/adapters/create-backend';
+import { httpFacilitator } from '../shared/adapters/x402/http-facilitator';
 import type { Operation } from '../shared/contract/operations/operation';
 import { paidJobsOf } from '../shared/contract/operations/paid-jobs';
 import { OPERATIONS } from '../shared/contract/operations/registry';
@@ -117,6 +118,7 @@ export async function startApi(loaded: Config, logger: Logger, options: StartApi
     viewer,
     eventTypes,
     ...(options.now ? { now: options.now } : {}),
+    ...(config.x402 ? { facilitator: httpFacilitator(config.x402) } : {}),
   });
   const api = createApiServer(config.http);
   const app = createApp({

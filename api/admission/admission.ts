@@ -10,6 +10,7 @@ import { type FailureBudget, failureBudget } from './failure-budget';
 import { linkSecretCheck } from './link-secret-check';
 import { type OperationRateCheck, operationRate } from './operation-rate';
 import type { SchemeCheck } from './scheme-check';
+import { addressRateLimit, payableByX402 } from './x402-admission';
 
 /** The settings admission reads. */
 export interface AdmissionSettings {
@@ -20,6 +21,8 @@ export interface AdmissionSettings {
   authFailuresPerMinute: number;
   /** `CLIENT_IPV6_PREFIX`: an IPv6 client is counted by its network of this many bits. */
   clientIpv6Prefix: number;
+  /** `X402=on`: a paid operation called without a bearer token is admitted to be paid with x402. */
+  x402?: unknown;
 }
 
 /** What the admission step is built from. */
@@ -71,11 +74,19 @@ export function admission({ config, tokens, backend, metrics }: AdmissionDepende
     }),
   };
 
+  const addressLimit = addressRateLimit(backend.rateLimits, clientKey, config.rateLimitPerMinute);
   const admit = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const operation = state(res).operation;
     try {
       // Fail closed: a route that forgot to name its operation must not run unauthenticated.
       if (!operation) throw new Error('admission reached without a matched operation');
+      if (config.x402 && payableByX402(operation, req)) {
+        // Its own address limit, as the link secret's callers: an agent without a token has no subject yet.
+        await addressLimit(req, res);
+        state(res).x402 = true;
+        next();
+        return;
+      }
       await checks[operation.auth](req, res, operation);
       next();
     } catch (error) {

@@ -12,6 +12,8 @@ export interface RequestState {
   operation?: Operation;
   params?: Record<string, string>;
   principal?: Principal;
+  /** A paid operation called without a bearer token while `X402=on`: it is paid with x402 (api/x402/pay-with-x402.ts). */
+  x402?: boolean;
   /** The subject's charges, when bearer admission read them for the operation (`readsUsage`). */
   usage?: UsageSnapshot;
 }

@@ -6,6 +6,13 @@ import { writeJson } from '../http/write-json';
 import { writeLines } from '../http/write-lines';
 import { echoRequestId } from '../middleware/request-context';
 import { setOperationAnswerHeaders } from '../middleware/security-headers';
+import { payWithX402 } from '../x402/pay-with-x402';
+
+/** The absolute URL of a paid resource, as `PaymentRequired.resource` names it: the public URL and the operation's path. */
+function resourceUrl(res: Response, path: string): string {
+  const publicUrl = (res.app.get('public url') as string | undefined) ?? '';
+  return `${publicUrl}${path}`;
+}
 
 /** Hands a validated request to its registry operation and writes the answer. */
 export function dispatchOperation(services: Services) {
@@ -33,8 +40,12 @@ export function dispatchOperation(services: Services) {
   };
 }
 
-/** Runs the operation's handler with the request its scheme promises: a bearer one always gets the principal. */
+/**
+ * Runs the operation's handler with the request its scheme promises: a bearer one always gets the principal,
+ * except a paid one admitted to be paid with x402, which the checkout runs for the payer's account.
+ */
 function handle(operation: Operation, request: OperationRequest, res: Response, services: Services): Promise<OperationResult> {
   if (operation.auth === 'link-secret') return operation.handle(request, services);
+  if (state(res).x402 && services.x402) return payWithX402({ operation, request, url: resourceUrl(res, operation.path) }, services);
   return operation.handle({ ...request, principal: admittedPrincipal(res) }, services);
 }

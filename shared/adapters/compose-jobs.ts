@@ -15,7 +15,7 @@ import { BullmqJobQueue } from './redis/bullmq-job-queue';
 import type { RedisSession } from './redis/redis-session';
 
 /** The settings a job lifecycle reads: the billing mode and the retention its refund records outlive. */
-export type LifecycleConfig = Pick<Config, 'idempotencyTtlSeconds'> & Partial<Pick<Config, 'billing'>>;
+export type LifecycleConfig = Pick<Config, 'idempotencyTtlSeconds'> & Partial<Pick<Config, 'billing' | 'x402'>>;
 
 /** What the one lifecycle of a process is built from. */
 export interface LifecycleParts {
@@ -42,7 +42,7 @@ export function composeLifecycle(parts: LifecycleParts): JobLifecycle {
   return new JobLifecycle({
     processors: parts.processors,
     policies,
-    money: billingMoney(config.billing?.mode === 'prepaid', parts.settle, config.idempotencyTtlSeconds),
+    money: billingMoney(config.billing?.mode === 'prepaid' || config.x402 !== undefined, parts.settle, config.idempotencyTtlSeconds),
     events: parts.events,
     observer: parts.observer,
     terms: (operation) => policies?.get(operation) ?? DEFAULT_TERMS,

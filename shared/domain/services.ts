@@ -18,6 +18,7 @@ import { ThingService } from './things/thing-service';
 import { withConnectionEvents } from './webhooks/connection-events';
 import { creditEventsOn } from './webhooks/credit-events';
 import { type EventTypeEntry, eventCatalogue } from './webhooks/event-catalogue';
+import { type PaymentFacilitator, X402Checkout } from './x402/x402-checkout';
 
 /** The domain functions handlers call; built once per process. */
 export interface Services {
@@ -30,6 +31,8 @@ export interface Services {
   oauth: OAuthServices;
   /** Every event type this connector can send, with its data's schema: what `GET /v1/link/event-types` answers. */
   eventTypes: readonly EventTypeEntry[];
+  /** x402 payments of paid calls; undefined when `X402` is off. */
+  x402?: X402Checkout;
 }
 
 /** The domain services plus the token verifier the HTTP layer uses. */
@@ -53,6 +56,8 @@ export interface ServicesDeps {
   eventTypes?: readonly EventTypeEntry[];
   /** The clock the daily budgets read their UTC day from (tests move it); default `Date.now`. */
   now?: () => number;
+  /** The x402 facilitator (`X402_FACILITATOR_URL`), when `X402=on`. */
+  facilitator?: PaymentFacilitator;
 }
 
 /** Builds the domain once per process from the configuration and a backend. Keys are derived here, once. */
@@ -90,10 +95,12 @@ export function createServices(deps: ServicesDeps): ServiceContainer {
     viewer,
     billing: credits,
   });
+  const x402 = x402Checkout(deps, credits);
   return {
     tokens,
     keys,
     services: {
+      ...(x402 ? { x402 } : {}),
       links: new LinkService({
         connections,
         tokens,
@@ -122,4 +129,22 @@ export function createServices(deps: ServicesDeps): ServiceContainer {
       }),
     },
   };
+}
+
+/** The x402 checkout, when `X402=on` and a facilitator is given: on the same credit store, events and metrics as every account. */
+function x402Checkout({ config, backend, metrics, facilitator }: ServicesDeps, credits: CreditService): X402Checkout | undefined {
+  if (!config.x402 || !facilitator) return undefined;
+  const { lowThreshold } = credits;
+  return new X402Checkout({
+    settings: config.x402,
+    facilitator,
+    credits: backend.credits,
+    events: creditEventsOn(backend.events),
+    ...(lowThreshold === undefined ? {} : { lowThreshold }),
+    hooks: {
+      onGranted: (granted) => metrics.creditsGranted.inc(granted),
+      onSettled: () => metrics.x402Payments.inc({ outcome: 'settled' }),
+      onRefused: () => metrics.x402Payments.inc({ outcome: 'refused' }),
+    },
+  });
 }

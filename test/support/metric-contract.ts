@@ -22,6 +22,7 @@ export const CONTRACT_METRICS: Readonly<Record<string, ContractMetric>> = {
   connector_jobs_canceled_total: { type: 'counter', labels: ['operation'] },
   connector_credits_refunded_total: { type: 'counter', labels: ['operation', 'reason'] },
   connector_credits_granted_total: { type: 'counter', labels: [] },
+  connector_x402_payments_total: { type: 'counter', labels: ['outcome'] },
   connector_credits_captured_total: { type: 'counter', labels: ['operation'] },
   connector_credits_released_total: { type: 'counter', labels: ['operation', 'reason'] },
   connector_job_duration_seconds: { type: 'histogram', labels: ['operation'] },

@@ -57,6 +57,27 @@ export class MemoryCreditStore implements CreditStore {
     return this.grantNow(request);
   }
 
+  async grantFingerprint(grantId: string): Promise<string | undefined> {
+    return this.grantIds.get(grantId);
+  }
+
+  /** Payments being settled, by payer and key: what they are and when the mark lapses (ms). */
+  private readonly settlingMarks = new Map<string, { value: string; until: number }>();
+
+  async markSettling(markId: string, value: string, ttlSeconds: number): Promise<void> {
+    this.settlingMarks.set(markId, { value, until: this.now() + ttlSeconds * 1000 });
+  }
+
+  async settlingMark(markId: string): Promise<string | undefined> {
+    const mark = this.settlingMarks.get(markId);
+    if (mark && mark.until <= this.now()) this.settlingMarks.delete(markId);
+    return mark && mark.until > this.now() ? mark.value : undefined;
+  }
+
+  async clearSettling(markId: string): Promise<void> {
+    this.settlingMarks.delete(markId);
+  }
+
   async hold(request: HoldRequest): Promise<HoldResult> {
     return this.holdNow(request);
   }

@@ -170,6 +170,23 @@ export class RedisCreditStore implements CreditStore {
     return outcome === 'created' ? { outcome, ...result, fellLow: Number(fell) === 1 } : { outcome, ...result };
   }
 
+  async grantFingerprint(grantId: string): Promise<string | undefined> {
+    const known = await this.guard.commands(() => this.client.get(this.keys.grantId(grantId)));
+    return known ?? undefined;
+  }
+
+  async markSettling(markId: string, value: string, ttlSeconds: number): Promise<void> {
+    await this.guard.commands(() => this.client.set(this.keys.settling(markId), value, 'EX', ttlSeconds));
+  }
+
+  async settlingMark(markId: string): Promise<string | undefined> {
+    return (await this.guard.commands(() => this.client.get(this.keys.settling(markId)))) ?? undefined;
+  }
+
+  async clearSettling(markId: string): Promise<void> {
+    await this.guard.commands(() => this.client.del(this.keys.settling(markId)));
+  }
+
   async hold(request: HoldRequest): Promise<HoldResult> {
     const entryId = newId('cre');
     const args = holdArgs(request, entryId);

@@ -180,6 +180,11 @@ export class RedisKeys {
     return `${this.prefix}grant:${digest(grantId)}`;
   }
 
+  /** An x402 payment being settled, by the digest of its payer and idempotency key, until its settlement is answered. */
+  settling(markId: string): string {
+    return `${this.prefix}x402-settling:${digest(markId)}`;
+  }
+
   /** Counter that numbers a subject's things, jobs and credit entries, so pages are cut by position, not by time. */
   subjectSequence(subject: string): string {
     return `${this.subjectRoot(subject)}:seq`;

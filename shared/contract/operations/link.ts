@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import { isX402Subject } from '../../domain/x402/x402-subject';
+import { ValidationError } from '../../platform/errors/problems';
 import { linkSecretOperation } from './operation';
 
 /** `POST /v1/link`: the dashboard mints a token for a subject. Not shown to the model. */
@@ -30,5 +32,13 @@ export const link = linkSecretOperation({
     },
   },
   errors: [400, 401, 413, 415, 429, 500, 503],
-  handle: async (request, services) => ({ status: 201, body: await services.links.link(request.body.subject) }),
+  handle: async (request, services) => {
+    // An x402 payer's account is proven by its wallet's signature, never by the dashboard's say-so.
+    if (isX402Subject(request.body.subject.trim())) {
+      throw new ValidationError('A subject may not start with x402: (the accounts of x402 payers).', [
+        { path: '/body/subject', message: 'must not start with x402:' },
+      ]);
+    }
+    return { status: 201, body: await services.links.link(request.body.subject) };
+  },
 });

@@ -158,7 +158,7 @@ function bodySchema<Input>(input: z.ZodType<Input>, shape: PaidBodyShape): z.Zod
  * The request's idempotency key: the header, else the body field (wrapped) or the query parameter
  * (top-level); a paid call without any is a 400.
  */
-function idempotencyKeyOf(request: BearerRequest<unknown>, shape: PaidBodyShape): string {
+export function idempotencyKeyOf(request: Omit<BearerRequest<unknown>, 'principal'>, shape: PaidBodyShape): string {
   const fallback = shape === 'top-level' ? request.query[IDEMPOTENCY_FIELD] : (request.body as PaidBody<unknown>).idempotency_key;
   const key = request.header('idempotency-key') ?? fallback;
   if (typeof key !== 'string') {

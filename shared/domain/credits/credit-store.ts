@@ -206,6 +206,17 @@ export interface AccountPage {
  */
 export interface CreditStore {
   grant(request: GrantRequest): Promise<GrantResult>;
+  /** The fingerprint of the body a grant id was first used with, whatever its subject; undefined for an unused id. */
+  grantFingerprint(grantId: string): Promise<string | undefined>;
+  /**
+   * Marks a payment as being settled (x402), by `markId` (its payer and idempotency key): `value` says what it
+   * is, kept `ttlSeconds`, cleared once its settlement is answered. A mark left behind means the process died
+   * (or lost the answer) while settling, which the next call with that key resolves.
+   */
+  markSettling(markId: string, value: string, ttlSeconds: number): Promise<void>;
+  /** The value a payment was marked with while being settled, if the mark is still there. */
+  settlingMark(markId: string): Promise<string | undefined>;
+  clearSettling(markId: string): Promise<void>;
   hold(request: HoldRequest): Promise<HoldResult>;
   capture(request: CaptureRequest): Promise<SettleResult>;
   release(request: ReleaseRequest): Promise<SettleResult>;

@@ -13,6 +13,7 @@ import { decodeCursor, encodeCursor } from '../../platform/pagination/cursor';
 import type { Page } from '../../platform/pagination/page';
 import { DailyBudget } from '../ledger/daily-budget';
 import type { ClaimHold, LedgerStore } from '../ledger/ledger-store';
+import { isX402Subject } from '../x402/x402-subject';
 import { Idempotency, type KeyClaim } from './idempotency';
 import { type Job, type JobRecord, toPublicJob } from './job';
 import type { JobIdKeySource } from './job-id-key';
@@ -158,8 +159,8 @@ export class JobService {
    * hold's repair ends long before any sweep may look at it. Answers whether it did (the key must then be claimed again).
    */
   private async releasedLateOrphan(subject: string, claim: KeyClaim, seen: { shard: number; job?: JobRecord }): Promise<boolean> {
-    const { orphanSeconds, prepaid } = this.billing;
-    if (!prepaid || orphanSeconds === undefined || claim.outcome !== 'replayed' || !claim.accepted) return false;
+    const { orphanSeconds } = this.billing;
+    if (!this.holds(subject) || orphanSeconds === undefined || claim.outcome !== 'replayed' || !claim.accepted) return false;
     if (seen.job || seen.shard !== claim.shard) return false;
     if (Date.now() - Date.parse(claim.accepted.at) < (orphanSeconds * 1000) / 2) return false;
     // Released here or by a sweep meanwhile, the key's record is gone either way: the next claim is a new one.
@@ -181,13 +182,21 @@ export class JobService {
   private async claimAndLook(submission: JobSubmission): Promise<{ claim: KeyClaim; seen: { shard: number; job?: JobRecord } }> {
     const jobId = await this.idempotency.jobIdFor(submission.subject, submission.idempotencyKey);
     const shard = this.queue.shardFor(jobId);
-    const [claim, job] = await Promise.all([this.idempotency.claim(submission, jobId, shard, this.hold()), this.queue.get(jobId, shard)]);
+    const [claim, job] = await Promise.all([
+      this.idempotency.claim(submission, jobId, shard, this.hold(submission.subject)),
+      this.queue.get(jobId, shard),
+    ]);
     return { claim, seen: { shard, job } };
   }
 
-  /** The hold a claim makes: in prepaid billing only. */
-  private hold(): ClaimHold | undefined {
-    if (!this.billing.prepaid) return undefined;
+  /** Whether the subject's jobs hold their price: in prepaid billing, and always for an x402 payer's account. */
+  private holds(subject: string): boolean {
+    return this.billing.prepaid || isX402Subject(subject);
+  }
+
+  /** The hold a claim makes: in prepaid billing, and for an x402 payer's account whatever the billing. */
+  private hold(subject: string): ClaimHold | undefined {
+    if (!this.holds(subject)) return undefined;
     const { lowThreshold } = this.billing;
     return lowThreshold === undefined ? {} : { lowThreshold };
   }

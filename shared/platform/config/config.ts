@@ -8,6 +8,7 @@ import { type ConfigProblem, readSettings, type SettingValues, setting, variable
 import { loadTracingSettings, TRACING_SETTINGS } from './tracing-settings';
 import { httpsUrl, intInRange, originList, publicUrl, secretOfAtLeast, sharedSecretOfAtLeast } from './validators';
 import { loadWebhookSettings, WEBHOOK_SETTINGS, type WebhookSettings } from './webhook-settings';
+import { loadX402Settings, X402_SETTINGS, type X402Settings } from './x402-settings';
 
 /** Which process is loading the configuration; they differ in defaults and in what they require. */
 export type ProcessRole = 'api' | 'worker' | 'dev';
@@ -113,6 +114,8 @@ export interface Config extends CoreSettings, Omit<RedisSettings, 'connection'> 
   readonly webhooks: WebhookSettings | undefined;
   /** How credits are billed (`BILLING_MODE`, `TOP_UP_URL`, `CREDITS_LOW_THRESHOLD`, `SPEND_CONFIRMATION*`). */
   readonly billing: BillingSettings;
+  /** Payments by agents (`X402=on` and `X402_*`); undefined when off. */
+  readonly x402?: X402Settings | undefined;
 }
 
 /** Limits of the API's HTTP listener. */
@@ -134,7 +137,7 @@ export const PREVIOUS_OF = [
  * A variable without a `default` property is required.
  */
 export function configVariables(role: ProcessRole = 'api'): Record<string, ValidatorSpec<unknown>> {
-  return [coreSettings(role), REDIS_SETTINGS, OAUTH_SETTINGS, WEBHOOK_SETTINGS, BILLING_SETTINGS, TRACING_SETTINGS].reduce(
+  return [coreSettings(role), REDIS_SETTINGS, OAUTH_SETTINGS, WEBHOOK_SETTINGS, BILLING_SETTINGS, X402_SETTINGS, TRACING_SETTINGS].reduce(
     (all, table) => Object.assign(all, variablesOf(table)),
     {},
   );
@@ -155,13 +158,23 @@ export function loadConfig(env: NodeJS.ProcessEnv, role: ProcessRole = 'api'): C
   const oauth = loadOAuthSettings(env, dashboardUrl === undefined ? {} : { dashboardUrl }, problems);
   const webhooks = loadWebhookSettings(env, problems);
   const billing = loadBillingSettings(env, dashboardUrl === undefined ? {} : { dashboardUrl }, problems);
+  const x402 = loadX402Settings(env, problems);
   // Tracing is started from these before the configuration is loaded (shared/platform/tracing); checked here
   // too, so that a wrong value is refused with the rest instead of leaving tracing silently off.
   loadTracingSettings(env, problems);
   problems.push(...crossChecks(env, core.values, problems));
   if (problems.length > 0) throw new ConfigError(problems);
   const { values } = core;
-  return { ...values, host: resolveListenHost(values.host, values.publicUrl), redis: connection, ...redisTuning, oauth, webhooks, billing };
+  return {
+    ...values,
+    host: resolveListenHost(values.host, values.publicUrl),
+    redis: connection,
+    ...redisTuning,
+    oauth,
+    webhooks,
+    billing,
+    x402,
+  };
 }
 
 /** The rules between variables, each checked only when the variables it compares were valid themselves. */

@@ -124,6 +124,22 @@ export const PROBLEMS = {
       extensions: { operation, limit },
     }),
   },
+  /**
+   * x402: a paid operation called without a bearer token needs a payment (or the one sent was refused).
+   * `PAYMENT-REQUIRED` carries the x402 v2 `PaymentRequired` (base64 JSON) for this very input. Nothing was
+   * held or charged.
+   */
+  PaymentRequiredError: {
+    status: 402,
+    slug: 'payment-required',
+    title: 'Payment required',
+    of: (detail: string, paymentRequired: string, reason?: string) => ({
+      detail,
+      headers: { 'PAYMENT-REQUIRED': paymentRequired },
+      ...(reason === undefined ? {} : { extensions: { reason } }),
+      members: { paymentRequired, reason },
+    }),
+  },
   /** Understood but refused, e.g. a browser page from an origin that is not allowed. */
   ForbiddenError: { status: 403, slug: 'forbidden', title: 'Forbidden', of: (detail: string) => ({ detail }) },
   /** No such route, or no such resource for this subject (the two are indistinguishable on purpose). */
@@ -233,6 +249,16 @@ export const PROBLEMS = {
       headers: retryAfter(retryAfterSeconds),
     }),
   },
+  /** x402: the facilitator did not answer; nothing was held or charged, and the same payment may be sent again. */
+  PaymentFacilitatorUnavailableError: {
+    status: 503,
+    slug: 'payment-facilitator-unavailable',
+    title: 'Payment facilitator unavailable',
+    of: (retryAfterSeconds = 5) => ({
+      detail: 'The payment could not be verified or settled right now; nothing was charged. Retry with the same payment shortly.',
+      headers: retryAfter(retryAfterSeconds),
+    }),
+  },
 } satisfies Record<string, ProblemKind>;
 
 type ArgsOf<K> = K extends { of: (...args: infer A) => ProblemParts } ? A : [];
@@ -254,6 +280,7 @@ export const {
   PriceExceedsDailyLimitError,
   OperationBudgetError,
   PriceExceedsOperationLimitError,
+  PaymentRequiredError,
   ForbiddenError,
   NotFoundError,
   MethodNotAllowedError,
@@ -270,6 +297,7 @@ export const {
   HeaderFieldsTooLargeError,
   InternalError,
   ServiceUnavailableError,
+  PaymentFacilitatorUnavailableError,
 } = problemClasses<typeof PROBLEMS>(PROBLEMS); // spelled out: inferred through the pattern, it widens
 
 // Each class is a type too, for annotations and `import type`.
@@ -297,6 +325,8 @@ export type RateLimitedError = InstanceType<typeof RateLimitedError>;
 export type HeaderFieldsTooLargeError = InstanceType<typeof HeaderFieldsTooLargeError>;
 export type InternalError = InstanceType<typeof InternalError>;
 export type ServiceUnavailableError = InstanceType<typeof ServiceUnavailableError>;
+export type PaymentRequiredError = InstanceType<typeof PaymentRequiredError>;
+export type PaymentFacilitatorUnavailableError = InstanceType<typeof PaymentFacilitatorUnavailableError>;
 
 /** One class per kind, named after its key, so `instanceof` and the logged error name work as for a written class. */
 function problemClasses<T extends Record<string, ProblemKind>>(table: T): { [K in keyof T]: ProblemClass<T[K]> } {

@@ -77,6 +77,12 @@ export class Metrics {
     help: 'Credits granted to subjects in prepaid billing (POST /v1/link/credits; adjustments, which take credits away, are not counted).',
     registers: [this.registry],
   });
+  readonly x402Payments = new Counter({
+    name: 'connector_x402_payments_total',
+    help: "x402 payments of paid calls by outcome: settled (a grant to the payer), refused (402, nothing held), account (paid from the payer's credits, nothing settled).",
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
   readonly creditsCaptured = counter(
     this.registry,
     'connector_credits_captured_total',

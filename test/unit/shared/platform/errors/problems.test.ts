@@ -16,6 +16,8 @@ import {
   NotFoundError,
   OperationBudgetError,
   PayloadTooLargeError,
+  PaymentFacilitatorUnavailableError,
+  PaymentRequiredError,
   PROBLEMS,
   PriceExceedsDailyLimitError,
   PriceExceedsOperationLimitError,
@@ -56,6 +58,8 @@ const CLASSES = {
   HeaderFieldsTooLargeError,
   InternalError,
   ServiceUnavailableError,
+  PaymentRequiredError,
+  PaymentFacilitatorUnavailableError,
 } satisfies Record<Kind, unknown>;
 
 /** Arguments for every kind of the table, so that each entry is built at least once. */
@@ -68,6 +72,8 @@ const ARGUMENTS: { [K in Kind]: ConstructorParameters<(typeof CLASSES)[K]> } = {
   PriceExceedsDailyLimitError: [12, 10],
   OperationBudgetError: ['countWords', 30, new Date('2026-11-30T00:00:00.000Z'), 3600],
   PriceExceedsOperationLimitError: ['countWords', 40, 30],
+  PaymentRequiredError: ['Pay first.', 'eyJ4NDAyVmVyc2lvbiI6Mn0=', 'nonce_used'],
+  PaymentFacilitatorUnavailableError: [5],
   ForbiddenError: ['Cross-site consent is refused.'],
   NotFoundError: [],
   MethodNotAllowedError: [['GET', 'HEAD']],
