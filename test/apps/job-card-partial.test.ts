@@ -1,5 +1,6 @@
 import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { expect } from 'chai';
+import { JOB_CARD } from '../../shared/contract/cards/job-card';
 import { EXTENDED_REGISTRY, PARTIAL_TAIL } from '../support/extra-operations';
 import { type ConnectorUnderTest, newKey, newSubject, startConnector } from '../support/harness';
 import { connectMcp } from '../support/mcp-client';
@@ -43,9 +44,9 @@ describe('the job card renders partial results as they come (the official AppBri
 
   async function showTranslation(client: Client): Promise<OpenCard> {
     const tool = (await client.listTools()).tools.find((candidate) => candidate.name === 'translate_document')!;
-    const uri = (tool._meta?.ui as { resourceUri?: string } | undefined)?.resourceUri;
-    expect(uri, 'translate_document names its card').to.be.a('string');
-    const [resource] = (await client.readResource({ uri: uri! })).contents;
+    // The translation has a card of its own; the job card, which every job's get_job shows, is the one under test.
+    const [resource] = (await client.readResource({ uri: JOB_CARD.uri })).contents;
+    expect((resource as { text?: string }).text, 'the job card is served').to.be.a('string');
     const args = { input: { text: TEXT, target_language: 'fr' }, idempotency_key: newKey() };
     const created = (await client.callTool({ name: 'translate_document', arguments: args })) as CallToolResult;
     expect(created.isError ?? false, JSON.stringify(created)).to.equal(false);
