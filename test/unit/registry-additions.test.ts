@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { expect } from 'chai';
+import { INJECTED_OPERATIONS } from '../support/injected-operations';
 import { ROOT } from '../support/spawn-process';
 
 /**
@@ -25,7 +26,7 @@ const SUITES = [
 ];
 
 /** The operations test/support/inject-extra-operations.ts adds, as the registry-rules suite names them. */
-const INJECTED = ['echoNote', 'countWords', 'translateDocument', 'draftReport', 'injectedNote', 'injectedShout'];
+const INJECTED = INJECTED_OPERATIONS.map((operation) => operation.operationId);
 
 /**
  * Every test but the registry rules of the shipped operations: a mistake in one of those is told by its own
