@@ -145,6 +145,7 @@ function x402Checkout({ config, backend, metrics, facilitator }: ServicesDeps, c
       onGranted: (granted) => metrics.creditsGranted.inc(granted),
       onSettled: () => metrics.x402Payments.inc({ outcome: 'settled' }),
       onRefused: () => metrics.x402Payments.inc({ outcome: 'refused' }),
+      onAccount: () => metrics.x402Payments.inc({ outcome: 'account' }),
     },
   });
 }

@@ -24,7 +24,7 @@ import { loadWorkedExample, WORKED_EXAMPLE_PAGE } from './support/worked-example
 const TOPIC = 'tides';
 
 describe('the worked example of docs/building-operations.md (a free quote and a paid report)', function () {
-  this.timeout(60_000);
+  this.timeout(240_000);
   let example: ReturnType<typeof loadWorkedExample>;
   let quote: Operation;
   let report: Operation;
@@ -42,7 +42,8 @@ describe('the worked example of docs/building-operations.md (a free quote and a 
   after(() => example?.cleanup());
 
   it("type-checks against the repository as printed, with the repository's compiler options (the processor typed by its schemas)", function () {
-    this.timeout(60_000);
+    // A program over the whole repository: under a minute alone, more on a loaded CI.
+    this.timeout(240_000);
     const { config } = ts.readConfigFile(path.join(ROOT, 'tsconfig.json'), ts.sys.readFile);
     const { options } = ts.parseJsonConfigFileContent(config, ts.sys, ROOT);
     // Each block is compiled as the file it names, in its folder, so its imports resolve as they would there.

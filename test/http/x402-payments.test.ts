@@ -8,6 +8,7 @@ import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { BACKENDS } from '../support/backends';
 import { EXTRA_OPERATIONS } from '../support/extra-operations';
 import { type ConnectorUnderTest, newKey, startConnector } from '../support/harness';
+import { scrape, sumOf } from '../support/prometheus-text';
 import { StubFacilitator } from '../support/stub-facilitator';
 import { waitFor } from '../testkit/wait-for';
 
@@ -204,6 +205,9 @@ for (const kind of BACKENDS) {
       expect(next.status).to.equal(202);
       expect(decodePaymentResponseHeader(next.headers.get('payment-response') ?? '').transaction).to.equal('');
       expect(facilitator.settled.length).to.equal(settled);
+      const page = await scrape(connector.metricsUrl);
+      expect(sumOf(page, 'connector_x402_payments_total', { outcome: 'account' }), 'calls answered from the account').to.be.greaterThan(0);
+      expect(sumOf(page, 'connector_x402_payments_total', { outcome: 'settled' }), 'payments settled').to.be.greaterThan(0);
     });
   });
 }

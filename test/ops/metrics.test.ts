@@ -342,6 +342,8 @@ for (const backend of BACKENDS) {
         'connector_credits_granted_total',
         'connector_credits_captured_total',
         'connector_credits_released_total',
+        // Only with X402=on: test/http/x402-payments.test.ts moves it.
+        'connector_x402_payments_total',
       ];
       for (const [family, { type }] of Object.entries(CONTRACT_METRICS)) {
         if (type !== 'counter' || family.startsWith('connector_redis_') || elsewhere.includes(family)) continue;

@@ -47,7 +47,7 @@ export interface CheckoutDeps {
   facilitator: PaymentFacilitator;
   credits: CreditStore;
   events: CreditEvents;
-  hooks?: CreditHooks & { onSettled?(credits: number): void; onRefused?(reason: string): void };
+  hooks?: CreditHooks & { onSettled?(credits: number): void; onRefused?(reason: string): void; onAccount?(): void };
   lowThreshold?: number;
   now?: () => number;
 }
@@ -91,7 +91,10 @@ export class X402Checkout {
     await this.refuseUsedNonce(grant, call);
     await this.resolveUnanswered(subject, call);
     const fromAccount = await call.submit(subject);
-    if (fromAccount !== SHORT) return { result: fromAccount, subject, settlement: this.unsettled(payment), settled: false };
+    if (fromAccount !== SHORT) {
+      this.deps.hooks?.onAccount?.();
+      return { result: fromAccount, subject, settlement: this.unsettled(payment), settled: false };
+    }
     const settlement = await this.settle(payment, wanted, call, grant);
     if (settlement === 'replayed') {
       const again = await call.submit(subject);

@@ -79,7 +79,7 @@ export class Metrics {
   });
   readonly x402Payments = new Counter({
     name: 'connector_x402_payments_total',
-    help: "x402 payments of paid calls by outcome: settled (a grant to the payer), refused (402, nothing held), account (paid from the payer's credits, nothing settled).",
+    help: "x402 payments of paid calls by outcome: settled (a grant to the payer), refused (402, nothing held), account (answered from the payer's account, its credits or a replay of its key: nothing settled).",
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
