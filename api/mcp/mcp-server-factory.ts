@@ -8,6 +8,7 @@ import { callerOf, type McpDependencies } from './mcp-context';
 import { askableOf } from './spend-confirmation';
 import { inToolCallSpan } from './tool-call-span';
 import { type ArgumentCheck, type Asking, callTool, jsonResult, NOT_ASKING } from './tool-calls';
+import { callPaidTool, payableTool } from './x402-tool-call';
 
 /** The server's identity, as every result names it. */
 export const SERVER_INFO = { name: SERVICE_INFO.name, version: SERVICE_INFO.version };
@@ -48,16 +49,29 @@ export function mcpServerFactory(deps: McpDependencies, checks: ReadonlyMap<stri
   const legacyOptions = options(false);
   const modernTools = { tools: listedModern };
   const legacyTools = { tools: listed };
+  // What an agent without a token sees (x402 on): the tools it can pay for, and nothing that acts for a person.
+  const payableNames = new Set(deps.tools.filter(payableTool).map((tool) => tool.name));
+  const payerTools = (modern: boolean) => ({ tools: (modern ? listedModern : listed).filter((tool) => payableNames.has(tool.name)) });
+  const modernPayerTools = payerTools(true);
+  const legacyPayerTools = payerTools(false);
+
+  // The registry's own string for a name the client sent, so that a client's free text is never recorded.
+  const knownNames = new Map(deps.tools.map((tool) => [tool.name, tool.name]));
 
   const build = (modern: boolean): Server => {
     // The SDK copies the capabilities it is given, so one options object serves every instance.
     const server = new Server(SERVER_INFO, modern ? modernOptions : legacyOptions);
-    server.setRequestHandler('tools/list', () => (modern ? modernTools : legacyTools));
+    server.setRequestHandler('tools/list', (_request, ctx) => {
+      if (callerOf(ctx).payer) return modern ? modernPayerTools : legacyPayerTools;
+      return modern ? modernTools : legacyTools;
+    });
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const { name, arguments: args, _meta: meta } = request.params as typeof request.params & { _meta?: unknown };
-      const known = deps.tools.some((tool) => tool.name === name) ? name : undefined;
+      const known = knownNames.get(name);
+      const caller = callerOf(ctx);
+      if (caller.payer) return inToolCallSpan(known, meta, () => callPaidTool(deps, checks, caller, { name, args, meta }));
       const asking = askingOf(ctx, modern);
-      const outcome = await inToolCallSpan(known, meta, () => callTool(deps, checks, callerOf(ctx), { name, args, asking }));
+      const outcome = await inToolCallSpan(known, meta, () => callTool(deps, checks, caller, { name, args, asking }));
       if ('inputRequired' in outcome) return outcome.inputRequired as never;
       if ('error' in outcome) return outcome.error;
       if (outcome.tool.operation.async && taskRequested(request.params, ctx.mcpReq.envelope, modern)) {
