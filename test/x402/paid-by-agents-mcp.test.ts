@@ -128,6 +128,52 @@ describe('x402 over MCP (tool-result binding) against a real chain and the @x402
     expect(await stand.balanceOf(payer.address)).to.equal(balance);
   });
 
+  it('a facilitator killed mid-flow is an isError result with nothing held; the same payment goes through once it is back', async () => {
+    const payer = await stand.newPayer();
+    const client = await agent('2026-07-28');
+    const body = job();
+    const payment = await standClient(stand, payer).createPaymentPayload(
+      (await createJob(client, body)).structuredContent as unknown as PaymentRequired,
+    );
+    const before = await stand.balanceOf(payer.address);
+    await stand.killFacilitator();
+    try {
+      const down = await createJob(client, body, payment);
+      expect(down.isError).to.equal(true);
+      expect(down.structuredContent).to.equal(undefined);
+    } finally {
+      await stand.restartFacilitator();
+    }
+    expect(await stand.balanceOf(payer.address)).to.equal(before);
+    const paid = await createJob(client, body, payment);
+    expect(paid.isError, JSON.stringify(paid)).to.not.equal(true);
+    expect(await stand.balanceOf(payer.address)).to.equal(before - UNIT);
+  });
+
+  it('a failed job gives its price back, and the payer’s next MCP call spends it with no transfer on chain', async () => {
+    const payer = await stand.newPayer();
+    const client = await agent('2026-07-28');
+    const pay = async (body: Record<string, unknown>) => {
+      const required = (await createJob(client, body)).structuredContent as unknown as PaymentRequired;
+      return createJob(client, body, await standClient(stand, payer).createPaymentPayload(required));
+    };
+    const failing = await pay(job('!fail now'));
+    const { payerToken } = settlementOf(failing);
+    const reader = await connectMcp(mcpUrl(), payerToken, '2026-07-28');
+    clients.push(reader);
+    const { id } = failing.structuredContent as { id: string };
+    await waitFor(
+      async () =>
+        ((await reader.callTool({ name: 'get_job', arguments: { id } })).structuredContent as { status: string }).status === 'failed',
+      { what: 'the failure' },
+    );
+    const before = await stand.balanceOf(payer.address);
+    const next = await pay(job());
+    expect(next.isError, JSON.stringify(next)).to.not.equal(true);
+    expect(settlementOf(next).transaction).to.equal('');
+    expect(await stand.balanceOf(payer.address)).to.equal(before);
+  });
+
   it('2026-07-28 raw: the payment-required result is resultType complete, never a JSON-RPC error', async () => {
     const res = await rawPost(rawToolCall('create_job', job()));
     expect(res.status).to.equal(200);
