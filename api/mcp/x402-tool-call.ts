@@ -1,4 +1,4 @@
-import { type CallToolResult, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { type CallToolResult, CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { PaymentPayload } from '@x402/core/types';
 import type { ToolDefinition } from '../../shared/contract/mcp/tool-definitions';
 import { PaymentRequiredError } from '../../shared/platform/errors/problems';
@@ -11,6 +11,8 @@ import { type ArgumentCheck, jsonResult } from './tool-calls';
 export const PAYMENT_META_KEY = 'x402/payment';
 /** Where the settlement goes back: the result's `_meta`. */
 export const PAYMENT_RESPONSE_META_KEY = 'x402/payment-response';
+/** The x402 MCP extension: a 2026-07-28 client that declares it is answered `resultType: "payment_required"`. */
+export const PAYMENT_EXTENSION = 'org.x402/payment';
 /** The methods an agent without a token may call besides a payable tool: the handshake, the list, liveness. */
 const OPEN_METHODS = new Set(['initialize', 'notifications/initialized', 'ping', 'tools/list', 'server/discover']);
 
@@ -40,7 +42,7 @@ export async function callPaidTool(
   deps: McpDependencies,
   checks: ReadonlyMap<string, ArgumentCheck>,
   caller: McpCaller,
-  { name, args, meta }: { name: string; args: Record<string, unknown> | undefined; meta: unknown },
+  { name, args, meta, extension = false }: { name: string; args: Record<string, unknown> | undefined; meta: unknown; extension?: boolean },
 ): Promise<CallToolResult> {
   const tool = deps.tools.find((candidate) => candidate.name === name && payableTool(candidate));
   if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 64)}`);
@@ -50,7 +52,17 @@ export async function callPaidTool(
     deps.metrics.mcpToolCalls.inc({ tool: tool.name, outcome: 'error' });
     throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid arguments for ${tool.name}: ${checked.errorMessage}`);
   }
-  return payToolCall(deps, caller, { tool, input, meta });
+  return payToolCall(deps, caller, { tool, input, meta, extension });
+}
+
+/** Whether a 2026-07-28 request's envelope declares the `org.x402/payment` extension in its client capabilities. */
+export function declaresPaymentExtension(modern: boolean, envelope: object | undefined): boolean {
+  if (!modern) return false;
+  const capabilities = (envelope as Record<string, { extensions?: Record<string, unknown> } | undefined> | undefined)?.[
+    CLIENT_CAPABILITIES_META_KEY
+  ];
+  const extensions = capabilities?.extensions;
+  return typeof extensions === 'object' && extensions !== null && PAYMENT_EXTENSION in extensions;
 }
 
 /** A payable tool's call by an agent: its arguments (already checked) and the call's `_meta`. */
@@ -58,6 +70,8 @@ export interface PaidToolCall {
   tool: ToolDefinition;
   input: Record<string, unknown>;
   meta: unknown;
+  /** The client declared `org.x402/payment`: a payment request is the extension's `payment_required` result. */
+  extension?: boolean;
 }
 
 /**
@@ -77,7 +91,7 @@ export async function payToolCall(deps: McpDependencies, caller: McpCaller, call
     return { ...jsonResult(paid.result.body), _meta: { [PAYMENT_RESPONSE_META_KEY]: response } };
   } catch (error) {
     deps.metrics.mcpToolCalls.inc({ tool: tool.name, outcome: 'error' });
-    if (error instanceof PaymentRequiredError) return paymentRequiredResult(error.paymentRequired);
+    if (error instanceof PaymentRequiredError) return paymentRequiredResult(error.paymentRequired, call.extension === true);
     const problem = toAppError(error);
     if (problem.status >= 500 && problem !== error)
       deps.logger.error({ req_id: caller.requestId, tool: tool.name, err: error }, 'paid tool call failed');
@@ -92,8 +106,12 @@ function paymentOf(meta: unknown): PaymentPayload | undefined {
   return typeof payment === 'object' && payment !== null ? (payment as PaymentPayload) : ({} as PaymentPayload);
 }
 
-/** The tool-result binding of a `PaymentRequired` (base64 JSON, as HTTP's header carries it). */
-function paymentRequiredResult(encoded: string): CallToolResult {
+/**
+ * A `PaymentRequired` (base64 JSON, as HTTP's header carries it) in the binding the client reads: the
+ * extension's `payment_required` result, or the tool-result binding.
+ */
+function paymentRequiredResult(encoded: string, extension: boolean): CallToolResult {
   const required = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8')) as Record<string, unknown>;
+  if (extension) return { resultType: 'payment_required', paymentRequired: required } as unknown as CallToolResult;
   return { content: [{ type: 'text', text: JSON.stringify(required) }], structuredContent: required, isError: true };
 }

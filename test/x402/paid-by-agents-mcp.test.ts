@@ -3,7 +3,7 @@ import { decodePaymentRequiredHeader } from '@x402/core/http';
 import type { PaymentRequired } from '@x402/core/types';
 import { expect } from 'chai';
 import { type ConnectorUnderTest, newKey, startConnector } from '../support/harness';
-import { connectMcp, type Revision, rawToolCall } from '../support/mcp-client';
+import { connectMcp, MODERN_ENVELOPE, type Revision, rawToolCall } from '../support/mcp-client';
 import { waitFor } from '../testkit/wait-for';
 import { standClient } from '../testkit/x402-payer';
 import { startX402Stand, type X402Stand } from '../testkit/x402-stand';
@@ -18,7 +18,7 @@ interface PaymentResponse {
   payerToken: string;
 }
 
-describe('x402 over MCP (tool-result binding) against a real chain and the @x402/evm facilitator', function () {
+describe('x402 over MCP (both bindings) against a real chain and the @x402/evm facilitator', function () {
   this.timeout(180_000);
   let stand: X402Stand;
   let connector: ConnectorUnderTest;
@@ -180,6 +180,41 @@ describe('x402 over MCP (tool-result binding) against a real chain and the @x402
     const answer = (await res.json()) as { result?: Record<string, unknown>; error?: unknown };
     expect(answer.error).to.equal(undefined);
     expect(answer.result).to.include({ resultType: 'complete', isError: true });
+  });
+
+  describe('the org.x402/payment extension binding (2026-07-28)', () => {
+    const extension = { 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'org.x402/payment': {} } } };
+    const answerOf = async (call: { headers: Record<string, string>; body: unknown }) =>
+      ((await (await rawPost(call)).json()) as { result: Record<string, any> }).result;
+
+    it('server/discover advertises org.x402/payment', async () => {
+      const discover = {
+        headers: { ...rawToolCall('create_job', {}).headers, 'mcp-method': 'server/discover' },
+        body: { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: { ...MODERN_ENVELOPE } } },
+      };
+      delete (discover.headers as Record<string, string>)['mcp-name'];
+      const result = await answerOf(discover);
+      expect(result.capabilities.extensions).to.have.property('org.x402/payment');
+    });
+
+    it('a client that declares it gets resultType payment_required; its paid retry is complete with the settlement, funding one job', async () => {
+      const payer = await stand.newPayer();
+      const before = await stand.balanceOf(payer.address);
+      const body = job();
+      const asked = await answerOf(rawToolCall('create_job', body, { meta: extension }));
+      expect(asked.resultType).to.equal('payment_required');
+      expect(asked).not.to.have.property('isError');
+      const required = asked.paymentRequired as PaymentRequired;
+      expect(required.accepts[0].amount).to.equal(String(UNIT));
+      const payment = await standClient(stand, payer).createPaymentPayload(required);
+      const paid = await answerOf(rawToolCall('create_job', body, { meta: { ...extension, 'x402/payment': payment } }));
+      expect(paid.resultType).to.equal('complete');
+      expect(paid.isError).to.equal(undefined);
+      expect(settlementOf(paid).transaction).to.match(/^0x[0-9a-f]{64}$/);
+      const again = await answerOf(rawToolCall('create_job', body, { meta: { ...extension, 'x402/payment': payment } }));
+      expect(again.structuredContent.id).to.equal(paid.structuredContent.id);
+      expect(await stand.balanceOf(payer.address)).to.equal(before - UNIT);
+    });
   });
 
   it('without a token, get_me, get_job and a batch still answer 401 pointing to OAuth', async () => {
