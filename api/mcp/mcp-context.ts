@@ -29,6 +29,8 @@ export interface McpDependencies {
 export interface McpCaller {
   principal: Principal;
   requestId: string;
+  /** An agent without a token, admitted while `X402=on` to list and pay for the payable tools only (`x402-tool-call.ts`). */
+  payer?: boolean;
   /**
    * The caller's charges, read with the bearer admission because the request's `Mcp-Name` header named
    * `tool`, a tool that shows them: its call uses them instead of reading them again.

@@ -19,6 +19,10 @@ import { mcpServerFactory } from './mcp-server-factory';
 import { serveFetchHandler } from './serve-fetch-handler';
 import { SpendConfirmation } from './spend-confirmation';
 import { compileArgumentChecks } from './tool-calls';
+import { openToPayers, payableTool } from './x402-tool-call';
+
+/** The principal of an agent without a token until it pays: no subject; a paid call runs as the payer's account. */
+const AGENT = { subject: '', connectionId: 'x402', issuedAt: 0, expiresAt: 0 };
 
 /** The MCP endpoint's path on the API port. */
 export const MCP_PATH = '/mcp';
@@ -28,9 +32,12 @@ export const MCP_PATH = '/mcp';
  * like one with bearer auth, and its body limit that of the largest tool's call. A call of a tool that shows
  * the caller's charges has its usage read by admission too.
  */
-function mcpEndpoints(bodyLimitBytes: number): { plain: Operation; readingUsage: Operation } {
+function mcpEndpoints(bodyLimitBytes: number): { plain: Operation; readingUsage: Operation; payable: Operation } {
   const plain = { operationId: 'mcp', auth: 'bearer', bodyLimitBytes } as Operation;
-  return { plain, readingUsage: { ...plain, readsUsage: true } as Operation };
+  // Seen by admission as a paid operation, so that a call without a token is let on to be paid with x402
+  // (under the address rate limit); which calls it may make is decided once the body is read.
+  const payable = { ...plain, job: 'mcp', price: { kind: 'credits', credits: 0 } } as unknown as Operation;
+  return { plain, readingUsage: { ...plain, readsUsage: true } as Operation, payable };
 }
 
 /** The spend confirmation of this configuration: quotes signed with the connector secret's key ring. */
@@ -79,6 +86,25 @@ export function mcpRoute(routeOptions: McpRouteOptions): Router {
     return req.headers['mcp-method'] === 'tools/call' && typeof name === 'string' && usageTools.has(name) ? name : undefined;
   };
 
+  const payable = new Set(options.tools.filter(payableTool).map((tool) => tool.name));
+  const x402 = options.services.x402 !== undefined && payable.size > 0;
+  const endpointOf = (req: Request): Operation => {
+    if (x402 && !req.get('authorization')) return endpoints.payable;
+    return usageToolNamed(req) ? endpoints.readingUsage : endpoints.plain;
+  };
+  // Who the request acts for: the admitted person, or an agent without a token whose body x402 may serve
+  // (undefined otherwise: the 401 every other call without a token gets).
+  const callerOfRequest = (req: Request, res: Response): McpCaller | undefined => {
+    const { requestId, usage, x402: paying } = state(res);
+    if (paying) return openToPayers(req.body, payable) ? { principal: AGENT, requestId, payer: true } : undefined;
+    // Usage was read only because the `Mcp-Name` header named a tool that shows it (checked above).
+    return {
+      principal: admittedPrincipal(res),
+      requestId,
+      ...(usage ? { usage: { tool: req.headers['mcp-name'] as string, snapshot: usage } } : {}),
+    };
+  };
+
   const router = express.Router();
   router.all(
     MCP_PATH,
@@ -91,30 +117,24 @@ export function mcpRoute(routeOptions: McpRouteOptions): Router {
         const origin = req.get('origin');
         if (origin !== undefined && !allowedOrigins.has(origin))
           return next(new ForbiddenError('This origin may not call the MCP endpoint.'));
-        locals.operation = usageToolNamed(req) ? endpoints.readingUsage : endpoints.plain;
+        locals.operation = endpointOf(req);
         next();
       },
       options.admit,
       jsonBody,
       async (req: Request, res: Response, next: NextFunction) => {
-        const { requestId, usage } = state(res);
-        const principal = admittedPrincipal(res);
-        // Usage was read only because the `Mcp-Name` header named a tool that shows it (checked above).
-        const caller: McpCaller = {
-          principal,
-          requestId,
-          ...(usage ? { usage: { tool: req.headers['mcp-name'] as string, snapshot: usage } } : {}),
-        };
+        const caller = callerOfRequest(req, res);
+        if (!caller) return next(new UnauthorizedError('missing', 'bearer'));
         res.set('Cache-Control', 'no-store');
         try {
-          const direct = matchDirect(req);
+          const direct = caller.payer ? undefined : matchDirect(req);
           if (direct) {
             // The SDK's own answer has exactly this content type.
             writeJson(res, await answerDirectCall(options, direct, caller), 'application/json');
             return;
           }
           // The token itself stays out: the per-request server needs only who the caller is.
-          await serveFetchHandler(handler, req, res, { token: '', clientId: principal.connectionId, scopes: [], extra: { caller } });
+          await serveFetchHandler(handler, req, res, { token: '', clientId: caller.principal.connectionId, scopes: [], extra: { caller } });
         } catch (error) {
           next(error);
         }

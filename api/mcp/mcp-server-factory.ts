@@ -8,6 +8,7 @@ import { callerOf, type McpDependencies } from './mcp-context';
 import { askableOf } from './spend-confirmation';
 import { inToolCallSpan } from './tool-call-span';
 import { type ArgumentCheck, type Asking, callTool, jsonResult, NOT_ASKING } from './tool-calls';
+import { callPaidTool, declaresPaymentExtension, PAYMENT_EXTENSION, payableTool } from './x402-tool-call';
 
 /** The server's identity, as every result names it. */
 export const SERVER_INFO = { name: SERVICE_INFO.name, version: SERVICE_INFO.version };
@@ -33,11 +34,13 @@ export function mcpServerFactory(deps: McpDependencies, checks: ReadonlyMap<stri
     ...(tool.meta ? { _meta: tool.meta } : {}),
   }));
   const cards = cardsOf(deps.tools);
+  // Announced (server/discover) only when x402 takes payments here, so the published capabilities stay as they were otherwise.
+  const paymentExtension: Record<string, Record<string, never>> = deps.services.x402 ? { [PAYMENT_EXTENSION]: {} } : {};
   // 2026-07-28 dropped `execution.taskSupport`: there the tasks extension is negotiated per request instead.
   const listedModern: Tool[] = listed.map(({ execution: _execution, ...tool }) => tool);
   const options = (modern: boolean): ServerOptions => ({
     capabilities: modern
-      ? { tools: {}, resources: {}, extensions: { [TASKS_EXTENSION]: {}, ...UI_EXTENSION_CAPABILITY } }
+      ? { tools: {}, resources: {}, extensions: { [TASKS_EXTENSION]: {}, ...UI_EXTENSION_CAPABILITY, ...paymentExtension } }
       : { tools: {}, resources: {}, ...TASK_CAPABILITIES, extensions: UI_EXTENSION_CAPABILITY },
     instructions: SERVICE_INFO.summary,
     // A quote echoed back is opened here and judged by the tool call, so a bad one is a tool error that says
@@ -48,16 +51,32 @@ export function mcpServerFactory(deps: McpDependencies, checks: ReadonlyMap<stri
   const legacyOptions = options(false);
   const modernTools = { tools: listedModern };
   const legacyTools = { tools: listed };
+  // What an agent without a token sees (x402 on): the tools it can pay for, and nothing that acts for a person.
+  const payableNames = new Set(deps.tools.filter(payableTool).map((tool) => tool.name));
+  const payerTools = (modern: boolean) => ({ tools: (modern ? listedModern : listed).filter((tool) => payableNames.has(tool.name)) });
+  const modernPayerTools = payerTools(true);
+  const legacyPayerTools = payerTools(false);
+
+  // The registry's own string for a name the client sent, so that a client's free text is never recorded.
+  const knownNames = new Map(deps.tools.map((tool) => [tool.name, tool.name]));
 
   const build = (modern: boolean): Server => {
     // The SDK copies the capabilities it is given, so one options object serves every instance.
     const server = new Server(SERVER_INFO, modern ? modernOptions : legacyOptions);
-    server.setRequestHandler('tools/list', () => (modern ? modernTools : legacyTools));
+    server.setRequestHandler('tools/list', (_request, ctx) => {
+      if (callerOf(ctx).payer) return modern ? modernPayerTools : legacyPayerTools;
+      return modern ? modernTools : legacyTools;
+    });
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const { name, arguments: args, _meta: meta } = request.params as typeof request.params & { _meta?: unknown };
-      const known = deps.tools.some((tool) => tool.name === name) ? name : undefined;
+      const known = knownNames.get(name);
+      const caller = callerOf(ctx);
+      if (caller.payer) {
+        const extension = declaresPaymentExtension(modern, ctx.mcpReq.envelope);
+        return inToolCallSpan(known, meta, () => callPaidTool(deps, checks, caller, { name, args, meta, extension }));
+      }
       const asking = askingOf(ctx, modern);
-      const outcome = await inToolCallSpan(known, meta, () => callTool(deps, checks, callerOf(ctx), { name, args, asking }));
+      const outcome = await inToolCallSpan(known, meta, () => callTool(deps, checks, caller, { name, args, asking }));
       if ('inputRequired' in outcome) return outcome.inputRequired as never;
       if ('error' in outcome) return outcome.error;
       if (outcome.tool.operation.async && taskRequested(request.params, ctx.mcpReq.envelope, modern)) {

@@ -1,3 +1,4 @@
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { context, propagation, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { inSpan } from '../../shared/platform/tracing/spans';
 import type { ToolOutcome } from './tool-calls';
@@ -16,9 +17,13 @@ function traceCarrier(meta: unknown): Record<string, string> | undefined {
  * `_meta.traceparent` (and `_meta.tracestate`) the span continues the caller's trace; otherwise it is a child
  * of the HTTP request's span. Everything the tool does (its Redis calls, the enqueue of a paid job) is inside
  * it. `tool` is the registry's name, or undefined for a name the registry does not have (a client's free text
- * is not recorded). A tool's error result marks the span failed with `error.type` `tool_error`.
+ * is not recorded). A tool's error result (an outcome's, or an `isError` result's) marks the span failed with `error.type` `tool_error`.
  */
-export function inToolCallSpan(tool: string | undefined, meta: unknown, run: () => Promise<ToolOutcome>): Promise<ToolOutcome> {
+export function inToolCallSpan<T extends ToolOutcome | CallToolResult>(
+  tool: string | undefined,
+  meta: unknown,
+  run: () => Promise<T>,
+): Promise<T> {
   const carrier = traceCarrier(meta);
   const parent = carrier ? propagation.extract(context.active(), carrier) : undefined;
   return inSpan(
@@ -34,7 +39,7 @@ export function inToolCallSpan(tool: string | undefined, meta: unknown, run: () 
     },
     async (span) => {
       const outcome = await run();
-      if ('error' in outcome) {
+      if ('error' in outcome || ('isError' in outcome && outcome.isError === true)) {
         span.setAttribute('error.type', 'tool_error');
         span.setStatus({ code: SpanStatusCode.ERROR });
       }

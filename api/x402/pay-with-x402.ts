@@ -1,5 +1,5 @@
 import { decodePaymentSignatureHeader, encodePaymentResponseHeader } from '@x402/core/http';
-import type { PaymentPayload } from '@x402/core/types';
+import type { PaymentPayload, SettleResponse } from '@x402/core/types';
 import type { BearerOperation, OperationRequest, OperationResult } from '../../shared/contract/operations/operation';
 import { bodyShapeOf, jobInputOf } from '../../shared/contract/operations/paid-body';
 import { idempotencyKeyOf } from '../../shared/contract/operations/paid-operation';
@@ -19,6 +19,13 @@ export interface X402Call {
   url: string;
 }
 
+/** What a paid call came to: the operation's answer, the settlement to send back, and the payer's token. */
+export interface X402Answer {
+  result: OperationResult;
+  settlement: SettleResponse;
+  payerToken: string;
+}
+
 /**
  * Runs a paid operation called without a bearer token: with no `PAYMENT-SIGNATURE`, a 402 naming the price of
  * this input; with one, the checkout pays (or finds the account already holds the price) and the operation's
@@ -26,15 +33,31 @@ export interface X402Call {
  * `PAYMENT-RESPONSE` and the payer's token (docs/decisions/x402-payer-token.md).
  */
 export async function payWithX402(call: X402Call, services: Services): Promise<OperationResult> {
+  const header = call.request.header('payment-signature');
+  const { result, settlement, payerToken } = await payForCall(call, header ? decoded(header) : undefined, services);
+  return {
+    ...result,
+    headers: {
+      ...result.headers,
+      'PAYMENT-RESPONSE': encodePaymentResponseHeader(settlement),
+      [PAYER_TOKEN_HEADER]: payerToken,
+    },
+  };
+}
+
+/**
+ * The one checkout of a paid call, whatever carried the payment (HTTP's header, MCP's `_meta`): no payment
+ * throws the 402 of this input's price; a payment is paid or found on the account, and the job submitted for it.
+ */
+export async function payForCall(call: X402Call, payment: PaymentPayload | undefined, services: Services): Promise<X402Answer> {
   const checkout = services.x402 as X402Checkout;
   const { operation, request } = call;
   const credits = priceOf(operation.price!, jobInputOf(operation, request.body));
   const resource = { url: call.url, description: operation.summary };
-  const header = request.header('payment-signature');
-  if (!header) return checkout.required(credits, resource);
+  if (!payment) return checkout.required(credits, resource);
   const idempotencyKey = idempotencyKeyOf(request, bodyShapeOf(operation));
   const outcome = await checkout.pay({
-    payment: decoded(header),
+    payment,
     credits,
     idempotencyKey,
     resource,
@@ -48,14 +71,7 @@ export async function payWithX402(call: X402Call, services: Services): Promise<O
     },
   });
   const linked = await services.links.link(outcome.subject);
-  return {
-    ...outcome.result,
-    headers: {
-      ...outcome.result.headers,
-      'PAYMENT-RESPONSE': encodePaymentResponseHeader(outcome.settlement),
-      [PAYER_TOKEN_HEADER]: linked.token,
-    },
-  };
+  return { result: outcome.result, settlement: outcome.settlement, payerToken: linked.token };
 }
 
 /** The decoded `PAYMENT-SIGNATURE`; a header that is not one reads as an empty payload, which the checkout refuses with a 402. */
