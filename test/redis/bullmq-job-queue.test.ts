@@ -47,6 +47,7 @@ describe('BullmqJobQueue (the API side of the queue) on a private redis-server',
       error: null,
       attempts: 0,
       progress: null,
+      partial: null,
       cancel_requested_at: null,
       refunded_credits: 0,
     });

@@ -22,7 +22,7 @@ function payingClient(): string {
 }
 
 describe('docs/getting-paid-by-agents.md: the paying client runs against npm run dev:x402', function () {
-  this.timeout(180_000);
+  this.timeout(300_000);
   let dev: DevProcess | undefined;
   const script = path.join(ROOT, `.paying-client-${randomBytes(4).toString('hex')}.mts`);
   after(async () => {
@@ -33,7 +33,7 @@ describe('docs/getting-paid-by-agents.md: the paying client runs against npm run
   it('is under 30 lines, pays the price of a job on chain and gets the 202', async () => {
     const client = payingClient();
     expect(client.trimEnd().split('\n').length).to.be.below(30);
-    dev = await startDev({ X402_DEV_CHAIN_PORT: '0', X402_DEV_FACILITATOR_PORT: '0' }, 'x402/dev-x402.ts');
+    dev = await startDev({ X402_DEV_CHAIN_PORT: '0', X402_DEV_FACILITATOR_PORT: '0' }, path.join(ROOT, 'scripts', 'x402', 'dev-x402.ts'));
     const ready = await waitFor(
       () => {
         const line = dev!
@@ -42,7 +42,7 @@ describe('docs/getting-paid-by-agents.md: the paying client runs against npm run
           .find((l) => l.startsWith('x402-kit ready '));
         return line ? (JSON.parse(line.slice('x402-kit ready '.length)) as Record<string, string>) : undefined;
       },
-      { timeoutMs: 120_000, what: 'the stand' },
+      { timeoutMs: 180_000, what: 'the stand' },
     );
     await waitFor(async () => (await fetch(`${dev!.base}/healthz`).catch(() => undefined))?.ok, {
       timeoutMs: 60_000,
