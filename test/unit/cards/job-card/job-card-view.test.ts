@@ -8,29 +8,11 @@ import {
   summariseInput,
 } from '../../../../cards/job-card/job-card-view';
 import type { Job } from '../../../../shared/domain/jobs/job';
+import { cardJob } from '../../../support/card-job';
 
 const UTC = { locale: 'en-GB', timeZone: 'UTC' };
 
-function job(overrides: Partial<Job> = {}): Job {
-  return {
-    id: 'job_abc',
-    operation: 'countWords',
-    status: 'running',
-    input: { text: 'hello world' },
-    cost: 3,
-    created_at: '2026-11-25T10:00:00.000Z',
-    started_at: '2026-11-25T10:00:01.000Z',
-    finished_at: null,
-    result: null,
-    error: null,
-    attempts: 1,
-    progress: { percent: 40, message: 'Counting', updated_at: '2026-11-25T10:00:02.000Z' },
-    partial: null,
-    cancel_requested_at: null,
-    refunded_credits: 0,
-    ...overrides,
-  };
-}
+const job = cardJob;
 
 describe('the job card view', () => {
   it('a running job shows its status, progress and message, cost, no refund, no finish time, and offers Cancel', () => {

@@ -1,27 +1,9 @@
 import { expect } from 'chai';
 import { isJob, MAX_POLL_MS, newerJob, nextPollMs, readToolResult } from '../../../../cards/kit/job-updates';
-import { JOB_POLL_SECONDS, type Job } from '../../../../shared/domain/jobs/job';
+import { JOB_POLL_SECONDS } from '../../../../shared/domain/jobs/job';
+import { cardJob } from '../../../support/card-job';
 
-function job(overrides: Partial<Job> = {}): Job {
-  return {
-    id: 'job_abc',
-    operation: 'countWords',
-    status: 'running',
-    input: { text: 'hello world' },
-    cost: 3,
-    created_at: '2026-11-25T10:00:00.000Z',
-    started_at: '2026-11-25T10:00:01.000Z',
-    finished_at: null,
-    result: null,
-    error: null,
-    attempts: 1,
-    progress: { percent: 40, message: 'Counting', updated_at: '2026-11-25T10:00:02.000Z' },
-    cancel_requested_at: null,
-    refunded_credits: 0,
-    partial: null,
-    ...overrides,
-  };
-}
+const job = cardJob;
 
 describe('the card kit’s refresh of a job', () => {
   it('a job that is not final is refreshed at its poll hint (Retry-After, default JOB_POLL_SECONDS); a final one never', () => {

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { EventDeclarationError } from '../../../../../shared/domain/jobs/declared-events';
 import { JobError } from '../../../../../shared/domain/jobs/job-error';
 import { backoffDelay, runAttempt, timeoutMessage } from '../../../../../shared/domain/jobs/job-runner';
 
@@ -83,7 +84,6 @@ describe('the events a processor emits (runAttempt)', () => {
   });
 
   it('an EventDeclarationError fails the attempt at once, though attempts are left, and is reported', async () => {
-    const { EventDeclarationError } = await import('../../../../../shared/domain/jobs/declared-events');
     const reported: unknown[] = [];
     const processors = new Map([
       [
