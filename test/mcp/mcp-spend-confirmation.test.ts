@@ -1,16 +1,30 @@
 import { type CallToolResult, Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { expect } from 'chai';
+import { toolName } from '../../shared/contract/mcp/tool-definitions';
+import type { Operation } from '../../shared/contract/operations/operation';
+import { bodyShapeOf } from '../../shared/contract/operations/paid-body';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
+import { priceOf } from '../../shared/domain/jobs/price';
 import { SpendQuotes } from '../../shared/domain/spend/spend-quote';
 import { KeyRing } from '../../shared/platform/secrets/key-ring';
 import { BACKENDS, type BackendKind } from '../support/backends';
 import { withOperations } from '../support/extra-operations';
 import { BASE_ENV, type ConnectorUnderTest, newKey, newSubject, startConnector } from '../support/harness';
+import { INJECTED_OPERATIONS } from '../support/injected-operations';
+import { paidArguments } from '../support/job-submission';
 import { connectMcp, rawToolCall } from '../support/mcp-client';
 import { runShortJob, SHORT_JOB_PRICE, TEST_TOP_UP_URL, TOPPED_UP } from '../support/spend-operations';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
 
-const OPERATIONS_UNDER_TEST = withOperations(OPERATIONS, [runShortJob]);
+/** A paid operation whose input is the whole body: the registry's first, else the first the tests inject. */
+function topLevelOperation(): Operation {
+  const found = [...OPERATIONS, ...INJECTED_OPERATIONS].find((operation) => operation.job && bodyShapeOf(operation) === 'top-level');
+  if (!found) throw new Error('neither the registry nor the injected operations have a paid operation with a top-level body');
+  return found;
+}
+
+const TOP_LEVEL = topLevelOperation();
+const OPERATIONS_UNDER_TEST = withOperations(OPERATIONS, [runShortJob, TOP_LEVEL]);
 const CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
 const NOTHING_CHARGED = 'Nothing was charged.';
 
@@ -136,6 +150,29 @@ for (const backend of BACKENDS) {
           expect(asked).to.have.length(1);
           expect(asked[0]!.message).to.contain('create_job').and.contain('1 credit').and.contain('a poem').and.not.contain(key);
           expect(await usageOf(elicit.a, token)).to.deep.equal({ jobs_charged: 1, credits_spent: 1, credits_refunded: 0 });
+        } finally {
+          await client.close();
+        }
+      });
+
+      it('a tool whose body is top-level is asked its exact price, accepted with confirm: true, and charged once; its replay is not asked again', async () => {
+        const { token } = await person();
+        const { client, asked } = await connectAsking(`${elicit.a.baseUrl}/mcp`, token, () => ({
+          action: 'accept',
+          content: { confirm: true },
+        }));
+        const name = toolName(TOP_LEVEL.operationId);
+        const price = priceOf(TOP_LEVEL.price!, TOP_LEVEL.job!.example, '/body');
+        const call = { name, arguments: { ...paidArguments(TOP_LEVEL, TOP_LEVEL.job!.example), idempotency_key: newKey() } };
+        try {
+          const result = (await client.callTool(call)) as CallToolResult;
+          expect(result.isError ?? false, JSON.stringify(result)).to.equal(false);
+          expect(result.structuredContent).to.include({ cost: price });
+          const replay = (await client.callTool(call)) as CallToolResult;
+          expect((replay.structuredContent as { id?: string }).id).to.equal((result.structuredContent as { id: string }).id);
+          expect(asked).to.have.length(1);
+          expect(asked[0]!.message).to.contain(name).and.contain(`${price} credit`);
+          expect(await usageOf(elicit.a, token)).to.deep.equal({ jobs_charged: 1, credits_spent: price, credits_refunded: 0 });
         } finally {
           await client.close();
         }
