@@ -88,7 +88,6 @@ export function createServices(deps: ServicesDeps): ServiceContainer {
       onReplayed: (operation) => metrics.jobsReplayed.inc({ operation }),
       onConflict: (operation) => metrics.idempotencyConflicts.inc({ operation }),
       onOverBudget: (operation) => metrics.jobsOverBudget.inc({ operation }),
-      onOrphaned: (credits) => metrics.creditsOrphaned.inc(credits),
       onInsufficient: (operation) => metrics.spendsRefused.inc({ operation }),
     },
     budget,

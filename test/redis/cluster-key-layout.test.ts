@@ -12,6 +12,7 @@ import { RedisOAuthStateStore } from '../../shared/adapters/redis/redis-oauth-st
 import { RedisRateLimitStore } from '../../shared/adapters/redis/redis-rate-limit-store';
 import { RedisThingStore } from '../../shared/adapters/redis/redis-thing-store';
 import { SequentialAdmissionStore } from '../../shared/adapters/sequential-admission-store';
+import { newRepairMark } from '../../shared/domain/ledger/repair-mark';
 import { grantOf } from '../support/credit-store-contract';
 import { connectStoreClient, monitorCommands, quietLogger, type StoreClient } from '../support/redis-fixture';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
@@ -127,6 +128,8 @@ describe('key layout on a cluster: every script, transaction and multi-key comma
     const orphan = { subject, jobId: 'job_orphan', at: new Date().toISOString() };
     await ledger.dueHolds(Date.now(), 10);
     expect(await ledger.releaseOrphan({ ...orphan, ttlSeconds: 60 })).to.equal(0);
+    expect(await ledger.markRepair({ ...orphan, mark: newRepairMark(), ttlSeconds: 60 })).to.equal(false);
+    expect(await ledger.repairMarkOf(orphan)).to.equal(undefined);
     await things.add(subject, { id: 'thing_1', name: 'n', notes: null, created_at: new Date().toISOString() } as never);
     await things.list(subject, { limit: 10 });
     const jobIds = Array.from({ length: 9 }, (_, i) => `job_layout${i}`);

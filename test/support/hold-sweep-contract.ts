@@ -3,7 +3,8 @@ import { expect } from 'chai';
 import type { CreditStore } from '../../shared/domain/credits/credit-store';
 import { HoldSweeper } from '../../shared/domain/jobs/hold-sweeper';
 import type { JobRecord } from '../../shared/domain/jobs/job';
-import type { ClaimRequest, LedgerStore } from '../../shared/domain/ledger/ledger-store';
+import type { ClaimRequest, DueHold, LedgerStore, RepairRequest } from '../../shared/domain/ledger/ledger-store';
+import { newRepairMark } from '../../shared/domain/ledger/repair-mark';
 import { allEntries, expectEntriesAddUp, grantOf } from './credit-store-contract';
 
 /** One backend's state seen through two replicas' ledgers, and a credit store to read the accounts with. */
@@ -20,6 +21,16 @@ const RETENTION = 600;
 
 const newSubject = () => `sweep-${randomBytes(5).toString('hex')}@example.com`;
 const newJob = () => `job_${randomBytes(12).toString('base64url')}`;
+
+/** A retry's repair mark on `claim`'s acceptance, taken at `markedMs`. */
+function repairOf(claim: ClaimRequest, markedMs: number): RepairRequest {
+  return { ...holdOf(claim), mark: newRepairMark(markedMs), ttlSeconds: RETENTION };
+}
+
+/** The hold `claim` made, as the sweep's index names it. */
+function holdOf(claim: ClaimRequest): DueHold {
+  return { subject: claim.subject, jobId: claim.jobId, at: claim.acceptedAt! };
+}
 
 /** A prepaid claim of `cost` accepted at `acceptedMs`. */
 function claimOf(subject: string, cost: number, acceptedMs: number, jobId = newJob()): ClaimRequest {
@@ -51,10 +62,16 @@ export function holdSweepContract(label: string, stores: () => SweepStores): voi
       jobs = new Map();
     });
 
-    function sweeper(ledger: LedgerStore, at = now): HoldSweeper {
+    /** A sweeper at `at`; `meanwhile` runs as it looks for a hold's job, after it read the hold's repair mark. */
+    function sweeper(ledger: LedgerStore, at = now, meanwhile: (jobId: string) => Promise<unknown> = async () => undefined): HoldSweeper {
       return new HoldSweeper({
         ledger,
-        jobs: { get: async (id) => jobs.get(id) },
+        jobs: {
+          get: async (id) => {
+            await meanwhile(id);
+            return jobs.get(id);
+          },
+        },
         orphanSeconds: ORPHAN_SECONDS,
         retentionSeconds: RETENTION,
         now: () => at,
@@ -130,6 +147,51 @@ export function holdSweepContract(label: string, stores: () => SweepStores): voi
       expect(await stores().creditsB.account(subject)).to.deep.equal({ balance: 0, held: 5 });
       const other = claimOf(subject, 1, now);
       expect((await stores().ledgerB.claim(other)).outcome, 'no credits left: refused').to.equal('insufficient');
+    });
+
+    it('a hold a retry marked less than a deadline ago is left, still indexed; once the mark is a deadline old, it is released', async () => {
+      const subject = await funded(10);
+      const claim = claimOf(subject, 4, now - (ORPHAN_SECONDS + 30) * 1000);
+      await stores().ledgerA.claim(claim);
+      expect(await stores().ledgerB.markRepair(repairOf(claim, now - 10_000))).to.equal(true);
+      expect(await stores().ledgerA.repairMarkOf(holdOf(claim))).to.be.a('string');
+
+      // (On Redis the index is shared with the other tests: the account, not the sweep's total, says what moved.)
+      await sweeper(stores().ledgerA).sweep();
+      expect(await stores().creditsA.account(subject)).to.deep.equal({ balance: 6, held: 4 });
+      expect(await dueJobIds(stores().ledgerA), 'still indexed').to.include(claim.jobId);
+
+      await sweeper(stores().ledgerB, now + (ORPHAN_SECONDS - 10) * 1000).sweep();
+      expect(await stores().creditsB.account(subject)).to.deep.equal({ balance: 10, held: 0 });
+      expect(await stores().ledgerA.repairMarkOf(holdOf(claim)), 'the release drops the mark').to.equal(undefined);
+    });
+
+    it('a retry that marks the hold while the sweep looks for its job makes the release do nothing: held, claimed and indexed still', async () => {
+      const subject = await funded(10);
+      const claim = claimOf(subject, 4, now - (ORPHAN_SECONDS + 1) * 1000);
+      await stores().ledgerA.claim(claim);
+      const marks: boolean[] = [];
+      const racing = sweeper(stores().ledgerA, now, async (jobId) => {
+        if (jobId === claim.jobId) marks.push(await stores().ledgerB.markRepair(repairOf(claim, now)));
+      });
+
+      await racing.sweep();
+      expect(marks).to.deep.equal([true]);
+      expect(await stores().creditsA.account(subject)).to.deep.equal({ balance: 6, held: 4 });
+      expect(await stores().ledgerB.isClaimed(subject, claim.jobId)).to.equal(true);
+      expect(await dueJobIds(stores().ledgerB), 'still indexed, for a later pass').to.include(claim.jobId);
+      expect((await allEntries(stores().creditsB, subject)).map((entry) => entry.kind)).to.deep.equal(['hold', 'grant']);
+    });
+
+    it('a repair mark for an acceptance the sweep released, or for another acceptance of the key, is refused', async () => {
+      const subject = await funded(10);
+      const claim = claimOf(subject, 4, now - (ORPHAN_SECONDS + 1) * 1000);
+      await stores().ledgerA.claim(claim);
+      expect(await stores().ledgerB.markRepair({ ...repairOf(claim, now), at: new Date(now).toISOString() })).to.equal(false);
+      await sweeper(stores().ledgerA).sweep();
+      expect(await stores().creditsA.account(subject)).to.deep.equal({ balance: 10, held: 0 });
+      expect(await stores().ledgerB.markRepair(repairOf(claim, now))).to.equal(false);
+      expect(await stores().ledgerA.repairMarkOf(holdOf(claim))).to.equal(undefined);
     });
 
     it('a settled hold is never released by the sweep, and a hold of a later acceptance is not released for an earlier one', async () => {

@@ -8,11 +8,13 @@ import {
   type LedgerStore,
   type OrphanRequest,
   type RefundRequest,
+  type RepairRequest,
   SPEND_HISTORY_DAYS,
   type Usage,
   utcDay,
   utcDayBefore,
 } from '../../domain/ledger/ledger-store';
+import type { RepairMark } from '../../domain/ledger/repair-mark';
 import type { PageQuery, SeqItem } from '../../platform/pagination/page';
 import { SubjectSequence } from './subject-sequence';
 
@@ -57,6 +59,8 @@ export class MemoryLedgerStore implements LedgerStore {
   private readonly refunds = new Map<string, { chargedAt: string; expiresAt: number }>();
   /** Open holds by job id, for the orphan sweep; a hold leaves once released or once its job is found. */
   private readonly openHolds = new Map<string, DueHold>();
+  /** Repair marks by job id, each with when it expires: what a retry took before enqueueing its job. */
+  private readonly repairs = new Map<string, { mark: RepairMark; expiresAt: number }>();
 
   async claim(request: ClaimRequest): Promise<Claim> {
     const now = Date.now();
@@ -189,14 +193,20 @@ export class MemoryLedgerStore implements LedgerStore {
     return due.sort((x, y) => Date.parse(x.at) - Date.parse(y.at)).slice(0, limit);
   }
 
-  /** One synchronous step: the hold's release (when it is still open for that acceptance), the key's record and the usage's refund. */
+  /**
+   * One synchronous step: the repair mark's check (a mark taken since the sweep read it leaves everything,
+   * the index entry included, as it is), the hold's release (when it is still open for that acceptance), the
+   * key's record and the usage's refund.
+   */
   async releaseOrphan(request: OrphanRequest): Promise<number> {
     if (!this.credits) throw new Error('an orphaned hold needs the credit store');
+    if ((this.liveRepair(request.jobId) ?? '') !== (request.repairMark ?? '')) return 0;
     const released = this.credits.releaseOrphanNow(request);
     if (released <= 0) {
       this.forgetNow(request);
       return 0;
     }
+    this.repairs.delete(request.jobId);
     const record = this.records.get(request.jobId);
     if (record?.accepted.at === request.at) this.records.delete(request.jobId);
     // The usage counted the price as charged at the claim: refunded in the same step, as a settlement's release is.
@@ -204,6 +214,24 @@ export class MemoryLedgerStore implements LedgerStore {
     this.refundNow({ subject, jobId, credits: released, chargedAt: at, ttlSeconds, day: at.slice(0, 10) });
     this.forgetNow(request);
     return released;
+  }
+
+  /** One synchronous step: the key's record checked (that acceptance's, still kept), the mark set. */
+  async markRepair(request: RepairRequest): Promise<boolean> {
+    const now = Date.now();
+    const record = this.records.get(request.jobId);
+    if (!record || record.expiresAt <= now || Date.parse(record.accepted.at) !== Date.parse(request.at)) return false;
+    this.repairs.set(request.jobId, { mark: request.mark, expiresAt: now + request.ttlSeconds * 1000 });
+    return true;
+  }
+
+  async repairMarkOf(hold: DueHold): Promise<RepairMark | undefined> {
+    return this.liveRepair(hold.jobId);
+  }
+
+  private liveRepair(jobId: string): RepairMark | undefined {
+    const repair = this.repairs.get(jobId);
+    return repair && repair.expiresAt > Date.now() ? repair.mark : undefined;
   }
 
   async forgetHold(hold: DueHold): Promise<void> {
@@ -246,6 +274,7 @@ export class MemoryLedgerStore implements LedgerStore {
     const now = Date.now();
     for (const [jobId, record] of this.records) if (record.expiresAt <= now) this.records.delete(jobId);
     for (const [jobId, record] of this.refunds) if (record.expiresAt <= now) this.refunds.delete(jobId);
+    for (const [jobId, repair] of this.repairs) if (repair.expiresAt <= now) this.repairs.delete(jobId);
     this.jobs.prune(jobExists);
   }
 }

@@ -142,6 +142,15 @@ export class RedisKeys {
   }
 
   /**
+   * The repair mark of a job's hold (`<ms>:<id>`): taken by a retry that is about to enqueue the job its first
+   * attempt never enqueued, compared by the orphan sweep's release (docs/decisions/repair-mark-fences-the-sweep.md).
+   * In the subject's slot, beside the hold and the key's record.
+   */
+  holdRepair(subject: string, jobId: string): string {
+    return `${this.subjectRoot(subject)}:hold-repair:${jobId}`;
+  }
+
+  /**
    * Sorted set of open holds for the orphan sweep: member `[subject, job id, acceptance]` as JSON, score the
    * acceptance (ms). One key across subjects (its own slot on a cluster): the claim adds to it just before
    * its own script, the sweep takes the due ones and each hold's release is a script in its subject's slot.

@@ -7,11 +7,13 @@ import {
   type LedgerStore,
   type OrphanRequest,
   type RefundRequest,
+  type RepairRequest,
   SPEND_HISTORY_DAYS,
   type Usage,
   utcDay,
   utcDayBefore,
 } from '../../domain/ledger/ledger-store';
+import type { RepairMark } from '../../domain/ledger/repair-mark';
 import type { PageQuery, SeqItem } from '../../platform/pagination/page';
 import { newId } from '../../platform/util/ids';
 import { defineLuaScript, type LuaScript } from './lua-script';
@@ -49,6 +51,7 @@ export class RedisLedgerStore implements LedgerStore {
   private readonly pruneScript: LuaScript<number>;
   private readonly refundScript: LuaScript<number>;
   private readonly releaseOrphanScript: LuaScript<number>;
+  private readonly markRepairScript: LuaScript<number>;
 
   constructor(
     private readonly client: RedisClient,
@@ -59,6 +62,7 @@ export class RedisLedgerStore implements LedgerStore {
     this.refundScript = defineLuaScript(client, 'redis-ledger-store/refund');
     this.pruneScript = defineLuaScript(client, 'redis-ledger-store/prune');
     this.releaseOrphanScript = defineLuaScript(client, 'redis-ledger-store/release-orphan');
+    this.markRepairScript = defineLuaScript(client, 'redis-ledger-store/mark-repair');
   }
 
   /**
@@ -122,8 +126,9 @@ export class RedisLedgerStore implements LedgerStore {
   }
 
   /**
-   * The release script in the subject's slot (release-orphan-9.lua: the hold, the key's record and the usage's
-   * refund in one step), then the index entry, which is safe to drop twice.
+   * The release script in the subject's slot (release-orphan-10.lua: the repair mark's check, the hold, the
+   * key's record and the usage's refund in one step), then the index entry, which is safe to drop twice; a
+   * hold whose mark a retry took meanwhile keeps its entry, so that a later pass looks at it again.
    */
   async releaseOrphan(request: OrphanRequest): Promise<number> {
     const { subject, jobId } = request;
@@ -138,6 +143,7 @@ export class RedisLedgerStore implements LedgerStore {
       this.keys.subjectUsage(subject),
       this.keys.subjectDailyRefunds(subject, day),
       this.keys.subjectRefundHistory(subject),
+      this.keys.holdRepair(subject, jobId),
     ];
     const args = [
       jobId,
@@ -150,10 +156,24 @@ export class RedisLedgerStore implements LedgerStore {
       SPEND_KEY_SECONDS,
       utcDayBefore(day, HISTORY_KEPT_DAYS - 1),
       HISTORY_KEY_SECONDS,
+      request.repairMark ?? '',
     ];
-    const released = await this.guard.commands(() => this.releaseOrphanScript(keys, args));
+    const released = Number(await this.guard.commands(() => this.releaseOrphanScript(keys, args)));
+    if (released < 0) return 0;
     await this.forgetHold(request);
-    return Number(released);
+    return released;
+  }
+
+  /** One script in the subject's slot (mark-repair-2.lua): the key's record checked, the mark set. */
+  async markRepair(request: RepairRequest): Promise<boolean> {
+    const { subject, jobId } = request;
+    const keys = [this.keys.idempotency(subject, jobId), this.keys.holdRepair(subject, jobId)];
+    const args = [Date.parse(request.at), request.mark, request.ttlSeconds];
+    return (await this.guard.commands(() => this.markRepairScript(keys, args))) === 1;
+  }
+
+  async repairMarkOf(hold: DueHold): Promise<RepairMark | undefined> {
+    return (await this.guard.commands(() => this.client.get(this.keys.holdRepair(hold.subject, hold.jobId)))) ?? undefined;
   }
 
   async forgetHold(hold: DueHold): Promise<void> {

@@ -13,6 +13,7 @@ import { decodeCursor, encodeCursor } from '../../platform/pagination/cursor';
 import type { Page } from '../../platform/pagination/page';
 import { DailyBudget } from '../ledger/daily-budget';
 import type { ClaimHold, LedgerStore } from '../ledger/ledger-store';
+import { newRepairMark } from '../ledger/repair-mark';
 import { isX402Subject } from '../x402/x402-subject';
 import { Idempotency, type KeyClaim } from './idempotency';
 import { type Job, type JobRecord, toPublicJob } from './job';
@@ -20,6 +21,12 @@ import type { JobIdKeySource } from './job-id-key';
 import type { JobLifecycle } from './job-lifecycle';
 import type { JobQueue } from './job-queue';
 import { JobViewer } from './job-viewer';
+
+/** The job a claim's id names, as read on the shard a new job goes to (absent: not there). */
+interface Seen {
+  shard: number;
+  job?: JobRecord;
+}
 
 /** A paid job to start, as the handler hands it over. */
 export interface JobSubmission {
@@ -41,8 +48,6 @@ export interface JobServiceHooks {
   onOverBudget?(operation: string): void;
   /** A new job was refused (402) in prepaid billing: the balance was below its price. */
   onInsufficient?(operation: string): void;
-  /** A retry released the hold of its key's job, never enqueued, as the orphan sweep would have. */
-  onOrphaned?(credits: number): void;
 }
 
 /**
@@ -55,7 +60,10 @@ export interface JobBilling {
   readonly topUpUrl: string;
   /** `CREDITS_LOW_THRESHOLD`, when set. */
   readonly lowThreshold?: number;
-  /** `HOLD_ORPHAN_SECONDS`: a hold whose job is missing may be released by the sweep this long after its claim. */
+  /**
+   * `HOLD_ORPHAN_SECONDS`: a hold whose job is missing may be released by the sweep this long after its claim,
+   * or after a retry's repair mark; the mark is kept at least twice this.
+   */
   readonly orphanSeconds?: number;
   /** Records `credits.low` for the hold entry `entryId` that took the balance below the threshold. */
   recordLow(subject: string, entryId: string, balance: number): Promise<void>;
@@ -110,20 +118,17 @@ export class JobService {
   /**
    * Accepts a job, or returns the one an earlier call with the same key accepted. Charging happens inside
    * the ledger's atomic claim, so a retry can never charge twice. A replay that finds no job enqueues it:
-   * that repairs a first attempt that was charged but died before enqueueing. A new job that would exceed the
+   * that repairs a first attempt that was charged but died before enqueueing (under the hold's repair mark,
+   * which keeps the orphan sweep off that hold). A new job that would exceed the
    * daily credit budget is refused (402) by the same atomic claim; a replay of an accepted job is still
    * answered, since it was paid for already (even when its price is now above the whole limit).
    */
   async submit(submission: JobSubmission): Promise<{ job: Job; replayed: boolean }> {
-    let { claim, seen } = await this.claimAndLook(submission);
-    if (await this.releasedLateOrphan(submission.subject, claim, seen)) ({ claim, seen } = await this.claimAndLook(submission));
+    const { claim, seen, found } = await this.claimWithJob(submission);
     this.refuseUnless(claim, submission);
     if (claim.fellLowEntry && claim.account) await this.billing.recordLow(submission.subject, claim.fellLowEntry, claim.account.balance);
     const { outcome, shard, jobId } = claim;
-    // A replay's job is the one read with the claim, when it was read where the claim says the job is (the
-    // claim may predate a change of the shard count): enqueueing a known id changes nothing, and skipping it
-    // saves the queue's costliest call on every replay (bench/README.md).
-    let stored = outcome === 'replayed' ? (seen.shard === shard ? seen.job : await this.queue.get(jobId, shard)) : undefined;
+    let stored = found;
     if (!stored) {
       // A replay enqueueing its job (the first call was charged, then died) makes it with the charge the
       // claim recorded: the price rule may have changed since, and the refund must name that very charge.
@@ -152,26 +157,33 @@ export class JobService {
   }
 
   /**
-   * A replay whose job was never enqueued, past half its hold's deadline, must not enqueue it: the orphan
-   * sweep may have seen no job and be about to release the hold, and a job enqueued then would run with
-   * no hold (measured: test/redis/slow-redis-holds.test.ts). Such a hold is released here instead, as the
-   * sweep would (once, whoever does it), and the submit claims afresh: a new hold, or a 402. A younger
-   * hold's repair ends long before any sweep may look at it. Answers whether it did (the key must then be claimed again).
+   * The claim of the submission's key and, for a replay, its job. A replay whose job is missing (the first
+   * attempt was charged, then died before enqueueing) takes the hold's repair mark before it enqueues the job,
+   * so that the orphan sweep cannot release that hold under it; when the sweep released it first, the key was
+   * freed in the same step, and is claimed again: a new hold, or a 402. Freed twice running, it answers 503.
    */
-  private async releasedLateOrphan(subject: string, claim: KeyClaim, seen: { shard: number; job?: JobRecord }): Promise<boolean> {
-    const { orphanSeconds } = this.billing;
-    if (!this.holds(subject) || orphanSeconds === undefined || claim.outcome !== 'replayed' || !claim.accepted) return false;
-    if (seen.job || seen.shard !== claim.shard) return false;
-    if (Date.now() - Date.parse(claim.accepted.at) < (orphanSeconds * 1000) / 2) return false;
-    // Released here or by a sweep meanwhile, the key's record is gone either way: the next claim is a new one.
-    const released = await this.ledger.releaseOrphan({
-      subject,
-      jobId: claim.jobId,
-      at: claim.accepted.at,
-      ttlSeconds: 2 * this.retentionSeconds,
-    });
-    if (released > 0) this.hooks.onOrphaned?.(released);
-    return true;
+  private async claimWithJob(submission: JobSubmission): Promise<{ claim: KeyClaim; seen: Seen; found?: JobRecord }> {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const { claim, seen } = await this.claimAndLook(submission);
+      if (claim.outcome !== 'replayed') return { claim, seen };
+      // A replay's job is the one read with the claim, when it was read where the claim says the job is (the
+      // claim may predate a change of the shard count): enqueueing a known id changes nothing, and skipping it
+      // saves the queue's costliest call on every replay (bench/README.md).
+      const found = seen.shard === claim.shard ? seen.job : await this.queue.get(claim.jobId, claim.shard);
+      if (found || (await this.markedForRepair(submission.subject, claim))) return { claim, seen, found };
+    }
+    throw new ServiceUnavailableError();
+  }
+
+  /**
+   * Whether a replay may enqueue its missing job: it took the hold's repair mark while the key's record was
+   * still that acceptance's, or there is no hold to mark (metered, or a record from before acceptances were
+   * kept). The mark outlives any deadline the sweep may still compare it with.
+   */
+  private async markedForRepair(subject: string, claim: KeyClaim): Promise<boolean> {
+    if (!this.holds(subject) || !claim.accepted) return true;
+    const ttlSeconds = Math.max(this.retentionSeconds, 2 * (this.billing.orphanSeconds ?? 0));
+    return this.ledger.markRepair({ subject, jobId: claim.jobId, at: claim.accepted.at, mark: newRepairMark(), ttlSeconds });
   }
 
   /**
@@ -179,7 +191,7 @@ export class JobService {
    * same round trip: a replay's answer, or, when there is none, the knowledge that a new job's `add` stores
    * it (then it needs no read-back).
    */
-  private async claimAndLook(submission: JobSubmission): Promise<{ claim: KeyClaim; seen: { shard: number; job?: JobRecord } }> {
+  private async claimAndLook(submission: JobSubmission): Promise<{ claim: KeyClaim; seen: Seen }> {
     const jobId = await this.idempotency.jobIdFor(submission.subject, submission.idempotencyKey);
     const shard = this.queue.shardFor(jobId);
     const [claim, job] = await Promise.all([

@@ -1,5 +1,6 @@
 import type { PageQuery, SeqItem } from '../../platform/pagination/page';
 import type { CreditAccount } from '../credits/credit-store';
+import type { RepairMark } from './repair-mark';
 
 /** The subject's charges, read together with the admission for an operation that shows them. */
 export interface UsageSnapshot {
@@ -185,9 +186,19 @@ export interface LedgerStore {
    * sweepers: only an open hold of that very acceptance is released (a `release` entry with reason
    * `orphaned`), and the key's idempotency record of that acceptance is dropped with it, so a retry of the
    * key is a new submit, and the usage is refunded what was released (once per charge). Answers the credits
-   * released (0 when nothing was open); the index entry is dropped.
+   * released (0 when nothing was open); the index entry is dropped. Nothing is done, and the index entry kept,
+   * when the hold's repair mark is not `repairMark` any more: a retry took it, and is enqueueing the job.
    */
   releaseOrphan(request: OrphanRequest): Promise<number>;
+  /**
+   * Takes the repair mark of the hold of the key's acceptance `at`, in one step with a check that the key's
+   * record is still that acceptance's: what a retry does before it enqueues the job its first attempt never
+   * did. False when the record is gone or another acceptance's (the sweep released the hold): the key must be
+   * claimed again. The mark is kept `ttlSeconds`.
+   */
+  markRepair(request: RepairRequest): Promise<boolean>;
+  /** The hold's repair mark, when a retry took one: what the sweep reads before it looks for the hold's job. */
+  repairMarkOf(hold: DueHold): Promise<RepairMark | undefined>;
   /** Drops a hold from the sweep's index: its job exists, so its ending settles it. */
   forgetHold(hold: DueHold): Promise<void>;
 }
@@ -201,5 +212,13 @@ export interface DueHold {
 
 /** The release of an orphaned hold: the hold, and how long its settled record and its refund record are kept (as a settlement's). */
 export interface OrphanRequest extends DueHold {
+  ttlSeconds: number;
+  /** The repair mark the sweep read before it looked for the job (none: the hold had none). */
+  repairMark?: RepairMark;
+}
+
+/** A retry's repair of its key's acceptance: the hold it marks, the mark, and how long the mark is kept. */
+export interface RepairRequest extends DueHold {
+  mark: RepairMark;
   ttlSeconds: number;
 }

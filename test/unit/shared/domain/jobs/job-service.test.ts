@@ -3,6 +3,7 @@ import { MemoryCreditStore } from '../../../../../shared/adapters/memory/memory-
 import { MemoryJobIdKeyStore } from '../../../../../shared/adapters/memory/memory-job-id-key-store';
 import { MemoryJobQueue } from '../../../../../shared/adapters/memory/memory-job-queue';
 import { MemoryLedgerStore } from '../../../../../shared/adapters/memory/memory-ledger-store';
+import { HoldSweeper } from '../../../../../shared/domain/jobs/hold-sweeper';
 import { fingerprint } from '../../../../../shared/domain/jobs/idempotency';
 import type { JobRecord, NewJob } from '../../../../../shared/domain/jobs/job';
 import { StoredJobIdKey } from '../../../../../shared/domain/jobs/job-id-key';
@@ -10,6 +11,7 @@ import { JobLifecycle } from '../../../../../shared/domain/jobs/job-lifecycle';
 import type { EnqueueOptions } from '../../../../../shared/domain/jobs/job-queue';
 import { JobService } from '../../../../../shared/domain/jobs/job-service';
 import { meteredMoney } from '../../../../../shared/domain/jobs/job-settlement';
+import type { RepairRequest } from '../../../../../shared/domain/ledger/ledger-store';
 import { OperationBudgetError, PriceExceedsOperationLimitError } from '../../../../../shared/platform/errors/problems';
 import { deriveKeys } from '../../../../../shared/platform/secrets/derived-keys';
 import { allEntries, grantOf } from '../../../../support/credit-store-contract';
@@ -144,13 +146,22 @@ describe('job submission (JobService on the memory stores)', () => {
   });
 });
 
+/** The memory ledger, with a step run just before a retry takes its repair mark: what a sweep landing there does. */
+class InterleavedLedger extends MemoryLedgerStore {
+  beforeMark: () => Promise<unknown> = async () => undefined;
+  override async markRepair(request: RepairRequest): Promise<boolean> {
+    await this.beforeMark();
+    return super.markRepair(request);
+  }
+}
+
 describe('job submission in prepaid billing: a retry of a key whose job was never enqueued (HOLD_ORPHAN_SECONDS=100)', () => {
   const submission = { subject: 'bob', operation: 'createJob', input: { prompt: 'hello' }, cost: 1, idempotencyKey: 'key-1' };
   let credits: MemoryCreditStore;
-  let ledger: MemoryLedgerStore;
+  let ledger: InterleavedLedger;
   let queue: CountingQueue;
   let jobs: JobService;
-  let orphaned: number[];
+  let sweeper: HoldSweeper;
 
   /** The first attempt, `ageSeconds` ago: the claim held the price, and the submit died before it enqueued. */
   const diedAfterClaim = async (ageSeconds: number, cost = 1) => {
@@ -169,10 +180,11 @@ describe('job submission in prepaid billing: a retry of a key whose job was neve
     expect(claim.outcome).to.equal('created');
     return jobId;
   };
+  const entryKinds = async () => (await allEntries(credits, submission.subject)).map((entry) => [entry.kind, entry.reason]);
 
   beforeEach(() => {
     credits = new MemoryCreditStore();
-    ledger = new MemoryLedgerStore(credits);
+    ledger = new InterleavedLedger(credits);
     queue = new CountingQueue({
       lifecycle: new JobLifecycle({ processors: new Map([['createJob', () => new Promise(() => undefined)]]) }),
       concurrency: 1,
@@ -180,55 +192,77 @@ describe('job submission in prepaid billing: a retry of a key whose job was neve
       backoffMs: 0,
       retentionMs: 60_000,
     });
-    orphaned = [];
     jobs = new JobService({
       ledger,
       queue,
       lifecycle: new JobLifecycle({ money: meteredMoney((refund) => ledger.refund(refund), 60) }),
       jobIdKey: new StoredJobIdKey(new MemoryJobIdKeyStore(), deriveKeys('s'.repeat(32)).jobIdKey),
       retentionSeconds: 60,
-      hooks: { onOrphaned: (released) => orphaned.push(released) },
       billing: { prepaid: true, topUpUrl: '', orphanSeconds: 100, recordLow: async () => {} },
     });
+    sweeper = new HoldSweeper({ ledger, jobs: queue, orphanSeconds: 100, retentionSeconds: 60 });
   });
 
-  it('within half the deadline, enqueues its job under the hold the first attempt took', async () => {
-    expect((await credits.grant(grantOf(submission.subject, 5))).outcome).to.equal('created');
-    const jobId = await diedAfterClaim(10);
-    const retry = await jobs.submit(submission);
-    expect(retry.replayed).to.equal(true);
-    expect(retry.job.id).to.equal(jobId);
-    expect(await credits.account(submission.subject)).to.include({ balance: 4, held: 1 });
-    expect(orphaned).to.deep.equal([]);
-  });
+  for (const age of [10, 60, 150]) {
+    it(`${age} s after the claim, enqueues its job under the hold the first attempt took, marked so that the sweep leaves it`, async () => {
+      expect((await credits.grant(grantOf(submission.subject, 5))).outcome).to.equal('created');
+      const jobId = await diedAfterClaim(age);
+      const retry = await jobs.submit(submission);
+      expect(retry.replayed).to.equal(true);
+      expect(retry.job.id).to.equal(jobId);
+      expect(queue.enqueued).to.deep.equal([jobId]);
+      expect(await ledger.repairMarkOf({ subject: submission.subject, jobId, at: retry.job.created_at })).to.be.a('string');
+      expect(await sweeper.sweep()).to.equal(0);
+      expect(await credits.account(submission.subject)).to.include({ balance: 4, held: 1 });
+      expect(await entryKinds()).to.deep.equal([
+        ['hold', undefined],
+        ['grant', undefined],
+      ]);
+    });
+  }
 
-  it('past half the deadline, releases that hold as orphaned (the sweep may be about to) and holds afresh for the job it enqueues', async () => {
+  it('a sweep that lands between its claim and its mark releases the hold; the retry then claims afresh and holds again for the job it enqueues', async () => {
     expect((await credits.grant(grantOf(submission.subject, 5))).outcome).to.equal('created');
-    const jobId = await diedAfterClaim(60);
+    const jobId = await diedAfterClaim(150);
+    ledger.beforeMark = () => sweeper.sweep();
     const retry = await jobs.submit(submission);
     expect(retry.replayed, 'a fresh submit').to.equal(false);
     expect(retry.job.id).to.equal(jobId);
     expect(queue.enqueued).to.deep.equal([jobId]);
     expect(await credits.account(submission.subject)).to.include({ balance: 4, held: 1 });
-    const kinds = (await allEntries(credits, submission.subject)).map((entry) => [entry.kind, entry.reason]);
-    expect(kinds).to.deep.equal([
+    expect(await entryKinds()).to.deep.equal([
       ['hold', undefined],
       ['release', 'orphaned'],
       ['hold', undefined],
       ['grant', undefined],
     ]);
-    expect(orphaned).to.deep.equal([1]);
   });
 
-  it('past half the deadline, with the balance short of the price once released, answers 402 and enqueues nothing', async () => {
+  it('a sweep that lands between its claim and its mark, with the balance then short of the price, leaves it a 402 with nothing enqueued', async () => {
     expect((await credits.grant(grantOf(submission.subject, 4))).outcome).to.equal('created');
-    await diedAfterClaim(60);
-    let refused: unknown;
-    await jobs.submit({ ...submission, cost: 5 }).catch((error: unknown) => {
-      refused = error;
-    });
+    await diedAfterClaim(150);
+    ledger.beforeMark = () => sweeper.sweep();
+    const refused = await jobs.submit({ ...submission, cost: 5 }).catch((error: unknown) => error);
     expect((refused as { status?: number } | undefined)?.status).to.equal(402);
     expect(queue.enqueued).to.deep.equal([]);
     expect(await credits.account(submission.subject)).to.include({ balance: 4, held: 0 });
+  });
+
+  it('a key whose acceptance a sweep releases before each of its two marks answers 503 and enqueues nothing', async () => {
+    expect((await credits.grant(grantOf(submission.subject, 5))).outcome).to.equal('created');
+    await diedAfterClaim(150);
+    // Before each mark the sweep releases the acceptance the retry replayed, and another attempt claims the key
+    // again (and dies as well), so that the retry's next claim is a replay of that one.
+    // (Each acceptance a second apart: one in the same millisecond would be the same acceptance.)
+    let age = 150;
+    ledger.beforeMark = async () => {
+      expect(await sweeper.sweep()).to.equal(1);
+      await diedAfterClaim(++age);
+    };
+    const refused = await jobs.submit(submission).catch((error: unknown) => error);
+    expect((refused as { status?: number } | undefined)?.status).to.equal(503);
+    expect(queue.enqueued).to.deep.equal([]);
+    // Held: the price of the last attempt's acceptance, which the sweep will release in its turn.
+    expect(await credits.account(submission.subject)).to.include({ balance: 4, held: 1 });
   });
 });

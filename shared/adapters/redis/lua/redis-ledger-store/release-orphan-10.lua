@@ -1,6 +1,7 @@
 --[[
   Releases, once, the open hold of an acceptance whose job was never enqueued (reason `orphaned`), drops its
-  idempotency record and refunds its usage, all in the subject's slot.
+  idempotency record and refunds its usage, all in the subject's slot; nothing while the hold's repair mark is
+  not the one the sweep read before it looked for the job (a retry took it and is enqueueing the job).
   Input:
     KEYS[1] the job's idempotency record
     KEYS[2] the subject's credit account (hash: balance, held)
@@ -11,6 +12,7 @@
     KEYS[7] the subject's usage hash
     KEYS[8] the subject's refunds on the day of the charge
     KEYS[9] the subject's refund history (hash, a field per day)
+    KEYS[10] the hold's repair mark
     ARGV[1] job id
     ARGV[2] the hold's acceptance (ISO 8601)
     ARGV[3] the hold's acceptance (ms), as the idempotency record holds it
@@ -21,18 +23,22 @@
     ARGV[8] lifetime of the day's refunds key (seconds)
     ARGV[9] the oldest day the history keeps (YYYY-MM-DD)
     ARGV[10] lifetime of the history (seconds)
+    ARGV[11] the repair mark the sweep read ('' for none)
   Output:
-    the credits released (0 when nothing was open for this acceptance)
+    the credits released (0 when nothing was open for this acceptance); -1 when the mark is not ARGV[11] any
+    more (nothing written)
 ]]
 --- @include "day-history"
 --- @include "credit-entry"
 --- @include "credit-lots"
 --- @include "credit-settle"
+if (redis.call('GET', KEYS[10]) or '') ~= ARGV[11] then return -1 end
 local record = redis.call('GET', KEYS[5])
 if not record then return 0 end
 local state, heldAt = string.match(record, '^(%a+)|%d+|%d+|([^|]*)')
 if state ~= 'held' or heldAt ~= ARGV[2] then return 0 end
 local _, _, released = settleCredits(KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV[1], 0, '', ARGV[4], ARGV[5], ARGV[6], 'orphaned')
+redis.call('DEL', KEYS[10])
 local claim = redis.call('GET', KEYS[1])
 if claim and string.match(claim, ':(%d*)$') == ARGV[3] then redis.call('DEL', KEYS[1]) end
 if released > 0 and redis.call('GET', KEYS[6]) ~= ARGV[2] then
