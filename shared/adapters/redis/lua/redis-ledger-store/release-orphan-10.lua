@@ -1,7 +1,6 @@
 --[[
   Releases, once, the open hold of an acceptance whose job was never enqueued (reason `orphaned`), drops its
-  idempotency record and refunds its usage, all in the subject's slot; nothing while the hold's repair mark is
-  not the one the sweep read before it looked for the job (a retry took it and is enqueueing the job).
+  record and refunds its usage, in the subject's slot; nothing if a retry changed the repair mark the sweep read.
   Input:
     KEYS[1] the job's idempotency record
     KEYS[2] the subject's credit account (hash: balance, held)
