@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { CardPageLoader } from '../shared/contract/cards/page-card';
+import { withKitPartials, withoutComments } from './kit-partials';
 import { networkReferences } from './network-references';
 
 /** The repository root: the page paths cards name are relative to it. */
@@ -54,11 +55,6 @@ async function readOptional(file: string): Promise<string> {
   }
 }
 
-/** Removes HTML comments (the shell's note for developers) from the shipped document. */
-function withoutComments(html: string): string {
-  return html.replace(/<!--[\s\S]*?-->\s*/g, '');
-}
-
 /** The page script and everything it imports, in one minified script with its neutral escapes (proved harmless). */
 async function bundleScript(entry: string): Promise<string> {
   const esbuild = await import('esbuild');
@@ -89,8 +85,8 @@ async function bundleScript(entry: string): Promise<string> {
 }
 
 /**
- * Builds a card's page (its HTML shell's path) into one self-contained HTML document: the
- * page script and everything it imports (the MCP Apps SDK and the card kit included) bundled by esbuild and
+ * Builds a card's page (its HTML shell's path) into one self-contained HTML document: the card kit's partials
+ * the shell uses (`<kit-job-head>`: scripts/kit-partials.ts) put in, the page script and everything it imports (the MCP Apps SDK and the card kit included) bundled by esbuild and
  * inlined with the kit's style sheet and the page's own, so that the page loads nothing from anywhere. A page that still refers to the network is
  * refused. esbuild is a development dependency, loaded here only: by `npm run build` and by a process run
  * from the sources; the image serves the documents the build wrote.
@@ -108,7 +104,8 @@ export async function bundleCard(page: string): Promise<string> {
     .filter(Boolean)
     .join('\n');
   // Replacer functions: the script is full of `$` sequences a replacement string would interpret.
-  const html = withoutComments(shell)
+  // The kit's partials go in before the style and the script, which could hold text that reads like one.
+  const html = (await withKitPartials(withoutComments(shell)))
     .replace('/*CARD-STYLE*/', () => style.trim())
     .replace('/*CARD-SCRIPT*/', () => script.trim());
   const found = networkReferences(html);
