@@ -42,6 +42,15 @@ async function readPartial(dir: string, name: string): Promise<string> {
   }
 }
 
+/** The partial a use names, filled from the use, each line indented as the use is (so the document reads as the shell does). */
+function placed(use: RegExpExecArray, shell: string, partial: string): string {
+  const [, name, attributes, content] = use;
+  const values: Record<string, string> = content.trim() === '' ? {} : { content };
+  for (const [, attribute, value] of attributes.matchAll(ATTRIBUTE)) values[attribute] = value;
+  const indent = /[ \t]*$/.exec(shell.slice(0, use.index))![0];
+  return fill(name, partial, values).split('\n').join(`\n${indent}`);
+}
+
 /**
  * A page's shell (comments removed) with each use of a kit partial replaced by the partial, its slots filled:
  * the markup every job card shares is written once in `cards/kit/`. Attribute values go in as written
@@ -50,13 +59,13 @@ async function readPartial(dir: string, name: string): Promise<string> {
 export async function withKitPartials(shell: string, dir: string = KIT_DIR): Promise<string> {
   const names = [...new Set([...shell.matchAll(USE)].map((use) => use[1]))];
   const partials = new Map(await Promise.all(names.map(async (name) => [name, await readPartial(dir, name)] as const)));
-  const html = shell.replace(USE, (_use: string, name: string, attributes: string, content: string, offset: number) => {
-    const values: Record<string, string> = content.trim() === '' ? {} : { content };
-    for (const [, attribute, value] of attributes.matchAll(ATTRIBUTE)) values[attribute] = value;
-    // Each line of the partial indented as the use is, so that the document reads as the shell does.
-    const indent = /[ \t]*$/.exec(shell.slice(0, offset))![0];
-    return fill(name, partials.get(name)!, values).split('\n').join(`\n${indent}`);
-  });
+  let html = '';
+  let next = 0;
+  for (const use of shell.matchAll(USE)) {
+    html += shell.slice(next, use.index) + placed(use, shell, partials.get(use[1])!);
+    next = use.index + use[0].length;
+  }
+  html += shell.slice(next);
   const left = /<\/?kit-[^>]*>/.exec(html);
   if (left) throw new Error(`the shell has a kit partial it does not close or the kit does not have: ${left[0]}`);
   return html;
