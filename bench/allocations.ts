@@ -10,10 +10,10 @@ import { oneNodeEnv, startApi, startBareServer, startFloorServer, stopAll, track
 import { connectorScenarios } from './scenarios';
 import { JOB_BODY, type Loaded, TOGETHER_CONNECTIONS } from './together-load';
 
-// `npm run bench:allocations -- [--requests 20000]`: the bytes each kind of request allocates on the JavaScript
+// `npm run bench:allocations -- [--requests 20000] [--warmup <requests>]`: the bytes each kind of request allocates on the JavaScript
 // heap, in the bare Express route of (a), the floor server's routes (`floor-server.ts`) and the built API on
 // Redis, each started with `allocation-probe.js` preloaded (which explains the measure). Every server is
-// loaded alone, `--requests` requests after half as many unmeasured: the count does not depend on what else the
+// loaded alone, `--requests` requests after `--warmup` unmeasured (half as many unless said): the count does not depend on what else the
 // machine does, so nothing needs pairing here.
 
 /** A server and the probe in it: the process whose output carries the probe's lines. */
@@ -28,6 +28,9 @@ interface Allocation {
   collections: number;
 }
 
+
+/** Windows each server's probe has opened and closed so far (its numbering), by process id. */
+const probeWindows = new Map<number, number>();
 
 /** Sends SIGUSR2 to the server and waits for the probe's line of that window; returns what followed its number. */
 async function signalProbe(server: Probed, windowNumber: number): Promise<string> {
@@ -48,11 +51,10 @@ async function signalProbe(server: Probed, windowNumber: number): Promise<string
   return line;
 }
 
-/** Heap bytes per request of `requests` requests to one server (after half as many unmeasured). */
-async function bytesPerRequest(server: Probed, requests: number): Promise<Allocation & { requests: number }> {
+/** Heap bytes per request of `requests` requests to one server, after `warmup` unmeasured. */
+async function bytesPerRequest(server: Probed, requests: number, warmup: number): Promise<Allocation & { requests: number }> {
   const load = (amount: number) => autocannon({ url: server.url, ...server.options, connections: TOGETHER_CONNECTIONS, amount });
-  await load(Math.max(100, Math.floor(requests / 2)));
-  // Each server counts its own windows; the bench keeps one count per server process.
+  if (warmup > 0) await load(warmup);
   const counts = probeWindows.get(server.pid) ?? 0;
   await signalProbe(server, counts + 1);
   const result = await load(requests);
@@ -68,11 +70,9 @@ async function bytesPerRequest(server: Probed, requests: number): Promise<Alloca
   };
 }
 
-/** Windows each server's probe has opened and closed so far (its numbering). */
-const probeWindows = new Map<number, number>();
-
 async function main(): Promise<void> {
   const requests = Number(option('requests', '20000'));
+  const warmup = Number(option('warmup', String(Math.floor(requests / 2))));
   const logDir = mkdtempSync(path.join(os.tmpdir(), 'connector-allocations-'));
   process.stdout.write(`every server on ${thisNode()}\n`);
   setLogDir(logDir);
@@ -80,7 +80,7 @@ async function main(): Promise<void> {
   process.stdout.write('heap bytes allocated per request (used-heap growth plus what every collection freed; V8\'s own count beside it)\n');
   const kb = (bytes: number) => `${round(bytes / 1024, 1)} KB`;
   for (const server of servers) {
-    const figure = await bytesPerRequest(server, requests);
+    const figure = await bytesPerRequest(server, requests, warmup);
     const v8 = figure.v8Total === null ? '' : ` (V8's count ${kb(figure.v8Total)})`;
     process.stdout.write(`${server.label}: ${kb(figure.allocated)}${v8} over ${figure.requests} requests, ${figure.collections} collections\n`);
   }

@@ -141,11 +141,14 @@ export async function startFloorServer(redis: RedisEnv, nodeArgs: string[] = [])
   };
 }
 
-/** The baseline for (g): `bench/bare-worker.js` on the queue `bare` under the prefix `bench-bare`. */
+/**
+ * The baseline for (g): `bench/bare-worker.js` on the queue `bare` under the prefix `bench-bare`; profiled beside the
+ * connector's worker under `BENCH_CPU_PROF_DIR`, so that the two profiles can be set side by side.
+ */
 export async function startBareWorker(redis: RedisEnv, cgroupProcs?: string): Promise<NodeProcess> {
   const env = { ...redis, QUEUE_NAME: 'bare', QUEUE_PREFIX: 'bench-bare', WORKER_CONCURRENCY: String(SETTINGS.workerConcurrency) };
   return track(
-    startNode('bare-worker', 'bench/bare-worker.js', env, async (output) => output().includes('ready'), [], BENCH_DIST, cgroupProcs),
+    startNode('bare-worker', 'bench/bare-worker.js', env, async (output) => output().includes('ready'), profileArgs(), BENCH_DIST, cgroupProcs),
   );
 }
 

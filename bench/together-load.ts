@@ -28,7 +28,8 @@ export const TOGETHER_CONNECTIONS = 25;
 export async function measureTogether(servers: Loaded[], seconds: number): Promise<number[]> {
   const load = (server: Loaded, duration: number) =>
     autocannon({ url: server.url, ...server.options, connections: TOGETHER_CONNECTIONS, duration });
-  await Promise.all(servers.map((server) => load(server, 2)));
+  // Two seconds unmeasured settle the JIT; a run shorter than that (a smoke run) warms up as long as it measures.
+  await Promise.all(servers.map((server) => load(server, Math.min(2, seconds))));
   const before = servers.map((server) => cpuTimeMs(server.pid)!);
   const results = await Promise.all(servers.map((server) => load(server, seconds)));
   return servers.map((server, i) => {
