@@ -28,7 +28,6 @@ interface Allocation {
   collections: number;
 }
 
-
 /** Windows each server's probe has opened and closed so far (its numbering), by process id. */
 const probeWindows = new Map<number, number>();
 
@@ -77,12 +76,14 @@ async function main(): Promise<void> {
   process.stdout.write(`every server on ${thisNode()}\n`);
   setLogDir(logDir);
   const servers = await startServers();
-  process.stdout.write('heap bytes allocated per request (used-heap growth plus what every collection freed; V8\'s own count beside it)\n');
+  process.stdout.write("heap bytes allocated per request (used-heap growth plus what every collection freed; V8's own count beside it)\n");
   const kb = (bytes: number) => `${round(bytes / 1024, 1)} KB`;
   for (const server of servers) {
     const figure = await bytesPerRequest(server, requests, warmup);
     const v8 = figure.v8Total === null ? '' : ` (V8's count ${kb(figure.v8Total)})`;
-    process.stdout.write(`${server.label}: ${kb(figure.allocated)}${v8} over ${figure.requests} requests, ${figure.collections} collections\n`);
+    process.stdout.write(
+      `${server.label}: ${kb(figure.allocated)}${v8} over ${figure.requests} requests, ${figure.collections} collections\n`,
+    );
   }
   await stopAll();
   rmSync(logDir, { recursive: true, force: true });

@@ -135,7 +135,14 @@ export async function startFloorServer(redis: RedisEnv, nodeArgs: string[] = [])
   const base = `http://127.0.0.1:${port}`;
   return {
     proc: await track(
-      startNode('floor-server', 'bench/floor-server.js', { ...redis, PORT: String(port) }, () => answers(`${base}/read`), nodeArgs, BENCH_DIST),
+      startNode(
+        'floor-server',
+        'bench/floor-server.js',
+        { ...redis, PORT: String(port) },
+        () => answers(`${base}/read`),
+        nodeArgs,
+        BENCH_DIST,
+      ),
     ),
     base,
   };
@@ -148,7 +155,15 @@ export async function startFloorServer(redis: RedisEnv, nodeArgs: string[] = [])
 export async function startBareWorker(redis: RedisEnv, cgroupProcs?: string): Promise<NodeProcess> {
   const env = { ...redis, QUEUE_NAME: 'bare', QUEUE_PREFIX: 'bench-bare', WORKER_CONCURRENCY: String(SETTINGS.workerConcurrency) };
   return track(
-    startNode('bare-worker', 'bench/bare-worker.js', env, async (output) => output().includes('ready'), profileArgs(), BENCH_DIST, cgroupProcs),
+    startNode(
+      'bare-worker',
+      'bench/bare-worker.js',
+      env,
+      async (output) => output().includes('ready'),
+      profileArgs(),
+      BENCH_DIST,
+      cgroupProcs,
+    ),
   );
 }
 

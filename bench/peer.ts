@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setLogDir } from '../test/testkit/node-process';
 import { thisNode } from './bench-node';
-import { round } from './bench-processes';
+import { loadAverage, round } from './bench-processes';
 import { median, option, runComparison } from './compare-cli';
 import { link, post, startApi, stopAll } from './connector-processes';
 import { freshKeys } from './http-load';
@@ -11,13 +11,13 @@ import { type PeerServer, startPeer } from './peer-server';
 import { connectorScenarios } from './scenarios';
 import { JOB_BODY, type Loaded, measureTogether } from './together-load';
 
-// `npm run bench:peer -- --peer-command '<command>' [--peer-job-body '<json>'] [--rounds 5] [--seconds 5]` (or
-// `--peer <url> --peer-pid <pid>` for a server already running): the built API on its embedded backend beside
-// another implementation of the contract, both loaded at the same moment on every route they share, and each
-// one's CPU per request from /proc. The peer must speak the contract's routes: `POST /v1/link` `{subject}`
-// answering `{token}` (sent with the bench's link secret), bearer tokens, `GET /v1/me`, `POST /v1/jobs` with an
-// `Idempotency-Key` answering `{id}`, and `GET /v1/jobs/{id}`. Its job body may differ
-// (`--peer-job-body`, ours by default). bench/README.md has the command the figures there were taken with.
+// `npm run bench:peer -- --peer-command '<command>' [--peer-job-body '<json>'] [--rounds 5] [--seconds 5]
+// [--routes me,job,replay,read]`, or `--peer <url> --peer-pid <pid>` for a server already running: the built API
+// on its embedded backend beside another implementation of the contract, both loaded at the same moment on
+// every route they share, and each one's CPU per request from /proc. The peer must speak the contract's routes:
+// `POST /v1/link` `{subject}` answering `{token}` (sent with the bench's link secret), bearer tokens,
+// `GET /v1/me`, `POST /v1/jobs` with an `Idempotency-Key` answering `{id}`, and `GET /v1/jobs/{id}`. Its job
+// body may differ (`--peer-job-body`, ours by default). bench/README.md has the command its figures were taken with.
 
 /** A route both serve: ours and the peer's, loaded together. */
 interface Route {
@@ -56,20 +56,22 @@ async function startBoth(logDir: string): Promise<Route[]> {
     return { label, pid, url: scenario.url, options: scenario.options };
   };
   const peer = await peerRoutes(await startPeer(logDir));
-  return [
-    { name: 'GET /v1/me', ours: ours('b', 'ours GET /v1/me'), peer: peer.me },
-    { name: 'fresh paid job', ours: ours('d', 'ours fresh POST /v1/jobs'), peer: peer.job },
-    { name: 'replay', ours: ours('e', 'ours replayed POST /v1/jobs'), peer: peer.replay },
-    { name: 'job read', ours: ours('j', 'ours GET /v1/jobs/{id}'), peer: peer.jobRead },
+  const routes = [
+    { key: 'me', name: 'GET /v1/me', ours: ours('b', 'ours GET /v1/me'), peer: peer.me },
+    { key: 'job', name: 'fresh paid job', ours: ours('d', 'ours fresh POST /v1/jobs'), peer: peer.job },
+    { key: 'replay', name: 'replay', ours: ours('e', 'ours replayed POST /v1/jobs'), peer: peer.replay },
+    { key: 'read', name: 'job read', ours: ours('j', 'ours GET /v1/jobs/{id}'), peer: peer.jobRead },
   ];
+  // `--routes job,read`: only those (a profile of one route's cost, `BENCH_CPU_PROF_DIR`, wants no other in it).
+  const only = option('routes', routes.map((route) => route.key).join(',')).split(',');
+  return routes.filter((route) => only.includes(route.key));
 }
 
 async function main(): Promise<void> {
   const rounds = Number(option('rounds', '5'));
   const seconds = Number(option('seconds', '5'));
   const logDir = mkdtempSync(path.join(os.tmpdir(), 'connector-peer-'));
-  const load = () => os.loadavg().map((l) => round(l, 1)).join(', ');
-  process.stdout.write(`both servers on ${thisNode()}; load average ${load()}\n`);
+  process.stdout.write(`both servers on ${thisNode()}; load average ${loadAverage()}\n`);
   setLogDir(logDir);
   const routes = await startBoth(logDir);
   const ratios = new Map<string, number[]>(routes.map((route) => [route.name, []]));
@@ -85,7 +87,7 @@ async function main(): Promise<void> {
     const of = ratios.get(route.name)!;
     process.stdout.write(`${route.name}: ${round(median(of))} (rounds ${of.map((r) => round(r)).join(', ')})\n`);
   }
-  process.stdout.write(`load average at the end ${load()}\n`);
+  process.stdout.write(`load average at the end ${loadAverage()}\n`);
   await stopAll();
   rmSync(logDir, { recursive: true, force: true });
 }

@@ -7,7 +7,7 @@ import { JOB_QUEUE_NAME, RedisKeys } from '../shared/adapters/redis/redis-keys';
 import { singleNodeConnection } from '../shared/platform/config/redis-settings';
 import { setLogDir, startNode } from '../test/testkit/node-process';
 import { thisNode } from './bench-node';
-import { BENCH_DIST, cpuTimeMs, round, startRedis, waitUntil } from './bench-processes';
+import { BENCH_DIST, cpuTimeMs, loadAverage, round, startRedis, waitUntil } from './bench-processes';
 import { benchClient, closeBenchClients } from './bench-redis';
 import { SETTINGS } from './bench-settings';
 import { median, option, runComparison } from './compare-cli';
@@ -63,7 +63,9 @@ async function connectorPipeline(): Promise<Pipeline> {
     pids: { api: api.proc.child.pid!, worker: worker.child.pid!, redis: redis.pid! },
     url: api.base,
     options: {
-      requests: [{ method: 'POST', path: '/v1/jobs', headers: auth, body: JOB_BODY.body, setupRequest: freshKeys(`pipeline-${Date.now()}`) }],
+      requests: [
+        { method: 'POST', path: '/v1/jobs', headers: auth, body: JOB_BODY.body, setupRequest: freshKeys(`pipeline-${Date.now()}`) },
+      ],
     },
     finished: finishedJobs(client, queueKey),
   };
@@ -117,7 +119,7 @@ async function main(): Promise<void> {
   const rounds = Number(option('rounds', '5'));
   const jobs = Number(option('jobs', '3000'));
   const logDir = mkdtempSync(path.join(os.tmpdir(), 'connector-pipeline-'));
-  process.stdout.write(`every process on ${thisNode()}; load average ${os.loadavg().map((l) => round(l, 1)).join(', ')}\n`);
+  process.stdout.write(`every process on ${thisNode()}; load average ${loadAverage()}\n`);
   setLogDir(logDir);
   const pipelines = [await connectorPipeline(), await floorPipeline()];
   // One round unmeasured: the JIT settles and both queues hold jobs before the clock starts.
@@ -127,13 +129,15 @@ async function main(): Promise<void> {
     const [ours, floor] = await Promise.all(pipelines.map((pipeline) => runPipeline(pipeline, jobs)));
     costs[0].push(ours);
     costs[1].push(floor);
-    process.stdout.write(`round ${pass}: connector ${describe(ours)}; floor ${describe(floor)}; floor/connector ${round(floor.total / ours.total)}\n`);
+    process.stdout.write(
+      `round ${pass}: connector ${describe(ours)}; floor ${describe(floor)}; floor/connector ${round(floor.total / ours.total)}\n`,
+    );
   }
   printSummary(costs, rounds);
   await closeBenchClients();
   await stopAll();
   rmSync(logDir, { recursive: true, force: true });
-  process.stdout.write(`load average at the end ${os.loadavg().map((l) => round(l, 1)).join(', ')}\n`);
+  process.stdout.write(`load average at the end ${loadAverage()}\n`);
 }
 
 function printSummary(costs: PipelineCost[][], rounds: number): void {

@@ -381,7 +381,9 @@ describe('the pipeline, allocation and peer smoke runs (bench/dist/bench/pipelin
     expect(code, output).to.equal(0);
     const cost = `API ${figure} \\+ worker ${figure} \\+ Redis ${figure} = ${figure} µs/job`;
     expect(output, output).to.match(new RegExp(`^round 1: connector ${cost}; floor ${cost}; floor/connector ${figure}$`, 'm'));
-    expect(output, output).to.match(new RegExp(`^connector: ${cost}\\nfloor: ${cost}\\nfloor/connector: ${figure} \\(rounds ${figure}\\)$`, 'm'));
+    expect(output, output).to.match(
+      new RegExp(`^connector: ${cost}\\nfloor: ${cost}\\nfloor/connector: ${figure} \\(rounds ${figure}\\)$`, 'm'),
+    );
   });
 
   it('every request kind on its server alone: heap bytes per request from the probe, with the collections counted', async () => {
