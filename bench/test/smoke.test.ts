@@ -329,6 +329,14 @@ describe('the build comparison smoke runs (bench/dist/bench/compare.js, compare-
       /^.+@--max-semi-space-size=8 against .+, median of 2 pairs: jobs\/s ×[0-9.]+ \(ratios [0-9.]+, [0-9.]+\), worker CPU per job ×[0-9.]+$/m,
     );
   });
+
+  it('one build against the bare BullMQ worker (--bare): the pair lines and the build’s ratios of bare', async () => {
+    const dist = path.join(ROOT, 'dist');
+    const { code, output } = await runBuilt('compare-drain.js', [dist, '--bare', '--pairs', '1', '--jobs', '100'], dir());
+    expect(code, output).to.equal(0);
+    expect(output, output).to.match(/^pair 1: bare BullMQ [0-9]+ jobs\/s, [0-9]+ µs CPU\/job; .+dist [0-9]+ jobs\/s, [0-9]+ µs CPU\/job$/m);
+    expect(output, output).to.match(/^.+dist against bare BullMQ on .+, median of 1 pairs: jobs\/s ×[0-9.]+ \(ratios [0-9.]+\)/m);
+  });
 });
 
 describe('the floor smoke run (bench/dist/bench/floor.js) on Redis', function () {
