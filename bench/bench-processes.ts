@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '../test/testkit/node-process';
 import { waitFor } from '../test/testkit/wait-for';
@@ -80,4 +81,12 @@ export function syscalls(pid: number | undefined): { reads: number; writes: numb
   } catch {
     return null;
   }
+}
+
+/** The machine's load averages (1, 5 and 15 minutes) as a script prints them beside its figures. */
+export function loadAverage(): string {
+  return os
+    .loadavg()
+    .map((load) => round(load, 1))
+    .join(', ');
 }

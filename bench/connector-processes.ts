@@ -117,35 +117,53 @@ export async function startWorker(redis: RedisEnv, name = 'worker', other?: Othe
   );
 }
 
-/** The baseline for (a): `bench/bare-server.js`. */
-export async function startBareServer(cgroupProcs?: string): Promise<{ proc: NodeProcess; url: string }> {
+/** The baseline for (a): `bench/bare-server.js` (`nodeArgs`: Node flags before it, as `allocations.ts` preloads its probe). */
+export async function startBareServer(cgroupProcs?: string, nodeArgs: string[] = []): Promise<{ proc: NodeProcess; url: string }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/bare`;
   return {
     proc: await track(
-      startNode('bare-server', 'bench/bare-server.js', { PORT: String(port) }, () => answers(url), [], BENCH_DIST, cgroupProcs),
+      startNode('bare-server', 'bench/bare-server.js', { PORT: String(port) }, () => answers(url), nodeArgs, BENCH_DIST, cgroupProcs),
     ),
     url,
   };
 }
 
 /** The floor routes of `bench:floor` (`bench/floor-server.js`) on Redis: `/read`, `/replay` and `/job` under `base`. */
-export async function startFloorServer(redis: RedisEnv): Promise<{ proc: NodeProcess; base: string }> {
+export async function startFloorServer(redis: RedisEnv, nodeArgs: string[] = []): Promise<{ proc: NodeProcess; base: string }> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   return {
     proc: await track(
-      startNode('floor-server', 'bench/floor-server.js', { ...redis, PORT: String(port) }, () => answers(`${base}/read`), [], BENCH_DIST),
+      startNode(
+        'floor-server',
+        'bench/floor-server.js',
+        { ...redis, PORT: String(port) },
+        () => answers(`${base}/read`),
+        nodeArgs,
+        BENCH_DIST,
+      ),
     ),
     base,
   };
 }
 
-/** The baseline for (g): `bench/bare-worker.js` on the queue `bare` under the prefix `bench-bare`. */
+/**
+ * The baseline for (g): `bench/bare-worker.js` on the queue `bare` under the prefix `bench-bare`; profiled beside the
+ * connector's worker under `BENCH_CPU_PROF_DIR`, so that the two profiles can be set side by side.
+ */
 export async function startBareWorker(redis: RedisEnv, cgroupProcs?: string): Promise<NodeProcess> {
   const env = { ...redis, QUEUE_NAME: 'bare', QUEUE_PREFIX: 'bench-bare', WORKER_CONCURRENCY: String(SETTINGS.workerConcurrency) };
   return track(
-    startNode('bare-worker', 'bench/bare-worker.js', env, async (output) => output().includes('ready'), [], BENCH_DIST, cgroupProcs),
+    startNode(
+      'bare-worker',
+      'bench/bare-worker.js',
+      env,
+      async (output) => output().includes('ready'),
+      profileArgs(),
+      BENCH_DIST,
+      cgroupProcs,
+    ),
   );
 }
 

@@ -1,14 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import autocannon from 'autocannon';
 import { setLogDir } from '../test/testkit/node-process';
 import { thisNode } from './bench-node';
-import { cpuTimeMs, round, startRedis } from './bench-processes';
+import { round, startRedis } from './bench-processes';
 import { median, option, runComparison } from './compare-cli';
 import { oneNodeEnv, startApi, startBareServer, startFloorServer, stopAll, track } from './connector-processes';
-import type { HttpScenario } from './http-load';
 import { connectorScenarios } from './scenarios';
+import { JOB_BODY, type Loaded, measureTogether } from './together-load';
 
 // `npm run bench:floor -- [--rounds 6] [--seconds 6]`: how far the connector's requests are from the least a
 // request of their kind must do. Three servers on one Redis, loaded at the same moment (25 connections each,
@@ -17,39 +16,11 @@ import { connectorScenarios } from './scenarios';
 // `POST /replay` beside (e) its replay.
 // Each figure is the server's CPU per request; each ratio is bare's over another's, as the full run's "by CPU".
 
-/** What the floor's POST routes are sent: the body of the connector's job scenarios. */
-const JOB_BODY: HttpScenario['options'] = {
-  method: 'POST',
-  headers: { 'content-type': 'application/json' },
-  body: '{"input":{"prompt":"bench"}}',
-};
-
-/** One server under load in a stretch. */
-interface Loaded {
-  label: string;
-  pid: number;
-  url: string;
-  options: HttpScenario['options'];
-}
-
 /** A stretch of a round: the three servers' requests of one kind. */
 interface Stretch {
   name: string;
   floor: Loaded;
   api: Loaded;
-}
-
-/** Every server of a stretch under its own autocannon, all at once; CPU µs per request each. */
-async function measureTogether(servers: Loaded[], seconds: number): Promise<number[]> {
-  const load = (server: Loaded, duration: number) => autocannon({ url: server.url, ...server.options, connections: 25, duration });
-  await Promise.all(servers.map((server) => load(server, 2)));
-  const before = servers.map((server) => cpuTimeMs(server.pid)!);
-  const results = await Promise.all(servers.map((server) => load(server, seconds)));
-  return servers.map((server, i) => {
-    const result = results[i];
-    if (result.non2xx > 0 || result.errors > 0) throw new Error(`${server.label}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-    return ((cpuTimeMs(server.pid)! - before[i]) * 1000) / result.requests.total;
-  });
 }
 
 /** Each stretch's ratios, one per round: bare over the floor, bare over the API, the floor over the API. */
@@ -75,7 +46,7 @@ async function startServers(): Promise<{ bare: Loaded; stretches: Stretch[] }> {
   const floorServer = await startFloorServer(oneNodeEnv(redis.url));
   const api = await startApi('api', oneNodeEnv(redis.url, 'floor-api:'));
   const { scenarios } = await connectorScenarios(api.base, api.proc.child.pid);
-  const floor = (label: string, route: string, options: HttpScenario['options']): Loaded => ({
+  const floor = (label: string, route: string, options: Loaded['options']): Loaded => ({
     label,
     pid: floorServer.proc.child.pid!,
     url: `${floorServer.base}${route}`,

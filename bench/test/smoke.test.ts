@@ -329,6 +329,14 @@ describe('the build comparison smoke runs (bench/dist/bench/compare.js, compare-
       /^.+@--max-semi-space-size=8 against .+, median of 2 pairs: jobs\/s ×[0-9.]+ \(ratios [0-9.]+, [0-9.]+\), worker CPU per job ×[0-9.]+$/m,
     );
   });
+
+  it('one build against the bare BullMQ worker (--bare): the pair lines and the build’s ratios of bare', async () => {
+    const dist = path.join(ROOT, 'dist');
+    const { code, output } = await runBuilt('compare-drain.js', [dist, '--bare', '--pairs', '1', '--jobs', '100'], dir());
+    expect(code, output).to.equal(0);
+    expect(output, output).to.match(/^pair 1: bare BullMQ [0-9]+ jobs\/s, [0-9]+ µs CPU\/job; .+dist [0-9]+ jobs\/s, [0-9]+ µs CPU\/job$/m);
+    expect(output, output).to.match(/^.+dist against bare BullMQ on .+, median of 1 pairs: jobs\/s ×[0-9.]+ \(ratios [0-9.]+\)/m);
+  });
 });
 
 describe('the floor smoke run (bench/dist/bench/floor.js) on Redis', function () {
@@ -368,5 +376,42 @@ describe('the webhook-receiver smoke run (bench/dist/bench/webhook-drag.js --smo
     expect(webhookDrag.liveReceiver.requestsAnswered).to.be.greaterThan(0);
     for (const key of ['submitP50', 'submitP99', 'toSucceededP50', 'toSucceededP99'])
       expect(webhookDrag.deadOverLive[key], key).to.be.greaterThan(0);
+  });
+});
+
+describe('the pipeline, allocation and peer smoke runs (bench/dist/bench/pipeline.js, allocations.js, peer.js)', function () {
+  this.timeout(120_000);
+  const dir = temporaryDirectory('bench-pipeline-test-');
+  const figure = '[0-9.]+';
+
+  it('both pipelines take the same jobs: each part’s CPU per job per round, then the medians and the floor’s ratio', async () => {
+    const { code, output } = await runBuilt('pipeline.js', ['--rounds', '1', '--jobs', '100'], dir());
+    expect(code, output).to.equal(0);
+    const cost = `API ${figure} \\+ worker ${figure} \\+ Redis ${figure} = ${figure} µs/job`;
+    expect(output, output).to.match(new RegExp(`^round 1: connector ${cost}; floor ${cost}; floor/connector ${figure}$`, 'm'));
+    expect(output, output).to.match(
+      new RegExp(`^connector: ${cost}\\nfloor: ${cost}\\nfloor/connector: ${figure} \\(rounds ${figure}\\)$`, 'm'),
+    );
+  });
+
+  it('every request kind on its server alone: heap bytes per request from the probe, with the collections counted', async () => {
+    const { code, output } = await runBuilt('allocations.js', ['--requests', '200', '--warmup', '0'], dir());
+    expect(code, output).to.equal(0);
+    const kinds = ['bare Express GET /bare', 'floor GET /read', '\\(b\\) GET /v1/me', 'floor POST /job', '\\(d\\) fresh POST /v1/jobs'];
+    for (const kind of [...kinds, 'floor POST /replay', '\\(e\\) replayed POST /v1/jobs']) {
+      // V8's own count is printed beside the probe's only on a Node that has it (26 does, 20 does not).
+      const line = new RegExp(`^${kind}: ${figure} KB( \\(V8's count ${figure} KB\\))? over 200 requests, \\d+ collections$`, 'm');
+      expect(output, output).to.match(line);
+    }
+  });
+
+  it('a peer started from a command and loaded beside the API: CPU per request of each on every shared route', async () => {
+    const peer = `node ${path.join(ROOT, 'bench', 'test', 'support', 'stand-in-peer.mjs')}`;
+    const { code, output } = await runBuilt('peer.js', ['--peer-command', peer, '--rounds', '1', '--seconds', '1'], dir());
+    expect(code, output).to.equal(0);
+    for (const route of ['GET /v1/me', 'fresh paid job', 'replay', 'job read']) {
+      expect(output, output).to.match(new RegExp(`^round 1 \\(${route}\\): ours ${figure} µs, peer ${figure} µs$`, 'm'));
+      expect(output, output).to.match(new RegExp(`^${route}: ${figure} \\(rounds ${figure}\\)$`, 'm'));
+    }
   });
 });
