@@ -61,9 +61,9 @@ export async function payForCall(call: X402Call, payment: PaymentPayload | undef
     credits,
     idempotencyKey,
     resource,
-    submit: async (subject) => {
+    submit: async (subject, funding) => {
       try {
-        return await operation.handle({ ...request, principal: payerPrincipal(subject) }, services);
+        return await operation.handle({ ...request, principal: payerPrincipal(subject), ...(funding ? { funding } : {}) }, services);
       } catch (error) {
         if (error instanceof InsufficientCreditsError) return SHORT;
         throw error;

@@ -1,6 +1,7 @@
 import type * as z from 'zod';
 import type { OperationLimits } from '../../domain/admission/operation-limits';
 import type { Principal } from '../../domain/connections/principal';
+import type { JobFunding } from '../../domain/jobs/job-service';
 import type { PriceRule } from '../../domain/jobs/price';
 import type { PaidJob } from '../../domain/jobs/processor';
 import type { UsageSnapshot } from '../../domain/ledger/ledger-store';
@@ -33,6 +34,8 @@ export interface OperationRequest<Body = unknown> {
 /** The request of a bearer operation: who the token acts for is always known by then. */
 export interface BearerRequest<Body = unknown> extends OperationRequest<Body> {
   principal: Principal;
+  /** A paid operation called with an x402 payment just settled: what funds its job, in the job's claim. */
+  funding?: JobFunding;
 }
 
 /** What a handler answers; the HTTP layer writes it. */

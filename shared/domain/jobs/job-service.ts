@@ -1,5 +1,6 @@
 import {
   CreditBudgetError,
+  GrantConflictError,
   IdempotencyConflictError,
   InsufficientCreditsError,
   JobFinishedError,
@@ -11,8 +12,9 @@ import {
 } from '../../platform/errors/problems';
 import { decodeCursor, encodeCursor } from '../../platform/pagination/cursor';
 import type { Page } from '../../platform/pagination/page';
+import type { GrantRequest } from '../credits/credit-store';
 import { DailyBudget } from '../ledger/daily-budget';
-import type { ClaimHold, LedgerStore } from '../ledger/ledger-store';
+import type { ClaimGrant, ClaimHold, LedgerStore } from '../ledger/ledger-store';
 import { isX402Subject } from '../x402/x402-subject';
 import { Idempotency, type KeyClaim } from './idempotency';
 import { type Job, type JobRecord, toPublicJob } from './job';
@@ -30,6 +32,19 @@ export interface JobSubmission {
   idempotencyKey: string;
   /** The operation's own daily cap (`limits.dailyCredits`): the claim refuses a job beyond it (402). */
   operationDailyLimit?: number;
+  /** A settled x402 payment that funds this job: granted in the claim's own step (see {@link JobFunding}). */
+  funding?: JobFunding;
+}
+
+/**
+ * A payment settled for one job (the x402 checkout's): its grant to the subject's account is made by the
+ * claim's own atomic step, with the hold, and stands whatever the claim answers (a replayed or refused key
+ * leaves the credit on the account). `credited` is called once the claim has answered, before any refusal is
+ * thrown, with the grant when this claim made it (undefined when it was made before).
+ */
+export interface JobFunding {
+  grant: GrantRequest;
+  credited(granted: ClaimGrant | undefined): Promise<void>;
 }
 
 /** Observers of the submission path; metrics hook here. */
@@ -116,7 +131,12 @@ export class JobService {
    */
   async submit(submission: JobSubmission): Promise<{ job: Job; replayed: boolean }> {
     let { claim, seen } = await this.claimAndLook(submission);
-    if (await this.releasedLateOrphan(submission.subject, claim, seen)) ({ claim, seen } = await this.claimAndLook(submission));
+    let { granted } = claim;
+    if (await this.releasedLateOrphan(submission.subject, claim, seen)) {
+      ({ claim, seen } = await this.claimAndLook(submission));
+      granted ??= claim.granted;
+    }
+    if (submission.funding && claim.outcome !== 'grant_conflict') await submission.funding.credited(granted);
     this.refuseUnless(claim, submission);
     if (claim.fellLowEntry && claim.account) await this.billing.recordLow(submission.subject, claim.fellLowEntry, claim.account.balance);
     const { outcome, shard, jobId } = claim;
@@ -183,7 +203,7 @@ export class JobService {
     const jobId = await this.idempotency.jobIdFor(submission.subject, submission.idempotencyKey);
     const shard = this.queue.shardFor(jobId);
     const [claim, job] = await Promise.all([
-      this.idempotency.claim(submission, jobId, shard, this.hold(submission.subject)),
+      this.idempotency.claim(submission, jobId, shard, this.hold(submission.subject, submission.funding?.grant)),
       this.queue.get(jobId, shard),
     ]);
     return { claim, seen: { shard, job } };
@@ -194,11 +214,14 @@ export class JobService {
     return this.billing.prepaid || isX402Subject(subject);
   }
 
-  /** The hold a claim makes: in prepaid billing, and for an x402 payer's account whatever the billing. */
-  private hold(subject: string): ClaimHold | undefined {
-    if (!this.holds(subject)) return undefined;
+  /**
+   * The hold a claim makes: in prepaid billing, and for an x402 payer's account whatever the billing; a funded
+   * claim always holds, its grant in the same step.
+   */
+  private hold(subject: string, grant: GrantRequest | undefined): ClaimHold | undefined {
+    if (!this.holds(subject) && !grant) return undefined;
     const { lowThreshold } = this.billing;
-    return lowThreshold === undefined ? {} : { lowThreshold };
+    return { ...(lowThreshold === undefined ? {} : { lowThreshold }), ...(grant ? { grant } : {}) };
   }
 
   /**
@@ -219,6 +242,8 @@ export class JobService {
 
   /** Throws the refusal of a claim that accepted nothing (a conflict: 422; over the budget or short of credits: 402); counts the others. */
   private refuseUnless(claim: KeyClaim, submission: JobSubmission): void {
+    // The payment's id names another grant: it funded something else already (checked before settling too).
+    if (claim.outcome === 'grant_conflict') throw new GrantConflictError();
     if (claim.outcome === 'conflict') {
       this.hooks.onConflict?.(submission.operation);
       throw new IdempotencyConflictError();
