@@ -182,6 +182,25 @@ for (const kind of BACKENDS) {
       expect((await post('/v1/jobs', body, { 'payment-signature': encodePaymentSignatureHeader(payload) })).status).to.equal(202);
     });
 
+    it('a settlement never answered is a 503; three concurrent retries of the key grant and hold that payment once, settling nothing more', async () => {
+      const payer = agent();
+      const body = jobBody();
+      const required = decodePaymentRequiredHeader((await post('/v1/jobs', body)).headers.get('payment-required') ?? '');
+      const signature = encodePaymentSignatureHeader(await payer.client.createPaymentPayload(required));
+      facilitator.mode = 'lost';
+      expect((await post('/v1/jobs', body, { 'payment-signature': signature })).status).to.equal(503);
+      expect(await statement(payer.subject)).to.include({ balance: 0, held: 0 });
+      const settled = facilitator.settled.length;
+      facilitator.mode = 'ok';
+      const retries = await Promise.all([1, 2, 3].map(() => post('/v1/jobs', body, { 'payment-signature': signature })));
+      expect(retries.map((res) => res.status)).to.deep.equal([202, 202, 202]);
+      const ids = await Promise.all(retries.map(async (res) => ((await res.json()) as { id: string }).id));
+      expect(new Set(ids).size, 'one job').to.equal(1);
+      expect(facilitator.settled.length, 'no second settlement').to.equal(settled);
+      const kinds = (await statement(payer.subject)).entries.map((entry) => entry.kind);
+      expect(kinds.filter((kind) => kind === 'grant' || kind === 'hold')).to.deep.equal(['hold', 'grant']);
+    });
+
     it('a failed job gives its price back to the payer, whose next call spends it without settling', async () => {
       const payer = agent();
       const failing = await payer.pay(`${connector.baseUrl}/v1/jobs`, {
