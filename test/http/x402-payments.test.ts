@@ -1,14 +1,19 @@
+import { randomBytes } from 'node:crypto';
 import { x402Client } from '@x402/core/client';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { expect } from 'chai';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { RedisLedgerStore } from '../../shared/adapters/redis/redis-ledger-store';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
+import { connectionUrl } from '../../shared/platform/config/redis-settings';
 import { BACKENDS } from '../support/backends';
+import { grantOf } from '../support/credit-store-contract';
 import { EXTRA_OPERATIONS } from '../support/extra-operations';
 import { type ConnectorUnderTest, newKey, startConnector } from '../support/harness';
 import { scrape, sumOf } from '../support/prometheus-text';
+import { connectStoreClient } from '../support/redis-fixture';
 import { StubFacilitator } from '../support/stub-facilitator';
 import { waitFor } from '../testkit/wait-for';
 
@@ -52,7 +57,8 @@ for (const kind of BACKENDS) {
       facilitator = await StubFacilitator.start();
       connector = await startConnector(
         kind,
-        { ...X402_ENV, X402_FACILITATOR_URL: facilitator.url },
+        // Metered billing (the default): an x402 account holds all the same, and its orphaned holds are swept.
+        { ...X402_ENV, X402_FACILITATOR_URL: facilitator.url, HOLD_ORPHAN_SECONDS: '1' },
         { operations: [...OPERATIONS, ...EXTRA_OPERATIONS] },
       );
     });
@@ -200,6 +206,31 @@ for (const kind of BACKENDS) {
       const kinds = (await statement(payer.subject)).entries.map((entry) => entry.kind);
       expect(kinds.filter((kind) => kind === 'grant' || kind === 'hold')).to.deep.equal(['hold', 'grant']);
     });
+
+    if (kind === 'redis') {
+      it('in metered billing, an x402 grant-and-hold whose job was never enqueued is swept: the payment goes back to the balance', async () => {
+        const store = await connectStoreClient(connectionUrl(connector.config.redis)!, connector.config.redisKeyPrefix);
+        try {
+          const { subject } = agent();
+          const jobId = `job_${randomBytes(12).toString('base64url')}`;
+          const grant = grantOf(subject, 2, `0x${randomBytes(32).toString('hex')}`, 'x402 payment');
+          // The funded claim with no enqueue after it: what an API that died right after it leaves.
+          const claim = { subject, key: 'k', fingerprint: 'fp', jobId, operation: 'createJob', cost: 2, ttlSeconds: 600, hold: { grant } };
+          expect((await new RedisLedgerStore(store.client, store.keys, store.guard).claim(claim)).outcome).to.equal('created');
+          const swept = await waitFor(
+            async () => {
+              const now = await statement(subject);
+              return now.held === 0 ? now : undefined;
+            },
+            { timeoutMs: 20_000, what: 'the sweep to release the hold' },
+          );
+          expect(swept.balance).to.equal(2);
+          expect(swept.entries.map((entry) => entry.kind)).to.deep.equal(['release', 'hold', 'grant']);
+        } finally {
+          await store.close();
+        }
+      });
+    }
 
     it('a failed job gives its price back to the payer, whose next call spends it without settling', async () => {
       const payer = agent();
