@@ -70,7 +70,7 @@ export async function payForCall(call: X402Call, payment: PaymentPayload | undef
       }
     },
   });
-  const linked = await services.links.link(outcome.subject);
+  const linked = await services.links.payerLink(outcome.subject);
   return { result: outcome.result, settlement: outcome.settlement, payerToken: linked.token };
 }
 

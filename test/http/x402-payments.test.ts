@@ -161,6 +161,36 @@ for (const kind of BACKENDS) {
       expect(account.entries.filter((entry) => entry.kind === 'grant')).to.have.length(1);
     });
 
+    it('four paid calls by one payer leave one connection, whose token each answer carries; once revoked, the next paid answer makes a new one', async () => {
+      const payer = agent();
+      const paid = async () => {
+        const res = await payer.pay(`${connector.baseUrl}/v1/jobs`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(jobBody()),
+        });
+        expect(res.status).to.equal(202);
+        return { token: res.headers.get('payer-token') ?? '', id: ((await res.json()) as { id: string }).id };
+      };
+      const connections = async () => {
+        const query = `subject=${encodeURIComponent(payer.subject)}&include_revoked=true`;
+        return (await connector.call('GET', `/v1/link/connections?${query}`, { headers: link() })).body.items as Array<{
+          revoked: boolean;
+        }>;
+      };
+      const answers = [];
+      for (let i = 0; i < 4; i++) answers.push(await paid());
+      expect(new Set(answers.map((answer) => answer.token)).size, 'one token').to.equal(1);
+      expect(await connections()).to.have.length(1);
+      const revoke = await connector.call('POST', '/v1/link/revoke', { body: { subject: payer.subject }, headers: link() });
+      expect(revoke.body).to.deep.equal({ revoked: 1 });
+      expect((await connector.call('GET', `/v1/jobs/${answers[0].id}`, { token: answers[0].token })).status).to.equal(401);
+      const after = await paid();
+      expect(after.token).not.to.equal(answers[0].token);
+      expect((await connector.call('GET', `/v1/jobs/${answers[0].id}`, { token: after.token })).status).to.equal(200);
+      expect((await connections()).map((connection) => connection.revoked).sort()).to.deep.equal([false, true]);
+    });
+
     it('a tampered signature, a wrong payee and a refusing or unreachable facilitator each leave nothing held or settled', async () => {
       const payer = agent();
       const body = jobBody();
