@@ -94,11 +94,8 @@ export class X402Checkout {
     const subject = x402Subject(this.deps.settings.network, payment.payer);
     const grant = this.grantOf(subject, payment, call);
     const settledBefore = (await this.isOwnNonce(grant, call)) ? grant : await this.resolveUnanswered(subject, call);
-    if (settledBefore) {
-      const repaired = await this.fund(call, settledBefore);
-      if (repaired !== SHORT) return { result: repaired, subject, settlement: this.unsettled(payment), settled: false };
-    }
-    const fromAccount = await call.submit(subject);
+    const repaired = settledBefore ? await this.fund(call, settledBefore) : SHORT;
+    const fromAccount = repaired === SHORT ? await call.submit(subject) : repaired;
     if (fromAccount !== SHORT) {
       this.deps.hooks?.onAccount?.();
       return { result: fromAccount, subject, settlement: this.unsettled(payment), settled: false };
