@@ -1,10 +1,9 @@
 import type * as z from 'zod';
 import type { OperationLimits } from '../../domain/admission/operation-limits';
 import type { Principal } from '../../domain/connections/principal';
-import type { JobFunding } from '../../domain/jobs/job-service';
 import type { PriceRule } from '../../domain/jobs/price';
 import type { PaidJob } from '../../domain/jobs/processor';
-import type { UsageSnapshot } from '../../domain/ledger/ledger-store';
+import type { JobFunding, UsageSnapshot } from '../../domain/ledger/ledger-store';
 import type { Services } from '../../domain/services';
 import type { AppCard } from '../cards/app-card';
 

@@ -14,7 +14,7 @@ import { decodeCursor, encodeCursor } from '../../platform/pagination/cursor';
 import type { Page } from '../../platform/pagination/page';
 import type { GrantRequest } from '../credits/credit-store';
 import { DailyBudget } from '../ledger/daily-budget';
-import type { ClaimGrant, ClaimHold, LedgerStore } from '../ledger/ledger-store';
+import type { ClaimHold, JobFunding, LedgerStore } from '../ledger/ledger-store';
 import { isX402Subject } from '../x402/x402-subject';
 import { Idempotency, type KeyClaim } from './idempotency';
 import { type Job, type JobRecord, toPublicJob } from './job';
@@ -34,17 +34,6 @@ export interface JobSubmission {
   operationDailyLimit?: number;
   /** A settled x402 payment that funds this job: granted in the claim's own step (see {@link JobFunding}). */
   funding?: JobFunding;
-}
-
-/**
- * A payment settled for one job (the x402 checkout's): its grant to the subject's account is made by the
- * claim's own atomic step, with the hold, and stands whatever the claim answers (a replayed or refused key
- * leaves the credit on the account). `credited` is called once the claim has answered, before any refusal is
- * thrown, with the grant when this claim made it (undefined when it was made before).
- */
-export interface JobFunding {
-  grant: GrantRequest;
-  credited(granted: ClaimGrant | undefined): Promise<void>;
 }
 
 /** Observers of the submission path; metrics hook here. */

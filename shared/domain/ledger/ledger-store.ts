@@ -62,6 +62,17 @@ export interface ClaimHold {
 /** A grant the claim's own step made (`ClaimHold.grant`), as the credit store answers one. */
 export type ClaimGrant = Extract<GrantResult, { outcome: 'created' }>;
 
+/**
+ * A payment settled for one job (the x402 checkout's): its grant to the subject's account is made by the
+ * claim's own atomic step, with the hold, and stands whatever the claim answers (a replayed or refused key
+ * leaves the credit on the account). `credited` is called once the claim has answered, before any refusal is
+ * thrown, with the grant when this claim made it (undefined when it was made before).
+ */
+export interface JobFunding {
+  grant: GrantRequest;
+  credited(granted: ClaimGrant | undefined): Promise<void>;
+}
+
 /** Milliseconds in a UTC day (no leap seconds in JavaScript time). */
 export const DAY_MS = 86_400_000;
 // The last day asked for and the instants it spans: nearly every call asks for the same day as the one

@@ -5,8 +5,7 @@ import { GrantConflictError, PaymentFacilitatorUnavailableError, PaymentRequired
 import { grantFingerprint } from '../credits/credit-rules';
 import type { CreditEvents, CreditHooks } from '../credits/credit-service';
 import type { CreditStore, GrantRequest } from '../credits/credit-store';
-import type { JobFunding } from '../jobs/job-service';
-import type { ClaimGrant } from '../ledger/ledger-store';
+import type { ClaimGrant, JobFunding } from '../ledger/ledger-store';
 import { authorizationProblem, chainIdOf, type ExactPayment, readExactPayment, signedByPayer } from './exact-payment';
 import { x402Subject } from './x402-subject';
 import { type PaidResource, paymentRequiredFor, requirementsFor } from './x402-terms';
