@@ -151,8 +151,7 @@ export class RedisCreditStore implements CreditStore {
       request.expiresAt ?? '',
       expiresMs,
     ];
-    const [outcome, entry, balance, held, fell] = await this.guard.commands(() => this.grantScript(keys, args));
-    return grantResultOf(outcome, entry, balance, held, fell);
+    return grantResultOf(await this.guard.commands(() => this.grantScript(keys, args)));
   }
 
   async grantFingerprint(grantId: string): Promise<string | undefined> {

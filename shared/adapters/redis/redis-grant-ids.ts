@@ -50,7 +50,8 @@ export class RedisGrantIds {
  * A grant's result from the `credit-grant` include's answer (outcome, entry JSON, balance, held, fell below);
  * anything else means the script and this code disagree: refusing beats guessing about money.
  */
-export function grantResultOf(outcome: unknown, entry: unknown, balance: unknown, held: unknown, fell: unknown): GrantResult {
+export function grantResultOf(reply: readonly unknown[]): GrantResult {
+  const [outcome, entry, balance, held, fell] = reply;
   if (outcome === 'conflict') return { outcome };
   if ((outcome !== 'created' && outcome !== 'replayed') || typeof entry !== 'string')
     throw new Error(`unexpected grant outcome ${String(outcome)}`);

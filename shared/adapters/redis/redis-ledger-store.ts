@@ -124,8 +124,7 @@ export class RedisLedgerStore implements LedgerStore {
     );
     const claim = claimOf(reply, request.hold !== undefined, entryId);
     if (!grant || claim.outcome === 'grant_conflict') return claim;
-    const [outcome, entry, balance, held, fell] = reply.slice(5);
-    const granted = grantResultOf(outcome, entry, balance, held, fell);
+    const granted = grantResultOf(reply.slice(5));
     return granted.outcome === 'created' ? { ...claim, granted } : claim;
   }
 
