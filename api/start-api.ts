@@ -195,11 +195,12 @@ function expireGrants(config: Config, credits: CreditService, logger: Logger): (
 }
 
 /**
- * In prepaid billing, every API replica sweeps the holds whose job was never enqueued (at once with the others:
- * each release is one atomic step). Answers the stop.
+ * Wherever jobs hold (prepaid billing, and with `X402=on` whatever the billing: an x402 payer's account always
+ * holds), every API replica sweeps the holds whose job was never enqueued (at once with the others: each
+ * release is one atomic step). Answers the stop.
  */
 function sweepOrphanedHolds(config: Config, backend: ReturnType<typeof createBackend>, metrics: Metrics, logger: Logger): () => void {
-  if (config.billing.mode !== 'prepaid') return () => {};
+  if (config.billing.mode !== 'prepaid' && config.x402 === undefined) return () => {};
   metrics.observeOldestHold(async () => (await backend.ledger.dueHolds(Number.MAX_SAFE_INTEGER, 1))[0]?.at);
   const sweeper = new HoldSweeper({
     ledger: backend.ledger,

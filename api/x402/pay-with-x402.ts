@@ -61,16 +61,16 @@ export async function payForCall(call: X402Call, payment: PaymentPayload | undef
     credits,
     idempotencyKey,
     resource,
-    submit: async (subject) => {
+    submit: async (subject, funding) => {
       try {
-        return await operation.handle({ ...request, principal: payerPrincipal(subject) }, services);
+        return await operation.handle({ ...request, principal: payerPrincipal(subject), ...(funding ? { funding } : {}) }, services);
       } catch (error) {
         if (error instanceof InsufficientCreditsError) return SHORT;
         throw error;
       }
     },
   });
-  const linked = await services.links.link(outcome.subject);
+  const linked = await services.links.payerLink(outcome.subject);
   return { result: outcome.result, settlement: outcome.settlement, payerToken: linked.token };
 }
 

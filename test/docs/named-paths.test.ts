@@ -86,8 +86,8 @@ describe('the repository paths named in comments and pages', () => {
     ]);
     expect(missingPaths(ROOT, 'a.ts', namedPaths(text))).to.deep.equal(['a.ts:1: worker/job-endings.ts', 'a.ts:1: test/unit/x.test.ts']);
     expect(
-      namedFileNames('job-endings.ts and claim-11.lua, not worker/x.ts, x.test.ts.map or README.md').map((name) => name.path),
-    ).to.deep.equal(['job-endings.ts', 'claim-11.lua']);
+      namedFileNames('job-endings.ts and claim-12.lua, not worker/x.ts, x.test.ts.map or README.md').map((name) => name.path),
+    ).to.deep.equal(['job-endings.ts', 'claim-12.lua']);
     const built = namedPaths('api/main.js, api/gone.js and bench/dist/x.js');
     expect(missingPaths(ROOT, 'b.ts', built)).to.deep.equal(['b.ts:1: api/gone.js']);
   });

@@ -1,14 +1,19 @@
+import { randomBytes } from 'node:crypto';
 import { x402Client } from '@x402/core/client';
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { expect } from 'chai';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { RedisLedgerStore } from '../../shared/adapters/redis/redis-ledger-store';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
+import { connectionUrl } from '../../shared/platform/config/redis-settings';
 import { BACKENDS } from '../support/backends';
+import { grantOf } from '../support/credit-store-contract';
 import { EXTRA_OPERATIONS } from '../support/extra-operations';
 import { type ConnectorUnderTest, newKey, startConnector } from '../support/harness';
 import { scrape, sumOf } from '../support/prometheus-text';
+import { connectStoreClient } from '../support/redis-fixture';
 import { StubFacilitator } from '../support/stub-facilitator';
 import { waitFor } from '../testkit/wait-for';
 
@@ -52,7 +57,8 @@ for (const kind of BACKENDS) {
       facilitator = await StubFacilitator.start();
       connector = await startConnector(
         kind,
-        { ...X402_ENV, X402_FACILITATOR_URL: facilitator.url },
+        // Metered billing (the default): an x402 account holds all the same, and its orphaned holds are swept.
+        { ...X402_ENV, X402_FACILITATOR_URL: facilitator.url, HOLD_ORPHAN_SECONDS: '1' },
         { operations: [...OPERATIONS, ...EXTRA_OPERATIONS] },
       );
     });
@@ -155,6 +161,36 @@ for (const kind of BACKENDS) {
       expect(account.entries.filter((entry) => entry.kind === 'grant')).to.have.length(1);
     });
 
+    it('four paid calls by one payer leave one connection, whose token each answer carries; once revoked, the next paid answer makes a new one', async () => {
+      const payer = agent();
+      const paid = async () => {
+        const res = await payer.pay(`${connector.baseUrl}/v1/jobs`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(jobBody()),
+        });
+        expect(res.status).to.equal(202);
+        return { token: res.headers.get('payer-token') ?? '', id: ((await res.json()) as { id: string }).id };
+      };
+      const connections = async () => {
+        const query = `subject=${encodeURIComponent(payer.subject)}&include_revoked=true`;
+        return (await connector.call('GET', `/v1/link/connections?${query}`, { headers: link() })).body.items as Array<{
+          revoked: boolean;
+        }>;
+      };
+      const answers = [];
+      for (let i = 0; i < 4; i++) answers.push(await paid());
+      expect(new Set(answers.map((answer) => answer.token)).size, 'one token').to.equal(1);
+      expect(await connections()).to.have.length(1);
+      const revoke = await connector.call('POST', '/v1/link/revoke', { body: { subject: payer.subject }, headers: link() });
+      expect(revoke.body).to.deep.equal({ revoked: 1 });
+      expect((await connector.call('GET', `/v1/jobs/${answers[0].id}`, { token: answers[0].token })).status).to.equal(401);
+      const after = await paid();
+      expect(after.token).not.to.equal(answers[0].token);
+      expect((await connector.call('GET', `/v1/jobs/${answers[0].id}`, { token: after.token })).status).to.equal(200);
+      expect((await connections()).map((connection) => connection.revoked).sort()).to.deep.equal([false, true]);
+    });
+
     it('a tampered signature, a wrong payee and a refusing or unreachable facilitator each leave nothing held or settled', async () => {
       const payer = agent();
       const body = jobBody();
@@ -181,6 +217,50 @@ for (const kind of BACKENDS) {
       facilitator.mode = 'ok';
       expect((await post('/v1/jobs', body, { 'payment-signature': encodePaymentSignatureHeader(payload) })).status).to.equal(202);
     });
+
+    it('a settlement never answered is a 503; three concurrent retries of the key grant and hold that payment once, settling nothing more', async () => {
+      const payer = agent();
+      const body = jobBody();
+      const required = decodePaymentRequiredHeader((await post('/v1/jobs', body)).headers.get('payment-required') ?? '');
+      const signature = encodePaymentSignatureHeader(await payer.client.createPaymentPayload(required));
+      facilitator.mode = 'lost';
+      expect((await post('/v1/jobs', body, { 'payment-signature': signature })).status).to.equal(503);
+      expect(await statement(payer.subject)).to.include({ balance: 0, held: 0 });
+      const settled = facilitator.settled.length;
+      facilitator.mode = 'ok';
+      const retries = await Promise.all([1, 2, 3].map(() => post('/v1/jobs', body, { 'payment-signature': signature })));
+      expect(retries.map((res) => res.status)).to.deep.equal([202, 202, 202]);
+      const ids = await Promise.all(retries.map(async (res) => ((await res.json()) as { id: string }).id));
+      expect(new Set(ids).size, 'one job').to.equal(1);
+      expect(facilitator.settled.length, 'no second settlement').to.equal(settled);
+      const kinds = (await statement(payer.subject)).entries.map((entry) => entry.kind);
+      expect(kinds.filter((kind) => kind === 'grant' || kind === 'hold')).to.deep.equal(['hold', 'grant']);
+    });
+
+    if (kind === 'redis') {
+      it('in metered billing, an x402 grant-and-hold whose job was never enqueued is swept: the payment goes back to the balance', async () => {
+        const store = await connectStoreClient(connectionUrl(connector.config.redis)!, connector.config.redisKeyPrefix);
+        try {
+          const { subject } = agent();
+          const jobId = `job_${randomBytes(12).toString('base64url')}`;
+          const grant = grantOf(subject, 2, `0x${randomBytes(32).toString('hex')}`, 'x402 payment');
+          // The funded claim with no enqueue after it: what an API that died right after it leaves.
+          const claim = { subject, key: 'k', fingerprint: 'fp', jobId, operation: 'createJob', cost: 2, ttlSeconds: 600, hold: { grant } };
+          expect((await new RedisLedgerStore(store.client, store.keys, store.guard).claim(claim)).outcome).to.equal('created');
+          const swept = await waitFor(
+            async () => {
+              const now = await statement(subject);
+              return now.held === 0 ? now : undefined;
+            },
+            { timeoutMs: 20_000, what: 'the sweep to release the hold' },
+          );
+          expect(swept.balance).to.equal(2);
+          expect(swept.entries.map((entry) => entry.kind)).to.deep.equal(['release', 'hold', 'grant']);
+        } finally {
+          await store.close();
+        }
+      });
+    }
 
     it('a failed job gives its price back to the payer, whose next call spends it without settling', async () => {
       const payer = agent();

@@ -161,6 +161,10 @@ describe('key layout on a cluster: every script, transaction and multi-key comma
         0,
       ),
     ).to.equal(9);
+    // A claim funded by a settled x402 payment: its grant and its hold in the claim's one script.
+    const funded = { subject, key: 'paid', fingerprint: 'fp', jobId: 'job_paid', operation: 'createJob', cost: 2, ttlSeconds: 600 };
+    const paid = await ledger.claim({ ...funded, hold: { grant: grantOf(subject, 2, 'nonce_layout', 'x402 payment') } });
+    expect(paid.outcome).to.equal('created');
     await connections.touch(connectionId, now + 120);
     expect((await connections.list(subject)).map((c) => c.lastUsedAt)).to.deep.equal([now + 120]);
     await oauth.put('code', 'c1', 'v', 60);

@@ -1,6 +1,7 @@
 import { RedisCreditStore } from '../../shared/adapters/redis/redis-credit-store';
 import { RedisLedgerStore } from '../../shared/adapters/redis/redis-ledger-store';
-import { holdSweepContract } from '../support/hold-sweep-contract';
+import { fundedClaimContract } from '../support/funded-claim-contract';
+import { holdSweepContract, type SweepStores } from '../support/hold-sweep-contract';
 import type { StoreClient } from '../support/redis-fixture';
 import { twoClientStores } from '../support/redis-fixture';
 
@@ -9,12 +10,14 @@ const storesOf = (client: StoreClient) => ({
   credits: new RedisCreditStore(client.client, client.keys, client.guard),
 });
 
-describe('orphan hold sweep (Lua release) on a private redis-server, two clients as two replicas', () => {
+describe('orphan hold sweep (Lua release) and funded claims on a private redis-server, two clients as two replicas', () => {
   const t = twoClientStores('sweep:', storesOf);
-  holdSweepContract('one Redis node', () => ({
+  const stores = (): SweepStores => ({
     ledgerA: t.storeA.ledger,
     ledgerB: t.storeB.ledger,
     creditsA: t.storeA.credits,
     creditsB: t.storeB.credits,
-  }));
+  });
+  holdSweepContract('one Redis node', stores);
+  fundedClaimContract('one Redis node', stores);
 });

@@ -2,13 +2,19 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** How the stub facilitator answers: as a facilitator would, refusing every verify, or failing like one that is down. */
-export type FacilitatorMode = 'ok' | 'refuse' | 'down';
+/**
+ * How the stub facilitator answers: as a facilitator would, refusing every verify, failing like one that is
+ * down, or settling and then failing (`lost`: the chain moved, the answer never came).
+ */
+export type FacilitatorMode = 'ok' | 'refuse' | 'down' | 'lost';
+
+/** The reason `@x402/evm` gives for a nonce the token has used. */
+const NONCE_USED = 'invalid_exact_evm_nonce_already_used';
 
 /**
  * A facilitator stand-in for the connector's own tests that need no chain: it answers `/verify` and `/settle`
- * as the x402 HTTP facilitator API does, settles each nonce once (a second settle of a nonce is refused, as
- * the token's `authorizationState` would), and counts its settlements. The tests that move real tokens use
+ * as the x402 HTTP facilitator API does, settles each nonce once (a verify or a second settle of a settled
+ * nonce is refused, as the token's `authorizationState` would), and counts its settlements. The tests that move real tokens use
  * the x402 stand (a local chain and the facilitator of `@x402/evm`).
  */
 export class StubFacilitator {
@@ -40,15 +46,17 @@ export class StubFacilitator {
     const { paymentPayload, paymentRequirements } = JSON.parse(body);
     const auth = paymentPayload?.payload?.authorization ?? {};
     const network = paymentRequirements?.network;
+    const used = this.settled.includes(auth.nonce);
     if (path === '/verify') {
-      if (this.mode === 'refuse')
-        return send(400, JSON.stringify({ isValid: false, invalidReason: 'insufficient_funds', payer: auth.from }));
+      if (this.mode === 'refuse' || used) {
+        const invalidReason = used ? NONCE_USED : 'insufficient_funds';
+        return send(400, JSON.stringify({ isValid: false, invalidReason, payer: auth.from }));
+      }
       return send(200, JSON.stringify({ isValid: true, payer: auth.from }));
     }
-    if (this.settled.includes(auth.nonce)) {
-      return send(400, JSON.stringify({ success: false, errorReason: 'invalid_exact_evm_nonce_already_used', transaction: '', network }));
-    }
+    if (used) return send(400, JSON.stringify({ success: false, errorReason: NONCE_USED, transaction: '', network }));
     this.settled.push(auth.nonce);
+    if (this.mode === 'lost') return send(502, '<html>bad gateway</html>');
     return send(200, JSON.stringify({ success: true, transaction: `0x${randomBytes(32).toString('hex')}`, network, payer: auth.from }));
   }
 

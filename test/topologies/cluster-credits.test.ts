@@ -8,6 +8,7 @@ import { Metrics } from '../../shared/platform/metrics/metrics';
 import { creditLotsContract } from '../support/credit-lots-contract';
 import { type CreditStores, creditStoreContract } from '../support/credit-store-contract';
 import { clusterVars } from '../support/deployment';
+import { fundedClaimContract } from '../support/funded-claim-contract';
 import { holdSweepContract, type SweepStores } from '../support/hold-sweep-contract';
 import { quietLogger } from '../support/redis-fixture';
 import { startRedisCluster, type TestRedisCluster } from '../testkit/redis-topologies';
@@ -15,7 +16,7 @@ import { waitFor } from '../testkit/wait-for';
 
 const PREFIX = 'credits-cluster:';
 
-// The credit store's contracts (accounts, lots, the orphan sweep) on a 6-node cluster (3 primaries): every
+// The credit store's contracts (accounts, lots, the orphan sweep, funded claims) on a 6-node cluster (3 primaries): every
 // step runs in its subject's slot, the grant and void ids' claims and the indexes in their own, over two
 // clients as two replicas would.
 describe('credit accounts on a 6-node Redis Cluster (ACL user), two clients as two replicas', function () {
@@ -56,4 +57,5 @@ describe('credit accounts on a 6-node Redis Cluster (ACL user), two clients as t
   creditStoreContract('Redis Cluster', () => stores);
   creditLotsContract('Redis Cluster', () => stores);
   holdSweepContract('Redis Cluster', () => sweep);
+  fundedClaimContract('Redis Cluster', () => sweep);
 });

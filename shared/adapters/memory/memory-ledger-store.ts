@@ -1,4 +1,4 @@
-import type { HoldRequest, HoldResult } from '../../domain/credits/credit-store';
+import type { GrantRequest, GrantResult, HoldRequest, HoldResult } from '../../domain/credits/credit-store';
 import {
   type Claim,
   type ClaimOutcome,
@@ -19,10 +19,11 @@ import type { PageQuery, SeqItem } from '../../platform/pagination/page';
 import { SubjectSequence } from './subject-sequence';
 
 /**
- * The credit accounts a claim holds on, in the same synchronous step (the memory credit store's `holdNow`), and
- * the orphan sweep releases on (`releaseOrphanNow`).
+ * The credit accounts a claim grants a settled payment to and holds on, in the same synchronous step (the memory
+ * credit store's `grantNow` and `holdNow`), and the orphan sweep releases on (`releaseOrphanNow`).
  */
 export interface SyncCreditHolds {
+  grantNow(request: GrantRequest): GrantResult;
   holdNow(request: HoldRequest): HoldResult;
   releaseOrphanNow(request: OrphanRequest): number;
 }
@@ -62,7 +63,25 @@ export class MemoryLedgerStore implements LedgerStore {
   /** Repair marks by job id, each with when it expires: what a retry took before enqueueing its job. */
   private readonly repairs = new Map<string, { mark: RepairMark; expiresAt: number }>();
 
+  /**
+   * With a grant (a settled x402 payment), the grant first, then the claim, in one synchronous step: the grant
+   * stands whatever the claim answers.
+   */
   async claim(request: ClaimRequest): Promise<Claim> {
+    const grant = request.hold?.grant;
+    if (!grant) return this.claimNow(request);
+    const granted = this.grantNow(grant);
+    if (granted.outcome === 'conflict') return { outcome: 'grant_conflict', shard: 0 };
+    const claim = this.claimNow(request);
+    return granted.outcome === 'created' ? { ...claim, granted } : claim;
+  }
+
+  private grantNow(grant: GrantRequest): GrantResult {
+    if (!this.credits) throw new Error('a claim with a grant needs the credit store');
+    return this.credits.grantNow(grant);
+  }
+
+  private claimNow(request: ClaimRequest): Claim {
     const now = Date.now();
     const existing = this.records.get(request.jobId);
     if (existing && existing.expiresAt > now) {

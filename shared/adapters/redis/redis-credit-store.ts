@@ -22,6 +22,7 @@ import type { PageQuery, SeqItem } from '../../platform/pagination/page';
 import { newId } from '../../platform/util/ids';
 import { defineLuaScript, type LuaScript } from './lua-script';
 import type { RedisClient } from './redis-client';
+import { dueMember, grantResultOf, RedisGrantIds } from './redis-grant-ids';
 import type { RedisGuard } from './redis-guard';
 import type { RedisKeys } from './redis-keys';
 import { pageBySeq } from './sequence-page';
@@ -29,11 +30,6 @@ import { pageBySeq } from './sequence-page';
 type GrantReply = [string, string?, number?, number?, number?];
 type HoldReply = [string, number, number, number];
 type SettleReply = [string, number, number, number, number];
-
-/** A grant's member of the expiry index: its subject and grant id, as JSON. */
-function dueMember(subject: string, grantId: string): string {
-  return JSON.stringify([subject, grantId]);
-}
 
 /** The summary's figures and the account hash's fields that hold them (the credit-entry include's `total_<kind>`). */
 const TOTALS: ReadonlyArray<[keyof CreditTotals, string]> = [
@@ -116,7 +112,7 @@ export function holdResultOf(reply: readonly unknown[], request: HoldRequest, en
  * from grant ids, which are printable ASCII.
  */
 export class RedisCreditStore implements CreditStore {
-  private readonly claimGrantIdScript: LuaScript<string>;
+  private readonly grantIds: RedisGrantIds;
   private readonly grantScript: LuaScript<GrantReply>;
   private readonly holdScript: LuaScript<HoldReply>;
   private readonly settleScript: LuaScript<SettleReply>;
@@ -128,7 +124,7 @@ export class RedisCreditStore implements CreditStore {
     private readonly keys: RedisKeys,
     private readonly guard: RedisGuard,
   ) {
-    this.claimGrantIdScript = defineLuaScript(client, 'redis-credit-store/claim-grant-id');
+    this.grantIds = new RedisGrantIds(client, keys, guard);
     this.grantScript = defineLuaScript(client, 'redis-credit-store/grant');
     this.holdScript = defineLuaScript(client, 'redis-credit-store/hold');
     this.settleScript = defineLuaScript(client, 'redis-credit-store/settle');
@@ -137,20 +133,13 @@ export class RedisCreditStore implements CreditStore {
   }
 
   /**
-   * Two steps: the grant id's claim across subjects (its own slot; never expires, so a checkout is credited
-   * once), then the subject's grant, idempotent by that id: a death between them is repaired by a retry.
+   * Two steps: the grant id's claim and the indexes ({@link RedisGrantIds}), then the subject's grant
+   * (grant-4.lua on the `credit-grant` include), idempotent by that id: a death between them is repaired by a retry.
    */
   async grant(request: GrantRequest): Promise<GrantResult> {
-    const claimed = await this.guard.commands(() => this.claimGrantIdScript([this.keys.grantId(request.grantId)], [request.fingerprint]));
-    if (claimed === 'conflict') return { outcome: 'conflict' };
-    const { subject } = request;
-    // Indexed before any money moves (the indexes have their own slots): the summary and the export find every
-    // account, the expiry sweep every grant that expires.
-    await this.guard.commands(() => this.client.zadd(this.keys.creditAccounts, 'NX', 0, subject));
     const expiresMs = request.expiresAt === undefined ? -1 : Date.parse(request.expiresAt);
-    if (expiresMs >= 0)
-      await this.guard.commands(() => this.client.zadd(this.keys.creditExpiries, expiresMs, dueMember(subject, request.grantId)));
-    const keys = [...accountKeys(this.keys, subject), this.keys.subjectGrants(subject)];
+    if ((await this.grantIds.prepare(request, expiresMs)) === 'conflict') return { outcome: 'conflict' };
+    const keys = [...accountKeys(this.keys, request.subject), this.keys.subjectGrants(request.subject)];
     const args = [
       request.grantId,
       request.fingerprint,
@@ -162,12 +151,7 @@ export class RedisCreditStore implements CreditStore {
       request.expiresAt ?? '',
       expiresMs,
     ];
-    const [outcome, entry, balance, held, fell] = await this.guard.commands(() => this.grantScript(keys, args));
-    if (outcome === 'conflict') return { outcome };
-    if ((outcome !== 'created' && outcome !== 'replayed') || entry === undefined)
-      throw new Error(`unexpected grant outcome ${String(outcome)}`);
-    const result = { entry: JSON.parse(entry) as CreditEntry, account: { balance: Number(balance), held: Number(held) } };
-    return outcome === 'created' ? { outcome, ...result, fellLow: Number(fell) === 1 } : { outcome, ...result };
+    return grantResultOf(await this.guard.commands(() => this.grantScript(keys, args)));
   }
 
   async grantFingerprint(grantId: string): Promise<string | undefined> {
@@ -245,8 +229,7 @@ export class RedisCreditStore implements CreditStore {
 
   /** Two steps, as a grant: the void id's claim across subjects, then the subject's void (void-4.lua), idempotent by that id. */
   async voidGrant(request: VoidRequest): Promise<VoidResult> {
-    const claimed = await this.guard.commands(() => this.claimGrantIdScript([this.keys.voidId(request.voidId)], [request.fingerprint]));
-    if (claimed === 'conflict') return { outcome: 'conflict' };
+    if ((await this.grantIds.claimId(this.keys.voidId(request.voidId), request.fingerprint)) === 'conflict') return { outcome: 'conflict' };
     const { subject } = request;
     const keys = [...accountKeys(this.keys, subject), this.keys.subjectGrants(subject)];
     const args = [

@@ -1,3 +1,4 @@
+import type { GrantRequest } from '../../domain/credits/credit-store';
 import {
   type Claim,
   type ClaimOutcome,
@@ -18,6 +19,7 @@ import type { PageQuery, SeqItem } from '../../platform/pagination/page';
 import { newId } from '../../platform/util/ids';
 import { defineLuaScript, type LuaScript } from './lua-script';
 import type { RedisClient } from './redis-client';
+import { grantResultOf, RedisGrantIds } from './redis-grant-ids';
 import type { RedisGuard } from './redis-guard';
 import type { RedisKeys } from './redis-keys';
 import { pageBySeq } from './sequence-page';
@@ -38,9 +40,10 @@ const OUTCOMES: ReadonlySet<string> = new Set<ClaimOutcome>([
   'over_budget',
   'over_operation_budget',
   'insufficient',
+  'grant_conflict',
 ]);
 
-type ClaimReply = [string, number, number?, number?, number?];
+type ClaimReply = [string, number, number?, number?, number?, ...Array<string | number>];
 
 /**
  * Idempotency records, charges and the per-subject job index in Redis. The claim, the refund and the prune are
@@ -52,6 +55,7 @@ export class RedisLedgerStore implements LedgerStore {
   private readonly refundScript: LuaScript<number>;
   private readonly releaseOrphanScript: LuaScript<number>;
   private readonly markRepairScript: LuaScript<number>;
+  private readonly grantIds: RedisGrantIds;
 
   constructor(
     private readonly client: RedisClient,
@@ -63,16 +67,21 @@ export class RedisLedgerStore implements LedgerStore {
     this.pruneScript = defineLuaScript(client, 'redis-ledger-store/prune');
     this.releaseOrphanScript = defineLuaScript(client, 'redis-ledger-store/release-orphan');
     this.markRepairScript = defineLuaScript(client, 'redis-ledger-store/mark-repair');
+    this.grantIds = new RedisGrantIds(client, keys, guard);
   }
 
   /**
-   * One script (claim-11.lua): the key, the budget (net spend: the day's charges minus its refunds), the
-   * operation's own daily cap (its charges that day), the charge, the job index and, in prepaid billing, the hold (docs/decisions/hold-in-claim.md). A known key is
-   * answered first. The record is `<fingerprint>:<shard>:<cost>:<accepted at, ms>`; records before 0.7.0 are
-   * the fingerprint alone or (from 0.4.0) `<fingerprint>:<shard>`, read as shard 0 or that shard, with no cost.
-   * On a cluster every key is in the subject's slot.
+   * One script (claim-12.lua): the key, the budget (net spend: the day's charges minus its refunds), the
+   * operation's own daily cap (its charges that day), the charge, the job index and, in prepaid billing, the
+   * hold (docs/decisions/hold-in-claim.md); with a settled x402 payment's grant, the grant first
+   * (docs/decisions/x402-grant-and-hold.md). A known key is answered first. The record is
+   * `<fingerprint>:<shard>:<cost>:<accepted at, ms>`; records before 0.7.0 are the fingerprint alone or (from
+   * 0.4.0) `<fingerprint>:<shard>`, read as shard 0 or that shard, with no cost. On a cluster every key is in
+   * the subject's slot; the grant id's claim and the indexes, in slots of their own, come before the script.
    */
   async claim(request: ClaimRequest): Promise<Claim> {
+    const grant = request.hold?.grant;
+    if (grant && (await this.grantIds.prepare(grant, -1)) === 'conflict') return { outcome: 'grant_conflict', shard: 0 };
     const day = request.day ?? utcDay();
     const { subject, jobId } = request;
     const keys = [
@@ -87,6 +96,7 @@ export class RedisLedgerStore implements LedgerStore {
       this.keys.subjectCreditEntries(subject),
       this.keys.creditHold(subject, jobId),
       this.keys.subjectOperationDailySpend(subject, request.operation, day),
+      this.keys.subjectGrants(subject),
     ];
     const acceptedMs = request.acceptedAt === undefined ? Date.now() : Date.parse(request.acceptedAt);
     // An entry id only where a hold may write an entry: metered claims skip the random bytes.
@@ -108,6 +118,7 @@ export class RedisLedgerStore implements LedgerStore {
       request.hold?.lowThreshold ?? -1,
       request.acceptedAt ?? new Date(acceptedMs).toISOString(),
       request.operationLimit ?? -1,
+      ...grantArgs(grant),
     ];
     const claimed = () => this.claimScript(keys, args);
     // A hold is indexed for the orphan sweep before its claim is sent (the index has its own slot on a
@@ -115,7 +126,10 @@ export class RedisLedgerStore implements LedgerStore {
     const reply = await this.guard.commands(() =>
       request.hold ? this.indexHold({ subject, jobId, at: args[14] as string }, acceptedMs).then(claimed) : claimed(),
     );
-    return claimOf(reply, request.hold !== undefined, entryId);
+    const claim = claimOf(reply, request.hold !== undefined, entryId);
+    if (!grant || claim.outcome === 'grant_conflict') return claim;
+    const granted = grantResultOf(reply.slice(5));
+    return granted.outcome === 'created' ? { ...claim, granted } : claim;
   }
 
   async dueHolds(acceptedBefore: number, limit: number): Promise<DueHold[]> {
@@ -253,6 +267,12 @@ export class RedisLedgerStore implements LedgerStore {
   }
 }
 
+/** The claim script's grant arguments (ARGV[17] to ARGV[21]): an empty id for a claim without one. */
+function grantArgs(grant: GrantRequest | undefined): Array<string | number> {
+  if (!grant) return ['', '', 0, '', ''];
+  return [grant.grantId, grant.fingerprint, grant.credits, newId('cre'), grant.note ?? ''];
+}
+
 /** A hold's member of the sweep's index: its subject, job id and acceptance, as JSON. */
 function holdMember(hold: DueHold): string {
   return JSON.stringify([hold.subject, hold.jobId, hold.at]);
@@ -265,7 +285,7 @@ function dueHoldOf(member: string): DueHold {
 
 /** A claim from the script's answer; anything unexpected means the script and this code disagree: refusing beats guessing about money. */
 function claimOf(reply: ClaimReply, held: boolean, entryId: string): Claim {
-  const [outcome, shard, third = -1, fourth = -1, fell] = reply;
+  const [outcome, shard, third = -1, fourth = -1, fell] = reply as [string, number, number?, number?, number?];
   if (!OUTCOMES.has(outcome) || !Number.isInteger(shard)) throw new Error(`unexpected claim outcome ${String(outcome)}`);
   if (outcome === 'replayed') {
     const accepted = third >= 0 && fourth >= 0 ? { cost: third, at: new Date(fourth).toISOString() } : undefined;

@@ -3,7 +3,7 @@ import type { OperationLimits } from '../../domain/admission/operation-limits';
 import type { Principal } from '../../domain/connections/principal';
 import type { PriceRule } from '../../domain/jobs/price';
 import type { PaidJob } from '../../domain/jobs/processor';
-import type { UsageSnapshot } from '../../domain/ledger/ledger-store';
+import type { JobFunding, UsageSnapshot } from '../../domain/ledger/ledger-store';
 import type { Services } from '../../domain/services';
 import type { AppCard } from '../cards/app-card';
 
@@ -33,6 +33,8 @@ export interface OperationRequest<Body = unknown> {
 /** The request of a bearer operation: who the token acts for is always known by then. */
 export interface BearerRequest<Body = unknown> extends OperationRequest<Body> {
   principal: Principal;
+  /** A paid operation called with an x402 payment just settled: what funds its job, in the job's claim. */
+  funding?: JobFunding;
 }
 
 /** What a handler answers; the HTTP layer writes it. */

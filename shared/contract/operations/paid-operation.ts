@@ -111,6 +111,7 @@ export function paidOperation<Input, Result extends JobResult, S extends JobSett
         cost: priceOf(price, input, inputPointer(located)),
         idempotencyKey,
         ...(spec.limits?.dailyCredits === undefined ? {} : { operationDailyLimit: spec.limits.dailyCredits }),
+        ...(request.funding ? { funding: request.funding } : {}),
       });
       const headers: Record<string, string> = { Location: `/v1/jobs/${accepted.id}`, 'Retry-After': String(JOB_POLL_SECONDS) };
       if (replayed) headers['Idempotent-Replayed'] = 'true';

@@ -2,7 +2,7 @@ import type { Page } from '../../platform/pagination/page';
 import { newId } from '../../platform/util/ids';
 import { normalizeSubject } from '../subjects/normalize-subject';
 import { type ConnectionQuery, pageConnections } from './connection-page';
-import type { ConnectionStore } from './connection-store';
+import type { Connection, ConnectionStore } from './connection-store';
 import type { ConnectionView } from './connection-view';
 import type { TokenService } from './token-service';
 
@@ -43,13 +43,30 @@ export class LinkService {
   async link(rawSubject: string): Promise<LinkResult> {
     const subject = normalizeSubject(rawSubject);
     const issuedAt = Math.floor(Date.now() / 1000);
-    const expiresAt = issuedAt + this.deps.tokenTtlSeconds;
-    const id = newId('conn');
-    await this.deps.connections.create({ id, subject, issuedAt, expiresAt, revoked: false });
-    const token = this.deps.tokens.sign(subject, id, issuedAt, expiresAt);
+    const connection = { id: newId('conn'), subject, issuedAt, expiresAt: issuedAt + this.deps.tokenTtlSeconds, revoked: false };
+    await this.deps.connections.create(connection);
     this.deps.hooks?.onIssued?.();
+    return this.tokenFor(connection);
+  }
+
+  /**
+   * The token of an x402 payer (docs/decisions/x402-payer-token.md): its newest connection that is neither
+   * revoked nor an OAuth grant while at least half the token lifetime is left on it, signed again; otherwise a
+   * new one ({@link link}). So a busy payer keeps about one live connection per half lifetime, not one per paid
+   * answer, and a revoke still ends it: the next paid answer then makes a new one.
+   */
+  async payerLink(rawSubject: string): Promise<LinkResult> {
+    const subject = normalizeSubject(rawSubject);
+    const fresh = Math.floor(Date.now() / 1000) + Math.ceil(this.deps.tokenTtlSeconds / 2);
+    const reusable = (await this.deps.connections.list(subject))
+      .filter((connection) => !connection.revoked && !connection.client && connection.expiresAt >= fresh)
+      .sort((a, b) => b.issuedAt - a.issuedAt)[0];
+    return reusable ? this.tokenFor(reusable) : this.link(subject);
+  }
+
+  private tokenFor({ id, subject, issuedAt, expiresAt }: Connection): LinkResult {
     return {
-      token,
+      token: this.deps.tokens.sign(subject, id, issuedAt, expiresAt),
       token_type: 'Bearer',
       connection_id: id,
       subject,

@@ -1,5 +1,6 @@
 import {
   CreditBudgetError,
+  GrantConflictError,
   IdempotencyConflictError,
   InsufficientCreditsError,
   JobFinishedError,
@@ -11,8 +12,9 @@ import {
 } from '../../platform/errors/problems';
 import { decodeCursor, encodeCursor } from '../../platform/pagination/cursor';
 import type { Page } from '../../platform/pagination/page';
+import type { GrantRequest } from '../credits/credit-store';
 import { DailyBudget } from '../ledger/daily-budget';
-import type { ClaimHold, LedgerStore } from '../ledger/ledger-store';
+import type { ClaimHold, JobFunding, LedgerStore } from '../ledger/ledger-store';
 import { newRepairMark } from '../ledger/repair-mark';
 import { isX402Subject } from '../x402/x402-subject';
 import { Idempotency, type KeyClaim } from './idempotency';
@@ -28,6 +30,14 @@ interface Seen {
   job?: JobRecord;
 }
 
+/** A claim, the job read with it, the replay's job when found, and the grant a funded claim made. */
+interface ClaimedJob {
+  claim: KeyClaim;
+  seen: Seen;
+  found?: JobRecord;
+  granted?: KeyClaim['granted'];
+}
+
 /** A paid job to start, as the handler hands it over. */
 export interface JobSubmission {
   subject: string;
@@ -37,6 +47,8 @@ export interface JobSubmission {
   idempotencyKey: string;
   /** The operation's own daily cap (`limits.dailyCredits`): the claim refuses a job beyond it (402). */
   operationDailyLimit?: number;
+  /** A settled x402 payment that funds this job: granted in the claim's own step (see {@link JobFunding}). */
+  funding?: JobFunding;
 }
 
 /** Observers of the submission path; metrics hook here. */
@@ -124,7 +136,8 @@ export class JobService {
    * answered, since it was paid for already (even when its price is now above the whole limit).
    */
   async submit(submission: JobSubmission): Promise<{ job: Job; replayed: boolean }> {
-    const { claim, seen, found } = await this.claimWithJob(submission);
+    const { claim, seen, found, granted } = await this.claimWithJob(submission);
+    if (submission.funding && claim.outcome !== 'grant_conflict') await submission.funding.credited(granted);
     this.refuseUnless(claim, submission);
     if (claim.fellLowEntry && claim.account) await this.billing.recordLow(submission.subject, claim.fellLowEntry, claim.account.balance);
     const { outcome, shard, jobId } = claim;
@@ -162,15 +175,18 @@ export class JobService {
    * so that the orphan sweep cannot release that hold under it; when the sweep released it first, the key was
    * freed in the same step, and is claimed again: a new hold, or a 402. Freed twice running, it answers 503.
    */
-  private async claimWithJob(submission: JobSubmission): Promise<{ claim: KeyClaim; seen: Seen; found?: JobRecord }> {
+  private async claimWithJob(submission: JobSubmission): Promise<ClaimedJob> {
+    // A funded claim grants in its first attempt only: a second attempt finds the grant id used and grants none.
+    let granted: KeyClaim['granted'];
     for (let attempt = 0; attempt < 2; attempt++) {
       const { claim, seen } = await this.claimAndLook(submission);
-      if (claim.outcome !== 'replayed') return { claim, seen };
+      granted ??= claim.granted;
+      if (claim.outcome !== 'replayed') return { claim, seen, granted };
       // A replay's job is the one read with the claim, when it was read where the claim says the job is (the
       // claim may predate a change of the shard count): enqueueing a known id changes nothing, and skipping it
       // saves the queue's costliest call on every replay (bench/README.md).
       const found = seen.shard === claim.shard ? seen.job : await this.queue.get(claim.jobId, claim.shard);
-      if (found || (await this.markedForRepair(submission.subject, claim))) return { claim, seen, found };
+      if (found || (await this.markedForRepair(submission.subject, claim))) return { claim, seen, found, granted };
     }
     throw new ServiceUnavailableError();
   }
@@ -195,7 +211,7 @@ export class JobService {
     const jobId = await this.idempotency.jobIdFor(submission.subject, submission.idempotencyKey);
     const shard = this.queue.shardFor(jobId);
     const [claim, job] = await Promise.all([
-      this.idempotency.claim(submission, jobId, shard, this.hold(submission.subject)),
+      this.idempotency.claim(submission, jobId, shard, this.hold(submission.subject, submission.funding?.grant)),
       this.queue.get(jobId, shard),
     ]);
     return { claim, seen: { shard, job } };
@@ -206,11 +222,14 @@ export class JobService {
     return this.billing.prepaid || isX402Subject(subject);
   }
 
-  /** The hold a claim makes: in prepaid billing, and for an x402 payer's account whatever the billing. */
-  private hold(subject: string): ClaimHold | undefined {
-    if (!this.holds(subject)) return undefined;
+  /**
+   * The hold a claim makes: in prepaid billing, and for an x402 payer's account whatever the billing; a funded
+   * claim always holds, its grant in the same step.
+   */
+  private hold(subject: string, grant: GrantRequest | undefined): ClaimHold | undefined {
+    if (!this.holds(subject) && !grant) return undefined;
     const { lowThreshold } = this.billing;
-    return lowThreshold === undefined ? {} : { lowThreshold };
+    return { ...(lowThreshold === undefined ? {} : { lowThreshold }), ...(grant ? { grant } : {}) };
   }
 
   /**
@@ -231,6 +250,8 @@ export class JobService {
 
   /** Throws the refusal of a claim that accepted nothing (a conflict: 422; over the budget or short of credits: 402); counts the others. */
   private refuseUnless(claim: KeyClaim, submission: JobSubmission): void {
+    // The payment's id names another grant: it funded something else already (checked before settling too).
+    if (claim.outcome === 'grant_conflict') throw new GrantConflictError();
     if (claim.outcome === 'conflict') {
       this.hooks.onConflict?.(submission.operation);
       throw new IdempotencyConflictError();

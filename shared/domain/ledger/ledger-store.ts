@@ -1,5 +1,5 @@
 import type { PageQuery, SeqItem } from '../../platform/pagination/page';
-import type { CreditAccount } from '../credits/credit-store';
+import type { CreditAccount, GrantRequest, GrantResult } from '../credits/credit-store';
 import type { RepairMark } from './repair-mark';
 
 /** The subject's charges, read together with the admission for an operation that shows them. */
@@ -47,10 +47,31 @@ export interface ClaimRequest {
   hold?: ClaimHold;
 }
 
-/** The hold a claim makes in `prepaid` billing. */
+/** The hold a claim makes in `prepaid` billing (and for an x402 payer's account whatever the billing). */
 export interface ClaimHold {
   /** `CREDITS_LOW_THRESHOLD`: the claim reports a hold that took the balance below it. */
   lowThreshold?: number;
+  /**
+   * A settled x402 payment funding this job: granted to the subject's account (once per grant id, without
+   * expiry) in the claim's own step, before the key is looked at, so the grant and the hold land together.
+   * The grant stands whatever the claim answers: the payment moved on chain, so a refused claim leaves its
+   * credit on the account (docs/decisions/x402-grant-and-hold.md).
+   */
+  grant?: GrantRequest;
+}
+
+/** A grant the claim's own step made (`ClaimHold.grant`), as the credit store answers one. */
+export type ClaimGrant = Extract<GrantResult, { outcome: 'created' }>;
+
+/**
+ * A payment settled for one job (the x402 checkout's): its grant to the subject's account is made by the
+ * claim's own atomic step, with the hold, and stands whatever the claim answers (a replayed or refused key
+ * leaves the credit on the account). `credited` is called once the claim has answered, before any refusal is
+ * thrown, with the grant when this claim made it (undefined when it was made before).
+ */
+export interface JobFunding {
+  grant: GrantRequest;
+  credited(granted: ClaimGrant | undefined): Promise<void>;
 }
 
 /** Milliseconds in a UTC day (no leap seconds in JavaScript time). */
@@ -98,8 +119,16 @@ export const SPEND_HISTORY_DAYS = 90;
  * nothing was recorded or charged. `over_operation_budget`: the same for the operation's own daily cap
  * (`operationLimit`). A replay is never over either: the job it names was already paid for.
  * `insufficient` (a claim with a hold): the balance is below the cost; nothing was recorded, held or charged.
+ * `grant_conflict` (a claim with a grant): the grant's id names a grant with another body; nothing was written.
  */
-export type ClaimOutcome = 'created' | 'replayed' | 'conflict' | 'over_budget' | 'over_operation_budget' | 'insufficient';
+export type ClaimOutcome =
+  | 'created'
+  | 'replayed'
+  | 'conflict'
+  | 'over_budget'
+  | 'over_operation_budget'
+  | 'insufficient'
+  | 'grant_conflict';
 
 /**
  * A claim's outcome and the shard holding the key's job: the one this claim chose when `created`, the one the
@@ -118,6 +147,8 @@ export interface Claim {
   account?: CreditAccount;
   /** On `created` with a hold that took the balance below the threshold: the hold entry's id (for `credits.low`). */
   fellLowEntry?: string;
+  /** For a claim with a grant that this step made (not one made before), whatever the outcome but `grant_conflict`. */
+  granted?: ClaimGrant;
 }
 
 /** What a subject has been charged. */

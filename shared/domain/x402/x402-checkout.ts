@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types';
 import type { X402Settings } from '../../platform/config/x402-settings';
-import { PaymentFacilitatorUnavailableError, PaymentRequiredError } from '../../platform/errors/problems';
+import { GrantConflictError, PaymentFacilitatorUnavailableError, PaymentRequiredError } from '../../platform/errors/problems';
 import { grantFingerprint } from '../credits/credit-rules';
 import type { CreditEvents, CreditHooks } from '../credits/credit-service';
 import type { CreditStore, GrantRequest } from '../credits/credit-store';
+import type { ClaimGrant, JobFunding } from '../ledger/ledger-store';
 import { authorizationProblem, chainIdOf, type ExactPayment, readExactPayment, signedByPayer } from './exact-payment';
 import { x402Subject } from './x402-subject';
 import { type PaidResource, paymentRequiredFor, requirementsFor } from './x402-terms';
@@ -27,8 +28,11 @@ export interface PaidCall<T> {
   credits: number;
   idempotencyKey: string;
   resource: PaidResource;
-  /** Accepts the job for the payer's account exactly as a funded prepaid submit; {@link SHORT} when it cannot hold the price. */
-  submit(subject: string): Promise<T | typeof SHORT>;
+  /**
+   * Accepts the job for the payer's account exactly as a funded prepaid submit; {@link SHORT} when it cannot
+   * hold the price. With `funding`, the settled payment's grant is made by the job's claim, in its own step.
+   */
+  submit(subject: string, funding?: JobFunding): Promise<T | typeof SHORT>;
 }
 
 /** What a paid call came to: the submit's answer, the payer's account, and the settlement to send back. */
@@ -56,9 +60,9 @@ export interface CheckoutDeps {
  * x402 payments funding the ledger (docs/decisions/x402-funds-the-ledger.md). A call is first tried on the
  * payer's account: a replay of an accepted key, or an account that already holds the price (what a failed or
  * canceled job gave back), is answered without settling anything, the payment's signature being the payer's
- * proof. Otherwise the payment is verified and settled by the facilitator, recorded at once as a grant whose id
- * is its nonce, and the job is held from it: two steps, each idempotent, so a process dying between them
- * leaves the credit on the account and the retry with the same payment finds it.
+ * proof. Otherwise the payment is verified and settled by the facilitator, then granted to the account (its id
+ * the nonce) and the job held from it in one atomic step, the job's claim (docs/decisions/x402-grant-and-hold.md):
+ * replayed, it grants nothing twice and answers the same job; refused, it still grants.
  */
 export class X402Checkout {
   private readonly now: () => number;
@@ -88,9 +92,9 @@ export class X402Checkout {
     const payment = await this.proven(call, wanted);
     const subject = x402Subject(this.deps.settings.network, payment.payer);
     const grant = this.grantOf(subject, payment, call);
-    await this.refuseUsedNonce(grant, call);
-    await this.resolveUnanswered(subject, call);
-    const fromAccount = await call.submit(subject);
+    const settledBefore = (await this.isOwnNonce(grant, call)) ? grant : await this.resolveUnanswered(subject, call);
+    const repaired = settledBefore ? await this.fund(call, settledBefore) : SHORT;
+    const fromAccount = repaired === SHORT ? await call.submit(subject) : repaired;
     if (fromAccount !== SHORT) {
       this.deps.hooks?.onAccount?.();
       return { result: fromAccount, subject, settlement: this.unsettled(payment), settled: false };
@@ -102,16 +106,38 @@ export class X402Checkout {
       throw this.refusal(call.credits, call.resource, 'settle_failed', 'The payment could not be settled; nothing was charged.');
     }
     this.deps.hooks?.onSettled?.(call.credits);
-    const result = await call.submit(subject);
+    const result = await this.fund(call, grant);
     if (result === SHORT) {
       throw this.refusal(
         call.credits,
         call.resource,
         'spent_concurrently',
-        'The payment was credited to the account but another call spent it; retry.',
+        'The payment was credited to the account, which could not hold the price; retry.',
       );
     }
     return { result, subject, settlement, settled: true };
+  }
+
+  /**
+   * The grant-and-hold of a settled payment: the submit, whose claim grants it in its own step. Once the claim
+   * has answered the grant stands, so its `credits.granted` event is recorded (when this step made it) and the
+   * settling mark goes. A grant conflict means the nonce funded something else: 402 `nonce_used`.
+   */
+  private async fund<T>(call: PaidCall<T>, grant: GrantRequest): Promise<T | typeof SHORT> {
+    const mark = markIdOf(grant.subject, call.idempotencyKey);
+    const funding: JobFunding = {
+      grant,
+      credited: async (granted) => {
+        if (granted) await this.announce(grant.subject, granted);
+        await this.deps.credits.clearSettling(mark);
+      },
+    };
+    try {
+      return await call.submit(grant.subject, funding);
+    } catch (error) {
+      if (error instanceof GrantConflictError) throw this.nonceUsed(call);
+      throw error;
+    }
   }
 
   /** The payment, read and checked against what this call costs, with the payer's signature proven. */
@@ -147,20 +173,25 @@ export class X402Checkout {
 
   /**
    * A nonce already recorded is refused before anything is held, unless it is this very call's (same payer,
-   * price and key): then its grant is made again (a no-op, or the repair of one a crash cut short) and the
-   * job is held from it.
+   * price and key): then true, and its grant-and-hold is run again (a no-op grant, or the repair of a step a
+   * crash cut short).
    */
-  private async refuseUsedNonce<T>(grant: GrantRequest, call: PaidCall<T>): Promise<void> {
+  private async isOwnNonce<T>(grant: GrantRequest, call: PaidCall<T>): Promise<boolean> {
     const known = await this.deps.credits.grantFingerprint(grant.grantId);
-    if (known === undefined) return;
-    if (known !== grant.fingerprint) {
-      this.deps.hooks?.onRefused?.('nonce_used');
-      throw this.refusal(call.credits, call.resource, 'nonce_used', 'This payment was used before; sign a new one. Nothing was charged.');
-    }
-    await this.record(grant);
+    if (known === undefined) return false;
+    if (known !== grant.fingerprint) throw this.nonceUsed(call);
+    return true;
   }
 
-  /** Verifies, settles and records the grant; `replayed` when settling failed (maybe a concurrent call with the same payment settled it). */
+  private nonceUsed<T>(call: PaidCall<T>): Error {
+    this.deps.hooks?.onRefused?.('nonce_used');
+    return this.refusal(call.credits, call.resource, 'nonce_used', 'This payment was used before; sign a new one. Nothing was charged.');
+  }
+
+  /**
+   * Verifies and settles; `replayed` when settling failed (maybe a concurrent call with the same payment settled
+   * it). The mark stays after a settlement until its grant-and-hold has answered ({@link X402Checkout.fund}).
+   */
   private async settle<T>(
     payment: ExactPayment,
     wanted: PaymentRequirements,
@@ -174,7 +205,7 @@ export class X402Checkout {
       throw this.refusal(call.credits, call.resource, reason, 'The facilitator refused the payment; nothing was charged.');
     }
     // Marked before settling: a process that dies (or loses the answer) after the chain moved leaves the mark,
-    // which the next call with this key resolves (resolveUnanswered). An answered settlement clears it.
+    // which the next call with this key resolves (resolveUnanswered). The grant-and-hold clears it.
     const mark = markIdOf(grant.subject, call.idempotencyKey);
     await this.deps.credits.markSettling(mark, JSON.stringify({ grant, payload: payment.payload }), MARK_SECONDS);
     const settled = await this.reach(() => this.deps.facilitator.settle(payment.payload, wanted));
@@ -183,34 +214,32 @@ export class X402Checkout {
       this.deps.hooks?.onRefused?.(settled.errorReason ?? 'settle_failed');
       return 'replayed';
     }
-    await this.record(grant);
-    await this.deps.credits.clearSettling(mark);
     return settled;
   }
 
   /**
    * A payment of this payer and key whose settlement was never answered (the process died, or the facilitator
-   * timed out, after it was asked): verified again, a payment the chain has used (its nonce spent) was settled,
-   * so its grant is recorded now; one still valid was never settled and is dropped. Either way the mark goes.
+   * timed out, after it was asked), or whose grant-and-hold never answered: verified again, a payment the chain
+   * has used (its nonce spent) was settled, so its grant is answered, for the same grant-and-hold as a fresh
+   * settlement's (which clears the mark); one still valid was never settled and is dropped with its mark.
    */
-  private async resolveUnanswered<T>(subject: string, call: PaidCall<T>): Promise<void> {
+  private async resolveUnanswered<T>(subject: string, call: PaidCall<T>): Promise<GrantRequest | undefined> {
     const mark = markIdOf(subject, call.idempotencyKey);
     const found = await this.deps.credits.settlingMark(mark);
-    if (found === undefined) return;
+    if (found === undefined) return undefined;
     const { grant, payload } = JSON.parse(found) as { grant: GrantRequest; payload: PaymentPayload };
     const verified = await this.reach(() => this.deps.facilitator.verify(payload, this.requirements(grant.credits)));
-    if (!verified.isValid && /nonce/i.test(verified.invalidReason ?? '')) await this.record(grant);
+    if (!verified.isValid && /nonce/i.test(verified.invalidReason ?? '')) return grant;
     await this.deps.credits.clearSettling(mark);
+    return undefined;
   }
 
-  /** Records a settled payment's grant (idempotent by its nonce), with its `credits.granted` event once. */
-  private async record(grant: GrantRequest): Promise<void> {
-    const granted = await this.deps.credits.grant(grant);
-    if (granted.outcome !== 'created') return;
+  /** The `credits.granted` event (and `credits.low`) of a grant a claim made, once: the claim answers it only when it made it. */
+  private async announce(subject: string, granted: ClaimGrant): Promise<void> {
     this.deps.hooks?.onGranted?.(granted.entry.credits);
-    await this.deps.events.granted(grant.subject, granted.entry, granted.account.balance);
+    await this.deps.events.granted(subject, granted.entry, granted.account.balance);
     if (granted.fellLow && this.deps.lowThreshold !== undefined) {
-      await this.deps.events.fellLow(grant.subject, granted.entry.id, granted.account.balance, this.deps.lowThreshold);
+      await this.deps.events.fellLow(subject, granted.entry.id, granted.account.balance, this.deps.lowThreshold);
     }
   }
 

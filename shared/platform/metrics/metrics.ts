@@ -96,7 +96,7 @@ export class Metrics {
   });
   readonly creditsOrphaned = new Counter({
     name: 'connector_credits_orphaned_total',
-    help: 'Credits of holds released by the orphan sweep in prepaid billing: their job was never enqueued (HOLD_ORPHAN_SECONDS).',
+    help: 'Credits of holds released by the orphan sweep (prepaid billing, x402 payers): their job was never enqueued (HOLD_ORPHAN_SECONDS).',
     registers: [this.registry],
   });
   readonly creditsExpired = new Counter({

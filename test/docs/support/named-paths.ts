@@ -22,7 +22,7 @@ const NAMED_PATH = new RegExp(
   'g',
 );
 
-/** A file name alone (`job-lifecycle.ts`, `claim-11.lua`, `redis.md`), kebab case, not part of a path. */
+/** A file name alone (`job-lifecycle.ts`, `claim-12.lua`, `redis.md`), kebab case, not part of a path. */
 const FILE_NAME = /(?<![\w./@~$-])[a-z][a-z0-9]*(?:-[a-z0-9]+)*(?:\.[a-z0-9]+)*\.(?:ts|lua|md)\b(?![\w*<{/-]|\.[\w.])/g;
 
 /** The file names a text names alone, line by line (the first line is `firstLine`). */

@@ -1,5 +1,5 @@
 --[[
-  Grants or adjusts a subject's credits once per grant id, recording the grant, its entry and its lot.
+  Grants or adjusts a subject's credits once per grant id, recording the grant, its entry and its lot: includes/credit-grant.lua.
   Input:
     KEYS[1] the subject's credit account (hash: balance, held)
     KEYS[2] the subject's credit entries (sorted set by sequence number)
@@ -21,26 +21,9 @@
 ]]
 --- @include "credit-entry"
 --- @include "credit-lots"
-local known = redis.call('HGET', KEYS[4], ARGV[1])
-if known then
-  local fingerprint, entry = string.match(known, '^(%S+) (.*)$')
-  if fingerprint ~= ARGV[2] then return {'conflict'} end
-  local account = redis.call('HMGET', KEYS[1], 'balance', 'held')
-  return {'replayed', entry, tonumber(account[1] or '0'), tonumber(account[2] or '0')}
-end
-local credits = tonumber(ARGV[3])
-local kind = 'grant'
-if credits < 0 then kind = 'adjustment' end
-local balance = redis.call('HINCRBY', KEYS[1], 'balance', credits)
-if credits > 0 then
-  writeLot(KEYS[1], {gid = ARGV[1], state = 'open', remaining = credits, expires = tonumber(ARGV[9]), order = redis.call('INCR', KEYS[3])})
-else
-  drawLots(KEYS[1], 0 - credits, nowMs())
-end
-local entry = appendCreditEntry(KEYS[1], KEYS[2], KEYS[3], {id = ARGV[4], kind = kind, credits = credits, at = ARGV[5], grant_id = ARGV[1], note = ARGV[6], expires_at = ARGV[8]})
-redis.call('HSET', KEYS[4], ARGV[1], ARGV[2] .. ' ' .. entry)
-local held = tonumber(redis.call('HGET', KEYS[1], 'held') or '0')
-local low = tonumber(ARGV[7])
-local fell = 0
-if low >= 0 and balance - credits >= low and balance < low then fell = 1 end
+--- @include "credit-grant"
+local grant = {gid = ARGV[1], fingerprint = ARGV[2], credits = ARGV[3], entryId = ARGV[4], at = ARGV[5], note = ARGV[6], threshold = ARGV[7], expiresAt = ARGV[8], expiresMs = ARGV[9]}
+local outcome, entry, balance, held, fell = grantCredits(KEYS[1], KEYS[2], KEYS[3], KEYS[4], grant)
+if outcome == 'conflict' then return {'conflict'} end
+if outcome == 'replayed' then return {'replayed', entry, balance, held} end
 return {'created', entry, balance, held, fell}

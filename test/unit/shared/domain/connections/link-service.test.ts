@@ -61,6 +61,22 @@ describe('linking subjects (LinkService)', () => {
     expect(told.revoked).to.deep.equal([1, 2]);
   });
 
+  it("a payer's link reuses its newest plain connection while half its lifetime is left, and makes a new one nearer expiry", async () => {
+    const { links, connections, told } = linkService();
+    const now = Math.floor(Date.now() / 1000);
+    const payer = 'x402:eip155:84532:0xabc';
+    await connections.create({ id: 'conn_late', subject: payer, issuedAt: now - 1801, expiresAt: now + 1799, revoked: false });
+    const fresh = await links.payerLink(payer);
+    expect(fresh.connection_id, 'less than half left: a new one').not.to.equal('conn_late');
+    expect(told.issued).to.equal(1);
+    const again = await links.payerLink(payer);
+    expect(again).to.deep.equal(fresh);
+    expect(told.issued, 'nothing new issued').to.equal(1);
+    const client = { id: 'client-1', name: 'An app' };
+    await connections.create({ id: 'conn_oauth', subject: payer, issuedAt: now + 5, expiresAt: now + 3605, revoked: false, client });
+    expect((await links.payerLink(payer)).connection_id, 'never an OAuth grant').to.equal(fresh.connection_id);
+  });
+
   it('refuses an empty subject before storing anything', async () => {
     const { links, told } = linkService();
     await links.link('   ').then(

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { MemoryCreditStore } from '../../../../../shared/adapters/memory/memory-credit-store';
 import { MemoryLedgerStore } from '../../../../../shared/adapters/memory/memory-ledger-store';
 import { sweepIntervalMs } from '../../../../../shared/domain/jobs/hold-sweeper';
+import { fundedClaimContract } from '../../../../support/funded-claim-contract';
 import { holdSweepContract, type SweepStores } from '../../../../support/hold-sweep-contract';
 
 describe('HoldSweeper', () => {
@@ -12,6 +13,7 @@ describe('HoldSweeper', () => {
     stores = { ledgerA: ledger, ledgerB: ledger, creditsA: credits, creditsB: credits };
   });
   holdSweepContract('memory', () => stores);
+  fundedClaimContract('memory', () => stores);
 
   it('sweeps four times per orphan deadline, at least every 250 ms and at most every 30 s', () => {
     expect([1, 2, 120, 86_400].map(sweepIntervalMs)).to.deep.equal([250, 500, 30_000, 30_000]);

@@ -11,8 +11,12 @@ import { JobLifecycle } from '../../../../../shared/domain/jobs/job-lifecycle';
 import type { EnqueueOptions } from '../../../../../shared/domain/jobs/job-queue';
 import { JobService } from '../../../../../shared/domain/jobs/job-service';
 import { meteredMoney } from '../../../../../shared/domain/jobs/job-settlement';
-import type { RepairRequest } from '../../../../../shared/domain/ledger/ledger-store';
-import { OperationBudgetError, PriceExceedsOperationLimitError } from '../../../../../shared/platform/errors/problems';
+import type { ClaimGrant, RepairRequest } from '../../../../../shared/domain/ledger/ledger-store';
+import {
+  IdempotencyConflictError,
+  OperationBudgetError,
+  PriceExceedsOperationLimitError,
+} from '../../../../../shared/platform/errors/problems';
 import { deriveKeys } from '../../../../../shared/platform/secrets/derived-keys';
 import { allEntries, grantOf } from '../../../../support/credit-store-contract';
 
@@ -236,6 +240,23 @@ describe('job submission in prepaid billing: a retry of a key whose job was neve
       ['hold', undefined],
       ['grant', undefined],
     ]);
+  });
+
+  it('a funded submit is told of the grant its claim made; one refused for its key (another input) is a 422 and its grant stays on the balance', async () => {
+    const credited: Array<number | undefined> = [];
+    const funding = (nonce: string) => ({
+      grant: grantOf(submission.subject, 1, nonce),
+      credited: async (granted: ClaimGrant | undefined) => {
+        credited.push(granted?.entry.credits);
+      },
+    });
+    expect((await jobs.submit({ ...submission, funding: funding('nonce-1') })).replayed).to.equal(false);
+    const refused = await jobs.submit({ ...submission, input: { prompt: 'other' }, funding: funding('nonce-2') }).catch((e: unknown) => e);
+    expect(refused).to.be.instanceOf(IdempotencyConflictError);
+    expect(credited).to.deep.equal([1, 1]);
+    expect(await credits.account(submission.subject)).to.include({ balance: 1, held: 1 });
+    expect((await jobs.submit({ ...submission, funding: funding('nonce-1') })).replayed, 'the first again').to.equal(true);
+    expect(credited, 'a replayed grant is not reported').to.deep.equal([1, 1, undefined]);
   });
 
   it('a sweep that lands between its claim and its mark, with the balance then short of the price, leaves it a 402 with nothing enqueued', async () => {

@@ -1,5 +1,5 @@
 --[[
-  Claims a paid job: idempotency record, budget, charge, job index and, in prepaid billing, the hold.
+  Claims a paid job: idempotency record, budget, charge, job index, the hold, and first a settled payment's grant.
   Input:
     KEYS[1] the job's idempotency record
     KEYS[2] the subject's usage hash
@@ -12,6 +12,7 @@
     KEYS[9] the subject's credit entries (sorted set by sequence number)
     KEYS[10] the job's hold record
     KEYS[11] the subject's spend that day on this operation (its own daily cap; charges only, never refunded)
+    KEYS[12] the subject's grants (hash: grant id → "<fingerprint> <entry JSON>"), read only with a grant
     ARGV[1] payload fingerprint
     ARGV[2] record retention (seconds)
     ARGV[3] cost (credits)
@@ -28,36 +29,56 @@
     ARGV[14] CREDITS_LOW_THRESHOLD, -1 for none
     ARGV[15] accepted at (ISO 8601): the hold's acceptance and its entry's time
     ARGV[16] the operation's own daily cap (credits), -1 for none
+    ARGV[17] the grant's id, '' for none (then the next four are not read)
+    ARGV[18] fingerprint of the grant's body
+    ARGV[19] the grant's credits
+    ARGV[20] id of the grant's entry (its time: ARGV[15])
+    ARGV[21] the grant's note, '' for none
   Output:
-    {'created', shard, balance, held, 1 when the hold took the balance below the threshold}: -1, -1, 0 with no hold
-    {'replayed', shard, recorded cost or -1, recorded acceptance time (ms) or -1}
-    {'conflict', 0} (the key was used with another payload), {'over_budget', 0} or {'over_operation_budget', 0}
-    {'insufficient', 0, balance, held}: the balance is below the cost; nothing was recorded
+    {'created', shard, balance, held, 1 when the hold fell below the threshold} (-1, -1, 0 with no hold), or
+    {'insufficient', 0, balance, held}; {'replayed', shard, recorded cost or -1, recorded acceptance (ms) or -1};
+    {'conflict', 0} (key used with another payload), {'over_budget', 0} or {'over_operation_budget', 0}
+    With a grant (it stands whatever the claim answers): each padded to 5, then credit-grant's 5; or {'grant_conflict', 0}
 ]]
 --- @include "day-history"
 --- @include "credit-entry"
 --- @include "credit-lots"
 --- @include "credit-hold"
+--- @include "credit-grant"
+local granted = {}
+if ARGV[17] ~= '' then
+  local grant = {gid = ARGV[17], fingerprint = ARGV[18], credits = ARGV[19], entryId = ARGV[20], at = ARGV[15], note = ARGV[21], threshold = ARGV[14], expiresAt = '', expiresMs = -1}
+  local outcome, entry, balance, held, fell = grantCredits(KEYS[8], KEYS[9], KEYS[4], KEYS[12], grant)
+  if outcome == 'conflict' then return {'grant_conflict', 0} end
+  granted = {outcome, entry, balance, held, fell}
+end
+-- The claim's answer, followed by the grant's when there is one.
+local function answer(reply)
+  if #granted == 0 then return reply end
+  for i = #reply + 1, 5 do reply[i] = -1 end
+  for _, part in ipairs(granted) do reply[#reply + 1] = part end
+  return reply
+end
 local existing = redis.call('GET', KEYS[1])
 if existing then
   local fingerprint, shard, cost, at = string.match(existing, '^([^:]*):?(%d*):?(%d*):?(%d*)$')
-  if fingerprint == ARGV[1] then return {'replayed', tonumber(shard) or 0, tonumber(cost) or -1, tonumber(at) or -1} end
-  return {'conflict', 0}
+  if fingerprint == ARGV[1] then return answer({'replayed', tonumber(shard) or 0, tonumber(cost) or -1, tonumber(at) or -1}) end
+  return answer({'conflict', 0})
 end
 local cost = tonumber(ARGV[3])
 local limit = tonumber(ARGV[5])
 if limit >= 0 and tonumber(redis.call('GET', KEYS[5]) or '0') - tonumber(redis.call('GET', KEYS[7]) or '0') + cost > limit then
-  return {'over_budget', 0}
+  return answer({'over_budget', 0})
 end
 local operationLimit = tonumber(ARGV[16])
 if operationLimit >= 0 and tonumber(redis.call('GET', KEYS[11]) or '0') + cost > operationLimit then
-  return {'over_operation_budget', 0}
+  return answer({'over_operation_budget', 0})
 end
 local balance, held, fell = -1, -1, 0
 if ARGV[12] == '1' then
   local outcome
   outcome, balance, held, fell = holdCredits(KEYS[8], KEYS[9], KEYS[4], KEYS[10], ARGV[4], ARGV[3], ARGV[13], ARGV[15], ARGV[14])
-  if outcome == 'insufficient' then return {'insufficient', 0, balance, held} end
+  if outcome == 'insufficient' then return answer({'insufficient', 0, balance, held}) end
 end
 redis.call('SET', KEYS[1], ARGV[1] .. ':' .. ARGV[7] .. ':' .. ARGV[3] .. ':' .. ARGV[11], 'EX', ARGV[2])
 redis.call('HINCRBY', KEYS[2], 'jobs_charged', 1)
@@ -71,4 +92,4 @@ if operationLimit >= 0 then
   redis.call('INCRBY', KEYS[11], cost)
   redis.call('EXPIRE', KEYS[11], ARGV[6])
 end
-return {'created', tonumber(ARGV[7]), balance, held, fell}
+return answer({'created', tonumber(ARGV[7]), balance, held, fell})
