@@ -10,24 +10,24 @@ import {
 import type { PaymentPayload } from '@x402/core/types';
 import { expect } from 'chai';
 import { measurement } from '../support/measurement';
+import { type SharedX402Stand, sharedX402Stand } from '../testkit/shared-x402-stand';
 import { payingFetch, signPayment, standClient, tamperSignature } from '../testkit/x402-payer';
-import { startX402Stand, type X402Stand } from '../testkit/x402-stand';
 
 // The real parts the x402 suites pay through, checked on their own: the official client's payload, verified
 // and settled by the facilitator process against the local chain, moves exactly the amount on chain, and
 // every payment the token or the facilitator must refuse is refused with nothing moved.
 describe('x402 kit: a local chain, the test token and the @x402/evm facilitator', function () {
   this.timeout(60_000);
-  let stand: X402Stand;
+  let stand: SharedX402Stand;
   let facilitator: HTTPFacilitatorClient;
 
   before(async () => {
     const started = Date.now();
-    stand = await startX402Stand();
-    measurement(`x402 stand started (chain, token, payer, facilitator) in ${Date.now() - started} ms`);
+    stand = await sharedX402Stand();
+    measurement(`x402 stand ready (chain, token, payer, facilitator; shared by this process) in ${Date.now() - started} ms`);
     facilitator = new HTTPFacilitatorClient({ url: stand.facilitatorUrl });
   });
-  after(() => stand?.close());
+  after(() => stand?.release());
 
   /** The payload the official client makes for a payment of `amount` by `payer` (the stand's unless said). */
   async function officialPayload(amount: bigint, payer = stand.payer): Promise<PaymentPayload> {
