@@ -22,7 +22,7 @@ export function keyedAccount(privateKey: Hex = generatePrivateKey()): KeyedAccou
   return { privateKey, address: privateKeyToAccount(privateKey).address };
 }
 
-/** How the facilitator behaves: as a facilitator should, or stalling after it settles. */
+/** How the facilitator behaves: as a facilitator should (`{}`), or stalling after it settles. */
 export interface FacilitatorMode {
   readonly stall?: 'settle';
 }
@@ -56,11 +56,14 @@ export interface LocalStand {
   readonly accounts: StandAccounts;
   /** SIGKILLs the facilitator process (as a crash would) and resolves once it has exited. */
   killFacilitator(): Promise<void>;
+  /** Starts the facilitator again on the same URL (after {@link killFacilitator}, or stopping it first), answering. */
+  restartFacilitator(): Promise<void>;
   /**
-   * Starts the facilitator again on the same URL (after {@link killFacilitator}, or stopping it first). With
-   * `stall: 'settle'` it settles on chain and then never answers, until it is killed or restarted.
+   * Switches the running facilitator, without a restart: with `stall: 'settle'` it settles on chain and then
+   * never answers; with `{}` it answers again, and the answers it kept back are lost (their connections cut).
+   * Resolves once the facilitator has switched.
    */
-  restartFacilitator(options?: FacilitatorMode): Promise<void>;
+  setFacilitatorMode(mode: FacilitatorMode): Promise<void>;
   /**
    * The next step of a facilitator call after this one (`{ call: 'settle', phase: 'done' }`: a settlement
    * mined): ask before making the call, then await it, to act at that exact point (kill the facilitator or
@@ -80,11 +83,10 @@ function standAccounts(given: Partial<StandAccounts> = {}): StandAccounts {
   };
 }
 
-function startFacilitator(rpcUrl: string, key: Hex, port: number, mode: FacilitatorMode = {}) {
-  const stall: Record<string, string> = mode.stall ? { X402_FACILITATOR_STALL: mode.stall } : {};
+function startFacilitator(rpcUrl: string, key: Hex, port: number) {
   return startScript<{ facilitatorUrl: string }>({
     entry: 'facilitator.ts',
-    env: { X402_RPC_URL: rpcUrl, X402_NETWORK: LOCAL_NETWORK, X402_FACILITATOR_KEY: key, PORT: String(port), ...stall },
+    env: { X402_RPC_URL: rpcUrl, X402_NETWORK: LOCAL_NETWORK, X402_FACILITATOR_KEY: key, PORT: String(port) },
   });
 }
 
@@ -129,9 +131,14 @@ export async function startLocalStand(options: LocalStandOptions = {}): Promise<
     token: prepared.value,
     accounts,
     killFacilitator: () => facilitator.stop('SIGKILL'),
-    restartFacilitator: async (mode) => {
+    restartFacilitator: async () => {
       await facilitator.stop();
-      facilitator = await startFacilitator(rpcUrl, accounts.facilitator.privateKey, port, mode);
+      facilitator = await startFacilitator(rpcUrl, accounts.facilitator.privateKey, port);
+    },
+    setFacilitatorMode: async (mode) => {
+      const switched = facilitator.nextEvent((event) => JSON.stringify(event.mode) === JSON.stringify(mode));
+      facilitator.child.stdin?.write(`${JSON.stringify(mode)}\n`);
+      await switched;
     },
     nextFacilitatorEvent: async (call, phase) =>
       (await facilitator.nextEvent((event) => event.call === call && event.phase === phase)) as unknown as FacilitatorEvent,

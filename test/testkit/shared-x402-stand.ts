@@ -21,9 +21,14 @@ function borrowable(stand: X402Stand): SharedX402Stand {
       answering = false;
       await stand.killFacilitator();
     },
-    restartFacilitator: async (mode = {}) => {
+    restartFacilitator: async () => {
       answering = false;
-      await stand.restartFacilitator(mode);
+      await stand.restartFacilitator();
+      answering = true;
+    },
+    setFacilitatorMode: async (mode) => {
+      answering = false;
+      await stand.setFacilitatorMode(mode);
       answering = mode.stall === undefined;
     },
     release: async () => {

@@ -59,7 +59,7 @@ describe('x402: the built API SIGKILLed right after a settlement was mined, then
     const payment = await standClient(stand, payer).createPaymentPayload(required);
 
     // Stalling, the facilitator settles and never answers: the API is killed between the two, deterministically.
-    await stand.restartFacilitator({ stall: 'settle' });
+    await stand.setFacilitatorMode({ stall: 'settle' });
     const mined = stand.nextFacilitatorEvent('settle', 'done');
     const dying = submit(first, key, payment).then(
       () => 'answered',
@@ -69,7 +69,7 @@ describe('x402: the built API SIGKILLed right after a settlement was mined, then
     expect(await first.kill()).to.equal('SIGKILL');
     expect(await dying).to.equal('no answer');
     expect(await stand.balanceOf(payer.address)).to.equal(payerBefore - price);
-    await stand.restartFacilitator();
+    await stand.setFacilitatorMode({});
 
     const second = await startApi();
     const fresh = await standClient(stand, payer).createPaymentPayload(required);

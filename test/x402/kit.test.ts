@@ -170,7 +170,7 @@ describe('x402 kit: a local chain, the test token and the @x402/evm facilitator'
   it('a facilitator that settles and dies before answering has moved the money once; the same payload is refused after', async () => {
     const payload = await officialPayload(60_000n);
     const before = await balances();
-    await stand.restartFacilitator({ stall: 'settle' });
+    await stand.setFacilitatorMode({ stall: 'settle' });
     const settledOnChain = stand.nextFacilitatorEvent('settle', 'done');
     const unanswered = facilitator.settle(payload, stand.requirements(60_000n)).then(
       () => 'answered',
@@ -183,6 +183,25 @@ describe('x402 kit: a local chain, the test token and the @x402/evm facilitator'
     await stand.restartFacilitator();
     expect(await facilitator.settle(payload, stand.requirements(60_000n))).to.include({ success: false });
     expect(await balances()).to.deep.equal({ from: before.from - 60_000n, to: before.to + 60_000n });
+  });
+
+  it('a stalling facilitator switched back to answering cuts the answer it kept back, and answers the next call', async () => {
+    const payload = await officialPayload(65_000n);
+    const before = await balances();
+    await stand.setFacilitatorMode({ stall: 'settle' });
+    const settledOnChain = stand.nextFacilitatorEvent('settle', 'done');
+    const unanswered = facilitator.settle(payload, stand.requirements(65_000n)).then(
+      () => 'answered',
+      () => 'no answer',
+    );
+    expect(await settledOnChain).to.include({ ok: true });
+    await stand.setFacilitatorMode({});
+    expect(await unanswered).to.equal('no answer');
+    expect(await balances()).to.deep.equal({ from: before.from - 65_000n, to: before.to + 65_000n });
+    expect(await facilitator.verify(payload, stand.requirements(65_000n))).to.include({
+      isValid: false,
+      invalidReason: 'invalid_exact_evm_nonce_already_used',
+    });
   });
 
   /**
