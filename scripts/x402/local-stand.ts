@@ -136,8 +136,10 @@ export async function startLocalStand(options: LocalStandOptions = {}): Promise<
       facilitator = await startFacilitator(rpcUrl, accounts.facilitator.privateKey, port);
     },
     setFacilitatorMode: async (mode) => {
+      const { child } = facilitator;
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error('the facilitator is not running: restart it first');
       const switched = facilitator.nextEvent((event) => JSON.stringify(event.mode) === JSON.stringify(mode));
-      facilitator.child.stdin?.write(`${JSON.stringify(mode)}\n`);
+      child.stdin?.write(`${JSON.stringify(mode)}\n`);
       await switched;
     },
     nextFacilitatorEvent: async (call, phase) =>
