@@ -80,11 +80,13 @@ describe('npm run dev:x402, and the paying client of docs/getting-paid-by-agents
     expect(await payerBalance()).to.equal(before - 10_000n);
   });
 
-  it('SIGTERM stops it, and the facilitator and the chain with it', async () => {
+  it('SIGTERM stops it, and the connector, the facilitator and the chain with it', async () => {
+    const connector = dev!.base;
     await stopDev(dev!);
     dev = undefined;
-    for (const url of [settings.rpcUrl, settings.X402_FACILITATOR_URL]) {
-      expect(await accepts(Number(new URL(url).port)), url).to.equal(false);
+    // Each stops once its parent is gone, even one the tsx command line killed outright (a loaded machine).
+    for (const url of [connector, settings.X402_FACILITATOR_URL, settings.rpcUrl]) {
+      await waitFor(async () => !(await accepts(Number(new URL(url).port))), { timeoutMs: 20_000, what: `${url} to stop listening` });
     }
   });
 });
