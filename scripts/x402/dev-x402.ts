@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { connectorSettings } from './connector-settings';
 import { DEV_ACCOUNTS } from './dev-accounts';
 import { type LocalStand, startLocalStand } from './local-stand';
@@ -33,10 +34,12 @@ async function main(): Promise<void> {
   const settings = connectorSettings(stand, process.env.X402_ATOMIC_PER_CREDIT);
   process.stdout.write(banner(stand, settings));
   announceReady({ rpcUrl: stand.rpcUrl, payerKey: stand.accounts.payer.privateKey, ...settings });
-  // The connector is `npm run dev` itself (scripts/dev.ts, same working directory and .env), in one process.
-  const connector = spawn(process.execPath, ['--import', TSX_IMPORT, path.join(__dirname, '..', 'dev.ts')], {
+  // The connector is `npm run dev` itself (scripts/dev.ts, same working directory and .env), in one process,
+  // which stops when this one is gone (exit-with-parent.ts).
+  const tie = pathToFileURL(path.join(__dirname, 'exit-with-parent.ts')).href;
+  const connector = spawn(process.execPath, ['--import', TSX_IMPORT, '--import', tie, path.join(__dirname, '..', 'dev.ts')], {
     env: { ...process.env, ...settings },
-    stdio: 'inherit',
+    stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
   });
   const stop = (signal: NodeJS.Signals) => connector.kill(signal);
   process.on('SIGINT', stop);

@@ -23,11 +23,31 @@ export interface FacilitatorServerOptions {
   readonly port?: number;
   /** Told of each step of each call (the facilitator process prints them for tests to wait on). */
   readonly onEvent?: (event: FacilitatorEvent) => void;
-  /**
-   * `settle`: settle, then never answer (the connection stays open until the process dies): the money has
-   * moved and the caller never hears it, as when the facilitator dies between the two.
-   */
-  readonly stall?: 'settle';
+}
+
+/** Which call a facilitator settles or verifies and then never answers: none, or `settle`. */
+export type Stall = 'settle' | undefined;
+
+/**
+ * Whether the facilitator stalls, and the answers it keeps back meanwhile: stalling on `settle`, the money moves
+ * and the caller never hears it, as when the facilitator dies between the two.
+ */
+class Stalling {
+  call: Stall;
+  private readonly kept = new Set<http.ServerResponse>();
+
+  keep(response: http.ServerResponse): void {
+    this.kept.add(response);
+    response.once('close', () => this.kept.delete(response));
+  }
+
+  /** Stalls on `call`; `undefined` answers again, and each answer kept back is lost for good (its connection cut). */
+  set(call: Stall): void {
+    this.call = call;
+    if (call !== undefined) return;
+    for (const response of this.kept) response.destroy();
+    this.kept.clear();
+  }
 }
 
 const MAX_BODY_BYTES = 64 * 1024;
@@ -52,6 +72,7 @@ interface PaymentCall {
   readonly facilitator: x402Facilitator;
   readonly call: FacilitatorEvent['call'];
   readonly options: FacilitatorServerOptions;
+  readonly stalling: Stalling;
 }
 
 /** The facilitator's answer to `body`, and whether it was a yes. */
@@ -69,7 +90,7 @@ async function runCall({ facilitator, call }: PaymentCall, body: FacilitatorRequ
  * which, as the x402 reference facilitator does); 400 for a body that is not a facilitator request; 500 with
  * the error's message when the facilitator throws (the chain unreachable).
  */
-async function paymentCall(call: PaymentCall, request: http.IncomingMessage, send: Send) {
+async function paymentCall(call: PaymentCall, request: http.IncomingMessage, response: http.ServerResponse, send: Send) {
   const report = (phase: FacilitatorEvent['phase'], ok?: boolean) => call.options.onEvent?.({ call: call.call, phase, ok });
   let body: FacilitatorRequest;
   try {
@@ -81,7 +102,7 @@ async function paymentCall(call: PaymentCall, request: http.IncomingMessage, sen
   try {
     const { answer, ok } = await runCall(call, body);
     report('done', ok);
-    if (call.options.stall === call.call) return;
+    if (call.stalling.call === call.call) return call.stalling.keep(response);
     send(200, answer);
   } catch (error) {
     report('done', false);
@@ -90,9 +111,11 @@ async function paymentCall(call: PaymentCall, request: http.IncomingMessage, sen
   report('answered');
 }
 
-/** A listening facilitator and how to stop it. */
+/** A listening facilitator, how to make it stall, and how to stop it. */
 export interface FacilitatorServer {
   readonly url: string;
+  /** Stalls on `call` from now on; `undefined` answers again, cutting the connections of the answers kept back. */
+  stall(call: Stall): void;
   close(): Promise<void>;
 }
 
@@ -101,14 +124,15 @@ export interface FacilitatorServer {
  * `GET /supported`, `POST /verify`, `POST /settle`, on the loopback.
  */
 export function serveFacilitator(facilitator: x402Facilitator, options: FacilitatorServerOptions = {}): Promise<FacilitatorServer> {
+  const stalling = new Stalling();
   const server = http.createServer((request, response) => {
     const send: Send = (status, value) => {
       response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
     };
     const route = `${request.method} ${new URL(request.url ?? '/', 'http://facilitator').pathname}`;
     if (route === 'GET /supported') return send(200, facilitator.getSupported());
-    if (route === 'POST /verify') return void paymentCall({ facilitator, call: 'verify', options }, request, send);
-    if (route === 'POST /settle') return void paymentCall({ facilitator, call: 'settle', options }, request, send);
+    if (route === 'POST /verify') return void paymentCall({ facilitator, call: 'verify', options, stalling }, request, response, send);
+    if (route === 'POST /settle') return void paymentCall({ facilitator, call: 'settle', options, stalling }, request, response, send);
     send(404, { error: 'GET /supported, POST /verify or POST /settle' });
   });
   return new Promise((resolve, reject) => {
@@ -117,6 +141,7 @@ export function serveFacilitator(facilitator: x402Facilitator, options: Facilita
       const { port: bound } = server.address() as AddressInfo;
       resolve({
         url: `http://127.0.0.1:${bound}`,
+        stall: (call) => stalling.set(call),
         close: () =>
           new Promise((done) => {
             server.closeAllConnections();

@@ -1,3 +1,4 @@
+import { createInterface } from 'node:readline';
 import { x402Facilitator } from '@x402/core/facilitator';
 import type { Network } from '@x402/core/types';
 import { toFacilitatorEvmSigner } from '@x402/evm';
@@ -11,7 +12,9 @@ import { announceEvent, announceReady, closeOnSignals } from './script-process';
 // scheme (EIP-3009 `transferWithAuthorization`) registered on `@x402/core`'s facilitator for one network, its
 // transactions sent and paid for by the account of X402_FACILITATOR_KEY on the chain at X402_RPC_URL. Served
 // on the loopback at PORT (any free port when unset); the ready line carries its URL and its address. Each step
-// of each call is printed as an event line; X402_FACILITATOR_STALL=settle settles and then never answers.
+// of each call is printed as an event line. A line `{"stall":"settle"}` on its standard input makes it settle
+// and then never answer, `{}` answer again (the answers kept back are lost): each is echoed as the event
+// `{"mode":…}` once applied. Switching takes a moment, where a restart would reload `@x402/evm` and viem.
 
 function required(name: string): string {
   const value = process.env[name];
@@ -39,9 +42,13 @@ async function main(): Promise<void> {
   const server = await serveFacilitator(facilitator, {
     port: Number(process.env.PORT ?? 0),
     onEvent: (event) => announceEvent({ ...event }),
-    stall: process.env.X402_FACILITATOR_STALL === 'settle' ? 'settle' : undefined,
   });
   closeOnSignals(() => server.close());
+  createInterface({ input: process.stdin }).on('line', (line) => {
+    const mode = JSON.parse(line) as { stall?: 'settle' };
+    server.stall(mode.stall === 'settle' ? 'settle' : undefined);
+    announceEvent({ mode });
+  });
   announceReady({ facilitatorUrl: server.url, address: signer.getAddresses()[0] });
 }
 

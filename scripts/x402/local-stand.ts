@@ -2,7 +2,7 @@ import { type Address, type Hex, parseEther } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { LOCAL_CHAIN_ID } from './edr-provider';
 import type { FacilitatorEvent } from './facilitator-server';
-import { type ScriptProcess, startScript } from './script-process';
+import { startScript } from './script-process';
 import { type DeployedToken, deployTestToken, installTryAggregate, mintTokens, setEtherBalance, type TokenDomain } from './test-token';
 
 /** The CAIP-2 id of the local chain: what `X402_NETWORK` says. */
@@ -22,7 +22,7 @@ export function keyedAccount(privateKey: Hex = generatePrivateKey()): KeyedAccou
   return { privateKey, address: privateKeyToAccount(privateKey).address };
 }
 
-/** How the facilitator behaves: as a facilitator should, or stalling after it settles. */
+/** How the facilitator behaves: as a facilitator should (`{}`), or stalling after it settles. */
 export interface FacilitatorMode {
   readonly stall?: 'settle';
 }
@@ -56,11 +56,14 @@ export interface LocalStand {
   readonly accounts: StandAccounts;
   /** SIGKILLs the facilitator process (as a crash would) and resolves once it has exited. */
   killFacilitator(): Promise<void>;
+  /** Starts the facilitator again on the same URL (after {@link killFacilitator}, or stopping it first), answering. */
+  restartFacilitator(): Promise<void>;
   /**
-   * Starts the facilitator again on the same URL (after {@link killFacilitator}, or stopping it first). With
-   * `stall: 'settle'` it settles on chain and then never answers, until it is killed or restarted.
+   * Switches the running facilitator, without a restart: with `stall: 'settle'` it settles on chain and then
+   * never answers; with `{}` it answers again, and the answers it kept back are lost (their connections cut).
+   * Resolves once the facilitator has switched.
    */
-  restartFacilitator(options?: FacilitatorMode): Promise<void>;
+  setFacilitatorMode(mode: FacilitatorMode): Promise<void>;
   /**
    * The next step of a facilitator call after this one (`{ call: 'settle', phase: 'done' }`: a settlement
    * mined): ask before making the call, then await it, to act at that exact point (kill the facilitator or
@@ -80,11 +83,10 @@ function standAccounts(given: Partial<StandAccounts> = {}): StandAccounts {
   };
 }
 
-function startFacilitator(rpcUrl: string, key: Hex, port: number, mode: FacilitatorMode = {}) {
-  const stall: Record<string, string> = mode.stall ? { X402_FACILITATOR_STALL: mode.stall } : {};
+function startFacilitator(rpcUrl: string, key: Hex, port: number) {
   return startScript<{ facilitatorUrl: string }>({
     entry: 'facilitator.ts',
-    env: { X402_RPC_URL: rpcUrl, X402_NETWORK: LOCAL_NETWORK, X402_FACILITATOR_KEY: key, PORT: String(port), ...stall },
+    env: { X402_RPC_URL: rpcUrl, X402_NETWORK: LOCAL_NETWORK, X402_FACILITATOR_KEY: key, PORT: String(port) },
   });
 }
 
@@ -101,43 +103,50 @@ async function prepareChain(rpcUrl: string, accounts: StandAccounts, options: Lo
 }
 
 /**
- * Starts the local chain (EDR, its own process), deploys the test token, funds the payer, then starts the
- * facilitator (its own process, killable and restartable mid-flow). On a failure midway whatever started is
- * stopped before the error is thrown.
+ * Starts the local chain (EDR, its own process), then deploys the test token and funds the payer while the
+ * facilitator (its own process, killable and restartable mid-flow) starts: it needs only the chain's URL until
+ * its first settlement, and loading `@x402/evm` and viem is the longest part of a start. On a failure midway
+ * whatever started is stopped before the error is thrown.
  */
 export async function startLocalStand(options: LocalStandOptions = {}): Promise<LocalStand> {
   const accounts = standAccounts(options.accounts);
   const chain = await startScript<{ rpcUrl: string }>({ entry: 'chain.ts', env: { PORT: String(options.chainPort ?? 0) } });
   const { rpcUrl } = chain.ready;
-  let facilitator: ScriptProcess<{ facilitatorUrl: string }> | undefined;
-  try {
-    const token = await prepareChain(rpcUrl, accounts, options);
-    facilitator = await startFacilitator(rpcUrl, accounts.facilitator.privateKey, options.facilitatorPort ?? 0);
-    const facilitatorUrl = facilitator.ready.facilitatorUrl;
-    const port = Number(new URL(facilitatorUrl).port);
-    return {
-      rpcUrl,
-      facilitatorUrl,
-      network: LOCAL_NETWORK,
-      token,
-      accounts,
-      killFacilitator: async () => facilitator?.stop('SIGKILL'),
-      restartFacilitator: async (mode) => {
-        await facilitator?.stop();
-        facilitator = await startFacilitator(rpcUrl, accounts.facilitator.privateKey, port, mode);
-      },
-      nextFacilitatorEvent: async (call, phase) => {
-        if (!facilitator) throw new Error('the facilitator is not running');
-        return (await facilitator.nextEvent((event) => event.call === call && event.phase === phase)) as unknown as FacilitatorEvent;
-      },
-      close: async () => {
-        await facilitator?.stop();
-        await chain.stop();
-      },
-    };
-  } catch (error) {
-    await facilitator?.stop();
+  const [prepared, started] = await Promise.allSettled([
+    prepareChain(rpcUrl, accounts, options),
+    startFacilitator(rpcUrl, accounts.facilitator.privateKey, options.facilitatorPort ?? 0),
+  ]);
+  if (prepared.status === 'rejected' || started.status === 'rejected') {
+    if (started.status === 'fulfilled') await started.value.stop();
     await chain.stop();
-    throw error;
+    throw prepared.status === 'rejected' ? prepared.reason : (started as PromiseRejectedResult).reason;
   }
+  let facilitator = started.value;
+  const facilitatorUrl = facilitator.ready.facilitatorUrl;
+  const port = Number(new URL(facilitatorUrl).port);
+  return {
+    rpcUrl,
+    facilitatorUrl,
+    network: LOCAL_NETWORK,
+    token: prepared.value,
+    accounts,
+    killFacilitator: () => facilitator.stop('SIGKILL'),
+    restartFacilitator: async () => {
+      await facilitator.stop();
+      facilitator = await startFacilitator(rpcUrl, accounts.facilitator.privateKey, port);
+    },
+    setFacilitatorMode: async (mode) => {
+      const { child } = facilitator;
+      if (child.exitCode !== null || child.signalCode !== null) throw new Error('the facilitator is not running: restart it first');
+      const switched = facilitator.nextEvent((event) => JSON.stringify(event.mode) === JSON.stringify(mode));
+      child.stdin?.write(`${JSON.stringify(mode)}\n`);
+      await switched;
+    },
+    nextFacilitatorEvent: async (call, phase) =>
+      (await facilitator.nextEvent((event) => event.call === call && event.phase === phase)) as unknown as FacilitatorEvent,
+    close: async () => {
+      await facilitator.stop();
+      await chain.stop();
+    },
+  };
 }

@@ -89,14 +89,15 @@ function eventHub() {
 /**
  * Starts a kit entry as its own Node process (the running Node, with tsx's loader: one process, so a signal
  * reaches the entry itself) and resolves with its ready line; rejects with its output when it exits or stays
- * silent past the deadline. The environment is exactly `env` plus PATH and the coverage directory.
+ * silent past the deadline. The environment is exactly `env` plus PATH: never c8's coverage directory, as the
+ * kit runs none of the product's code, and each of its processes would leave megabytes of coverage (viem, EDR,
+ * `@x402/evm`) for c8 to read, possibly while a stand that ends with its test process is still writing them.
  */
 export function startScript<T>({ entry, env, timeoutMs = 30_000 }: ScriptOptions): Promise<ScriptProcess<T>> {
   const root = path.resolve(__dirname, '..', '..');
-  const coverage = process.env.NODE_V8_COVERAGE ? { NODE_V8_COVERAGE: process.env.NODE_V8_COVERAGE } : {};
   const child = spawn(process.execPath, ['--import', TSX_IMPORT, path.join(__dirname, entry)], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', ...coverage, ...env },
+    env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let output = '';

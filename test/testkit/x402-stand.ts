@@ -49,11 +49,14 @@ export interface X402Stand {
   requirements(amount: bigint, overrides?: Partial<PaymentRequirements>): PaymentRequirements;
   /** SIGKILLs the facilitator (a crash); resolves once it has exited. */
   killFacilitator(): Promise<void>;
+  /** Starts the facilitator again at the same URL, answering. */
+  restartFacilitator(): Promise<void>;
   /**
-   * Starts the facilitator again at the same URL; with `{ stall: 'settle' }` it settles on chain and then never
-   * answers (the money moved, the caller never hears it) until killed or restarted.
+   * Switches the running facilitator without a restart (which takes seconds): with `{ stall: 'settle' }` it
+   * settles on chain and then never answers (the money moved, the caller never hears it); with `{}` it answers
+   * again, and the answers it kept back are lost, their connections cut. Resolves once it has switched.
    */
-  restartFacilitator(mode?: FacilitatorMode): Promise<void>;
+  setFacilitatorMode(mode: FacilitatorMode): Promise<void>;
   /**
    * The next step of a facilitator call made after this one: `('settle', 'done')` once a settlement is mined,
    * `('settle', 'received')` once one is asked for. Ask first, then make the call, then await.
@@ -100,6 +103,7 @@ export async function startX402Stand(options: Omit<LocalStandOptions, 'payerFund
     }),
     killFacilitator: stand.killFacilitator,
     restartFacilitator: stand.restartFacilitator,
+    setFacilitatorMode: stand.setFacilitatorMode,
     nextFacilitatorEvent: stand.nextFacilitatorEvent,
     close: stand.close,
   };

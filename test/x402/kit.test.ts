@@ -10,24 +10,24 @@ import {
 import type { PaymentPayload } from '@x402/core/types';
 import { expect } from 'chai';
 import { measurement } from '../support/measurement';
+import { type SharedX402Stand, sharedX402Stand } from '../testkit/shared-x402-stand';
 import { payingFetch, signPayment, standClient, tamperSignature } from '../testkit/x402-payer';
-import { startX402Stand, type X402Stand } from '../testkit/x402-stand';
 
 // The real parts the x402 suites pay through, checked on their own: the official client's payload, verified
 // and settled by the facilitator process against the local chain, moves exactly the amount on chain, and
 // every payment the token or the facilitator must refuse is refused with nothing moved.
 describe('x402 kit: a local chain, the test token and the @x402/evm facilitator', function () {
   this.timeout(60_000);
-  let stand: X402Stand;
+  let stand: SharedX402Stand;
   let facilitator: HTTPFacilitatorClient;
 
   before(async () => {
     const started = Date.now();
-    stand = await startX402Stand();
-    measurement(`x402 stand started (chain, token, payer, facilitator) in ${Date.now() - started} ms`);
+    stand = await sharedX402Stand();
+    measurement(`x402 stand ready (chain, token, payer, facilitator; shared by this process) in ${Date.now() - started} ms`);
     facilitator = new HTTPFacilitatorClient({ url: stand.facilitatorUrl });
   });
-  after(() => stand?.close());
+  after(() => stand?.release());
 
   /** The payload the official client makes for a payment of `amount` by `payer` (the stand's unless said). */
   async function officialPayload(amount: bigint, payer = stand.payer): Promise<PaymentPayload> {
@@ -170,7 +170,7 @@ describe('x402 kit: a local chain, the test token and the @x402/evm facilitator'
   it('a facilitator that settles and dies before answering has moved the money once; the same payload is refused after', async () => {
     const payload = await officialPayload(60_000n);
     const before = await balances();
-    await stand.restartFacilitator({ stall: 'settle' });
+    await stand.setFacilitatorMode({ stall: 'settle' });
     const settledOnChain = stand.nextFacilitatorEvent('settle', 'done');
     const unanswered = facilitator.settle(payload, stand.requirements(60_000n)).then(
       () => 'answered',
@@ -183,6 +183,25 @@ describe('x402 kit: a local chain, the test token and the @x402/evm facilitator'
     await stand.restartFacilitator();
     expect(await facilitator.settle(payload, stand.requirements(60_000n))).to.include({ success: false });
     expect(await balances()).to.deep.equal({ from: before.from - 60_000n, to: before.to + 60_000n });
+  });
+
+  it('a stalling facilitator switched back to answering cuts the answer it kept back, and answers the next call', async () => {
+    const payload = await officialPayload(65_000n);
+    const before = await balances();
+    await stand.setFacilitatorMode({ stall: 'settle' });
+    const settledOnChain = stand.nextFacilitatorEvent('settle', 'done');
+    const unanswered = facilitator.settle(payload, stand.requirements(65_000n)).then(
+      () => 'answered',
+      () => 'no answer',
+    );
+    expect(await settledOnChain).to.include({ ok: true });
+    await stand.setFacilitatorMode({});
+    expect(await unanswered).to.equal('no answer');
+    expect(await balances()).to.deep.equal({ from: before.from - 65_000n, to: before.to + 65_000n });
+    expect(await facilitator.verify(payload, stand.requirements(65_000n))).to.include({
+      isValid: false,
+      invalidReason: 'invalid_exact_evm_nonce_already_used',
+    });
   });
 
   /**

@@ -1,15 +1,15 @@
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { expect } from 'chai';
 import { type ConnectorUnderTest, newKey, startConnector } from '../support/harness';
+import { type SharedX402Stand, sharedX402Stand } from '../testkit/shared-x402-stand';
 import { waitFor } from '../testkit/wait-for';
 import { payingFetch, signPayment, standClient, tamperSignature } from '../testkit/x402-payer';
-import { startX402Stand, type X402Stand } from '../testkit/x402-stand';
 
 const UNIT = 10_000n;
 
 describe('x402 over HTTP against a real chain and the @x402/evm facilitator [redis]', function () {
   this.timeout(180_000);
-  let stand: X402Stand;
+  let stand: SharedX402Stand;
   let connector: ConnectorUnderTest;
   const post = (body: unknown, headers: Record<string, string> = {}) =>
     fetch(`${connector.baseUrl}/v1/jobs`, {
@@ -28,12 +28,12 @@ describe('x402 over HTTP against a real chain and the @x402/evm facilitator [red
   const requiredFor = async (body: unknown) => decodePaymentRequiredHeader((await post(body)).headers.get('payment-required') ?? '');
 
   before(async () => {
-    stand = await startX402Stand();
+    stand = await sharedX402Stand();
     connector = await startConnector('redis', stand.connectorEnv(UNIT));
   });
   after(async () => {
     await connector?.close();
-    await stand?.close();
+    await stand?.release();
   });
 
   it('an @x402/fetch client pays exactly the price on chain, once, and a retry of its key pays nothing more', async () => {
@@ -102,17 +102,18 @@ describe('x402 over HTTP against a real chain and the @x402/evm facilitator [red
     expect(await stand.balanceOf(payer.address)).to.equal(before - UNIT);
   });
 
-  it('a settlement mined but never answered (the facilitator stalls) is found by the next call with the key: charged once', async () => {
+  it('a settlement mined whose answer is lost (its connection cut) is found by the next call with the key: charged once', async () => {
     const payer = await stand.newPayer();
     const before = await stand.balanceOf(payer.address);
     const body = job();
     const payment = await standClient(stand, payer).createPaymentPayload(await requiredFor(body));
-    await stand.restartFacilitator({ stall: 'settle' });
+    // Stalling, the facilitator keeps its answer back once it has settled; switched back, it cuts that answer.
+    await stand.setFacilitatorMode({ stall: 'settle' });
     const mined = stand.nextFacilitatorEvent('settle', 'done');
     const lost = post(body, { 'payment-signature': encodePaymentSignatureHeader(payment) });
-    await mined;
+    expect(await mined).to.include({ ok: true });
+    await stand.setFacilitatorMode({});
     expect((await lost).status).to.equal(503);
-    await stand.restartFacilitator();
     expect(await stand.balanceOf(payer.address)).to.equal(before - UNIT);
     // The agent tries again with a fresh payment for the same key: the first one is found, nothing more is taken.
     const fresh = await standClient(stand, payer).createPaymentPayload(await requiredFor(body));
