@@ -23,6 +23,7 @@ import { jsonBody } from './middleware/json-body';
 import { matchOperation } from './middleware/match-operation';
 import { stripPublicPath } from './middleware/public-path';
 import { echoRequestId, requestContext } from './middleware/request-context';
+import { requestOutcome } from './middleware/request-outcome';
 import { requestValidator } from './middleware/request-validator';
 import { requireHost } from './middleware/require-host';
 import { setOperationAnswerHeaders, setSecurityHeaders } from './middleware/security-headers';
@@ -137,7 +138,7 @@ export function createApp({
   // One app layer for every request: each layer the router walks costs its own matching and bookkeeping.
   // A path outside /v1/ that the site does not serve still ends in the operations' 404.
   app.use(
-    chain(requestContext, httpMetrics(metrics), accessLog(logger), requireHost, (req, res, next) => {
+    chain(requestContext, requestOutcome(httpMetrics(metrics), accessLog(logger)), requireHost, (req, res, next) => {
       if (!V1_PATH.test(req.path)) {
         echoRequestId(res);
         setSecurityHeaders(res);
