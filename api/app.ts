@@ -14,7 +14,9 @@ import type { Metrics } from '../shared/platform/metrics/metrics';
 import { KeyRing } from '../shared/platform/secrets/key-ring';
 import { admission } from './admission/admission';
 import { oauthFailureBudget } from './admission/oauth-failures';
+import type { RequestState } from './http/locals';
 import { chain } from './http/middleware-chain';
+import { setHeldRateLimitHeaders } from './http/rate-limit-headers';
 import { mcpRoute } from './mcp/mcp-route';
 import { accessLog } from './middleware/access-log';
 import { errorHandler } from './middleware/error-handler';
@@ -145,7 +147,9 @@ export function createApp({
         site(req, res, (error?: unknown) => (error ? next(error) : operationChain(req, res, next)));
         return;
       }
-      // An operation's id and fixed headers are set as its answer is written (dispatchOperation, or just below).
+      // An operation's id, fixed headers and RateLimit fields are written with its answer's head
+      // (dispatchOperation, or just below).
+      (res.locals as RequestState).heldRateLimits = { policy: '', state: '' };
       operationChain(req, res, next);
     }),
   );
@@ -153,6 +157,7 @@ export function createApp({
     if (!res.headersSent) {
       // A request refused before the branch above (requireHost) has no id in its answer yet.
       echoRequestId(res);
+      setHeldRateLimitHeaders(res);
       if (V1_PATH.test(req.path)) setOperationAnswerHeaders(res);
     }
     next(error);
