@@ -14,7 +14,9 @@ import type { Metrics } from '../shared/platform/metrics/metrics';
 import { KeyRing } from '../shared/platform/secrets/key-ring';
 import { admission } from './admission/admission';
 import { oauthFailureBudget } from './admission/oauth-failures';
+import type { RequestState } from './http/locals';
 import { chain } from './http/middleware-chain';
+import { setHeldRateLimitHeaders } from './http/rate-limit-headers';
 import { mcpRoute } from './mcp/mcp-route';
 import { accessLog } from './middleware/access-log';
 import { errorHandler } from './middleware/error-handler';
@@ -23,6 +25,7 @@ import { jsonBody } from './middleware/json-body';
 import { matchOperation } from './middleware/match-operation';
 import { stripPublicPath } from './middleware/public-path';
 import { echoRequestId, requestContext } from './middleware/request-context';
+import { requestOutcome } from './middleware/request-outcome';
 import { requestValidator } from './middleware/request-validator';
 import { requireHost } from './middleware/require-host';
 import { setOperationAnswerHeaders, setSecurityHeaders } from './middleware/security-headers';
@@ -137,14 +140,16 @@ export function createApp({
   // One app layer for every request: each layer the router walks costs its own matching and bookkeeping.
   // A path outside /v1/ that the site does not serve still ends in the operations' 404.
   app.use(
-    chain(requestContext, httpMetrics(metrics), accessLog(logger), requireHost, (req, res, next) => {
+    chain(requestContext, requestOutcome(httpMetrics(metrics), accessLog(logger)), requireHost, (req, res, next) => {
       if (!V1_PATH.test(req.path)) {
         echoRequestId(res);
         setSecurityHeaders(res);
         site(req, res, (error?: unknown) => (error ? next(error) : operationChain(req, res, next)));
         return;
       }
-      // An operation's id and fixed headers are set as its answer is written (dispatchOperation, or just below).
+      // An operation's id, fixed headers and RateLimit fields are written with its answer's head
+      // (dispatchOperation, or just below).
+      (res.locals as RequestState).heldRateLimits = { policy: '', state: '' };
       operationChain(req, res, next);
     }),
   );
@@ -152,6 +157,7 @@ export function createApp({
     if (!res.headersSent) {
       // A request refused before the branch above (requireHost) has no id in its answer yet.
       echoRequestId(res);
+      setHeldRateLimitHeaders(res);
       if (V1_PATH.test(req.path)) setOperationAnswerHeaders(res);
     }
     next(error);

@@ -16,6 +16,18 @@ export interface RequestState {
   x402?: boolean;
   /** The subject's charges, when bearer admission read them for the operation (`readsUsage`). */
   usage?: UsageSnapshot;
+  /**
+   * Set for an operation's request (`/v1/`): the RateLimit fields announced for it are held here, not set on
+   * the answer, and written with its head (api/http/rate-limit-headers.ts,
+   * docs/decisions/operation-answer-head-in-one-call.md). Undefined elsewhere: announced onto the answer.
+   */
+  heldRateLimits?: HeldRateLimits;
+}
+
+/** The `RateLimit-Policy` and `RateLimit` lists announced for an operation's request so far ('' for none). */
+export interface HeldRateLimits {
+  policy: string;
+  state: string;
 }
 
 /** The typed view of `res.locals`. */

@@ -19,6 +19,7 @@ export function requestContext(req: Request, res: Response, next: NextFunction):
     params: undefined,
     principal: undefined,
     usage: undefined,
+    heldRateLimits: undefined,
   };
   res.locals = locals;
   (req as Request & { id: string }).id = requestId;

@@ -2,8 +2,10 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Operation, OperationRequest, OperationResult } from '../../shared/contract/operations/operation';
 import type { Services } from '../../shared/domain/services';
 import { admittedPrincipal, state } from '../http/locals';
+import { setHeldRateLimitHeaders } from '../http/rate-limit-headers';
 import { writeJson } from '../http/write-json';
 import { writeLines } from '../http/write-lines';
+import { joinsOperationHead, writeOperationJson } from '../http/write-operation-answer';
 import { echoRequestId } from '../middleware/request-context';
 import { setOperationAnswerHeaders } from '../middleware/security-headers';
 import { payWithX402 } from '../x402/pay-with-x402';
@@ -28,8 +30,10 @@ export function dispatchOperation(services: Services) {
     };
     try {
       const result = await handle(operation!, request, res, services);
+      if (!result.lines && joinsOperationHead(result.headers)) return writeOperationJson(res, result.status, result.body, result.headers);
       echoRequestId(res);
       setOperationAnswerHeaders(res);
+      setHeldRateLimitHeaders(res);
       res.status(result.status);
       if (result.headers) res.set(result.headers);
       if (result.lines) await writeLines(res, result.lines);

@@ -47,7 +47,7 @@ describe('security headers on every kind of answer', () => {
   });
   after(async () => connector?.close());
 
-  it('an operation’s 200, a 401, a 404 problem, the published documents and the root page all carry exactly the configured security headers, the HTML page a referrer policy too', async () => {
+  it('an operation’s 200, a 401, a 404 problem, the published documents and the root page all carry exactly the configured security headers, the HTML page a referrer policy too, the 200 each of its fields once', async () => {
     const answers = {
       'GET /v1/me': await connector.call('GET', '/v1/me', { token }),
       'GET /v1/me without a token': await connector.call('GET', '/v1/me'),
@@ -62,6 +62,12 @@ describe('security headers on every kind of answer', () => {
     expect(answers['GET /v1/nothing-here'].status).to.equal(404);
     expect(answers[PAGE].headers.get('content-type')).to.match(/^text\/html/);
     for (const [what, answer] of Object.entries(answers)) expectSecurityHeaders(answer.headers, what);
+    // An operation's answer head is written in one call: each of its fields once, the RateLimit ones included.
+    const me = answers['GET /v1/me'].headers;
+    expect([me.get('cache-control'), me.get('content-type')]).to.deep.equal(['no-store', 'application/json; charset=utf-8']);
+    expect(me.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
+    expect(me.get('ratelimit-policy')).to.match(/^"subject";q=\d+;w=60$/);
+    expect(me.get('ratelimit')).to.match(/^"subject";r=\d+;t=\d+$/);
   });
 
   it('MCP answers carry them too, whether the call is served directly or by the SDK', async () => {

@@ -169,4 +169,15 @@ describe('Redis round trips of the hot requests, over HTTP on a private redis-se
     expect(commands.hset, JSON.stringify(commands)).to.be.within(1, 1 + minutes);
     expect(Number(await observer.hget(key, 'last_used_at'))).to.be.at.least(Math.floor(started / 1000));
   });
+
+  it('a Redis that lost its scripts (SCRIPT FLUSH, as after a restart): the next GET /v1/me is answered, its script sent in full once, by SHA after that', async () => {
+    expect((await c.call('GET', '/v1/me', { token })).status).to.equal(200);
+    await observer.script('FLUSH');
+    let me: Awaited<ReturnType<ConnectorUnderTest['call']>> | undefined;
+    const reloaded = await commandsOf(async () => (me = await c.call('GET', '/v1/me', { token })));
+    expect(me!.status, me!.text).to.equal(200);
+    expect(reloaded.eval, JSON.stringify(reloaded)).to.equal(1);
+    const next = await commandsOf(() => c.call('GET', '/v1/me', { token }));
+    expect([next.evalsha, next.eval], JSON.stringify(next)).to.deep.equal([1, undefined]);
+  });
 });

@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { Command } from 'ioredis';
 import { expandLua, type LuaConstants, type LuaHeader, parseLuaHeader, parseScriptFileName } from './lua-script-file';
 import type { RedisClient } from './redis-client';
 
@@ -88,18 +90,39 @@ export function loadLuaScript(name: string, constants: LuaConstants = {}): Loade
 }
 
 /**
- * Registers a script of {@link LUA_DIR} on a client, by its name (`<store>/<name>`; the key count comes from
- * its file's name). ioredis sends it by SHA and falls back to the full source when the server answers
- * NOSCRIPT, so a restarted (script-cache-less) Redis needs nothing from us. A script runs atomically: no other
- * client's command interleaves with it, which is what makes claims and counters safe across replicas.
+ * Binds a script of {@link LUA_DIR} to a client, by its name (`<store>/<name>`; the key count comes from its
+ * file's name). The first call goes through ioredis's command for the script, which sends its source; every
+ * later call is one `EVALSHA` command built here and handed to the client as it is: ioredis's own
+ * script commands (`defineCommand`) cost every call two more copies of its arguments, a second promise and
+ * two closures, which a request holds across its wait for Redis (docs/decisions/per-request-bookkeeping.md). When
+ * the server answers NOSCRIPT (a restarted Redis, a cluster node that never ran it) that one call goes again
+ * through ioredis's command for the script, which sends the source on a connection that has not sent it yet,
+ * so the script is loaded and later calls find it. A script runs atomically: no other client's command
+ * interleaves with it, which is what makes claims and counters safe across replicas.
  */
 export function defineLuaScript<T>(client: RedisClient, name: string, constants?: LuaConstants): LuaScript<T> {
   const { numberOfKeys, lua } = loadLuaScript(name, constants);
   const commandName = `lua:${name}`;
   if (!(commandName in client)) client.defineCommand(commandName, { numberOfKeys, lua });
-  const command = (client as unknown as Record<string, (...args: Array<string | number>) => Promise<T>>)[commandName];
+  const loadAndRun = (client as unknown as Record<string, (...args: Array<string | number>) => Promise<T>>)[commandName];
+  const sha = createHash('sha1').update(lua).digest('hex');
+  let sent = false;
   return (keys, args) => {
     if (keys.length !== numberOfKeys) throw new Error(`script ${name} takes ${numberOfKeys} keys`);
-    return command.call(client, ...keys, ...args);
+    if (!sent) {
+      // The first call sends the source, as ioredis does: no NOSCRIPT round trip on a Redis that lacks it.
+      sent = true;
+      return loadAndRun.call(client, ...keys, ...args);
+    }
+    const command = new Command('evalsha', [sha, numberOfKeys, ...keys, ...args], { replyEncoding: 'utf8' });
+    void client.sendCommand(command);
+    return (command.promise as Promise<T>).catch((error: unknown) =>
+      isNoScript(error) ? loadAndRun.call(client, ...keys, ...args) : Promise.reject(error),
+    );
   };
+}
+
+/** Whether Redis refused a script call because it does not have the script (NOSCRIPT). */
+function isNoScript(error: unknown): boolean {
+  return error instanceof Error && error.message.includes('NOSCRIPT');
 }

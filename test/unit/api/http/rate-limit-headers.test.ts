@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { announceRateLimit } from '../../../../api/http/rate-limit-headers';
+import { announceRateLimit, heldRateLimitHeaders, setHeldRateLimitHeaders } from '../../../../api/http/rate-limit-headers';
 import { recordingResponse } from '../../../support/recording-response';
 
 describe('announceRateLimit (RateLimit-Policy and RateLimit fields)', () => {
@@ -22,5 +22,29 @@ describe('announceRateLimit (RateLimit-Policy and RateLimit fields)', () => {
     announceRateLimit(res, { name: 'b', quota: 100, windowSeconds: 60 }, { count: 10, resetInSeconds: 30 });
     expect(headers.get('ratelimit-policy')).to.equal('"a";q=10;w=1, "b";q=100;w=60');
     expect(headers.get('ratelimit')).to.equal('"a";r=9;t=1, "b";r=90;t=30');
+  });
+
+  it("an operation's request: two policies held in its state, not set, then written as one pair each", () => {
+    const { res, headers } = recordingResponse();
+    res.locals = { requestId: 'r', route: '/v1/me', heldRateLimits: { policy: '', state: '' } };
+    announceRateLimit(res, { name: 'a', quota: 10, windowSeconds: 1 }, { count: 1, resetInSeconds: 1 });
+    announceRateLimit(res, { name: 'b', quota: 100, windowSeconds: 60 }, { count: 10, resetInSeconds: 30 });
+    expect([...headers.keys()]).to.deep.equal([]);
+    expect(heldRateLimitHeaders(res)).to.deep.equal([
+      'RateLimit-Policy',
+      '"a";q=10;w=1, "b";q=100;w=60',
+      'RateLimit',
+      '"a";r=9;t=1, "b";r=90;t=30',
+    ]);
+    setHeldRateLimitHeaders(res);
+    expect(headers.get('ratelimit')).to.equal('"a";r=9;t=1, "b";r=90;t=30');
+  });
+
+  it("an operation's request with nothing announced: no fields to write", () => {
+    const { res, headers } = recordingResponse();
+    res.locals = { requestId: 'r', route: '/v1/me', heldRateLimits: { policy: '', state: '' } };
+    expect(heldRateLimitHeaders(res)).to.deep.equal([]);
+    setHeldRateLimitHeaders(res);
+    expect(headers.size).to.equal(0);
   });
 });

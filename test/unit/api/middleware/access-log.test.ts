@@ -1,4 +1,3 @@
-import { EventEmitter } from 'node:events';
 import { Writable } from 'node:stream';
 import { expect } from 'chai';
 import type { Request, Response } from 'express';
@@ -15,11 +14,8 @@ function logged(level: string, request: { method: string; url?: string; headers?
     },
   });
   const logger = pino({ level }, sink);
-  const res = Object.assign(new EventEmitter(), { locals: { requestId: 'req-1', route }, statusCode: status });
-  let nexts = 0;
-  accessLog(logger)(request as Request, res as unknown as Response, () => nexts++);
-  res.emit('finish');
-  expect(nexts).to.equal(1);
+  const res = { locals: { requestId: 'req-1', route }, statusCode: status };
+  accessLog(logger)(request as Request, res as unknown as Response, 1_234_567);
   return lines;
 }
 
@@ -36,7 +32,7 @@ describe('accessLog', () => {
       status: 200,
       msg: 'request',
     });
-    expect(duration_ms).to.be.a('number');
+    expect(duration_ms).to.equal(1.23);
     expect(JSON.stringify(lines[0])).to.not.contain('secret');
   });
 
@@ -49,7 +45,7 @@ describe('accessLog', () => {
     expect(logged('debug', { method: 'GET' }, '/readyz', 503).map((line) => line.level)).to.deep.equal([20]);
   });
 
-  it('a level that drops every access line (error): nothing logged, the request still passed on', () => {
+  it('a level that drops every access line (error): nothing logged', () => {
     expect(logged('error', { method: 'GET' }, '/v1/me', 500)).to.deep.equal([]);
   });
 });

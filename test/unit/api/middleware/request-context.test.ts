@@ -26,6 +26,7 @@ describe('requestContext', () => {
       params: undefined,
       principal: undefined,
       usage: undefined,
+      heldRateLimits: undefined,
     });
   });
 
