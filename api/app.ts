@@ -39,6 +39,9 @@ import { rootPageRoutes } from './routes/root-page-routes';
 /** `/v1` and below, matched as `app.use('/v1')` would (case-insensitive, whole segments). */
 const V1_PATH = /^\/v1(?:\/|$)/i;
 
+/** The MCP endpoint, matched as its router matches it (case-insensitive, with or without a trailing slash). */
+const MCP_ENDPOINT = /^\/mcp\/?$/i;
+
 /** What the HTTP app is built from; the process entry (or a test) supplies it. */
 export interface AppDependencies {
   config: Config;
@@ -142,8 +145,12 @@ export function createApp({
   app.use(
     chain(requestContext, requestOutcome(httpMetrics(metrics), accessLog(logger)), requireHost, (req, res, next) => {
       if (!V1_PATH.test(req.path)) {
-        echoRequestId(res);
-        setSecurityHeaders(res);
+        // MCP writes its head as its answer is written, as an operation does (api/mcp/mcp-route.ts).
+        if (MCP_ENDPOINT.test(req.path)) (res.locals as RequestState).heldRateLimits = { policy: '', state: '' };
+        else {
+          echoRequestId(res);
+          setSecurityHeaders(res);
+        }
         site(req, res, (error?: unknown) => (error ? next(error) : operationChain(req, res, next)));
         return;
       }
@@ -159,6 +166,7 @@ export function createApp({
       echoRequestId(res);
       setHeldRateLimitHeaders(res);
       if (V1_PATH.test(req.path)) setOperationAnswerHeaders(res);
+      else if (MCP_ENDPOINT.test(req.path)) setSecurityHeaders(res);
     }
     next(error);
   });

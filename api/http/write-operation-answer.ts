@@ -27,15 +27,21 @@ export function joinsOperationHead(headers: Readonly<Record<string, string>> | u
 /**
  * Writes an operation's JSON answer with its whole head in one `writeHead` call: the fixed headers, the
  * request id, the RateLimit fields admission held, the operation's own headers, and the body's type and
- * length. Node takes a flat list given to `writeHead` as it is, without the per-header bookkeeping of
+ * length (`contentType`: the MCP direct path's answer has the SDK's own). Node takes a flat list given to `writeHead` as it is, without the per-header bookkeeping of
  * `setHeader` (docs/decisions/operation-answer-head-in-one-call.md). A header set before (the drain's
  * `Connection: close`) is kept: Node merges the list into it.
  */
-export function writeOperationJson(res: Response, status: number, body: unknown, headers?: Readonly<Record<string, string>>): void {
+export function writeOperationJson(
+  res: Response,
+  status: number,
+  body: unknown,
+  headers?: Readonly<Record<string, string>>,
+  contentType = 'application/json; charset=utf-8',
+): void {
   const json = JSON.stringify(body) ?? '';
   const head = [...FIXED_HEAD, 'X-Request-Id', state(res).requestId, ...heldRateLimitHeaders(res)];
   if (headers) for (const name in headers) head.push(name, headers[name]);
-  head.push('Content-Type', 'application/json; charset=utf-8', 'Content-Length', String(Buffer.byteLength(json)));
+  head.push('Content-Type', contentType, 'Content-Length', String(Buffer.byteLength(json)));
   res.writeHead(status, head);
   res.end(json);
 }

@@ -9,8 +9,11 @@ import { ForbiddenError, MethodNotAllowedError, UnauthorizedError } from '../../
 import { KeyRing } from '../../shared/platform/secrets/key-ring';
 import { admittedPrincipal, state } from '../http/locals';
 import { chain } from '../http/middleware-chain';
-import { writeJson } from '../http/write-json';
+import { setHeldRateLimitHeaders } from '../http/rate-limit-headers';
+import { writeOperationJson } from '../http/write-operation-answer';
 import { jsonBody } from '../middleware/json-body';
+import { echoRequestId } from '../middleware/request-context';
+import { setOperationAnswerHeaders } from '../middleware/security-headers';
 import { answerDirectCall, directCallMatcher } from './direct-tool-call';
 import type { McpCaller, McpDependencies } from './mcp-context';
 import { mcpErrorLog } from './mcp-error-log';
@@ -20,6 +23,16 @@ import { serveFetchHandler } from './serve-fetch-handler';
 import { SpendConfirmation } from './spend-confirmation';
 import { compileArgumentChecks } from './tool-calls';
 import { openToPayers, payableTool } from './x402-tool-call';
+
+/**
+ * Sets the head an answer the SDK writes starts with: the security headers, `Cache-Control: no-store`, the
+ * request id and the RateLimit fields admission held. (A direct answer writes them with its head.)
+ */
+function setMcpAnswerHeaders(res: Response): void {
+  setOperationAnswerHeaders(res);
+  echoRequestId(res);
+  setHeldRateLimitHeaders(res);
+}
 
 /** The principal of an agent without a token until it pays: no subject; a paid call runs as the payer's account. */
 const AGENT = { subject: '', connectionId: 'x402', issuedAt: 0, expiresAt: 0 };
@@ -125,14 +138,15 @@ export function mcpRoute(routeOptions: McpRouteOptions): Router {
       async (req: Request, res: Response, next: NextFunction) => {
         const caller = callerOfRequest(req, res);
         if (!caller) return next(new UnauthorizedError('missing', 'bearer'));
-        res.set('Cache-Control', 'no-store');
         try {
           const direct = caller.payer ? undefined : matchDirect(req);
           if (direct) {
-            // The SDK's own answer has exactly this content type.
-            writeJson(res, await answerDirectCall(options, direct, caller), 'application/json');
+            // The whole head in one call, as an operation's answer (docs/decisions/mcp-head-and-submit-path.md);
+            // the SDK's own answer has exactly this content type.
+            writeOperationJson(res, 200, await answerDirectCall(options, direct, caller), undefined, 'application/json');
             return;
           }
+          setMcpAnswerHeaders(res);
           // The token itself stays out: the per-request server needs only who the caller is.
           await serveFetchHandler(handler, req, res, { token: '', clientId: caller.principal.connectionId, scopes: [], extra: { caller } });
         } catch (error) {

@@ -103,7 +103,9 @@ export async function runCheckedTool(
   const call: GatedCall = { tool, input, subject: caller.principal.subject, ...asking };
   try {
     // Before the person is asked anything: a call its operation's own limit refuses is refused at once.
-    refuseOverOperationRate(tool.operation, await deps.operationRate?.(tool.operation, caller.principal.subject));
+    // An operation without a limit of its own awaits no check: the commonest call stays one await shorter.
+    if (tool.operation.limits?.perMinute !== undefined)
+      refuseOverOperationRate(tool.operation, await deps.operationRate?.(tool.operation, caller.principal.subject));
     // A free call answering no question is never asked anything: the commonest call awaits no gate.
     const gate = tool.operation.price === undefined && asking.round.responses === undefined ? undefined : await deps.spend.gate(call);
     if (gate && 'answer' in gate) return answered(deps, tool, gate);

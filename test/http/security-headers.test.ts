@@ -70,7 +70,7 @@ describe('security headers on every kind of answer', () => {
     expect(me.get('ratelimit')).to.match(/^"subject";r=\d+;t=\d+$/);
   });
 
-  it('MCP answers carry them too, whether the call is served directly or by the SDK', async () => {
+  it('MCP answers carry them too, with no-store, the request id and the RateLimit fields, whether the call is served directly, by the SDK or refused', async () => {
     const send = ({ headers, body }: RawMcpCall) =>
       fetch(`${connector.baseUrl}/mcp`, {
         method: 'POST',
@@ -89,6 +89,15 @@ describe('security headers on every kind of answer', () => {
     ] as const) {
       expect(res.status, what).to.equal(200);
       expectSecurityHeaders(res.headers, `MCP ${what}`);
+      expect([res.headers.get('cache-control'), res.headers.get('content-type')], what).to.deep.equal(['no-store', 'application/json']);
+      expect(res.headers.get('x-request-id'), what).to.match(/^[0-9a-f-]{36}$/);
+      expect(res.headers.get('ratelimit-policy'), what).to.match(/^"subject";q=\d+;w=60$/);
+      expect(res.headers.get('ratelimit'), what).to.match(/^"subject";r=\d+;t=\d+$/);
     }
+    // Refused before admission: the error middleware writes the head.
+    const refused = await fetch(`${connector.baseUrl}/mcp`, { headers: { authorization: `Bearer ${token}` } });
+    expect(refused.status).to.equal(405);
+    expectSecurityHeaders(refused.headers, 'MCP 405');
+    expect(refused.headers.get('x-request-id')).to.match(/^[0-9a-f-]{36}$/);
   });
 });
