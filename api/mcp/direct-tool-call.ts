@@ -61,6 +61,7 @@ function keysWithin(value: PlainObject, allowed: ReadonlySet<string>): boolean {
 export function directCallMatcher(tools: readonly ToolDefinition[], checks: ReadonlyMap<string, ArgumentCheck>) {
   // An object result passes through the 2026-07-28 codec's projection unchanged; other shapes go to the SDK.
   const served = new Map(tools.filter((tool) => tool.outputSchema.type === 'object').map((tool) => [tool.name, tool]));
+  const modern = classifierVerdicts();
   return ({ headers, body }: DirectCandidate): DirectCall | undefined => {
     const call = plainToolCall(headers, body);
     const tool = call && served.get(call.name);
@@ -69,15 +70,46 @@ export function directCallMatcher(tools: readonly ToolDefinition[], checks: Read
     // Arguments that do not fit are the SDK's to refuse (its JSON-RPC error); checking them runs nothing.
     if (!input || !checks.get(tool.name)!(input).valid) return undefined;
     // Last, the SDK's own ladder: JSON-RPC shape and id, the envelope's values, header and body agreement.
+    if (!modern(call, body as PlainObject)) return undefined;
+    return { id: call.id as string | number, tool, input };
+  };
+}
+
+/** How many verdicts of the SDK's classifier are remembered before the memory is emptied. */
+const VERDICTS_KEPT = 256;
+
+/**
+ * The SDK's `classifyInboundRequest` for a call that passed the checks above, remembered per envelope. Its
+ * zod parses are a fifth of the bytes a direct call allocates, and a client sends the same envelope on every
+ * call. For such a call its verdict depends only on the `jsonrpc` member, the id's kind (a string, or an
+ * integer it accepts), the tool's name and the `_meta` envelope: the method and the three headers were
+ * checked equal to fixed values or to the body, and the JSON-RPC schema looks at no other member of `params`.
+ * Those make the key; an id of any other kind, or a `jsonrpc` that is not a string, is classified afresh. Bounded: a client varying its envelope
+ * empties the memory, never grows it.
+ */
+function classifierVerdicts(): (call: { id: unknown; name: string; params: PlainObject }, body: PlainObject) => boolean {
+  const verdicts = new Map<string, boolean>();
+  const classify = (name: string, body: unknown): boolean => {
     const route = classifyInboundRequest({
       httpMethod: 'POST',
       protocolVersionHeader: DIRECT_REVISION,
       mcpMethodHeader: 'tools/call',
-      mcpNameHeader: call.name,
+      mcpNameHeader: name,
       body,
     });
-    if (route.kind !== 'modern' || route.messageKind !== 'request') return undefined;
-    return { id: call.id as string | number, tool, input };
+    return route.kind === 'modern' && route.messageKind === 'request';
+  };
+  return ({ id, name, params }, body) => {
+    const idKind = typeof id === 'string' ? 's' : Number.isSafeInteger(id) ? 'i' : undefined;
+    if (idKind === undefined || typeof body.jsonrpc !== 'string') return classify(name, body);
+    const key = JSON.stringify([body.jsonrpc, idKind, name, params._meta]);
+    let verdict = verdicts.get(key);
+    if (verdict === undefined) {
+      verdict = classify(name, body);
+      if (verdicts.size >= VERDICTS_KEPT) verdicts.clear();
+      verdicts.set(key, verdict);
+    }
+    return verdict;
   };
 }
 

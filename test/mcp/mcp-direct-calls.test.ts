@@ -151,6 +151,19 @@ describe('MCP direct tool calls answer exactly as the SDK answers (two connector
     expect(matches(toolCall('create_job', { input: { prompt: 'task' }, idempotency_key: newKey() }))).to.not.equal(undefined);
   });
 
+  it('the classifier’s remembered verdict holds only for its envelope and id kind: after a served call, an id the SDK refuses, a changed envelope and a bad jsonrpc are each declined, and the first call is served again', () => {
+    const fresh = directCallMatcher(tools, compileArgumentChecks(tools));
+    expect(fresh(toolCall('get_me', {}, 7))).to.not.equal(undefined);
+    expect(fresh(toolCall('get_me', {}, 1.5))).to.equal(undefined);
+    const badInfo = { 'io.modelcontextprotocol/clientInfo': { name: 5 } };
+    expect(fresh(rawToolCall('get_me', {}, { id: 7, meta: badInfo }))).to.equal(undefined);
+    const badVersion = toolCall('get_me', {}, 7);
+    (badVersion.body as { jsonrpc: string }).jsonrpc = '1.0';
+    expect(fresh(badVersion)).to.equal(undefined);
+    expect(fresh(toolCall('get_me', {}, 'another id'))).to.not.equal(undefined);
+    expect(fresh(toolCall('get_me', {}, 8))).to.not.equal(undefined);
+  });
+
   it('the real SDK client’s 2026-07-28 tools/call is a request the direct path serves', async () => {
     const seen: RawMcpCall[] = [];
     const recording = async (url: string | URL, init?: RequestInit): Promise<Response> => {
