@@ -1,4 +1,4 @@
-import { createHash, createHmac, type KeyObject } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { canonicalJson } from '../../platform/util/canonical-json';
 import type { DailyBudget } from '../ledger/daily-budget';
 import type { Claim, ClaimHold, LedgerStore } from '../ledger/ledger-store';
@@ -28,8 +28,6 @@ export interface KeyClaim extends Claim {
  * another payload it is a conflict; a new job that would exceed the daily budget is refused by the same step.
  */
 export class Idempotency {
-  private key: KeyObject | undefined;
-
   constructor(
     private readonly ledger: LedgerStore,
     private readonly jobIdKey: JobIdKeySource,
@@ -66,23 +64,13 @@ export class Idempotency {
    * The job id for a subject's key: an HMAC, so it is stable across retries and replicas, unguessable by
    * anyone without the job-id key, and safe for BullMQ (no `:`, never an integer). The key is the stored
    * one, not the current secret's, so ids survive a `CONNECTOR_SECRET` rotation (see {@link JobIdKeySource}).
-   * A string once the key is loaded, a promise before.
    */
-  jobIdFor(subject: string, idempotencyKey: string): string | Promise<string> {
-    // The key never changes once loaded: from then on the id is computed at once, without a promise and its
-    // turn of the event loop on every submit.
-    if (this.key) return jobIdWith(this.key, subject, idempotencyKey);
-    return this.jobIdKey.current().then((key) => {
-      this.key = key;
-      return jobIdWith(key, subject, idempotencyKey);
-    });
+  async jobIdFor(subject: string, idempotencyKey: string): Promise<string> {
+    const mac = createHmac('sha256', await this.jobIdKey.current())
+      .update(`${subject}\n${idempotencyKey}`, 'utf8')
+      .digest('base64url');
+    return `job_${mac.slice(0, 32)}`;
   }
-}
-
-/** The job id a subject's key names under the job-id key: the HMAC's first 32 base64url characters. */
-function jobIdWith(key: KeyObject, subject: string, idempotencyKey: string): string {
-  const mac = createHmac('sha256', key).update(`${subject}\n${idempotencyKey}`, 'utf8').digest('base64url');
-  return `job_${mac.slice(0, 32)}`;
 }
 
 /** Fingerprint of what a key was first used for: the operation and its payload, key order ignored. */

@@ -208,8 +208,7 @@ export class JobService {
    * it (then it needs no read-back).
    */
   private async claimAndLook(submission: JobSubmission): Promise<{ claim: KeyClaim; seen: Seen }> {
-    const known = this.idempotency.jobIdFor(submission.subject, submission.idempotencyKey);
-    const jobId = typeof known === 'string' ? known : await known;
+    const jobId = await this.idempotency.jobIdFor(submission.subject, submission.idempotencyKey);
     const shard = this.queue.shardFor(jobId);
     const [claim, job] = await Promise.all([
       this.idempotency.claim(submission, jobId, shard, this.hold(submission.subject, submission.funding?.grant)),
@@ -332,7 +331,7 @@ export class JobService {
   }
 
   /** The job id a subject's key names ({@link Idempotency.jobIdFor}). */
-  async jobIdFor(subject: string, idempotencyKey: string): Promise<string> {
+  jobIdFor(subject: string, idempotencyKey: string): Promise<string> {
     return this.idempotency.jobIdFor(subject, idempotencyKey);
   }
 }
