@@ -27,16 +27,27 @@ export function joinsOperationHead(headers: Readonly<Record<string, string>> | u
 /**
  * Writes an operation's JSON answer with its whole head in one `writeHead` call: the fixed headers, the
  * request id, the RateLimit fields admission held, the operation's own headers, and the body's type and
- * length (`contentType`: the MCP direct path's answer has the SDK's own). Node takes a flat list given to `writeHead` as it is, without the per-header bookkeeping of
+ * length. Node takes a flat list given to `writeHead` as it is, without the per-header bookkeeping of
  * `setHeader` (docs/decisions/operation-answer-head-in-one-call.md). A header set before (the drain's
  * `Connection: close`) is kept: Node merges the list into it.
  */
-export function writeOperationJson(
+export function writeOperationJson(res: Response, status: number, body: unknown, headers?: Readonly<Record<string, string>>): void {
+  writeInOneHead(res, status, body, { headers, contentType: 'application/json; charset=utf-8' });
+}
+
+/**
+ * Writes a directly served MCP call's 200 answer as {@link writeOperationJson} writes an operation's, with the
+ * content type the SDK's own answer has (docs/decisions/mcp-head-and-submit-path.md).
+ */
+export function writeMcpJson(res: Response, body: unknown): void {
+  writeInOneHead(res, 200, body, { contentType: 'application/json' });
+}
+
+function writeInOneHead(
   res: Response,
   status: number,
   body: unknown,
-  headers?: Readonly<Record<string, string>>,
-  contentType = 'application/json; charset=utf-8',
+  { headers, contentType }: { headers?: Readonly<Record<string, string>>; contentType: string },
 ): void {
   const json = JSON.stringify(body) ?? '';
   const head = [...FIXED_HEAD, 'X-Request-Id', state(res).requestId, ...heldRateLimitHeaders(res)];

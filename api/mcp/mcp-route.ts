@@ -10,7 +10,7 @@ import { KeyRing } from '../../shared/platform/secrets/key-ring';
 import { admittedPrincipal, state } from '../http/locals';
 import { chain } from '../http/middleware-chain';
 import { setHeldRateLimitHeaders } from '../http/rate-limit-headers';
-import { writeOperationJson } from '../http/write-operation-answer';
+import { writeMcpJson } from '../http/write-operation-answer';
 import { jsonBody } from '../middleware/json-body';
 import { echoRequestId } from '../middleware/request-context';
 import { setOperationAnswerHeaders } from '../middleware/security-headers';
@@ -141,9 +141,8 @@ export function mcpRoute(routeOptions: McpRouteOptions): Router {
         try {
           const direct = caller.payer ? undefined : matchDirect(req);
           if (direct) {
-            // The whole head in one call, as an operation's answer (docs/decisions/mcp-head-and-submit-path.md);
-            // the SDK's own answer has exactly this content type.
-            writeOperationJson(res, 200, await answerDirectCall(options, direct, caller), undefined, 'application/json');
+            // The whole head in one call, as an operation's answer (docs/decisions/mcp-head-and-submit-path.md).
+            writeMcpJson(res, await answerDirectCall(options, direct, caller));
             return;
           }
           setMcpAnswerHeaders(res);
