@@ -49,7 +49,7 @@ export function createJobProcessor(deps: JobProcessorDeps): (job: BullJobOf, tok
     if (entry) deps.running.set(job.id!, entry);
     const attempt = new BullmqAttempt(job, deps, entry);
     // A cancel asked through any API while this worker holds the job fires the attempt's controller.
-    const stopWatching = deps.cancels.abortOnCancel(jobKeyOf(job), attempt.taken.controller);
+    const stopWatching = deps.cancels.abortOnCancel(attempt.key, attempt.taken.controller);
     try {
       return await deps.lifecycle.attempt(await attempt.take(), attempt);
     } catch (error) {
@@ -84,7 +84,8 @@ export class BullmqAttempt implements AttemptPorts<Record<string, unknown>> {
   readonly taken: TakenJob;
   private stored: BullJobProgress;
   private readonly savedStart: string | undefined;
-  private readonly key: string;
+  /** The key of the job's BullMQ hash ({@link jobKeyOf}). */
+  readonly key: string;
 
   constructor(
     private readonly job: BullJobOf,
@@ -160,7 +161,7 @@ export class BullmqAttempt implements AttemptPorts<Record<string, unknown>> {
   async saveProgress(report: AttemptReport): Promise<void> {
     this.stored = { ...this.stored, reported: report };
     this.deps
-      .writeProgress(jobKeyOf(this.job), this.stored)
+      .writeProgress(this.key, this.stored)
       .catch((error: unknown) => this.deps.logger.debug({ err: error, job_id: this.job.id }, 'progress not saved'));
   }
 
