@@ -134,9 +134,16 @@ function lazyReporter(save: (report: AttemptReport) => Promise<void>, onError: (
   };
 }
 
-/** The operation's timeout over an attempt: when it passes, the signal fires and the attempt fails with its safe `JobError`. */
-async function withinTimeout<T>(timeoutMs: number | undefined, controller: AbortController, run: Promise<T>): Promise<T> {
-  if (timeoutMs === undefined || (await withinGrace(run, timeoutMs))) return run;
+/**
+ * The operation's timeout over an attempt: when it passes, the signal fires and the attempt fails with its safe
+ * `JobError`. Without a timeout the attempt's own promise is answered, adding no turn to every job.
+ */
+function withinTimeout<T>(timeoutMs: number | undefined, controller: AbortController, run: Promise<T>): Promise<T> {
+  return timeoutMs === undefined ? run : timedOut(timeoutMs, controller, run);
+}
+
+async function timedOut<T>(timeoutMs: number, controller: AbortController, run: Promise<T>): Promise<T> {
+  if (await withinGrace(run, timeoutMs)) return run;
   const error = new JobError(timeoutMessage(timeoutMs));
   controller.abort(error);
   throw error;
