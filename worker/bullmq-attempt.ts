@@ -16,6 +16,7 @@ import type { Settled } from '../shared/domain/jobs/job-settlement';
 import { splitReport } from '../shared/domain/jobs/partial-result';
 import type { AttemptReport, JobProgress } from '../shared/domain/jobs/progress-reporter';
 import { UnfinishedEnding } from '../shared/domain/jobs/unfinished-ending';
+import type { Step } from '../shared/platform/util/step';
 import { inAttemptSpan } from './attempt-span';
 import type { CancelWatch } from './cancel-watch';
 import type { BullJobOf, RunningJob } from './running-job';
@@ -49,9 +50,10 @@ export function createJobProcessor(deps: JobProcessorDeps): (job: BullJobOf, tok
     if (entry) deps.running.set(job.id!, entry);
     const attempt = new BullmqAttempt(job, deps, entry);
     // A cancel asked through any API while this worker holds the job fires the attempt's controller.
-    const stopWatching = deps.cancels.abortOnCancel(jobKeyOf(job), attempt.taken.controller);
+    const stopWatching = deps.cancels.abortOnCancel(attempt.key, attempt.taken.controller);
     try {
-      return await deps.lifecycle.attempt(await attempt.take(), attempt);
+      const taken = attempt.take();
+      return await deps.lifecycle.attempt(taken instanceof Promise ? await taken : taken, attempt);
     } catch (error) {
       if (!(error instanceof UnfinishedEnding)) throw error;
       return await putOff(job, token, error, deps.logger);
@@ -84,7 +86,8 @@ export class BullmqAttempt implements AttemptPorts<Record<string, unknown>> {
   readonly taken: TakenJob;
   private stored: BullJobProgress;
   private readonly savedStart: string | undefined;
-  private readonly key: string;
+  /** The key of the job's BullMQ hash ({@link jobKeyOf}). */
+  readonly key: string;
 
   constructor(
     private readonly job: BullJobOf,
@@ -126,10 +129,14 @@ export class BullmqAttempt implements AttemptPorts<Record<string, unknown>> {
   /**
    * The job as the lifecycle takes it: its start saved where needed and, taken again, the decision found. Taken
    * again with no decision, it starts over, so a dead attempt's report is dropped: the view and a cancel's share
-   * read this attempt's reports only (docs/decisions/job-shows-its-attempt.md).
+   * read this attempt's reports only (docs/decisions/job-shows-its-attempt.md). A first attempt is taken at
+   * once, with no turn of its own: it has nothing to read.
    */
-  async take(): Promise<TakenJob> {
-    if (this.taken.attemptsStarted === 1) return this.taken;
+  take(): Step<TakenJob> {
+    return this.taken.attemptsStarted === 1 ? this.taken : this.takeAgain();
+  }
+
+  private async takeAgain(): Promise<TakenJob> {
     const earlier = await this.readDecision();
     if (earlier === undefined && this.stored.reported !== undefined) {
       const { reported: _dropped, ...rest } = this.stored;
@@ -160,7 +167,7 @@ export class BullmqAttempt implements AttemptPorts<Record<string, unknown>> {
   async saveProgress(report: AttemptReport): Promise<void> {
     this.stored = { ...this.stored, reported: report };
     this.deps
-      .writeProgress(jobKeyOf(this.job), this.stored)
+      .writeProgress(this.key, this.stored)
       .catch((error: unknown) => this.deps.logger.debug({ err: error, job_id: this.job.id }, 'progress not saved'));
   }
 

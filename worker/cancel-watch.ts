@@ -23,7 +23,9 @@ export interface CancelWatch {
  * is not doubled by the next one.
  */
 export function createCancelWatch(client: RedisClient, intervalMs = CANCEL_POLL_MS): CancelWatch {
-  const watched = new Map<string, AbortController>();
+  // One entry per watch, by identity: a set of small objects is cheaper per job than a map keyed by a job key
+  // made anew for each job, and a job watched again by a later attempt is a watch of its own.
+  const watched = new Set<{ jobKey: string; controller: AbortController }>();
   let timer: NodeJS.Timeout | undefined;
   let polling = false;
 
@@ -33,11 +35,11 @@ export function createCancelWatch(client: RedisClient, intervalMs = CANCEL_POLL_
     polling = true;
     try {
       const entries = [...watched];
-      const marks = await Promise.all(entries.map(([key]) => requested(key).catch(() => false)));
-      entries.forEach(([key, controller], i) => {
+      const marks = await Promise.all(entries.map(({ jobKey }) => requested(jobKey).catch(() => false)));
+      entries.forEach((entry, i) => {
         if (marks[i]) {
-          controller.abort();
-          watched.delete(key);
+          entry.controller.abort();
+          watched.delete(entry);
         }
       });
     } finally {
@@ -51,13 +53,14 @@ export function createCancelWatch(client: RedisClient, intervalMs = CANCEL_POLL_
 
   return {
     abortOnCancel(jobKey, controller) {
-      watched.set(jobKey, controller);
+      const entry = { jobKey, controller };
+      watched.add(entry);
       if (!timer) {
         timer = setInterval(() => void poll(), intervalMs);
         timer.unref();
       }
       return () => {
-        if (watched.get(jobKey) === controller) watched.delete(jobKey);
+        watched.delete(entry);
       };
     },
     requested,

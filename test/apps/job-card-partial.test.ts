@@ -2,10 +2,11 @@ import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { expect } from 'chai';
 import { JOB_CARD } from '../../shared/contract/cards/job-card';
 import { EXTENDED_REGISTRY, PARTIAL_TAIL } from '../support/extra-operations';
-import { type ConnectorUnderTest, newKey, newSubject, startConnector } from '../support/harness';
+import { newKey, newSubject } from '../support/harness';
 import { connectMcp } from '../support/mcp-client';
 import { waitFor } from '../testkit/wait-for';
-import { CardHost, type OpenCard } from './support/card-host';
+import type { OpenCard } from './support/card-host';
+import { useCardStand } from './support/card-stand';
 import { hostContext } from './support/host-themes';
 
 /** 30 chunks of 100 distinct letters: the tail a partial result shows says which chunks are done. */
@@ -18,28 +19,11 @@ const TEXT = Array.from({ length: 30 }, (_, i) => String.fromCharCode(97 + (i % 
  */
 describe('the job card renders partial results as they come (the official AppBridge in headless Chromium)', function () {
   this.timeout(60_000);
-  let connector: ConnectorUnderTest;
-  let host: CardHost;
-  const opened: Array<{ close(): Promise<void> }> = [];
-
-  before(async () => {
-    const [started, launched] = await Promise.allSettled([
-      startConnector(
-        'memory',
-        { TRANSLATE_CHUNK_CHARACTERS: '100', TRANSLATE_CHUNK_MS: '600' },
-        { operations: EXTENDED_REGISTRY.operations },
-      ),
-      CardHost.start(),
-    ]);
-    if (started.status === 'fulfilled') connector = started.value;
-    if (launched.status === 'fulfilled') host = launched.value;
-    if (started.status === 'rejected') throw started.reason;
-    if (launched.status === 'rejected') throw launched.reason;
-  });
-  after(async () => {
+  const stand = useCardStand({ TRANSLATE_CHUNK_CHARACTERS: '100', TRANSLATE_CHUNK_MS: '600' }, EXTENDED_REGISTRY.operations);
+  let opened: Array<{ close(): Promise<void> }> = [];
+  afterEach(async () => {
     for (const thing of opened.reverse()) await thing.close();
-    await host?.close();
-    await connector?.close();
+    opened = [];
   });
 
   async function showTranslation(client: Client): Promise<OpenCard> {
@@ -50,7 +34,7 @@ describe('the job card renders partial results as they come (the official AppBri
     const args = { input: { text: TEXT, target_language: 'fr' }, idempotency_key: newKey() };
     const created = (await client.callTool({ name: 'translate_document', arguments: args })) as CallToolResult;
     expect(created.isError ?? false, JSON.stringify(created)).to.equal(false);
-    const card = await host.open({
+    const card = await stand.host.open({
       client,
       html: (resource as { text: string }).text,
       hostContext: hostContext('light', tool),
@@ -62,7 +46,7 @@ describe('the job card renders partial results as they come (the official AppBri
   }
 
   it('a running translation shows "So far" with the chunks done, growing from one refresh to the next; once it succeeds the result replaces it', async () => {
-    const client = await connectMcp(`${connector.baseUrl}/mcp`, await connector.link(newSubject()), '2026-07-28', { ui: true });
+    const client = await connectMcp(`${stand.connector.baseUrl}/mcp`, await stand.connector.link(newSubject()), '2026-07-28', { ui: true });
     opened.push(client);
     const card = await showTranslation(client);
     const partial = card.frame.locator('[data-testid="partial"]');

@@ -13,10 +13,10 @@ import {
   placeholderProcessor,
 } from '../../shared/domain/processors/placeholder-processor';
 import { expectCancelRefund } from '../support/cancel-refund';
-import { type ConnectorUnderTest, newKey, newSubject, startConnector } from '../support/harness';
+import { newKey, newSubject } from '../support/harness';
 import { connectMcp, REVISIONS, type Revision } from '../support/mcp-client';
 import { waitFor } from '../testkit/wait-for';
-import { CardHost } from './support/card-host';
+import { useCardStand } from './support/card-stand';
 import { HOST_VARIABLES, hostContext, THEMES, themeChange } from './support/host-themes';
 import { readCard } from './support/read-card';
 import { screenshotTarget } from './support/screenshots';
@@ -58,28 +58,12 @@ const backgroundBecomes = (frame: Frame, colour: string | undefined) =>
 
 describe('the job card in an MCP Apps host (the official AppBridge in headless Chromium) against a connector', function () {
   this.timeout(60_000);
-  let connector: ConnectorUnderTest;
-  let host: CardHost;
+  const stand = useCardStand({}, slowPlaceholder());
   /** What a test opened, closed after it whatever happened. */
   let opened: Array<{ close(): Promise<void> }> = [];
-
-  before(async () => {
-    const [started, launched] = await Promise.allSettled([
-      startConnector('memory', {}, { operations: slowPlaceholder() }),
-      CardHost.start(),
-    ]);
-    if (started.status === 'fulfilled') connector = started.value;
-    if (launched.status === 'fulfilled') host = launched.value;
-    if (started.status === 'rejected') throw started.reason;
-    if (launched.status === 'rejected') throw launched.reason;
-  });
   afterEach(async () => {
     for (const thing of opened.reverse()) await thing.close();
     opened = [];
-  });
-  after(async () => {
-    await host?.close();
-    await connector?.close();
   });
 
   /**
@@ -87,8 +71,8 @@ describe('the job card in an MCP Apps host (the official AppBridge in headless C
    * person, create_job called through it, and the card its tool names, read and mounted by the host in `theme`.
    */
   async function showNewJob(theme: McpUiTheme, revision: Revision, prompt = 'Summarise the quarterly report for the board') {
-    const token = await connector.link(newSubject());
-    const client = await connectMcp(`${connector.baseUrl}/mcp`, token, revision);
+    const token = await stand.connector.link(newSubject());
+    const client = await connectMcp(`${stand.connector.baseUrl}/mcp`, token, revision);
     opened.push(client);
     const createJob = (await client.listTools()).tools.find((tool) => tool.name === 'create_job');
     expect(createJob, 'create_job in tools/list').to.not.equal(undefined);
@@ -96,7 +80,7 @@ describe('the job card in an MCP Apps host (the official AppBridge in headless C
     const args = { input: { prompt }, idempotency_key: newKey() };
     const created = (await client.callTool({ name: 'create_job', arguments: args })) as CallToolResult;
     expect(created.isError ?? false, JSON.stringify(created)).to.equal(false);
-    const card = await host.open({
+    const card = await stand.host.open({
       client,
       ...resource,
       hostContext: hostContext(theme, createJob!),
@@ -148,7 +132,7 @@ describe('the job card in an MCP Apps host (the official AppBridge in headless C
     await byTestId('cancel').click();
     await frame.waitForSelector('[data-testid="status"][data-status="canceled"]');
     expect(card.toolCalls.filter((call) => call.name === 'cancel_job').map((call) => call.arguments)).to.deep.equal([{ id: job.id }]);
-    const rest = await connector.call('GET', `/v1/jobs/${job.id}`, { headers: { authorization: `Bearer ${token}` } });
+    const rest = await stand.connector.call('GET', `/v1/jobs/${job.id}`, { headers: { authorization: `Bearer ${token}` } });
     expect(rest.status, rest.text).to.equal(200);
     expect(rest.body).to.include({ status: 'canceled' });
     const refunded = expectCancelRefund(rest.body, job.id);

@@ -6,10 +6,11 @@ import { JOB_CARD } from '../../shared/contract/cards/job-card';
 import { toolName } from '../../shared/contract/mcp/tool-definitions';
 import { expectCancelRefund } from '../support/cancel-refund';
 import { EXTENDED_REGISTRY, TRANSLATION_CARD, translateDocument } from '../support/extra-operations';
-import { type ConnectorUnderTest, newKey, newSubject, startConnector } from '../support/harness';
+import { newKey, newSubject } from '../support/harness';
 import { connectMcp, REVISIONS, type Revision } from '../support/mcp-client';
 import { waitFor } from '../testkit/wait-for';
-import { CardHost, type OpenCard } from './support/card-host';
+import type { OpenCard } from './support/card-host';
+import { useCardStand } from './support/card-stand';
 import { HOST_VARIABLES, hostContext, THEMES, themeChange } from './support/host-themes';
 import { readCard } from './support/read-card';
 
@@ -38,38 +39,18 @@ function progressAbove(frame: Frame, above: number): Promise<number> {
 
 describe('an operation’s own card (the template trial’s translateDocument and its page in test/support/browser/) in an MCP Apps host (the official AppBridge in headless Chromium)', function () {
   this.timeout(60_000);
-  let connector: ConnectorUnderTest;
-  let host: CardHost;
+  // 100 characters a chunk at 400 ms each: the long text takes 60 chunks, the short one a single chunk.
+  const stand = useCardStand({ TRANSLATE_CHUNK_CHARACTERS: '100', TRANSLATE_CHUNK_MS: '400' }, EXTENDED_REGISTRY.operations);
   let opened: Array<{ close(): Promise<void> }> = [];
-
-  before(async () => {
-    const [started, launched] = await Promise.allSettled([
-      // 100 characters a chunk at 400 ms each: the long text takes 60 chunks, the short one a single chunk.
-      startConnector(
-        'memory',
-        { TRANSLATE_CHUNK_CHARACTERS: '100', TRANSLATE_CHUNK_MS: '400' },
-        { operations: EXTENDED_REGISTRY.operations },
-      ),
-      CardHost.start(),
-    ]);
-    if (started.status === 'fulfilled') connector = started.value;
-    if (launched.status === 'fulfilled') host = launched.value;
-    if (started.status === 'rejected') throw started.reason;
-    if (launched.status === 'rejected') throw launched.reason;
-  });
   afterEach(async () => {
     for (const thing of opened.reverse()) await thing.close();
     opened = [];
   });
-  after(async () => {
-    await host?.close();
-    await connector?.close();
-  });
 
   /** A new person asks for a translation of `text` through MCP; the host reads the card its tool names and mounts it. */
   async function showTranslation(theme: McpUiTheme, revision: Revision, text: string) {
-    const token = await connector.link(newSubject());
-    const client: Client = await connectMcp(`${connector.baseUrl}/mcp`, token, revision);
+    const token = await stand.connector.link(newSubject());
+    const client: Client = await connectMcp(`${stand.connector.baseUrl}/mcp`, token, revision);
     opened.push(client);
     const tool = (await client.listTools()).tools.find((candidate) => candidate.name === toolName(translateDocument.operationId));
     expect(tool, 'translate_document in tools/list').to.not.equal(undefined);
@@ -77,13 +58,19 @@ describe('an operation’s own card (the template trial’s translateDocument an
     const args = { input: { text, target_language: 'fr' }, idempotency_key: newKey() };
     const created = (await client.callTool({ name: tool!.name, arguments: args })) as CallToolResult;
     expect(created.isError ?? false, JSON.stringify(created)).to.equal(false);
-    const card = await host.open({ client, ...resource, hostContext: hostContext(theme, tool!), toolArguments: args, toolResult: created });
+    const card = await stand.host.open({
+      client,
+      ...resource,
+      hostContext: hostContext(theme, tool!),
+      toolArguments: args,
+      toolResult: created,
+    });
     opened.push(card);
     return { token, job: created.structuredContent as { id: string; cost: number }, card, html: resource.html };
   }
 
   it('its tool names its own ui:// card, which resources/list lists beside the job card and resources/read serves as one document bundled from its page with the card kit', async () => {
-    const client = await connectMcp(`${connector.baseUrl}/mcp`, await connector.link(newSubject()), '2026-07-28');
+    const client = await connectMcp(`${stand.connector.baseUrl}/mcp`, await stand.connector.link(newSubject()), '2026-07-28');
     opened.push(client);
     const tool = (await client.listTools()).tools.find((candidate) => candidate.name === toolName(translateDocument.operationId));
     expect(tool?._meta?.ui).to.deep.equal({ resourceUri: TRANSLATION_CARD.uri });
@@ -120,7 +107,7 @@ describe('an operation’s own card (the template trial’s translateDocument an
     await byTestId('cancel').click();
     await frame.waitForSelector('[data-testid="status"][data-status="canceled"]');
     expect(calls(card, 'cancel_job')).to.deep.equal([{ id: job.id }]);
-    const rest = await connector.call('GET', `/v1/jobs/${job.id}`, { headers: { authorization: `Bearer ${token}` } });
+    const rest = await stand.connector.call('GET', `/v1/jobs/${job.id}`, { headers: { authorization: `Bearer ${token}` } });
     expect(rest.body).to.include({ status: 'canceled' });
     const refunded = expectCancelRefund(rest.body, job.id);
     if (refunded > 0)

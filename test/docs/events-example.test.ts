@@ -1,7 +1,4 @@
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { expect } from 'chai';
-import ts from 'typescript';
 import type { Operation } from '../../shared/contract/operations/operation';
 import { OPERATIONS } from '../../shared/contract/operations/registry';
 import { registryProblems } from '../../shared/contract/operations/registry-rules';
@@ -11,7 +8,6 @@ import { type ConnectorUnderTest, newSubject, startConnector } from '../support/
 import { inStatus, pollJob } from '../support/job-polling';
 import { acceptedJob } from '../support/job-submission';
 import { readMarkdown } from '../support/markdown';
-import { ROOT } from '../support/spawn-process';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { webhookEnv } from '../support/webhook-stands';
 import { loadWorkedExample, variantSources, WORKED_EXAMPLE_PAGE } from './support/worked-example';
@@ -19,7 +15,8 @@ import { loadWorkedExample, variantSources, WORKED_EXAMPLE_PAGE } from './suppor
 /*
  * "Events of your own" in docs/building-operations.md: the worked example's report job as that section prints
  * it, declaring and emitting `report.ready`, loaded in place of the worked example's job and checked as the
- * page says: it type-checks, meets the registry's rules, and a real receiver gets the printed body once.
+ * page says: it meets the registry's rules, and a real receiver gets the printed body once. That it type-checks
+ * as printed (its emit typed by the declaration) is test/docs/printed-example-types.test.ts's.
  */
 
 /** The body the section prints, with its placeholders (`job_…`, the subject, the timestamp) to fill in. */
@@ -29,32 +26,8 @@ function printedBody(): Record<string, any> {
   return JSON.parse(block.code);
 }
 
-/** The last program type-checked: the next one reuses its unchanged files (the repository's), saving seconds. */
-let previous: ts.Program | undefined;
-
-/** Type-checks the printed files as the files they name, against the repository; answers the diagnostics. */
-function diagnosticsOf(files: ReadonlyArray<{ file: string; code: string }>): string[] {
-  const { config } = ts.readConfigFile(path.join(ROOT, 'tsconfig.json'), ts.sys.readFile);
-  const { options } = ts.parseJsonConfigFileContent(config, ts.sys, ROOT);
-  const printed = new Map(files.map(({ file, code }) => [path.join(ROOT, file), code]));
-  const host = ts.createCompilerHost(options);
-  const [readFile, fileExists, directoryExists] = [host.readFile.bind(host), host.fileExists.bind(host), host.directoryExists?.bind(host)];
-  host.readFile = (name) => printed.get(name) ?? readFile(name);
-  host.fileExists = (name) => printed.has(name) || fileExists(name);
-  host.directoryExists = (name) =>
-    [...printed.keys()].some((file) => file.startsWith(`${name}${path.sep}`)) || (directoryExists?.(name) ?? ts.sys.directoryExists(name));
-  const program = ts.createProgram([...printed.keys()], { ...options, noEmit: true }, host, previous);
-  previous = program;
-  return [...printed.keys()].flatMap((file) => {
-    const source = program.getSourceFile(file)!;
-    return [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)].map(
-      (d) => `${file}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
-    );
-  });
-}
-
 describe('"Events of your own" in docs/building-operations.md (the report job announcing report.ready)', function () {
-  this.timeout(240_000);
+  this.timeout(60_000);
   const files = variantSources('events-example');
   let example: ReturnType<typeof loadWorkedExample>;
   let operations: Operation[];
@@ -64,18 +37,8 @@ describe('"Events of your own" in docs/building-operations.md (the report job an
   });
   after(() => example?.cleanup());
 
-  it('type-checks as printed in place of the worked example’s job, its emit typed by the declaration, and meets the registry’s rules', function () {
-    // Two programs over the whole repository, viem's types among them: about 40 s alone, minutes on a loaded CI.
-    this.timeout(240_000);
-    expect(files.find(({ file }) => file.endsWith('write-report.ts'))?.code).to.include("events: { 'report.ready': REPORT_READY }");
-    expect(files.map(({ file }) => file).filter((file) => existsSync(path.join(ROOT, file)))).to.deep.equal([]);
-    expect(diagnosticsOf(files)).to.deep.equal([]);
+  it('the report job, loaded in place of the worked example’s, meets the registry’s rules', () => {
     expect(registryProblems(example.operations)).to.deep.equal([]);
-    // The same job emitting a type it does not declare does not compile: the claim "typed by that declaration".
-    const wrong = files.map((f) =>
-      f.file.endsWith('write-report.ts') ? { ...f, code: f.code.replace("emit('report.ready'", "emit('report.readdy'") } : f,
-    );
-    expect(diagnosticsOf(wrong).join('\n')).to.include('"report.readdy"');
   });
 
   for (const kind of BACKENDS) {

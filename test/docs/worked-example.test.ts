@@ -1,7 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import ts from 'typescript';
 import { gptActionsRules } from '../../doctor/gpt-actions-rules';
 import { buildOpenApiDocument } from '../../shared/contract/description/openapi-document';
 import { cancelText, modelDescription } from '../../shared/contract/operations/model-description';
@@ -18,13 +16,13 @@ import { inStatus, pollJob } from '../support/job-polling';
 import { callOk, connectMcp, OutputChecker } from '../support/mcp-client';
 import { REPORT_PUBLISHED_COST, REPORT_STATEMENT as STATEMENT } from '../support/report-price';
 import { portabilityFindings } from '../support/schema-portability';
-import { ROOT } from '../support/spawn-process';
 import { loadWorkedExample, WORKED_EXAMPLE_PAGE } from './support/worked-example';
 
 const TOPIC = 'tides';
 
+// That the printed blocks type-check is test/docs/printed-example-types.test.ts's, in one program with the variants.
 describe('the worked example of docs/building-operations.md (a free quote and a paid report)', function () {
-  this.timeout(240_000);
+  this.timeout(60_000);
   let example: ReturnType<typeof loadWorkedExample>;
   let quote: Operation;
   let report: Operation;
@@ -40,38 +38,6 @@ describe('the worked example of docs/building-operations.md (a free quote and a 
     quotes = example.exportsOf('shared/domain/quotes/quotes.ts').QUOTES as typeof quotes;
   });
   after(() => example?.cleanup());
-
-  it("type-checks against the repository as printed, with the repository's compiler options (the processor typed by its schemas)", function () {
-    // A program over the whole repository: under a minute alone, more on a loaded CI.
-    this.timeout(240_000);
-    const { config } = ts.readConfigFile(path.join(ROOT, 'tsconfig.json'), ts.sys.readFile);
-    const { options } = ts.parseJsonConfigFileContent(config, ts.sys, ROOT);
-    // Each block is compiled as the file it names, in its folder, so its imports resolve as they would there.
-    const printed = new Map(example.files.map(({ file, code }) => [path.join(ROOT, file), code]));
-    expect(example.files.find(({ file }) => file.endsWith('write-report.ts'))?.code).to.match(/Promise<Report>/);
-    const host = ts.createCompilerHost(options);
-    const [readFile, fileExists] = [host.readFile.bind(host), host.fileExists.bind(host)];
-    host.readFile = (name) => printed.get(name) ?? readFile(name);
-    host.fileExists = (name) => printed.has(name) || fileExists(name);
-    // A block may live in a folder the repository does not have yet (a new domain folder).
-    const directoryExists = host.directoryExists?.bind(host);
-    host.directoryExists = (name) =>
-      [...printed.keys()].some((file) => file.startsWith(`${name}${path.sep}`)) ||
-      (directoryExists?.(name) ?? ts.sys.directoryExists(name));
-    const program = ts.createProgram([...printed.keys()], { ...options, noEmit: true }, host);
-    // The blocks are new files that nothing of the repository imports, so only they can hold an error: the
-    // diagnostics of the program's other files (getPreEmitDiagnostics) cost seconds and are `npm run typecheck`'s.
-    expect([...printed.keys()].filter((file) => existsSync(file))).to.deep.equal([]);
-    const diagnostics = [
-      ...program.getOptionsDiagnostics(),
-      ...program.getGlobalDiagnostics(),
-      ...[...printed.keys()].flatMap((file) => {
-        const source = program.getSourceFile(file)!;
-        return [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)];
-      }),
-    ].map((d) => `${d.file?.fileName ?? ''}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
-    expect(diagnostics).to.deep.equal([]);
-  });
 
   it('fits the GPT Actions rules of connector-doctor, and its MCP tools have portable schemas', () => {
     const document = JSON.parse(

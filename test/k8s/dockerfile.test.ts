@@ -48,11 +48,11 @@ describe('Dockerfile', function () {
 
   it('compiles with npm run build in the build stage, and that script runs tsc into dist/', function () {
     expect(runs(stage(stages, 'build'))).to.include('npm run build');
-    expect(pkg.scripts.build).to.match(/\btsc -p tsconfig\.build\.json\b/);
+    expect(pkg.scripts.build).to.match(/\btsc -p tsconfig\.build\.json && npm run -s build:assets$/);
     // The image has no bundler: the build writes the MCP Apps cards into dist/ for the server to read.
-    expect(pkg.scripts.build).to.match(/\btsx scripts\/build-cards\.ts\b/);
+    expect(pkg.scripts['build:assets']).to.match(/\btsx scripts\/build-cards\.ts\b/);
     // Nor does tsc copy the Lua scripts the Redis stores read at start: the build checks them and copies them.
-    expect(pkg.scripts.build).to.match(/\btsx scripts\/build-lua-scripts\.ts\b/);
+    expect(pkg.scripts['build:assets']).to.match(/\btsx scripts\/build-lua-scripts\.ts\b/);
     const tsconfig = JSON.parse(readFileSync(path.join(repoRoot, 'tsconfig.json'), 'utf8'));
     expect(tsconfig.compilerOptions.outDir).to.equal('dist');
     expect(tsconfig.compilerOptions.rootDir).to.equal('.');

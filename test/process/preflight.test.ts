@@ -99,16 +99,19 @@ describe('the test pre-flight (test/support/preflight.ts), run before npm test b
     const steps = script.split(' && ');
     expect(steps.slice(0, 2)).to.deep.equal(['tsx test/support/preflight.ts', 'npm run build']);
     expect(steps).to.have.length(3);
-    expect(steps[2]).to.match(/^mocha (--[a-z-]+ (\d+ )?)*'test\/\*\*\/\*\.test\.ts'$/);
+    // Every test file, once: test/support/whole-suite.js lists them (longest first) with .mocharc.json's settings.
+    expect(steps[2]).to.equal('mocha --config test/support/whole-suite.js --parallel --jobs 3');
   });
 
-  it("npm run coverage runs npm test's steps, with source maps added to the build and mocha under c8", () => {
+  it("npm run coverage runs npm test's steps, the build's compile with source maps (one compile, not two), and mocha under c8", () => {
     const { scripts } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
-    const [preflight, build, mocha] = (scripts.test as string).split(' && ');
+    const [preflight, , mocha] = (scripts.test as string).split(' && ');
+    expect(scripts.build).to.equal('rm -rf dist && tsc -p tsconfig.build.json && npm run -s build:assets');
     expect((scripts.coverage as string).split(' && ')).to.deep.equal([
       preflight,
-      build,
+      'rm -rf dist',
       'tsc -p tsconfig.build.json --sourceMap',
+      'npm run -s build:assets',
       `c8 ${mocha}`,
     ]);
   });

@@ -29,6 +29,7 @@ const CROSS_CUTTING: Record<string, string> = {
   'registry-additions.test.ts': 'the registry-deriving suites, run with operations added to the registry',
   'repo-boundary.test.ts': 'no path of the repository climbs out of it',
   'tool-schema-portability.test.ts': 'every published schema is portable across MCP clients',
+  'whole-suite.test.ts': "the whole suite's mocha configuration, test/support/whole-suite.js (plain JavaScript)",
 };
 
 /** One entry of `covered-by-suites.json`. */

@@ -54,14 +54,14 @@ export class MemoryJobQueue implements JobQueue {
 
   async get(id: string): Promise<JobRecord | undefined> {
     const job = this.jobs.get(id);
-    return job ? structuredClone(job) : undefined;
+    return job ? snapshotOf(job) : undefined;
   }
 
   /** No await between the read and the change: nothing can take the job in between. */
   async cancel(id: string): Promise<{ outcome: CancelOutcome; job: JobRecord } | undefined> {
     const job = this.jobs.get(id);
     if (!job) return undefined;
-    return { outcome: this.cancelNow(job), job: structuredClone(job) };
+    return { outcome: this.cancelNow(job), job: snapshotOf(job) };
   }
 
   shardFor(): number {
@@ -171,6 +171,16 @@ export class MemoryJobQueue implements JobQueue {
     );
     this.timers.add(timer);
   }
+}
+
+/**
+ * A record as it stands, for a caller to keep: later changes of the job do not reach it. The queue changes a
+ * record only by replacing its fields (status, progress, result…), never by changing what a field holds, so
+ * a copy of the fields is enough; a deep copy (`structuredClone`) was 3.4 % of a fresh paid job's CPU on the
+ * embedded backend (bench/README.md).
+ */
+function snapshotOf(job: JobRecord): JobRecord {
+  return { ...job };
 }
 
 /**

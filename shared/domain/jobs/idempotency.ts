@@ -1,4 +1,4 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHmac, hash } from 'node:crypto';
 import { canonicalJson } from '../../platform/util/canonical-json';
 import type { DailyBudget } from '../ledger/daily-budget';
 import type { Claim, ClaimHold, LedgerStore } from '../ledger/ledger-store';
@@ -73,7 +73,10 @@ export class Idempotency {
   }
 }
 
-/** Fingerprint of what a key was first used for: the operation and its payload, key order ignored. */
+/**
+ * Fingerprint of what a key was first used for: the operation and its payload, key order ignored. One-shot
+ * hash: the same SHA-256 of the UTF-8 text without a Hash object per request.
+ */
 export function fingerprint(operation: string, input: unknown): string {
-  return createHash('sha256').update(canonicalJson({ operation, input }), 'utf8').digest('base64url');
+  return hash('sha256', canonicalJson({ operation, input }), 'base64url');
 }

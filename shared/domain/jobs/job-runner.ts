@@ -69,7 +69,10 @@ export async function runAttempt(
   } catch (thrown) {
     return failureOf(thrown, controller, attempt < policy.attempts, onUnexpected);
   } finally {
-    await Promise.all([reports.close(), events.close()]);
+    // Most attempts leave nothing to wait for: no promise is made for them.
+    const reported = reports.close();
+    const emitted = events.close();
+    if (reported || emitted) await Promise.all([reported, emitted]);
   }
 }
 
@@ -77,31 +80,36 @@ export async function runAttempt(
  * The attempt's `emit`: numbers each event within its type (its id's part), and keeps what is being recorded
  * so that the attempt ends only once every event it emitted is stored, awaited by the processor or not. A
  * failed store rejects the processor's `emit` (and is reported); emits after the attempt ended are dropped.
+ * `close` answers a promise only while events are being recorded.
  */
 function emitter(announce: AttemptOptions['announce'], onError: (error: unknown) => void) {
-  const counts = new Map<string, number>();
-  const recording = new Set<Promise<void>>();
+  let counts: Map<string, number> | undefined;
+  let recording: Set<Promise<void>> | undefined;
   let ended = false;
   return {
     emit(type: string, data: Record<string, unknown>): Promise<void> {
       if (ended || !announce) return Promise.resolve();
+      counts ??= new Map();
       const sequence = (counts.get(type) ?? 0) + 1;
       counts.set(type, sequence);
       const stored = announce({ type, data, sequence });
-      const tracked = stored.catch(onError).finally(() => recording.delete(tracked));
-      recording.add(tracked);
+      recording ??= new Set();
+      const kept = recording;
+      const tracked = stored.catch(onError).finally(() => kept.delete(tracked));
+      kept.add(tracked);
       return stored;
     },
-    async close(): Promise<void> {
+    close(): Promise<unknown> | undefined {
       ended = true;
-      await Promise.all([...recording]);
+      return recording?.size ? Promise.all([...recording]) : undefined;
     },
   };
 }
 
 /**
  * The attempt's progress, reported through a reporter made on the first report only (a processor that never
- * reports costs nothing). Once closed (the attempt has ended), later reports are dropped.
+ * reports costs nothing). Once closed (the attempt has ended), later reports are dropped; `close` answers a
+ * promise only when there is a reporter to settle.
  */
 function lazyReporter(save: (report: AttemptReport) => Promise<void>, onError: (error: unknown) => void) {
   let reporter: ProgressReporter | undefined;
@@ -119,16 +127,23 @@ function lazyReporter(save: (report: AttemptReport) => Promise<void>, onError: (
     publish(partial: object): void {
       reporterNow()?.publish(partial as PartialResult);
     },
-    async close(): Promise<void> {
+    close(): Promise<void> | undefined {
       ended = true;
-      await reporter?.close();
+      return reporter?.close();
     },
   };
 }
 
-/** The operation's timeout over an attempt: when it passes, the signal fires and the attempt fails with its safe `JobError`. */
-async function withinTimeout<T>(timeoutMs: number | undefined, controller: AbortController, run: Promise<T>): Promise<T> {
-  if (timeoutMs === undefined || (await withinGrace(run, timeoutMs))) return run;
+/**
+ * The operation's timeout over an attempt: when it passes, the signal fires and the attempt fails with its safe
+ * `JobError`. Without a timeout the attempt's own promise is answered, adding no turn to every job.
+ */
+function withinTimeout<T>(timeoutMs: number | undefined, controller: AbortController, run: Promise<T>): Promise<T> {
+  return timeoutMs === undefined ? run : timedOut(timeoutMs, controller, run);
+}
+
+async function timedOut<T>(timeoutMs: number, controller: AbortController, run: Promise<T>): Promise<T> {
+  if (await withinGrace(run, timeoutMs)) return run;
   const error = new JobError(timeoutMessage(timeoutMs));
   controller.abort(error);
   throw error;

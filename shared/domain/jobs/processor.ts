@@ -225,8 +225,12 @@ function checkedProcessor(
   const { result: schema, partial, operationId } = job;
   return async (input, context) => {
     const publish = context.partial;
+    // Named field by field: one object shape for every job, cheaper per attempt than a spread copy.
     const result = await processor(input, {
-      ...context,
+      jobId: context.jobId,
+      attempt: context.attempt,
+      signal: context.signal,
+      progress: context.progress,
       emit: checkedEmit(job, context.emit),
       partial: (value) => publish(checkedPartial(operationId, partial, value)),
     });

@@ -59,6 +59,31 @@ describe('the in-memory job queue', () => {
     expect((await queue.get('same'))!.input).to.deep.equal({ n: 'same' });
   });
 
+  it('a record read while its job runs keeps what it showed once the job has succeeded', async () => {
+    let release = () => {};
+    const queue = new MemoryJobQueue({
+      lifecycle: new JobLifecycle({
+        processors: new Map([['op', () => new Promise((resolve) => (release = () => resolve({ done: true })))]]),
+      }),
+      concurrency: 1,
+      attempts: 1,
+      backoffMs: 0,
+      retentionMs: 60_000,
+    });
+    await queue.enqueue(newJob('kept'));
+    const running = await waitFor(
+      async () => {
+        const job = await queue.get('kept');
+        return job?.status === 'running' ? job : undefined;
+      },
+      { what: 'the job to run' },
+    );
+    release();
+    await waitFor(async () => (await queue.get('kept'))?.status === 'succeeded', { what: 'success' });
+    expect(running).to.include({ status: 'running', result: null, finished_at: null });
+    expect((await queue.get('kept'))!.result).to.deep.equal({ done: true });
+  });
+
   it('a finished job is swept once its retention has passed, not before', async () => {
     const queue = new MemoryJobQueue({
       lifecycle: new JobLifecycle({ processors: new Map([['op', async () => ({})]]) }),
