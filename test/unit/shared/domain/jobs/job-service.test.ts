@@ -286,4 +286,24 @@ describe('job submission in prepaid billing: a retry of a key whose job was neve
     // Held: the price of the last attempt's acceptance, which the sweep will release in its turn.
     expect(await credits.account(submission.subject)).to.include({ balance: 4, held: 1 });
   });
+
+  it('a funded submit that answers 503 after its claim granted (its acceptance released before each mark) is still told of that grant', async () => {
+    expect((await credits.grant(grantOf(submission.subject, 5))).outcome).to.equal('created');
+    await diedAfterClaim(150);
+    let age = 150;
+    ledger.beforeMark = async () => {
+      expect(await sweeper.sweep()).to.equal(1);
+      await diedAfterClaim(++age);
+    };
+    const credited: Array<number | undefined> = [];
+    const funding = {
+      grant: grantOf(submission.subject, 3, 'nonce-503'),
+      credited: async (granted: ClaimGrant | undefined) => {
+        credited.push(granted?.entry.credits);
+      },
+    };
+    const refused = await jobs.submit({ ...submission, funding }).catch((error: unknown) => error);
+    expect((refused as { status?: number } | undefined)?.status).to.equal(503);
+    expect(credited, 'told once, of the grant its first claim made').to.deep.equal([3]);
+  });
 });
