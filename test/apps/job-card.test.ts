@@ -1,6 +1,5 @@
 import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { CallToolResult } from '@modelcontextprotocol/client';
 import type { McpUiTheme } from '@modelcontextprotocol/ext-apps';
 import { expect } from 'chai';
 import type { Frame } from 'playwright-core';
@@ -13,12 +12,10 @@ import {
   placeholderProcessor,
 } from '../../shared/domain/processors/placeholder-processor';
 import { expectCancelRefund } from '../support/cancel-refund';
-import { newKey, newSubject } from '../support/harness';
-import { connectMcp, REVISIONS, type Revision } from '../support/mcp-client';
+import { REVISIONS, type Revision } from '../support/mcp-client';
 import { waitFor } from '../testkit/wait-for';
-import { useCardStand } from './support/card-stand';
-import { HOST_VARIABLES, hostContext, THEMES, themeChange } from './support/host-themes';
-import { readCard } from './support/read-card';
+import { showToolCard, useCardStand } from './support/card-stand';
+import { HOST_VARIABLES, THEMES, themeChange } from './support/host-themes';
 import { screenshotTarget } from './support/screenshots';
 
 /**
@@ -71,25 +68,9 @@ describe('the job card in an MCP Apps host (the official AppBridge in headless C
    * person, create_job called through it, and the card its tool names, read and mounted by the host in `theme`.
    */
   async function showNewJob(theme: McpUiTheme, revision: Revision, prompt = 'Summarise the quarterly report for the board') {
-    const token = await stand.connector.link(newSubject());
-    const client = await connectMcp(`${stand.connector.baseUrl}/mcp`, token, revision);
-    opened.push(client);
-    const createJob = (await client.listTools()).tools.find((tool) => tool.name === 'create_job');
-    expect(createJob, 'create_job in tools/list').to.not.equal(undefined);
-    const resource = await readCard(client, createJob!);
-    const args = { input: { prompt }, idempotency_key: newKey() };
-    const created = (await client.callTool({ name: 'create_job', arguments: args })) as CallToolResult;
-    expect(created.isError ?? false, JSON.stringify(created)).to.equal(false);
-    const card = await stand.host.open({
-      client,
-      ...resource,
-      hostContext: hostContext(theme, createJob!),
-      toolArguments: args,
-      toolResult: created,
-    });
-    opened.push(card);
-    expect(card.mounted.appName, 'the view introduced itself').to.be.a('string').and.not.equal('');
-    return { token, job: created.structuredContent as { id: string; cost: number }, card };
+    const shown = await showToolCard(stand, opened, { theme, revision, toolName: 'create_job', input: { prompt } });
+    expect(shown.card.mounted.appName, 'the view introduced itself').to.be.a('string').and.not.equal('');
+    return shown;
   }
 
   /** One theme's whole story; returns the card's background in that theme. */

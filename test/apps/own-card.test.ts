@@ -1,4 +1,3 @@
-import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import type { McpUiTheme } from '@modelcontextprotocol/ext-apps';
 import { expect } from 'chai';
 import type { Frame } from 'playwright-core';
@@ -6,12 +5,12 @@ import { JOB_CARD } from '../../shared/contract/cards/job-card';
 import { toolName } from '../../shared/contract/mcp/tool-definitions';
 import { expectCancelRefund } from '../support/cancel-refund';
 import { EXTENDED_REGISTRY, TRANSLATION_CARD, translateDocument } from '../support/extra-operations';
-import { newKey, newSubject } from '../support/harness';
+import { newSubject } from '../support/harness';
 import { connectMcp, REVISIONS, type Revision } from '../support/mcp-client';
 import { waitFor } from '../testkit/wait-for';
 import type { OpenCard } from './support/card-host';
-import { useCardStand } from './support/card-stand';
-import { HOST_VARIABLES, hostContext, THEMES, themeChange } from './support/host-themes';
+import { showToolCard, useCardStand } from './support/card-stand';
+import { HOST_VARIABLES, THEMES, themeChange } from './support/host-themes';
 import { readCard } from './support/read-card';
 
 /** A text of 60 chunks at the settings below: about 24 s of work, so Cancel finds it running. */
@@ -49,24 +48,8 @@ describe('an operation’s own card (the template trial’s translateDocument an
 
   /** A new person asks for a translation of `text` through MCP; the host reads the card its tool names and mounts it. */
   async function showTranslation(theme: McpUiTheme, revision: Revision, text: string) {
-    const token = await stand.connector.link(newSubject());
-    const client: Client = await connectMcp(`${stand.connector.baseUrl}/mcp`, token, revision);
-    opened.push(client);
-    const tool = (await client.listTools()).tools.find((candidate) => candidate.name === toolName(translateDocument.operationId));
-    expect(tool, 'translate_document in tools/list').to.not.equal(undefined);
-    const resource = await readCard(client, tool!);
-    const args = { input: { text, target_language: 'fr' }, idempotency_key: newKey() };
-    const created = (await client.callTool({ name: tool!.name, arguments: args })) as CallToolResult;
-    expect(created.isError ?? false, JSON.stringify(created)).to.equal(false);
-    const card = await stand.host.open({
-      client,
-      ...resource,
-      hostContext: hostContext(theme, tool!),
-      toolArguments: args,
-      toolResult: created,
-    });
-    opened.push(card);
-    return { token, job: created.structuredContent as { id: string; cost: number }, card, html: resource.html };
+    const input = { text, target_language: 'fr' };
+    return showToolCard(stand, opened, { theme, revision, toolName: toolName(translateDocument.operationId), input });
   }
 
   it('its tool names its own ui:// card, which resources/list lists beside the job card and resources/read serves as one document bundled from its page with the card kit', async () => {

@@ -35,6 +35,23 @@ describe('x402 kit: a local chain, the test token and the @x402/evm facilitator'
     return standClient(stand, payer).createPaymentPayload({ x402Version: 2, resource: { url: 'http://connector.test/v1/jobs' }, accepts });
   }
 
+  /**
+   * A payment of `amount` sent to a facilitator stalled on settle, once the chain has settled it: the payload,
+   * the balances before, and the settle call's fate (`answered` or `no answer`), still pending.
+   */
+  async function settledUnanswered(amount: bigint) {
+    const payload = await officialPayload(amount);
+    const before = await balances();
+    await stand.setFacilitatorMode({ stall: 'settle' });
+    const settledOnChain = stand.nextFacilitatorEvent('settle', 'done');
+    const unanswered = facilitator.settle(payload, stand.requirements(amount)).then(
+      () => 'answered',
+      () => 'no answer',
+    );
+    expect(await settledOnChain).to.include({ ok: true });
+    return { payload, before, unanswered };
+  }
+
   /** The payer's and the seller's balances, read together. */
   async function balances(payer = stand.payer.address) {
     const [from, to] = await Promise.all([stand.balanceOf(payer), stand.balanceOf(stand.payTo)]);
@@ -168,15 +185,7 @@ describe('x402 kit: a local chain, the test token and the @x402/evm facilitator'
   });
 
   it('a facilitator that settles and dies before answering has moved the money once; the same payload is refused after', async () => {
-    const payload = await officialPayload(60_000n);
-    const before = await balances();
-    await stand.setFacilitatorMode({ stall: 'settle' });
-    const settledOnChain = stand.nextFacilitatorEvent('settle', 'done');
-    const unanswered = facilitator.settle(payload, stand.requirements(60_000n)).then(
-      () => 'answered',
-      () => 'no answer',
-    );
-    expect(await settledOnChain).to.include({ ok: true });
+    const { payload, before, unanswered } = await settledUnanswered(60_000n);
     await stand.killFacilitator();
     expect(await unanswered).to.equal('no answer');
     expect(await balances()).to.deep.equal({ from: before.from - 60_000n, to: before.to + 60_000n });
@@ -186,15 +195,7 @@ describe('x402 kit: a local chain, the test token and the @x402/evm facilitator'
   });
 
   it('a stalling facilitator switched back to answering cuts the answer it kept back, and answers the next call', async () => {
-    const payload = await officialPayload(65_000n);
-    const before = await balances();
-    await stand.setFacilitatorMode({ stall: 'settle' });
-    const settledOnChain = stand.nextFacilitatorEvent('settle', 'done');
-    const unanswered = facilitator.settle(payload, stand.requirements(65_000n)).then(
-      () => 'answered',
-      () => 'no answer',
-    );
-    expect(await settledOnChain).to.include({ ok: true });
+    const { payload, before, unanswered } = await settledUnanswered(65_000n);
     await stand.setFacilitatorMode({});
     expect(await unanswered).to.equal('no answer');
     expect(await balances()).to.deep.equal({ from: before.from - 65_000n, to: before.to + 65_000n });

@@ -2,6 +2,7 @@ import { type CallToolResult, Client, StreamableHTTPClientTransport } from '@mod
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 import type { PaymentRequired } from '@x402/core/types';
 import { expect } from 'chai';
+import type { KeyedAccount } from '../../scripts/x402/local-stand';
 import { BACKENDS } from '../support/backends';
 import { type ConnectorUnderTest, newKey, startConnector } from '../support/harness';
 import { connectMcp, MODERN_ENVELOPE, type Revision, rawToolCall } from '../support/mcp-client';
@@ -43,6 +44,9 @@ for (const backend of BACKENDS) {
       client.callTool({ name: 'create_job', arguments: args, ...(payment ? { _meta: { 'x402/payment': payment } } : {}) }) as Promise<
         CallToolResult & { _meta?: Record<string, unknown> }
       >;
+    /** `payer`'s payment for `body`, signed for the PaymentRequired that the unpaid call answers. */
+    const paymentFor = async (client: Client, payer: KeyedAccount, body: Record<string, unknown>) =>
+      standClient(stand, payer).createPaymentPayload((await createJob(client, body)).structuredContent as unknown as PaymentRequired);
     const settlementOf = (result: { _meta?: Record<string, unknown> }): PaymentResponse => {
       const settled = result._meta?.['x402/payment-response'];
       expect(settled, 'the settlement in _meta').to.be.an('object');
@@ -92,8 +96,7 @@ for (const backend of BACKENDS) {
         const [before, sellerBefore] = [await stand.balanceOf(payer.address), await stand.balanceOf(stand.payTo)];
         const client = await agent(revision);
         const body = job();
-        const required = (await createJob(client, body)).structuredContent as unknown as PaymentRequired;
-        const payment = await standClient(stand, payer).createPaymentPayload(required);
+        const payment = await paymentFor(client, payer, body);
         const paid = await createJob(client, body, payment);
         expect(paid.isError, JSON.stringify(paid)).to.not.equal(true);
         const settled = settlementOf(paid);
@@ -121,9 +124,7 @@ for (const backend of BACKENDS) {
       const payer = await stand.newPayer();
       const client = await agent('2026-07-28');
       const first = job();
-      const payment = await standClient(stand, payer).createPaymentPayload(
-        (await createJob(client, first)).structuredContent as unknown as PaymentRequired,
-      );
+      const payment = await paymentFor(client, payer, first);
       expect((await createJob(client, first, payment)).isError).to.not.equal(true);
       const balance = await stand.balanceOf(payer.address);
       const reused = await createJob(client, job(), payment);
@@ -136,9 +137,7 @@ for (const backend of BACKENDS) {
       const payer = await stand.newPayer();
       const client = await agent('2026-07-28');
       const body = job();
-      const payment = await standClient(stand, payer).createPaymentPayload(
-        (await createJob(client, body)).structuredContent as unknown as PaymentRequired,
-      );
+      const payment = await paymentFor(client, payer, body);
       const before = await stand.balanceOf(payer.address);
       await stand.killFacilitator();
       try {
@@ -157,10 +156,7 @@ for (const backend of BACKENDS) {
     it('a failed job gives its price back, and the payer’s next MCP call spends it with no transfer on chain', async () => {
       const payer = await stand.newPayer();
       const client = await agent('2026-07-28');
-      const pay = async (body: Record<string, unknown>) => {
-        const required = (await createJob(client, body)).structuredContent as unknown as PaymentRequired;
-        return createJob(client, body, await standClient(stand, payer).createPaymentPayload(required));
-      };
+      const pay = async (body: Record<string, unknown>) => createJob(client, body, await paymentFor(client, payer, body));
       const failing = await pay(job('!fail now'));
       const { payerToken } = settlementOf(failing);
       const reader = await connectMcp(mcpUrl(), payerToken, '2026-07-28');

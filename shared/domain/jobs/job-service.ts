@@ -30,12 +30,11 @@ interface Seen {
   job?: JobRecord;
 }
 
-/** A claim, the job read with it, the replay's job when found, and the grant a funded claim made. */
+/** A claim, the job read with it, and the replay's job when found. */
 interface ClaimedJob {
   claim: KeyClaim;
   seen: Seen;
   found?: JobRecord;
-  granted?: KeyClaim['granted'];
 }
 
 /** A paid job to start, as the handler hands it over. */
@@ -136,8 +135,7 @@ export class JobService {
    * answered, since it was paid for already (even when its price is now above the whole limit).
    */
   async submit(submission: JobSubmission): Promise<{ job: Job; replayed: boolean }> {
-    const { claim, seen, found, granted } = await this.claimWithJob(submission);
-    if (submission.funding && claim.outcome !== 'grant_conflict') await submission.funding.credited(granted);
+    const { claim, seen, found } = await this.claimWithJob(submission);
     this.refuseUnless(claim, submission);
     if (claim.fellLowEntry && claim.account) await this.billing.recordLow(submission.subject, claim.fellLowEntry, claim.account.balance);
     const { outcome, shard, jobId } = claim;
@@ -174,19 +172,19 @@ export class JobService {
    * attempt was charged, then died before enqueueing) takes the hold's repair mark before it enqueues the job,
    * so that the orphan sweep cannot release that hold under it; when the sweep released it first, the key was
    * freed in the same step, and is claimed again: a new hold, or a 402. Freed twice running, it answers 503.
+   * A funded claim grants in its first attempt only (a second finds the grant id used), and its funding is told
+   * as soon as that attempt answers, so that whatever fails after it the grant's event is not lost.
    */
   private async claimWithJob(submission: JobSubmission): Promise<ClaimedJob> {
-    // A funded claim grants in its first attempt only: a second attempt finds the grant id used and grants none.
-    let granted: KeyClaim['granted'];
     for (let attempt = 0; attempt < 2; attempt++) {
       const { claim, seen } = await this.claimAndLook(submission);
-      granted ??= claim.granted;
-      if (claim.outcome !== 'replayed') return { claim, seen, granted };
+      if (attempt === 0 && submission.funding && claim.outcome !== 'grant_conflict') await submission.funding.credited(claim.granted);
+      if (claim.outcome !== 'replayed') return { claim, seen };
       // A replay's job is the one read with the claim, when it was read where the claim says the job is (the
       // claim may predate a change of the shard count): enqueueing a known id changes nothing, and skipping it
       // saves the queue's costliest call on every replay (bench/README.md).
       const found = seen.shard === claim.shard ? seen.job : await this.queue.get(claim.jobId, claim.shard);
-      if (found || (await this.markedForRepair(submission.subject, claim))) return { claim, seen, found, granted };
+      if (found || (await this.markedForRepair(submission.subject, claim))) return { claim, seen, found };
     }
     throw new ServiceUnavailableError();
   }

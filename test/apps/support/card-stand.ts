@@ -1,6 +1,12 @@
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import type { McpUiTheme } from '@modelcontextprotocol/ext-apps';
+import { expect } from 'chai';
 import type { Operation } from '../../../shared/contract/operations/operation';
-import { type ConnectorUnderTest, startConnector } from '../../support/harness';
-import { CardHost } from './card-host';
+import { type ConnectorUnderTest, newKey, newSubject, startConnector } from '../../support/harness';
+import { connectMcp, type Revision } from '../../support/mcp-client';
+import { CardHost, type OpenCard } from './card-host';
+import { hostContext } from './host-themes';
+import { readCard } from './read-card';
 
 /** What a card suite runs against: a connector on the memory backend and an MCP Apps host in headless Chromium. */
 export interface CardStand {
@@ -40,4 +46,41 @@ export function useCardStand(env: Record<string, string>, operations: readonly O
       return started.host;
     },
   };
+}
+
+/** A paid tool's card as a person first sees it: their token, the tool's answer (the job), the card and its page. */
+export interface ShownCard {
+  token: string;
+  job: { id: string; cost: number };
+  card: OpenCard;
+  html: string;
+}
+
+/**
+ * A new person calls the paid tool `toolName` with `input` through an MCP session of `revision`; the host reads
+ * the card the tool names and mounts it in `theme`. The session and the card go to `opened`, for the suite to close.
+ */
+export async function showToolCard(
+  stand: CardStand,
+  opened: Array<{ close(): Promise<void> }>,
+  { theme, revision, toolName, input }: { theme: McpUiTheme; revision: Revision; toolName: string; input: Record<string, unknown> },
+): Promise<ShownCard> {
+  const token = await stand.connector.link(newSubject());
+  const client = await connectMcp(`${stand.connector.baseUrl}/mcp`, token, revision);
+  opened.push(client);
+  const tool = (await client.listTools()).tools.find((candidate) => candidate.name === toolName);
+  expect(tool, `${toolName} in tools/list`).to.not.equal(undefined);
+  const resource = await readCard(client, tool!);
+  const args = { input, idempotency_key: newKey() };
+  const created = (await client.callTool({ name: toolName, arguments: args })) as CallToolResult;
+  expect(created.isError ?? false, JSON.stringify(created)).to.equal(false);
+  const card = await stand.host.open({
+    client,
+    ...resource,
+    hostContext: hostContext(theme, tool!),
+    toolArguments: args,
+    toolResult: created,
+  });
+  opened.push(card);
+  return { token, job: created.structuredContent as ShownCard['job'], card, html: resource.html };
 }

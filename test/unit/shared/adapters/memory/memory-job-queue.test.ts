@@ -9,6 +9,24 @@ import { waitFor } from '../../../../testkit/wait-for';
 
 const newJob = (id: string) => queuedJob({ id, subject: 's', operation: 'op', input: { n: id } });
 
+/**
+ * A queue of one slot whose `op` jobs run until `release()` ends the one running, with `result`; `started`
+ * says whether one has begun (and `release` is then its own).
+ */
+function heldQueue(result: Record<string, unknown>) {
+  let finish: (() => void) | undefined;
+  const queue = new MemoryJobQueue({
+    lifecycle: new JobLifecycle({
+      processors: new Map([['op', () => new Promise((resolve) => (finish = () => resolve(result)))]]),
+    }),
+    concurrency: 1,
+    attempts: 1,
+    backoffMs: 0,
+    retentionMs: 60_000,
+  });
+  return { queue, started: () => finish !== undefined, release: () => finish?.() };
+}
+
 describe('the in-memory job queue', () => {
   it('never runs more jobs at once than its concurrency', async () => {
     let running = 0;
@@ -60,16 +78,7 @@ describe('the in-memory job queue', () => {
   });
 
   it('a record read while its job runs keeps what it showed once the job has succeeded', async () => {
-    let release = () => {};
-    const queue = new MemoryJobQueue({
-      lifecycle: new JobLifecycle({
-        processors: new Map([['op', () => new Promise((resolve) => (release = () => resolve({ done: true })))]]),
-      }),
-      concurrency: 1,
-      attempts: 1,
-      backoffMs: 0,
-      retentionMs: 60_000,
-    });
+    const { queue, release } = heldQueue({ done: true });
     await queue.enqueue(newJob('kept'));
     const running = await waitFor(
       async () => {
@@ -105,18 +114,9 @@ describe('the in-memory job queue', () => {
   });
 
   it('close waits for the running job and then takes no new work', async () => {
-    let release!: () => void;
-    const queue = new MemoryJobQueue({
-      lifecycle: new JobLifecycle({
-        processors: new Map([['op', () => new Promise((resolve) => (release = () => resolve({ ok: true })))]]),
-      }),
-      concurrency: 1,
-      attempts: 1,
-      backoffMs: 0,
-      retentionMs: 60_000,
-    });
+    const { queue, started, release } = heldQueue({ ok: true });
     await queue.enqueue(newJob('busy'));
-    await waitFor(() => release !== undefined);
+    await waitFor(started, { what: 'the job to start' });
     const closed = queue.close(5000);
     await queue.enqueue(newJob('late'));
     release();

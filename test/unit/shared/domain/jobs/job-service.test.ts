@@ -184,6 +184,20 @@ describe('job submission in prepaid billing: a retry of a key whose job was neve
     expect(claim.outcome).to.equal('created');
     return jobId;
   };
+  /**
+   * The key's first attempt died after its claim, and before each of the retry's marks the sweep releases the
+   * acceptance the retry replayed while another attempt claims the key again (and dies as well), so that the
+   * retry's next claim is a replay of that one. (Each acceptance a second apart: one in the same millisecond
+   * would be the same acceptance.)
+   */
+  const releasedBeforeEachMark = async () => {
+    await diedAfterClaim(150);
+    let age = 150;
+    ledger.beforeMark = async () => {
+      expect(await sweeper.sweep()).to.equal(1);
+      await diedAfterClaim(++age);
+    };
+  };
   const entryKinds = async () => (await allEntries(credits, submission.subject)).map((entry) => [entry.kind, entry.reason]);
 
   beforeEach(() => {
@@ -271,19 +285,26 @@ describe('job submission in prepaid billing: a retry of a key whose job was neve
 
   it('a key whose acceptance a sweep releases before each of its two marks answers 503 and enqueues nothing', async () => {
     expect((await credits.grant(grantOf(submission.subject, 5))).outcome).to.equal('created');
-    await diedAfterClaim(150);
-    // Before each mark the sweep releases the acceptance the retry replayed, and another attempt claims the key
-    // again (and dies as well), so that the retry's next claim is a replay of that one.
-    // (Each acceptance a second apart: one in the same millisecond would be the same acceptance.)
-    let age = 150;
-    ledger.beforeMark = async () => {
-      expect(await sweeper.sweep()).to.equal(1);
-      await diedAfterClaim(++age);
-    };
+    await releasedBeforeEachMark();
     const refused = await jobs.submit(submission).catch((error: unknown) => error);
     expect((refused as { status?: number } | undefined)?.status).to.equal(503);
     expect(queue.enqueued).to.deep.equal([]);
     // Held: the price of the last attempt's acceptance, which the sweep will release in its turn.
     expect(await credits.account(submission.subject)).to.include({ balance: 4, held: 1 });
+  });
+
+  it('a funded submit that answers 503 after its claim granted (its acceptance released before each mark) is still told of that grant', async () => {
+    expect((await credits.grant(grantOf(submission.subject, 5))).outcome).to.equal('created');
+    await releasedBeforeEachMark();
+    const credited: Array<number | undefined> = [];
+    const funding = {
+      grant: grantOf(submission.subject, 3, 'nonce-503'),
+      credited: async (granted: ClaimGrant | undefined) => {
+        credited.push(granted?.entry.credits);
+      },
+    };
+    const refused = await jobs.submit({ ...submission, funding }).catch((error: unknown) => error);
+    expect((refused as { status?: number } | undefined)?.status).to.equal(503);
+    expect(credited, 'told once, of the grant its first claim made').to.deep.equal([3]);
   });
 });
