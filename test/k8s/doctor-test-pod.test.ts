@@ -5,7 +5,7 @@ import { type DoctorRun, failures } from '../support/doctor-cli';
 import { helm, type K8sObject, type RenderOptions, render, repoRoot } from '../support/helm';
 import { type Container, mainContainer, mustFind, named, ofKind, resolveEnv, validateObject } from '../support/manifests';
 import { childEnv } from '../testkit/child-env';
-import { freePort } from '../testkit/free-port';
+import { freePort, freePortBeside } from '../testkit/free-port';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { waitFor } from '../testkit/wait-for';
 
@@ -59,7 +59,7 @@ async function runTestPod(objects: K8sObject[], redisUrl?: string): Promise<Doct
   const apiEnv = resolveEnv(api, objects);
   const port = await freePort();
   apiEnv.PORT = String(port);
-  apiEnv.METRICS_PORT = String(await freePort());
+  apiEnv.METRICS_PORT = String(await freePortBeside(port));
   if (redisUrl) apiEnv.REDIS_URL = redisUrl;
   const apiProcess = start(['node', 'dist/api/main.js'], { NODE_ENV: 'production', ...apiEnv });
   const ready = waitFor(async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200, {

@@ -5,7 +5,7 @@ import { BASE_ENV } from '../support/harness';
 import { nonLoopbackAddresses } from '../support/local-addresses';
 import { authorize, authorizeParams, type OAuthTarget, oauthTarget, pendingRequestId, registerClient } from '../support/oauth-helpers';
 import { type Spawned, spawnNode } from '../support/spawn-process';
-import { freePort } from '../testkit/free-port';
+import { freePorts } from '../testkit/free-port';
 import { accepts } from '../testkit/node-process';
 import { waitFor } from '../testkit/wait-for';
 
@@ -17,8 +17,7 @@ const LOOPBACK_PUBLIC_URL = BASE_ENV.PUBLIC_URL;
 async function startBuiltApi(
   extra: Record<string, string> = {},
 ): Promise<{ proc: Spawned; port: number; metricsPort: number; target: OAuthTarget }> {
-  const port = await freePort();
-  const metricsPort = await freePort();
+  const [port, metricsPort] = await freePorts(2);
   const { PORT: _port, METRICS_PORT: _metrics, ...env } = BASE_ENV;
   const proc = spawnNode('dist/api/main.js', { ...env, PORT: String(port), METRICS_PORT: String(metricsPort), ...extra });
   const baseUrl = `http://127.0.0.1:${port}`;

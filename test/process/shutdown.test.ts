@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { BASE_ENV } from '../support/harness';
 import { type Spawned, spawnNode } from '../support/spawn-process';
-import { freePort } from '../testkit/free-port';
+import { freePort, freePortBeside } from '../testkit/free-port';
 import { waitFor } from '../testkit/wait-for';
 
 describe('graceful shutdown of the built API on the embedded backend', () => {
@@ -17,7 +17,7 @@ describe('graceful shutdown of the built API on the embedded backend', () => {
       DASHBOARD_URL: BASE_ENV.DASHBOARD_URL,
       LINK_SECRET: BASE_ENV.LINK_SECRET,
       PORT: String(port),
-      METRICS_PORT: String(await freePort()),
+      METRICS_PORT: String(await freePortBeside(port)),
       PLACEHOLDER_JOB_MS: '1500',
       SHUTDOWN_GRACE_MS: '10000',
       // The job's success line, which the test looks for, is a debug line.

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { BASE_ENV } from '../support/harness';
 import { spawnNode } from '../support/spawn-process';
-import { freePort } from '../testkit/free-port';
+import { freePort, freePorts } from '../testkit/free-port';
 import { accepts } from '../testkit/node-process';
 
 const REQUIRED: Record<string, string> = {
@@ -32,8 +32,8 @@ const INVALID: Array<[string, string]> = [
 describe('startup refusal of the built API (dist/api/main.js)', () => {
   for (const name of Object.keys(REQUIRED)) {
     it(`with ${name} missing it names ${name}, exits non-zero and never listens`, async () => {
-      const port = await freePort();
-      const env = { ...REQUIRED, PORT: String(port), METRICS_PORT: String(await freePort()) };
+      const [port, metricsPort] = await freePorts(2);
+      const env = { ...REQUIRED, PORT: String(port), METRICS_PORT: String(metricsPort) };
       delete (env as Record<string, string>)[name];
       const proc = spawnNode('dist/api/main.js', env);
       const code = await proc.exited;

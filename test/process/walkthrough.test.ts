@@ -5,7 +5,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { ROOT } from '../support/spawn-process';
 import { childEnv } from '../testkit/child-env';
-import { freePort } from '../testkit/free-port';
+import { freePorts } from '../testkit/free-port';
 import { waitFor } from '../testkit/wait-for';
 
 /** The README's walk-through, exactly as a person copies it. */
@@ -44,8 +44,9 @@ describe('npm run dev on a fresh checkout, and the README walk-through', () => {
     this.timeout(60_000);
     dir = mkdtempSync(path.join(os.tmpdir(), 'connector-dev-'));
     copyFileSync(path.join(ROOT, '.env.example'), path.join(dir, '.env.example'));
-    port = await freePort();
-    dev = startDev(dir, { PORT: String(port), METRICS_PORT: String(await freePort()) });
+    let metricsPort: number;
+    [port, metricsPort] = await freePorts(2);
+    dev = startDev(dir, { PORT: String(port), METRICS_PORT: String(metricsPort) });
     await waitFor(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok), { timeoutMs: 45_000, what: 'npm run dev to listen' });
   });
   after(async () => {
@@ -82,9 +83,12 @@ describe('npm run dev on a fresh checkout, and the README walk-through', () => {
   it('a second start keeps the existing .env, and a variable set in the environment wins over it', async () => {
     const before = readFileSync(path.join(dir, '.env'), 'utf8');
     await dev.stop();
-    port = await freePort();
+    // Two distinct ports: the kernel may hand the same one out twice in a row, and a metrics server on the API's
+    // port answers /healthz too, then 405 to the link.
+    const [apiPort, metricsPort] = await freePorts(2);
+    port = apiPort;
     const fromEnvironment = 'from-the-environment-0123456789abcdef';
-    dev = startDev(dir, { PORT: String(port), METRICS_PORT: String(await freePort()), LINK_SECRET: fromEnvironment });
+    dev = startDev(dir, { PORT: String(port), METRICS_PORT: String(metricsPort), LINK_SECRET: fromEnvironment });
     await waitFor(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok), { timeoutMs: 20_000, what: 'restart' });
     expect(readFileSync(path.join(dir, '.env'), 'utf8')).to.equal(before);
     expect(dev.output()).to.not.contain('Created .env');

@@ -7,7 +7,7 @@ import { BASE_ENV, newKey } from '../support/harness';
 import { OpenApiResponseChecker } from '../support/openapi-check';
 import { ROOT } from '../support/spawn-process';
 import { childEnv } from '../testkit/child-env';
-import { freePort } from '../testkit/free-port';
+import { freePort, freePortBeside } from '../testkit/free-port';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { waitFor } from '../testkit/wait-for';
 
@@ -32,7 +32,7 @@ describe('npm run dev (scripts/dev.ts) with REDIS_URL set', function () {
         ...childEnv(),
         ...BASE_ENV,
         PORT: String(port),
-        METRICS_PORT: String(await freePort()),
+        METRICS_PORT: String(await freePortBeside(port)),
         REDIS_URL: redis.url,
         REDIS_KEY_PREFIX: 'dev:',
       },

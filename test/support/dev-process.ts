@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { childEnv } from '../testkit/child-env';
-import { freePort } from '../testkit/free-port';
+import { freePorts } from '../testkit/free-port';
 import { BASE_ENV } from './harness';
 import { ROOT } from './spawn-process';
 
@@ -25,8 +25,7 @@ export interface DevProcess {
 export async function startDev(extraEnv: Record<string, string>, entry = path.join(ROOT, 'scripts', 'dev.ts')): Promise<DevProcess> {
   const workdir = mkdtempSync(path.join(tmpdir(), 'connector-dev-'));
   writeFileSync(path.join(workdir, '.env'), '', { mode: 0o600 });
-  const port = await freePort();
-  const metricsPort = await freePort();
+  const [port, metricsPort] = await freePorts(2);
   const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [entry], {
     cwd: workdir,
     env: childEnv({ ...BASE_ENV, PORT: String(port), METRICS_PORT: String(metricsPort), ...extraEnv }),

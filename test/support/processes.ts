@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { freePort } from '../testkit/free-port';
+import { freePort, freePortBeside } from '../testkit/free-port';
 import { waitFor } from '../testkit/wait-for';
 import { type CallOptions, type CallResult, checkedClient } from './checked-client';
 import { BASE_ENV } from './harness';
@@ -79,7 +79,7 @@ async function listening(proc: Spawned, url: string, what: string): Promise<void
 /** Starts `node dist/api/main.js` and waits until it listens. */
 export async function startApiProcess(env: Record<string, string>): Promise<ApiUnderTest> {
   const port = Number(env.PORT && env.PORT !== '0' ? env.PORT : await freePort());
-  const metricsPort = await freePort();
+  const metricsPort = await freePortBeside(port);
   const proc = spawnNode('dist/api/main.js', { ...env, PORT: String(port), METRICS_PORT: String(metricsPort) });
   const baseUrl = `http://127.0.0.1:${port}`;
   await listening(proc, `${baseUrl}/healthz`, `the API on ${port} to listen`);

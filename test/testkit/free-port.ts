@@ -19,3 +19,11 @@ export async function freePorts(count: number): Promise<number[]> {
   while (ports.size < count) ports.add(await freePort());
   return [...ports];
 }
+
+/** A free port other than `taken`, for a second listener of the process that will bind `taken`. */
+export async function freePortBeside(taken: number): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    if (port !== taken) return port;
+  }
+}
