@@ -1,7 +1,23 @@
 import net from 'node:net';
 
-/** Asks the kernel for a free TCP port on the loopback interface. */
-export function freePort(): Promise<number> {
+/**
+ * Every port this process handed out: the kernel may offer a port again as soon as it is closed, before the
+ * process it was meant for has bound it, so two listeners started side by side could be given one port.
+ */
+const handedOut = new Set<number>();
+
+/** Asks the kernel for a free TCP port on the loopback interface, never one this process handed out before. */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await kernelPort();
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+}
+
+function kernelPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.unref();
