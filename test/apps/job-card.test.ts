@@ -12,9 +12,9 @@ import {
   placeholderProcessor,
 } from '../../shared/domain/processors/placeholder-processor';
 import { expectCancelRefund } from '../support/cancel-refund';
-import { REVISIONS, type Revision } from '../support/mcp-client';
+import type { Revision } from '../support/mcp-client';
 import { waitFor } from '../testkit/wait-for';
-import { showToolCard, useCardStand } from './support/card-stand';
+import { expectBothThemes, showToolCard, useCardStand } from './support/card-stand';
 import { HOST_VARIABLES, THEMES, themeChange } from './support/host-themes';
 import { screenshotTarget } from './support/screenshots';
 
@@ -147,14 +147,8 @@ describe('the job card in an MCP Apps host (the official AppBridge in headless C
     return shown;
   }
 
-  // The two themes run side by side (most of each one's time is waiting for the card's next refresh), each host
-  // on one of the protocol revisions the connector serves.
   it('light and dark hosts side by side, on the 2025 and 2026 revisions: each card initialises and shows its running job (status, cost, moving progress) in its host’s colours, Cancel cancels the job and the card shows what was given back (the REST API agrees), and nothing leaves the iframe, errs or logs an error', async () => {
-    const outcomes = await Promise.allSettled(THEMES.map((theme, i) => watchAndCancel(theme, REVISIONS[i])));
-    const failed = outcomes.flatMap((outcome, i) => (outcome.status === 'rejected' ? [`${THEMES[i]}: ${outcome.reason}`] : []));
-    expect(failed).to.deep.equal([]);
-    const [light, dark] = outcomes.map((outcome) => (outcome as PromiseFulfilledResult<string>).value);
-    expect(light, 'light and dark backgrounds').to.not.equal(dark);
+    await expectBothThemes(watchAndCancel);
   });
 
   it('a job that fails: the card shows the failure and its safe message, the refund, no result and no Cancel', async () => {

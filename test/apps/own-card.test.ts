@@ -6,10 +6,10 @@ import { toolName } from '../../shared/contract/mcp/tool-definitions';
 import { expectCancelRefund } from '../support/cancel-refund';
 import { EXTENDED_REGISTRY, TRANSLATION_CARD, translateDocument } from '../support/extra-operations';
 import { newSubject } from '../support/harness';
-import { connectMcp, REVISIONS, type Revision } from '../support/mcp-client';
+import { connectMcp, type Revision } from '../support/mcp-client';
 import { waitFor } from '../testkit/wait-for';
 import type { OpenCard } from './support/card-host';
-import { showToolCard, useCardStand } from './support/card-stand';
+import { expectBothThemes, showToolCard, useCardStand } from './support/card-stand';
 import { HOST_VARIABLES, THEMES, themeChange } from './support/host-themes';
 import { readCard } from './support/read-card';
 
@@ -102,11 +102,7 @@ describe('an operation’s own card (the template trial’s translateDocument an
   }
 
   it('light and dark hosts on the 2025 and 2026 revisions: the card shows the running translation (language, cost, progress moving through get_job) in its host’s colours and follows a theme switch; Cancel cancels it through cancel_job (the REST API agrees) and nothing leaves the iframe or errs', async () => {
-    const outcomes = await Promise.allSettled(THEMES.map((theme, i) => watchAndCancel(theme, REVISIONS[i])));
-    const failed = outcomes.flatMap((outcome, i) => (outcome.status === 'rejected' ? [`${THEMES[i]}: ${outcome.reason}`] : []));
-    expect(failed).to.deep.equal([]);
-    const [light, dark] = outcomes.map((outcome) => (outcome as PromiseFulfilledResult<string>).value);
-    expect(light, 'light and dark backgrounds').to.not.equal(dark);
+    await expectBothThemes(watchAndCancel);
   });
 
   it('a translation that finishes: the card shows it succeeded with its text and chunk count, full progress, and no Cancel', async () => {

@@ -3,9 +3,9 @@ import type { McpUiTheme } from '@modelcontextprotocol/ext-apps';
 import { expect } from 'chai';
 import type { Operation } from '../../../shared/contract/operations/operation';
 import { type ConnectorUnderTest, newKey, newSubject, startConnector } from '../../support/harness';
-import { connectMcp, type Revision } from '../../support/mcp-client';
+import { connectMcp, REVISIONS, type Revision } from '../../support/mcp-client';
 import { CardHost, type OpenCard } from './card-host';
-import { hostContext } from './host-themes';
+import { hostContext, THEMES } from './host-themes';
 import { readCard } from './read-card';
 
 /** What a card suite runs against: a connector on the memory backend and an MCP Apps host in headless Chromium. */
@@ -83,4 +83,17 @@ export async function showToolCard(
   });
   opened.push(card);
   return { token, job: created.structuredContent as ShownCard['job'], card, html: resource.html };
+}
+
+/**
+ * Runs one card scenario per theme side by side, each host on one of the revisions the connector serves (most of
+ * each one's time is waiting for the card's next refresh), and expects every one to pass and the two hosts'
+ * backgrounds, which each scenario returns, to differ.
+ */
+export async function expectBothThemes(scenario: (theme: McpUiTheme, revision: Revision) => Promise<string>): Promise<void> {
+  const outcomes = await Promise.allSettled(THEMES.map((theme, i) => scenario(theme, REVISIONS[i])));
+  const failed = outcomes.flatMap((outcome, i) => (outcome.status === 'rejected' ? [`${THEMES[i]}: ${outcome.reason}`] : []));
+  expect(failed).to.deep.equal([]);
+  const [light, dark] = outcomes.map((outcome) => (outcome as PromiseFulfilledResult<string>).value);
+  expect(light, 'light and dark backgrounds').to.not.equal(dark);
 }
