@@ -1,21 +1,56 @@
 import http from 'node:http';
+import net from 'node:net';
 import { expect } from 'chai';
 import { HttpDrain } from '../../shared/platform/lifecycle/http-drain';
 import { listen } from '../../shared/platform/lifecycle/listen';
 
-/** A server whose handler answers at once, or never for `/hang`. */
-async function drainedServer(): Promise<{ server: http.Server; drain: HttpDrain; url: string; held: Promise<void> }> {
+/** A drained server and what its handler holds. */
+interface DrainedServer {
+  server: http.Server;
+  drain: HttpDrain;
+  url: string;
+  port: number;
+  /** Resolves once a `/hang` request has arrived. */
+  held: Promise<void>;
+  /** The `/wait` requests' responses, unanswered until the test ends them. */
+  waiting: http.ServerResponse[];
+  /** Resolves once `count` `/wait` requests have arrived. */
+  waited(count: number): Promise<void>;
+}
+
+/** A server whose handler answers at once, never for `/hang`, and when the test says so for `/wait`. */
+async function drainedServer(): Promise<DrainedServer> {
   const server = http.createServer();
   const drain = new HttpDrain(server);
   let hold: () => void = () => undefined;
   const held = new Promise<void>((resolve) => (hold = resolve));
+  const waiting: http.ServerResponse[] = [];
+  const arrivals: Array<() => void> = [];
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     drain.track(req, res);
     if (req.url === '/hang') hold();
-    else res.end('ok');
+    else if (req.url === '/wait') {
+      waiting.push(res);
+      for (const arrived of arrivals.splice(0)) arrived();
+    } else res.end('ok');
   });
+  const waited = async (count: number): Promise<void> => {
+    while (waiting.length < count) await new Promise<void>((resolve) => arrivals.push(resolve));
+  };
   const port = await listen(server, 0);
-  return { server, drain, url: `http://127.0.0.1:${port}`, held };
+  return { server, drain, url: `http://127.0.0.1:${port}`, port, held, waiting, waited };
+}
+
+/** Writes `raw` on a new connection and resolves with everything the server sent until it closed. */
+function rawExchange(port: number, raw: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(raw));
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    socket.once('close', () => resolve(received));
+    socket.once('error', reject);
+  });
 }
 
 /** One GET through `agent`; resolves with the status and Connection header, or the error code. */
@@ -55,6 +90,32 @@ describe('HttpDrain (the API listener stopping)', function () {
     expect(await get(`${url}/`, agent)).to.deep.equal({ status: 200, connection: 'close' });
     await drain.drain(10_000);
     agent.destroy();
+  });
+
+  it('a request in flight when stop() is called is answered with Connection: close', async () => {
+    const { drain, url, waiting, waited } = await drainedServer();
+    const agent = new http.Agent({ keepAlive: true });
+    const answer = get(`${url}/wait`, agent);
+    await waited(1);
+    drain.stop();
+    waiting[0]!.end('late');
+    expect(await answer).to.deep.equal({ status: 200, connection: 'close' });
+    await drain.drain(10_000);
+    agent.destroy();
+  });
+
+  it('two pipelined requests in flight when stop() is called both get Connection: close, and the socket closes after the first', async () => {
+    const { drain, port, waiting, waited } = await drainedServer();
+    const request = 'GET /wait HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
+    const exchange = rawExchange(port, request + request);
+    await waited(2);
+    drain.stop();
+    expect(waiting.map((res) => res.getHeader('connection'))).to.deep.equal(['close', 'close']);
+    for (const res of waiting) res.end('late');
+    const received = await exchange;
+    expect(received.match(/^HTTP\/1\.1 200/gm)).to.have.length(1);
+    expect(received).to.match(/^Connection: close\r$/im);
+    await drain.drain(10_000);
   });
 
   it('an idle keep-alive socket left alone is closed after the linger, and the drain then resolves', async () => {
