@@ -7,6 +7,7 @@ import { OpenApiValidator } from 'express-openapi-validator/dist/openapi.validat
 import type { OpenApiDocument } from '../../shared/contract/description/openapi-document';
 import { state } from '../http/locals';
 import { chain } from '../http/middleware-chain';
+import { settleUrlParseCheck } from './url-parse-check';
 import { rememberValidatorRoutePatterns } from './validator-route-patterns';
 
 /**
@@ -15,6 +16,7 @@ import { rememberValidatorRoutePatterns } from './validator-route-patterns';
  */
 export function requestValidator(document: OpenApiDocument): RequestHandler {
   rememberValidatorRoutePatterns();
+  settleUrlParseCheck();
   const ready = validatorSteps(document);
   let steps: RequestHandler | undefined;
   ready.then(

@@ -43,13 +43,20 @@ export class IdentityService {
     const subject = principal.subject;
     const today = this.budget.limit === undefined ? undefined : this.budget.today();
     const prepaid = this.credits?.prepaid === true;
-    const [usage, spentToday, credits] = await Promise.all([
-      known?.usage ?? this.ledger.usage(subject),
-      today === undefined ? 0 : known?.day === today ? known.spentOnDay : this.ledger.spentOn(subject, today),
-      prepaid ? (known?.credits ?? this.credits!.account(subject)) : undefined,
-    ]);
+    // What the admission read is used as it is; only what it did not read is fetched (awaiting values already
+    // at hand through Promise.all cost a `GET /v1/me` about 3 µs: promises, a turn and an array).
+    const usage = known?.usage ?? this.ledger.usage(subject);
+    const spentToday = today === undefined ? 0 : known?.day === today ? known.spentOnDay : this.ledger.spentOn(subject, today);
+    const credits = prepaid ? (known?.credits ?? this.credits!.account(subject)) : undefined;
+    const ready = !(usage instanceof Promise || spentToday instanceof Promise || credits instanceof Promise);
+    if (ready) return this.identity(principal, usage, spentToday, credits);
+    const [readUsage, readSpent, readCredits] = await Promise.all([usage, spentToday, credits]);
+    return this.identity(principal, readUsage, readSpent, readCredits);
+  }
+
+  private identity(principal: Principal, usage: Usage, spentToday: number, credits: CreditAccount | undefined): Identity {
     return {
-      subject,
+      subject: principal.subject,
       connection_id: principal.connectionId,
       issued_at: new Date(principal.issuedAt * 1000).toISOString(),
       expires_at: new Date(principal.expiresAt * 1000).toISOString(),
