@@ -1,21 +1,20 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { OpenApiContext } from 'express-openapi-validator/dist/framework/openapi.context';
 import { OpenApiSpecLoader } from 'express-openapi-validator/dist/framework/openapi.spec.loader';
-import { applyOpenApiMetadata, RequestValidator } from 'express-openapi-validator/dist/middlewares';
+import { RequestValidator } from 'express-openapi-validator/dist/middlewares';
 import { SchemaPreprocessor } from 'express-openapi-validator/dist/middlewares/parsers/schema.preprocessor';
 import { OpenApiValidator } from 'express-openapi-validator/dist/openapi.validator';
 import type { OpenApiDocument } from '../../shared/contract/description/openapi-document';
 import { state } from '../http/locals';
 import { chain } from '../http/middleware-chain';
+import { operationMetadata } from './operation-metadata';
 import { settleUrlParseCheck } from './url-parse-check';
-import { rememberValidatorRoutePatterns } from './validator-route-patterns';
 
 /**
  * Enforces the generated OpenAPI document on every matched request: parameters, headers and bodies,
  * unknown fields and unknown query parameters included. Only requests for registry operations reach it.
  */
 export function requestValidator(document: OpenApiDocument): RequestHandler {
-  rememberValidatorRoutePatterns();
   settleUrlParseCheck();
   const ready = validatorSteps(document);
   let steps: RequestHandler | undefined;
@@ -38,12 +37,13 @@ export function requestValidator(document: OpenApiDocument): RequestHandler {
 }
 
 /**
- * The library's two steps that do anything with these options, its route lookup and its request validation,
- * built once the document is loaded and then called directly. Its own `middleware()` wraps each of its four
- * steps (path parameters and security, which these options leave idle, included) in a `then` on the loading
- * promise, every request: four promise hops and their closures, for nothing after the first request (the
- * cost: docs/decisions/validator-steps-called-directly.md). The steps are built exactly as `middleware()`
- * builds them: the same options object, loader, preprocessing and context.
+ * The library's request validation, built once the document is loaded and then called directly, after the route
+ * metadata of the operation the registry matched ({@link operationMetadata}, in place of the library's own
+ * lookup). Its own `middleware()` wraps each of its four steps (path parameters and security, which these
+ * options leave idle, included) in a `then` on the loading promise, every request: four promise hops and their
+ * closures, for nothing after the first request (the cost: docs/decisions/validator-steps-called-directly.md).
+ * The validation is built exactly as `middleware()` builds it: the same options object, loader, preprocessing
+ * (which prepares the document's schemas in place) and context.
  */
 async function validatorSteps(document: OpenApiDocument): Promise<RequestHandler> {
   const validator = new OpenApiValidator({
@@ -63,12 +63,10 @@ async function validatorSteps(document: OpenApiDocument): Promise<RequestHandler
     validateApiSpec: options.validateApiSpec,
     $refParser: options.$refParser,
   }).load();
-  const { apiDocRes } = new SchemaPreprocessor(spec.apiDoc, ajvOpts.preprocessor, options.validateResponses as never).preProcess();
+  new SchemaPreprocessor(spec.apiDoc, ajvOpts.preprocessor, options.validateResponses as never).preProcess();
   const context = new OpenApiContext(spec, options.ignorePaths as never, options.ignoreUndocumented, options.useRequestUrl);
   const requests = new RequestValidator(context.apiDoc, ajvOpts.request);
-  return chain(applyOpenApiMetadata(context, apiDocRes) as unknown as RequestHandler, (req, res, next) =>
-    requests.validate(req as never, res, next),
-  );
+  return chain(operationMetadata(context), (req, res, next) => requests.validate(req as never, res, next));
 }
 
 /**
