@@ -1,7 +1,11 @@
 import type { Command } from 'ioredis';
 
-/** What a command needs for its deadline: ioredis's `Command` has both. */
-export type DeadlineCommand = Pick<Command, 'isSettled' | 'reject'>;
+/**
+ * What a command needs for its deadline: ioredis's `Command` has both. `isResolved` is set by a reply only: a
+ * command the server answered with an error stays held until its deadline, where rejecting it again does
+ * nothing, and holds the settled commands behind it that long (bounded by the timeout; errors are rare).
+ */
+export type DeadlineCommand = Pick<Command, 'isResolved' | 'reject'>;
 
 /** The message a command past its deadline is rejected with: the one ioredis's own `commandTimeout` uses. */
 export const COMMAND_TIMED_OUT = 'Command timed out';
@@ -61,7 +65,7 @@ export class CommandDeadlines {
     const { commands, due } = this;
     while (this.head < commands.length) {
       const command = commands[this.head]!;
-      if (!command.isSettled) {
+      if (!command.isResolved) {
         if (due[this.head] > now) break;
         command.reject(new Error(COMMAND_TIMED_OUT));
       }

@@ -21,7 +21,8 @@ const SHUTDOWN_FLUSH_MS = 1000;
  *   (webhook deliveries, client metadata fetches), which sends `traceparent` on; no headers recorded, the URL
  *   reduced to its origin by the redacting exporter. HTTP in: the API's server spans (server-spans.ts).
  * - Redis: a client span per command inside a recorded span, by command name only (redis-command-spans.ts, by
- *   hand: the maintained ioredis instrumentation does not patch ioredis 6).
+ *   hand: the maintained ioredis instrumentation records command arguments and did not patch the ioredis 6 used
+ *   before; docs/decisions/redis-command-spans-by-hand.md).
  * - Express's own instrumentation is not used: the app routes every request through one middleware chain and
  *   the operations registry (api/middleware/match-operation.ts), so it would only add a span per middleware
  *   without knowing the route; the route is set on the server span by the registry's matcher instead.

@@ -6,18 +6,20 @@ import {
   type DeadlineCommand,
 } from '../../../../../shared/adapters/redis/command-deadlines';
 
-/** A command as the deadlines see it: settled by a reply, or rejected (by them or by the client). */
+/**
+ * A command as the deadlines see it, as ioredis 5's `Command` behaves: resolved by a reply; a rejection (by the
+ * deadlines or by the client) does not mark it resolved.
+ */
 class FakeCommand implements DeadlineCommand {
-  isSettled = false;
+  isResolved = false;
   rejection: Error | undefined;
   rejections = 0;
   readonly reject = (error: Error): void => {
     this.rejections += 1;
-    this.isSettled = true;
-    this.rejection = error;
+    this.rejection ??= error;
   };
   reply(): void {
-    this.isSettled = true;
+    this.isResolved = true;
   }
 }
 
