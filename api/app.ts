@@ -14,9 +14,8 @@ import type { Metrics } from '../shared/platform/metrics/metrics';
 import { KeyRing } from '../shared/platform/secrets/key-ring';
 import { admission } from './admission/admission';
 import { oauthFailureBudget } from './admission/oauth-failures';
-import type { RequestState } from './http/locals';
 import { chain } from './http/middleware-chain';
-import { setHeldRateLimitHeaders } from './http/rate-limit-headers';
+import { holdRateLimitHeaders, setHeldRateLimitHeaders } from './http/rate-limit-headers';
 import { mcpRoute } from './mcp/mcp-route';
 import { accessLog } from './middleware/access-log';
 import { errorHandler } from './middleware/error-handler';
@@ -146,7 +145,7 @@ export function createApp({
     chain(requestContext, requestOutcome(httpMetrics(metrics), accessLog(logger)), requireHost, (req, res, next) => {
       if (!V1_PATH.test(req.path)) {
         // MCP writes its head as its answer is written, as an operation does (api/mcp/mcp-route.ts).
-        if (MCP_ENDPOINT.test(req.path)) (res.locals as RequestState).heldRateLimits = { policy: '', state: '' };
+        if (MCP_ENDPOINT.test(req.path)) holdRateLimitHeaders(res);
         else {
           echoRequestId(res);
           setSecurityHeaders(res);
@@ -156,7 +155,7 @@ export function createApp({
       }
       // An operation's id, fixed headers and RateLimit fields are written with its answer's head
       // (dispatchOperation, or just below).
-      (res.locals as RequestState).heldRateLimits = { policy: '', state: '' };
+      holdRateLimitHeaders(res);
       operationChain(req, res, next);
     }),
   );

@@ -1,12 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { connectorDist, type NodeProcess, setLogDir } from '../test/testkit/node-process';
+import { connectorDist, type NodeProcess } from '../test/testkit/node-process';
 import { thisNode } from './bench-node';
 import { BENCH_DIST, round, startRedis, waitUntil } from './bench-processes';
 import { option, runComparison } from './compare-cli';
-import { oneNodeEnv, startApi, startBareServer, startFloorServer, stopAll, track } from './connector-processes';
+import { inLogDir, oneNodeEnv, startApi, startBareServer, startFloorServer, track } from './connector-processes';
 import { connectorScenarios } from './scenarios';
 import { JOB_BODY, type Loaded, TOGETHER_CONNECTIONS } from './together-load';
 
@@ -72,10 +70,12 @@ async function bytesPerRequest(server: Probed, requests: number, warmup: number)
 async function main(): Promise<void> {
   const requests = Number(option('requests', '20000'));
   const warmup = Number(option('warmup', String(Math.floor(requests / 2))));
-  const logDir = mkdtempSync(path.join(os.tmpdir(), 'connector-allocations-'));
   process.stdout.write(`every server on ${thisNode()}\n`);
-  setLogDir(logDir);
-  const servers = await startServers();
+  await inLogDir('allocations', async () => printFigures(await startServers(), requests, warmup));
+}
+
+/** Each server's heap bytes per request, measured one server at a time. */
+async function printFigures(servers: Awaited<ReturnType<typeof startServers>>, requests: number, warmup: number): Promise<void> {
   process.stdout.write("heap bytes allocated per request (used-heap growth plus what every collection freed; V8's own count beside it)\n");
   const kb = (bytes: number) => `${round(bytes / 1024, 1)} KB`;
   for (const server of servers) {
@@ -85,8 +85,6 @@ async function main(): Promise<void> {
       `${server.label}: ${kb(figure.allocated)}${v8} over ${figure.requests} requests, ${figure.collections} collections\n`,
     );
   }
-  await stopAll();
-  rmSync(logDir, { recursive: true, force: true });
 }
 
 /** A private Redis, then the three servers with the probe preloaded; each route to measure. */

@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { MAX_GRANT_CREDITS } from '../shared/domain/credits/credit-rules';
 import { freePort } from '../test/testkit/free-port';
-import { answers, type NodeProcess, startNode } from '../test/testkit/node-process';
+import { answers, type NodeProcess, setLogDir, startNode } from '../test/testkit/node-process';
 import { BENCH_DIST, fromInvocation } from './bench-processes';
 import { PROFILE_DIR, SETTINGS } from './bench-settings';
 
@@ -25,6 +28,18 @@ export async function track<T extends { stop(): Promise<void> }>(proc: Promise<T
 /** Stops every tracked process, newest first: the connector's processes close before the Redis they need. */
 export async function stopAll(): Promise<void> {
   for (const proc of running.reverse().splice(0)) await proc.stop();
+}
+
+/**
+ * Runs `run` with the log of every process it starts in a temporary directory of its own
+ * (`connector-<name>-…`), then stops them all and removes the directory.
+ */
+export async function inLogDir(name: string, run: (logDir: string) => Promise<void>): Promise<void> {
+  const logDir = mkdtempSync(path.join(os.tmpdir(), `connector-${name}-`));
+  setLogDir(logDir);
+  await run(logDir);
+  await stopAll();
+  rmSync(logDir, { recursive: true, force: true });
 }
 
 /**

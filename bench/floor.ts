@@ -1,11 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { setLogDir } from '../test/testkit/node-process';
 import { thisNode } from './bench-node';
 import { round, startRedis } from './bench-processes';
 import { median, option, runComparison } from './compare-cli';
-import { oneNodeEnv, startApi, startBareServer, startFloorServer, stopAll, track } from './connector-processes';
+import { inLogDir, oneNodeEnv, startApi, startBareServer, startFloorServer, track } from './connector-processes';
 import { connectorScenarios } from './scenarios';
 import { JOB_BODY, type Loaded, measureTogether } from './together-load';
 
@@ -29,14 +25,12 @@ type Ratios = Map<string, { floor: number[]; api: number[]; apiOfFloor: number[]
 async function main(): Promise<void> {
   const rounds = Number(option('rounds', '6'));
   const seconds = Number(option('seconds', '6'));
-  const logDir = mkdtempSync(path.join(os.tmpdir(), 'connector-floor-'));
   process.stdout.write(`every server on ${thisNode()}\n`);
-  setLogDir(logDir);
-  const { bare, stretches } = await startServers();
-  const ratios = await measureRounds(bare, stretches, rounds, seconds);
-  printSummary(stretches, ratios, rounds);
-  await stopAll();
-  rmSync(logDir, { recursive: true, force: true });
+  await inLogDir('floor', async () => {
+    const { bare, stretches } = await startServers();
+    const ratios = await measureRounds(bare, stretches, rounds, seconds);
+    printSummary(stretches, ratios, rounds);
+  });
 }
 
 /** A private Redis, then the bare server, the floor server and the API on it; the stretches they are loaded in. */

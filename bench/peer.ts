@@ -1,11 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { setLogDir } from '../test/testkit/node-process';
 import { thisNode } from './bench-node';
 import { loadAverage, round } from './bench-processes';
 import { median, option, runComparison } from './compare-cli';
-import { link, post, startApi, stopAll } from './connector-processes';
+import { inLogDir, link, post, startApi } from './connector-processes';
 import { freshKeys } from './http-load';
 import { type PeerServer, startPeer } from './peer-server';
 import { connectorScenarios } from './scenarios';
@@ -70,10 +66,13 @@ async function startBoth(logDir: string): Promise<Route[]> {
 async function main(): Promise<void> {
   const rounds = Number(option('rounds', '5'));
   const seconds = Number(option('seconds', '5'));
-  const logDir = mkdtempSync(path.join(os.tmpdir(), 'connector-peer-'));
   process.stdout.write(`both servers on ${thisNode()}; load average ${loadAverage()}\n`);
-  setLogDir(logDir);
-  const routes = await startBoth(logDir);
+  await inLogDir('peer', async (logDir) => measureRoutes(await startBoth(logDir), rounds, seconds));
+  process.stdout.write(`load average at the end ${loadAverage()}\n`);
+}
+
+/** Loads each route's two servers together, round after round, and prints the peer's CPU over ours. */
+async function measureRoutes(routes: Route[], rounds: number, seconds: number): Promise<void> {
   const ratios = new Map<string, number[]>(routes.map((route) => [route.name, []]));
   for (let pass = 1; pass <= rounds; pass += 1) {
     for (const route of routes) {
@@ -87,9 +86,6 @@ async function main(): Promise<void> {
     const of = ratios.get(route.name)!;
     process.stdout.write(`${route.name}: ${round(median(of))} (rounds ${of.map((r) => round(r)).join(', ')})\n`);
   }
-  process.stdout.write(`load average at the end ${loadAverage()}\n`);
-  await stopAll();
-  rmSync(logDir, { recursive: true, force: true });
 }
 
 runComparison('peer', main);

@@ -1,17 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import autocannon from 'autocannon';
 import type { RedisClient } from '../shared/adapters/redis/redis-client';
 import { JOB_QUEUE_NAME, RedisKeys } from '../shared/adapters/redis/redis-keys';
 import { singleNodeConnection } from '../shared/platform/config/redis-settings';
-import { setLogDir, startNode } from '../test/testkit/node-process';
+import { startNode } from '../test/testkit/node-process';
 import { thisNode } from './bench-node';
 import { BENCH_DIST, cpuTimeMs, loadAverage, round, startRedis, waitUntil } from './bench-processes';
 import { benchClient, closeBenchClients } from './bench-redis';
 import { SETTINGS } from './bench-settings';
 import { median, option, runComparison } from './compare-cli';
-import { link, oneNodeEnv, startApi, startFloorServer, startWorker, stopAll, track } from './connector-processes';
+import { inLogDir, link, oneNodeEnv, startApi, startFloorServer, startWorker, track } from './connector-processes';
 import { freshKeys, type HttpScenario } from './http-load';
 import { JOB_BODY, TOGETHER_CONNECTIONS } from './together-load';
 
@@ -118,9 +115,16 @@ function describe(cost: PipelineCost): string {
 async function main(): Promise<void> {
   const rounds = Number(option('rounds', '5'));
   const jobs = Number(option('jobs', '3000'));
-  const logDir = mkdtempSync(path.join(os.tmpdir(), 'connector-pipeline-'));
   process.stdout.write(`every process on ${thisNode()}; load average ${loadAverage()}\n`);
-  setLogDir(logDir);
+  await inLogDir('pipeline', async () => {
+    printSummary(await measurePipelines(rounds, jobs), rounds);
+    await closeBenchClients();
+  });
+  process.stdout.write(`load average at the end ${loadAverage()}\n`);
+}
+
+/** Both pipelines started, one unmeasured round, then `rounds` measured: each one's cost per round. */
+async function measurePipelines(rounds: number, jobs: number): Promise<PipelineCost[][]> {
   const pipelines = [await connectorPipeline(), await floorPipeline()];
   // One round unmeasured: the JIT settles and both queues hold jobs before the clock starts.
   await Promise.all(pipelines.map((pipeline) => runPipeline(pipeline, Math.max(100, Math.floor(jobs / 2)))));
@@ -133,11 +137,7 @@ async function main(): Promise<void> {
       `round ${pass}: connector ${describe(ours)}; floor ${describe(floor)}; floor/connector ${round(floor.total / ours.total)}\n`,
     );
   }
-  printSummary(costs, rounds);
-  await closeBenchClients();
-  await stopAll();
-  rmSync(logDir, { recursive: true, force: true });
-  process.stdout.write(`load average at the end ${loadAverage()}\n`);
+  return costs;
 }
 
 function printSummary(costs: PipelineCost[][], rounds: number): void {

@@ -29,6 +29,11 @@ export function announceRateLimit(res: Response, policy: RatePolicy, window: Rat
   append(res, 'RateLimit', stateMember);
 }
 
+/** Holds the RateLimit fields announced from now on for a request whose head is written in one call. */
+export function holdRateLimitHeaders(res: Response): void {
+  (res.locals as RequestState).heldRateLimits = { policy: '', state: '' };
+}
+
 /**
  * The RateLimit fields held for an operation's request, as name and value pairs of a flat list (empty when
  * none was announced), for a head written in one call.

@@ -1,5 +1,10 @@
 import { expect } from 'chai';
-import { announceRateLimit, heldRateLimitHeaders, setHeldRateLimitHeaders } from '../../../../api/http/rate-limit-headers';
+import {
+  announceRateLimit,
+  heldRateLimitHeaders,
+  holdRateLimitHeaders,
+  setHeldRateLimitHeaders,
+} from '../../../../api/http/rate-limit-headers';
 import { recordingResponse } from '../../../support/recording-response';
 
 describe('announceRateLimit (RateLimit-Policy and RateLimit fields)', () => {
@@ -26,7 +31,8 @@ describe('announceRateLimit (RateLimit-Policy and RateLimit fields)', () => {
 
   it("an operation's request: two policies held in its state, not set, then written as one pair each", () => {
     const { res, headers } = recordingResponse();
-    res.locals = { requestId: 'r', route: '/v1/me', heldRateLimits: { policy: '', state: '' } };
+    res.locals = { requestId: 'r', route: '/v1/me' };
+    holdRateLimitHeaders(res);
     announceRateLimit(res, { name: 'a', quota: 10, windowSeconds: 1 }, { count: 1, resetInSeconds: 1 });
     announceRateLimit(res, { name: 'b', quota: 100, windowSeconds: 60 }, { count: 10, resetInSeconds: 30 });
     expect([...headers.keys()]).to.deep.equal([]);
@@ -42,7 +48,8 @@ describe('announceRateLimit (RateLimit-Policy and RateLimit fields)', () => {
 
   it("an operation's request with nothing announced: no fields to write", () => {
     const { res, headers } = recordingResponse();
-    res.locals = { requestId: 'r', route: '/v1/me', heldRateLimits: { policy: '', state: '' } };
+    res.locals = { requestId: 'r', route: '/v1/me' };
+    holdRateLimitHeaders(res);
     expect(heldRateLimitHeaders(res)).to.deep.equal([]);
     setHeldRateLimitHeaders(res);
     expect(headers.size).to.equal(0);
