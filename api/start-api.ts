@@ -133,7 +133,8 @@ export async function startApi(loaded: Config, logger: Logger, options: StartApi
     mcpDirectCalls,
     devConsent: servesDevConsent,
   });
-  const server = api.server.on('request', tracedRequests(app, matchedRoute));
+  api.serve(app, tracedRequests(app, matchedRoute));
+  const { server } = api;
   const metricsServer = createMetricsServer(metrics);
   // One HOST for both: a developer's loopback run exposes neither; in a cluster Prometheus scrapes the pod's address.
   const [port, metricsPort] = await Promise.all([

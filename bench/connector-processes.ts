@@ -145,7 +145,7 @@ export async function startBareServer(cgroupProcs?: string, nodeArgs: string[] =
 }
 
 /** The floor routes of `bench:floor` (`bench/floor-server.js`) on Redis: `/read`, `/replay` and `/job` under `base`. */
-export async function startFloorServer(redis: RedisEnv, nodeArgs: string[] = []): Promise<{ proc: NodeProcess; base: string }> {
+export async function startFloorServer(redis: RedisEnv, nodeArgs: string[] = profileArgs()): Promise<{ proc: NodeProcess; base: string }> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   return {

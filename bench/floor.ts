@@ -27,7 +27,11 @@ async function main(): Promise<void> {
   const seconds = Number(option('seconds', '6'));
   process.stdout.write(`every server on ${thisNode()}\n`);
   await inLogDir('floor', async () => {
-    const { bare, stretches } = await startServers();
+    const { bare, stretches: all } = await startServers();
+    // `--only job` (or read, replay): one stretch, as a profile of one route's cost (`BENCH_CPU_PROF_DIR`) wants.
+    const only = option('only', '');
+    const stretches = only ? all.filter((stretch) => stretch.name === only) : all;
+    if (stretches.length === 0) throw new Error(`--only names one of ${all.map((stretch) => stretch.name).join(', ')}`);
     const ratios = await measureRounds(bare, stretches, rounds, seconds);
     printSummary(stretches, ratios, rounds);
   });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Command } from 'ioredis';
+import { EncodedCommand } from './encoded-command';
 import { expandLua, type LuaConstants, type LuaHeader, parseLuaHeader, parseScriptFileName } from './lua-script-file';
 import type { RedisClient } from './redis-client';
 
@@ -94,7 +94,8 @@ export function loadLuaScript(name: string, constants: LuaConstants = {}): Loade
  * file's name). The first call goes through ioredis's command for the script, which sends its source; every
  * later call is one `EVALSHA` command built here and handed to the client as it is: ioredis's own
  * script commands (`defineCommand`) cost every call two more copies of its arguments, a second promise and
- * two closures, which a request holds across its wait for Redis (docs/decisions/per-request-bookkeeping.md). When
+ * two closures, which a request holds across its wait for Redis (docs/decisions/per-request-bookkeeping.md);
+ * it is written as one Buffer ({@link EncodedCommand}). When
  * the server answers NOSCRIPT (a restarted Redis, a cluster node that never ran it) that one call goes again
  * through ioredis's command for the script, which sends the source on a connection that has not sent it yet,
  * so the script is loaded and later calls find it. A script runs atomically: no other client's command
@@ -114,7 +115,7 @@ export function defineLuaScript<T>(client: RedisClient, name: string, constants?
       sent = true;
       return loadAndRun.call(client, ...keys, ...args);
     }
-    const command = new Command('evalsha', [sha, numberOfKeys, ...keys, ...args], { replyEncoding: 'utf8' });
+    const command = new EncodedCommand('evalsha', [sha, numberOfKeys, ...keys, ...args], { replyEncoding: 'utf8' });
     void client.sendCommand(command);
     return (command.promise as Promise<T>).catch((error: unknown) =>
       isNoScript(error) ? loadAndRun.call(client, ...keys, ...args) : Promise.reject(error),

@@ -1,4 +1,7 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
+import express from 'express';
 import { createApiServer } from '../../../../api/http/http-server';
 
 const LIMITS = { keepAliveTimeoutMs: 75_000, headersTimeoutMs: 20_000, requestTimeoutMs: 30_000, maxHeaderBytes: 16_384 };
@@ -19,5 +22,32 @@ describe('createApiServer', () => {
     expect(server.listenerCount('clientError')).to.equal(1);
     expect(server.listenerCount('request')).to.equal(1);
     expect(drain).to.not.equal(undefined);
+  });
+
+  it("requests and responses are made with the served app's prototypes, and the app answers through them", async () => {
+    const api = createApiServer(LIMITS);
+    const app = express();
+    app.get('/answer', (req, res) => {
+      res.json({ path: req.path });
+    });
+    const born: boolean[] = [];
+    api.serve(app, (req, res) => {
+      born.push(
+        Object.getPrototypeOf(req) === app.request,
+        Object.getPrototypeOf(res) === app.response,
+        req instanceof http.IncomingMessage,
+      );
+      app(req, res);
+    });
+    await new Promise<void>((resolve) => api.server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = api.server.address() as AddressInfo;
+      const answer = await fetch(`http://127.0.0.1:${port}/answer`);
+      expect([answer.status, await answer.json()]).to.deep.equal([200, { path: '/answer' }]);
+      expect(born).to.deep.equal([true, true, true]);
+    } finally {
+      api.server.closeAllConnections();
+      await new Promise((resolve) => api.server.close(resolve));
+    }
   });
 });
