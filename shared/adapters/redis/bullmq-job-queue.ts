@@ -150,8 +150,12 @@ export class BullmqJobQueue implements JobQueue {
    * The job on `shard`, or, with no shard given, on the shard each recorded shard count puts it (the current
    * count's first; after a miss the counts are re-read, in case another replica started with a new count).
    */
-  async get(id: string, shard?: number): Promise<JobRecord | undefined> {
-    if (shard !== undefined) return this.readOn(id, shard);
+  get(id: string, shard?: number): Promise<JobRecord | undefined> {
+    return shard === undefined ? this.find(id) : this.readOn(id, shard);
+  }
+
+  /** {@link BullmqJobQueue.get} without a shard: each recorded shard count's shard in turn. */
+  private async find(id: string): Promise<JobRecord | undefined> {
     if (!this.historyLoad) await this.loadHistory();
     for (const candidate of this.history.candidates(id)) {
       const found = await this.readOn(id, candidate);
@@ -221,16 +225,21 @@ export class BullmqJobQueue implements JobQueue {
     await withinGrace(Promise.all(open.map((queue) => queue.close().catch(() => undefined))), graceMs);
   }
 
-  private async readOn(id: string, shard: number): Promise<JobRecord | undefined> {
+  private readOn(id: string, shard: number): Promise<JobRecord | undefined> {
     // Opening a queue may wait inside BullMQ, so it gets the guard's deadline; once open, a read is one
     // command on the request client, which bounds it itself.
-    const queue = this.queues.get(shard) ?? (await this.guard.run(() => this.open(shard)));
-    return this.guard.commands(async () => {
-      const jobKey = queue.toKey(id);
-      const reply = await this.readJob([jobKey, queue.toKey('completed'), queue.toKey('failed'), `${jobKey}:lock`], [id]);
-      if (reply[0] === 'unknown') return undefined;
-      return toJobRecord(fromStoredFields(id, reply[1]), reply[0]);
-    });
+    const queue = this.queues.get(shard);
+    if (!queue) return this.guard.run(() => this.open(shard)).then((opened) => this.readFrom(opened, id));
+    return this.readFrom(queue, id);
+  }
+
+  private readFrom(queue: BullQueue, id: string): Promise<JobRecord | undefined> {
+    const jobKey = queue.toKey(id);
+    return this.guard.commands(() =>
+      this.readJob([jobKey, queue.toKey('completed'), queue.toKey('failed'), `${jobKey}:lock`], [id]).then((reply) =>
+        reply[0] === 'unknown' ? undefined : toJobRecord(fromStoredFields(id, reply[1]), reply[0]),
+      ),
+    );
   }
 
   /** Records this process's shard count and reads the others once; a failed read is tried again next time. */
