@@ -12,7 +12,8 @@ export interface ApiServer {
   drain: HttpDrain;
   /**
    * Serves `app` (through `listener`, which calls it: a tracing wrapper, or the app itself). Call it once,
-   * before the first request: from then on requests and responses are made with the app's prototypes.
+   * before the first request: from then on requests and responses are made with the app's prototypes (where
+   * {@link ApiServerOptions.bornWithAppPrototypes} holds).
    */
   serve(app: Express, listener?: http.RequestListener): void;
 }
@@ -37,21 +38,37 @@ function bornWithAppPrototype(base: abstract new (...args: never[]) => object): 
 }
 
 /**
+ * Whether the API's requests and responses are made with the app's prototypes by default: on Node 26 (the
+ * image's) it saves Express's two slow `Object.setPrototypeOf` calls a request; on Node 20 the same objects made
+ * `GET /v1/me` 47 % dearer, so older Nodes keep Express's own call (docs/decisions/born-with-app-prototypes.md).
+ */
+export const BORN_WITH_APP_PROTOTYPES = Number(process.versions.node.split('.')[0]) >= 26;
+
+/** How the API's HTTP server is made, beyond its limits. */
+export interface ApiServerOptions {
+  /** Requests and responses made with the served app's prototypes (default {@link BORN_WITH_APP_PROTOTYPES}). */
+  bornWithAppPrototypes?: boolean;
+}
+
+/**
  * Creates the API's HTTP server with its limits: slow or oversized requests are cut by Node before the app
  * sees them (408 past the timeouts, 431 past the header bytes, the URL included), and idle keep-alive
  * connections outlive the ingress's, so it is the ingress that closes them (no race on reuse). The app is
  * attached afterwards with `serve(app)`; the drain's own listener runs before it.
  */
-export function createApiServer(limits: HttpLimits): ApiServer {
+export function createApiServer(
+  limits: HttpLimits,
+  { bornWithAppPrototypes = BORN_WITH_APP_PROTOTYPES }: ApiServerOptions = {},
+): ApiServer {
   // Express gives every request and response its app's prototypes (Object.setPrototypeOf in app.handle),
   // which V8 does on its slow path: 1.5 to 3 µs each, measured in the built API and the floor server alike.
   // Made with those prototypes from the start, the objects pass through that call unchanged
   // (docs/decisions/born-with-app-prototypes.md).
-  const Request = bornWithAppPrototype(http.IncomingMessage);
-  const Response = bornWithAppPrototype(http.ServerResponse);
+  const born = bornWithAppPrototypes
+    ? { IncomingMessage: bornWithAppPrototype(http.IncomingMessage), ServerResponse: bornWithAppPrototype(http.ServerResponse) }
+    : undefined;
   const server = http.createServer({
-    IncomingMessage: Request as unknown as typeof http.IncomingMessage,
-    ServerResponse: Response as unknown as typeof http.ServerResponse,
+    ...(born as Pick<http.ServerOptions, 'IncomingMessage' | 'ServerResponse'> | undefined),
     maxHeaderSize: limits.maxHeaderBytes,
     requestTimeout: limits.requestTimeoutMs,
     headersTimeout: limits.headersTimeoutMs,
@@ -65,8 +82,10 @@ export function createApiServer(limits: HttpLimits): ApiServer {
   const drain = new HttpDrain(server);
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => drain.track(req, res));
   const serve = (app: Express, listener: http.RequestListener = app): void => {
-    Request.prototype = app.request;
-    Response.prototype = app.response;
+    if (born) {
+      born.IncomingMessage.prototype = app.request;
+      born.ServerResponse.prototype = app.response;
+    }
     server.on('request', listener);
   };
   return { server, drain, serve };

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import express from 'express';
-import { createApiServer } from '../../../../api/http/http-server';
+import { BORN_WITH_APP_PROTOTYPES, createApiServer } from '../../../../api/http/http-server';
 
 const LIMITS = { keepAliveTimeoutMs: 75_000, headersTimeoutMs: 20_000, requestTimeoutMs: 30_000, maxHeaderBytes: 16_384 };
 
@@ -24,15 +24,15 @@ describe('createApiServer', () => {
     expect(drain).to.not.equal(undefined);
   });
 
-  it("requests and responses are made with the served app's prototypes, and the app answers through them", async () => {
-    const api = createApiServer(LIMITS);
+  /** Serves a small app on `api` and answers one request; what the listener saw of its objects' prototypes. */
+  async function servedPrototypes(api: ReturnType<typeof createApiServer>): Promise<boolean[]> {
     const app = express();
     app.get('/answer', (req, res) => {
       res.json({ path: req.path });
     });
-    const born: boolean[] = [];
+    const seen: boolean[] = [];
     api.serve(app, (req, res) => {
-      born.push(
+      seen.push(
         Object.getPrototypeOf(req) === app.request,
         Object.getPrototypeOf(res) === app.response,
         req instanceof http.IncomingMessage,
@@ -44,10 +44,23 @@ describe('createApiServer', () => {
       const { port } = api.server.address() as AddressInfo;
       const answer = await fetch(`http://127.0.0.1:${port}/answer`);
       expect([answer.status, await answer.json()]).to.deep.equal([200, { path: '/answer' }]);
-      expect(born).to.deep.equal([true, true, true]);
+      return seen;
     } finally {
       api.server.closeAllConnections();
       await new Promise((resolve) => api.server.close(resolve));
     }
+  }
+
+  it("born with the app's prototypes: requests and responses have them before Express, and the app answers through them", async () => {
+    expect(await servedPrototypes(createApiServer(LIMITS, { bornWithAppPrototypes: true }))).to.deep.equal([true, true, true]);
+  });
+
+  it("not born with them: Node's own objects reach the app, which still answers", async () => {
+    expect(await servedPrototypes(createApiServer(LIMITS, { bornWithAppPrototypes: false }))).to.deep.equal([false, false, true]);
+  });
+
+  it('by default born with them from Node 26 on (where it was measured cheaper), not on older Nodes', async () => {
+    const born = Number(process.versions.node.split('.')[0]) >= 26;
+    expect([BORN_WITH_APP_PROTOTYPES, ...(await servedPrototypes(createApiServer(LIMITS)))]).to.deep.equal([born, born, born, true]);
   });
 });
