@@ -18,23 +18,18 @@ export interface ApiServer {
   serve(app: Express, listener?: http.RequestListener): void;
 }
 
-/** A request or response class whose instances get the app's prototype from birth (see {@link createApiServer}). */
-interface BornClass {
-  prototype: object;
-}
-
 /**
  * A constructor for Node's HTTP server that makes what `base` makes, with `prototype` set later by `serve`.
  * Node calls it with `new`, as the `IncomingMessage` and `ServerResponse` options allow.
  */
-function bornWithAppPrototype(base: abstract new (...args: never[]) => object): BornClass {
+function bornWithAppPrototype<C extends new (...args: never[]) => object>(base: C): C {
   // Constructed as `base` with `Born` as new.target: V8 then lays the object out as `base` does (its
   // in-object fields), which a function calling `base` on `this` would not.
   function Born(...args: unknown[]): object {
-    return Reflect.construct(base as unknown as new (...a: unknown[]) => object, args, Born);
+    return Reflect.construct(base, args, Born);
   }
-  Born.prototype = base.prototype as object;
-  return Born;
+  Born.prototype = base.prototype;
+  return Born as unknown as C;
 }
 
 /**
@@ -42,7 +37,7 @@ function bornWithAppPrototype(base: abstract new (...args: never[]) => object): 
  * image's) it saves Express's two slow `Object.setPrototypeOf` calls a request; on Node 20 the same objects made
  * `GET /v1/me` 47 % dearer, so older Nodes keep Express's own call (docs/decisions/born-with-app-prototypes.md).
  */
-export const BORN_WITH_APP_PROTOTYPES = Number(process.versions.node.split('.')[0]) >= 26;
+const BORN_WITH_APP_PROTOTYPES = Number(process.versions.node.split('.')[0]) >= 26;
 
 /** How the API's HTTP server is made, beyond its limits. */
 export interface ApiServerOptions {
@@ -68,7 +63,7 @@ export function createApiServer(
     ? { IncomingMessage: bornWithAppPrototype(http.IncomingMessage), ServerResponse: bornWithAppPrototype(http.ServerResponse) }
     : undefined;
   const server = http.createServer({
-    ...(born as Pick<http.ServerOptions, 'IncomingMessage' | 'ServerResponse'> | undefined),
+    ...born,
     maxHeaderSize: limits.maxHeaderBytes,
     requestTimeout: limits.requestTimeoutMs,
     headersTimeout: limits.headersTimeoutMs,
