@@ -2,6 +2,7 @@
 // here, for both backends and the worker (the way of a job: shared/domain/jobs/job-lifecycle.ts).
 import type { Logger } from 'pino';
 import type { CreditStore } from '../domain/credits/credit-store';
+import type { ClaimReader } from '../domain/jobs/claim-reader';
 import { type JobEvents, JobLifecycle } from '../domain/jobs/job-lifecycle';
 import type { JobObserver } from '../domain/jobs/job-observer';
 import type { JobQueue } from '../domain/jobs/job-queue';
@@ -101,6 +102,8 @@ export interface JobsSide {
   queue: JobQueue;
   lifecycle: JobLifecycle;
   retentionSeconds: number;
+  /** Claims and reads the claimed job in one step, where the backend can. */
+  claimReader?: ClaimReader;
 }
 
 /** The factory a backend exposes as `jobService`: the domain adds its parts (keys, hooks, budget, views, billing). */

@@ -10,6 +10,7 @@ import type { Metrics } from '../platform/metrics/metrics';
 import { composeBullmqJobQueue, composeLifecycle, jobServiceOn, settleOn } from './compose-jobs';
 import { BullmqEventQueue } from './redis/bullmq-event-queue';
 import { RedisAdmissionStore } from './redis/redis-admission-store';
+import { RedisClaimReader } from './redis/redis-claim-reader';
 import { closeRedisClient, redisAnswers } from './redis/redis-client';
 import { RedisConnectionStore } from './redis/redis-connection-store';
 import { RedisCreditStore } from './redis/redis-credit-store';
@@ -91,7 +92,14 @@ export function createRedisBackend(deps: RedisBackendDeps): Backend {
     credits,
     rateLimits,
     queue,
-    jobService: jobServiceOn({ ledger, queue, lifecycle, retentionSeconds: config.idempotencyTtlSeconds }),
+    jobService: jobServiceOn({
+      ledger,
+      queue,
+      lifecycle,
+      retentionSeconds: config.idempotencyTtlSeconds,
+      // The claim and its job's read in one script, where their keys are on one node.
+      ...(clustered ? {} : { claimReader: new RedisClaimReader(client, ledger, queue) }),
+    }),
     jobIdKeys: new RedisJobIdKeyStore(client, keys, guard),
     oauth: new RedisOAuthStateStore(client, keys, guard),
     quoteNonces: new RedisQuoteNonceStore(client, keys, guard),

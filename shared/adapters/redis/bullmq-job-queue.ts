@@ -10,8 +10,9 @@ import {
   CANCEL_REQUESTED_FIELD,
   CANCELED_FIELD,
   CANCELED_SET,
-  fromStoredFields,
-  STORED_JOB_FIELDS,
+  READ_JOB_CONSTANTS,
+  type ReadJobReply,
+  recordOfReadJob,
   toBullJobData,
   toJobRecord,
 } from './bullmq-job-record';
@@ -39,11 +40,6 @@ export interface BullmqJobQueueOptions {
 }
 
 type BullQueue = Queue<BullJobData, Record<string, unknown>, string>;
-
-/** A field's position in the read-job script's reply (Lua counts from 1). */
-const luaIndex = (field: (typeof STORED_JOB_FIELDS)[number]): number => STORED_JOB_FIELDS.indexOf(field) + 1;
-
-type ReadJobReply = ['unknown'] | ['completed' | 'failed' | 'active' | 'waiting', Array<string | null>];
 
 /**
  * The producer side of the BullMQ queues, as the API uses it: it adds and reads jobs, and never runs them
@@ -85,12 +81,7 @@ export class BullmqJobQueue implements JobQueue {
         backoff: { type: 'exponential', delay: policy.backoffMs },
       });
     }
-    this.readJob = defineLuaScript(client, 'bullmq-job-queue/read-job', {
-      STORED_JOB_FIELDS,
-      NAME_AT: luaIndex('name'),
-      DATA_AT: luaIndex('data'),
-      TIMESTAMP_AT: luaIndex('timestamp'),
-    });
+    this.readJob = defineLuaScript(client, 'bullmq-job-queue/read-job', READ_JOB_CONSTANTS);
     this.cancelJob = defineLuaScript(client, 'bullmq-job-queue/cancel-job', { CANCEL_REQUESTED_FIELD, CANCELED_FIELD });
     this.countCanceled = defineLuaScript(client, 'bullmq-job-queue/count-canceled');
     this.history = new JobShardHistory(client, keys, options.shards);
@@ -234,12 +225,17 @@ export class BullmqJobQueue implements JobQueue {
   }
 
   private readFrom(queue: BullQueue, id: string): Promise<JobRecord | undefined> {
-    const jobKey = queue.toKey(id);
-    return this.guard.commands(() =>
-      this.readJob([jobKey, queue.toKey('completed'), queue.toKey('failed'), `${jobKey}:lock`], [id]).then((reply) =>
-        reply[0] === 'unknown' ? undefined : toJobRecord(fromStoredFields(id, reply[1]), reply[0]),
-      ),
-    );
+    return this.guard.commands(() => this.readJob(readKeysOf(queue, id), [id]).then((reply) => recordOfReadJob(id, reply)));
+  }
+
+  /**
+   * The keys `includes/read-job.lua` reads for a job on a shard (the hash, the queue's completed and failed
+   * sets, the lock), for a script that reads the job beside work of its own; the shard's queue is opened first.
+   */
+  readKeys(id: string, shard: number): string[] | Promise<string[]> {
+    const queue = this.queues.get(shard);
+    if (!queue) return this.guard.run(() => this.open(shard)).then((opened) => readKeysOf(opened, id));
+    return readKeysOf(queue, id);
   }
 
   /** Records this process's shard count and reads the others once; a failed read is tried again next time. */
@@ -295,4 +291,10 @@ export class BullmqJobQueue implements JobQueue {
     }
     return opening;
   }
+}
+
+/** What `includes/read-job.lua` takes for a job of `queue`, in its order. */
+function readKeysOf(queue: BullQueue, id: string): string[] {
+  const jobKey = queue.toKey(id);
+  return [jobKey, queue.toKey('completed'), queue.toKey('failed'), `${jobKey}:lock`];
 }

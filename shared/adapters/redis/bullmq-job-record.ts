@@ -118,6 +118,25 @@ export const STORED_JOB_FIELDS = [
   CANCELED_FIELD,
 ] as const;
 
+/** A field's position in the read-job script's reply (Lua counts from 1). */
+const luaIndex = (field: (typeof STORED_JOB_FIELDS)[number]): number => STORED_JOB_FIELDS.indexOf(field) + 1;
+
+/** The constants of the scripts that read a job (`includes/read-job.lua`). */
+export const READ_JOB_CONSTANTS = {
+  STORED_JOB_FIELDS,
+  NAME_AT: luaIndex('name'),
+  DATA_AT: luaIndex('data'),
+  TIMESTAMP_AT: luaIndex('timestamp'),
+};
+
+/** What `includes/read-job.lua` answers. */
+export type ReadJobReply = ['unknown'] | ['completed' | 'failed' | 'active' | 'waiting', Array<string | null>];
+
+/** The record of a job from what `includes/read-job.lua` answered for it; undefined for an unknown job. */
+export function recordOfReadJob(id: string, reply: ReadJobReply): JobRecord | undefined {
+  return reply[0] === 'unknown' ? undefined : toJobRecord(fromStoredFields(id, reply[1]), reply[0]);
+}
+
 /**
  * Reads a job from the values of {@link STORED_JOB_FIELDS} as HMGET returns them (null for a missing field).
  * The job-queue tests read every state both ways: through this and through BullMQ's own `Job`.

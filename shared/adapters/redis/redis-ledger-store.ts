@@ -43,7 +43,10 @@ const OUTCOMES: ReadonlySet<string> = new Set<ClaimOutcome>([
   'grant_conflict',
 ]);
 
-type ClaimReply = [string, number, number?, number?, number?, ...Array<string | number>];
+/** What the claim script answers (`lua/redis-ledger-store/claim-12.lua`). */
+export type ClaimReply = [string, number, number?, number?, number?, ...Array<string | number>];
+
+const claimReplyItself = (reply: ClaimReply): ClaimReply => reply;
 
 /**
  * Idempotency records, charges and the per-subject job index in Redis. The claim, the refund and the prune are
@@ -80,8 +83,23 @@ export class RedisLedgerStore implements LedgerStore {
    * the subject's slot; the grant id's claim and the indexes, in slots of their own, come before the script.
    */
   async claim(request: ClaimRequest): Promise<Claim> {
+    return (await this.claimAlong(request, this.claimScript, [], claimReplyItself)).claim;
+  }
+
+  /**
+   * {@link RedisLedgerStore.claim} through `script`, a script that makes the same claim on the same keys and
+   * arguments and reads `moreKeys` too (they follow the claim's twelve); `claimReply` finds the claim's answer
+   * in its reply, which comes back beside the claim (none when a grant's id was found used before the script).
+   * Only a single node runs such a script: those keys are in other slots than the subject's.
+   */
+  async claimAlong<R>(
+    request: ClaimRequest,
+    script: LuaScript<R>,
+    moreKeys: readonly string[],
+    claimReply: (reply: R) => ClaimReply,
+  ): Promise<{ claim: Claim; reply?: R }> {
     const grant = request.hold?.grant;
-    if (grant && (await this.grantIds.prepare(grant, -1)) === 'conflict') return { outcome: 'grant_conflict', shard: 0 };
+    if (grant && (await this.grantIds.prepare(grant, -1)) === 'conflict') return { claim: { outcome: 'grant_conflict', shard: 0 } };
     const day = request.day ?? utcDay();
     const { subject, jobId } = request;
     const keys = [
@@ -97,6 +115,7 @@ export class RedisLedgerStore implements LedgerStore {
       this.keys.creditHold(subject, jobId),
       this.keys.subjectOperationDailySpend(subject, request.operation, day),
       this.keys.subjectGrants(subject),
+      ...moreKeys,
     ];
     const acceptedMs = request.acceptedAt === undefined ? Date.now() : Date.parse(request.acceptedAt);
     // An entry id only where a hold may write an entry: metered claims skip the random bytes.
@@ -120,16 +139,17 @@ export class RedisLedgerStore implements LedgerStore {
       request.operationLimit ?? -1,
       ...grantArgs(grant),
     ];
-    const claimed = () => this.claimScript(keys, args);
+    const claimed = () => script(keys, args);
     // A hold is indexed for the orphan sweep before its claim is sent (the index has its own slot on a
     // cluster): an entry without a hold costs the sweep a look, a hold without an entry could stay for good.
     const reply = await this.guard.commands(() =>
       request.hold ? this.indexHold({ subject, jobId, at: args[14] as string }, acceptedMs).then(claimed) : claimed(),
     );
-    const claim = claimOf(reply, request.hold !== undefined, entryId);
-    if (!grant || claim.outcome === 'grant_conflict') return claim;
-    const granted = grantResultOf(reply.slice(5));
-    return granted.outcome === 'created' ? { ...claim, granted } : claim;
+    const answer = claimReply(reply);
+    const claim = claimOf(answer, request.hold !== undefined, entryId);
+    if (!grant || claim.outcome === 'grant_conflict') return { claim, reply };
+    const granted = grantResultOf(answer.slice(5));
+    return { claim: granted.outcome === 'created' ? { ...claim, granted } : claim, reply };
   }
 
   async dueHolds(acceptedBefore: number, limit: number): Promise<DueHold[]> {

@@ -1,7 +1,7 @@
 import { createHmac, hash } from 'node:crypto';
 import { canonicalJson } from '../../platform/util/canonical-json';
 import type { DailyBudget } from '../ledger/daily-budget';
-import type { Claim, ClaimHold, LedgerStore } from '../ledger/ledger-store';
+import type { Claim, ClaimHold, ClaimRequest, LedgerStore } from '../ledger/ledger-store';
 import type { JobIdKeySource } from './job-id-key';
 
 /** A paid job asked for under an idempotency key. */
@@ -41,8 +41,21 @@ export class Idempotency {
    * step holds the price on the subject's credits.
    */
   async claim(submission: KeyedSubmission, jobId: string, shard: number, hold?: ClaimHold): Promise<KeyClaim> {
-    const acceptedAt = new Date().toISOString();
-    const claim = await this.ledger.claim({
+    const request = this.requestFor(submission, jobId, shard, hold);
+    return { ...(await this.ledger.claim(request)), jobId, acceptedAt: request.acceptedAt };
+  }
+
+  /**
+   * The ledger's request for the claim of a submission's key, accepted now: what {@link Idempotency.claim}
+   * sends, for a backend that makes the claim in one step with more (a `ClaimReader`).
+   */
+  requestFor(
+    submission: KeyedSubmission,
+    jobId: string,
+    shard: number,
+    hold: ClaimHold | undefined,
+  ): ClaimRequest & { shard: number; acceptedAt: string } {
+    return {
       subject: submission.subject,
       key: submission.idempotencyKey,
       fingerprint: fingerprint(submission.operation, submission.input),
@@ -54,10 +67,9 @@ export class Idempotency {
       dailyLimit: this.budget.limit,
       ...(submission.operationDailyLimit === undefined ? {} : { operationLimit: submission.operationDailyLimit }),
       shard,
-      acceptedAt,
+      acceptedAt: new Date().toISOString(),
       ...(hold ? { hold } : {}),
-    });
-    return { ...claim, jobId, acceptedAt };
+    };
   }
 
   /**

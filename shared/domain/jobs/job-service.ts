@@ -17,6 +17,7 @@ import { DailyBudget } from '../ledger/daily-budget';
 import type { ClaimHold, JobFunding, LedgerStore } from '../ledger/ledger-store';
 import { newRepairMark } from '../ledger/repair-mark';
 import { isX402Subject } from '../x402/x402-subject';
+import type { ClaimReader } from './claim-reader';
 import { Idempotency, type KeyClaim } from './idempotency';
 import { type Job, type JobRecord, toPublicJob } from './job';
 import type { JobIdKeySource } from './job-id-key';
@@ -97,6 +98,8 @@ export interface JobServiceDeps {
   /** How each operation's jobs show their input and result: whole when read, summarised when listed. */
   viewer?: JobViewer;
   billing?: JobBilling;
+  /** Makes a claim and its job's read in one step, where the backend can (one Redis node). */
+  claimReader?: ClaimReader;
 }
 
 /** What the domain adds to a backend's ledger, queue and lifecycle to make its {@link JobService}. */
@@ -113,6 +116,7 @@ export class JobService {
   private readonly budget: DailyBudget;
   private readonly viewer: JobViewer;
   private readonly billing: JobBilling;
+  private readonly claimReader: ClaimReader | undefined;
 
   constructor(deps: JobServiceDeps) {
     this.ledger = deps.ledger;
@@ -123,6 +127,7 @@ export class JobService {
     this.budget = deps.budget ?? new DailyBudget(undefined);
     this.viewer = deps.viewer ?? new JobViewer();
     this.billing = deps.billing ?? METERED;
+    this.claimReader = deps.claimReader;
     this.idempotency = new Idempotency(deps.ledger, deps.jobIdKey, deps.retentionSeconds, this.budget);
   }
 
@@ -208,10 +213,13 @@ export class JobService {
   private async claimAndLook(submission: JobSubmission): Promise<{ claim: KeyClaim; seen: Seen }> {
     const jobId = await this.idempotency.jobIdFor(submission.subject, submission.idempotencyKey);
     const shard = this.queue.shardFor(jobId);
-    const [claim, job] = await Promise.all([
-      this.idempotency.claim(submission, jobId, shard, this.hold(submission.subject, submission.funding?.grant)),
-      this.queue.get(jobId, shard),
-    ]);
+    const hold = this.hold(submission.subject, submission.funding?.grant);
+    if (this.claimReader) {
+      const request = this.idempotency.requestFor(submission, jobId, shard, hold);
+      const { claim, job } = await this.claimReader.claimAndRead(request);
+      return { claim: { ...claim, jobId, acceptedAt: request.acceptedAt }, seen: { shard, job } };
+    }
+    const [claim, job] = await Promise.all([this.idempotency.claim(submission, jobId, shard, hold), this.queue.get(jobId, shard)]);
     return { claim, seen: { shard, job } };
   }
 

@@ -15,10 +15,5 @@
 --- @constant NAME_AT
 --- @constant DATA_AT
 --- @constant TIMESTAMP_AT
-local job = redis.call('HMGET', KEYS[1], unpack(STORED_JOB_FIELDS))
-if not (job[NAME_AT] or job[DATA_AT] or job[TIMESTAMP_AT]) then return {'unknown'} end
-local state = 'waiting'
-if redis.call('ZSCORE', KEYS[2], ARGV[1]) then state = 'completed'
-elseif redis.call('ZSCORE', KEYS[3], ARGV[1]) then state = 'failed'
-elseif redis.call('EXISTS', KEYS[4]) == 1 then state = 'active' end
-return {state, job}
+--- @include "read-job"
+return readJob(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1])

@@ -45,51 +45,10 @@
 --- @include "credit-lots"
 --- @include "credit-hold"
 --- @include "credit-grant"
-local granted = {}
-if ARGV[17] ~= '' then
-  local grant = {gid = ARGV[17], fingerprint = ARGV[18], credits = ARGV[19], entryId = ARGV[20], at = ARGV[15], note = ARGV[21], threshold = ARGV[14], expiresAt = '', expiresMs = -1}
-  local outcome, entry, balance, held, fell = grantCredits(KEYS[8], KEYS[9], KEYS[4], KEYS[12], grant)
-  if outcome == 'conflict' then return {'grant_conflict', 0} end
-  granted = {outcome, entry, balance, held, fell}
-end
--- The claim's answer, followed by the grant's when there is one.
-local function answer(reply)
-  if #granted == 0 then return reply end
-  for i = #reply + 1, 5 do reply[i] = -1 end
-  for _, part in ipairs(granted) do reply[#reply + 1] = part end
-  return reply
-end
-local existing = redis.call('GET', KEYS[1])
-if existing then
-  local fingerprint, shard, cost, at = string.match(existing, '^([^:]*):?(%d*):?(%d*):?(%d*)$')
-  if fingerprint == ARGV[1] then return answer({'replayed', tonumber(shard) or 0, tonumber(cost) or -1, tonumber(at) or -1}) end
-  return answer({'conflict', 0})
-end
-local cost = tonumber(ARGV[3])
-local limit = tonumber(ARGV[5])
-if limit >= 0 and tonumber(redis.call('GET', KEYS[5]) or '0') - tonumber(redis.call('GET', KEYS[7]) or '0') + cost > limit then
-  return answer({'over_budget', 0})
-end
-local operationLimit = tonumber(ARGV[16])
-if operationLimit >= 0 and tonumber(redis.call('GET', KEYS[11]) or '0') + cost > operationLimit then
-  return answer({'over_operation_budget', 0})
-end
-local balance, held, fell = -1, -1, 0
-if ARGV[12] == '1' then
-  local outcome
-  outcome, balance, held, fell = holdCredits(KEYS[8], KEYS[9], KEYS[4], KEYS[10], ARGV[4], ARGV[3], ARGV[13], ARGV[15], ARGV[14])
-  if outcome == 'insufficient' then return answer({'insufficient', 0, balance, held}) end
-end
-redis.call('SET', KEYS[1], ARGV[1] .. ':' .. ARGV[7] .. ':' .. ARGV[3] .. ':' .. ARGV[11], 'EX', ARGV[2])
-redis.call('HINCRBY', KEYS[2], 'jobs_charged', 1)
-redis.call('HINCRBY', KEYS[2], 'credits_spent', cost)
-local seq = redis.call('INCR', KEYS[4])
-redis.call('ZADD', KEYS[3], seq, ARGV[4])
-local spent = redis.call('INCRBY', KEYS[5], cost)
-redis.call('EXPIRE', KEYS[5], ARGV[6])
-keepDayTotal(KEYS[6], ARGV[8], spent, ARGV[9], ARGV[10])
-if operationLimit >= 0 then
-  redis.call('INCRBY', KEYS[11], cost)
-  redis.call('EXPIRE', KEYS[11], ARGV[6])
-end
-return answer({'created', tonumber(ARGV[7]), balance, held, fell})
+--- @include "claim-key"
+return claimKey({
+  KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12]
+}, {
+  ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11], ARGV[12], ARGV[13],
+  ARGV[14], ARGV[15], ARGV[16], ARGV[17], ARGV[18], ARGV[19], ARGV[20], ARGV[21]
+})

@@ -14,6 +14,7 @@ import {
 } from '../../../../../shared/adapters/redis/lua-script';
 import { parseScriptFileName } from '../../../../../shared/adapters/redis/lua-script-file';
 import { RedisAdmissionStore } from '../../../../../shared/adapters/redis/redis-admission-store';
+import { RedisClaimReader } from '../../../../../shared/adapters/redis/redis-claim-reader';
 import type { RedisClient } from '../../../../../shared/adapters/redis/redis-client';
 import { RedisConnectionStore } from '../../../../../shared/adapters/redis/redis-connection-store';
 import { RedisCreditStore } from '../../../../../shared/adapters/redis/redis-credit-store';
@@ -50,18 +51,25 @@ const guard = new RedisGuard(1000);
  * Every module of shared/adapters/redis that runs scripts, by its name, which is also its scripts' folder.
  * A new store with scripts goes here; the test below names any script folder or file no entry loads.
  */
+const jobQueue = (client: RedisClient) =>
+  new BullmqJobQueue(client, keys, guard, {
+    attempts: 1,
+    backoffMs: 1,
+    retentionSeconds: 60,
+    logger: pino({ level: 'silent' }),
+    shards: 1,
+    durability: { minReplicas: 0, waitMs: 0 },
+  });
+
 const STORES: Record<string, (client: RedisClient) => unknown> = {
-  'bullmq-job-queue': (client) =>
-    new BullmqJobQueue(client, keys, guard, {
-      attempts: 1,
-      backoffMs: 1,
-      retentionSeconds: 60,
-      logger: pino({ level: 'silent' }),
-      shards: 1,
-      durability: { minReplicas: 0, waitMs: 0 },
-    }),
+  'bullmq-job-queue': jobQueue,
   'job-progress-store': (client) => jobProgressStore(client),
   'redis-admission-store': (client) => new RedisAdmissionStore(client, keys, guard),
+  // Its ledger and queue define their scripts on a client of their own: only the reader's own are counted here.
+  'redis-claim-reader': (client) => {
+    const other = recordingClient().client;
+    return new RedisClaimReader(client, new RedisLedgerStore(other, keys, guard), jobQueue(other));
+  },
   'redis-connection-store': (client) => new RedisConnectionStore(client, keys, guard),
   'redis-credit-store': (client) => new RedisCreditStore(client, keys, guard),
   'redis-job-id-key-store': (client) => new RedisJobIdKeyStore(client, keys, guard),
