@@ -27,11 +27,12 @@ describe('EncodedCommand', () => {
     ],
     ['an empty string', 'set', ['key', '']],
     ['multi-byte text', 'set', ['clé', 'naïve ✓ 𝄞']],
+    ['a character beyond Latin-1 whose low byte is ASCII, last in its argument', 'set', ['key', 'abcĀ']],
     ['Buffers beside strings', 'set', [Buffer.from([0, 255, 13, 10]), Buffer.alloc(0), 'x']],
     [
-      'lengths of one, two, three and four digits',
+      'lengths of one to five digits',
       'mset',
-      ['a', 'b'.repeat(9), 'c'.repeat(10), 'd'.repeat(99), 'e'.repeat(100), 'f'.repeat(1234)],
+      ['a', 'b'.repeat(9), 'c'.repeat(10), 'd'.repeat(99), 'e'.repeat(100), 'f'.repeat(1234), 'g'.repeat(12_345)],
     ],
   ];
   for (const [what, name, args] of cases) {
