@@ -12,9 +12,12 @@ import { JOB_BODY, type Loaded, measureTogether } from './together-load';
 // `POST /replay` beside (e) its replay.
 // Each figure is the server's CPU per request; each ratio is bare's over another's, as the full run's "by CPU".
 
+/** The stretches of a round, in order; `--only` names one. */
+const STRETCH_NAMES = ['read', 'job', 'replay'] as const;
+
 /** A stretch of a round: the three servers' requests of one kind. */
 interface Stretch {
-  name: string;
+  name: (typeof STRETCH_NAMES)[number];
   floor: Loaded;
   api: Loaded;
 }
@@ -25,13 +28,14 @@ type Ratios = Map<string, { floor: number[]; api: number[]; apiOfFloor: number[]
 async function main(): Promise<void> {
   const rounds = Number(option('rounds', '6'));
   const seconds = Number(option('seconds', '6'));
+  // `--only job` (or read, replay): one stretch, as a profile of one route's cost (`BENCH_CPU_PROF_DIR`) wants;
+  // checked before any server starts.
+  const only = option('only', '');
+  if (only && !(STRETCH_NAMES as readonly string[]).includes(only)) throw new Error(`--only names one of ${STRETCH_NAMES.join(', ')}`);
   process.stdout.write(`every server on ${thisNode()}\n`);
   await inLogDir('floor', async () => {
     const { bare, stretches: all } = await startServers();
-    // `--only job` (or read, replay): one stretch, as a profile of one route's cost (`BENCH_CPU_PROF_DIR`) wants.
-    const only = option('only', '');
     const stretches = only ? all.filter((stretch) => stretch.name === only) : all;
-    if (stretches.length === 0) throw new Error(`--only names one of ${all.map((stretch) => stretch.name).join(', ')}`);
     const ratios = await measureRounds(bare, stretches, rounds, seconds);
     printSummary(stretches, ratios, rounds);
   });

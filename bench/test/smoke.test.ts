@@ -356,6 +356,15 @@ describe('the floor smoke run (bench/dist/bench/floor.js) on Redis', function ()
       expect(output, output).to.match(new RegExp(`^${floor}: [0-9.]+ of bare; ${api}: [0-9.]+ of bare, [0-9.]+ of the floor$`, 'm'));
     }
   });
+
+  it('--only replay loads the replay stretch alone; an unknown stretch is refused, naming the three', async () => {
+    const only = await runBuilt('floor.js', ['--rounds', '1', '--seconds', '1', '--only', 'replay'], dir());
+    expect(only.code, only.output).to.equal(0);
+    expect(only.output.match(/^round 1 \((\w+)\):/gm), only.output).to.deep.equal(['round 1 (replay):']);
+    const unknown = await runBuilt('floor.js', ['--rounds', '1', '--seconds', '1', '--only', 'fresh'], dir());
+    expect(unknown.code, unknown.output).to.not.equal(0);
+    expect(unknown.output).to.include('--only names one of read, job, replay');
+  });
 });
 
 describe('the webhook-receiver smoke run (bench/dist/bench/webhook-drag.js --smoke) on Redis', function () {

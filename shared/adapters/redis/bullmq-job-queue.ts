@@ -217,11 +217,7 @@ export class BullmqJobQueue implements JobQueue {
   }
 
   private readOn(id: string, shard: number): Promise<JobRecord | undefined> {
-    // Opening a queue may wait inside BullMQ, so it gets the guard's deadline; once open, a read is one
-    // command on the request client, which bounds it itself.
-    const queue = this.queues.get(shard);
-    if (!queue) return this.guard.run(() => this.open(shard)).then((opened) => this.readFrom(opened, id));
-    return this.readFrom(queue, id);
+    return this.onQueue(shard, (queue) => this.readFrom(queue, id));
   }
 
   private readFrom(queue: BullQueue, id: string): Promise<JobRecord | undefined> {
@@ -230,12 +226,21 @@ export class BullmqJobQueue implements JobQueue {
 
   /**
    * The keys `includes/read-job.lua` reads for a job on a shard (the hash, the queue's completed and failed
-   * sets, the lock), for a script that reads the job beside work of its own; the shard's queue is opened first.
+   * sets, the lock), for a script that reads the job beside work of its own.
    */
   readKeys(id: string, shard: number): string[] | Promise<string[]> {
+    return this.onQueue(shard, (queue) => readKeysOf(queue, id));
+  }
+
+  /**
+   * `use` of the shard's queue: at once when it is open, else once it is. Opening a queue may wait inside
+   * BullMQ, so it gets the guard's deadline; once open, what `use` sends is bounded by the client itself.
+   */
+  private onQueue<T>(shard: number, use: (queue: BullQueue) => T): T | Promise<Awaited<T>> {
     const queue = this.queues.get(shard);
-    if (!queue) return this.guard.run(() => this.open(shard)).then((opened) => readKeysOf(opened, id));
-    return readKeysOf(queue, id);
+    if (queue) return use(queue);
+    // `then` flattens what `use` answers, as `await` would: a promise of its value, not of a promise.
+    return this.guard.run(() => this.open(shard)).then(use) as Promise<Awaited<T>>;
   }
 
   /** Records this process's shard count and reads the others once; a failed read is tried again next time. */

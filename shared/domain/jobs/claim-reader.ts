@@ -1,5 +1,6 @@
-import type { Claim, ClaimRequest } from '../ledger/ledger-store';
+import type { Claim, ClaimRequest, LedgerStore } from '../ledger/ledger-store';
 import type { JobRecord } from './job';
+import type { JobQueue } from './job-queue';
 
 /** A claim, and the job its id names as read on the claim's shard right after it (undefined: not there). */
 export interface ClaimRead {
@@ -8,10 +9,18 @@ export interface ClaimRead {
 }
 
 /**
- * A backend that makes the ledger's claim and the job queue's read of the claimed id in one atomic step (one
- * Redis node: one script instead of two commands). Without one, the job service sends the two side by side.
+ * Makes the ledger's claim and the job queue's read of the claimed id: in one atomic step where the backend
+ * can (one Redis node: one script instead of two commands), else {@link claimsBeside}.
  */
 export interface ClaimReader {
   /** The claim of `request`, then the read of its job on `request.shard`. */
   claimAndRead(request: ClaimRequest & { shard: number }): Promise<ClaimRead>;
+}
+
+/** The claim and the read sent side by side, as two calls: for a backend without a reader of its own. */
+export function claimsBeside(ledger: Pick<LedgerStore, 'claim'>, queue: Pick<JobQueue, 'get'>): ClaimReader {
+  return {
+    claimAndRead: (request) =>
+      Promise.all([ledger.claim(request), queue.get(request.jobId, request.shard)]).then(([claim, job]) => ({ claim, job })),
+  };
 }

@@ -1,7 +1,7 @@
 import { createHmac, hash } from 'node:crypto';
 import { canonicalJson } from '../../platform/util/canonical-json';
 import type { DailyBudget } from '../ledger/daily-budget';
-import type { Claim, ClaimHold, ClaimRequest, LedgerStore } from '../ledger/ledger-store';
+import type { Claim, ClaimHold, ClaimRequest } from '../ledger/ledger-store';
 import type { JobIdKeySource } from './job-id-key';
 
 /** A paid job asked for under an idempotency key. */
@@ -23,31 +23,21 @@ export interface KeyClaim extends Claim {
 
 /**
  * The idempotency step of a paid job: a subject's key names one job id (an HMAC, the same on every replica and
- * across secret rotations), and the ledger's atomic claim records the key with the payload's fingerprint,
- * charges and indexes the job, all or nothing. A key used again with the same payload replays the job; with
+ * across secret rotations), and the ledger's atomic claim, made from {@link Idempotency.requestFor} (the job
+ * service sends it), records the key with the payload's fingerprint, charges and indexes the job, all or nothing. A key used again with the same payload replays the job; with
  * another payload it is a conflict; a new job that would exceed the daily budget is refused by the same step.
  */
 export class Idempotency {
   constructor(
-    private readonly ledger: LedgerStore,
     private readonly jobIdKey: JobIdKeySource,
     private readonly retentionSeconds: number,
     private readonly budget: DailyBudget,
   ) {}
 
   /**
-   * Claims the submission's key, whose job id is `jobId` ({@link Idempotency.jobIdFor}); `shard` is where a new
-   * job goes (the claim records it, so a replay finds the job there). With `hold` (prepaid billing) the same
-   * step holds the price on the subject's credits.
-   */
-  async claim(submission: KeyedSubmission, jobId: string, shard: number, hold?: ClaimHold): Promise<KeyClaim> {
-    const request = this.requestFor(submission, jobId, shard, hold);
-    return { ...(await this.ledger.claim(request)), jobId, acceptedAt: request.acceptedAt };
-  }
-
-  /**
-   * The ledger's request for the claim of a submission's key, accepted now: what {@link Idempotency.claim}
-   * sends, for a backend that makes the claim in one step with more (a `ClaimReader`).
+   * The ledger's claim of the submission's key, whose job id is `jobId` ({@link Idempotency.jobIdFor}), accepted
+   * now; `shard` is where a new job goes (the claim records it, so a replay finds the job there). With `hold`
+   * (prepaid billing) the same step holds the price on the subject's credits.
    */
   requestFor(
     submission: KeyedSubmission,

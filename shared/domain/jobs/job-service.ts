@@ -17,7 +17,7 @@ import { DailyBudget } from '../ledger/daily-budget';
 import type { ClaimHold, JobFunding, LedgerStore } from '../ledger/ledger-store';
 import { newRepairMark } from '../ledger/repair-mark';
 import { isX402Subject } from '../x402/x402-subject';
-import type { ClaimReader } from './claim-reader';
+import { type ClaimReader, claimsBeside } from './claim-reader';
 import { Idempotency, type KeyClaim } from './idempotency';
 import { type Job, type JobRecord, toPublicJob } from './job';
 import type { JobIdKeySource } from './job-id-key';
@@ -98,7 +98,7 @@ export interface JobServiceDeps {
   /** How each operation's jobs show their input and result: whole when read, summarised when listed. */
   viewer?: JobViewer;
   billing?: JobBilling;
-  /** Makes a claim and its job's read in one step, where the backend can (one Redis node). */
+  /** Makes a claim and its job's read in one step, where the backend can (one Redis node); else the two go side by side. */
   claimReader?: ClaimReader;
 }
 
@@ -116,7 +116,7 @@ export class JobService {
   private readonly budget: DailyBudget;
   private readonly viewer: JobViewer;
   private readonly billing: JobBilling;
-  private readonly claimReader: ClaimReader | undefined;
+  private readonly claims: ClaimReader;
 
   constructor(deps: JobServiceDeps) {
     this.ledger = deps.ledger;
@@ -127,8 +127,8 @@ export class JobService {
     this.budget = deps.budget ?? new DailyBudget(undefined);
     this.viewer = deps.viewer ?? new JobViewer();
     this.billing = deps.billing ?? METERED;
-    this.claimReader = deps.claimReader;
-    this.idempotency = new Idempotency(deps.ledger, deps.jobIdKey, deps.retentionSeconds, this.budget);
+    this.claims = deps.claimReader ?? claimsBeside(deps.ledger, deps.queue);
+    this.idempotency = new Idempotency(deps.jobIdKey, deps.retentionSeconds, this.budget);
   }
 
   /**
@@ -213,14 +213,9 @@ export class JobService {
   private async claimAndLook(submission: JobSubmission): Promise<{ claim: KeyClaim; seen: Seen }> {
     const jobId = await this.idempotency.jobIdFor(submission.subject, submission.idempotencyKey);
     const shard = this.queue.shardFor(jobId);
-    const hold = this.hold(submission.subject, submission.funding?.grant);
-    if (this.claimReader) {
-      const request = this.idempotency.requestFor(submission, jobId, shard, hold);
-      const { claim, job } = await this.claimReader.claimAndRead(request);
-      return { claim: { ...claim, jobId, acceptedAt: request.acceptedAt }, seen: { shard, job } };
-    }
-    const [claim, job] = await Promise.all([this.idempotency.claim(submission, jobId, shard, hold), this.queue.get(jobId, shard)]);
-    return { claim, seen: { shard, job } };
+    const request = this.idempotency.requestFor(submission, jobId, shard, this.hold(submission.subject, submission.funding?.grant));
+    const { claim, job } = await this.claims.claimAndRead(request);
+    return { claim: { ...claim, jobId, acceptedAt: request.acceptedAt }, seen: { shard, job } };
   }
 
   /** Whether the subject's jobs hold their price: in prepaid billing, and always for an x402 payer's account. */
