@@ -1,9 +1,9 @@
 import { Queue } from 'bullmq';
 import { expect } from 'chai';
-import { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
+import type { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
 import { JOB_QUEUE_NAME } from '../../shared/adapters/redis/redis-keys';
 import { newJob } from '../support/new-job';
-import { connectStoreClient, quietLogger, type StoreClient } from '../support/redis-fixture';
+import { connectStoreClient, queueOn, type StoreClient } from '../support/redis-fixture';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
 
 describe('BullmqJobQueue (the API side of the queue) on a private redis-server', () => {
@@ -14,14 +14,11 @@ describe('BullmqJobQueue (the API side of the queue) on a private redis-server',
   before(async () => {
     redis = await startRedis();
     store = await connectStoreClient(redis.url, 'q:');
-    queue = new BullmqJobQueue(store.client, store.keys, store.guard, {
+    queue = queueOn(store, {
       attempts: 3,
       backoffMs: 100,
       policies: new Map([['ownSettings', { attempts: 7, backoffMs: 250, timeoutMs: undefined, refundOnFailure: true }]]),
       retentionSeconds: 7200,
-      logger: quietLogger,
-      shards: 1,
-      durability: { minReplicas: 0, waitMs: 500 },
     });
   });
   after(async () => {

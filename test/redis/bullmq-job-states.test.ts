@@ -1,12 +1,12 @@
 import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import { expect } from 'chai';
 import Redis from 'ioredis';
-import { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
+import type { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
 import { type BullJobData, toBullJobData, toJobStatus } from '../../shared/adapters/redis/bullmq-job-record';
 import { JOB_QUEUE_NAME } from '../../shared/adapters/redis/redis-keys';
 import type { JobStatus, NewJob } from '../../shared/domain/jobs/job';
 import { newJob } from '../support/new-job';
-import { commandCalls, connectStoreClient, quietLogger, type StoreClient } from '../support/redis-fixture';
+import { commandCalls, connectStoreClient, queueOn, type StoreClient } from '../support/redis-fixture';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { waitFor } from '../testkit/wait-for';
 
@@ -31,13 +31,9 @@ describe('job reads on Redis against BullMQ’s own job states, on a private red
   before(async () => {
     redis = await startRedis();
     store = await connectStoreClient(redis.url, 'st:');
-    queue = new BullmqJobQueue(store.client, store.keys, store.guard, {
+    queue = queueOn(store, {
       attempts: 3,
       backoffMs: 100,
-      retentionSeconds: 3600,
-      logger: quietLogger,
-      shards: 1,
-      durability: { minReplicas: 0, waitMs: 500 },
     });
     bull = new Queue(JOB_QUEUE_NAME, { connection: store.client, prefix: store.keys.bullPrefix });
     workerClient = new Redis(redis.url, { maxRetriesPerRequest: null });

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
+import type { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
 import { RedisClaimReader } from '../../shared/adapters/redis/redis-claim-reader';
 import { RedisLedgerStore } from '../../shared/adapters/redis/redis-ledger-store';
 import type { ClaimRequest } from '../../shared/domain/ledger/ledger-store';
 import { newJob } from '../support/new-job';
-import { connectStoreClient, quietLogger, type StoreClient } from '../support/redis-fixture';
+import { connectStoreClient, queueOn, type StoreClient } from '../support/redis-fixture';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
 
 type ShardedClaim = ClaimRequest & { shard: number };
@@ -37,13 +37,10 @@ describe('RedisClaimReader (the claim and its job’s read in one script) on a p
     redis = await startRedis();
     store = await connectStoreClient(redis.url, 'cr:');
     ledger = new RedisLedgerStore(store.client, store.keys, store.guard);
-    queue = new BullmqJobQueue(store.client, store.keys, store.guard, {
+    queue = queueOn(store, {
       attempts: 1,
       backoffMs: 100,
-      retentionSeconds: 3600,
-      logger: quietLogger,
       shards: 3,
-      durability: { minReplicas: 0, waitMs: 500 },
     });
     reader = new RedisClaimReader(store.client, ledger, queue);
   });

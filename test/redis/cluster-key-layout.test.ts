@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { Worker } from 'bullmq';
 import { expect } from 'chai';
 import generateSlot from 'cluster-key-slot';
-import { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
 import { RedisConnectionStore } from '../../shared/adapters/redis/redis-connection-store';
 import { RedisCreditStore } from '../../shared/adapters/redis/redis-credit-store';
 import { RedisJobIdKeyStore } from '../../shared/adapters/redis/redis-job-id-key-store';
@@ -14,7 +13,7 @@ import { RedisThingStore } from '../../shared/adapters/redis/redis-thing-store';
 import { SequentialAdmissionStore } from '../../shared/adapters/sequential-admission-store';
 import { newRepairMark } from '../../shared/domain/ledger/repair-mark';
 import { grantOf } from '../support/credit-store-contract';
-import { connectStoreClient, monitorCommands, quietLogger, type StoreClient } from '../support/redis-fixture';
+import { connectStoreClient, monitorCommands, queueOn, type StoreClient } from '../support/redis-fixture';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { waitFor } from '../testkit/wait-for';
 
@@ -94,14 +93,16 @@ describe('key layout on a cluster: every script, transaction and multi-key comma
     const oauth = new RedisOAuthStateStore(client, keys, guard);
     const credits = new RedisCreditStore(client, keys, guard);
     const admissions = new SequentialAdmissionStore({ connections, rateLimits, ledger, credits });
-    const queue = new BullmqJobQueue(client, keys, guard, {
-      attempts: 2,
-      backoffMs: 10,
-      retentionSeconds: 600,
-      logger: quietLogger,
-      shards: 3,
-      durability: { minReplicas: 0, waitMs: 100 },
-    });
+    const queue = queueOn(
+      { client, keys, guard },
+      {
+        attempts: 2,
+        backoffMs: 10,
+        retentionSeconds: 600,
+        shards: 3,
+        durability: { minReplicas: 0, waitMs: 100 },
+      },
+    );
     const subject = `layout-${randomBytes(4).toString('hex')}@example.com`;
     const now = Math.floor(Date.now() / 1000);
     const connectionId = `conn_${randomBytes(8).toString('hex')}`;

@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import { MemoryJobIdKeyStore } from '../../shared/adapters/memory/memory-job-id-key-store';
 import { MemoryJobQueue } from '../../shared/adapters/memory/memory-job-queue';
 import { MemoryLedgerStore } from '../../shared/adapters/memory/memory-ledger-store';
-import { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
 import { RedisLedgerStore } from '../../shared/adapters/redis/redis-ledger-store';
 import { StoredJobIdKey } from '../../shared/domain/jobs/job-id-key';
 import { JobLifecycle } from '../../shared/domain/jobs/job-lifecycle';
@@ -16,7 +15,7 @@ import { Metrics } from '../../shared/platform/metrics/metrics';
 import { deriveKeys } from '../../shared/platform/secrets/derived-keys';
 import { createJobWorker } from '../../worker/job-worker';
 import { BACKENDS, type BackendKind } from '../support/backends';
-import { connectStoreClient, quietLogger } from '../support/redis-fixture';
+import { connectStoreClient, queueOn, quietLogger } from '../support/redis-fixture';
 import { startRedis } from '../testkit/redis-node';
 import { waitFor } from '../testkit/wait-for';
 
@@ -47,13 +46,9 @@ async function rig(kind: BackendKind): Promise<Rig> {
   }
   const redis = await startRedis();
   const store = await connectStoreClient(redis.url, 'exp:');
-  const queue = new BullmqJobQueue(store.client, store.keys, store.guard, {
+  const queue = queueOn(store, {
     attempts: 1,
     backoffMs: 0,
-    retentionSeconds: 3600,
-    logger: quietLogger,
-    shards: 1,
-    durability: { minReplicas: 0, waitMs: 500 },
   });
   const worker = createJobWorker({
     config: {

@@ -1,5 +1,6 @@
 import Redis from 'ioredis';
 import pino from 'pino';
+import { BullmqJobQueue, type BullmqJobQueueOptions } from '../../shared/adapters/redis/bullmq-job-queue';
 import type { RedisGuard } from '../../shared/adapters/redis/redis-guard';
 import type { RedisKeys } from '../../shared/adapters/redis/redis-keys';
 import { openRedisSession } from '../../shared/adapters/redis/redis-session';
@@ -37,6 +38,23 @@ export async function connectStoreClient(
     metrics,
     close: async () => client.disconnect(),
   };
+}
+
+/**
+ * The API's job queue on a test store's client: silent, acknowledging without waiting for replicas, one shard
+ * and an hour's retention unless `options` says otherwise. Each suite names the retries its jobs need.
+ */
+export function queueOn(
+  { client, keys, guard }: { client: ConstructorParameters<typeof BullmqJobQueue>[0]; keys: RedisKeys; guard: RedisGuard },
+  options: Pick<BullmqJobQueueOptions, 'attempts' | 'backoffMs'> & Partial<BullmqJobQueueOptions>,
+): BullmqJobQueue {
+  return new BullmqJobQueue(client, keys, guard, {
+    retentionSeconds: 3600,
+    logger: quietLogger,
+    shards: 1,
+    durability: { minReplicas: 0, waitMs: 500 },
+    ...options,
+  });
 }
 
 /** Reads one metric's current value from a registry (first series when labels are not given). */

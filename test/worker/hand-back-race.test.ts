@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
+import type { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
 import type { NewJob } from '../../shared/domain/jobs/job';
 import type { Processor } from '../../shared/domain/jobs/processor';
 import { singleNodeConnection } from '../../shared/platform/config/redis-settings';
 import { Metrics } from '../../shared/platform/metrics/metrics';
 import { createJobWorker, type JobWorker } from '../../worker/job-worker';
-import { connectStoreClient, quietLogger, type StoreClient } from '../support/redis-fixture';
+import { connectStoreClient, queueOn, quietLogger, type StoreClient } from '../support/redis-fixture';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { waitFor } from '../testkit/wait-for';
 
@@ -37,13 +37,9 @@ describe('a job whose attempt ends after its worker handed it back (shutdown wit
   before(async () => {
     redis = await startRedis();
     store = await connectStoreClient(redis.url, 'race:');
-    queue = new BullmqJobQueue(store.client, store.keys, store.guard, {
+    queue = queueOn(store, {
       attempts: 3,
       backoffMs: 20,
-      retentionSeconds: 3600,
-      logger: quietLogger,
-      shards: 1,
-      durability: { minReplicas: 0, waitMs: 500 },
     });
   });
   after(async () => {

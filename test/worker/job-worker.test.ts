@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
+import type { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
 import type { JobRecord, NewJob } from '../../shared/domain/jobs/job';
 import { JobError } from '../../shared/domain/jobs/job-error';
 import { GENERIC_JOB_FAILURE } from '../../shared/domain/jobs/job-runner';
@@ -8,7 +8,7 @@ import { singleNodeConnection } from '../../shared/platform/config/redis-setting
 import { Metrics } from '../../shared/platform/metrics/metrics';
 import { createJobWorker, type JobWorker } from '../../worker/job-worker';
 import { newJob } from '../support/new-job';
-import { connectStoreClient, metricValue, quietLogger, type StoreClient } from '../support/redis-fixture';
+import { connectStoreClient, metricValue, queueOn, quietLogger, type StoreClient } from '../support/redis-fixture';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { waitFor } from '../testkit/wait-for';
 
@@ -66,13 +66,9 @@ describe('the BullMQ job worker, in-process, on a private redis-server', () => {
   before(async () => {
     redis = await startRedis();
     store = await connectStoreClient(redis.url, 'w:');
-    queue = new BullmqJobQueue(store.client, store.keys, store.guard, {
+    queue = queueOn(store, {
       attempts: 3,
       backoffMs: 20,
-      retentionSeconds: 3600,
-      logger: quietLogger,
-      shards: 1,
-      durability: { minReplicas: 0, waitMs: 500 },
     });
     worker = createJobWorker({
       config: {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
+import type { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
 import { RedisLedgerStore } from '../../shared/adapters/redis/redis-ledger-store';
 import type { JobRecord, NewJob } from '../../shared/domain/jobs/job';
 import { JobError } from '../../shared/domain/jobs/job-error';
@@ -8,7 +8,7 @@ import type { Processor } from '../../shared/domain/jobs/processor';
 import { singleNodeConnection } from '../../shared/platform/config/redis-settings';
 import { Metrics } from '../../shared/platform/metrics/metrics';
 import { createJobWorker, type JobWorker } from '../../worker/job-worker';
-import { connectStoreClient, metricValue, quietLogger, type StoreClient } from '../support/redis-fixture';
+import { connectStoreClient, metricValue, queueOn, quietLogger, type StoreClient } from '../support/redis-fixture';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { waitFor } from '../testkit/wait-for';
 
@@ -32,13 +32,9 @@ describe('a job whose worker stops between its refund and its end (in-process wo
     redis = await startRedis();
     store = await connectStoreClient(redis.url, 'refund-stop:');
     ledger = new RedisLedgerStore(store.client, store.keys, store.guard);
-    queue = new BullmqJobQueue(store.client, store.keys, store.guard, {
+    queue = queueOn(store, {
       attempts: 3,
       backoffMs: 20,
-      retentionSeconds: 3600,
-      logger: quietLogger,
-      shards: 1,
-      durability: { minReplicas: 0, waitMs: 500 },
     });
     const refused: Processor = async (_input, { jobId }) => {
       runs.set(jobId, (runs.get(jobId) ?? 0) + 1);

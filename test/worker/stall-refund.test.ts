@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
+import type { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
 import { RedisLedgerStore } from '../../shared/adapters/redis/redis-ledger-store';
 import type { NewJob } from '../../shared/domain/jobs/job';
 import { MAX_STALLS } from '../../shared/domain/jobs/job-lifecycle';
@@ -8,7 +8,7 @@ import type { Processor } from '../../shared/domain/jobs/processor';
 import { singleNodeConnection } from '../../shared/platform/config/redis-settings';
 import { Metrics } from '../../shared/platform/metrics/metrics';
 import { createJobWorker, type JobWorker } from '../../worker/job-worker';
-import { connectStoreClient, metricValue, quietLogger, type StoreClient } from '../support/redis-fixture';
+import { connectStoreClient, metricValue, queueOn, quietLogger, type StoreClient } from '../support/redis-fixture';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { waitFor } from '../testkit/wait-for';
 
@@ -33,13 +33,9 @@ describe('a job that stalls more often than forgiven, whose refund fails at firs
     redis = await startRedis();
     store = await connectStoreClient(redis.url, PREFIX);
     ledger = new RedisLedgerStore(store.client, store.keys, store.guard);
-    queue = new BullmqJobQueue(store.client, store.keys, store.guard, {
+    queue = queueOn(store, {
       attempts: 1,
       backoffMs: 20,
-      retentionSeconds: 3600,
-      logger: quietLogger,
-      shards: 1,
-      durability: { minReplicas: 0, waitMs: 500 },
     });
     // Never ends by itself: each attempt waits for its signal (which nothing fires here).
     const stuck: Processor = (_input, { jobId, signal }) => {
