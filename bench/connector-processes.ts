@@ -32,12 +32,18 @@ export async function stopAll(): Promise<void> {
 
 /**
  * Runs `run` with the log of every process it starts in a temporary directory of its own
- * (`connector-<name>-…`), then stops them all and removes the directory.
+ * (`connector-<name>-…`), then stops them all and removes the directory. When `run` fails the directory is
+ * kept, for the processes' own account of it, and its path is printed (`runComparison` stops the processes).
  */
 export async function inLogDir(name: string, run: (logDir: string) => Promise<void>): Promise<void> {
   const logDir = mkdtempSync(path.join(os.tmpdir(), `connector-${name}-`));
   setLogDir(logDir);
-  await run(logDir);
+  try {
+    await run(logDir);
+  } catch (error) {
+    process.stderr.write(`the processes' logs are kept in ${logDir}\n`);
+    throw error;
+  }
   await stopAll();
   rmSync(logDir, { recursive: true, force: true });
 }
