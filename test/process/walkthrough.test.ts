@@ -3,6 +3,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import { npmScriptCommand } from '../support/npm-script';
 import { ROOT } from '../support/spawn-process';
 import { childEnv } from '../testkit/child-env';
 import { freePorts } from '../testkit/free-port';
@@ -17,7 +18,8 @@ function walkthrough(): string {
 }
 
 function startDev(cwd: string, env: Record<string, string>) {
-  const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'scripts', 'dev.ts')], {
+  const { command, args } = npmScriptCommand('dev');
+  const child = spawn(command, args, {
     cwd,
     env: childEnv({ HOME: os.tmpdir(), ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],

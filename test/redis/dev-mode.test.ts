@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { BASE_ENV, newKey } from '../support/harness';
+import { npmScriptCommand } from '../support/npm-script';
 import { OpenApiResponseChecker } from '../support/openapi-check';
-import { ROOT } from '../support/spawn-process';
 import { childEnv } from '../testkit/child-env';
 import { freePort, freePortBeside } from '../testkit/free-port';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
@@ -26,7 +26,8 @@ describe('npm run dev (scripts/dev.ts) with REDIS_URL set', function () {
     writeFileSync(path.join(workdir, '.env'), '', { mode: 0o600 });
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'scripts', 'dev.ts')], {
+    const { command, args } = npmScriptCommand('dev');
+    child = spawn(command, args, {
       cwd: workdir,
       env: {
         ...childEnv(),
@@ -50,7 +51,7 @@ describe('npm run dev (scripts/dev.ts) with REDIS_URL set', function () {
     );
   });
   after(async () => {
-    // SIGTERM, not SIGKILL: tsx runs the script in a child process and only relays signals it receives.
+    // SIGTERM, not SIGKILL: the shutdown the last test checks, for a run that ended before it.
     if (child && child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { childEnv } from '../testkit/child-env';
 import { freePorts } from '../testkit/free-port';
 import { BASE_ENV } from './harness';
+import { npmScriptCommand } from './npm-script';
 import { ROOT } from './spawn-process';
 
 /** A running `npm run dev` with its collected output and the ports it was given. */
@@ -18,15 +19,16 @@ export interface DevProcess {
 }
 
 /**
- * `npm run dev` (scripts/dev.ts through tsx, or `entry` that loads it) with `BASE_ENV` plus `extraEnv` and a
- * private working directory (an empty `.env`, so nothing is generated into the repository); stdout and stderr
- * are collected together. `npm run dev:x402` is `entry` scripts/x402/dev-x402.ts.
+ * `npm run dev` (scripts/dev.ts, or `entry` that loads it, through tsx's loader in one process) with `BASE_ENV`
+ * plus `extraEnv` and a private working directory (an empty `.env`, so nothing is generated into the
+ * repository); stdout and stderr are collected together. `npm run dev:x402` is `entry` scripts/x402/dev-x402.ts.
  */
 export async function startDev(extraEnv: Record<string, string>, entry = path.join(ROOT, 'scripts', 'dev.ts')): Promise<DevProcess> {
   const workdir = mkdtempSync(path.join(tmpdir(), 'connector-dev-'));
   writeFileSync(path.join(workdir, '.env'), '', { mode: 0o600 });
   const [port, metricsPort] = await freePorts(2);
-  const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [entry], {
+  const { command, args } = npmScriptCommand('dev', entry);
+  const child = spawn(command, args, {
     cwd: workdir,
     env: childEnv({ ...BASE_ENV, PORT: String(port), METRICS_PORT: String(metricsPort), ...extraEnv }),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -37,7 +39,7 @@ export async function startDev(extraEnv: Record<string, string>, entry = path.jo
   return { child, output: () => output, base: `http://127.0.0.1:${port}`, port, metricsPort, workdir };
 }
 
-/** Stops a dev process with SIGTERM (tsx relays only the signals it receives) and removes its directory. */
+/** Stops a dev process with SIGTERM, as a terminal or a container runtime would, and removes its directory. */
 export async function stopDev(dev: Pick<DevProcess, 'child' | 'workdir'>): Promise<void> {
   if (dev.child.exitCode === null && dev.child.signalCode === null) {
     const exited = new Promise((resolve) => dev.child.once('exit', resolve));

@@ -84,7 +84,7 @@ describe('npm run dev:x402, and the paying client of docs/getting-paid-by-agents
     const connector = dev!.base;
     await stopDev(dev!);
     dev = undefined;
-    // Each stops once its parent is gone, even one the tsx command line killed outright (a loaded machine).
+    // Each stops once its parent is gone, and would even if the parent had been killed outright.
     for (const url of [connector, settings.X402_FACILITATOR_URL, settings.rpcUrl]) {
       await waitFor(async () => !(await accepts(Number(new URL(url).port))), { timeoutMs: 20_000, what: `${url} to stop listening` });
     }
