@@ -1,46 +1,22 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { readdirSync } from 'node:fs';
 import { expect } from 'chai';
+import { type DevProcess, startDev, stopDev } from '../support/dev-process';
 import { BASE_ENV, newKey } from '../support/harness';
-import { npmScriptCommand } from '../support/npm-script';
 import { OpenApiResponseChecker } from '../support/openapi-check';
-import { childEnv } from '../testkit/child-env';
-import { freePort, freePortBeside } from '../testkit/free-port';
 import { startRedis, type TestRedis } from '../testkit/redis-node';
 import { waitFor } from '../testkit/wait-for';
 
 describe('npm run dev (scripts/dev.ts) with REDIS_URL set', function () {
   this.timeout(60_000);
   let redis: TestRedis;
-  let workdir: string;
-  let child: ChildProcess;
-  let output = '';
+  let dev: DevProcess;
   let base: string;
 
   before(async () => {
     redis = await startRedis();
-    // dev.ts reads (or writes) .env in its working directory: give it a private one, already complete.
-    workdir = mkdtempSync(path.join(tmpdir(), 'connector-dev-'));
-    writeFileSync(path.join(workdir, '.env'), '', { mode: 0o600 });
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    const { command, args } = npmScriptCommand('dev');
-    child = spawn(command, args, {
-      cwd: workdir,
-      env: {
-        ...childEnv(),
-        ...BASE_ENV,
-        PORT: String(port),
-        METRICS_PORT: String(await freePortBeside(port)),
-        REDIS_URL: redis.url,
-        REDIS_KEY_PREFIX: 'dev:',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout!.on('data', (chunk) => (output += chunk));
-    child.stderr!.on('data', (chunk) => (output += chunk));
+    // dev.ts reads (or writes) .env in its working directory: startDev gives it a private one, already complete.
+    dev = await startDev({ REDIS_URL: redis.url, REDIS_KEY_PREFIX: 'dev:' });
+    base = dev.base;
     await waitFor(
       () =>
         fetch(`${base}/readyz`).then(
@@ -52,13 +28,8 @@ describe('npm run dev (scripts/dev.ts) with REDIS_URL set', function () {
   });
   after(async () => {
     // SIGTERM, not SIGKILL: the shutdown the last test checks, for a run that ended before it.
-    if (child && child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    }
+    if (dev) await stopDev(dev);
     await redis?.stop();
-    if (workdir) rmSync(workdir, { recursive: true, force: true });
   });
 
   it('runs the API and a worker in one process: a job succeeds with no separate worker, and no memory warning', async () => {
@@ -92,15 +63,15 @@ describe('npm run dev (scripts/dev.ts) with REDIS_URL set', function () {
       { what: 'the job to succeed' },
     );
     expect(done.result).to.include({ summary: 'dev mode' });
-    expect(output).to.not.include('REDIS_URL is not set');
-    expect(output).to.match(/"backend":"redis","runs_jobs":true/);
-    expect(readdirSync(workdir)).to.deep.equal(['.env']);
+    expect(dev.output()).to.not.include('REDIS_URL is not set');
+    expect(dev.output()).to.match(/"backend":"redis","runs_jobs":true/);
+    expect(readdirSync(dev.workdir)).to.deep.equal(['.env']);
   });
 
   it('on SIGTERM the API and its in-process worker shut down and the process exits 0', async () => {
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    child.kill('SIGTERM');
+    const exited = new Promise<number | null>((resolve) => dev.child.once('exit', (code) => resolve(code)));
+    dev.child.kill('SIGTERM');
     expect(await exited).to.equal(0);
-    expect(output).to.include('"msg":"shutting down"');
+    expect(dev.output()).to.include('"msg":"shutting down"');
   });
 });

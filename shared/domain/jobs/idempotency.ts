@@ -24,8 +24,9 @@ export interface KeyClaim extends Claim {
 /**
  * The idempotency step of a paid job: a subject's key names one job id (an HMAC, the same on every replica and
  * across secret rotations), and the ledger's atomic claim, made from {@link Idempotency.requestFor} (the job
- * service sends it), records the key with the payload's fingerprint, charges and indexes the job, all or nothing. A key used again with the same payload replays the job; with
- * another payload it is a conflict; a new job that would exceed the daily budget is refused by the same step.
+ * service sends it), records the key with the payload's fingerprint, charges and indexes the job, all or
+ * nothing. A key used again with the same payload replays the job; with another payload it is a conflict; a new
+ * job that would exceed the daily budget is refused by the same step.
  */
 export class Idempotency {
   constructor(
