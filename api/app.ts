@@ -14,6 +14,7 @@ import type { Metrics } from '../shared/platform/metrics/metrics';
 import { KeyRing } from '../shared/platform/secrets/key-ring';
 import { admission } from './admission/admission';
 import { oauthFailureBudget } from './admission/oauth-failures';
+import { admitPutOff } from './admission/put-off-admission';
 import { chain } from './http/middleware-chain';
 import { holdRateLimitHeaders, setHeldRateLimitHeaders } from './http/rate-limit-headers';
 import { mcpRoute } from './mcp/mcp-route';
@@ -90,7 +91,8 @@ export function createApp({
   // First of all: with a PUBLIC_URL path, everything below sees `/v1/...` whether the prefix was kept or not.
   const publicPath = stripPublicPath(config.publicUrl);
   if (publicPath) app.use(publicPath);
-  const { admit, failures, clientKey, operationRate } = admission({ config, tokens, backend, metrics });
+  const admitted = admission({ config, tokens, backend, metrics, claimsAdmit: services.jobs.admitsWithClaim });
+  const { admit, admitOperation, failures, clientKey, operationRate } = admitted;
   // Everything served outside /v1/ (descriptions, probes, OAuth, MCP) in one router that /v1/ requests
   // skip with one prefix test instead of walking its routers route by route.
   // MCP first: it is the busiest path here, and no other route shares its path.
@@ -134,7 +136,7 @@ export function createApp({
     );
   const operationChain = chain(
     matchOperation(operations),
-    admit,
+    admitOperation,
     jsonBody,
     requestValidator(buildOpenApiDocument(operations, '/')),
     dispatchOperation(services),
@@ -159,6 +161,7 @@ export function createApp({
       operationChain(req, res, next);
     }),
   );
+  app.use(admitPutOff);
   app.use((error: unknown, req: Request, res: Response, next: NextFunction) => {
     if (!res.headersSent) {
       // A request refused before the branch above (requireHost) has no id in its answer yet.

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import type { AuthScheme } from '../../shared/contract/operations/operation';
+import type { AuthScheme, Operation } from '../../shared/contract/operations/operation';
 import type { Backend } from '../../shared/domain/backend';
 import type { TokenService } from '../../shared/domain/connections/token-service';
 import type { Metrics } from '../../shared/platform/metrics/metrics';
@@ -31,12 +31,19 @@ export interface AdmissionDependencies {
   tokens: TokenService;
   backend: Pick<Backend, 'rateLimits' | 'admissions'>;
   metrics: Metrics;
+  /** Whether the backend's job claims can make a bearer admission in their own step (`JobService.admitsWithClaim`). */
+  claimsAdmit?: boolean;
 }
 
 /** The admission step, and the failure budget it keeps, for endpoints outside the registry (OAuth). */
 export interface Admission {
   /** Middleware: admits or refuses the request for the operation in its state. */
   admit: (req: Request, res: Response, next: NextFunction) => Promise<void>;
+  /**
+   * The same for the operations' REST chain, which puts a paid job's bearer admission off until its claim
+   * where the backend can make it there ({@link putsOff}); the chain's errors then go through `admitPutOff`.
+   */
+  admitOperation: (req: Request, res: Response, next: NextFunction) => Promise<void>;
   failures: FailureBudget;
   /** The key every per-address limit counts a request's client under, for the OAuth endpoints' limits too. */
   clientKey: ClientKey;
@@ -50,19 +57,14 @@ export interface Admission {
  * that scheme's order) is chosen here, once. REST operations and `/mcp` (admitted as a bearer operation) go
  * through the same step, so they share one budget per address.
  */
-export function admission({ config, tokens, backend, metrics }: AdmissionDependencies): Admission {
+export function admission({ config, tokens, backend, metrics, claimsAdmit = false }: AdmissionDependencies): Admission {
   const clientKey = clientKeyOf(config.clientIpv6Prefix);
   const failures = failureBudget(backend.rateLimits, config.authFailuresPerMinute, metrics, clientKey);
   const ownRate = operationRate(backend.rateLimits);
+  const bearer = { tokens, admissions: backend.admissions, failures, perMinute: config.rateLimitPerMinute, operationRate: ownRate };
   // A Record, so that a new scheme does not compile until it has a check.
   const checks: Record<AuthScheme, SchemeCheck> = {
-    bearer: bearerCheck({
-      tokens,
-      admissions: backend.admissions,
-      failures,
-      perMinute: config.rateLimitPerMinute,
-      operationRate: ownRate,
-    }),
+    bearer: bearerCheck(bearer),
     'link-secret': linkSecretCheck({
       linkSecret: config.linkSecret,
       previousLinkSecret: config.linkSecretPrevious,
@@ -74,24 +76,35 @@ export function admission({ config, tokens, backend, metrics }: AdmissionDepende
     }),
   };
 
+  const operationChecks = { ...checks, ...(claimsAdmit ? { bearer: bearerCheck({ ...bearer, putOff: putsOff }) } : {}) };
   const addressLimit = addressRateLimit(backend.rateLimits, clientKey, config.rateLimitPerMinute);
-  const admit = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const operation = state(res).operation;
-    try {
-      // Fail closed: a route that forgot to name its operation must not run unauthenticated.
-      if (!operation) throw new Error('admission reached without a matched operation');
-      if (config.x402 && payableByX402(operation, req)) {
-        // Its own address limit, as the link secret's callers: an agent without a token has no subject yet.
-        await addressLimit(req, res);
-        state(res).x402 = true;
+  const admitWith =
+    (schemes: Record<AuthScheme, SchemeCheck>) =>
+    async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+      const operation = state(res).operation;
+      try {
+        // Fail closed: a route that forgot to name its operation must not run unauthenticated.
+        if (!operation) throw new Error('admission reached without a matched operation');
+        if (config.x402 && payableByX402(operation, req)) {
+          // Its own address limit, as the link secret's callers: an agent without a token has no subject yet.
+          await addressLimit(req, res);
+          state(res).x402 = true;
+          next();
+          return;
+        }
+        await schemes[operation.auth](req, res, operation);
         next();
-        return;
+      } catch (error) {
+        next(error);
       }
-      await checks[operation.auth](req, res, operation);
-      next();
-    } catch (error) {
-      next(error);
-    }
-  };
-  return { admit, failures, clientKey, operationRate: ownRate };
+    };
+  return { admit: admitWith(checks), admitOperation: admitWith(operationChecks), failures, clientKey, operationRate: ownRate };
+}
+
+/**
+ * Whether a paid job's admission may wait for its claim: its handler hands the admission to the claim, and the
+ * claim's step can make all of it (no usage to read, no window of the operation's own to hit after the subject's).
+ */
+export function putsOff(operation: Operation): boolean {
+  return operation.admitsInClaim === true && !operation.readsUsage && operation.limits?.perMinute === undefined;
 }

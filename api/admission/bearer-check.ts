@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { Operation } from '../../shared/contract/operations/operation';
-import type { AdmissionStore } from '../../shared/domain/admission/admission-store';
+import type { AdmissionStore, BearerAdmission } from '../../shared/domain/admission/admission-store';
 import type { Principal } from '../../shared/domain/connections/principal';
 import type { TokenService } from '../../shared/domain/connections/token-service';
 import { utcDay } from '../../shared/domain/ledger/ledger-store';
@@ -9,6 +9,7 @@ import { state } from '../http/locals';
 import { announceRateLimit, type RatePolicy } from '../http/rate-limit-headers';
 import type { FailureBudget } from './failure-budget';
 import { type OperationRateCheck, type OperationWindow, refuseOverOperationRate } from './operation-rate';
+import { PutOffAdmission } from './put-off-admission';
 import type { SchemeCheck } from './scheme-check';
 
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
@@ -21,6 +22,16 @@ export interface BearerCheckOptions {
   perMinute: number;
   /** Counts the operation's own rate limit, for an operation that declares one. */
   operationRate: OperationRateCheck;
+  /** Whether an operation's admission is put off until its job's claim (absent: never). */
+  putOff?: (operation: Operation) => boolean;
+}
+
+/** A request being admitted: its operation and its token's verified claims. */
+interface Admitting {
+  req: Request;
+  res: Response;
+  operation: Operation;
+  claims: Principal;
 }
 
 /** The bearer token of a request's `Authorization` header; throws 401 `missing` or `invalid`. */
@@ -56,10 +67,22 @@ function countOwnRate(res: Response, operation: Operation, subject: string, oper
  * (policy `subject`), and for an operation that shows charges the subject's usage. The address's budget does
  * not apply to it, spent or not. An operation with its own `limits.perMinute` then has its own window hit
  * (policy `op-<operationId>`, one more store call, only for such an operation and only within the subject's
- * limit); both policies are announced, and a 429 from the operation's names it.
+ * limit); both policies are announced, and a 429 from the operation's names it. With `putOff` true for the
+ * operation, that store call is put off until its job's claim, which makes it ({@link PutOffAdmission}).
  */
-export function bearerCheck({ tokens, admissions, failures, perMinute, operationRate }: BearerCheckOptions): SchemeCheck {
+export function bearerCheck({ tokens, admissions, failures, perMinute, operationRate, putOff }: BearerCheckOptions): SchemeCheck {
   const policy: RatePolicy = { name: 'subject', quota: perMinute, windowSeconds: 60 };
+
+  /** The API's answer to an admission's outcome: the principal and the window set, a refusal thrown. */
+  const answer = async ({ req, res, operation, claims }: Admitting, admission: BearerAdmission): Promise<void> => {
+    if (admission.outcome !== 'admitted') throw await failures.refuse(req, res, new UnauthorizedError('revoked', 'bearer'));
+    const locals = state(res);
+    locals.principal = admission.client ? { ...claims, client: admission.client } : claims;
+    if (admission.usage) locals.usage = admission.usage;
+    announceRateLimit(res, policy, admission.window);
+    if (admission.window.count > policy.quota) throw new RateLimitedError(admission.window.resetInSeconds);
+    return countOwnRate(res, operation, claims.subject, operationRate);
+  };
 
   return async (req: Request, res: Response, operation: Operation): Promise<void> => {
     let claims: Principal;
@@ -68,19 +91,24 @@ export function bearerCheck({ tokens, admissions, failures, perMinute, operation
     } catch (refused) {
       throw refused instanceof UnauthorizedError ? await failures.refuse(req, res, refused) : refused;
     }
-    const admission = await admissions.admitBearer({
+    const request = {
       connectionId: claims.connectionId,
       subject: claims.subject,
       rateKey: `sub:${claims.subject}`,
       windowSeconds: policy.windowSeconds,
-      ...(operation.readsUsage ? { usageDay: utcDay() } : {}),
-    });
-    if (admission.outcome !== 'admitted') throw await failures.refuse(req, res, new UnauthorizedError('revoked', 'bearer'));
-    const locals = state(res);
-    locals.principal = admission.client ? { ...claims, client: admission.client } : claims;
-    if (admission.usage) locals.usage = admission.usage;
-    announceRateLimit(res, policy, admission.window);
-    if (admission.window.count > policy.quota) throw new RateLimitedError(admission.window.resetInSeconds);
-    return countOwnRate(res, operation, claims.subject, operationRate);
+    };
+    const admitting: Admitting = { req, res, operation, claims };
+    if (putOff?.(operation)) {
+      const locals = state(res);
+      locals.principal = claims;
+      locals.putOff = new PutOffAdmission(
+        { ...request, quota: policy.quota },
+        (admission) => answer(admitting, admission),
+        () => admissions.admitBearer(request),
+      );
+      return;
+    }
+    const admission = await admissions.admitBearer(operation.readsUsage ? { ...request, usageDay: utcDay() } : request);
+    return answer(admitting, admission);
   };
 }

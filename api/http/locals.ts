@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Response } from 'express';
 import type { Operation } from '../../shared/contract/operations/operation';
+import type { AdmissionAlong } from '../../shared/domain/admission/admission-store';
 import type { Principal } from '../../shared/domain/connections/principal';
 import type { UsageSnapshot } from '../../shared/domain/ledger/ledger-store';
 
@@ -16,12 +17,22 @@ export interface RequestState {
   x402?: boolean;
   /** The subject's charges, when bearer admission read them for the operation (`readsUsage`). */
   usage?: UsageSnapshot;
+  /** A paid job's bearer admission, put off until its claim (api/admission/put-off-admission.ts). */
+  putOff?: PutOff;
   /**
    * Set for an operation's request (`/v1/`): the RateLimit fields announced for it are held here, not set on
    * the answer, and written with its head (api/http/rate-limit-headers.ts,
    * docs/decisions/operation-answer-head-in-one-call.md). Undefined elsewhere: announced onto the answer.
    */
   heldRateLimits?: HeldRateLimits;
+}
+
+/** An admission put off until a paid job's claim, which the claim's step makes, or else {@link PutOff.admitNow}. */
+export interface PutOff extends AdmissionAlong {
+  /** True until the claim's step or {@link PutOff.admitNow} made the admission. */
+  readonly pending: boolean;
+  /** Admits the request on its own unless its claim did; throws the refusal. */
+  admitNow(): Promise<void>;
 }
 
 /** The `RateLimit-Policy` and `RateLimit` lists announced for an operation's request so far ('' for none). */

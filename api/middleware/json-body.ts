@@ -37,7 +37,19 @@ export function jsonBody(req: Request, res: Response, next: NextFunction): void 
   const { operation } = state(res);
   const limit = operation ? bodyLimitOf(operation) : DEFAULT_BODY_LIMIT_BYTES;
   if (plain && readArrived(req, limit, next)) return;
+  // A body not yet parsed out of the bytes that brought its head (a paid job whose admission was put off
+  // until its claim reaches here in the same turn, docs/decisions/admission-in-the-claim.md): looked for
+  // again on the loop's next turn, before the stream path.
+  if (plain && !req.complete) {
+    setImmediate(readArrivedOrParse, req, res, next, limit);
+    return;
+  }
   parserFor(limit)(req, res, next);
+}
+
+/** {@link readArrived}, else the body parser: a plain body's second look. */
+function readArrivedOrParse(req: Request, res: Response, next: NextFunction, limit: number): void {
+  if (!readArrived(req, limit, next)) parserFor(limit)(req, res, next);
 }
 
 /**

@@ -30,6 +30,9 @@ export function dispatchOperation(services: Services) {
     };
     try {
       const result = await handle(operation!, request, res, services);
+      // Fail closed: an answer is never written for a request whose put-off admission was not made.
+      const { putOff } = state(res);
+      if (putOff?.pending) await putOff.admitNow();
       if (!result.lines && joinsOperationHead(result.headers)) return writeOperationJson(res, result.status, result.body, result.headers);
       echoRequestId(res);
       setOperationAnswerHeaders(res);
@@ -51,5 +54,6 @@ export function dispatchOperation(services: Services) {
 function handle(operation: Operation, request: OperationRequest, res: Response, services: Services): Promise<OperationResult> {
   if (operation.auth === 'link-secret') return operation.handle(request, services);
   if (state(res).x402 && services.x402) return payWithX402({ operation, request, url: resourceUrl(res, operation.path) }, services);
-  return operation.handle({ ...request, principal: admittedPrincipal(res) }, services);
+  const { putOff } = state(res);
+  return operation.handle({ ...request, principal: admittedPrincipal(res), ...(putOff ? { admission: putOff } : {}) }, services);
 }

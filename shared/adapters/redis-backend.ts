@@ -79,14 +79,15 @@ export function createRedisBackend(deps: RedisBackendDeps): Backend {
     policies,
   });
 
+  // One script reads a bearer request's keys in one round trip, but they span hash slots; a cluster
+  // admits with single-slot calls instead (two rounds), reading the credit account only where it is used.
+  const admissions = clustered
+    ? new SequentialAdmissionStore({ connections, rateLimits, ledger, credits: config.billing?.mode === 'prepaid' ? credits : undefined })
+    : new RedisAdmissionStore(client, keys, guard);
   return {
     kind: 'redis',
     connections,
-    // One script reads a bearer request's keys in one round trip, but they span hash slots; a cluster
-    // admits with single-slot calls instead (two rounds), reading the credit account only where it is used.
-    admissions: clustered
-      ? new SequentialAdmissionStore({ connections, rateLimits, ledger, credits: config.billing?.mode === 'prepaid' ? credits : undefined })
-      : new RedisAdmissionStore(client, keys, guard),
+    admissions,
     things: new RedisThingStore(client, keys, guard),
     ledger,
     credits,
@@ -98,7 +99,7 @@ export function createRedisBackend(deps: RedisBackendDeps): Backend {
       lifecycle,
       retentionSeconds: config.idempotencyTtlSeconds,
       // The claim and its job's read in one script, where their keys are on one node.
-      ...(clustered ? {} : { claimReader: new RedisClaimReader(client, ledger, queue) }),
+      ...(clustered ? {} : { claimReader: new RedisClaimReader(client, { ledger, queue, keys, admissions }) }),
     }),
     jobIdKeys: new RedisJobIdKeyStore(client, keys, guard),
     oauth: new RedisOAuthStateStore(client, keys, guard),

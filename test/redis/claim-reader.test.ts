@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { BullmqJobQueue } from '../../shared/adapters/redis/bullmq-job-queue';
+import { RedisAdmissionStore } from '../../shared/adapters/redis/redis-admission-store';
 import { RedisClaimReader } from '../../shared/adapters/redis/redis-claim-reader';
+import { RedisConnectionStore } from '../../shared/adapters/redis/redis-connection-store';
 import { RedisLedgerStore } from '../../shared/adapters/redis/redis-ledger-store';
+import type { ClaimAdmissionRequest } from '../../shared/domain/admission/admission-store';
 import type { ClaimRequest } from '../../shared/domain/ledger/ledger-store';
 import { newJob } from '../support/new-job';
 import { connectStoreClient, queueOn, type StoreClient } from '../support/redis-fixture';
@@ -32,6 +35,7 @@ describe('RedisClaimReader (the claim and its job’s read in one script) on a p
   let ledger: RedisLedgerStore;
   let queue: BullmqJobQueue;
   let reader: RedisClaimReader;
+  let connections: RedisConnectionStore;
 
   before(async () => {
     redis = await startRedis();
@@ -42,7 +46,13 @@ describe('RedisClaimReader (the claim and its job’s read in one script) on a p
       backoffMs: 100,
       shards: 3,
     });
-    reader = new RedisClaimReader(store.client, ledger, queue);
+    reader = new RedisClaimReader(store.client, {
+      ledger,
+      queue,
+      keys: store.keys,
+      admissions: new RedisAdmissionStore(store.client, store.keys, store.guard),
+    });
+    connections = new RedisConnectionStore(store.client, store.keys, store.guard);
   });
   after(async () => {
     await queue?.close(1000);
@@ -104,6 +114,62 @@ describe('RedisClaimReader (the claim and its job’s read in one script) on a p
     const answered = await reader.claimAndRead({ ...second, hold: { grant: { ...used, fingerprint: 'body-b' } } });
     expect(answered).to.deep.equal({ claim: { outcome: 'grant_conflict', shard: 0 }, job: undefined });
     expect(await ledger.isClaimed(second.subject, second.jobId)).to.equal(false);
+  });
+
+  /** A live connection of the claim's subject, and the admission of a request made with it. */
+  async function admissionFor(claim: ShardedClaim, quota = 10): Promise<ClaimAdmissionRequest> {
+    const id = `conn_${randomBytes(6).toString('hex')}`;
+    const now = Math.floor(Date.now() / 1000);
+    await connections.create({ id, subject: claim.subject, issuedAt: now, expiresAt: now + 3600, revoked: false });
+    return { connectionId: id, subject: claim.subject, rateKey: `sub:${claim.subject}`, windowSeconds: 60, quota };
+  }
+
+  it('with an admission of a live connection: admitted (the window hit once), then the same claim as without it', async () => {
+    const claim = request(2);
+    const plain = { ...request(2), acceptedAt: claim.acceptedAt };
+    const admission = await admissionFor(claim);
+    const answered = await reader.admitClaimAndRead(claim, admission);
+    expect(answered.admission).to.deep.include({ outcome: 'admitted' });
+    expect(answered.admission.outcome === 'admitted' && answered.admission.window.count).to.equal(1);
+    expect(answered.read).to.deep.equal({ claim: await ledger.claim(plain), job: undefined });
+    const replay = await reader.admitClaimAndRead(claim, admission);
+    expect(replay.admission.outcome === 'admitted' && replay.admission.window.count, 'each call hits the window').to.equal(2);
+    expect(replay.read?.claim.outcome).to.equal('replayed');
+    expect(await ledger.usage(claim.subject)).to.deep.equal({ jobs_charged: 1, credits_spent: 2, credits_refunded: 0 });
+  });
+
+  it('with an admission of a revoked connection: revoked, nothing claimed, the window not hit', async () => {
+    const claim = request(0);
+    const admission = await admissionFor(claim);
+    await connections.revoke(admission.connectionId);
+    expect(await reader.admitClaimAndRead(claim, admission)).to.deep.equal({ admission: { outcome: 'revoked' } });
+    expect(await ledger.isClaimed(claim.subject, claim.jobId)).to.equal(false);
+    const live = await admissionFor(claim);
+    const next = await reader.admitClaimAndRead(claim, live);
+    expect(next.admission.outcome === 'admitted' && next.admission.window.count, "the next hit is the window's first").to.equal(1);
+  });
+
+  it('with an admission beyond its quota: admitted with the count past it, and nothing claimed or charged', async () => {
+    const first = request(1);
+    const admission = await admissionFor(first, 1);
+    expect((await reader.admitClaimAndRead(first, admission)).read?.claim.outcome).to.equal('created');
+    const second = request(1, { subject: first.subject });
+    const refused = await reader.admitClaimAndRead(second, admission);
+    expect(refused.read).to.equal(undefined);
+    expect(refused.admission.outcome === 'admitted' && refused.admission.window.count).to.equal(2);
+    expect(await ledger.isClaimed(second.subject, second.jobId)).to.equal(false);
+    expect((await ledger.usage(first.subject)).jobs_charged).to.equal(1);
+  });
+
+  it('a claim that holds, beyond its quota: refused by the admission on its own, with no hold indexed for the sweep', async () => {
+    const first = request(0);
+    const admission = await admissionFor(first, 0);
+    const refused = await reader.admitClaimAndRead({ ...first, hold: {} }, admission);
+    expect(refused.read).to.equal(undefined);
+    expect(refused.admission.outcome === 'admitted' && refused.admission.window.count).to.equal(1);
+    expect(await ledger.isClaimed(first.subject, first.jobId)).to.equal(false);
+    const due = await ledger.dueHolds(Number.MAX_SAFE_INTEGER, 1000);
+    expect(due.map((hold) => hold.jobId)).to.not.include(first.jobId);
   });
 
   it('100 concurrent claims of one key give exactly one created and one charge; every replay reads the same job', async () => {

@@ -48,6 +48,20 @@ export type ClaimReply = [string, number, number?, number?, number?, ...Array<st
 
 const claimReplyItself = (reply: ClaimReply): ClaimReply => reply;
 
+/** What a script that claims along adds to the claim's keys and arguments ({@link RedisLedgerStore.claimAlong}). */
+export interface ClaimExtras {
+  keys: readonly string[];
+  args?: ReadonlyArray<string | number>;
+}
+
+const NO_EXTRAS: ClaimExtras = { keys: [] };
+
+/** The claim of a script that always claims; throws if it answered none (a script broken, not a request refused). */
+export function claimMade(claim: Claim | undefined): Claim {
+  if (!claim) throw new Error('the claim script answered no claim');
+  return claim;
+}
+
 /**
  * Idempotency records, charges and the per-subject job index in Redis. The claim, the refund and the prune are
  * one script each (`lua/redis-ledger-store/`), so concurrent callers on any replica see each whole or not at all.
@@ -83,21 +97,22 @@ export class RedisLedgerStore implements LedgerStore {
    * the subject's slot; the grant id's claim and the indexes, in slots of their own, come before the script.
    */
   async claim(request: ClaimRequest): Promise<Claim> {
-    return (await this.claimAlong(request, this.claimScript, [], claimReplyItself)).claim;
+    return claimMade((await this.claimAlong(request, this.claimScript, NO_EXTRAS, claimReplyItself)).claim);
   }
 
   /**
    * {@link RedisLedgerStore.claim} through `script`, a script that makes the same claim on the same keys and
-   * arguments and reads `moreKeys` too (they follow the claim's twelve); `claimReply` finds the claim's answer
-   * in its reply, which comes back beside the claim (none when a grant's id was found used before the script).
-   * Only a single node runs such a script: those keys are in other slots than the subject's.
+   * arguments and reads `more.keys` too (they follow the claim's twelve, as `more.args` follow its arguments);
+   * `claimReply` finds the claim's answer in its reply, which comes back beside the claim (none when a grant's id
+   * was found used before the script). A script may answer without claiming (an admission it refused): then
+   * `claim` is undefined. Only a single node runs such a script: those keys are in other slots than the subject's.
    */
   async claimAlong<R>(
     request: ClaimRequest,
     script: LuaScript<R>,
-    moreKeys: readonly string[],
-    claimReply: (reply: R) => ClaimReply,
-  ): Promise<{ claim: Claim; reply?: R }> {
+    more: ClaimExtras,
+    claimReply: (reply: R) => ClaimReply | undefined,
+  ): Promise<{ claim: Claim | undefined; reply?: R }> {
     const grant = request.hold?.grant;
     if (grant && (await this.grantIds.prepare(grant, -1)) === 'conflict') return { claim: { outcome: 'grant_conflict', shard: 0 } };
     const day = request.day ?? utcDay();
@@ -115,30 +130,13 @@ export class RedisLedgerStore implements LedgerStore {
       this.keys.creditHold(subject, jobId),
       this.keys.subjectOperationDailySpend(subject, request.operation, day),
       this.keys.subjectGrants(subject),
-      ...moreKeys,
+      ...more.keys,
     ];
     const acceptedMs = request.acceptedAt === undefined ? Date.now() : Date.parse(request.acceptedAt);
     // An entry id only where a hold may write an entry: metered claims skip the random bytes.
     const entryId = request.hold ? newId('cre') : '';
-    const args = [
-      request.fingerprint,
-      request.ttlSeconds,
-      request.cost,
-      jobId,
-      request.dailyLimit ?? -1,
-      SPEND_KEY_SECONDS,
-      request.shard ?? 0,
-      day,
-      utcDayBefore(day, HISTORY_KEPT_DAYS - 1),
-      HISTORY_KEY_SECONDS,
-      acceptedMs,
-      request.hold ? 1 : 0,
-      entryId,
-      request.hold?.lowThreshold ?? -1,
-      request.acceptedAt ?? new Date(acceptedMs).toISOString(),
-      request.operationLimit ?? -1,
-      ...grantArgs(grant),
-    ];
+    const args = claimArgs(request, day, acceptedMs, entryId);
+    if (more.args) for (const arg of more.args) args.push(arg);
     const claimed = () => script(keys, args);
     // A hold is indexed for the orphan sweep before its claim is sent (the index has its own slot on a
     // cluster): an entry without a hold costs the sweep a look, a hold without an entry could stay for good.
@@ -146,6 +144,7 @@ export class RedisLedgerStore implements LedgerStore {
       request.hold ? this.indexHold({ subject, jobId, at: args[14] as string }, acceptedMs).then(claimed) : claimed(),
     );
     const answer = claimReply(reply);
+    if (!answer) return { claim: undefined, reply };
     const claim = claimOf(answer, request.hold !== undefined, entryId);
     if (!grant || claim.outcome === 'grant_conflict') return { claim, reply };
     const granted = grantResultOf(answer.slice(5));
@@ -327,4 +326,27 @@ export function usageOf(
 ): Usage {
   const refunded = Number(creditsRefunded ?? 0);
   return { jobs_charged: Number(jobsCharged ?? 0), credits_spent: Number(creditsCharged ?? 0) - refunded, credits_refunded: refunded };
+}
+
+/** The claim script's arguments, in its header's order (claim-12.lua). */
+function claimArgs(request: ClaimRequest, day: string, acceptedMs: number, entryId: string): Array<string | number> {
+  return [
+    request.fingerprint,
+    request.ttlSeconds,
+    request.cost,
+    request.jobId,
+    request.dailyLimit ?? -1,
+    SPEND_KEY_SECONDS,
+    request.shard ?? 0,
+    day,
+    utcDayBefore(day, HISTORY_KEPT_DAYS - 1),
+    HISTORY_KEY_SECONDS,
+    acceptedMs,
+    request.hold ? 1 : 0,
+    entryId,
+    request.hold?.lowThreshold ?? -1,
+    request.acceptedAt ?? new Date(acceptedMs).toISOString(),
+    request.operationLimit ?? -1,
+    ...grantArgs(request.hold?.grant),
+  ];
 }

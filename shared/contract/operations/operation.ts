@@ -1,4 +1,5 @@
 import type * as z from 'zod';
+import type { AdmissionAlong } from '../../domain/admission/admission-store';
 import type { OperationLimits } from '../../domain/admission/operation-limits';
 import type { Principal } from '../../domain/connections/principal';
 import type { PriceRule } from '../../domain/jobs/price';
@@ -35,6 +36,8 @@ export interface BearerRequest<Body = unknown> extends OperationRequest<Body> {
   principal: Principal;
   /** A paid operation called with an x402 payment just settled: what funds its job, in the job's claim. */
   funding?: JobFunding;
+  /** A paid operation's admission, put off by the API until its job's claim, which makes it (`JobSubmission.admission`). */
+  admission?: AdmissionAlong;
 }
 
 /** What a handler answers; the HTTP layer writes it. */
@@ -119,6 +122,11 @@ interface OperationParts<Body> {
   job?: PaidJob;
   /** For paid asynchronous operations: where the body carries the job's input (absent: `wrapped`). */
   bodyShape?: PaidBodyShape;
+  /**
+   * True when the handler hands `request.admission` to its job's claim (`paidOperation`'s does): the API may
+   * then put the caller's bearer admission off until that claim, which makes it in the same step.
+   */
+  admitsInClaim?: boolean;
   /**
    * The MCP Apps card (a `ui://` resource) that hosts speaking the extension show this operation's tool
    * results in; its tool names it in `_meta.ui.resourceUri`. Paid operations, getJob and cancelJob show the

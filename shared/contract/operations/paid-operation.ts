@@ -97,6 +97,7 @@ export function paidOperation<Input, Result extends JobResult, S extends JobSett
     },
     errors: PAID_ERRORS,
     job: job as PaidJob,
+    admitsInClaim: true,
     ...(shape === 'wrapped' ? {} : located),
     card: spec.card ?? JOB_CARD,
     handle: async (request, services) => {
@@ -112,6 +113,7 @@ export function paidOperation<Input, Result extends JobResult, S extends JobSett
         idempotencyKey,
         ...(spec.limits?.dailyCredits === undefined ? {} : { operationDailyLimit: spec.limits.dailyCredits }),
         ...(request.funding ? { funding: request.funding } : {}),
+        ...(request.admission ? { admission: request.admission } : {}),
       });
       const headers: Record<string, string> = { Location: `/v1/jobs/${accepted.id}`, 'Retry-After': String(JOB_POLL_SECONDS) };
       if (replayed) headers['Idempotent-Replayed'] = 'true';

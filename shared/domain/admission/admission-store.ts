@@ -36,3 +36,23 @@ export type BearerAdmission =
 export interface AdmissionStore {
   admitBearer(request: BearerAdmissionRequest): Promise<BearerAdmission>;
 }
+
+/**
+ * A bearer admission made in a paid job's claim step instead of a round trip of its own (one Redis node only):
+ * the checks of {@link BearerAdmissionRequest} with the subject's quota, so that the step claims nothing for a
+ * request it refuses (docs/decisions/admission-in-the-claim.md).
+ */
+export interface ClaimAdmissionRequest extends Omit<BearerAdmissionRequest, 'usageDay'> {
+  /** The subject's requests allowed in one window: a hit beyond it is answered and claims nothing. */
+  quota: number;
+}
+
+/**
+ * An admission the API put off until its paid job's claim: what the claim step checks first, and the API's own
+ * answer to its outcome (a 401 or a 429 thrown, the RateLimit fields announced), told before the claim's.
+ */
+export interface AdmissionAlong {
+  readonly request: ClaimAdmissionRequest;
+  /** Takes the admission's outcome; throws the refusal of a request it does not admit. */
+  settle(answer: BearerAdmission): Promise<void>;
+}

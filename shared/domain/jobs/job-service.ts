@@ -12,12 +12,13 @@ import {
 } from '../../platform/errors/problems';
 import { decodeCursor, encodeCursor } from '../../platform/pagination/cursor';
 import type { Page } from '../../platform/pagination/page';
+import type { AdmissionAlong } from '../admission/admission-store';
 import type { GrantRequest } from '../credits/credit-store';
 import { DailyBudget } from '../ledger/daily-budget';
 import type { ClaimHold, JobFunding, LedgerStore } from '../ledger/ledger-store';
 import { newRepairMark } from '../ledger/repair-mark';
 import { isX402Subject } from '../x402/x402-subject';
-import { type ClaimReader, claimsBeside } from './claim-reader';
+import { type ClaimRead, type ClaimReader, claimsBeside } from './claim-reader';
 import { Idempotency, type KeyClaim } from './idempotency';
 import { type Job, type JobRecord, toPublicJob } from './job';
 import type { JobIdKeySource } from './job-id-key';
@@ -49,6 +50,11 @@ export interface JobSubmission {
   operationDailyLimit?: number;
   /** A settled x402 payment that funds this job: granted in the claim's own step (see {@link JobFunding}). */
   funding?: JobFunding;
+  /**
+   * The caller's bearer admission, put off until this claim ({@link JobService.admitsWithClaim}): made by the
+   * claim's step, first; a request it refuses claims nothing.
+   */
+  admission?: AdmissionAlong;
 }
 
 /** Observers of the submission path; metrics hook here. */
@@ -131,6 +137,11 @@ export class JobService {
     this.idempotency = new Idempotency(deps.jobIdKey, deps.retentionSeconds, this.budget);
   }
 
+  /** Whether a submission may carry its caller's admission, made in the claim's step ({@link JobSubmission.admission}). */
+  get admitsWithClaim(): boolean {
+    return this.claims.admitClaimAndRead !== undefined;
+  }
+
   /**
    * Accepts a job, or returns the one an earlier call with the same key accepted. Charging happens inside
    * the ledger's atomic claim, so a retry can never charge twice. A replay that finds no job enqueues it:
@@ -182,7 +193,8 @@ export class JobService {
    */
   private async claimWithJob(submission: JobSubmission): Promise<ClaimedJob> {
     for (let attempt = 0; attempt < 2; attempt++) {
-      const { claim, seen } = await this.claimAndLook(submission);
+      // The admission goes with the first claim only: a second would count the request twice.
+      const { claim, seen } = await this.claimAndLook(submission, attempt === 0 ? submission.admission : undefined);
       if (attempt === 0 && submission.funding && claim.outcome !== 'grant_conflict') await submission.funding.credited(claim.granted);
       if (claim.outcome !== 'replayed') return { claim, seen };
       // A replay's job is the one read with the claim, when it was read where the claim says the job is (the
@@ -210,12 +222,26 @@ export class JobService {
    * same round trip: a replay's answer, or, when there is none, the knowledge that a new job's `add` stores
    * it (then it needs no read-back).
    */
-  private async claimAndLook(submission: JobSubmission): Promise<{ claim: KeyClaim; seen: Seen }> {
+  private async claimAndLook(submission: JobSubmission, admission: AdmissionAlong | undefined): Promise<{ claim: KeyClaim; seen: Seen }> {
     const jobId = await this.idempotency.jobIdFor(submission.subject, submission.idempotencyKey);
     const shard = this.queue.shardFor(jobId);
     const request = this.idempotency.requestFor(submission, jobId, shard, this.hold(submission.subject, submission.funding?.grant));
-    const { claim, job } = await this.claims.claimAndRead(request);
+    const { claim, job } = admission ? await this.admitAndClaim(request, admission) : await this.claims.claimAndRead(request);
     return { claim: { ...claim, jobId, acceptedAt: request.acceptedAt }, seen: { shard, job } };
+  }
+
+  /**
+   * The caller's admission and the claim in the reader's one step; the API is told the admission's outcome
+   * before anything else, and throws its refusal (nothing was claimed then).
+   */
+  private async admitAndClaim(request: Parameters<ClaimReader['claimAndRead']>[0], admission: AdmissionAlong): Promise<ClaimRead> {
+    // Fail closed: an admission put off on a backend that cannot make it must not let the request through.
+    if (!this.claims.admitClaimAndRead) throw new Error('this backend cannot admit a request in its claim');
+    const { admission: answer, read } = await this.claims.admitClaimAndRead(request, admission.request);
+    await admission.settle(answer);
+    // Settled without a refusal, the step claimed: a read missing here is a backend failing.
+    if (!read) throw new ServiceUnavailableError();
+    return read;
   }
 
   /** Whether the subject's jobs hold their price: in prepaid billing, and always for an x402 payer's account. */

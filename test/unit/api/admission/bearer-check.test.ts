@@ -18,6 +18,7 @@ async function admit(
     admission = { outcome: 'admitted', window: { count: 1, resetInSeconds: 60 } } as BearerAdmission,
     readsUsage = false,
     claims = (): unknown => CLAIMS,
+    putOff = false,
   } = {},
 ) {
   const asked: BearerAdmissionRequest[] = [];
@@ -38,6 +39,7 @@ async function admit(
     } as unknown as FailureBudget,
     perMinute: 5,
     operationRate: async () => undefined,
+    putOff: () => putOff,
   });
   const { res, headers } = recordingResponse();
   res.locals = { requestId: 'r', route: '/v1/me' };
@@ -110,5 +112,44 @@ describe('bearerCheck (admitting a bearer operation)', () => {
     const { thrown, headers } = await admit('Bearer t', { admission: { outcome: 'admitted', window: { count: 6, resetInSeconds: 9 } } });
     expect(thrown?.status).to.equal(429);
     expect(headers.get('ratelimit')).to.equal('"subject";r=0;t=9');
+  });
+
+  it('put off until the claim: no store call, the principal set, the claim’s admission asked with the quota', async () => {
+    const { thrown, asked, locals } = await admit('Bearer t', { putOff: true });
+    expect(thrown).to.equal(undefined);
+    expect(asked).to.deep.equal([]);
+    expect(locals.principal).to.deep.equal(CLAIMS);
+    expect(locals.putOff?.pending).to.equal(true);
+    expect(locals.putOff?.request).to.deep.equal({
+      connectionId: 'conn-1',
+      subject: 'user-1',
+      rateKey: 'sub:user-1',
+      windowSeconds: 60,
+      quota: 5,
+    });
+  });
+
+  it('put off, then settled by the claim: revoked is refused through the budget, over the window a 429 with its headers', async () => {
+    const revoked = await admit('Bearer t', { putOff: true });
+    const refusal = await revoked.locals.putOff!.settle({ outcome: 'revoked' }).then(
+      () => undefined,
+      (error: { reason?: string }) => error,
+    );
+    expect(refusal).to.deep.include({ reason: 'revoked' });
+    expect(revoked.refusals.map((r) => r.reason)).to.deep.equal(['revoked']);
+    const over = await admit('Bearer t', { putOff: true });
+    const limited = await over.locals.putOff!.settle({ outcome: 'admitted', window: { count: 6, resetInSeconds: 9 } }).then(
+      () => undefined,
+      (error: { status?: number }) => error,
+    );
+    expect(limited).to.deep.include({ status: 429 });
+    expect(over.headers.get('ratelimit')).to.equal('"subject";r=0;t=9');
+  });
+
+  it('put off, never settled: admitNow makes the admission’s own store call once', async () => {
+    const { asked, locals } = await admit('Bearer t', { putOff: true });
+    await locals.putOff!.admitNow();
+    await locals.putOff!.admitNow();
+    expect(asked).to.deep.equal([{ connectionId: 'conn-1', subject: 'user-1', rateKey: 'sub:user-1', windowSeconds: 60 }]);
   });
 });

@@ -8,9 +8,15 @@ import { listen } from '../../../../shared/platform/lifecycle/listen';
 describe('jsonBody', () => {
   let server: http.Server;
   let base: string;
+  /** Called as each request's head reaches the app, before its body is read. */
+  let headSeen: () => void = () => undefined;
 
   before(async () => {
     const app = express();
+    app.use((_req, _res, next) => {
+      headSeen();
+      next();
+    });
     app.use(jsonBody);
     app.post('/', (req: Request, res: Response) => res.json({ body: req.body ?? null }));
     app.use((error: { status?: number; message: string }, _req: Request, res: Response, _next: NextFunction) => {
@@ -54,5 +60,28 @@ describe('jsonBody', () => {
   it('a body over the default limit: refused with 413', async () => {
     const big = JSON.stringify({ pad: 'x'.repeat(DEFAULT_BODY_LIMIT_BYTES) });
     expect((await post(big)).status).to.equal(413);
+  });
+
+  it('a body sent only after its head reached the app: parsed once it arrives, as one sent with its head', async () => {
+    const seen = new Promise<void>((resolve) => (headSeen = resolve));
+    const body = '{"late":true}';
+    const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const request = http.request(base, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': body.length },
+      });
+      request.on('response', (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      request.on('error', reject);
+      request.flushHeaders();
+      void seen.then(() => request.end(body));
+    });
+    const { status, text } = await answer;
+    headSeen = () => undefined;
+    expect(status).to.equal(200);
+    expect(JSON.parse(text)).to.deep.equal({ body: { late: true } });
   });
 });

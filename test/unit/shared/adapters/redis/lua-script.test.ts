@@ -68,7 +68,12 @@ const STORES: Record<string, (client: RedisClient) => unknown> = {
   // Its ledger and queue define their scripts on a client of their own: only the reader's own are counted here.
   'redis-claim-reader': (client) => {
     const other = recordingClient().client;
-    return new RedisClaimReader(client, new RedisLedgerStore(other, keys, guard), jobQueue(other));
+    return new RedisClaimReader(client, {
+      ledger: new RedisLedgerStore(other, keys, guard),
+      queue: jobQueue(other),
+      keys,
+      admissions: new RedisAdmissionStore(other, keys, guard),
+    });
   },
   'redis-connection-store': (client) => new RedisConnectionStore(client, keys, guard),
   'redis-credit-store': (client) => new RedisCreditStore(client, keys, guard),
