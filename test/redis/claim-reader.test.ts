@@ -124,11 +124,13 @@ describe('RedisClaimReader (the claim and its job’s read in one script) on a p
     return { connectionId: id, subject: claim.subject, rateKey: `sub:${claim.subject}`, windowSeconds: 60, quota };
   }
 
-  it('with an admission of a live connection: admitted (the window hit once), then the same claim as without it', async () => {
+  it('with an admission of a live connection: admitted (the window hit once, the use recorded), then the same claim as without it', async () => {
     const claim = request(2);
     const plain = { ...request(2), acceptedAt: claim.acceptedAt };
     const admission = await admissionFor(claim);
+    const before = Math.floor(Date.now() / 1000);
     const answered = await reader.admitClaimAndRead(claim, admission);
+    expect((await connections.get(admission.connectionId))?.lastUsedAt).to.be.at.least(before);
     expect(answered.admission).to.deep.include({ outcome: 'admitted' });
     expect(answered.admission.outcome === 'admitted' && answered.admission.window.count).to.equal(1);
     expect(answered.read).to.deep.equal({ claim: await ledger.claim(plain), job: undefined });

@@ -3,6 +3,8 @@ import { MemoryCreditStore } from '../../../../../shared/adapters/memory/memory-
 import { MemoryJobIdKeyStore } from '../../../../../shared/adapters/memory/memory-job-id-key-store';
 import { MemoryJobQueue } from '../../../../../shared/adapters/memory/memory-job-queue';
 import { MemoryLedgerStore } from '../../../../../shared/adapters/memory/memory-ledger-store';
+import type { AdmissionAlong, BearerAdmission, ClaimAdmissionRequest } from '../../../../../shared/domain/admission/admission-store';
+import { type ClaimReader, claimsBeside } from '../../../../../shared/domain/jobs/claim-reader';
 import { HoldSweeper } from '../../../../../shared/domain/jobs/hold-sweeper';
 import { fingerprint } from '../../../../../shared/domain/jobs/idempotency';
 import type { JobRecord, NewJob } from '../../../../../shared/domain/jobs/job';
@@ -43,6 +45,9 @@ class CountingQueue extends MemoryJobQueue {
     return super.get(id);
   }
 }
+
+/** The admission a put-off bearer call hands its claim. */
+const ALONG: ClaimAdmissionRequest = { connectionId: 'conn-1', subject: 'alice', rateKey: 'sub:alice', windowSeconds: 60, quota: 5 };
 
 describe('job submission (JobService on the memory stores)', () => {
   const submission = { subject: 'alice', operation: 'createJob', input: { prompt: 'hello' }, cost: 1, idempotencyKey: 'key-1' };
@@ -102,6 +107,54 @@ describe('job submission (JobService on the memory stores)', () => {
     queue.calls = [];
     await jobs.submit(submission);
     expect(queue.calls).to.deep.equal(['get']);
+  });
+
+  it('on a backend whose claims cannot admit: admitsWithClaim is false, and a submission carrying an admission is refused, nothing claimed', async () => {
+    expect(jobs.admitsWithClaim).to.equal(false);
+    const along: AdmissionAlong = { request: ALONG, settle: async () => undefined };
+    const refused = await jobs.submit({ ...submission, admission: along }).catch((error: unknown) => error);
+    expect(refused).to.be.instanceOf(Error);
+    expect((await ledger.usage('alice')).jobs_charged).to.equal(0);
+  });
+
+  it('on a backend whose claims admit: the admission goes with the claim and is settled first; a refusal it throws claims nothing', async () => {
+    const asked: ClaimAdmissionRequest[] = [];
+    let outcome: BearerAdmission = { outcome: 'admitted', window: { count: 1, resetInSeconds: 60 } };
+    const beside = claimsBeside(ledger, queue);
+    const admitting: ClaimReader = {
+      claimAndRead: beside.claimAndRead,
+      admitClaimAndRead: async (request, admission) => {
+        asked.push(admission);
+        return outcome.outcome === 'admitted' ? { admission: outcome, read: await beside.claimAndRead(request) } : { admission: outcome };
+      },
+    };
+    const admittingJobs = new JobService({
+      ledger,
+      queue,
+      lifecycle: new JobLifecycle({ money: meteredMoney((refund) => ledger.refund(refund), 60) }),
+      jobIdKey: new StoredJobIdKey(new MemoryJobIdKeyStore(), deriveKeys('s'.repeat(32)).jobIdKey),
+      retentionSeconds: 60,
+      claimReader: admitting,
+    });
+    expect(admittingJobs.admitsWithClaim).to.equal(true);
+    const settled: BearerAdmission[] = [];
+    const along = (refusal?: Error): AdmissionAlong => ({
+      request: ALONG,
+      settle: async (answer) => {
+        settled.push(answer);
+        if (refusal) throw refusal;
+      },
+    });
+    expect((await admittingJobs.submit({ ...submission, admission: along() })).replayed).to.equal(false);
+    expect(asked).to.deep.equal([ALONG]);
+    expect(settled).to.deep.equal([outcome]);
+    outcome = { outcome: 'revoked' };
+    const revoked = new Error('revoked');
+    const refused = await admittingJobs
+      .submit({ ...submission, idempotencyKey: 'key-2', admission: along(revoked) })
+      .catch((e: unknown) => e);
+    expect(refused).to.equal(revoked);
+    expect((await ledger.usage('alice')).jobs_charged, 'only the admitted job').to.equal(1);
   });
 
   it('a replay whose job is missing (charged, then died before enqueueing) enqueues it once and charges nothing more', async () => {
