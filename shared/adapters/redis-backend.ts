@@ -81,13 +81,13 @@ export function createRedisBackend(deps: RedisBackendDeps): Backend {
 
   // One script reads a bearer request's keys in one round trip, but they span hash slots; a cluster
   // admits with single-slot calls instead (two rounds), reading the credit account only where it is used.
-  const admissions = clustered
-    ? new SequentialAdmissionStore({ connections, rateLimits, ledger, credits: config.billing?.mode === 'prepaid' ? credits : undefined })
-    : new RedisAdmissionStore(client, keys, guard);
+  const oneNode = clustered ? undefined : new RedisAdmissionStore(client, keys, guard);
   return {
     kind: 'redis',
     connections,
-    admissions,
+    admissions:
+      oneNode ??
+      new SequentialAdmissionStore({ connections, rateLimits, ledger, credits: config.billing?.mode === 'prepaid' ? credits : undefined }),
     things: new RedisThingStore(client, keys, guard),
     ledger,
     credits,
@@ -98,8 +98,8 @@ export function createRedisBackend(deps: RedisBackendDeps): Backend {
       queue,
       lifecycle,
       retentionSeconds: config.idempotencyTtlSeconds,
-      // The claim and its job's read in one script, where their keys are on one node.
-      ...(clustered ? {} : { claimReader: new RedisClaimReader(client, { ledger, queue, keys, admissions }) }),
+      // The claim and its job's read in one script (with the admission first), where their keys are on one node.
+      ...(oneNode ? { claimReader: new RedisClaimReader(client, { ledger, queue, admissions: oneNode }) } : {}),
     }),
     jobIdKeys: new RedisJobIdKeyStore(client, keys, guard),
     oauth: new RedisOAuthStateStore(client, keys, guard),

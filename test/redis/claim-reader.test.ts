@@ -49,7 +49,6 @@ describe('RedisClaimReader (the claim and its job’s read in one script) on a p
     reader = new RedisClaimReader(store.client, {
       ledger,
       queue,
-      keys: store.keys,
       admissions: new RedisAdmissionStore(store.client, store.keys, store.guard),
     });
     connections = new RedisConnectionStore(store.client, store.keys, store.guard);

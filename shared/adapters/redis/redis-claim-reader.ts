@@ -1,18 +1,16 @@
-import type { AdmissionStore, BearerAdmission, ClaimAdmissionRequest } from '../../domain/admission/admission-store';
-import { LAST_USE_RESOLUTION_SECONDS } from '../../domain/connections/connection-store';
+import type { ClaimAdmissionRequest } from '../../domain/admission/admission-store';
 import type { AdmittedClaimRead, ClaimRead, ClaimReader } from '../../domain/jobs/claim-reader';
 import type { ClaimRequest } from '../../domain/ledger/ledger-store';
 import type { BullmqJobQueue } from './bullmq-job-queue';
 import { READ_JOB_CONSTANTS, type ReadJobReply, recordOfReadJob } from './bullmq-job-record';
 import { defineLuaScript, type LuaScript } from './lua-script';
+import { type AdmissionReply, admissionOf, type RedisAdmissionStore } from './redis-admission-store';
 import type { RedisClient } from './redis-client';
-import type { RedisKeys } from './redis-keys';
 import { type ClaimExtras, type ClaimReply, claimMade, type RedisLedgerStore } from './redis-ledger-store';
 
 type ClaimAndReadReply = [ClaimReply, ReadJobReply];
 /** The admission's answer, then the claim's and the job's unless the admission refused the request. */
 type AdmitClaimAndReadReply = [AdmissionReply, ClaimReply?, ReadJobReply?];
-type AdmissionReply = [string, number?, number?, (string | null)?, (string | null)?];
 type ClaimStep = ClaimRequest & { shard: number };
 
 const claimPart = (reply: ClaimAndReadReply): ClaimReply => reply[0];
@@ -22,9 +20,8 @@ const admittedClaimPart = (reply: AdmitClaimAndReadReply): ClaimReply | undefine
 export interface ClaimReaderStores {
   ledger: RedisLedgerStore;
   queue: BullmqJobQueue;
-  keys: RedisKeys;
-  /** Admits a claim that holds, on its own before it (see {@link RedisClaimReader.admitClaimAndRead}). */
-  admissions: AdmissionStore;
+  /** Gives the admitting script its admission's keys and arguments, and admits a claim that holds on its own. */
+  admissions: RedisAdmissionStore;
 }
 
 /**
@@ -40,13 +37,11 @@ export class RedisClaimReader implements ClaimReader {
 
   private readonly ledger: RedisLedgerStore;
   private readonly queue: BullmqJobQueue;
-  private readonly keys: RedisKeys;
-  private readonly admissions: AdmissionStore;
+  private readonly admissions: RedisAdmissionStore;
 
-  constructor(client: RedisClient, { ledger, queue, keys, admissions }: ClaimReaderStores) {
+  constructor(client: RedisClient, { ledger, queue, admissions }: ClaimReaderStores) {
     this.ledger = ledger;
     this.queue = queue;
-    this.keys = keys;
     this.admissions = admissions;
     this.script = defineLuaScript(client, 'redis-claim-reader/claim-and-read', READ_JOB_CONSTANTS);
     this.admittingScript = defineLuaScript(client, 'redis-claim-reader/admit-claim-and-read', READ_JOB_CONSTANTS);
@@ -82,10 +77,8 @@ export class RedisClaimReader implements ClaimReader {
     admission: ClaimAdmissionRequest,
     readKeys: readonly string[],
   ): Promise<AdmittedClaimRead> {
-    const extras: ClaimExtras = {
-      keys: [...readKeys, this.keys.connection(admission.connectionId), this.keys.rateWindow(admission.rateKey)],
-      args: [admission.subject, admission.windowSeconds, Math.floor(Date.now() / 1000), LAST_USE_RESOLUTION_SECONDS, admission.quota],
-    };
+    const along = this.admissions.alongClaim(admission);
+    const extras: ClaimExtras = { keys: [...readKeys, ...along.keys], args: along.args };
     const { claim, reply } = await this.ledger.claimAlong(request, this.admittingScript, extras, admittedClaimPart);
     // No grant goes this way (it holds), so the script always answered.
     const [answer, , job] = reply!;
@@ -98,11 +91,4 @@ export class RedisClaimReader implements ClaimReader {
     if (admitted.outcome !== 'admitted' || admitted.window.count > admission.quota) return { admission: admitted };
     return { admission: admitted, read: await this.claimAndRead(request) };
   }
-}
-
-/** The admission part of the script's answer, as the admission store answers it. */
-function admissionOf([outcome, count, ttl, clientId, clientName]: AdmissionReply): BearerAdmission {
-  if (outcome !== 'admitted') return { outcome: 'revoked' };
-  const window = { count: Number(count), resetInSeconds: Math.max(1, Number(ttl)) };
-  return { outcome, window, ...(clientId ? { client: { id: clientId, name: clientName ?? '' } } : {}) };
 }

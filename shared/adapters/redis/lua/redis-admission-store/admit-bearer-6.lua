@@ -20,16 +20,12 @@
 ]]
 --- @include "record-use"
 --- @include "hit-window"
-local conn = redis.call('HMGET', KEYS[1], 'subject', 'revoked', 'client_id', 'client_name', 'last_used_at')
-if conn[1] ~= ARGV[1] or conn[2] ~= '0' then return {'revoked'} end
-recordUse(KEYS[1], conn[5], ARGV[4], ARGV[5])
-local count, ttl = hitWindow(KEYS[2], ARGV[2])
-if ARGV[3] == '1' then
-  local usage = redis.call('HMGET', KEYS[3], 'jobs_charged', 'credits_spent', 'credits_refunded')
-  local credits = redis.call('HMGET', KEYS[6], 'balance', 'held')
-  return {
-    'admitted', count, ttl, conn[3], conn[4], usage[1], usage[2], redis.call('GET', KEYS[4]), usage[3], redis.call('GET', KEYS[5]),
-    credits[1], credits[2]
-  }
-end
-return {'admitted', count, ttl, conn[3], conn[4]}
+--- @include "admit-connection"
+local admission = admitConnection(KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[4], ARGV[5])
+if admission[1] ~= 'admitted' or ARGV[3] ~= '1' then return admission end
+local usage = redis.call('HMGET', KEYS[3], 'jobs_charged', 'credits_spent', 'credits_refunded')
+local credits = redis.call('HMGET', KEYS[6], 'balance', 'held')
+return {
+  admission[1], admission[2], admission[3], admission[4], admission[5], usage[1], usage[2], redis.call('GET', KEYS[4]), usage[3],
+  redis.call('GET', KEYS[5]), credits[1], credits[2]
+}

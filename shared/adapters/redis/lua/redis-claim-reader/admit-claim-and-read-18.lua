@@ -1,6 +1,6 @@
 --[[
-  Admits a bearer request as admit-bearer-6.lua does (without the usage reads), then, only for a request admitted
-  within its quota, claims its paid job and reads the job as claim-and-read-16.lua does: one step on one node.
+  Admits a bearer request as admit-bearer-6.lua does (admit-connection, no usage reads), then, only for one
+  admitted within its quota, claims its paid job and reads the job as claim-and-read-16.lua does, on one node.
   Input:
     KEYS[1] the job's idempotency record
     KEYS[2] the subject's usage hash
@@ -56,6 +56,7 @@
 --- @constant TIMESTAMP_AT
 --- @include "record-use"
 --- @include "hit-window"
+--- @include "admit-connection"
 --- @include "day-history"
 --- @include "credit-entry"
 --- @include "credit-lots"
@@ -63,12 +64,8 @@
 --- @include "credit-grant"
 --- @include "claim-key"
 --- @include "read-job"
-local conn = redis.call('HMGET', KEYS[17], 'subject', 'revoked', 'client_id', 'client_name', 'last_used_at')
-if conn[1] ~= ARGV[22] or conn[2] ~= '0' then return {{'revoked'}} end
-recordUse(KEYS[17], conn[5], ARGV[24], ARGV[25])
-local count, ttl = hitWindow(KEYS[18], ARGV[23])
-local admission = {'admitted', count, ttl, conn[3], conn[4]}
-if count > tonumber(ARGV[26]) then return {admission} end
+local admission = admitConnection(KEYS[17], KEYS[18], ARGV[22], ARGV[23], ARGV[24], ARGV[25])
+if admission[1] ~= 'admitted' or admission[2] > tonumber(ARGV[26]) then return {admission} end
 local claim = claimKey({
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12]
 }, {

@@ -71,7 +71,6 @@ const STORES: Record<string, (client: RedisClient) => unknown> = {
     return new RedisClaimReader(client, {
       ledger: new RedisLedgerStore(other, keys, guard),
       queue: jobQueue(other),
-      keys,
       admissions: new RedisAdmissionStore(other, keys, guard),
     });
   },

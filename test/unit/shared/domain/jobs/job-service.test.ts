@@ -11,7 +11,7 @@ import type { JobRecord, NewJob } from '../../../../../shared/domain/jobs/job';
 import { StoredJobIdKey } from '../../../../../shared/domain/jobs/job-id-key';
 import { JobLifecycle } from '../../../../../shared/domain/jobs/job-lifecycle';
 import type { EnqueueOptions } from '../../../../../shared/domain/jobs/job-queue';
-import { JobService } from '../../../../../shared/domain/jobs/job-service';
+import { JobService, type JobServiceDeps } from '../../../../../shared/domain/jobs/job-service';
 import { meteredMoney } from '../../../../../shared/domain/jobs/job-settlement';
 import type { ClaimGrant, RepairRequest } from '../../../../../shared/domain/ledger/ledger-store';
 import {
@@ -46,6 +46,21 @@ class CountingQueue extends MemoryJobQueue {
   }
 }
 
+/**
+ * A job service on the memory stores given, keeping keys a minute and refunding through the ledger, as the
+ * backends' lifecycles do in metered billing; `more` adds or replaces its other parts.
+ */
+function jobServiceOn(ledger: MemoryLedgerStore, queue: MemoryJobQueue, more: Partial<JobServiceDeps> = {}): JobService {
+  return new JobService({
+    ledger,
+    queue,
+    lifecycle: new JobLifecycle({ money: meteredMoney((refund) => ledger.refund(refund), 60) }),
+    jobIdKey: new StoredJobIdKey(new MemoryJobIdKeyStore(), deriveKeys('s'.repeat(32)).jobIdKey),
+    retentionSeconds: 60,
+    ...more,
+  });
+}
+
 /** The admission a put-off bearer call hands its claim. */
 const ALONG: ClaimAdmissionRequest = { connectionId: 'conn-1', subject: 'alice', rateKey: 'sub:alice', windowSeconds: 60, quota: 5 };
 
@@ -64,14 +79,7 @@ describe('job submission (JobService on the memory stores)', () => {
       backoffMs: 0,
       retentionMs: 60_000,
     });
-    jobs = new JobService({
-      ledger,
-      queue,
-      // Refunds through the ledger, as the backends' lifecycles do in metered billing.
-      lifecycle: new JobLifecycle({ money: meteredMoney((refund) => ledger.refund(refund), 60) }),
-      jobIdKey: new StoredJobIdKey(new MemoryJobIdKeyStore(), deriveKeys('s'.repeat(32)).jobIdKey),
-      retentionSeconds: 60,
-    });
+    jobs = jobServiceOn(ledger, queue);
   });
 
   it("an operation's own daily cap: jobs within it are accepted, the next is a 402 naming the operation, a replay is still answered, another operation runs", async () => {
@@ -128,14 +136,7 @@ describe('job submission (JobService on the memory stores)', () => {
         return outcome.outcome === 'admitted' ? { admission: outcome, read: await beside.claimAndRead(request) } : { admission: outcome };
       },
     };
-    const admittingJobs = new JobService({
-      ledger,
-      queue,
-      lifecycle: new JobLifecycle({ money: meteredMoney((refund) => ledger.refund(refund), 60) }),
-      jobIdKey: new StoredJobIdKey(new MemoryJobIdKeyStore(), deriveKeys('s'.repeat(32)).jobIdKey),
-      retentionSeconds: 60,
-      claimReader: admitting,
-    });
+    const admittingJobs = jobServiceOn(ledger, queue, { claimReader: admitting });
     expect(admittingJobs.admitsWithClaim).to.equal(true);
     const settled: BearerAdmission[] = [];
     const along = (refusal?: Error): AdmissionAlong => ({
@@ -263,14 +264,7 @@ describe('job submission in prepaid billing: a retry of a key whose job was neve
       backoffMs: 0,
       retentionMs: 60_000,
     });
-    jobs = new JobService({
-      ledger,
-      queue,
-      lifecycle: new JobLifecycle({ money: meteredMoney((refund) => ledger.refund(refund), 60) }),
-      jobIdKey: new StoredJobIdKey(new MemoryJobIdKeyStore(), deriveKeys('s'.repeat(32)).jobIdKey),
-      retentionSeconds: 60,
-      billing: { prepaid: true, topUpUrl: '', orphanSeconds: 100, recordLow: async () => {} },
-    });
+    jobs = jobServiceOn(ledger, queue, { billing: { prepaid: true, topUpUrl: '', orphanSeconds: 100, recordLow: async () => {} } });
     sweeper = new HoldSweeper({ ledger, jobs: queue, orphanSeconds: 100, retentionSeconds: 60 });
   });
 
